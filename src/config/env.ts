@@ -1,0 +1,139 @@
+import path from 'node:path';
+
+/** Everything the process reads from its environment, parsed once at start and frozen. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly baseUrl: string;
+  readonly docsUrl: string;
+  readonly databaseUrl: string;
+  readonly redisUrl: string | undefined;
+  readonly adminToken: string | undefined;
+  readonly configFile: string | undefined;
+  readonly env: 'development' | 'production';
+  readonly dataDir: string;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Largest request body accepted (JSON or multipart), in bytes. */
+  readonly bodyLimitBytes: number;
+  /** Proxy addresses whose X-Forwarded-For is believed; empty: the socket address is the client. */
+  readonly trustProxy: readonly string[];
+  readonly turnstile: {
+    readonly siteKey: string | undefined;
+    readonly secretKey: string | undefined;
+    readonly verifyUrl: string;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * Parses the MAILROOM_* variables. Every bad value is reported at once, each naming its
+ * variable, so an operator fixes them in one round.
+ */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n < min || n > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return n;
+  };
+  const url = (name: string, fallback: string, protocols: readonly string[]): string => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
+      return raw.replace(/\/+$/, '');
+    } catch {
+      problems.push(`${name} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}, got "${raw}"`);
+      return fallback;
+    }
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    problems.push(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+    return fallback;
+  };
+
+  const port = int('MAILROOM_PORT', 8080, 0, 65535);
+  const host = read('MAILROOM_HOST') ?? '0.0.0.0';
+  const baseUrl = url('MAILROOM_BASE_URL', `http://localhost:${port}`, ['http:', 'https:']);
+  const docsUrl = url('MAILROOM_DOCS_URL', `${baseUrl}/docs`, ['http:', 'https:']);
+  const dataDir = path.resolve(cwd, read('MAILROOM_DATA_DIR') ?? './data');
+
+  const rawDb = read('MAILROOM_DATABASE_URL');
+  let databaseUrl = `sqlite:${path.join(dataDir, 'mailroom.db')}`;
+  if (rawDb !== undefined) {
+    if (/^postgres(ql)?:\/\//.test(rawDb)) databaseUrl = rawDb;
+    else if (rawDb.startsWith('sqlite:') && rawDb.length > 'sqlite:'.length) {
+      const file = rawDb.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+      databaseUrl = file === ':memory:' ? 'sqlite::memory:' : `sqlite:${path.resolve(cwd, file)}`;
+    } else problems.push(`MAILROOM_DATABASE_URL must be sqlite:PATH or postgres://…, got "${rawDb}"`);
+  }
+
+  const rawRedis = read('MAILROOM_REDIS_URL');
+  const redisUrl = rawRedis === undefined ? undefined : url('MAILROOM_REDIS_URL', '', ['redis:', 'rediss:']) || undefined;
+
+  const adminToken = read('MAILROOM_ADMIN_TOKEN');
+  if (adminToken !== undefined && adminToken.length < 16) {
+    problems.push('MAILROOM_ADMIN_TOKEN must be at least 16 characters (it guards the whole admin API)');
+  }
+  const rawConfig = read('MAILROOM_CONFIG');
+  const configFile = rawConfig === undefined ? undefined : path.resolve(cwd, rawConfig);
+
+  const config: Config = {
+    port,
+    host,
+    baseUrl,
+    docsUrl,
+    databaseUrl,
+    redisUrl,
+    adminToken,
+    configFile,
+    env: oneOf('MAILROOM_ENV', ['development', 'production'] as const, 'development'),
+    dataDir,
+    logLevel: oneOf('MAILROOM_LOG_LEVEL', LOG_LEVELS, 'info'),
+    // 25 MiB of attachments grow by 4/3 in base64; 40 MiB leaves room for the JSON around them.
+    bodyLimitBytes: int('MAILROOM_BODY_LIMIT_BYTES', 40 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    trustProxy: (read('MAILROOM_TRUST_PROXY') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    turnstile: {
+      siteKey: read('MAILROOM_TURNSTILE_SITE_KEY'),
+      secretKey: read('MAILROOM_TURNSTILE_SECRET_KEY'),
+      verifyUrl: url(
+        'MAILROOM_TURNSTILE_VERIFY_URL',
+        'https://challenges.cloudflare.com/turnstile/v0/siteverify',
+        ['http:', 'https:'],
+      ),
+    },
+  };
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  return deepFreeze(config);
+}
+
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}

@@ -1,0 +1,35 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** Random URL-safe token: `bytes` of entropy, base64url (4 characters per 3 bytes). */
+export function randomToken(bytes: number): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+/** Ids are opaque and unguessable: 16 random bytes (128 bits) behind a readable prefix. */
+export function newId(prefix: string): string {
+  return `${prefix}_${randomToken(16)}`;
+}
+
+/** Public keys: 18 bytes (144 bits); private keys: 32 bytes (256 bits). */
+export function newApiKey(type: 'public' | 'private'): string {
+  return type === 'public' ? `pk_${randomToken(18)}` : `sk_${randomToken(32)}`;
+}
+
+/**
+ * Keys and status tokens are stored only as SHA-256 digests. They are long random strings, not
+ * passwords, so a slow hash adds nothing but latency on every request.
+ */
+export function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/** Constant-time comparison of two hex digests. */
+export function digestsEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export function keyHint(key: string): string {
+  return `${key.slice(0, 3)}…${key.slice(-4)}`;
+}

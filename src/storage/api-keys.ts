@@ -1,0 +1,68 @@
+import type { Kysely, Selectable } from 'kysely';
+import { keyHint, newApiKey, newId, sha256 } from '../domain/ids.js';
+import type { ApiKey, KeyType } from '../domain/types.js';
+import type { ApiKeysTable, Database } from './schema.js';
+
+function toRecord(row: Selectable<ApiKeysTable>): ApiKey {
+  return {
+    id: row.id,
+    org_id: row.org_id,
+    type: row.type as KeyType,
+    public_key: row.public_key,
+    hint: row.hint,
+    status: row.status as ApiKey['status'],
+    created_at: row.created_at,
+    revoked_at: row.revoked_at,
+  };
+}
+
+/** A newly made key: the only moment a private key's value exists outside the caller. */
+export interface IssuedKey {
+  key: ApiKey;
+  value: string;
+}
+
+export function apiKeysRepo(db: Kysely<Database>) {
+  const repo = {
+    /** Any key with this value, whatever its status: auth tells rotated/revoked keys apart. */
+    async findByValue(value: string): Promise<ApiKey | undefined> {
+      const row = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', sha256(value)).executeTakeFirst();
+      return row === undefined ? undefined : toRecord(row);
+    },
+
+    async get(orgId: string, id: string): Promise<ApiKey | undefined> {
+      const row = await db.selectFrom('api_keys').selectAll()
+        .where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      return row === undefined ? undefined : toRecord(row);
+    },
+
+    async list(orgId: string): Promise<ApiKey[]> {
+      const rows = await db.selectFrom('api_keys').selectAll()
+        .where('org_id', '=', orgId).orderBy('created_at').orderBy('id').execute();
+      return rows.map(toRecord);
+    },
+
+    /** Stores a key; `value` keeps a given key (config files pin them), else one is generated. */
+    async insert(orgId: string, type: KeyType, now: number, value: string = newApiKey(type)): Promise<IssuedKey> {
+      const row: Selectable<ApiKeysTable> = {
+        id: newId('key'),
+        org_id: orgId,
+        type,
+        key_hash: sha256(value),
+        public_key: type === 'public' ? value : null,
+        hint: keyHint(value),
+        status: 'active',
+        created_at: now,
+        revoked_at: null,
+      };
+      await db.insertInto('api_keys').values(row).execute();
+      return { key: toRecord(row), value };
+    },
+
+    async setStatus(id: string, status: 'revoked' | 'rotated', now: number): Promise<void> {
+      await db.updateTable('api_keys').set({ status, revoked_at: now })
+        .where('id', '=', id).where('status', '=', 'active').execute();
+    },
+  };
+  return repo;
+}

@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+import { migrationProvider } from './migrations/index.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface OpenedDatabase {
+  db: Kysely<Database>;
+  dialect: Dialect;
+}
+
+/**
+ * Opens `sqlite:PATH` (or `sqlite::memory:`) or `postgres://…`. A `schema` query parameter on a
+ * PostgreSQL URL puts every table in that schema (created if missing): tests use one schema each.
+ */
+export async function openDatabase(url: string): Promise<OpenedDatabase> {
+  if (url.startsWith('sqlite:')) return { db: openSqlite(url.slice('sqlite:'.length)), dialect: 'sqlite' };
+  return { db: await openPostgres(url), dialect: 'postgres' };
+}
+
+function openSqlite(file: string): Kysely<Database> {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new SqliteDatabase(file);
+  // WAL lets readers run beside the writer; synchronous=FULL makes a 202 survive power loss,
+  // not only kill -9 (DESIGN.md: group commit keeps FULL at ~0.7x of a no-DB route).
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  // Another process (mailroom worker beside mailroom serve) may hold the write lock briefly.
+  sqlite.pragma('busy_timeout = 5000');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+}
+
+// BIGINT (int8, oid 20) comes back from pg as a string by default; our BIGINTs are
+// millisecond times and credit counts, far below 2^53, so numbers are exact.
+const INT8_OID = 20;
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+async function openPostgres(url: string): Promise<Kysely<Database>> {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema');
+  parsed.searchParams.delete('schema');
+  if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new Error(`MAILROOM_DATABASE_URL: schema "${schema}" must be a plain lower-case identifier`);
+  }
+  const connectionString = parsed.toString();
+  if (schema !== null) {
+    const client = new pg.Client({ connectionString });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    } catch (err) {
+      // Two processes creating the schema at once: the loser sees a unique violation (23505).
+      if ((err as { code?: string }).code !== '23505') throw err;
+    } finally {
+      await client.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString,
+    max: 10,
+    types: pgTypes,
+    ...(schema !== null ? { options: `-c search_path=${schema}` } : {}),
+  });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/**
+ * Applies pending migrations. On PostgreSQL Kysely takes an advisory lock inside one
+ * transaction, so processes that start together apply each step exactly once.
+ */
+export async function migrate(db: Kysely<Database>, dialect: Dialect): Promise<string[]> {
+  if (dialect === 'postgres') return runMigrator(new Migrator({ db, provider: migrationProvider(dialect) }));
+  // Kysely's SQLite lock is a no-op (it assumes one connection), but `mailroom serve` and
+  // `mailroom worker` may open the same file at once: BEGIN IMMEDIATE takes the file's write
+  // lock before the migration table is even read, and busy_timeout makes the other wait.
+  return db.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    try {
+      const applied = await runMigrator(new Migrator({ db: conn, provider: migrationProvider(dialect), disableTransactions: true }));
+      await sql`commit`.execute(conn);
+      return applied;
+    } catch (err) {
+      await sql`rollback`.execute(conn);
+      throw err;
+    }
+  });
+}
+
+async function runMigrator(migrator: Migrator): Promise<string[]> {
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

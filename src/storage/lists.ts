@@ -1,0 +1,68 @@
+import type { Kysely } from 'kysely';
+import type { Suppression } from '../domain/types.js';
+import type { Database } from './schema.js';
+
+/** Addresses compare case-insensitively; both lists store them lower-cased. */
+export const normalizeAddress = (email: string): string => email.trim().toLowerCase();
+
+export function suppressionsRepo(db: Kysely<Database>) {
+  return {
+    async list(orgId: string): Promise<Suppression[]> {
+      return db.selectFrom('suppressions').select(['email', 'reason', 'created_at'])
+        .where('org_id', '=', orgId).orderBy('email').execute();
+    },
+
+    /** Returns whether the entry was new; an existing entry keeps its first reason and time. */
+    async add(orgId: string, email: string, reason: string, now: number): Promise<boolean> {
+      const r = await db.insertInto('suppressions')
+        .values({ org_id: orgId, email: normalizeAddress(email), reason, created_at: now })
+        .onConflict((oc) => oc.columns(['org_id', 'email']).doNothing())
+        .executeTakeFirst();
+      return (r.numInsertedOrUpdatedRows ?? 0n) > 0n;
+    },
+
+    async remove(orgId: string, email: string): Promise<boolean> {
+      const r = await db.deleteFrom('suppressions')
+        .where('org_id', '=', orgId).where('email', '=', normalizeAddress(email)).executeTakeFirst();
+      return r.numDeletedRows > 0n;
+    },
+
+    /** Which of these addresses are suppressed (one indexed query per send). */
+    async findAmong(orgId: string, emails: readonly string[]): Promise<string[]> {
+      if (emails.length === 0) return [];
+      const rows = await db.selectFrom('suppressions').select('email')
+        .where('org_id', '=', orgId).where('email', 'in', emails.map(normalizeAddress)).execute();
+      return rows.map((r) => r.email);
+    },
+  };
+}
+
+export function blockListRepo(db: Kysely<Database>) {
+  return {
+    async list(orgId: string): Promise<string[]> {
+      const rows = await db.selectFrom('block_list').select('value').where('org_id', '=', orgId).orderBy('value').execute();
+      return rows.map((r) => r.value);
+    },
+
+    async add(orgId: string, value: string, now: number): Promise<boolean> {
+      const r = await db.insertInto('block_list')
+        .values({ org_id: orgId, value: normalizeAddress(value), created_at: now })
+        .onConflict((oc) => oc.columns(['org_id', 'value']).doNothing())
+        .executeTakeFirst();
+      return (r.numInsertedOrUpdatedRows ?? 0n) > 0n;
+    },
+
+    async remove(orgId: string, value: string): Promise<boolean> {
+      const r = await db.deleteFrom('block_list')
+        .where('org_id', '=', orgId).where('value', '=', normalizeAddress(value)).executeTakeFirst();
+      return r.numDeletedRows > 0n;
+    },
+
+    async findAmong(orgId: string, values: readonly string[]): Promise<string[]> {
+      if (values.length === 0) return [];
+      const rows = await db.selectFrom('block_list').select('value')
+        .where('org_id', '=', orgId).where('value', 'in', values.map(normalizeAddress)).execute();
+      return rows.map((r) => r.value);
+    },
+  };
+}

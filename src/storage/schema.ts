@@ -1,0 +1,169 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Table shapes as both dialects store them. Times are integer milliseconds since the epoch
+ * (BIGINT on PostgreSQL, read back as numbers), booleans are 0/1 and structured settings are
+ * JSON text, so one query layer serves SQLite and PostgreSQL without per-dialect mapping.
+ */
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  plan: string;
+  credits: number;
+  overdraft: number;
+  when_out_of_credits: string;
+  hold_queue_limit: number;
+  email_verified: number;
+  suspended: number;
+  security: string;
+  captcha_site_key: string | null;
+  captcha_secret_key: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  org_id: string;
+  type: string;
+  key_hash: string;
+  public_key: string | null;
+  hint: string;
+  status: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface ServicesTable {
+  org_id: string;
+  id: string;
+  provider: string;
+  settings: string;
+  is_default: number;
+  max_per_second: number | null;
+  version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TemplatesTable {
+  org_id: string;
+  id: string;
+  name: string;
+  service_id: string | null;
+  subject: string;
+  to_addr: string;
+  cc: string;
+  bcc: string;
+  from_name: string;
+  from_email: string;
+  reply_to: string;
+  html: string;
+  text: string;
+  params: string;
+  captcha: number;
+  allow_dynamic_recipients: number;
+  allow_attachments: number;
+  strict_params: number;
+  enforce_link_allowlist: number;
+  frozen: number;
+  version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SuppressionsTable {
+  org_id: string;
+  email: string;
+  reason: string;
+  created_at: number;
+}
+
+export interface BlockListTable {
+  org_id: string;
+  value: string;
+  created_at: number;
+}
+
+export interface MessagesTable {
+  id: string;
+  org_id: string;
+  template_id: string;
+  service_id: string;
+  status: string;
+  status_token_hash: string;
+  key_type: string;
+  /** The rendered email as JSON (subject, from, reply-to, recipients, html, text). */
+  content: string;
+  subject: string | null;
+  /** RFC 5322 Message-ID, stable across retries so a duplicate delivery can be recognised. */
+  header_message_id: string;
+  attachments: string | null;
+  /** 1 when this message took a credit (held messages take theirs on release). */
+  credit_taken: number;
+  attempts: number;
+  next_attempt_at: number | null;
+  lease_until: number | null;
+  last_error: string | null;
+  idempotency_key: string | null;
+  created_at: number;
+  updated_at: number;
+  sent_at: number | null;
+}
+
+export interface MessageRecipientsTable {
+  message_id: string;
+  org_id: string;
+  kind: string;
+  email: string;
+  created_at: number;
+}
+
+export interface MessageEventsTable {
+  id: Generated<number>;
+  message_id: string;
+  type: string;
+  at: number;
+  detail: string | null;
+}
+
+export interface IdempotencyTable {
+  org_id: string;
+  key: string;
+  request_hash: string;
+  state: string;
+  response_status: number | null;
+  response_headers: string | null;
+  response_body: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface UploadsTable {
+  id: string;
+  org_id: string;
+  filename: string;
+  content_type: string | null;
+  size: number;
+  blob_key: string;
+  key_type: string;
+  status: string;
+  created_at: number;
+  url_expires_at: number;
+  expires_at: number;
+  uploaded_at: number | null;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  api_keys: ApiKeysTable;
+  services: ServicesTable;
+  templates: TemplatesTable;
+  suppressions: SuppressionsTable;
+  block_list: BlockListTable;
+  messages: MessagesTable;
+  message_recipients: MessageRecipientsTable;
+  message_events: MessageEventsTable;
+  idempotency_records: IdempotencyTable;
+  uploads: UploadsTable;
+}

@@ -1,0 +1,69 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Service } from '../domain/types.js';
+import { bool, int, parseJson } from './json.js';
+import type { Database, ServicesTable } from './schema.js';
+
+export type ServiceFields = Pick<Service, 'provider' | 'settings' | 'is_default' | 'max_per_second'>;
+
+function toRecord(row: Selectable<ServicesTable>): Service {
+  return {
+    org_id: row.org_id,
+    id: row.id,
+    provider: row.provider,
+    settings: parseJson<Record<string, unknown>>(row.settings, `service ${row.org_id}/${row.id}`),
+    is_default: bool(row.is_default),
+    max_per_second: row.max_per_second,
+    version: row.version,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function servicesRepo(db: Kysely<Database>) {
+  return {
+    async get(orgId: string, id: string): Promise<Service | undefined> {
+      const row = await db.selectFrom('services').selectAll()
+        .where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      return row === undefined ? undefined : toRecord(row);
+    },
+
+    async getDefault(orgId: string): Promise<Service | undefined> {
+      const row = await db.selectFrom('services').selectAll()
+        .where('org_id', '=', orgId).where('is_default', '=', 1).executeTakeFirst();
+      return row === undefined ? undefined : toRecord(row);
+    },
+
+    async list(orgId: string): Promise<Service[]> {
+      const rows = await db.selectFrom('services').selectAll().where('org_id', '=', orgId).orderBy('id').execute();
+      return rows.map(toRecord);
+    },
+
+    /**
+     * Creates or replaces a service; the version moves on every write so workers rebuild their
+     * transport. At most one default per organization: setting one clears the others.
+     */
+    async put(orgId: string, id: string, fields: ServiceFields, now: number): Promise<'created' | 'updated'> {
+      if (fields.is_default) {
+        await db.updateTable('services').set({ is_default: 0 })
+          .where('org_id', '=', orgId).where('id', '!=', id).where('is_default', '=', 1).execute();
+      }
+      const columns = {
+        provider: fields.provider,
+        settings: JSON.stringify(fields.settings),
+        is_default: int(fields.is_default),
+        max_per_second: fields.max_per_second,
+      };
+      const updated = await db.updateTable('services')
+        .set((eb) => ({ ...columns, version: eb('version', '+', 1), updated_at: now }))
+        .where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      if (updated.numUpdatedRows > 0n) return 'updated';
+      await db.insertInto('services').values({ ...columns, org_id: orgId, id, version: 1, created_at: now, updated_at: now }).execute();
+      return 'created';
+    },
+
+    async delete(orgId: string, id: string): Promise<boolean> {
+      const r = await db.deleteFrom('services').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      return r.numDeletedRows > 0n;
+    },
+  };
+}

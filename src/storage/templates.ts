@@ -1,0 +1,95 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { ParamSpec, Template } from '../domain/types.js';
+import { bool, int, parseJson } from './json.js';
+import type { Database, TemplatesTable } from './schema.js';
+
+export type TemplateFields = Omit<Template, 'org_id' | 'id' | 'version' | 'created_at' | 'updated_at'>;
+
+function toRecord(row: Selectable<TemplatesTable>): Template {
+  return {
+    org_id: row.org_id,
+    id: row.id,
+    name: row.name,
+    service_id: row.service_id,
+    subject: row.subject,
+    to: row.to_addr,
+    cc: row.cc,
+    bcc: row.bcc,
+    from_name: row.from_name,
+    from_email: row.from_email,
+    reply_to: row.reply_to,
+    html: row.html,
+    text: row.text,
+    params: parseJson<ParamSpec[]>(row.params, `template ${row.org_id}/${row.id}`),
+    captcha: bool(row.captcha),
+    allow_dynamic_recipients: bool(row.allow_dynamic_recipients),
+    allow_attachments: bool(row.allow_attachments),
+    strict_params: bool(row.strict_params),
+    enforce_link_allowlist: bool(row.enforce_link_allowlist),
+    frozen: bool(row.frozen),
+    version: row.version,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+function toColumns(f: TemplateFields) {
+  return {
+    name: f.name,
+    service_id: f.service_id,
+    subject: f.subject,
+    to_addr: f.to,
+    cc: f.cc,
+    bcc: f.bcc,
+    from_name: f.from_name,
+    from_email: f.from_email,
+    reply_to: f.reply_to,
+    html: f.html,
+    text: f.text,
+    params: JSON.stringify(f.params),
+    captcha: int(f.captcha),
+    allow_dynamic_recipients: int(f.allow_dynamic_recipients),
+    allow_attachments: int(f.allow_attachments),
+    strict_params: int(f.strict_params),
+    enforce_link_allowlist: int(f.enforce_link_allowlist),
+    frozen: int(f.frozen),
+  };
+}
+
+export function templatesRepo(db: Kysely<Database>) {
+  return {
+    async get(orgId: string, id: string): Promise<Template | undefined> {
+      const row = await db.selectFrom('templates').selectAll()
+        .where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      return row === undefined ? undefined : toRecord(row);
+    },
+
+    async list(orgId: string): Promise<Template[]> {
+      const rows = await db.selectFrom('templates').selectAll().where('org_id', '=', orgId).orderBy('id').execute();
+      return rows.map(toRecord);
+    },
+
+    /** Whether any template of the organization accepts dynamic attachments (public uploads). */
+    async anyAllowsAttachments(orgId: string): Promise<boolean> {
+      const row = await db.selectFrom('templates').select('id')
+        .where('org_id', '=', orgId).where('allow_attachments', '=', 1).limit(1).executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** Creates or replaces; the version moves on every write, which retires cached renderers. */
+    async put(orgId: string, id: string, fields: TemplateFields, now: number): Promise<'created' | 'updated'> {
+      const columns = toColumns(fields);
+      const updated = await db.updateTable('templates')
+        .set((eb) => ({ ...columns, version: eb('version', '+', 1), updated_at: now }))
+        .where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      if (updated.numUpdatedRows > 0n) return 'updated';
+      await db.insertInto('templates').values({ ...columns, org_id: orgId, id, version: 1, created_at: now, updated_at: now }).execute();
+      return 'created';
+    },
+
+    async delete(orgId: string, id: string): Promise<boolean> {
+      const r = await db.deleteFrom('templates').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      return r.numDeletedRows > 0n;
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { migrate, openDatabase } from '../../src/storage/dialect.js';
+import { DIALECTS, freshDatabase, postgresAvailable, type TestDatabase } from '../support/stores.js';
+
+const pgUp = await postgresAvailable();
+
+describe.each(DIALECTS)('migrations on %s', (dialect) => {
+  const skip = dialect === 'postgres' && !pgUp;
+  const dbs: TestDatabase[] = [];
+  afterAll(async () => {
+    for (const d of dbs) await d.drop();
+  });
+
+  it.skipIf(skip)('apply once, then report nothing to do', async () => {
+    const database = await freshDatabase(dialect);
+    dbs.push(database);
+    const { db } = await openDatabase(database.url);
+    try {
+      expect(await migrate(db, dialect)).toEqual(['0001_initial']);
+      expect(await migrate(db, dialect)).toEqual([]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  // Separate processes on one SQLite file are covered by the CLI test (better-sqlite3 blocks the
+  // event loop while it waits for a lock, so in-process concurrency would only deadlock itself).
+  it.skipIf(skip || dialect === 'sqlite')('processes that start together apply each step exactly once', async () => {
+    const database = await freshDatabase(dialect);
+    dbs.push(database);
+    const opened = await Promise.all([1, 2, 3].map(() => openDatabase(database.url)));
+    try {
+      const applied = await Promise.all(opened.map(({ db }) => migrate(db, dialect)));
+      expect(applied.flat()).toEqual(['0001_initial']);
+    } finally {
+      await Promise.all(opened.map(({ db }) => db.destroy()));
+    }
+  });
+});
