@@ -11,6 +11,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface OpenedDatabase {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** PostgreSQL schema holding the tables (`public` unless the URL names one). */
+  schema: string | undefined;
 }
 
 /**
@@ -18,8 +20,9 @@ export interface OpenedDatabase {
  * PostgreSQL URL puts every table in that schema (created if missing): tests use one schema each.
  */
 export async function openDatabase(url: string): Promise<OpenedDatabase> {
-  if (url.startsWith('sqlite:')) return { db: openSqlite(url.slice('sqlite:'.length)), dialect: 'sqlite' };
-  return { db: await openPostgres(url), dialect: 'postgres' };
+  if (url.startsWith('sqlite:')) return { db: openSqlite(url.slice('sqlite:'.length)), dialect: 'sqlite', schema: undefined };
+  const schema = new URL(url).searchParams.get('schema') ?? 'public';
+  return { db: await openPostgres(url), dialect: 'postgres', schema };
 }
 
 function openSqlite(file: string): Kysely<Database> {
@@ -73,15 +76,23 @@ async function openPostgres(url: string): Promise<Kysely<Database>> {
 }
 
 /**
- * Applies pending migrations. On PostgreSQL Kysely takes an advisory lock inside one
- * transaction, so processes that start together apply each step exactly once.
+ * Applies pending migrations, once, however many processes start together. Kysely's own
+ * migration-table bootstrap is not safe against that (two processes race on CREATE TABLE), so
+ * the whole run holds a lock first, on one connection: PostgreSQL a session advisory lock,
+ * SQLite the file's write lock (BEGIN IMMEDIATE; busy_timeout makes the other process wait).
  */
-export async function migrate(db: Kysely<Database>, dialect: Dialect): Promise<string[]> {
-  if (dialect === 'postgres') return runMigrator(new Migrator({ db, provider: migrationProvider(dialect) }));
-  // Kysely's SQLite lock is a no-op (it assumes one connection), but `mailroom serve` and
-  // `mailroom worker` may open the same file at once: BEGIN IMMEDIATE takes the file's write
-  // lock before the migration table is even read, and busy_timeout makes the other wait.
+export async function migrate({ db, dialect, schema }: OpenedDatabase): Promise<string[]> {
   return db.connection().execute(async (conn) => {
+    if (dialect === 'postgres') {
+      await sql`select pg_advisory_lock(${MIGRATION_LOCK_ID})`.execute(conn);
+      try {
+        // Kysely looks for its bookkeeping tables in every schema; naming ours keeps a
+        // neighbour schema's tables (other tenants, parallel tests) from fooling it.
+        return await runMigrator(new Migrator({ db: conn, provider: migrationProvider(dialect), migrationTableSchema: schema }));
+      } finally {
+        await sql`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`.execute(conn);
+      }
+    }
     await sql`begin immediate`.execute(conn);
     try {
       const applied = await runMigrator(new Migrator({ db: conn, provider: migrationProvider(dialect), disableTransactions: true }));
@@ -93,6 +104,9 @@ export async function migrate(db: Kysely<Database>, dialect: Dialect): Promise<s
     }
   });
 }
+
+/** Arbitrary constant naming mailroom's migration lock among other advisory locks. */
+const MIGRATION_LOCK_ID = 4_242_001;
 
 async function runMigrator(migrator: Migrator): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();

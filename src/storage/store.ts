@@ -58,9 +58,10 @@ export interface OpenStoreOptions {
 }
 
 export async function openStore(url: string, options: OpenStoreOptions): Promise<Store> {
-  const { db, dialect } = await openDatabase(url);
+  const opened = await openDatabase(url);
+  const { db, dialect } = opened;
   try {
-    if (options.migrate !== false) await migrate(db, dialect);
+    if (options.migrate !== false) await migrate(opened);
   } catch (err) {
     await db.destroy();
     throw err;

@@ -14,10 +14,11 @@ describe.each(DIALECTS)('migrations on %s', (dialect) => {
   it.skipIf(skip)('apply once, then report nothing to do', async () => {
     const database = await freshDatabase(dialect);
     dbs.push(database);
-    const { db } = await openDatabase(database.url);
+    const opened = await openDatabase(database.url);
+    const { db } = opened;
     try {
-      expect(await migrate(db, dialect)).toEqual(['0001_initial']);
-      expect(await migrate(db, dialect)).toEqual([]);
+      expect(await migrate(opened)).toEqual(['0001_initial']);
+      expect(await migrate(opened)).toEqual([]);
     } finally {
       await db.destroy();
     }
@@ -30,7 +31,7 @@ describe.each(DIALECTS)('migrations on %s', (dialect) => {
     dbs.push(database);
     const opened = await Promise.all([1, 2, 3].map(() => openDatabase(database.url)));
     try {
-      const applied = await Promise.all(opened.map(({ db }) => migrate(db, dialect)));
+      const applied = await Promise.all(opened.map((o) => migrate(o)));
       expect(applied.flat()).toEqual(['0001_initial']);
     } finally {
       await Promise.all(opened.map(({ db }) => db.destroy()));
