@@ -1,0 +1,106 @@
+import { isDeepStrictEqual } from 'node:util';
+import { ConfigError } from '../config/env.js';
+import { organizationFields, serviceFields, templateFields } from '../config/normalize.js';
+import type { ConfigFile } from '../config/resources.js';
+import type { KeyType } from '../domain/types.js';
+import type { Repos, Store } from '../storage/store.js';
+
+export interface ApplyReport {
+  /** One line per created or updated thing; empty when the file changed nothing. */
+  changes: string[];
+  /** Keys the file asked for without a value, generated now: shown once, never stored in clear. */
+  generatedKeys: Array<{ org_id: string; type: KeyType; key: string }>;
+}
+
+/**
+ * Applies a checked config file in one transaction: creates what is missing, updates what
+ * differs, leaves alone what is equal (a second apply reports no changes) and never deletes
+ * what the file does not name. `credits` is a starting balance: it is used when an
+ * organization is created, and top-ups go through `mailroom credits add`, so a restart with
+ * the same file never resets a balance that sends have used.
+ */
+export async function applyConfig(store: Store, config: ConfigFile): Promise<ApplyReport> {
+  const now = store.clock.now();
+  const report: ApplyReport = { changes: [], generatedKeys: [] };
+  await store.transaction(async (tx) => {
+    for (const org of config.organizations) await applyOrganization(tx, org, now, report);
+  });
+  return report;
+}
+
+type OrgSection = ConfigFile['organizations'][number];
+
+async function applyOrganization(tx: Repos, org: OrgSection, now: number, report: ApplyReport): Promise<void> {
+  const current = await tx.organizations.get(org.id);
+  const fields = organizationFields(org.id, org, current);
+  if (current === undefined) {
+    await tx.organizations.insert(org.id, fields, now);
+    report.changes.push(`organization ${org.id}: created`);
+  } else {
+    const { id: _id, created_at: _c, updated_at: _u, ...stored } = current;
+    if (!isDeepStrictEqual(stored, fields)) {
+      await tx.organizations.update(org.id, fields, now);
+      report.changes.push(`organization ${org.id}: updated`);
+    }
+  }
+
+  const blockList = org.security?.block_list?.list ?? [];
+  for (const value of blockList) {
+    if (await tx.blockList.add(org.id, value, now)) report.changes.push(`organization ${org.id}: block-list entry ${value} added`);
+  }
+
+  await applyKeys(tx, org, now, report);
+
+  for (const s of org.services ?? []) {
+    const wanted = serviceFields(s);
+    const existing = await tx.services.get(org.id, s.id);
+    const same = existing !== undefined && isDeepStrictEqual(
+      { provider: existing.provider, settings: existing.settings, is_default: existing.is_default, max_per_second: existing.max_per_second },
+      wanted,
+    );
+    if (!same) report.changes.push(`service ${org.id}/${s.id}: ${await tx.services.put(org.id, s.id, wanted, now)}`);
+  }
+
+  for (const t of org.templates ?? []) {
+    const wanted = templateFields(t.id, t);
+    if (wanted.service_id !== null && (await tx.services.get(org.id, wanted.service_id)) === undefined) {
+      throw new ConfigError(`organization ${org.id}, template ${t.id}: service_id "${wanted.service_id}" names no service of this organization`);
+    }
+    const existing = await tx.templates.get(org.id, t.id);
+    let same = false;
+    if (existing !== undefined) {
+      const { org_id: _o, id: _i, version: _v, created_at: _c, updated_at: _u, ...stored } = existing;
+      same = isDeepStrictEqual(stored, wanted);
+    }
+    if (!same) report.changes.push(`template ${org.id}/${t.id}: ${await tx.templates.put(org.id, t.id, wanted, now)}`);
+  }
+
+  for (const s of org.suppressions ?? []) {
+    if (await tx.suppressions.add(org.id, s.email, s.reason ?? 'manual', now)) {
+      report.changes.push(`organization ${org.id}: suppression ${s.email} added`);
+    }
+  }
+}
+
+async function applyKeys(tx: Repos, org: OrgSection, now: number, report: ApplyReport): Promise<void> {
+  const existing = await tx.keys.list(org.id);
+  for (const k of org.keys ?? []) {
+    if (k.key !== undefined) {
+      const found = await tx.keys.findByValue(k.key);
+      if (found === undefined) {
+        await tx.keys.insert(org.id, k.type, now, k.key);
+        report.changes.push(`organization ${org.id}: ${k.type} key ${k.key.slice(0, 3)}… added`);
+      } else if (found.org_id !== org.id || found.type !== k.type) {
+        throw new ConfigError(`organization ${org.id}: key ${found.hint} already belongs to another organization or type`);
+      }
+      // A pinned key that was revoked stays revoked: re-applying a file must not undo a revocation.
+      continue;
+    }
+    if (!existing.some((e) => e.type === k.type && e.status === 'active')) {
+      const issued = await tx.keys.insert(org.id, k.type, now);
+      existing.push(issued.key);
+      report.generatedKeys.push({ org_id: org.id, type: k.type, key: issued.value });
+      report.changes.push(`organization ${org.id}: ${k.type} key generated`);
+    }
+  }
+}

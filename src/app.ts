@@ -1,0 +1,91 @@
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController } from 'fastify';
+import { registerAdminRoutes } from './admin/routes/index.js';
+import { randomToken } from './domain/ids.js';
+import { ErrorEnvelope } from './errors/envelope.js';
+import { installErrorHandling, routePattern } from './errors/handler.js';
+import type { App, AppServices } from './http/app-types.js';
+import { registerDocs } from './http/routes/docs.js';
+import { registerHealth } from './http/routes/health.js';
+import { registerPublicConfig } from './http/routes/public-config.js';
+import { registerTemplates, TemplateResource } from './http/routes/templates.js';
+import { registerTurnstileWidget } from './http/routes/turnstile-widget.js';
+import { validatorCompiler } from './http/validation.js';
+
+export type { AppServices } from './http/app-types.js';
+
+/** Headers a browser script may read from our responses (EmailJS's SDK reads none, ours do). */
+const EXPOSED_HEADERS = ['X-Mail-Message-Id', 'X-Mail-Status', 'Retry-After', 'X-Request-Id'];
+
+/**
+ * Builds the whole HTTP API. It never listens: main.ts does, and tests call `inject()` or
+ * `listen({ port: 0 })` themselves.
+ */
+export async function buildApp(services: AppServices): Promise<App> {
+  const { config } = services;
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    // Fastify's two lines per request cost ~35% of throughput here (DESIGN.md); one line
+    // per response in onResponse below is far cheaper.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: () => `req_${randomToken(9)}`,
+    trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+
+  const patterns: RegExp[] = [];
+  app.addHook('onRoute', (route) => {
+    if (route.url !== '*' && route.method !== 'OPTIONS') patterns.push(routePattern(route.url));
+  });
+  installErrorHandling(app, config.docsUrl, patterns);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    // The path only: `?token=` status tokens must not reach the logs.
+    request.log.info({ method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+
+  // Browsers call this API from any origin; whether an origin may *send* is the allowed-origins
+  // rule of each organization, checked per request. Errors carry these headers too.
+  await app.register(cors, {
+    origin: true,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    exposedHeaders: EXPOSED_HEADERS,
+    maxAge: 86_400,
+    strictPreflight: false,
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'mailroom', version: '1.0.0', description: 'Transactional email API. Errors: ' + `${config.docsUrl}/reference/errors/` },
+      servers: [{ url: config.baseUrl }],
+      components: {
+        securitySchemes: {
+          privateKey: { type: 'http', scheme: 'bearer', description: 'Private key sk_…' },
+          publicKey: { type: 'apiKey', in: 'header', name: 'X-Mail-Public-Key', description: 'Public key pk_…' },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'MAILROOM_ADMIN_TOKEN (admin API only)' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+  app.addSchema(ErrorEnvelope);
+  app.addSchema(TemplateResource);
+
+  registerDocs(app);
+  registerHealth(app, services);
+  registerPublicConfig(app, services);
+  registerTurnstileWidget(app, services);
+  registerTemplates(app, services);
+  await app.register(async (admin) => registerAdminRoutes(admin, services), { prefix: '/admin/v1' });
+
+  return app;
+}

@@ -1,0 +1,109 @@
+import fs from 'node:fs';
+import { Value } from '@sinclair/typebox/value';
+import YAML from 'yaml';
+import { templateProblems } from '../templates/check.js';
+import { ConfigError } from './env.js';
+import { templateFields } from './normalize.js';
+import { ConfigFile } from './resources.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Reads and checks a declarative config file. Every problem names the file, the path inside it
+ * (`organizations/0/templates/1/params/2/pattern`) and what is wrong; nothing is applied
+ * unless the whole file is right.
+ */
+export function readConfigFile(file: string, env: Env = process.env): ConfigFile {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  return parseConfigText(text, file, env);
+}
+
+export function parseConfigText(text: string, file: string, env: Env = process.env): ConfigFile {
+  const doc = YAML.parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(`${file}: not valid YAML: ${doc.errors.map((e) => e.message.split('\n')[0]).join('; ')}`);
+  }
+  const problems: string[] = [];
+  const data = interpolate(doc.toJS() ?? {}, '', env, problems);
+  if (problems.length === 0) {
+    for (const e of Value.Errors(ConfigFile, data)) {
+      problems.push(`${e.path.slice(1) || '(top level)'}: ${e.message}${describeValue(e.value)}`);
+      if (problems.length >= 20) break;
+    }
+  }
+  if (problems.length === 0) problems.push(...semanticProblems(data as ConfigFile));
+  if (problems.length > 0) {
+    throw new ConfigError(`${file}: ${problems.length} problem(s):\n  - ${problems.join('\n  - ')}`);
+  }
+  return data as ConfigFile;
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined || typeof value === 'object') return '';
+  return ` (got ${JSON.stringify(value)})`;
+}
+
+/** `${NAME}` in any string takes the environment variable's value, so secrets stay out of files. */
+function interpolate(value: unknown, at: string, env: Env, problems: string[]): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+      const v = env[name];
+      if (v === undefined) {
+        problems.push(`${at.slice(1)}: environment variable ${name} is not set`);
+        return '';
+      }
+      return v;
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, `${at}/${i}`, env, problems));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, `${at}/${k}`, env, problems)]));
+  }
+  return value;
+}
+
+/** What the schema cannot say: duplicate ids, two defaults, broken templates, dangling service ids. */
+function semanticProblems(config: ConfigFile): string[] {
+  const problems: string[] = [];
+  const orgIds = new Set<string>();
+  const keyValues = new Set<string>();
+  config.organizations.forEach((org, o) => {
+    const at = `organizations/${o}`;
+    if (orgIds.has(org.id)) problems.push(`${at}/id: organization "${org.id}" appears twice`);
+    orgIds.add(org.id);
+
+    (org.keys ?? []).forEach((k, i) => {
+      if (k.key === undefined) return;
+      const prefix = k.type === 'public' ? 'pk_' : 'sk_';
+      if (!k.key.startsWith(prefix)) problems.push(`${at}/keys/${i}/key: a ${k.type} key must start with ${prefix}`);
+      if (k.type === 'public' && k.key.length > 200) problems.push(`${at}/keys/${i}/key: public keys are at most 200 characters`);
+      if (keyValues.has(k.key)) problems.push(`${at}/keys/${i}/key: the same key appears twice`);
+      keyValues.add(k.key);
+    });
+
+    const serviceIds = new Set<string>();
+    let defaults = 0;
+    (org.services ?? []).forEach((s, i) => {
+      if (serviceIds.has(s.id)) problems.push(`${at}/services/${i}/id: service "${s.id}" appears twice`);
+      serviceIds.add(s.id);
+      if (s.default === true) defaults += 1;
+      if (s.provider === 'smtp' && s.smtp === undefined) problems.push(`${at}/services/${i}: provider smtp needs an smtp block`);
+    });
+    if (defaults > 1) problems.push(`${at}/services: more than one service is marked default`);
+
+    const templateIds = new Set<string>();
+    (org.templates ?? []).forEach((t, i) => {
+      const tAt = `${at}/templates/${i}`;
+      if (templateIds.has(t.id)) problems.push(`${tAt}/id: template "${t.id}" appears twice`);
+      templateIds.add(t.id);
+      const fields = templateFields(t.id, t);
+      for (const p of templateProblems(fields, fields.params)) problems.push(`${tAt}/${p.path}: ${p.message}`);
+    });
+  });
+  return problems;
+}

@@ -1,0 +1,93 @@
+import {
+  DEFAULT_SECURITY, type Organization, type ParamSpec, type SecuritySettings,
+} from '../domain/types.js';
+import type { OrganizationFields } from '../storage/organizations.js';
+import type { ServiceFields } from '../storage/services.js';
+import type { TemplateFields } from '../storage/templates.js';
+import type { OrganizationSettingsInput, SecurityInput, ServiceInput, TemplateInput } from './resources.js';
+
+/**
+ * Input (YAML or admin API) → stored fields. Omitted settings keep their current value when
+ * there is one, else the default: a partial update never resets what it does not name.
+ */
+
+export function securityFrom(input: SecurityInput | undefined, base: SecuritySettings = DEFAULT_SECURITY): SecuritySettings {
+  const i = input ?? {};
+  return {
+    require_private_key: i.require_private_key ?? base.require_private_key,
+    allow_private_keys_in_browsers: i.allow_private_keys_in_browsers ?? base.allow_private_keys_in_browsers,
+    allowed_origins: i.allowed_origins?.map((o) => o.toLowerCase()) ?? base.allowed_origins,
+    allow_mobile_apps: i.allow_mobile_apps ?? base.allow_mobile_apps,
+    block_headless: i.block_headless ?? base.block_headless,
+    ip_limit: i.ip_limit ?? base.ip_limit,
+    recipient_daily_limit: i.recipient_daily_limit ?? base.recipient_daily_limit,
+    link_domains: i.link_domains?.map((d) => d.toLowerCase()) ?? base.link_domains,
+    block_list_watch_variable: i.block_list?.watch_variable !== undefined ? i.block_list.watch_variable : base.block_list_watch_variable,
+    public_overdraft: i.public_overdraft ?? base.public_overdraft,
+  };
+}
+
+/** Defaults of a new organization: a paying plan, verified, holding sends when credits run out. */
+export function organizationFields(id: string, input: OrganizationSettingsInput, current?: Organization): OrganizationFields {
+  return {
+    name: input.name ?? current?.name ?? id,
+    plan: input.plan ?? current?.plan ?? 'free',
+    credits: current?.credits ?? input.credits ?? 0,
+    overdraft: input.overdraft ?? current?.overdraft ?? 0,
+    when_out_of_credits: input.when_out_of_credits ?? current?.when_out_of_credits ?? 'hold',
+    hold_queue_limit: input.hold_queue_limit ?? current?.hold_queue_limit ?? 1000,
+    email_verified: input.email_verified ?? current?.email_verified ?? true,
+    suspended: input.suspended ?? current?.suspended ?? false,
+    security: securityFrom(input.security, current?.security),
+    captcha: input.captcha !== undefined ? input.captcha : current?.captcha ?? null,
+  };
+}
+
+export function serviceFields(input: ServiceInput): ServiceFields {
+  const settings: Record<string, unknown> = {};
+  if (input.smtp !== undefined) {
+    settings.smtp = {
+      host: input.smtp.host,
+      port: input.smtp.port,
+      secure: input.smtp.secure ?? false,
+      user: input.smtp.user ?? '',
+      pass: input.smtp.pass ?? '',
+      dkim: input.smtp.dkim ?? null,
+    };
+  }
+  if (input.from_email !== undefined) settings.from_email = input.from_email;
+  if (input.from_name !== undefined) settings.from_name = input.from_name;
+  return {
+    provider: input.provider,
+    settings,
+    is_default: input.default ?? false,
+    max_per_second: input.max_per_second ?? null,
+  };
+}
+
+export function templateFields(id: string, input: TemplateInput): TemplateFields {
+  return {
+    name: input.name ?? id,
+    service_id: input.service_id ?? null,
+    subject: input.subject ?? '',
+    to: input.to ?? '',
+    cc: input.cc ?? '',
+    bcc: input.bcc ?? '',
+    from_name: input.from_name ?? '',
+    from_email: input.from_email ?? '',
+    reply_to: input.reply_to ?? '',
+    html: input.html ?? '',
+    text: input.text ?? '',
+    params: (input.params ?? []).map((p) => stripUndefined(p) as ParamSpec),
+    captcha: input.captcha ?? false,
+    allow_dynamic_recipients: input.allow_dynamic_recipients ?? false,
+    allow_attachments: input.allow_attachments ?? false,
+    strict_params: input.strict_params ?? false,
+    enforce_link_allowlist: input.enforce_link_allowlist ?? false,
+    frozen: input.frozen ?? false,
+  };
+}
+
+function stripUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

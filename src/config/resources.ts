@@ -1,0 +1,143 @@
+import { Type, type Static, type TLiteral, type TObject, type TUnion } from '@sinclair/typebox';
+import { KEY_TYPES, OUT_OF_CREDIT_MODES, PARAM_TYPES, PLANS } from '../domain/types.js';
+
+/**
+ * Input shapes of the operator-owned resources, shared by the YAML config file and the admin
+ * API, so both accept exactly the same fields with the same defaults.
+ */
+
+/** A union of string literals whose static type stays the literal union (not `string`). */
+const literals = <T extends readonly string[]>(values: T) =>
+  Type.Union(values.map((v) => Type.Literal(v))) as unknown as TUnion<Array<TLiteral<T[number]>>>;
+
+export const ResourceId = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$', description: '1..64 of A-Z a-z 0-9 _ . -' });
+
+export const SecurityInput = Type.Object({
+  require_private_key: Type.Optional(Type.Boolean()),
+  allow_private_keys_in_browsers: Type.Optional(Type.Boolean()),
+  allowed_origins: Type.Optional(Type.Array(Type.String({ pattern: '^(\\*\\.)?[A-Za-z0-9.-]+(:\\d+)?$' }), {
+    description: 'Domains such as example.com or *.example.com',
+  })),
+  allow_mobile_apps: Type.Optional(Type.Boolean()),
+  block_headless: Type.Optional(Type.Boolean()),
+  ip_limit: Type.Optional(Type.Object({
+    requests: Type.Integer({ minimum: 1 }),
+    per_seconds: Type.Integer({ minimum: 1, maximum: 86_400 }),
+  }, { additionalProperties: false })),
+  recipient_daily_limit: Type.Optional(Type.Integer({ minimum: 1 })),
+  link_domains: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  block_list: Type.Optional(Type.Object({
+    list: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    watch_variable: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
+  }, { additionalProperties: false })),
+  public_overdraft: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+export type SecurityInput = Static<typeof SecurityInput>;
+
+export const CaptchaInput = Type.Object({
+  site_key: Type.String({ minLength: 1 }),
+  secret_key: Type.String({ minLength: 1 }),
+}, { additionalProperties: false });
+
+/** Organization settings (everything but its keys, services, templates and lists). */
+export const OrganizationSettingsInput = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  plan: Type.Optional(literals(PLANS)),
+  credits: Type.Optional(Type.Integer({ minimum: 0, description: 'Starting balance; applied only when the organization is created' })),
+  overdraft: Type.Optional(Type.Integer({ minimum: 0 })),
+  when_out_of_credits: Type.Optional(literals(OUT_OF_CREDIT_MODES)),
+  hold_queue_limit: Type.Optional(Type.Integer({ minimum: 0 })),
+  email_verified: Type.Optional(Type.Boolean()),
+  suspended: Type.Optional(Type.Boolean()),
+  security: Type.Optional(SecurityInput),
+  captcha: Type.Optional(Type.Union([CaptchaInput, Type.Null()])),
+}, { additionalProperties: false });
+export type OrganizationSettingsInput = Static<typeof OrganizationSettingsInput>;
+
+export const KeyInput = Type.Object({
+  type: literals(KEY_TYPES),
+  key: Type.Optional(Type.String({ pattern: '^(pk|sk)_[A-Za-z0-9_-]{8,280}$' })),
+}, { additionalProperties: false });
+export type KeyInput = Static<typeof KeyInput>;
+
+export const SmtpInput = Type.Object({
+  host: Type.String({ minLength: 1 }),
+  port: Type.Integer({ minimum: 1, maximum: 65535 }),
+  secure: Type.Optional(Type.Boolean({ description: 'TLS from the first byte (port 465); otherwise STARTTLS when offered' })),
+  user: Type.Optional(Type.String()),
+  pass: Type.Optional(Type.String()),
+  dkim: Type.Optional(Type.Object({
+    domain_name: Type.String({ minLength: 1 }),
+    key_selector: Type.String({ minLength: 1 }),
+    private_key: Type.String({ minLength: 1 }),
+  }, { additionalProperties: false })),
+}, { additionalProperties: false });
+
+export const ServiceInput = Type.Object({
+  provider: literals(['smtp', 'outbox'] as const),
+  default: Type.Optional(Type.Boolean()),
+  smtp: Type.Optional(SmtpInput),
+  from_email: Type.Optional(Type.String({ minLength: 3 })),
+  from_name: Type.Optional(Type.String()),
+  max_per_second: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.Null()])),
+}, { additionalProperties: false });
+export type ServiceInput = Static<typeof ServiceInput>;
+
+export const ParamSpecInput = Type.Object({
+  name: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_.-]{0,63}$' }),
+  type: literals(PARAM_TYPES),
+  required: Type.Optional(Type.Boolean()),
+  min_length: Type.Optional(Type.Integer({ minimum: 0 })),
+  max_length: Type.Optional(Type.Integer({ minimum: 0 })),
+  pattern: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+  enum: Type.Optional(Type.Array(Type.Union([Type.String(), Type.Number()]), { minItems: 1 })),
+  minimum: Type.Optional(Type.Number()),
+  maximum: Type.Optional(Type.Number()),
+  description: Type.Optional(Type.String()),
+}, { additionalProperties: false });
+
+export const TemplateInput = Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 200 })),
+  service_id: Type.Optional(Type.Union([ResourceId, Type.Null()])),
+  subject: Type.Optional(Type.String()),
+  to: Type.Optional(Type.String()),
+  cc: Type.Optional(Type.String()),
+  bcc: Type.Optional(Type.String()),
+  from_name: Type.Optional(Type.String()),
+  from_email: Type.Optional(Type.String()),
+  reply_to: Type.Optional(Type.String()),
+  html: Type.Optional(Type.String()),
+  text: Type.Optional(Type.String()),
+  captcha: Type.Optional(Type.Boolean()),
+  allow_dynamic_recipients: Type.Optional(Type.Boolean()),
+  allow_attachments: Type.Optional(Type.Boolean()),
+  strict_params: Type.Optional(Type.Boolean()),
+  enforce_link_allowlist: Type.Optional(Type.Boolean()),
+  frozen: Type.Optional(Type.Boolean()),
+  params: Type.Optional(Type.Array(ParamSpecInput)),
+}, { additionalProperties: false });
+export type TemplateInput = Static<typeof TemplateInput>;
+
+export const SuppressionInput = Type.Object({
+  email: Type.String({ minLength: 3, maxLength: 254 }),
+  reason: Type.Optional(literals(['hard_bounce', 'complaint', 'manual'] as const)),
+}, { additionalProperties: false });
+export type SuppressionInput = Static<typeof SuppressionInput>;
+
+function withId<T extends TObject>(schema: T) {
+  return Type.Composite([Type.Object({ id: ResourceId }), schema], { additionalProperties: false });
+}
+
+export const ConfigFile = Type.Object({
+  organizations: Type.Array(Type.Composite([
+    Type.Object({ id: ResourceId }),
+    OrganizationSettingsInput,
+    Type.Object({
+      keys: Type.Optional(Type.Array(KeyInput)),
+      services: Type.Optional(Type.Array(withId(ServiceInput))),
+      templates: Type.Optional(Type.Array(withId(TemplateInput))),
+      suppressions: Type.Optional(Type.Array(SuppressionInput)),
+    }),
+  ], { additionalProperties: false })),
+}, { additionalProperties: false });
+export type ConfigFile = Static<typeof ConfigFile>;

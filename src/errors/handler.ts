@@ -1,0 +1,86 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from './api-error.js';
+import type { ErrorCode } from './catalog.js';
+import { errorBody } from './envelope.js';
+
+interface ValidationIssue {
+  instancePath?: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+}
+
+/**
+ * The one error handler. Domain errors (ApiError) keep their code; Fastify's own errors are
+ * mapped to the spec's codes; anything else is a 500 `internal_error` that names the request
+ * id and never the cause, which goes to the log instead.
+ */
+export function installErrorHandling(app: FastifyInstance, docsBase: string, routePatterns: readonly RegExp[]): void {
+  const send = (reply: FastifyReply, err: ApiError) => {
+    if (err.headers !== undefined) reply.headers(err.headers);
+    return reply.code(err.status).type('application/json; charset=utf-8').send(errorBody(docsBase, err.code, err.message, err.details));
+  };
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ApiError) return send(reply, error);
+    const mapped = mapFastifyError(error, request);
+    if (mapped !== undefined) return send(reply, mapped);
+    request.log.error({ err: error }, 'unhandled error');
+    return send(reply, new ApiError('internal_error', { details: { request_id: request.id } }));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    // A known path with a method it does not take is a malformed request, not a missing page.
+    if (routePatterns.some((re) => re.test(path))) {
+      return send(reply, new ApiError('bad_request', { message: `Method ${request.method} is not supported on ${path}.` }));
+    }
+    return send(reply, new ApiError('not_found', { message: `No endpoint matches ${request.method} ${path}.` }));
+  });
+}
+
+function mapFastifyError(error: FastifyError, request: FastifyRequest): ApiError | undefined {
+  if (error.validation !== undefined) {
+    const fields = (error.validation as ValidationIssue[]).map((v) => ({
+      field: fieldName(error.validationContext ?? 'body', v),
+      message: v.message ?? 'is invalid',
+    }));
+    const where = error.validationContext === 'querystring' ? 'query' : error.validationContext ?? 'body';
+    return new ApiError('invalid_body', {
+      message: `The request ${where} is invalid: ${fields.map((f) => `${f.field} ${f.message}`).join('; ')}.`,
+      details: { fields },
+    });
+  }
+  const codeMap: Record<string, ErrorCode> = {
+    FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+    FST_ERR_CTP_INVALID_MEDIA_TYPE: 'bad_request',
+    FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
+  };
+  const byCode = error.code !== undefined ? codeMap[error.code] : undefined;
+  if (byCode === 'bad_request' && error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new ApiError('bad_request', { message: `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted here.` });
+  }
+  if (byCode !== undefined) return new ApiError(byCode);
+  if (error instanceof SyntaxError || error.statusCode === 400) {
+    return new ApiError('bad_request', { message: 'The request body could not be read as JSON.' });
+  }
+  if (error.statusCode === 413) return new ApiError('payload_too_large');
+  if (error.statusCode === 404) return new ApiError('not_found');
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return new ApiError('bad_request');
+  return undefined;
+}
+
+/** `/template_params/name` → `template_params.name`; a missing property names itself. */
+function fieldName(context: string, v: ValidationIssue): string {
+  const base = (v.instancePath ?? '').split('/').filter(Boolean).join('.');
+  const missing = v.keyword === 'required' ? String(v.params?.missingProperty ?? '') : '';
+  const additional = v.keyword === 'additionalProperties' ? String(v.params?.additionalProperty ?? '') : '';
+  const name = [base, missing || additional].filter(Boolean).join('.');
+  return name || (context === 'querystring' ? 'query' : context);
+}
+
+/** `/v1/messages/:id` → a RegExp that matches concrete paths of that route. */
+export function routePattern(url: string): RegExp {
+  const escaped = url.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  return new RegExp(`^${escaped.join('/')}/?$`);
+}
