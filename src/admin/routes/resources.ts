@@ -1,0 +1,217 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import {
+  KEY_TYPES, OUT_OF_CREDIT_MODES, PLANS,
+  type ApiKey, type Organization, type Service, type SmtpSettings, type Suppression,
+} from '../../domain/types.js';
+import { Timestamp } from '../../http/schemas.js';
+import { iso, isoOrNull } from '../../http/time.js';
+import type { Store } from '../../storage/store.js';
+
+/**
+ * Response shapes of the admin API and the mappers that fill them. Settings come back under
+ * the names the input schemas use (src/config/resources.ts), so what GET shows is what PUT
+ * takes. Stored secrets never leave: they read as SECRET_MASK when set and "" when empty, and
+ * a PUT that sends the mask back keeps the stored value.
+ */
+export const SECRET_MASK = '********';
+export const maskSecret = (value: string): string => (value === '' ? '' : SECRET_MASK);
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const oneOf = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
+
+// ---------------------------------------------------------------------------------------------
+// Organizations
+
+const SecurityResource = Type.Object({
+  require_private_key: Type.Boolean(),
+  allow_private_keys_in_browsers: Type.Boolean(),
+  allowed_origins: Type.Array(Type.String()),
+  allow_mobile_apps: Type.Boolean(),
+  block_headless: Type.Boolean(),
+  ip_limit: Type.Object({ requests: Type.Integer(), per_seconds: Type.Integer() }),
+  recipient_daily_limit: Type.Integer(),
+  link_domains: Type.Array(Type.String()),
+  block_list: Type.Object({
+    list: Type.Array(Type.String(), { description: 'Entries of the block list (also at /block-list)' }),
+    watch_variable: Nullable(Type.String()),
+  }),
+  public_overdraft: Type.Boolean(),
+});
+
+export const OrganizationResource = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  plan: oneOf(PLANS),
+  credits: Type.Integer(),
+  overdraft: Type.Integer(),
+  when_out_of_credits: oneOf(OUT_OF_CREDIT_MODES),
+  hold_queue_limit: Type.Integer(),
+  email_verified: Type.Boolean(),
+  suspended: Type.Boolean(),
+  security: SecurityResource,
+  captcha: Nullable(Type.Object({
+    site_key: Type.String(),
+    secret_key: Type.String({ description: `"${SECRET_MASK}" when set; send it back unchanged to keep the stored secret` }),
+  })),
+  held: Type.Integer({ description: 'Messages held for lack of credits' }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type OrganizationResource = Static<typeof OrganizationResource>;
+
+export async function organizationResource(store: Store, org: Organization): Promise<OrganizationResource> {
+  const [held, blockList] = await Promise.all([store.messages.countHeld(org.id), store.blockList.list(org.id)]);
+  const s = org.security;
+  return {
+    id: org.id,
+    name: org.name,
+    plan: org.plan,
+    credits: org.credits,
+    overdraft: org.overdraft,
+    when_out_of_credits: org.when_out_of_credits,
+    hold_queue_limit: org.hold_queue_limit,
+    email_verified: org.email_verified,
+    suspended: org.suspended,
+    security: {
+      require_private_key: s.require_private_key,
+      allow_private_keys_in_browsers: s.allow_private_keys_in_browsers,
+      allowed_origins: s.allowed_origins,
+      allow_mobile_apps: s.allow_mobile_apps,
+      block_headless: s.block_headless,
+      ip_limit: s.ip_limit,
+      recipient_daily_limit: s.recipient_daily_limit,
+      link_domains: s.link_domains,
+      block_list: { list: blockList, watch_variable: s.block_list_watch_variable },
+      public_overdraft: s.public_overdraft,
+    },
+    captcha: org.captcha === null ? null : { site_key: org.captcha.site_key, secret_key: maskSecret(org.captcha.secret_key) },
+    held,
+    created_at: iso(org.created_at),
+    updated_at: iso(org.updated_at),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keys
+
+export const KeyResource = Type.Object({
+  id: Type.String(),
+  type: oneOf(KEY_TYPES),
+  hint: Type.String({ description: 'A recognisable fragment of the key, safe to show' }),
+  public_key: Nullable(Type.String({ description: 'The value of a public key; null for private keys' })),
+  status: oneOf(['active', 'revoked', 'rotated']),
+  created_at: Timestamp,
+  revoked_at: Nullable(Timestamp),
+});
+
+export const IssuedKeyResource = Type.Composite([
+  KeyResource,
+  Type.Object({ key: Type.String({ description: 'The key itself; shown in this response only' }) }),
+]);
+
+export function keyResource(k: ApiKey): Static<typeof KeyResource> {
+  return {
+    id: k.id,
+    type: k.type,
+    hint: k.hint,
+    public_key: k.public_key,
+    status: k.status,
+    created_at: iso(k.created_at),
+    revoked_at: isoOrNull(k.revoked_at),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Services
+
+const SmtpResource = Type.Object({
+  host: Type.String(),
+  port: Type.Integer(),
+  secure: Type.Boolean(),
+  user: Type.String(),
+  pass: Type.String({ description: `"${SECRET_MASK}" when set; send it back unchanged to keep the stored password` }),
+  dkim: Nullable(Type.Object({
+    domain_name: Type.String(),
+    key_selector: Type.String(),
+    private_key: Type.String({ description: `"${SECRET_MASK}"; send it back unchanged to keep the stored key` }),
+  })),
+});
+
+export const ServiceResource = Type.Object({
+  id: Type.String(),
+  provider: Type.String(),
+  default: Type.Boolean(),
+  smtp: Nullable(SmtpResource),
+  from_email: Nullable(Type.String()),
+  from_name: Nullable(Type.String()),
+  max_per_second: Nullable(Type.Number()),
+  version: Type.Integer(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** The SMTP block of a service's stored settings (written by serviceFields), or null. */
+export function smtpSettings(settings: Record<string, unknown>): SmtpSettings | null {
+  const smtp = settings.smtp;
+  if (!isRecord(smtp)) return null;
+  const dkim = smtp.dkim;
+  return {
+    host: str(smtp.host),
+    port: typeof smtp.port === 'number' ? smtp.port : 0,
+    secure: smtp.secure === true,
+    user: str(smtp.user),
+    pass: str(smtp.pass),
+    dkim: isRecord(dkim)
+      ? { domain_name: str(dkim.domain_name), key_selector: str(dkim.key_selector), private_key: str(dkim.private_key) }
+      : null,
+  };
+}
+
+export function serviceResource(s: Service): Static<typeof ServiceResource> {
+  const smtp = smtpSettings(s.settings);
+  return {
+    id: s.id,
+    provider: s.provider,
+    default: s.is_default,
+    smtp: smtp === null ? null : {
+      host: smtp.host,
+      port: smtp.port,
+      secure: smtp.secure,
+      user: smtp.user,
+      pass: maskSecret(smtp.pass),
+      dkim: smtp.dkim === null ? null : { ...smtp.dkim, private_key: maskSecret(smtp.dkim.private_key) },
+    },
+    from_email: typeof s.settings.from_email === 'string' ? s.settings.from_email : null,
+    from_name: typeof s.settings.from_name === 'string' ? s.settings.from_name : null,
+    max_per_second: s.max_per_second,
+    version: s.version,
+    created_at: iso(s.created_at),
+    updated_at: iso(s.updated_at),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lists and messages
+
+export const SuppressionResource = Type.Object({
+  email: Type.String(),
+  reason: Type.String(),
+  created_at: Timestamp,
+});
+
+export function suppressionResource(s: Suppression): Static<typeof SuppressionResource> {
+  return { email: s.email, reason: s.reason, created_at: iso(s.created_at) };
+}
+
+export const BlockListResource = Type.Object({
+  items: Type.Array(Type.String()),
+  watch_variable: Nullable(Type.String({ description: 'Template parameter whose value is also checked against the list' })),
+});
+
+export const MessageAction = Type.Object({
+  message_id: Type.String(),
+  status: Type.String({ description: 'The status the message is in now' }),
+});
