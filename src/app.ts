@@ -10,9 +10,12 @@ import type { App, AppServices } from './http/app-types.js';
 import { registerDocs } from './http/routes/docs.js';
 import { registerHealth } from './http/routes/health.js';
 import { registerPublicConfig } from './http/routes/public-config.js';
+import { registerSend } from './http/routes/send.js';
 import { registerTemplates, TemplateResource } from './http/routes/templates.js';
 import { registerTurnstileWidget } from './http/routes/turnstile-widget.js';
 import { validatorCompiler } from './http/validation.js';
+import { createSendDeps } from './send/accept.js';
+import { SendAccepted } from './send/request.js';
 
 export type { AppServices } from './http/app-types.js';
 
@@ -79,12 +82,15 @@ export async function buildApp(services: AppServices): Promise<App> {
   });
   app.addSchema(ErrorEnvelope);
   app.addSchema(TemplateResource);
+  app.addSchema(SendAccepted);
 
   registerDocs(app);
   registerHealth(app, services);
   registerPublicConfig(app, services);
   registerTurnstileWidget(app, services);
   registerTemplates(app, services);
+  const sendDeps = createSendDeps(services.store, services.clock, config);
+  registerSend(app, sendDeps);
   await app.register(async (admin) => registerAdminRoutes(admin, services), { prefix: '/admin/v1' });
 
   return app;

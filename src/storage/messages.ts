@@ -51,8 +51,123 @@ const SUMMARY_COLUMNS = [
   'created_at', 'updated_at', 'sent_at',
 ] as const;
 
+export interface NewMessage {
+  id: string;
+  org_id: string;
+  template_id: string;
+  service_id: string;
+  status: 'queued' | 'held';
+  status_token_hash: string;
+  key_type: KeyType;
+  /** The rendered email, JSON. */
+  content: string;
+  subject: string;
+  header_message_id: string;
+  attachments: string | null;
+  credit_taken: boolean;
+  idempotency_key: string | null;
+  recipients: Array<{ kind: 'to' | 'cc' | 'bcc'; email: string }>;
+  created_at: number;
+}
+
+export interface HistoryFilter {
+  statuses?: readonly MessageStatus[];
+  template_id?: string;
+  service_id?: string;
+  /** Inclusive lower bound, ms. */
+  from?: number;
+  /** Exclusive upper bound, ms. */
+  to?: number;
+  /** Exact recipient address (lower-cased). */
+  recipient?: string;
+  /** Keyset position: items strictly older than this (created_at, id). */
+  before?: { created_at: number; id: string };
+}
+
+export interface HistoryRow {
+  id: string;
+  status: MessageStatus;
+  template_id: string;
+  service_id: string;
+  subject: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
 export function messagesRepo(db: Kysely<Database>) {
   return {
+    /** The message, its recipients and its first event: call inside the acceptance transaction. */
+    async insert(m: NewMessage): Promise<void> {
+      await db.insertInto('messages').values({
+        id: m.id,
+        org_id: m.org_id,
+        template_id: m.template_id,
+        service_id: m.service_id,
+        status: m.status,
+        status_token_hash: m.status_token_hash,
+        key_type: m.key_type,
+        content: m.content,
+        subject: m.subject,
+        header_message_id: m.header_message_id,
+        attachments: m.attachments,
+        credit_taken: m.credit_taken ? 1 : 0,
+        attempts: 0,
+        next_attempt_at: m.status === 'queued' ? m.created_at : null,
+        lease_until: null,
+        last_error: null,
+        idempotency_key: m.idempotency_key,
+        created_at: m.created_at,
+        updated_at: m.created_at,
+        sent_at: null,
+      }).execute();
+      if (m.recipients.length > 0) {
+        await db.insertInto('message_recipients')
+          .values(m.recipients.map((r) => ({ message_id: m.id, org_id: m.org_id, kind: r.kind, email: r.email, created_at: m.created_at })))
+          .execute();
+      }
+      await db.insertInto('message_events').values({ message_id: m.id, type: m.status, at: m.created_at, detail: null }).execute();
+    },
+
+    /** Newest first by (created_at, id); every filter is the prefix of an index. */
+    async history(orgId: string, f: HistoryFilter, limit: number): Promise<HistoryRow[]> {
+      let q = db.selectFrom('messages')
+        .select(['id', 'status', 'template_id', 'service_id', 'subject', 'created_at', 'sent_at'])
+        .where('org_id', '=', orgId);
+      if (f.statuses !== undefined && f.statuses.length > 0) q = q.where('status', 'in', f.statuses);
+      if (f.template_id !== undefined) q = q.where('template_id', '=', f.template_id);
+      if (f.service_id !== undefined) q = q.where('service_id', '=', f.service_id);
+      if (f.from !== undefined) q = q.where('created_at', '>=', f.from);
+      if (f.to !== undefined) q = q.where('created_at', '<', f.to);
+      if (f.recipient !== undefined) {
+        const recipient = f.recipient;
+        q = q.where('id', 'in', (eb) => eb.selectFrom('message_recipients').select('message_id')
+          .where('org_id', '=', orgId).where('email', '=', recipient));
+      }
+      if (f.before !== undefined) {
+        const b = f.before;
+        q = q.where((eb) => eb.or([
+          eb('created_at', '<', b.created_at),
+          eb.and([eb('created_at', '=', b.created_at), eb('id', '<', b.id)]),
+        ]));
+      }
+      const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+      return rows.map((r) => ({ ...r, status: r.status as MessageStatus }));
+    },
+
+    /** To-addresses of these messages, in insertion order. */
+    async toAddresses(messageIds: readonly string[]): Promise<Map<string, string[]>> {
+      const out = new Map<string, string[]>();
+      if (messageIds.length === 0) return out;
+      const rows = await db.selectFrom('message_recipients').select(['message_id', 'email'])
+        .where('message_id', 'in', messageIds).where('kind', '=', 'to').execute();
+      for (const r of rows) {
+        const list = out.get(r.message_id) ?? [];
+        list.push(r.email);
+        out.set(r.message_id, list);
+      }
+      return out;
+    },
+
     async get(orgId: string, id: string): Promise<StoredMessage | undefined> {
       const row = await db.selectFrom('messages').select(SUMMARY_COLUMNS)
         .where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();

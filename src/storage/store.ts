@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../domain/clock.js';
 import { apiKeysRepo } from './api-keys.js';
 import { migrate, openDatabase, type Dialect } from './dialect.js';
+import { idempotencyRepo } from './idempotency.js';
 import { blockListRepo, suppressionsRepo } from './lists.js';
 import { messagesRepo } from './messages.js';
 import { organizationsRepo } from './organizations.js';
@@ -18,6 +19,7 @@ function repos(db: Kysely<Database>) {
     suppressions: suppressionsRepo(db),
     blockList: blockListRepo(db),
     messages: messagesRepo(db),
+    idempotency: idempotencyRepo(db),
   };
 }
 

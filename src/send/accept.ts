@@ -1,0 +1,212 @@
+import type { Config } from '../config/env.js';
+import { takeCredit } from '../credits/take.js';
+import type { Clock } from '../domain/clock.js';
+import { newId, randomToken, sha256 } from '../domain/ids.js';
+import { Lru } from '../domain/lru.js';
+import type { Organization, Service, Template } from '../domain/types.js';
+import { ApiError } from '../errors/api-error.js';
+import type { Caller } from '../http/auth.js';
+import type { StoredResponse } from '../storage/idempotency.js';
+import type { Store } from '../storage/store.js';
+import { compileParamsValidator, templateKey, type ParamsValidator } from '../templates/params.js';
+import { allRecipients, compileTemplate, renderEmail, type RenderedEmail } from '../templates/render.js';
+import type { SendAccepted, SendInput } from './request.js';
+
+/** Spec, Limits: 256 kB of JSON template parameters per message. */
+export const MAX_PARAMS_BYTES = 256 * 1024;
+
+export interface SendDeps {
+  store: Store;
+  clock: Clock;
+  config: Config;
+  validators: Lru<ParamsValidator>;
+  renderers: Lru<ReturnType<typeof compileTemplate>>;
+}
+
+export function createSendDeps(store: Store, clock: Clock, config: Config): SendDeps {
+  // 1,000 template versions of compiled code is a few MB at most and covers any hot set.
+  return { store, clock, config, validators: new Lru(1000), renderers: new Lru(1000) };
+}
+
+export interface SendContext {
+  caller: Caller;
+  input: SendInput;
+  /** Idempotency key (already validated) and the digest of the request it arrived with. */
+  idempotency: { key: string; digest: string } | undefined;
+  /** The response this endpoint sends for an accepted message: stored for replays. */
+  respond: (accepted: SendAccepted) => StoredResponse;
+}
+
+export interface SendOutcome {
+  response: StoredResponse;
+  replayed: boolean;
+}
+
+/**
+ * Steps 3–6 of the send path (DESIGN.md), after the caller passed the key and origin rules:
+ * idempotency, template and service, parameters, rendering and recipient rules, then one
+ * transaction that takes a credit (or holds, or refuses), stores the message with its
+ * rendered content and first event, and records the idempotent response.
+ */
+export async function acceptSend(deps: SendDeps, ctx: SendContext): Promise<SendOutcome> {
+  const { store } = deps;
+  const { org } = ctx.caller;
+  const idem = ctx.idempotency;
+  if (idem !== undefined) {
+    // A replay answers before any other check: a CAPTCHA token is single use, so a retry of a
+    // completed send must not be verified again.
+    const claim = await store.idempotency.claim(org.id, idem.key, idem.digest, deps.clock.now());
+    if (claim.kind === 'replay') return { response: claim.response, replayed: true };
+    if (claim.kind === 'conflict') {
+      throw new ApiError('idempotency_conflict', {
+        message: claim.reason === 'in_progress'
+          ? 'A request with this Idempotency-Key is still in progress.'
+          : 'This Idempotency-Key was used with a different request body.',
+        details: { reason: claim.reason },
+      });
+    }
+  }
+  try {
+    const prepared = await prepare(deps, ctx);
+    return { response: await commit(deps, ctx, prepared), replayed: false };
+  } catch (err) {
+    if (idem !== undefined) await store.idempotency.release(org.id, idem.key).catch(() => undefined);
+    throw err;
+  }
+}
+
+interface Prepared {
+  template: Template;
+  service: Service;
+  email: RenderedEmail;
+}
+
+async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
+  const { org } = ctx.caller;
+  const { input } = ctx;
+  const template = await deps.store.templates.get(org.id, input.template_id);
+  if (template === undefined) throw new ApiError('template_not_found', { message: `Template "${input.template_id}" does not exist.` });
+  if (template.frozen) {
+    throw new ApiError('plan_limit_reached', { message: 'This template is frozen after a plan downgrade.', details: { reason: 'template_frozen' } });
+  }
+  const service = await resolveService(deps.store, org, template, input.service_id);
+
+  if (input.attachments.length > 0 && !template.allow_attachments) {
+    throw new ApiError('attachments_not_allowed', { message: 'This template does not accept attachments.', details: { reason: 'template' } });
+  }
+  if (input.attachments.length > 0) {
+    throw new ApiError('attachments_not_allowed', { message: 'Attachments are not supported by this server yet.', details: { reason: 'not_supported' } });
+  }
+
+  const params = input.template_params;
+  const size = Buffer.byteLength(JSON.stringify(params));
+  if (size > MAX_PARAMS_BYTES) {
+    throw new ApiError('payload_too_large', {
+      message: `template_params is ${size} bytes of JSON; the limit is ${MAX_PARAMS_BYTES}.`,
+      details: { reason: 'template_params', limit: MAX_PARAMS_BYTES },
+    });
+  }
+  const key = templateKey(template);
+  const issues = deps.validators.getOrCreate(key, () => compileParamsValidator(template.params, template.strict_params))(params);
+  if (issues.length > 0) throw new ApiError('invalid_template_params', { details: { issues } });
+
+  const compiled = deps.renderers.getOrCreate(key, () => compileTemplate(template));
+  const email = renderEmail(compiled, template, params, {
+    from_email: stringSetting(service.settings.from_email),
+    from_name: stringSetting(service.settings.from_name),
+  });
+  await checkLists(deps.store, org, email, params);
+  return { template, service, email };
+}
+
+function stringSetting(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/**
+ * `service_id` omitted or `default_service`: the template's service, else the organization's
+ * default. A template linked to a service that no longer exists cannot send (422).
+ */
+async function resolveService(store: Store, org: Organization, template: Template, requested: string | undefined): Promise<Service> {
+  if (requested !== undefined && requested !== '' && requested !== 'default_service') {
+    const service = await store.services.get(org.id, requested);
+    if (service === undefined) throw new ApiError('service_not_found', { message: `Service "${requested}" does not exist.` });
+    return service;
+  }
+  if (template.service_id !== null) {
+    const linked = await store.services.get(org.id, template.service_id);
+    if (linked === undefined) {
+      throw new ApiError('service_unavailable_for_template', {
+        message: `The template's service "${template.service_id}" no longer exists.`,
+        details: { reason: 'service_deleted' },
+      });
+    }
+    return linked;
+  }
+  const fallback = await store.services.getDefault(org.id);
+  if (fallback === undefined) throw new ApiError('service_not_found', { message: 'No service_id was given and the organization has no default service.' });
+  return fallback;
+}
+
+/**
+ * Block list (403) before suppression (451): the block list is the organization's own rule
+ * against abuse, the suppression list protects recipients who bounced or complained. An entry
+ * `@example.com` blocks a whole domain.
+ */
+async function checkLists(store: Store, org: Organization, email: RenderedEmail, params: Record<string, unknown>): Promise<void> {
+  const recipients = allRecipients(email);
+  const candidates = new Set<string>();
+  for (const r of recipients) {
+    candidates.add(r);
+    candidates.add(r.slice(r.lastIndexOf('@')));
+  }
+  const watched = org.security.block_list_watch_variable;
+  const watchedValue = watched === null ? undefined : params[watched];
+  if (typeof watchedValue === 'string' && watchedValue.trim() !== '') {
+    const v = watchedValue.trim().toLowerCase();
+    candidates.add(v);
+    if (v.includes('@')) candidates.add(v.slice(v.lastIndexOf('@')));
+  }
+  const blocked = await store.blockList.findAmong(org.id, [...candidates]);
+  if (blocked.length > 0) throw new ApiError('recipient_blocked');
+
+  const suppressed = await store.suppressions.findAmong(org.id, recipients);
+  if (suppressed.length > 0) {
+    throw new ApiError('recipient_suppressed', { message: 'A recipient is on the suppression list; no credit was used.', details: { recipients: suppressed } });
+  }
+}
+
+async function commit(deps: SendDeps, ctx: SendContext, p: Prepared): Promise<StoredResponse> {
+  const { org, key } = ctx.caller;
+  const now = deps.clock.now();
+  const id = newId('msg');
+  const statusToken = `st_${randomToken(24)}`;
+  const host = new URL(deps.config.baseUrl).hostname || 'mailroom.local';
+  return deps.store.transaction(async (tx) => {
+    const status = await takeCredit(tx, org, key.type);
+    await tx.messages.insert({
+      id,
+      org_id: org.id,
+      template_id: p.template.id,
+      service_id: p.service.id,
+      status,
+      status_token_hash: sha256(statusToken),
+      key_type: key.type,
+      content: JSON.stringify(p.email),
+      subject: p.email.subject,
+      header_message_id: `<${id}@${host}>`,
+      attachments: null,
+      credit_taken: status === 'queued',
+      idempotency_key: ctx.idempotency?.key ?? null,
+      recipients: [
+        ...p.email.to.map((a) => ({ kind: 'to' as const, email: a.address.toLowerCase() })),
+        ...p.email.cc.map((a) => ({ kind: 'cc' as const, email: a.address.toLowerCase() })),
+        ...p.email.bcc.map((a) => ({ kind: 'bcc' as const, email: a.address.toLowerCase() })),
+      ],
+      created_at: now,
+    });
+    const response = ctx.respond({ message_id: id, status, status_token: statusToken });
+    if (ctx.idempotency !== undefined) await tx.idempotency.complete(org.id, ctx.idempotency.key, response);
+    return response;
+  });
+}

@@ -1,0 +1,110 @@
+import type { ParamSpec, Template } from '../domain/types.js';
+
+export interface ParamIssue {
+  param: string;
+  code: 'required' | 'type' | 'format' | 'min_length' | 'max_length' | 'pattern' | 'enum' | 'minimum' | 'maximum' | 'unknown';
+  message: string;
+}
+
+/** Spec, Limits: string parameters are capped at 50,000 characters unless the schema says otherwise. */
+export const DEFAULT_MAX_STRING = 50_000;
+
+type Check = (value: unknown) => ParamIssue[];
+
+// Deliberately simple: one @, no spaces or angle brackets, a dotted domain. Full RFC 5322
+// allows far more, but nothing a web form or a relay should accept.
+const EMAIL = /^[^\s@<>(),;:"[\]\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+export function isEmailAddress(value: string): boolean {
+  return value.length <= 254 && EMAIL.test(value);
+}
+
+function isUrl(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Forms send every value as text, so numbers and booleans are also accepted in their text form. */
+function asNumber(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string' && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(value.trim())) return Number(value);
+  return undefined;
+}
+
+const TRUE_WORDS = new Set(['true', 'on', '1', 'yes']);
+const FALSE_WORDS = new Set(['false', 'off', '0', 'no']);
+
+function compileParam(spec: ParamSpec): Check {
+  const name = spec.name;
+  const issue = (code: ParamIssue['code'], message: string): ParamIssue => ({ param: name, code, message });
+  const pattern = spec.pattern === undefined ? undefined : new RegExp(spec.pattern, 'u');
+  const maxLength = spec.max_length ?? DEFAULT_MAX_STRING;
+  const textual = spec.type === 'string' || spec.type === 'html' || spec.type === 'email' || spec.type === 'url' || spec.type === 'date';
+
+  return (value) => {
+    if (value === undefined || value === null || value === '') {
+      return spec.required === true ? [issue('required', `${name} is required`)] : [];
+    }
+    if (textual) {
+      // A number or boolean where text is expected is taken as its text (JSON clients often
+      // send 42 for a string field); objects and arrays are not text.
+      if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+        return [issue('type', `${name} must be ${spec.type === 'string' || spec.type === 'html' ? 'a string' : `a ${spec.type} string`}`)];
+      }
+      const text = String(value);
+      const out: ParamIssue[] = [];
+      if (spec.type === 'email' && !isEmailAddress(text.trim())) out.push(issue('format', `${name} must be an e-mail address`));
+      if (spec.type === 'url' && !isUrl(text.trim())) out.push(issue('format', `${name} must be an http(s) URL`));
+      if (spec.type === 'date' && (!DATE.test(text.trim()) || Number.isNaN(Date.parse(text.trim())))) {
+        out.push(issue('format', `${name} must be an ISO 8601 date (YYYY-MM-DD or a date-time)`));
+      }
+      const length = [...text].length;
+      if (spec.min_length !== undefined && length < spec.min_length) out.push(issue('min_length', `${name} must be at least ${spec.min_length} characters`));
+      if (length > maxLength) out.push(issue('max_length', `${name} must be at most ${maxLength} characters`));
+      if (pattern !== undefined && !pattern.test(text)) out.push(issue('pattern', `${name} does not match the required pattern`));
+      if (spec.enum !== undefined && !spec.enum.includes(text)) out.push(issue('enum', `${name} must be one of: ${spec.enum.join(', ')}`));
+      return out;
+    }
+    if (spec.type === 'boolean') {
+      if (typeof value === 'boolean') return [];
+      if (typeof value === 'string' && (TRUE_WORDS.has(value.toLowerCase()) || FALSE_WORDS.has(value.toLowerCase()))) return [];
+      return [issue('type', `${name} must be a boolean`)];
+    }
+    const n = asNumber(value);
+    if (n === undefined || (spec.type === 'integer' && !Number.isInteger(n))) return [issue('type', `${name} must be ${spec.type === 'integer' ? 'an integer' : 'a number'}`)];
+    const out: ParamIssue[] = [];
+    if (spec.minimum !== undefined && n < spec.minimum) out.push(issue('minimum', `${name} must be at least ${spec.minimum}`));
+    if (spec.maximum !== undefined && n > spec.maximum) out.push(issue('maximum', `${name} must be at most ${spec.maximum}`));
+    if (spec.enum !== undefined && !spec.enum.includes(n)) out.push(issue('enum', `${name} must be one of: ${spec.enum.join(', ')}`));
+    return out;
+  };
+}
+
+export type ParamsValidator = (params: Record<string, unknown>) => ParamIssue[];
+
+/** Builds the validator of one template version: one closure per declared parameter. */
+export function compileParamsValidator(params: readonly ParamSpec[], strict: boolean): ParamsValidator {
+  const checks = new Map(params.map((p) => [p.name, compileParam(p)]));
+  return (values) => {
+    const issues: ParamIssue[] = [];
+    for (const [name, check] of checks) issues.push(...check(values[name]));
+    for (const [name, value] of Object.entries(values)) {
+      if (checks.has(name)) continue;
+      if (strict) issues.push({ param: name, code: 'unknown', message: `${name} is not a parameter of this template` });
+      else if (typeof value === 'string' && value.length > DEFAULT_MAX_STRING) {
+        issues.push({ param: name, code: 'max_length', message: `${name} must be at most ${DEFAULT_MAX_STRING} characters` });
+      }
+    }
+    return issues;
+  };
+}
+
+/** Compiled once per template version (the cache key carries it) and reused. */
+export function templateKey(template: Pick<Template, 'org_id' | 'id' | 'version'>): string {
+  return `${template.org_id}\u0000${template.id}\u0000${template.version}`;
+}
