@@ -10,6 +10,7 @@ import type { StoredResponse } from '../storage/idempotency.js';
 import type { Store } from '../storage/store.js';
 import { compileParamsValidator, templateKey, type ParamsValidator } from '../templates/params.js';
 import { allRecipients, compileTemplate, renderEmail, type RenderedEmail } from '../templates/render.js';
+import { IdempotencyGuard, type IdempotencyRequest } from './idempotency.js';
 import type { SendAccepted, SendInput } from './request.js';
 
 /** Spec, Limits: 256 kB of JSON template parameters per message. */
@@ -21,11 +22,12 @@ export interface SendDeps {
   config: Config;
   validators: Lru<ParamsValidator>;
   renderers: Lru<ReturnType<typeof compileTemplate>>;
+  idempotency: IdempotencyGuard;
 }
 
 export function createSendDeps(store: Store, clock: Clock, config: Config): SendDeps {
   // 1,000 template versions of compiled code is a few MB at most and covers any hot set.
-  return { store, clock, config, validators: new Lru(1000), renderers: new Lru(1000) };
+  return { store, clock, config, validators: new Lru(1000), renderers: new Lru(1000), idempotency: new IdempotencyGuard(store, clock) };
 }
 
 export interface SendContext {
@@ -49,29 +51,20 @@ export interface SendOutcome {
  * rendered content and first event, and records the idempotent response.
  */
 export async function acceptSend(deps: SendDeps, ctx: SendContext): Promise<SendOutcome> {
-  const { store } = deps;
   const { org } = ctx.caller;
-  const idem = ctx.idempotency;
-  if (idem !== undefined) {
-    // A replay answers before any other check: a CAPTCHA token is single use, so a retry of a
-    // completed send must not be verified again.
-    const claim = await store.idempotency.claim(org.id, idem.key, idem.digest, deps.clock.now());
-    if (claim.kind === 'replay') return { response: claim.response, replayed: true };
-    if (claim.kind === 'conflict') {
-      throw new ApiError('idempotency_conflict', {
-        message: claim.reason === 'in_progress'
-          ? 'A request with this Idempotency-Key is still in progress.'
-          : 'This Idempotency-Key was used with a different request body.',
-        details: { reason: claim.reason },
-      });
-    }
-  }
+  const idem = ctx.idempotency === undefined ? undefined : { orgId: org.id, ...ctx.idempotency };
+  if (idem === undefined) return { response: await commit(deps, ctx, await prepare(deps, ctx), undefined), replayed: false };
+  // A replay answers before any other check: a CAPTCHA token is single use, so a retry of a
+  // completed send must not be verified again.
+  const replay = await deps.idempotency.begin(idem);
+  if (replay !== undefined) return { response: replay, replayed: true };
+  let accepted = false;
   try {
-    const prepared = await prepare(deps, ctx);
-    return { response: await commit(deps, ctx, prepared), replayed: false };
-  } catch (err) {
-    if (idem !== undefined) await store.idempotency.release(org.id, idem.key).catch(() => undefined);
-    throw err;
+    const response = await commit(deps, ctx, await prepare(deps, ctx), idem);
+    accepted = true;
+    return { response, replayed: false };
+  } finally {
+    await deps.idempotency.end(idem, accepted);
   }
 }
 
@@ -176,7 +169,7 @@ async function checkLists(store: Store, org: Organization, email: RenderedEmail,
   }
 }
 
-async function commit(deps: SendDeps, ctx: SendContext, p: Prepared): Promise<StoredResponse> {
+async function commit(deps: SendDeps, ctx: SendContext, p: Prepared, idem: IdempotencyRequest | undefined): Promise<StoredResponse> {
   const { org, key } = ctx.caller;
   const now = deps.clock.now();
   const id = newId('msg');
@@ -206,7 +199,7 @@ async function commit(deps: SendDeps, ctx: SendContext, p: Prepared): Promise<St
       created_at: now,
     });
     const response = ctx.respond({ message_id: id, status, status_token: statusToken });
-    if (ctx.idempotency !== undefined) await tx.idempotency.complete(org.id, ctx.idempotency.key, response);
+    if (idem !== undefined) await deps.idempotency.record(tx, idem, response);
     return response;
   });
 }

@@ -56,6 +56,30 @@ export function idempotencyRepo(db: Kysely<Database>) {
       };
     },
 
+    /** Read-only check: a live completed record replays or conflicts; anything else is free. */
+    async lookup(orgId: string, key: string, hash: string, now: number): Promise<IdempotencyClaim> {
+      const row = await db.selectFrom('idempotency_records').selectAll()
+        .where('org_id', '=', orgId).where('key', '=', key).where('expires_at', '>', now).executeTakeFirst();
+      if (row === undefined || row.state !== 'done' || row.response_status === null || row.response_body === null) return { kind: 'claimed' };
+      if (row.request_hash !== hash) return { kind: 'conflict', reason: 'different_body' };
+      return {
+        kind: 'replay',
+        response: { status: row.response_status, headers: JSON.parse(row.response_headers ?? '{}') as Record<string, string>, body: row.response_body },
+      };
+    },
+
+    /** Writes a completed record, replacing an expired one. */
+    async put(orgId: string, key: string, hash: string, response: StoredResponse, now: number, ttl: number): Promise<void> {
+      const values = {
+        request_hash: hash, state: 'done', response_status: response.status,
+        response_headers: JSON.stringify(response.headers), response_body: response.body,
+        created_at: now, expires_at: now + ttl,
+      };
+      await db.insertInto('idempotency_records').values({ org_id: orgId, key, ...values })
+        .onConflict((oc) => oc.columns(['org_id', 'key']).doUpdateSet(values))
+        .execute();
+    },
+
     async complete(orgId: string, key: string, response: StoredResponse): Promise<void> {
       await db.updateTable('idempotency_records')
         .set({ state: 'done', response_status: response.status, response_headers: JSON.stringify(response.headers), response_body: response.body })

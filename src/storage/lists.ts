@@ -34,6 +34,12 @@ export function suppressionsRepo(db: Kysely<Database>) {
         .where('org_id', '=', orgId).where('email', 'in', emails.map(normalizeAddress)).execute();
       return rows.map((r) => r.email);
     },
+
+    /** One entry, as stored (its first reason and time), or undefined. */
+    async get(orgId: string, email: string): Promise<Suppression | undefined> {
+      return db.selectFrom('suppressions').select(['email', 'reason', 'created_at'])
+        .where('org_id', '=', orgId).where('email', '=', normalizeAddress(email)).executeTakeFirst();
+    },
   };
 }
 

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../domain/clock.js';
 import { apiKeysRepo } from './api-keys.js';
 import { migrate, openDatabase, type Dialect } from './dialect.js';
+import { GroupCommit } from './group-commit.js';
 import { idempotencyRepo } from './idempotency.js';
 import { blockListRepo, suppressionsRepo } from './lists.js';
 import { messagesRepo } from './messages.js';
@@ -40,16 +41,23 @@ export interface Store extends Repos {
 }
 
 export function storeOver(db: Kysely<Database>, dialect: Dialect, clock: Clock): Store {
+  const group = dialect === 'sqlite' ? new GroupCommit(db) : undefined;
   return {
     ...repos(db),
     db,
     dialect,
     clock,
-    transaction: (fn) => db.transaction().execute((trx) => fn({ ...repos(trx), db: trx, dialect })),
+    // PostgreSQL groups concurrent commits itself; SQLite's single writer needs our help.
+    transaction: group !== undefined
+      ? (fn) => group.run((conn) => fn({ ...repos(conn), db: conn, dialect }))
+      : (fn) => db.transaction().execute((trx) => fn({ ...repos(trx), db: trx, dialect })),
     ping: async () => {
       await sql`select 1`.execute(db);
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await group?.drain();
+      await db.destroy();
+    },
   };
 }
 

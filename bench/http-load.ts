@@ -1,0 +1,45 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+// autocannon ships CommonJS without types; this is the part of its result we read.
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number; average: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+type Autocannon = (opts: Record<string, unknown>) => Promise<AutocannonResult>;
+const autocannon = require('autocannon') as Autocannon;
+
+export interface LoadFigures {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+const SETUP_REQUEST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bench/setup-request.cjs');
+
+/**
+ * Load from a worker thread, so the generator does not share the server's event loop.
+ * `uniqueIdempotencyKey` gives every request its own key.
+ */
+export async function httpLoad(opts: {
+  url: string; body: string; headers: Record<string, string>; seconds: number; connections: number; uniqueIdempotencyKey?: boolean;
+}): Promise<LoadFigures> {
+  const result = await autocannon({
+    url: opts.url,
+    method: 'POST',
+    headers: opts.headers,
+    body: opts.body,
+    connections: opts.connections,
+    duration: opts.seconds,
+    workers: 1,
+    ...(opts.uniqueIdempotencyKey === true ? { requests: [{ setupRequest: SETUP_REQUEST }] } : {}),
+  });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts };
+}

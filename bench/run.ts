@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Fastify from 'fastify';
+import { applyConfig } from '../src/admin/apply.js';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config/env.js';
+import { systemClock } from '../src/domain/clock.js';
+import { openStore } from '../src/storage/store.js';
+import { httpLoad, type LoadFigures } from './http-load.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const PRIVATE_KEY = 'sk_bench_private_key_000000000000';
+
+const BODY = JSON.stringify({
+  template_id: 'bench',
+  template_params: { name: 'Ada Lovelace', email: 'ada@example.com', company: 'Analytical Engines', plan: 'pro', message: 'The engine is ready. '.repeat(8) },
+});
+
+function row(name: string, f: LoadFigures): string {
+  return `${name.padEnd(28)} ${f.rps.toFixed(0).padStart(8)} req/s   p50 ${String(f.p50).padStart(3)} ms   p99 ${String(f.p99).padStart(4)} ms   non-2xx ${f.non2xx}  errors ${f.errors}`;
+}
+
+async function bare(): Promise<LoadFigures> {
+  const app = Fastify();
+  app.post('/v1/send', async (_req, reply) => reply.code(202).send({ message_id: 'msg_x', status: 'queued', status_token: 'st_x' }));
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  await httpLoad({ url: `${url}/v1/send`, body: BODY, headers: { 'content-type': 'application/json' }, seconds: 2, connections: CONNECTIONS });
+  const figures = await httpLoad({ url: `${url}/v1/send`, body: BODY, headers: { 'content-type': 'application/json' }, seconds: SECONDS, connections: CONNECTIONS });
+  await app.close();
+  return figures;
+}
+
+async function mailroomSend(): Promise<LoadFigures> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-bench-'));
+  const config = loadConfig({ MAILROOM_DATA_DIR: dir, MAILROOM_LOG_LEVEL: 'warn' });
+  const store = await openStore(config.databaseUrl, { clock: systemClock });
+  await applyConfig(store, {
+    organizations: [{
+      id: 'bench', plan: 'business_200k', credits: 100_000_000,
+      keys: [{ type: 'private', key: PRIVATE_KEY }],
+      services: [{ id: 'outbox', provider: 'outbox', default: true }],
+      templates: [{
+        id: 'bench', subject: 'Hello {{name}} from {{company}}', to: '{{email}}', from_email: 'bench@mailroom.test',
+        html: '<p>Dear {{name}},</p><p>{{message}}</p><p>Plan: {{plan}}</p>', text: '{{message}}',
+        allow_dynamic_recipients: true, strict_params: true,
+        params: [
+          { name: 'name', type: 'string', required: true, max_length: 100 },
+          { name: 'email', type: 'email', required: true },
+          { name: 'company', type: 'string' },
+          { name: 'plan', type: 'string', enum: ['free', 'pro'] },
+          { name: 'message', type: 'string', required: true },
+        ],
+      }],
+    }],
+  });
+  const app = await buildApp({ config, store, clock: systemClock });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${PRIVATE_KEY}` };
+  await httpLoad({ url: `${url}/v1/send`, body: BODY, headers, seconds: 2, connections: CONNECTIONS, uniqueIdempotencyKey: true });
+  const figures = await httpLoad({ url: `${url}/v1/send`, body: BODY, headers, seconds: SECONDS, connections: CONNECTIONS, uniqueIdempotencyKey: true });
+  await app.close();
+  await store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+  return figures;
+}
+
+async function main(): Promise<void> {
+  console.log(`mailroom bench: ${SECONDS}s per target, ${CONNECTIONS} connections, Node ${process.version}, ${os.cpus().length} cores`);
+  const only = process.env.BENCH_ONLY;
+  const base = only === 'send' ? { rps: 1, p50: 1, p99: 1, non2xx: 0, errors: 0 } : await bare();
+  console.log(row('bare Fastify route (202)', base));
+  const send = await mailroomSend();
+  console.log(row('POST /v1/send (SQLite)', send));
+  console.log(`ratio send/bare: throughput ${(send.rps / base.rps).toFixed(2)}x   p50 ${(send.p50 / Math.max(base.p50, 1)).toFixed(2)}x   p99 ${(send.p99 / Math.max(base.p99, 1)).toFixed(2)}x`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
