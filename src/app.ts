@@ -9,6 +9,8 @@ import { installErrorHandling, routePattern } from './errors/handler.js';
 import type { App, AppServices } from './http/app-types.js';
 import { registerDocs } from './http/routes/docs.js';
 import { registerHealth } from './http/routes/health.js';
+import { registerHistory } from './http/routes/history.js';
+import { registerMessages } from './http/routes/messages.js';
 import { registerPublicConfig } from './http/routes/public-config.js';
 import { registerSend } from './http/routes/send.js';
 import { registerTemplates, TemplateResource } from './http/routes/templates.js';
@@ -91,6 +93,8 @@ export async function buildApp(services: AppServices): Promise<App> {
   registerTemplates(app, services);
   const sendDeps = createSendDeps(services.store, services.clock, config);
   registerSend(app, sendDeps);
+  registerMessages(app, services);
+  registerHistory(app, services);
   await app.register(async (admin) => registerAdminRoutes(admin, services), { prefix: '/admin/v1' });
 
   return app;

@@ -1,0 +1,65 @@
+import { Type } from '@sinclair/typebox';
+import { digestsEqual, sha256 } from '../../domain/ids.js';
+import { ApiError } from '../../errors/api-error.js';
+import { checkPublicOrigin } from '../../send/origin.js';
+import { requestOrigin } from '../../send/permissions.js';
+import type { App, AppServices } from '../app-types.js';
+import { authenticate, checkPrivateKeyOrigin } from '../auth.js';
+import { responses, Timestamp } from '../schemas.js';
+import { iso, isoOrNull } from '../time.js';
+
+const Message = Type.Object({
+  message_id: Type.String(),
+  status: Type.String(),
+  created_at: Timestamp,
+  sent_at: Type.Union([Timestamp, Type.Null()]),
+  template_id: Type.String(),
+  service_id: Type.String(),
+  events: Type.Array(Type.Object({
+    type: Type.String(),
+    at: Timestamp,
+    details: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  })),
+});
+
+const notFound = () => new ApiError('message_not_found');
+
+/**
+ * GET /v1/messages/{id}: any message of the organization with a private key; with a public
+ * key only alongside that message's status token (header, or the deprecated `?token=`).
+ * A wrong or missing token looks exactly like a missing message.
+ */
+export function registerMessages(app: App, { store, clock, config }: AppServices): void {
+  app.get('/v1/messages/:id', {
+    schema: {
+      tags: ['messages'],
+      summary: 'Status and event timeline of a message',
+      security: [{ privateKey: [] }, { publicKey: [] }],
+      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
+      querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200, description: 'Deprecated: use X-Mail-Status-Token' })) }),
+      headers: Type.Object({ 'x-mail-status-token': Type.Optional(Type.String({ maxLength: 200 })) }),
+      response: responses({ 200: Message }, ['invalid_body', 'unauthorized', 'invalid_public_key', 'invalid_private_key', 'private_key_in_browser', 'origin_not_allowed', 'message_not_found', 'rate_limited']),
+    },
+  }, async (request) => {
+    const caller = await authenticate(request, store);
+    if (caller.key.type === 'private') checkPrivateKeyOrigin(request, caller);
+    else checkPublicOrigin(caller.org, requestOrigin(request));
+
+    const message = await store.messages.get(caller.org.id, request.params.id);
+    if (message === undefined || message.created_at < clock.now() - config.retentionDays * 86_400_000) throw notFound();
+    if (caller.key.type === 'public') {
+      const token = request.headers['x-mail-status-token'] ?? request.query.token;
+      if (token === undefined || token === '' || !digestsEqual(sha256(token), message.status_token_hash)) throw notFound();
+    }
+    const events = await store.messages.events(message.id);
+    return {
+      message_id: message.id,
+      status: message.status,
+      created_at: iso(message.created_at),
+      sent_at: isoOrNull(message.sent_at),
+      template_id: message.template_id,
+      service_id: message.service_id,
+      events: events.map((e) => ({ type: e.type, at: iso(e.at), ...(e.detail !== null ? { details: e.detail } : {}) })),
+    };
+  });
+}
