@@ -4,6 +4,7 @@ import { organizationFields, serviceFields, templateFields } from '../config/nor
 import type { ConfigFile } from '../config/resources.js';
 import type { KeyType } from '../domain/types.js';
 import type { Repos, Store } from '../storage/store.js';
+import { putService } from './services.js';
 
 export interface ApplyReport {
   /** One line per created or updated thing; empty when the file changed nothing. */
@@ -58,7 +59,10 @@ async function applyOrganization(tx: Repos, org: OrgSection, now: number, report
       { provider: existing.provider, settings: existing.settings, is_default: existing.is_default, max_per_second: existing.max_per_second },
       wanted,
     );
-    if (!same) report.changes.push(`service ${org.id}/${s.id}: ${await tx.services.put(org.id, s.id, wanted, now)}`);
+    if (!same) {
+      const { result, requeued } = await putService(tx, org.id, s.id, wanted, now);
+      report.changes.push(`service ${org.id}/${s.id}: ${result}${requeued > 0 ? ` (${requeued} held message(s) requeued)` : ''}`);
+    }
   }
 
   for (const t of org.templates ?? []) {

@@ -9,11 +9,13 @@ import { ApiError } from '../errors/api-error.js';
 import { migrate, openDatabase } from '../storage/dialect.js';
 import { openStore, type Store } from '../storage/store.js';
 import { serve } from './serve.js';
+import { runWorker } from './worker.js';
 
 const USAGE = `mailroom: self-hosted transactional email API
 
 Usage:
-  mailroom serve                         start the HTTP API (applies MAILROOM_CONFIG first)
+  mailroom serve                         start the HTTP API and a delivery worker (applies MAILROOM_CONFIG first)
+  mailroom worker                        run a delivery worker only
   mailroom migrate                       apply pending database migrations
   mailroom apply FILE                    apply a declarative YAML config (idempotent)
   mailroom keys list ORG                 list an organization's keys
@@ -45,6 +47,9 @@ export async function main(argv: string[], env = process.env, out: Out = console
     switch (command) {
       case 'serve':
         await serve(config, out);
+        return 0;
+      case 'worker':
+        await runWorker(config, out);
         return 0;
       case 'migrate': {
         const opened = await openDatabase(config.databaseUrl);

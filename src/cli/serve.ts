@@ -4,17 +4,19 @@ import { demoInstructions, ensureDemo } from '../bootstrap/demo.js';
 import type { Config } from '../config/env.js';
 import { readConfigFile } from '../config/file.js';
 import { systemClock } from '../domain/clock.js';
-import { openStore } from '../storage/store.js';
+import { createRuntime, untilSignal } from './runtime.js';
 
-/** How long a stop may take before the process gives up on in-flight work and exits. */
+/** How long in-flight requests and sends get on SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
- * `mailroom serve`: config → store (migrated) → declarative config or first-run demo → app →
- * listen. SIGTERM/SIGINT close the listener (in-flight requests finish), then the store.
+ * `mailroom serve`: config → store (migrated) → declarative config or first-run demo → app
+ * (+ a delivery worker unless MAILROOM_WORKER=off) → listen. SIGTERM/SIGINT: stop accepting,
+ * let requests and sends finish, give back unfinished claims, close the store.
  */
 export async function serve(config: Config, out: (line: string) => void): Promise<void> {
-  const store = await openStore(config.databaseUrl, { clock: systemClock });
+  const runtime = await createRuntime(config);
+  const { store } = runtime;
   if (config.configFile !== undefined) {
     const report = await applyConfig(store, readConfigFile(config.configFile));
     out(`Applied ${config.configFile}: ${report.changes.length === 0 ? 'no changes' : `${report.changes.length} change(s)`}`);
@@ -22,27 +24,21 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   }
   const demo = await ensureDemo(store, config);
 
-  const app = await buildApp({ config, store, clock: systemClock });
+  const worker = config.runWorker ? runtime.createWorker() : undefined;
+  const app = await buildApp({ config, store, clock: systemClock, metrics: runtime.metrics, onAccepted: () => worker?.nudge() });
   await app.listen({ port: config.port, host: config.host });
-  out(`mailroom listening on ${config.baseUrl} (database: ${store.dialect})`);
+  worker?.start();
+  out(`mailroom listening on ${config.baseUrl} (database: ${store.dialect}, worker: ${worker === undefined ? 'off' : 'on'})`);
   if (demo !== undefined) out(demoInstructions(demo, config));
 
-  await new Promise<void>((resolve) => {
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      app.log.info({ signal }, 'shutting down');
-      const timer = setTimeout(() => {
-        app.log.error('shutdown took too long; exiting');
-        process.exit(1);
-      }, SHUTDOWN_GRACE_MS);
-      timer.unref();
-      app.close()
-        .then(() => store.close())
-        .finally(resolve);
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-  });
+  const signal = await untilSignal();
+  app.log.info({ signal }, 'shutting down');
+  const timer = setTimeout(() => {
+    app.log.error('shutdown took too long; exiting');
+    process.exit(1);
+  }, SHUTDOWN_GRACE_MS + 5_000);
+  timer.unref();
+  await app.close();
+  await worker?.stop(SHUTDOWN_GRACE_MS);
+  await runtime.close();
 }

@@ -15,6 +15,8 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Largest request body accepted (JSON or multipart), in bytes. */
   readonly bodyLimitBytes: number;
+  /** Whether `mailroom serve` also runs a delivery worker (MAILROOM_WORKER=off for API-only). */
+  readonly runWorker: boolean;
   /** Messages older than this are gone from reads (404, absent from history) and purged. */
   readonly retentionDays: number;
   /** Proxy addresses whose X-Forwarded-For is believed; empty: the socket address is the client. */
@@ -117,6 +119,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logLevel: oneOf('MAILROOM_LOG_LEVEL', LOG_LEVELS, 'info'),
     // 25 MiB of attachments grow by 4/3 in base64; 40 MiB leaves room for the JSON around them.
     bodyLimitBytes: int('MAILROOM_BODY_LIMIT_BYTES', 40 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    runWorker: oneOf('MAILROOM_WORKER', ['on', 'off'] as const, 'on') === 'on',
     retentionDays: int('MAILROOM_RETENTION_DAYS', 30, 1, 3650),
     trustProxy: (read('MAILROOM_TRUST_PROXY') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     turnstile: {

@@ -4,6 +4,7 @@ import type {
 } from 'fastify';
 import type { Config } from '../config/env.js';
 import type { Clock } from '../domain/clock.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { Store } from '../storage/store.js';
 
 /** What the HTTP layer needs from the outside world; main.ts and tests build it. */
@@ -11,6 +12,10 @@ export interface AppServices {
   config: Config;
   store: Store;
   clock: Clock;
+  /** Created by buildApp when not given. */
+  metrics?: Metrics;
+  /** Called after each accepted send: a worker in the same process looks at the queue at once. */
+  onAccepted?: () => void;
 }
 
 export type App = FastifyInstance<

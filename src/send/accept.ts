@@ -4,6 +4,7 @@ import type { Clock } from '../domain/clock.js';
 import { newId, randomToken, sha256 } from '../domain/ids.js';
 import { Lru } from '../domain/lru.js';
 import type { Organization, Service, Template } from '../domain/types.js';
+import type { Metrics } from '../observability/metrics.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Caller } from '../http/auth.js';
 import type { StoredResponse } from '../storage/idempotency.js';
@@ -23,11 +24,13 @@ export interface SendDeps {
   validators: Lru<ParamsValidator>;
   renderers: Lru<ReturnType<typeof compileTemplate>>;
   idempotency: IdempotencyGuard;
+  metrics: Metrics | undefined;
+  onAccepted: (() => void) | undefined;
 }
 
-export function createSendDeps(store: Store, clock: Clock, config: Config): SendDeps {
+export function createSendDeps(store: Store, clock: Clock, config: Config, metrics?: Metrics, onAccepted?: () => void): SendDeps {
   // 1,000 template versions of compiled code is a few MB at most and covers any hot set.
-  return { store, clock, config, validators: new Lru(1000), renderers: new Lru(1000), idempotency: new IdempotencyGuard(store, clock) };
+  return { store, clock, config, validators: new Lru(1000), renderers: new Lru(1000), idempotency: new IdempotencyGuard(store, clock), metrics, onAccepted };
 }
 
 export interface SendContext {
@@ -200,6 +203,10 @@ async function commit(deps: SendDeps, ctx: SendContext, p: Prepared, idem: Idemp
     });
     const response = ctx.respond({ message_id: id, status, status_token: statusToken });
     if (idem !== undefined) await deps.idempotency.record(tx, idem, response);
+    return response;
+  }).then((response) => {
+    deps.metrics?.accepted.inc({ service: p.service.id });
+    deps.onAccepted?.();
     return response;
   });
 }

@@ -1,18 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type SqliteDatabase as SqliteDatabaseLike } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase as SqliteDatabaseLike } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
-import { migrationProvider } from './migrations/index.js';
+import { MIGRATIONS } from './migrations/index.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
 export interface OpenedDatabase {
   db: Kysely<Database>;
   dialect: Dialect;
-  /** PostgreSQL schema holding the tables (`public` unless the URL names one). */
-  schema: string | undefined;
 }
 
 /**
@@ -20,9 +18,8 @@ export interface OpenedDatabase {
  * PostgreSQL URL puts every table in that schema (created if missing): tests use one schema each.
  */
 export async function openDatabase(url: string): Promise<OpenedDatabase> {
-  if (url.startsWith('sqlite:')) return { db: openSqlite(url.slice('sqlite:'.length)), dialect: 'sqlite', schema: undefined };
-  const schema = new URL(url).searchParams.get('schema') ?? 'public';
-  return { db: await openPostgres(url), dialect: 'postgres', schema };
+  if (url.startsWith('sqlite:')) return { db: openSqlite(url.slice('sqlite:'.length)), dialect: 'sqlite' };
+  return { db: await openPostgres(url), dialect: 'postgres' };
 }
 
 function openSqlite(file: string): Kysely<Database> {
@@ -98,26 +95,25 @@ async function openPostgres(url: string): Promise<Kysely<Database>> {
 }
 
 /**
- * Applies pending migrations, once, however many processes start together. Kysely's own
- * migration-table bootstrap is not safe against that (two processes race on CREATE TABLE), so
- * the whole run holds a lock first, on one connection: PostgreSQL a session advisory lock,
- * SQLite the file's write lock (BEGIN IMMEDIATE; busy_timeout makes the other process wait).
+ * Applies pending migrations, once, however many processes start together: the whole run
+ * holds a lock on one connection (PostgreSQL a session advisory lock, SQLite the file's write
+ * lock through BEGIN IMMEDIATE, where busy_timeout makes the other process wait). Our own
+ * small runner rather than Kysely's Migrator, whose bootstrap lists tables across every
+ * schema and trips over a neighbour schema being dropped at that moment.
  */
-export async function migrate({ db, dialect, schema }: OpenedDatabase): Promise<string[]> {
+export async function migrate({ db, dialect }: OpenedDatabase): Promise<string[]> {
   return db.connection().execute(async (conn) => {
     if (dialect === 'postgres') {
       await sql`select pg_advisory_lock(${MIGRATION_LOCK_ID})`.execute(conn);
       try {
-        // Kysely looks for its bookkeeping tables in every schema; naming ours keeps a
-        // neighbour schema's tables (other tenants, parallel tests) from fooling it.
-        return await runMigrator(new Migrator({ db: conn, provider: migrationProvider(dialect), migrationTableSchema: schema }));
+        return await applyPending(conn, dialect, (step) => conn.transaction().execute(step));
       } finally {
         await sql`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`.execute(conn);
       }
     }
     await sql`begin immediate`.execute(conn);
     try {
-      const applied = await runMigrator(new Migrator({ db: conn, provider: migrationProvider(dialect), disableTransactions: true }));
+      const applied = await applyPending(conn, dialect, (step) => step(conn));
       await sql`commit`.execute(conn);
       return applied;
     } catch (err) {
@@ -130,8 +126,21 @@ export async function migrate({ db, dialect, schema }: OpenedDatabase): Promise<
 /** Arbitrary constant naming mailroom's migration lock among other advisory locks. */
 const MIGRATION_LOCK_ID = 4_242_001;
 
-async function runMigrator(migrator: Migrator): Promise<string[]> {
-  const { error, results } = await migrator.migrateToLatest();
-  if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+type Step = (db: Kysely<Database>) => Promise<void>;
+
+async function applyPending(conn: Kysely<Database>, dialect: Dialect, inTransaction: (step: Step) => Promise<void>): Promise<string[]> {
+  await sql`create table if not exists mailroom_migrations (name text primary key, applied_at bigint not null)`.execute(conn);
+  const done = new Set((await sql<{ name: string }>`select name from mailroom_migrations`.execute(conn)).rows.map((r) => r.name));
+  const applied: string[] = [];
+  for (const [name, up] of Object.entries(MIGRATIONS).sort(([a], [b]) => a.localeCompare(b))) {
+    if (done.has(name)) continue;
+    // Each step and its bookkeeping row commit together (PostgreSQL has transactional DDL;
+    // on SQLite the whole run is one IMMEDIATE transaction).
+    await inTransaction(async (tx) => {
+      await up(tx as unknown as Kysely<unknown>, dialect);
+      await sql`insert into mailroom_migrations (name, applied_at) values (${name}, ${Date.now()})`.execute(tx);
+    });
+    applied.push(name);
+  }
+  return applied;
 }

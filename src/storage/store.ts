@@ -7,11 +7,12 @@ import { idempotencyRepo } from './idempotency.js';
 import { blockListRepo, suppressionsRepo } from './lists.js';
 import { messagesRepo } from './messages.js';
 import { organizationsRepo } from './organizations.js';
+import { queueRepo } from './queue.js';
 import type { Database } from './schema.js';
 import { servicesRepo } from './services.js';
 import { templatesRepo } from './templates.js';
 
-function repos(db: Kysely<Database>) {
+function repos(db: Kysely<Database>, dialect: Dialect) {
   return {
     organizations: organizationsRepo(db),
     keys: apiKeysRepo(db),
@@ -21,6 +22,7 @@ function repos(db: Kysely<Database>) {
     blockList: blockListRepo(db),
     messages: messagesRepo(db),
     idempotency: idempotencyRepo(db),
+    queue: queueRepo(db, dialect),
   };
 }
 
@@ -43,14 +45,14 @@ export interface Store extends Repos {
 export function storeOver(db: Kysely<Database>, dialect: Dialect, clock: Clock): Store {
   const group = dialect === 'sqlite' ? new GroupCommit(db) : undefined;
   return {
-    ...repos(db),
+    ...repos(db, dialect),
     db,
     dialect,
     clock,
     // PostgreSQL groups concurrent commits itself; SQLite's single writer needs our help.
     transaction: group !== undefined
-      ? (fn) => group.run((conn) => fn({ ...repos(conn), db: conn, dialect }))
-      : (fn) => db.transaction().execute((trx) => fn({ ...repos(trx), db: trx, dialect })),
+      ? (fn) => group.run((conn) => fn({ ...repos(conn, dialect), db: conn, dialect }))
+      : (fn) => db.transaction().execute((trx) => fn({ ...repos(trx, dialect), db: trx, dialect })),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

@@ -1,0 +1,48 @@
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import type { Config } from '../config/env.js';
+import { systemClock } from '../domain/clock.js';
+import { LocalPacer, RedisPacer, type Pacer } from '../delivery/pacing.js';
+import { DeliveryWorker } from '../delivery/worker.js';
+import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { openStore, type Store } from '../storage/store.js';
+
+/** The long-lived parts a process needs, built once from config (the composition root). */
+export interface Runtime {
+  store: Store;
+  metrics: Metrics;
+  pacer: Pacer;
+  redis: Redis | undefined;
+  logger: pino.Logger;
+  createWorker(): DeliveryWorker;
+  close(): Promise<void>;
+}
+
+export async function createRuntime(config: Config): Promise<Runtime> {
+  const logger = pino({ level: config.logLevel });
+  const store = await openStore(config.databaseUrl, { clock: systemClock });
+  const redis = config.redisUrl === undefined ? undefined : new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+  redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis'));
+  const metrics = createMetrics(() => store.queue.depth(systemClock.now()));
+  const pacer: Pacer = redis === undefined ? new LocalPacer(systemClock) : new RedisPacer(redis, systemClock);
+  return {
+    store,
+    metrics,
+    pacer,
+    redis,
+    logger,
+    createWorker: () => new DeliveryWorker({ store, clock: systemClock, dataDir: config.dataDir, pacer, metrics, logger: logger.child({ component: 'worker' }) }),
+    close: async () => {
+      await store.close();
+      if (redis !== undefined) await redis.quit().catch(() => undefined);
+    },
+  };
+}
+
+/** Resolves on the first SIGTERM or SIGINT. */
+export function untilSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+}

@@ -1,0 +1,30 @@
+import type { Mail } from 'nodemailer';
+import type { Address } from '../templates/recipients.js';
+import type { OutgoingEmail } from './transport.js';
+
+export type MailOptions = Parameters<Mail['sendMail']>[0];
+
+const formatAddress = (a: Address) => ({ name: a.name, address: a.address });
+
+/**
+ * nodemailer options for one stored email. File and URL access are off: an attachment given
+ * as a `path` or `href` could otherwise read server files or fetch URLs. Every header value
+ * passes through nodemailer's own encoding; nothing user-supplied goes in `prepared` headers.
+ */
+export function mailOptions(mail: OutgoingEmail): MailOptions {
+  const e = mail.email;
+  return {
+    messageId: mail.headerMessageId,
+    from: formatAddress(e.from),
+    to: e.to.map(formatAddress),
+    cc: e.cc.map(formatAddress),
+    bcc: e.bcc.map(formatAddress),
+    replyTo: e.reply_to.map(formatAddress),
+    subject: e.subject,
+    ...(e.text !== '' ? { text: e.text } : {}),
+    ...(e.html !== '' ? { html: e.html } : {}),
+    attachments: mail.attachments.map((a) => ({ filename: a.filename, content: a.content, ...(a.contentType !== undefined ? { contentType: a.contentType } : {}) })),
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  };
+}

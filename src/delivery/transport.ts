@@ -1,0 +1,47 @@
+import type { Service } from '../domain/types.js';
+import type { RenderedEmail } from '../templates/render.js';
+
+/** What leaves: the stored rendered email plus the identity every attempt reuses. */
+export interface OutgoingEmail {
+  messageId: string;
+  /** RFC 5322 Message-ID, the same on every attempt so a duplicate delivery is recognisable. */
+  headerMessageId: string;
+  email: RenderedEmail;
+  attachments: Array<{ filename: string; contentType: string | undefined; content: Buffer }>;
+}
+
+export interface DeliveryReceipt {
+  /** The provider's own id or reply line, kept in the `sent` event. */
+  response: string;
+  /** Recipients the provider refused while accepting the message for the others. */
+  rejected?: string[];
+}
+
+/**
+ * How a failed attempt is treated:
+ * - `temporary`: 4xx reply, refused/timed-out connection, DNS → retry with backoff;
+ * - `mailbox`: the mailbox does not exist (5xx on RCPT) → bounced, recipient suppressed;
+ * - `permanent`: any other 5xx → failed;
+ * - `service`: the service itself is broken (authentication, TLS, configuration) →
+ *   held_service_error until an operator fixes the service.
+ */
+export type FailureKind = 'temporary' | 'mailbox' | 'permanent' | 'service';
+
+export class DeliveryError extends Error {
+  constructor(readonly kind: FailureKind, message: string, readonly recipients: string[] = []) {
+    super(message);
+    this.name = 'DeliveryError';
+  }
+}
+
+/** One outbound service. Adding a provider is one file that implements this and registers it. */
+export interface Transport {
+  send(mail: OutgoingEmail): Promise<DeliveryReceipt>;
+  close(): Promise<void>;
+}
+
+export interface TransportContext {
+  dataDir: string;
+}
+
+export type TransportFactory = (service: Service, context: TransportContext) => Transport;

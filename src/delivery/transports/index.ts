@@ -1,0 +1,9 @@
+import type { TransportFactory } from '../transport.js';
+import { outboxTransport } from './outbox.js';
+import { smtpTransport } from './smtp.js';
+
+/** Providers by name. A new provider is one file exporting a TransportFactory, added here. */
+export const TRANSPORTS: Readonly<Record<string, TransportFactory>> = {
+  smtp: smtpTransport,
+  outbox: outboxTransport,
+};

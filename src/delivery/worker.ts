@@ -1,0 +1,237 @@
+import { sql } from 'kysely';
+import type { Clock } from '../domain/clock.js';
+import type { Service } from '../domain/types.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { ClaimedMessage } from '../storage/queue.js';
+import type { Store } from '../storage/store.js';
+import { allRecipients, type RenderedEmail } from '../templates/render.js';
+import type { Pacer } from './pacing.js';
+import { DEFAULT_RETRY, nextAttemptAt, type RetryPolicy } from './retry.js';
+import { DeliveryError, type Transport, type TransportFactory } from './transport.js';
+import { TRANSPORTS } from './transports/index.js';
+
+export interface WorkerLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface WorkerDeps {
+  store: Store;
+  clock: Clock;
+  dataDir: string;
+  pacer: Pacer;
+  metrics: Metrics;
+  logger: WorkerLogger;
+  transports?: Readonly<Record<string, TransportFactory>>;
+  retry?: RetryPolicy;
+  random?: () => number;
+}
+
+export interface WorkerOptions {
+  /** Messages claimed per round, and so sent at once at most (the SMTP pool queues the rest). */
+  batchSize: number;
+  /** How long a claim lasts before the reaper may give the message to another worker. */
+  leaseMs: number;
+  /** Sleep when the queue is empty, unless `nudge` wakes the worker earlier. */
+  pollMs: number;
+  reapEveryMs: number;
+}
+
+export const DEFAULT_WORKER_OPTIONS: Readonly<WorkerOptions> = Object.freeze({
+  batchSize: 50,
+  // Longer than any single attempt (SMTP socket timeout 60 s) with room to spare.
+  leaseMs: 5 * 60_000,
+  pollMs: 500,
+  reapEveryMs: 10_000,
+});
+
+/**
+ * The delivery worker: claims due messages, sends each through its service's transport and
+ * records the outcome. Any number of workers may run against one PostgreSQL database.
+ */
+export class DeliveryWorker {
+  private readonly options: WorkerOptions;
+  private readonly transports = new Map<string, { version: number; transport: Transport }>();
+  private readonly claimed = new Map<string, ClaimedMessage>();
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private lastReap = 0;
+
+  constructor(private readonly deps: WorkerDeps, options: Partial<WorkerOptions> = {}) {
+    this.options = { ...DEFAULT_WORKER_OPTIONS, ...options };
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** A send was just accepted in this process: look at the queue now instead of after pollMs. */
+  nudge(): void {
+    this.wake?.();
+  }
+
+  /**
+   * Graceful stop: no new claims; sends under way get `graceMs` to finish, then whatever is
+   * still claimed goes back to the queue untouched, and the transports close.
+   */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    if (this.loop !== undefined) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.loop, new Promise((r) => { timer = setTimeout(r, graceMs); })]);
+      clearTimeout(timer);
+    }
+    const now = this.deps.clock.now();
+    for (const m of this.claimed.values()) await this.deps.store.queue.release(m.id, m.lease_until, now).catch(() => undefined);
+    this.claimed.clear();
+    await Promise.all([...this.transports.values()].map((t) => t.transport.close().catch(() => undefined)));
+    this.transports.clear();
+  }
+
+  /** One round: reap if due, claim a batch, deliver it. Returns how many messages it handled. */
+  async runOnce(): Promise<number> {
+    const { store, clock } = this.deps;
+    const now = clock.now();
+    if (now - this.lastReap >= this.options.reapEveryMs) {
+      this.lastReap = now;
+      const reaped = await store.transaction((tx) => tx.queue.reapExpired(now));
+      if (reaped > 0) this.deps.logger.warn({ reaped }, 'expired leases returned to the queue');
+    }
+    const batch = await store.transaction((tx) => tx.queue.claim(now, this.options.batchSize, this.options.leaseMs));
+    for (const m of batch) this.claimed.set(m.id, m);
+    await Promise.all(batch.map((m) => this.deliver(m).finally(() => this.claimed.delete(m.id))));
+    return batch.length;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let handled = 0;
+      try {
+        handled = await this.runOnce();
+      } catch (err) {
+        this.deps.logger.error({ err }, 'delivery round failed');
+      }
+      if (handled === 0 && this.running) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.options.pollMs);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = undefined;
+      }
+    }
+  }
+
+  private async deliver(m: ClaimedMessage): Promise<void> {
+    const { store, clock, metrics, logger } = this.deps;
+    const log = { message_id: m.id, org_id: m.org_id, service_id: m.service_id, attempt: m.attempts };
+    let email = JSON.parse(m.content) as RenderedEmail;
+
+    // Suppressed after acceptance (a bounce or complaint arrived meanwhile): those recipients
+    // are dropped; with no To left the message is discarded and its credit returned.
+    const suppressed = new Set(await store.suppressions.findAmong(m.org_id, allRecipients(email)));
+    if (suppressed.size > 0) {
+      const keep = (list: RenderedEmail['to']) => list.filter((a) => !suppressed.has(a.address.toLowerCase()));
+      email = { ...email, to: keep(email.to), cc: keep(email.cc), bcc: keep(email.bcc) };
+      if (email.to.length === 0) {
+        await this.finish(m, 'discarded', `recipients suppressed: ${[...suppressed].join(', ')}`);
+        logger.info({ ...log, outcome: 'discarded' }, 'delivery attempt');
+        return;
+      }
+    }
+
+    const service = await store.services.get(m.org_id, m.service_id);
+    const transport = service === undefined ? undefined : this.transportFor(service);
+    if (service === undefined || transport === undefined) {
+      await this.finish(m, 'held_service_error', service === undefined ? 'the service no longer exists' : `unknown provider ${service.provider}`);
+      logger.warn({ ...log, outcome: 'held_service_error' }, 'delivery attempt');
+      return;
+    }
+    if (service.max_per_second !== null) {
+      await this.deps.pacer.acquire(`${m.org_id}/${m.service_id}`, service.max_per_second);
+      // Pacing may have waited: renew the claim, and skip the send if it was lost meanwhile.
+      const renewed = clock.now() + this.options.leaseMs;
+      if (!(await store.queue.extendLease(m.id, m.lease_until, renewed))) return;
+      m.lease_until = renewed;
+    }
+
+    const started = performance.now();
+    try {
+      const receipt = await transport.send({ messageId: m.id, headerMessageId: m.header_message_id, email, attachments: [] });
+      metrics.sendSeconds.observe({ service: m.service_id }, (performance.now() - started) / 1000);
+      const now = clock.now();
+      await store.transaction((tx) => tx.queue.markSent(m.id, m.lease_until, now, {
+        response: receipt.response.slice(0, 500),
+        ...(receipt.rejected !== undefined ? { rejected: receipt.rejected } : {}),
+      }));
+      metrics.sent.inc({ service: m.service_id });
+      logger.info({ ...log, outcome: 'sent', ms: Math.round(performance.now() - started) }, 'delivery attempt');
+    } catch (error) {
+      const err = error instanceof DeliveryError ? error : new DeliveryError('temporary', error instanceof Error ? error.message : String(error));
+      await this.failed(m, err, email);
+      logger.warn({ ...log, outcome: err.kind, reason: err.message.slice(0, 300) }, 'delivery attempt');
+    }
+  }
+
+  private async failed(m: ClaimedMessage, err: DeliveryError, email: RenderedEmail): Promise<void> {
+    const { store, clock, metrics } = this.deps;
+    const now = clock.now();
+    const reason = err.message.slice(0, 500);
+    if (err.kind === 'temporary') {
+      const at = nextAttemptAt(this.deps.retry ?? DEFAULT_RETRY, m.attempts, m.created_at, now, this.deps.random);
+      if (at !== undefined) {
+        await store.transaction((tx) => tx.queue.markRetry(m.id, m.lease_until, now, at, reason));
+        metrics.deferred.inc({ service: m.service_id });
+        return;
+      }
+      await this.finish(m, 'failed', `gave up after ${m.attempts} attempts: ${reason}`);
+      return;
+    }
+    if (err.kind === 'mailbox') {
+      // A hard bounce: those addresses go on the suppression list so no later send tries them.
+      const bounced = err.recipients.length > 0 ? err.recipients : email.to.map((a) => a.address);
+      await store.transaction(async (tx) => {
+        if (await tx.queue.markFinal(m.id, m.lease_until, 'bounced', now, reason)) {
+          for (const address of bounced) await tx.suppressions.add(m.org_id, address, 'hard_bounce', now);
+        }
+      });
+      metrics.bounced.inc({ service: m.service_id });
+      return;
+    }
+    await this.finish(m, err.kind === 'service' ? 'held_service_error' : 'failed', reason);
+  }
+
+  /**
+   * Final states. A discarded message never left, so its credit comes back; a failed one was
+   * attempted and keeps it (an operator can top up): the provider may have spent effort on it.
+   */
+  private async finish(m: ClaimedMessage, status: 'failed' | 'held_service_error' | 'discarded', reason: string): Promise<void> {
+    const now = this.deps.clock.now();
+    await this.deps.store.transaction(async (tx) => {
+      const moved = await tx.queue.markFinal(m.id, m.lease_until, status, now, reason);
+      if (moved && status === 'discarded' && m.credit_taken) {
+        await tx.db.updateTable('organizations').set({ credits: sql<number>`credits + 1` }).where('id', '=', m.org_id).execute();
+      }
+    });
+    if (status === 'failed') this.deps.metrics.failed.inc({ service: m.service_id });
+  }
+
+  private transportFor(service: Service): Transport | undefined {
+    const key = `${service.org_id}/${service.id}`;
+    const cached = this.transports.get(key);
+    if (cached !== undefined && cached.version === service.version) return cached.transport;
+    const factory = (this.deps.transports ?? TRANSPORTS)[service.provider];
+    if (factory === undefined) return undefined;
+    if (cached !== undefined) void cached.transport.close().catch(() => undefined);
+    const transport = factory(service, { dataDir: this.deps.dataDir });
+    this.transports.set(key, { version: service.version, transport });
+    return transport;
+  }
+}

@@ -1,0 +1,52 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Prometheus metrics of one process. Each process keeps its own registry (tests build many
+ * apps in one process); `queue` gauges read the database when scraped.
+ */
+export interface Metrics {
+  registry: Registry;
+  accepted: Counter<'service'>;
+  sent: Counter<'service'>;
+  deferred: Counter<'service'>;
+  failed: Counter<'service'>;
+  bounced: Counter<'service'>;
+  sendSeconds: Histogram<'service'>;
+  rateLimitBackendErrors: Counter<'scope'>;
+}
+
+export function createMetrics(queueDepth?: () => Promise<{ queued: number; due: number; oldestDueAgeMs: number }>): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'mailroom_process_' });
+  const counter = (name: string, help: string) => new Counter({ name, help, labelNames: ['service'] as const, registers: [registry] });
+  const metrics: Metrics = {
+    registry,
+    accepted: counter('mailroom_messages_accepted_total', 'Messages accepted by a send call'),
+    sent: counter('mailroom_messages_sent_total', 'Messages accepted by the outbound service'),
+    deferred: counter('mailroom_messages_deferred_total', 'Attempts that failed temporarily and will be retried'),
+    failed: counter('mailroom_messages_failed_total', 'Messages that ended failed'),
+    bounced: counter('mailroom_messages_bounced_total', 'Messages that ended bounced'),
+    sendSeconds: new Histogram({
+      name: 'mailroom_send_duration_seconds',
+      help: 'Time to hand one message to the outbound service',
+      labelNames: ['service'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    rateLimitBackendErrors: new Counter({
+      name: 'mailroom_rate_limit_backend_errors_total',
+      help: 'Rate-limit checks that could not reach their store (public keys fail closed, private keys open)',
+      labelNames: ['scope'] as const,
+      registers: [registry],
+    }),
+  };
+  if (queueDepth !== undefined) {
+    let last: Promise<{ queued: number; due: number; oldestDueAgeMs: number }> | undefined;
+    // One database read serves all three gauges of a scrape.
+    const read = () => (last ??= queueDepth().finally(() => setImmediate(() => { last = undefined; })));
+    new Gauge({ name: 'mailroom_queue_depth', help: 'Messages queued (due or waiting for a retry)', registers: [registry], async collect() { this.set((await read()).queued); } });
+    new Gauge({ name: 'mailroom_queue_due', help: 'Queued messages whose time has come', registers: [registry], async collect() { this.set((await read()).due); } });
+    new Gauge({ name: 'mailroom_queue_oldest_due_age_seconds', help: 'Age of the oldest due message', registers: [registry], async collect() { this.set((await read()).oldestDueAgeMs / 1000); } });
+  }
+  return metrics;
+}

@@ -1,0 +1,139 @@
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from './dialect.js';
+import type { Database } from './schema.js';
+
+/** A message the worker has claimed: everything needed to send it. */
+export interface ClaimedMessage {
+  id: string;
+  org_id: string;
+  service_id: string;
+  content: string;
+  header_message_id: string;
+  attachments: string | null;
+  attempts: number;
+  credit_taken: boolean;
+  created_at: number;
+  /** The lease this claim holds; every outcome applies only while it still holds it. */
+  lease_until: number;
+}
+
+/**
+ * The message table is the queue. Claiming is one UPDATE … RETURNING over the due rows:
+ * PostgreSQL skips rows another worker has locked (FOR UPDATE SKIP LOCKED), so no message is
+ * claimed twice; SQLite has a single writer, so the statement is atomic as it is.
+ * Messages of suspended organizations are not claimed: they wait, still queued.
+ */
+export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
+  const event = (messageId: string, type: string, at: number, detail?: Record<string, unknown>) =>
+    db.insertInto('message_events').values({ message_id: messageId, type, at, detail: detail === undefined ? null : JSON.stringify(detail) }).execute();
+
+  return {
+    async claim(now: number, limit: number, leaseMs: number): Promise<ClaimedMessage[]> {
+      const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
+      const rows = await sql<{
+        id: string; org_id: string; service_id: string; content: string; header_message_id: string;
+        attachments: string | null; attempts: number; credit_taken: number; created_at: number;
+      }>`
+        update messages set status = 'sending', lease_until = ${now + leaseMs}, attempts = attempts + 1, updated_at = ${now}
+        where id in (
+          select id from messages
+          where status = 'queued' and next_attempt_at <= ${now}
+            and org_id not in (select id from organizations where suspended = 1)
+          order by next_attempt_at, id
+          limit ${limit}
+          ${lock}
+        )
+        returning id, org_id, service_id, content, header_message_id, attachments, attempts, credit_taken, created_at`.execute(db);
+      const claimed = rows.rows.map((r) => ({ ...r, attempts: Number(r.attempts), created_at: Number(r.created_at), credit_taken: Number(r.credit_taken) === 1, lease_until: now + leaseMs }));
+      if (claimed.length > 0) {
+        await db.insertInto('message_events')
+          .values(claimed.map((m) => ({ message_id: m.id, type: 'sending', at: now, detail: JSON.stringify({ attempt: m.attempts }) })))
+          .execute();
+      }
+      return claimed;
+    },
+
+    /** Outcome of one attempt; each only applies while this claim still holds the message. */
+    /** Moves a lease on (before a send that waited for pacing); false when it was lost. */
+    async extendLease(id: string, lease: number, until: number): Promise<boolean> {
+      const r = await db.updateTable('messages').set({ lease_until: until })
+        .where('id', '=', id).where('status', '=', 'sending').where('lease_until', '=', lease).executeTakeFirst();
+      return r.numUpdatedRows > 0n;
+    },
+
+    async markSent(id: string, lease: number, now: number, detail: Record<string, unknown>): Promise<boolean> {
+      const r = await db.updateTable('messages').set({ status: 'sent', sent_at: now, lease_until: null, last_error: null, updated_at: now })
+        .where('id', '=', id).where('status', '=', 'sending').where('lease_until', '=', lease).executeTakeFirst();
+      if (r.numUpdatedRows === 0n) return false;
+      await event(id, 'sent', now, detail);
+      return true;
+    },
+
+    async markRetry(id: string, lease: number, now: number, nextAttemptAt: number, reason: string): Promise<boolean> {
+      const r = await db.updateTable('messages')
+        .set({ status: 'queued', next_attempt_at: nextAttemptAt, lease_until: null, last_error: reason, updated_at: now })
+        .where('id', '=', id).where('status', '=', 'sending').where('lease_until', '=', lease).executeTakeFirst();
+      if (r.numUpdatedRows === 0n) return false;
+      await event(id, 'deferred', now, { reason, retry_at: new Date(nextAttemptAt).toISOString() });
+      return true;
+    },
+
+    async markFinal(id: string, lease: number, status: 'failed' | 'bounced' | 'held_service_error' | 'discarded', now: number, reason: string): Promise<boolean> {
+      const r = await db.updateTable('messages')
+        .set({ status, lease_until: null, last_error: reason, updated_at: now, next_attempt_at: null, ...(status === 'discarded' ? { credit_taken: 0 } : {}) })
+        .where('id', '=', id).where('status', '=', 'sending').where('lease_until', '=', lease).executeTakeFirst();
+      if (r.numUpdatedRows === 0n) return false;
+      await event(id, status, now, { reason });
+      return true;
+    },
+
+    /** Gives a claimed message back untouched (graceful stop): it did not leave. */
+    async release(id: string, lease: number, now: number): Promise<void> {
+      const r = await db.updateTable('messages')
+        .set({ status: 'queued', lease_until: null, updated_at: now, next_attempt_at: now, attempts: sql<number>`attempts - 1` })
+        .where('id', '=', id).where('status', '=', 'sending').where('lease_until', '=', lease).executeTakeFirst();
+      if (r.numUpdatedRows > 0n) await event(id, 'queued', now, { reason: 'worker_stopped' });
+    },
+
+    /** The reaper: leases that expired (a worker died mid-send) go back to the queue. */
+    async reapExpired(now: number): Promise<number> {
+      const expired = await db.selectFrom('messages').select('id')
+        .where('status', '=', 'sending').where('lease_until', '<', now).limit(500).execute();
+      let n = 0;
+      for (const { id } of expired) {
+        const r = await db.updateTable('messages').set({ status: 'queued', lease_until: null, next_attempt_at: now, updated_at: now })
+          .where('id', '=', id).where('status', '=', 'sending').where('lease_until', '<', now).executeTakeFirst();
+        if (r.numUpdatedRows > 0n) {
+          await event(id, 'queued', now, { reason: 'lease_expired' });
+          n += 1;
+        }
+      }
+      return n;
+    },
+
+    /** A fixed service takes its held messages back into the queue. */
+    async requeueServiceErrors(orgId: string, serviceId: string, now: number): Promise<number> {
+      const held = await db.selectFrom('messages').select('id')
+        .where('org_id', '=', orgId).where('service_id', '=', serviceId).where('status', '=', 'held_service_error').execute();
+      for (const { id } of held) {
+        await db.updateTable('messages').set({ status: 'queued', next_attempt_at: now, updated_at: now })
+          .where('id', '=', id).where('status', '=', 'held_service_error').execute();
+        await event(id, 'queued', now, { reason: 'service_updated' });
+      }
+      return held.length;
+    },
+
+    /** Queue depth and the age of the oldest due message, for /metrics. */
+    async depth(now: number): Promise<{ queued: number; due: number; oldestDueAgeMs: number }> {
+      const row = await db.selectFrom('messages')
+        .select((eb) => [
+          eb.fn.countAll<number>().as('queued'),
+          eb.fn.sum<number>(eb.case().when('next_attempt_at', '<=', now).then(1).else(0).end()).as('due'),
+          eb.fn.min<number>(eb.case().when('next_attempt_at', '<=', now).then(eb.ref('next_attempt_at')).end()).as('oldest'),
+        ])
+        .where('status', '=', 'queued').executeTakeFirstOrThrow();
+      const oldest = row.oldest === null ? null : Number(row.oldest);
+      return { queued: Number(row.queued), due: Number(row.due ?? 0), oldestDueAgeMs: oldest === null ? 0 : Math.max(0, now - oldest) };
+    },
+  };
+}
