@@ -31,7 +31,10 @@ export async function createRuntime(config: Config): Promise<Runtime> {
     pacer,
     redis,
     logger,
-    createWorker: () => new DeliveryWorker({ store, clock: systemClock, dataDir: config.dataDir, pacer, metrics, logger: logger.child({ component: 'worker' }) }),
+    createWorker: () => new DeliveryWorker(
+      { store, clock: systemClock, dataDir: config.dataDir, pacer, metrics, logger: logger.child({ component: 'worker' }) },
+      { leaseMs: config.worker.leaseMs, batchSize: config.worker.batchSize, pollMs: config.worker.pollMs, reapEveryMs: Math.min(10_000, config.worker.leaseMs) },
+    ),
     close: async () => {
       await store.close();
       if (redis !== undefined) await redis.quit().catch(() => undefined);

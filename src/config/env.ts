@@ -17,6 +17,12 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /** Whether `mailroom serve` also runs a delivery worker (MAILROOM_WORKER=off for API-only). */
   readonly runWorker: boolean;
+  readonly worker: {
+    /** A claim expires after this; the reaper then gives the message to another worker. */
+    readonly leaseMs: number;
+    readonly batchSize: number;
+    readonly pollMs: number;
+  };
   /** Messages older than this are gone from reads (404, absent from history) and purged. */
   readonly retentionDays: number;
   /** Proxy addresses whose X-Forwarded-For is believed; empty: the socket address is the client. */
@@ -120,6 +126,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     // 25 MiB of attachments grow by 4/3 in base64; 40 MiB leaves room for the JSON around them.
     bodyLimitBytes: int('MAILROOM_BODY_LIMIT_BYTES', 40 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     runWorker: oneOf('MAILROOM_WORKER', ['on', 'off'] as const, 'on') === 'on',
+    worker: {
+      leaseMs: int('MAILROOM_WORKER_LEASE_SECONDS', 300, 1, 86_400) * 1000,
+      batchSize: int('MAILROOM_WORKER_BATCH', 50, 1, 1000),
+      pollMs: int('MAILROOM_WORKER_POLL_MS', 500, 10, 60_000),
+    },
     retentionDays: int('MAILROOM_RETENTION_DAYS', 30, 1, 3650),
     trustProxy: (read('MAILROOM_TRUST_PROXY') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     turnstile: {
