@@ -16,13 +16,15 @@ function bearer(request: FastifyRequest): string | undefined {
 
 /**
  * Guards every route of the admin context with `Authorization: Bearer <MAILROOM_ADMIN_TOKEN>`.
- * The check runs first (onRequest, before the body is read or validated). Comparing SHA-256
- * digests makes both sides the same length, so timingSafeEqual reveals neither the token nor
- * its length. API keys mean nothing here: a sk_/pk_ value is just a wrong token.
+ * The check runs after the body is parsed (a malformed or oversized body is a 400/413 for
+ * anyone, as everywhere in the API) and before it is validated, so only an operator learns
+ * what the schemas expect. Comparing SHA-256 digests makes both sides the same length, so
+ * timingSafeEqual reveals neither the token nor its length. API keys mean nothing here: a
+ * sk_/pk_ value is just a wrong token.
  */
 export function installAdminAuth(app: App, adminToken: string): void {
   const expected = digest(adminToken);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('preValidation', async (request) => {
     const presented = bearer(request);
     if (presented === undefined) {
       throw new ApiError('unauthorized', { message: 'Send the admin token: Authorization: Bearer <MAILROOM_ADMIN_TOKEN>.', headers: CHALLENGE });

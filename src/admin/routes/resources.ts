@@ -130,20 +130,21 @@ const SmtpResource = Type.Object({
   secure: Type.Boolean(),
   user: Type.String(),
   pass: Type.String({ description: `"${SECRET_MASK}" when set; send it back unchanged to keep the stored password` }),
-  dkim: Nullable(Type.Object({
+  dkim: Type.Optional(Type.Object({
     domain_name: Type.String(),
     key_selector: Type.String(),
     private_key: Type.String({ description: `"${SECRET_MASK}"; send it back unchanged to keep the stored key` }),
   })),
 });
 
+/** Unset optional settings are left out (not null), so a GET body minus id/version/times is a valid PUT body. */
 export const ServiceResource = Type.Object({
   id: Type.String(),
   provider: Type.String(),
   default: Type.Boolean(),
-  smtp: Nullable(SmtpResource),
-  from_email: Nullable(Type.String()),
-  from_name: Nullable(Type.String()),
+  smtp: Type.Optional(SmtpResource),
+  from_email: Type.Optional(Type.String()),
+  from_name: Type.Optional(Type.String()),
   max_per_second: Nullable(Type.Number()),
   version: Type.Integer(),
   created_at: Timestamp,
@@ -176,16 +177,18 @@ export function serviceResource(s: Service): Static<typeof ServiceResource> {
     id: s.id,
     provider: s.provider,
     default: s.is_default,
-    smtp: smtp === null ? null : {
-      host: smtp.host,
-      port: smtp.port,
-      secure: smtp.secure,
-      user: smtp.user,
-      pass: maskSecret(smtp.pass),
-      dkim: smtp.dkim === null ? null : { ...smtp.dkim, private_key: maskSecret(smtp.dkim.private_key) },
-    },
-    from_email: typeof s.settings.from_email === 'string' ? s.settings.from_email : null,
-    from_name: typeof s.settings.from_name === 'string' ? s.settings.from_name : null,
+    ...(smtp === null ? {} : {
+      smtp: {
+        host: smtp.host,
+        port: smtp.port,
+        secure: smtp.secure,
+        user: smtp.user,
+        pass: maskSecret(smtp.pass),
+        ...(smtp.dkim === null ? {} : { dkim: { ...smtp.dkim, private_key: maskSecret(smtp.dkim.private_key) } }),
+      },
+    }),
+    ...(typeof s.settings.from_email === 'string' ? { from_email: s.settings.from_email } : {}),
+    ...(typeof s.settings.from_name === 'string' ? { from_name: s.settings.from_name } : {}),
     max_per_second: s.max_per_second,
     version: s.version,
     created_at: iso(s.created_at),

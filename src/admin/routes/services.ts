@@ -6,6 +6,7 @@ import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../../http/app-types.js';
 import { responses } from '../../http/schemas.js';
 import type { ServiceFields } from '../../storage/services.js';
+import { putService } from '../services.js';
 import {
   ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, invalidFields, LookupId, NoContent, OrgParams, requireOrganization,
 } from './common.js';
@@ -75,7 +76,7 @@ export function registerServiceRoutes(app: App, { store }: AppServices): void {
       tags: ADMIN_TAGS,
       security: ADMIN_SECURITY,
       summary: 'Create or replace an email service',
-      description: `Replaces the whole service. \`default: true\` clears the default flag of the others. A \`pass\` or DKIM \`private_key\` of "${SECRET_MASK}" keeps the stored one.`,
+      description: `Replaces the whole service. \`default: true\` clears the default flag of the others. A \`pass\` or DKIM \`private_key\` of "${SECRET_MASK}" keeps the stored one. Updating a service puts the messages held on its error (\`held_service_error\`) back in the queue.`,
       params: Type.Object({ org: LookupId, id: ResourceId }),
       body: ServiceInput,
       response: responses({ 200: ServiceResource, 201: ServiceResource }, ADMIN_BODY_ERRORS),
@@ -86,7 +87,9 @@ export function registerServiceRoutes(app: App, { store }: AppServices): void {
     const now = store.clock.now();
     const { outcome, service } = await store.transaction(async (tx) => {
       const fields = wantedFields(request.body, await tx.services.get(org.id, id));
-      const result = await tx.services.put(org.id, id, fields, now);
+      // As from the config file: an update may be a fix, so messages held on this service's
+      // error go back to the queue.
+      const { result } = await putService(tx, org.id, id, fields, now);
       return { outcome: result, service: await tx.services.get(org.id, id) };
     });
     if (service === undefined) throw notFound(org.id, id);

@@ -1,0 +1,68 @@
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+import { newId } from '../../src/domain/ids.js';
+import type { MessageStatus } from '../../src/domain/types.js';
+import type { Store } from '../../src/storage/store.js';
+import { ADMIN_TOKEN, type TestApp } from '../support/app.js';
+
+type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
+
+/** One admin call with the right token (or `token`, or none when null). */
+export function admin(
+  t: TestApp, method: Method, path: string, body?: unknown, token: string | null = ADMIN_TOKEN,
+): Promise<LightMyRequestResponse> {
+  const options: InjectOptions = {
+    method,
+    url: `/admin/v1${path}`,
+    headers: token === null ? {} : { authorization: `Bearer ${token}` },
+  };
+  if (body !== undefined) options.payload = body as InjectOptions['payload'];
+  return t.app.inject(options);
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; docs_url: string; details?: { fields?: Array<{ field: string; message: string }> } & Record<string, unknown> };
+}
+
+/** Asserts the status and the envelope's code; returns the envelope. */
+export function expectError(res: LightMyRequestResponse, status: number, code: string): ErrorBody['error'] {
+  expect(res.statusCode, res.body).toBe(status);
+  const body = res.json<ErrorBody>();
+  expect(body.error.code).toBe(code);
+  expect(body.error.message.length).toBeGreaterThan(0);
+  return body.error;
+}
+
+/** Creates an organization through the API. */
+export async function createOrg(t: TestApp, id = 'acme', body: Record<string, unknown> = {}): Promise<void> {
+  const res = await admin(t, 'PUT', `/organizations/${id}`, body);
+  expect(res.statusCode, res.body).toBe(201);
+}
+
+/** A message row as the send path would leave it, inserted directly. */
+export async function insertMessage(
+  store: Store, orgId: string, id: string, status: MessageStatus, createdAt: number, creditTaken: boolean, serviceId = 'outbox',
+): Promise<void> {
+  await store.db.insertInto('messages').values({
+    id,
+    org_id: orgId,
+    template_id: 'contact',
+    service_id: serviceId,
+    status,
+    status_token_hash: newId('tok'),
+    key_type: 'private',
+    content: JSON.stringify({ subject: 'Hi', to: ['someone@example.com'], html: '<p>Hi</p>', text: 'Hi' }),
+    subject: 'Hi',
+    header_message_id: `<${id}@mailroom.test>`,
+    attachments: null,
+    credit_taken: creditTaken ? 1 : 0,
+    attempts: 0,
+    next_attempt_at: status === 'queued' ? createdAt : null,
+    lease_until: null,
+    last_error: null,
+    idempotency_key: null,
+    created_at: createdAt,
+    updated_at: createdAt,
+    sent_at: status === 'sent' ? createdAt + 1000 : null,
+  }).execute();
+}

@@ -1,0 +1,117 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { freshApp, type TestApp } from '../support/app.js';
+import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
+import { DIALECTS, postgresAvailable } from '../support/stores.js';
+import { admin, expectError } from './helpers.js';
+
+const pgUp = await postgresAvailable();
+
+interface TemplateBody {
+  id: string;
+  name: string;
+  service_id: string | null;
+  params: Array<{ name: string; type: string; required?: boolean }>;
+  captcha: boolean;
+  content: Record<string, string>;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const WELCOME = {
+  name: 'Welcome',
+  service_id: 'outbox',
+  subject: 'Welcome, {{name}}',
+  to: 'owner@acme.test',
+  from_email: 'noreply@acme.test',
+  html: '<p>Hello {{name}}</p>{{#if code}}<p>{{code}}</p>{{/if}}',
+  text: 'Hello {{name}}',
+  captcha: true,
+  params: [{ name: 'name', type: 'string', required: true }, { name: 'code', type: 'integer', minimum: 0 }],
+};
+
+describe.each(DIALECTS)('admin templates on %s', (dialect) => {
+  const skip = dialect === 'postgres' && !pgUp;
+  let t: TestApp;
+  beforeEach(async () => {
+    if (!skip) t = await freshApp(dialect);
+  });
+  afterEach(async () => {
+    if (!skip) await t.cleanup();
+  });
+
+  it.skipIf(skip)('PUT creates (201) and replaces (200); GET and the list show it; the public API sees it', async () => {
+    await seedOrg(t.store);
+    const created = await admin(t, 'PUT', '/organizations/acme/templates/welcome', WELCOME);
+    expect(created.statusCode, created.body).toBe(201);
+    const c = created.json<TemplateBody>();
+    expect(c).toMatchObject({
+      id: 'welcome', name: 'Welcome', service_id: 'outbox', captcha: true, version: 1,
+      params: [{ name: 'name', type: 'string', required: true }, { name: 'code', type: 'integer', minimum: 0 }],
+      content: { subject: 'Welcome, {{name}}', html: WELCOME.html, to: 'owner@acme.test', cc: '' },
+    });
+
+    t.clock.advance(2000);
+    const replaced = await admin(t, 'PUT', '/organizations/acme/templates/welcome', { subject: 'Hi', html: '<p>Hi</p>' });
+    expect(replaced.statusCode, replaced.body).toBe(200);
+    const r = replaced.json<TemplateBody>();
+    expect(r).toMatchObject({ name: 'welcome', service_id: null, captcha: false, params: [], version: 2, updated_at: '2026-01-01T00:00:02.000Z' });
+    expect(r.content.subject).toBe('Hi');
+
+    const got = await admin(t, 'GET', '/organizations/acme/templates/welcome');
+    expect(got.statusCode).toBe(200);
+    expect(got.json<TemplateBody>()).toEqual(r);
+    const list = (await admin(t, 'GET', '/organizations/acme/templates')).json<{ items: TemplateBody[] }>().items;
+    expect(list.map((x) => x.id)).toEqual(['contact', 'welcome']);
+
+    const pub = await t.app.inject({ method: 'GET', url: '/v1/templates/welcome', headers: { authorization: `Bearer ${PRIVATE_KEY}` } });
+    expect(pub.statusCode).toBe(200);
+    expect(pub.json<TemplateBody>().version).toBe(2);
+  });
+
+  it.skipIf(skip)('broken Handlebars or an impossible parameter schema is 400 invalid_body naming the field; nothing is stored', async () => {
+    await seedOrg(t.store);
+    const broken = expectError(
+      await admin(t, 'PUT', '/organizations/acme/templates/welcome', { ...WELCOME, subject: 'Hi {{name', html: '{{#if x}}unclosed' }),
+      400, 'invalid_body',
+    );
+    expect(broken.details?.fields?.map((f) => f.field)).toEqual(['subject', 'html']);
+    expect(broken.details?.fields?.[1]?.message).toContain('not a valid template');
+
+    const params = expectError(await admin(t, 'PUT', '/organizations/acme/templates/welcome', {
+      ...WELCOME,
+      params: [{ name: 'a', type: 'string', pattern: '(' }, { name: 'a', type: 'string' }],
+    }), 400, 'invalid_body');
+    expect(params.details?.fields?.map((f) => f.field)).toEqual(['params.0.pattern', 'params.1.name']);
+
+    const schema = expectError(await admin(t, 'PUT', '/organizations/acme/templates/welcome', { ...WELCOME, params: [{ name: 'a', type: 'text' }] }), 400, 'invalid_body');
+    expect(schema.details?.fields?.length).toBeGreaterThan(0);
+    expect(await t.store.templates.get('acme', 'welcome')).toBeUndefined();
+
+    // A broken edit leaves the stored template as it was.
+    await admin(t, 'PUT', '/organizations/acme/templates/welcome', WELCOME);
+    expectError(await admin(t, 'PUT', '/organizations/acme/templates/welcome', { html: '{{/if}}' }), 400, 'invalid_body');
+    expect((await t.store.templates.get('acme', 'welcome'))?.html).toBe(WELCOME.html);
+  });
+
+  it.skipIf(skip)('a service_id naming no service of the organization is 400 invalid_body', async () => {
+    await seedOrg(t.store);
+    await seedOrg(t.store, { id: 'other', keys: [], templates: [], services: [{ id: 'theirs', provider: 'outbox' }] });
+    for (const serviceId of ['nope', 'theirs']) {
+      const err = expectError(await admin(t, 'PUT', '/organizations/acme/templates/welcome', { ...WELCOME, service_id: serviceId }), 400, 'invalid_body');
+      expect(err.details?.fields?.map((f) => f.field)).toEqual(['service_id']);
+    }
+    expect(await t.store.templates.get('acme', 'welcome')).toBeUndefined();
+  });
+
+  it.skipIf(skip)('DELETE: 204, then 404 not_found; unknown templates are 404 not_found', async () => {
+    await seedOrg(t.store);
+    const del = await admin(t, 'DELETE', '/organizations/acme/templates/contact');
+    expect(del.statusCode, del.body).toBe(204);
+    expect(await t.store.templates.get('acme', 'contact')).toBeUndefined();
+    const again = expectError(await admin(t, 'DELETE', '/organizations/acme/templates/contact'), 404, 'not_found');
+    expect(again.message).toContain('contact');
+    expectError(await admin(t, 'GET', '/organizations/acme/templates/contact'), 404, 'not_found');
+    expectError(await admin(t, 'PUT', '/organizations/ghost/templates/contact', WELCOME), 404, 'not_found');
+  });
+});
