@@ -20,6 +20,14 @@ export function isEmailAddress(value: string): boolean {
   return value.length <= 254 && EMAIL.test(value);
 }
 
+/** ISO 8601 date or date-time whose calendar day exists (2026-02-30 does not). */
+function isDate(value: string): boolean {
+  if (!DATE.test(value) || Number.isNaN(Date.parse(value))) return false;
+  const [y, m, d] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const day = new Date(Date.UTC(y, m - 1, d));
+  return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
+}
+
 function isUrl(value: string): boolean {
   try {
     const u = new URL(value);
@@ -60,7 +68,7 @@ function compileParam(spec: ParamSpec): Check {
       const out: ParamIssue[] = [];
       if (spec.type === 'email' && !isEmailAddress(text.trim())) out.push(issue('format', `${name} must be an e-mail address`));
       if (spec.type === 'url' && !isUrl(text.trim())) out.push(issue('format', `${name} must be an http(s) URL`));
-      if (spec.type === 'date' && (!DATE.test(text.trim()) || Number.isNaN(Date.parse(text.trim())))) {
+      if (spec.type === 'date' && !isDate(text.trim())) {
         out.push(issue('format', `${name} must be an ISO 8601 date (YYYY-MM-DD or a date-time)`));
       }
       const length = [...text].length;
@@ -68,7 +76,8 @@ function compileParam(spec: ParamSpec): Check {
       if (length > maxLength) out.push(issue('max_length', `${name} must be at most ${maxLength} characters`));
       if (pattern !== undefined && !pattern.test(text)) out.push(issue('pattern', `${name} does not match the required pattern`));
       if (spec.enum !== undefined && !spec.enum.includes(text)) out.push(issue('enum', `${name} must be one of: ${spec.enum.join(', ')}`));
-      return out;
+      // The spec asks for one issue per failing parameter: the first rule it breaks.
+      return out.slice(0, 1);
     }
     if (spec.type === 'boolean') {
       if (typeof value === 'boolean') return [];
@@ -81,7 +90,7 @@ function compileParam(spec: ParamSpec): Check {
     if (spec.minimum !== undefined && n < spec.minimum) out.push(issue('minimum', `${name} must be at least ${spec.minimum}`));
     if (spec.maximum !== undefined && n > spec.maximum) out.push(issue('maximum', `${name} must be at most ${spec.maximum}`));
     if (spec.enum !== undefined && !spec.enum.includes(n)) out.push(issue('enum', `${name} must be one of: ${spec.enum.join(', ')}`));
-    return out;
+    return out.slice(0, 1);
   };
 }
 
