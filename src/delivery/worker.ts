@@ -95,6 +95,12 @@ export class DeliveryWorker {
 
   /** One round: reap if due, claim a batch, deliver it. Returns how many messages it handled. */
   async runOnce(): Promise<number> {
+    const batch = await this.claim(this.options.batchSize);
+    await Promise.all(batch.map((m) => this.dispatch(m)));
+    return batch.length;
+  }
+
+  private async claim(limit: number): Promise<ClaimedMessage[]> {
     const { store, clock } = this.deps;
     const now = clock.now();
     if (now - this.lastReap >= this.options.reapEveryMs) {
@@ -102,31 +108,54 @@ export class DeliveryWorker {
       const reaped = await store.transaction((tx) => tx.queue.reapExpired(now));
       if (reaped > 0) this.deps.logger.warn({ reaped }, 'expired leases returned to the queue');
     }
-    const batch = await store.transaction((tx) => tx.queue.claim(now, this.options.batchSize, this.options.leaseMs));
+    const batch = await store.transaction((tx) => tx.queue.claim(now, limit, this.options.leaseMs));
     for (const m of batch) this.claimed.set(m.id, m);
-    await Promise.all(batch.map((m) => this.deliver(m).finally(() => this.claimed.delete(m.id))));
-    return batch.length;
+    return batch;
   }
 
+  private dispatch(m: ClaimedMessage): Promise<void> {
+    return this.deliver(m)
+      .catch((err: unknown) => this.deps.logger.error({ err, message_id: m.id }, 'delivery failed unexpectedly; the lease will expire and the reaper requeue it'))
+      .finally(() => this.claimed.delete(m.id));
+  }
+
+  /**
+   * Keeps up to `batchSize` sends in flight and claims more as soon as half of them are done,
+   * so the transport never idles at a batch boundary waiting for the slowest send.
+   */
   private async run(): Promise<void> {
+    const inFlight = new Set<Promise<void>>();
     while (this.running) {
-      let handled = 0;
-      try {
-        handled = await this.runOnce();
-      } catch (err) {
-        this.deps.logger.error({ err }, 'delivery round failed');
+      let claimed = 0;
+      if (inFlight.size <= this.options.batchSize / 2) {
+        try {
+          const batch = await this.claim(this.options.batchSize - inFlight.size);
+          claimed = batch.length;
+          for (const m of batch) {
+            const p: Promise<void> = this.dispatch(m).finally(() => inFlight.delete(p));
+            inFlight.add(p);
+          }
+        } catch (err) {
+          this.deps.logger.error({ err }, 'claiming failed');
+        }
       }
-      if (handled === 0 && this.running) {
+      if (!this.running) break;
+      if (inFlight.size > this.options.batchSize / 2) {
+        await Promise.race(inFlight);
+      } else if (claimed === 0) {
+        // Nothing new to claim: wait for a send to finish, a nudge, or the poll interval.
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.options.pollMs);
           this.wake = () => {
             clearTimeout(timer);
             resolve();
           };
+          if (inFlight.size > 0) void Promise.race(inFlight).then(() => this.wake?.());
         });
         this.wake = undefined;
       }
     }
+    await Promise.all(inFlight);
   }
 
   private async deliver(m: ClaimedMessage): Promise<void> {
