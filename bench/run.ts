@@ -7,6 +7,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/env.js';
 import { systemClock } from '../src/domain/clock.js';
 import { openStore } from '../src/storage/store.js';
+import { deliveryBench } from './delivery.js';
 import { httpLoad, type LoadFigures } from './http-load.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -69,11 +70,20 @@ async function mailroomSend(): Promise<LoadFigures> {
 async function main(): Promise<void> {
   console.log(`mailroom bench: ${SECONDS}s per target, ${CONNECTIONS} connections, Node ${process.version}, ${os.cpus().length} cores`);
   const only = process.env.BENCH_ONLY;
-  const base = only === 'send' ? { rps: 1, p50: 1, p99: 1, non2xx: 0, errors: 0 } : await bare();
-  console.log(row('bare Fastify route (202)', base));
-  const send = await mailroomSend();
-  console.log(row('POST /v1/send (SQLite)', send));
-  console.log(`ratio send/bare: throughput ${(send.rps / base.rps).toFixed(2)}x   p50 ${(send.p50 / Math.max(base.p50, 1)).toFixed(2)}x   p99 ${(send.p99 / Math.max(base.p99, 1)).toFixed(2)}x`);
+  if (only === undefined || only === 'send') {
+    const base = await bare();
+    console.log(row('bare Fastify route (202)', base));
+    const send = await mailroomSend();
+    console.log(row('POST /v1/send (SQLite)', send));
+    console.log(`ratio send/bare: throughput ${(send.rps / base.rps).toFixed(2)}x   p50 ${(send.p50 / Math.max(base.p50, 1)).toFixed(2)}x   p99 ${(send.p99 / Math.max(base.p99, 1)).toFixed(2)}x`);
+  }
+  if (only === undefined || only === 'delivery') {
+    const d = await deliveryBench(Number(process.env.BENCH_MESSAGES ?? 3000));
+    console.log(`delivery, ${d.messages} messages to a loopback SMTP sink:`);
+    console.log(`  raw nodemailer pool (50 in flight)  ${d.raw.toFixed(0).padStart(6)} msg/s`);
+    console.log(`  queue → worker → sink (SQLite)      ${d.queued.toFixed(0).padStart(6)} msg/s`);
+    console.log(`ratio queue/raw: ${(d.queued / d.raw).toFixed(2)}x`);
+  }
 }
 
 main().catch((err: unknown) => {

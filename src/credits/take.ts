@@ -5,24 +5,28 @@ import type { Repos } from '../storage/store.js';
 
 /**
  * Inside the acceptance transaction: takes one credit (→ `queued`), or holds the message
- * (→ `held`), or refuses with 402. The organization row is locked first on PostgreSQL, so
- * parallel sends see each other's credits and held counts; SQLite has one writer anyway.
+ * (→ `held`), or refuses with 402. On PostgreSQL the organization row is locked before the
+ * held count is read, so parallel sends see each other's holds; SQLite has one writer anyway.
  * Private-key sends may go down to -overdraft; public-key sends only when public_overdraft
  * is on (spec, Versioning: off by default).
  */
 export async function takeCredit(tx: Repos, org: Organization, keyType: KeyType): Promise<'queued' | 'held'> {
+  const mayOverdraw = keyType === 'private' || org.security.public_overdraft;
+  // The common case in one statement: take a credit if the balance allows. The UPDATE locks
+  // the row (PostgreSQL), so parallel sends never take more credits than there are.
+  const taken = await tx.db.updateTable('organizations')
+    .set({ credits: sql<number>`credits - 1` })
+    .where('id', '=', org.id)
+    .where(sql<boolean>`credits - 1 >= ${mayOverdraw ? sql`-overdraft` : sql`0`}`)
+    .executeTakeFirst();
+  if (taken.numUpdatedRows > 0n) return 'queued';
+  // Out of credits: lock the row so held counts of parallel sends are seen in order.
   if (tx.dialect === 'postgres') {
     await tx.db.selectFrom('organizations').select('id').where('id', '=', org.id).forUpdate().execute();
   }
   const current = await tx.db.selectFrom('organizations')
-    .select(['credits', 'overdraft', 'when_out_of_credits', 'hold_queue_limit'])
+    .select(['credits', 'when_out_of_credits', 'hold_queue_limit'])
     .where('id', '=', org.id).executeTakeFirstOrThrow();
-  const mayOverdraw = keyType === 'private' || org.security.public_overdraft;
-  const floor = mayOverdraw ? -current.overdraft : 0;
-  if (current.credits - 1 >= floor) {
-    await tx.db.updateTable('organizations').set({ credits: sql<number>`credits - 1` }).where('id', '=', org.id).execute();
-    return 'queued';
-  }
   if (current.when_out_of_credits === 'reject') {
     throw new ApiError('insufficient_credits', { details: { credits: current.credits } });
   }

@@ -28,6 +28,15 @@ export interface WorkerDeps {
   random?: () => number;
 }
 
+/** Outcome writes: nobody waits on them, so they may share a commit with others. */
+const BACKGROUND = { background: true } as const;
+
+interface BatchContext {
+  services: Map<string, Service | undefined>;
+  suppressed: Map<string, Set<string>>;
+  emails: Map<string, RenderedEmail>;
+}
+
 export interface WorkerOptions {
   /** Messages claimed per round, and so sent at once at most (the SMTP pool queues the rest). */
   batchSize: number;
@@ -96,8 +105,33 @@ export class DeliveryWorker {
   /** One round: reap if due, claim a batch, deliver it. Returns how many messages it handled. */
   async runOnce(): Promise<number> {
     const batch = await this.claim(this.options.batchSize);
-    await Promise.all(batch.map((m) => this.dispatch(m)));
+    const context = await this.batchContext(batch);
+    await Promise.all(batch.map((m) => this.dispatch(m, context)));
     return batch.length;
+  }
+
+  /**
+   * What every message of a claimed batch needs from the database, read once for the batch:
+   * the services, and which recipients are suppressed (a bounce may have arrived since the
+   * message was accepted). Two queries per batch instead of two per message.
+   */
+  private async batchContext(batch: readonly ClaimedMessage[]): Promise<BatchContext> {
+    const { store } = this.deps;
+    const services = new Map<string, Service | undefined>();
+    const recipientsByOrg = new Map<string, Set<string>>();
+    const emails = new Map<string, RenderedEmail>();
+    for (const m of batch) {
+      const key = `${m.org_id}/${m.service_id}`;
+      if (!services.has(key)) services.set(key, await store.services.get(m.org_id, m.service_id));
+      const email = JSON.parse(m.content) as RenderedEmail;
+      emails.set(m.id, email);
+      const set = recipientsByOrg.get(m.org_id) ?? new Set<string>();
+      for (const r of allRecipients(email)) set.add(r);
+      recipientsByOrg.set(m.org_id, set);
+    }
+    const suppressed = new Map<string, Set<string>>();
+    for (const [org, recipients] of recipientsByOrg) suppressed.set(org, new Set(await store.suppressions.findAmong(org, [...recipients])));
+    return { services, suppressed, emails };
   }
 
   private async claim(limit: number): Promise<ClaimedMessage[]> {
@@ -113,8 +147,8 @@ export class DeliveryWorker {
     return batch;
   }
 
-  private dispatch(m: ClaimedMessage): Promise<void> {
-    return this.deliver(m)
+  private dispatch(m: ClaimedMessage, context: BatchContext): Promise<void> {
+    return this.deliver(m, context)
       .catch((err: unknown) => this.deps.logger.error({ err, message_id: m.id }, 'delivery failed unexpectedly; the lease will expire and the reaper requeue it'))
       .finally(() => this.claimed.delete(m.id));
   }
@@ -131,8 +165,9 @@ export class DeliveryWorker {
         try {
           const batch = await this.claim(this.options.batchSize - inFlight.size);
           claimed = batch.length;
+          const context = await this.batchContext(batch);
           for (const m of batch) {
-            const p: Promise<void> = this.dispatch(m).finally(() => inFlight.delete(p));
+            const p: Promise<void> = this.dispatch(m, context).finally(() => inFlight.delete(p));
             inFlight.add(p);
           }
         } catch (err) {
@@ -158,14 +193,15 @@ export class DeliveryWorker {
     await Promise.all(inFlight);
   }
 
-  private async deliver(m: ClaimedMessage): Promise<void> {
+  private async deliver(m: ClaimedMessage, context: BatchContext): Promise<void> {
     const { store, clock, metrics, logger } = this.deps;
     const log = { message_id: m.id, org_id: m.org_id, service_id: m.service_id, attempt: m.attempts };
-    let email = JSON.parse(m.content) as RenderedEmail;
+    let email = context.emails.get(m.id) ?? (JSON.parse(m.content) as RenderedEmail);
 
     // Suppressed after acceptance (a bounce or complaint arrived meanwhile): those recipients
     // are dropped; with no To left the message is discarded and its credit returned.
-    const suppressed = new Set(await store.suppressions.findAmong(m.org_id, allRecipients(email)));
+    const orgSuppressed = context.suppressed.get(m.org_id) ?? new Set<string>();
+    const suppressed = new Set(allRecipients(email).filter((r) => orgSuppressed.has(r)));
     if (suppressed.size > 0) {
       const keep = (list: RenderedEmail['to']) => list.filter((a) => !suppressed.has(a.address.toLowerCase()));
       email = { ...email, to: keep(email.to), cc: keep(email.cc), bcc: keep(email.bcc) };
@@ -176,7 +212,7 @@ export class DeliveryWorker {
       }
     }
 
-    const service = await store.services.get(m.org_id, m.service_id);
+    const service = context.services.get(`${m.org_id}/${m.service_id}`);
     const transport = service === undefined ? undefined : this.transportFor(service);
     if (service === undefined || transport === undefined) {
       await this.finish(m, 'held_service_error', service === undefined ? 'the service no longer exists' : `unknown provider ${service.provider}`);
@@ -199,7 +235,7 @@ export class DeliveryWorker {
       await store.transaction((tx) => tx.queue.markSent(m.id, m.lease_until, now, {
         response: receipt.response.slice(0, 500),
         ...(receipt.rejected !== undefined ? { rejected: receipt.rejected } : {}),
-      }));
+      }), BACKGROUND);
       metrics.sent.inc({ service: m.service_id });
       logger.info({ ...log, outcome: 'sent', ms: Math.round(performance.now() - started) }, 'delivery attempt');
     } catch (error) {
@@ -216,7 +252,7 @@ export class DeliveryWorker {
     if (err.kind === 'temporary') {
       const at = nextAttemptAt(this.deps.retry ?? DEFAULT_RETRY, m.attempts, m.created_at, now, this.deps.random);
       if (at !== undefined) {
-        await store.transaction((tx) => tx.queue.markRetry(m.id, m.lease_until, now, at, reason));
+        await store.transaction((tx) => tx.queue.markRetry(m.id, m.lease_until, now, at, reason), BACKGROUND);
         metrics.deferred.inc({ service: m.service_id });
         return;
       }

@@ -38,14 +38,14 @@ export async function authenticate(request: FastifyRequest, store: Store, body: 
   const value = privateValue ?? publicValue;
   if (value === undefined) throw new ApiError('unauthorized', { message: 'No key was sent: use Authorization: Bearer sk_… or X-Mail-Public-Key.' });
 
-  const key = await store.keys.findByValue(value);
+  const key = await store.catalog.keyByValue(value);
   const claimed = value.startsWith('sk_') ? 'private' : value.startsWith('pk_') ? 'public' : undefined;
   if (key === undefined || key.status !== 'active') {
     if (claimed === 'private') throw new ApiError('invalid_private_key');
     if (claimed === 'public') throw new ApiError('invalid_public_key');
     throw new ApiError('unauthorized');
   }
-  const org = await store.organizations.get(key.org_id);
+  const org = await store.catalog.organization(key.org_id);
   if (org === undefined) throw new ApiError('unauthorized');
   return { org, key };
 }

@@ -80,7 +80,7 @@ interface Prepared {
 async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
   const { org } = ctx.caller;
   const { input } = ctx;
-  const template = await deps.store.templates.get(org.id, input.template_id);
+  const template = await deps.store.catalog.template(org.id, input.template_id);
   if (template === undefined) throw new ApiError('template_not_found', { message: `Template "${input.template_id}" does not exist.` });
   if (template.frozen) {
     throw new ApiError('plan_limit_reached', { message: 'This template is frozen after a plan downgrade.', details: { reason: 'template_frozen' } });
@@ -125,12 +125,12 @@ function stringSetting(v: unknown): string | undefined {
  */
 async function resolveService(store: Store, org: Organization, template: Template, requested: string | undefined): Promise<Service> {
   if (requested !== undefined && requested !== '' && requested !== 'default_service') {
-    const service = await store.services.get(org.id, requested);
+    const service = await store.catalog.service(org.id, requested);
     if (service === undefined) throw new ApiError('service_not_found', { message: `Service "${requested}" does not exist.` });
     return service;
   }
   if (template.service_id !== null) {
-    const linked = await store.services.get(org.id, template.service_id);
+    const linked = await store.catalog.service(org.id, template.service_id);
     if (linked === undefined) {
       throw new ApiError('service_unavailable_for_template', {
         message: `The template's service "${template.service_id}" no longer exists.`,
@@ -139,7 +139,7 @@ async function resolveService(store: Store, org: Organization, template: Templat
     }
     return linked;
   }
-  const fallback = await store.services.getDefault(org.id);
+  const fallback = await store.catalog.defaultService(org.id);
   if (fallback === undefined) throw new ApiError('service_not_found', { message: 'No service_id was given and the organization has no default service.' });
   return fallback;
 }

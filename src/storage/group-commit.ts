@@ -19,30 +19,47 @@ interface Job<R> {
 export class GroupCommit {
   private queue: Array<Job<never>> = [];
   private scheduled = false;
+  private lingering: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(private readonly db: Kysely<Database>) {}
 
-  run<T>(fn: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  /**
+   * `lingerMs` > 0 lets a write that nobody waits on (the worker recording an outcome) wait
+   * that long for company: recording 1,000 deliveries a second took ~730 commits of ~1.3 ms
+   * each, a third of the worker's time, with a few writes per commit. Any immediate write
+   * that comes meanwhile takes the lingering ones along.
+   */
+  run<T>(fn: (db: Kysely<Database>) => Promise<T>, lingerMs = 0): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (v: never) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => {
-          this.flushing = this.flushing.then(() => this.flush());
-        });
+      if (lingerMs > 0) {
+        this.lingering ??= setTimeout(() => this.schedule(), lingerMs);
+      } else {
+        this.schedule();
       }
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.flushing = this.flushing.then(() => this.flush());
     });
   }
 
   /** Resolves once everything queued so far has committed or failed. */
   async drain(): Promise<void> {
+    if (this.queue.length > 0) this.schedule();
     while (this.scheduled || this.queue.length > 0) await new Promise((r) => setImmediate(r));
     await this.flushing;
   }
 
   private async flush(): Promise<void> {
     this.scheduled = false;
+    clearTimeout(this.lingering);
+    this.lingering = undefined;
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return;

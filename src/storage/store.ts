@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../domain/clock.js';
+import type { ApiKey, Organization, Service, Template } from '../domain/types.js';
 import { apiKeysRepo } from './api-keys.js';
 import { migrate, openDatabase, type Dialect } from './dialect.js';
 import { GroupCommit } from './group-commit.js';
@@ -8,6 +9,7 @@ import { blockListRepo, suppressionsRepo } from './lists.js';
 import { messagesRepo } from './messages.js';
 import { organizationsRepo } from './organizations.js';
 import { queueRepo } from './queue.js';
+import { ReadCache } from './read-cache.js';
 import type { Database } from './schema.js';
 import { servicesRepo } from './services.js';
 import { templatesRepo } from './templates.js';
@@ -35,24 +37,91 @@ export type Repos = ReturnType<typeof repos> & { readonly db: Kysely<Database>; 
  */
 export interface Store extends Repos {
   readonly clock: Clock;
-  /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
-  transaction<T>(fn: (tx: Repos) => Promise<T>): Promise<T>;
+  readonly catalog: CachedCatalog;
+  /**
+   * Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws.
+   * `background` writes (no client waits on them) may be committed a few ms later together
+   * with others; the promise still resolves only once they are durable.
+   */
+  transaction<T>(fn: (tx: Repos) => Promise<T>, options?: { background?: boolean }): Promise<T>;
   /** Cheap round trip for the health check. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
+/** How long a background write on SQLite may wait for others to share its commit. */
+const BACKGROUND_LINGER_MS = 10;
+
+/** See ReadCache: how stale another process's catalog change may look here. */
+const CATALOG_TTL_MS = 1000;
+
+/** Writers of the cached catalog clear the cache. */
+function catalogAware(r: ReturnType<typeof repos>, cache: ReadCache, onWrite: () => void): ReturnType<typeof repos> {
+  const clearing = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    cache.clear();
+    onWrite();
+    try {
+      return await fn(...args);
+    } finally {
+      cache.clear();
+    }
+  };
+  const { organizations: o, keys: k, services: s, templates: t } = r;
+  return {
+    ...r,
+    organizations: { ...o, insert: clearing(o.insert), update: clearing(o.update), delete: clearing(o.delete) },
+    keys: { ...k, insert: clearing(k.insert), setStatus: clearing(k.setStatus) },
+    services: { ...s, put: clearing(s.put), delete: clearing(s.delete) },
+    templates: { ...t, put: clearing(t.put), delete: clearing(t.delete) },
+  };
+}
+
+/**
+ * The catalog as the send path reads it on every request, through the ReadCache. Only for
+ * deciding who calls and what to render: never for credits, which change with every send.
+ */
+export interface CachedCatalog {
+  keyByValue(value: string): Promise<ApiKey | undefined>;
+  organization(id: string): Promise<Organization | undefined>;
+  template(orgId: string, id: string): Promise<Template | undefined>;
+  service(orgId: string, id: string): Promise<Service | undefined>;
+  defaultService(orgId: string): Promise<Service | undefined>;
+}
+
+function cachedCatalog(r: ReturnType<typeof repos>, cache: ReadCache): CachedCatalog {
+  const key = (...parts: string[]) => parts.join('\u0000');
+  return {
+    keyByValue: (value) => cache.read(key('key', value), () => r.keys.findByValue(value)),
+    organization: (id) => cache.read(key('org', id), () => r.organizations.get(id)),
+    template: (orgId, id) => cache.read(key('tpl', orgId, id), () => r.templates.get(orgId, id)),
+    service: (orgId, id) => cache.read(key('svc', orgId, id), () => r.services.get(orgId, id)),
+    defaultService: (orgId) => cache.read(key('svcdef', orgId), () => r.services.getDefault(orgId)),
+  };
+}
+
 export function storeOver(db: Kysely<Database>, dialect: Dialect, clock: Clock): Store {
   const group = dialect === 'sqlite' ? new GroupCommit(db) : undefined;
+  const cache = new ReadCache(CATALOG_TTL_MS);
+  // A transaction's catalog writes become visible at its commit: clear again once it is done
+  // (a reader in between may have cached the old rows).
+  const inTransaction = <T>(run: (makeRepos: (conn: Kysely<Database>) => Repos) => Promise<T>): Promise<T> => {
+    let wrote = false;
+    const makeRepos = (conn: Kysely<Database>): Repos => ({ ...catalogAware(repos(conn, dialect), cache, () => { wrote = true; }), db: conn, dialect });
+    return run(makeRepos).finally(() => {
+      if (wrote) cache.clear();
+    });
+  };
+  const base = repos(db, dialect);
   return {
-    ...repos(db, dialect),
+    ...catalogAware(base, cache, () => undefined),
+    catalog: cachedCatalog(base, cache),
     db,
     dialect,
     clock,
     // PostgreSQL groups concurrent commits itself; SQLite's single writer needs our help.
     transaction: group !== undefined
-      ? (fn) => group.run((conn) => fn({ ...repos(conn, dialect), db: conn, dialect }))
-      : (fn) => db.transaction().execute((trx) => fn({ ...repos(trx, dialect), db: trx, dialect })),
+      ? (fn, options) => inTransaction((make) => group.run((conn) => fn(make(conn)), options?.background === true ? BACKGROUND_LINGER_MS : 0))
+      : (fn) => inTransaction((make) => db.transaction().execute((trx) => fn(make(trx)))),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

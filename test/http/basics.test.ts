@@ -123,7 +123,7 @@ describe('failures inside the service', () => {
     const ts = await freshStore('sqlite');
     const store = {
       ...ts.store,
-      keys: { ...ts.store.keys, findByValue: async () => { throw new Error('SQLITE_CORRUPT: secret internals at /var/db'); } },
+      catalog: { ...ts.store.catalog, keyByValue: async () => { throw new Error('SQLITE_CORRUPT: secret internals at /var/db'); } },
     };
     const app = await buildApp({ config: testConfig(), store, clock: ts.clock });
     const res = await app.inject({ method: 'GET', url: '/v1/templates', headers: { authorization: 'Bearer sk_whatever_123' } });

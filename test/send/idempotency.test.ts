@@ -90,12 +90,12 @@ describe.each(DIALECTS)('Idempotency-Key on POST /v1/send on %s', (dialect) => {
   it.skipIf(skip)('a key whose first request is still in flight is 409 idempotency_conflict', async () => {
     await seedOrg(t.store);
     // Hold the first request inside the template lookup (after its idempotency check) until released.
-    const lookup = t.store.templates.get.bind(t.store.templates);
+    const lookup = t.store.catalog.template.bind(t.store.catalog);
     let entered: () => void = () => undefined;
     const inside = new Promise<void>((resolve) => { entered = resolve; });
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => { release = resolve; });
-    const spy = vi.spyOn(t.store.templates, 'get').mockImplementationOnce(async (orgId, id) => {
+    const spy = vi.spyOn(t.store.catalog, 'template').mockImplementationOnce(async (orgId, id) => {
       entered();
       await gate;
       return lookup(orgId, id);
