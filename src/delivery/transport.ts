@@ -15,6 +15,8 @@ export interface DeliveryReceipt {
   response: string;
   /** Recipients the provider refused while accepting the message for the others. */
   rejected?: string[];
+  /** Of those, the ones refused because the mailbox does not exist: they are suppressed. */
+  bounced?: string[];
 }
 
 /**

@@ -232,10 +232,13 @@ export class DeliveryWorker {
       const receipt = await transport.send({ messageId: m.id, headerMessageId: m.header_message_id, email, attachments: [] });
       metrics.sendSeconds.observe({ service: m.service_id }, (performance.now() - started) / 1000);
       const now = clock.now();
-      await store.transaction((tx) => tx.queue.markSent(m.id, m.lease_until, now, {
-        response: receipt.response.slice(0, 500),
-        ...(receipt.rejected !== undefined ? { rejected: receipt.rejected } : {}),
-      }), BACKGROUND);
+      await store.transaction(async (tx) => {
+        const moved = await tx.queue.markSent(m.id, m.lease_until, now, {
+          response: receipt.response.slice(0, 500),
+          ...(receipt.rejected !== undefined ? { rejected: receipt.rejected } : {}),
+        });
+        if (moved) for (const address of receipt.bounced ?? []) await tx.suppressions.add(m.org_id, address, 'hard_bounce', now);
+      }, BACKGROUND);
       metrics.sent.inc({ service: m.service_id });
       logger.info({ ...log, outcome: 'sent', ms: Math.round(performance.now() - started) }, 'delivery attempt');
     } catch (error) {

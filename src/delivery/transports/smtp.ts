@@ -5,7 +5,7 @@ import { mailOptions } from '../compose.js';
 import { DeliveryError, type FailureKind, type Transport, type TransportFactory } from '../transport.js';
 
 /** Replies that mean "this mailbox does not exist" (RFC 3463 5.1.x, and the common wordings). */
-const MAILBOX_UNKNOWN = /\b5\.1\.[0-3]\b|user unknown|unknown user|no such (user|mailbox|recipient)|does not exist|mailbox (unavailable|not found)|recipient (address )?rejected|unknown recipient|invalid recipient/i;
+const MAILBOX_UNKNOWN = /\b5\.1\.[0-36]\b|user not local|user unknown|unknown user|no such (user|mailbox|recipient)|does not exist|mailbox (unavailable|not found)|unknown recipient|invalid recipient/i;
 
 interface SocketRequest { host?: string | undefined; port?: number | undefined }
 type SocketCallback = (err: Error | null, socket?: { connection: net.Socket }) => void;
@@ -19,19 +19,28 @@ interface SmtpFailure {
   rejected?: string[];
 }
 
-/** Sorts a nodemailer error into how the worker must treat it (see FailureKind). */
+/**
+ * Sorts a nodemailer error into how the worker must treat it (see FailureKind). Only a reply
+ * to RCPT or DATA that says the mailbox does not exist is a bounce: a bare 550 is also what a
+ * relay answers for "relaying denied" (5.7.1), and suppressing every recipient for a
+ * misconfigured relay would be far worse than one failed message.
+ */
 export function classifySmtpError(err: SmtpFailure): FailureKind {
   const code = err.code ?? '';
   if (code === 'EAUTH' || code === 'ETLS' || code === 'ECONFIG' || code === 'ENOAUTH') return 'service';
   const status = err.responseCode;
   if (status !== undefined && status >= 500 && status < 600) {
-    const text = `${err.response ?? ''} ${err.message}`;
-    const onRecipient = code === 'EENVELOPE' || /RCPT/i.test(err.command ?? '');
-    if (status === 530 || status === 535 || status === 534) return 'service';
-    return onRecipient && (status === 550 || status === 551 || status === 553 || MAILBOX_UNKNOWN.test(text)) ? 'mailbox' : 'permanent';
+    if (status === 530 || status === 534 || status === 535) return 'service';
+    const command = (err.command ?? '').toUpperCase();
+    const aboutMailbox = command.startsWith('RCPT') || command === 'DATA';
+    return aboutMailbox && isMailboxUnknown(status, `${err.response ?? ''} ${err.message}`) ? 'mailbox' : 'permanent';
   }
   // 4xx replies, refused or dropped connections, timeouts and DNS failures pass; retry later.
   return 'temporary';
+}
+
+export function isMailboxUnknown(status: number | undefined, text: string): boolean {
+  return status !== undefined && status >= 500 && status < 600 && MAILBOX_UNKNOWN.test(text);
 }
 
 /** Pooled sockets per service. Setting TCP_NODELAY took a loopback relay from ~110 to ~900 msg/s. */
@@ -76,11 +85,19 @@ export const smtpTransport: TransportFactory = (service): Transport => {
       try {
         const info = await transporter.sendMail(mailOptions(mail));
         const rejected = ((info.rejected ?? []) as Array<string | { address: string }>).map((r) => (typeof r === 'string' ? r : r.address));
-        return { response: String(info.response ?? ''), ...(rejected.length > 0 ? { rejected } : {}) };
+        // Recipients refused one by one while the others were accepted: those whose reply says
+        // the mailbox does not exist are bounces, like a whole-message bounce.
+        const errors = ((info as { rejectedErrors?: SmtpFailure[] }).rejectedErrors ?? []) as Array<SmtpFailure & { recipient?: string }>;
+        const bounced = errors.filter((e) => e.recipient !== undefined && isMailboxUnknown(e.responseCode, `${e.response ?? ''}`)).map((e) => e.recipient as string);
+        return { response: String(info.response ?? ''), ...(rejected.length > 0 ? { rejected } : {}), ...(bounced.length > 0 ? { bounced } : {}) };
       } catch (error) {
-        const err = error as SmtpFailure;
-        const rejected = (err.rejected ?? []).map(String);
-        throw new DeliveryError(classifySmtpError(err), err.response ?? err.message, rejected);
+        const err = error as SmtpFailure & { rejectedErrors?: Array<SmtpFailure & { recipient?: string }> };
+        // Every recipient refused: nodemailer reports the last reply; each refusal is kept apart.
+        const perRecipient = err.rejectedErrors ?? [];
+        if (perRecipient.length > 0 && perRecipient.every((e) => isMailboxUnknown(e.responseCode, `${e.response ?? ''}`))) {
+          throw new DeliveryError('mailbox', err.response ?? err.message, perRecipient.map((e) => String(e.recipient ?? '')).filter(Boolean));
+        }
+        throw new DeliveryError(classifySmtpError(err), err.response ?? err.message, (err.rejected ?? []).map(String));
       }
     },
     async close() {

@@ -1,0 +1,295 @@
+import { describe, expect, it } from 'vitest';
+import { putService } from '../../src/admin/services.js';
+import { serviceFields } from '../../src/config/normalize.js';
+import { addCredits } from '../../src/credits/top-up.js';
+import type { Pacer } from '../../src/delivery/pacing.js';
+import { openStore } from '../../src/storage/store.js';
+import { ADMIN_TOKEN } from '../support/app.js';
+import { DIALECTS, postgresAvailable } from '../support/stores.js';
+import {
+  creditsOf, deliveryHarness, eventTypes, freePort, messageIdOf, row, seedSmtpOrg, send, smtpService, view, waitFor,
+} from './support.js';
+
+const pgUp = await postgresAvailable();
+
+/** Holds every acquire after the first until `open()`: "claimed but not yet sent" on demand. */
+class GatePacer implements Pacer {
+  calls = 0;
+  private opened!: () => void;
+  private readonly gate = new Promise<void>((resolve) => { this.opened = resolve; });
+  async acquire(): Promise<void> {
+    this.calls += 1;
+    if (this.calls > 1) await this.gate;
+  }
+  open(): void {
+    this.opened();
+  }
+}
+
+describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression, suspension, stop on %s', (dialect) => {
+  const skip = dialect === 'postgres' && !pgUp;
+  const h = deliveryHarness(dialect);
+  const app = () => h.app();
+  const sinkFor = h.sink;
+  const workerFor = h.worker;
+  const credits = creditsOf;
+
+  it.skipIf(skip)('authentication failure: held_service_error; fixed through the admin API → queued → sent', async () => {
+    const t = await app();
+    const sink = await sinkFor(t, { auth: { user: 'mailer', pass: 'right' } });
+    await seedSmtpOrg(t.store, smtpService(sink.port, { user: 'mailer', pass: 'wrong' }));
+    const { worker } = workerFor(t);
+    const id = await send(t);
+
+    expect(await worker.runOnce()).toBe(1);
+    expect(sink.authAttempts).toEqual([{ user: 'mailer', ok: false }]);
+    expect(sink.received).toHaveLength(0);
+    const held = await view(t, id);
+    expect(held.status).toBe('held_service_error');
+    expect(held.events.map((e) => e.type)).toEqual(['queued', 'sending', 'held_service_error']);
+    expect(String(held.events.at(-1)?.details?.reason)).toMatch(/535|auth/i);
+    // Held: not claimed again, however long we wait.
+    t.clock.advance(3_600_000);
+    expect(await worker.runOnce()).toBe(0);
+    expect(sink.authAttempts).toHaveLength(1);
+
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: '/admin/v1/organizations/acme/services/smtp',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: { provider: 'smtp', default: true, smtp: { host: '127.0.0.1', port: sink.port, secure: false, user: 'mailer', pass: 'right' } },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    const requeued = await view(t, id);
+    expect(requeued.status).toBe('queued');
+    expect(requeued.events.at(-1)).toMatchObject({ type: 'queued', details: { reason: 'service_updated' } });
+
+    expect(await worker.runOnce()).toBe(1);
+    expect(sink.received).toHaveLength(1);
+    expect(sink.received[0]!.user).toBe('mailer');
+    const sent = await view(t, id);
+    expect(sent.status).toBe('sent');
+    expect(sent.events.map((e) => e.type)).toEqual(['queued', 'sending', 'held_service_error', 'queued', 'sending', 'sent']);
+  });
+
+  it.skipIf(skip)('authentication failure: fixed through config apply / putService → queued → sent', async () => {
+    const t = await app();
+    const sink = await sinkFor(t, { auth: { user: 'mailer', pass: 'right' } });
+    await seedSmtpOrg(t.store, smtpService(sink.port, { user: 'mailer', pass: 'wrong' }));
+    const { worker } = workerFor(t);
+    const ids = [await send(t), await send(t)];
+    expect(await worker.runOnce()).toBe(2);
+    for (const id of ids) expect((await row(t.store, id)).status).toBe('held_service_error');
+
+    // The config file path (applyConfig → putService) with the right password.
+    await seedSmtpOrg(t.store, smtpService(sink.port, { user: 'mailer', pass: 'right' }));
+    for (const id of ids) expect((await row(t.store, id)).status).toBe('queued');
+    expect(await worker.runOnce()).toBe(2);
+    for (const id of ids) expect((await row(t.store, id)).status).toBe('sent');
+    expect(sink.received).toHaveLength(2);
+
+    // putService directly: an update requeues what the service held; nothing held → nothing requeued.
+    const now = t.clock.now();
+    const again = await t.store.transaction((tx) => putService(tx, 'acme', 'smtp', serviceFields(smtpService(sink.port, { user: 'mailer', pass: 'right' })), now));
+    expect(again).toEqual({ result: 'updated', requeued: 0 });
+  });
+
+  it.skipIf(skip)('authentication failure fixed through the admin API of another process: the worker sends with the new settings', async () => {
+    // `mailroom serve` and `mailroom worker` as two processes: each has its own store on the database.
+    const t = await app();
+    const sink = await sinkFor(t, { auth: { user: 'mailer', pass: 'right' } });
+    await seedSmtpOrg(t.store, smtpService(sink.port, { user: 'mailer', pass: 'wrong' }));
+    const workerStore = await openStore(t.database.url, { clock: t.clock });
+    h.closer.defer(() => workerStore.close());
+    const { worker } = workerFor(t, { store: workerStore });
+    const id = await send(t);
+    expect(await worker.runOnce()).toBe(1);
+    expect((await row(t.store, id)).status).toBe('held_service_error');
+
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: '/admin/v1/organizations/acme/services/smtp',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: { provider: 'smtp', default: true, smtp: { host: '127.0.0.1', port: sink.port, secure: false, user: 'mailer', pass: 'right' } },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    expect((await row(t.store, id)).status).toBe('queued');
+
+    // The requeued message must be tried with the fixed service, not held again on the old one.
+    expect(await worker.runOnce()).toBe(1);
+    expect(sink.authAttempts.map((a) => a.ok)).toEqual([false, true]);
+    expect(await eventTypes(t.store, id)).toEqual(['queued', 'sending', 'held_service_error', 'queued', 'sending', 'sent']);
+  });
+
+  it.skipIf(skip)('service deleted after acceptance: held_service_error; re-created with the same id → queued → sent', async () => {
+    const t = await app();
+    const sink = await sinkFor(t);
+    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { worker } = workerFor(t);
+    const id = await send(t);
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const del = await t.app.inject({ method: 'DELETE', url: '/admin/v1/organizations/acme/services/smtp', headers: admin });
+    expect(del.statusCode, del.body).toBe(204);
+
+    expect(await worker.runOnce()).toBe(1);
+    const held = await view(t, id);
+    expect(held.status).toBe('held_service_error');
+    expect(String(held.events.at(-1)?.details?.reason)).toMatch(/no longer exists/);
+
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: '/admin/v1/organizations/acme/services/smtp',
+      headers: admin,
+      payload: { provider: 'smtp', default: true, smtp: { host: '127.0.0.1', port: sink.port, secure: false } },
+    });
+    expect(put.statusCode, put.body).toBe(201);
+    // The service the message waits for exists again: the message goes back to the queue.
+    expect((await row(t.store, id)).status).toBe('queued');
+    expect(await worker.runOnce()).toBe(1);
+    expect((await row(t.store, id)).status).toBe('sent');
+  });
+
+  it.skipIf(skip)('sink down then up: connection refused defers; after the sink starts and the clock passes the retry time, sent', async () => {
+    const t = await app();
+    const port = await freePort();
+    await seedSmtpOrg(t.store, smtpService(port));
+    const { worker } = workerFor(t);
+    const id = await send(t);
+
+    const t0 = t.clock.now();
+    expect(await worker.runOnce()).toBe(1);
+    const m = await row(t.store, id);
+    expect(m.status).toBe('queued');
+    expect(m.next_attempt_at).toBeGreaterThanOrEqual(t0 + 24_000);
+    const v = await view(t, id);
+    expect(v.events.map((e) => e.type)).toEqual(['queued', 'sending', 'deferred']);
+    expect(String(v.events.at(-1)?.details?.reason)).toMatch(/ECONNREFUSED|refused/i);
+
+    const sink = await sinkFor(t, { port });
+    expect(await worker.runOnce()).toBe(0);
+    t.clock.set(m.next_attempt_at ?? 0);
+    expect(await worker.runOnce()).toBe(1);
+    expect(sink.received).toHaveLength(1);
+    const sent = await row(t.store, id);
+    expect(sent.status).toBe('sent');
+    expect(sink.received[0]!.messageId).toBe(sent.header_message_id);
+  });
+
+  it.skipIf(skip)('a To recipient suppressed after acceptance: discarded, nothing sent, credit returned', async () => {
+    const t = await app();
+    const sink = await sinkFor(t);
+    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { worker } = workerFor(t);
+    const before = await credits(t);
+    const id = await send(t);
+    expect(await credits(t)).toBe(before - 1);
+    await t.store.suppressions.add('acme', 'Owner@Acme.test', 'complaint', t.clock.now());
+
+    expect(await worker.runOnce()).toBe(1);
+    expect(sink.rcptAttempts).toHaveLength(0);
+    expect(sink.connections).toBe(0);
+    const m = await row(t.store, id);
+    expect(m.status).toBe('discarded');
+    expect(m.credit_taken).toBe(false);
+    expect(await credits(t)).toBe(before);
+    expect(await eventTypes(t.store, id)).toEqual(['queued', 'sending', 'discarded']);
+    expect((await view(t, id)).status).toBe('discarded');
+  });
+
+  it.skipIf(skip)('a Cc suppressed after acceptance: dropped, the message still goes to the To', async () => {
+    const t = await app();
+    const sink = await sinkFor(t);
+    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { worker } = workerFor(t);
+    const id = await send(t);
+    await t.store.suppressions.add('acme', 'audit@acme.test', 'hard_bounce', t.clock.now());
+    expect(await worker.runOnce()).toBe(1);
+    expect(sink.rcptAttempts).toEqual(['owner@acme.test']);
+    expect((await row(t.store, id)).status).toBe('sent');
+  });
+
+  it.skipIf(skip)('a suspended organization: its messages are not claimed (stay queued) until it is unsuspended', async () => {
+    const t = await app();
+    const sink = await sinkFor(t);
+    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { worker } = workerFor(t);
+    const id = await send(t);
+    await t.store.organizations.update('acme', { suspended: true }, t.clock.now());
+
+    expect(await worker.runOnce()).toBe(0);
+    t.clock.advance(60_000);
+    expect(await worker.runOnce()).toBe(0);
+    expect(sink.connections).toBe(0);
+    expect((await row(t.store, id)).status).toBe('queued');
+    expect(await eventTypes(t.store, id)).toEqual(['queued']);
+
+    await t.store.organizations.update('acme', { suspended: false }, t.clock.now());
+    expect(await worker.runOnce()).toBe(1);
+    expect((await row(t.store, id)).status).toBe('sent');
+    expect(sink.received).toHaveLength(1);
+  });
+
+  it.skipIf(skip)('a message held for credits is not sent; a top-up releases it and the worker sends it', async () => {
+    const t = await app();
+    const sink = await sinkFor(t);
+    await seedSmtpOrg(t.store, smtpService(sink.port), { credits: 0, when_out_of_credits: 'hold' });
+    const { worker } = workerFor(t);
+    const id = await send(t);
+    expect((await row(t.store, id)).status).toBe('held');
+    t.clock.advance(3_600_000);
+    expect(await worker.runOnce()).toBe(0);
+    expect(sink.connections).toBe(0);
+
+    const topUp = await addCredits(t.store, 'acme', 5);
+    expect(topUp.released).toEqual([id]);
+    expect(await worker.runOnce()).toBe(1);
+    expect(sink.received).toHaveLength(1);
+    expect((await row(t.store, id)).status).toBe('sent');
+    expect(await eventTypes(t.store, id)).toEqual(['held', 'released', 'sending', 'sent']);
+    expect(await credits(t)).toBe(4);
+  });
+
+  it.skipIf(skip)('graceful stop: the send under way finishes (sent); claimed-but-unsent messages go back to queued', async () => {
+    const t = await app();
+    const sink = await sinkFor(t, { dataDelayMs: 300 });
+    await seedSmtpOrg(t.store, smtpService(sink.port, { max_per_second: 1000 }));
+    const pacer = new GatePacer();
+    const { worker } = workerFor(t, { pacer, options: { leaseMs: 60_000 } });
+    const ids = [await send(t), await send(t), await send(t)];
+
+    worker.start();
+    // The first message is in DATA (its reply is 300 ms away); the two others wait on pacing.
+    await waitFor(() => sink.dataAttempts.length === 1 && pacer.calls === 3, 10_000, 'the first DATA');
+    const inFlight = messageIdOf(sink.dataAttempts[0]!);
+    const started = Date.now();
+    await worker.stop(1_500);
+    expect(Date.now() - started).toBeLessThan(5_000);
+
+    const rows = await Promise.all(ids.map((id) => row(t.store, id)));
+    const first = rows.find((r) => r.header_message_id === inFlight);
+    expect(first?.status).toBe('sent');
+    const others = rows.filter((r) => r.header_message_id !== inFlight);
+    expect(others).toHaveLength(2);
+    for (const m of others) {
+      expect(m.status).toBe('queued');
+      expect(m.attempts).toBe(0);
+      expect(m.lease_until).toBeNull();
+      expect(m.next_attempt_at).toBeLessThanOrEqual(t.clock.now());
+      const events = await t.store.messages.events(m.id);
+      expect(events.at(-1)).toMatchObject({ type: 'queued', detail: { reason: 'worker_stopped' } });
+    }
+
+    // The paced sends wake up after the stop: their claim is gone, so they must not leave.
+    pacer.open();
+    await worker.stop(5_000);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(sink.dataAttempts).toHaveLength(1);
+    for (const m of others) expect((await row(t.store, m.id)).status).toBe('queued');
+
+    // Another worker picks them up.
+    const { worker: next } = workerFor(t);
+    expect(await next.runOnce()).toBe(2);
+    expect(sink.received).toHaveLength(3);
+    for (const id of ids) expect((await row(t.store, id)).status).toBe('sent');
+  });
+});
