@@ -1,4 +1,3 @@
-import net from 'node:net';
 import nodemailer from 'nodemailer';
 import type { SmtpSettings } from '../../domain/types.js';
 import { mailOptions } from '../compose.js';
@@ -6,9 +5,6 @@ import { DeliveryError, type FailureKind, type Transport, type TransportFactory 
 
 /** Replies that mean "this mailbox does not exist" (RFC 3463 5.1.x, and the common wordings). */
 const MAILBOX_UNKNOWN = /\b5\.1\.[0-36]\b|user not local|user unknown|unknown user|no such (user|mailbox|recipient)|does not exist|mailbox (unavailable|not found)|unknown recipient|invalid recipient/i;
-
-interface SocketRequest { host?: string | undefined; port?: number | undefined }
-type SocketCallback = (err: Error | null, socket?: { connection: net.Socket }) => void;
 
 interface SmtpFailure {
   code?: string;
@@ -43,7 +39,11 @@ export function isMailboxUnknown(status: number | undefined, text: string): bool
   return status !== undefined && status >= 500 && status < 600 && MAILBOX_UNKNOWN.test(text);
 }
 
-/** Pooled sockets per service. Setting TCP_NODELAY took a loopback relay from ~110 to ~900 msg/s. */
+/**
+ * Pooled connections per service. TCP_NODELAY matters (DESIGN.md: ~110 → ~900 msg/s on
+ * loopback); nodemailer 10 sets it on every socket itself, so no socket hook is needed here,
+ * and test/delivery/smtp-throughput.test.ts guards the figure.
+ */
 export const smtpTransport: TransportFactory = (service): Transport => {
   const smtp = service.settings.smtp as SmtpSettings | undefined;
   if (smtp === undefined) {
@@ -65,21 +65,6 @@ export const smtpTransport: TransportFactory = (service): Transport => {
     greetingTimeout: 10_000,
     socketTimeout: 60_000,
   });
-  // Our own TCP socket with Nagle off; nodemailer still does STARTTLS/TLS on top of it.
-  const pool = transporter.transporter as unknown as { getSocket: (options: SocketRequest, callback: SocketCallback) => void };
-  pool.getSocket = (options, callback) => {
-    const socket = net.connect({ host: options.host ?? smtp.host, port: options.port ?? smtp.port });
-    const timer = setTimeout(() => socket.destroy(Object.assign(new Error(`connect to ${smtp.host}:${smtp.port} timed out`), { code: 'ETIMEDOUT' })), 10_000);
-    socket.once('connect', () => {
-      clearTimeout(timer);
-      socket.setNoDelay(true);
-      callback(null, { connection: socket });
-    });
-    socket.once('error', (err) => {
-      clearTimeout(timer);
-      callback(err);
-    });
-  };
   return {
     async send(mail) {
       try {
