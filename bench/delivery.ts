@@ -94,15 +94,17 @@ export async function deliveryBench(messages: number): Promise<DeliveryFigures> 
       }],
     });
     const now = systemClock.now();
-    for (let i = 0; i < messages; i++) {
-      const e = email(i);
-      const id = newId('msg');
-      await store.transaction((tx) => tx.messages.insert({
-        id, org_id: 'bench', template_id: 'bench', service_id: 'sink', status: 'queued', status_token_hash: sha256(id), key_type: 'private',
-        content: JSON.stringify(e), subject: e.subject, header_message_id: `<${id}@bench>`, attachments: null, credit_taken: true,
-        idempotency_key: null, recipients: e.to.map((a) => ({ kind: 'to' as const, email: a.address })), created_at: now,
-      }));
-    }
+    await store.transaction(async (tx) => {
+      for (let i = 0; i < messages; i++) {
+        const e = email(i);
+        const id = newId('msg');
+        await tx.messages.insert({
+          id, org_id: 'bench', template_id: 'bench', service_id: 'sink', status: 'queued', status_token_hash: sha256(id), key_type: 'private',
+          content: JSON.stringify(e), subject: e.subject, header_message_id: `<${id}@bench>`, attachments: null, credit_taken: true,
+          idempotency_key: null, recipients: e.to.map((a) => ({ kind: 'to' as const, email: a.address })), created_at: now,
+        });
+      }
+    });
     const worker = new DeliveryWorker({ store, clock: systemClock, dataDir: dir, pacer: new LocalPacer(systemClock), metrics: createMetrics(), logger: quiet }, { batchSize: 50 });
     const before = smtp.count();
     const startQueue = performance.now();

@@ -142,7 +142,8 @@ export class DeliveryWorker {
       const reaped = await store.transaction((tx) => tx.queue.reapExpired(now));
       if (reaped > 0) this.deps.logger.warn({ reaped }, 'expired leases returned to the queue');
     }
-    const batch = await store.transaction((tx) => tx.queue.claim(now, limit, this.options.leaseMs));
+    // A claim lost to a power cut only means the message is claimed again: no flush needed.
+    const batch = await store.transaction((tx) => tx.queue.claim(now, limit, this.options.leaseMs), { durable: false });
     for (const m of batch) this.claimed.set(m.id, m);
     return batch;
   }

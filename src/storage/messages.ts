@@ -23,7 +23,7 @@ export interface StoredMessage {
   sent_at: number | null;
 }
 
-function toRecord(row: Omit<Selectable<MessagesTable>, 'content' | 'attachments' | 'idempotency_key'>): StoredMessage {
+function toRecord(row: Omit<Selectable<MessagesTable>, 'idempotency_key'>): StoredMessage {
   return {
     id: row.id,
     org_id: row.org_id,
@@ -106,10 +106,8 @@ export function messagesRepo(db: Kysely<Database>) {
         status: m.status,
         status_token_hash: m.status_token_hash,
         key_type: m.key_type,
-        content: m.content,
         subject: m.subject,
         header_message_id: m.header_message_id,
-        attachments: m.attachments,
         credit_taken: m.credit_taken ? 1 : 0,
         attempts: 0,
         next_attempt_at: m.status === 'queued' ? m.created_at : null,
@@ -120,6 +118,7 @@ export function messagesRepo(db: Kysely<Database>) {
         updated_at: m.created_at,
         sent_at: null,
       }).execute();
+      await db.insertInto('message_contents').values({ message_id: m.id, content: m.content, attachments: m.attachments }).execute();
       if (m.recipients.length > 0) {
         await db.insertInto('message_recipients')
           .values(m.recipients.map((r) => ({ message_id: m.id, org_id: m.org_id, kind: r.kind, email: r.email, created_at: m.created_at })))
@@ -152,6 +151,11 @@ export function messagesRepo(db: Kysely<Database>) {
       }
       const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
       return rows.map((r) => ({ ...r, status: r.status as MessageStatus }));
+    },
+
+    /** The stored rendered email (JSON) of a message. */
+    async content(messageId: string): Promise<{ content: string; attachments: string | null } | undefined> {
+      return db.selectFrom('message_contents').select(['content', 'attachments']).where('message_id', '=', messageId).executeTakeFirst();
     },
 
     /** To-addresses of these messages, in insertion order. */

@@ -31,8 +31,8 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
     async claim(now: number, limit: number, leaseMs: number): Promise<ClaimedMessage[]> {
       const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
       const rows = await sql<{
-        id: string; org_id: string; service_id: string; content: string; header_message_id: string;
-        attachments: string | null; attempts: number; credit_taken: number; created_at: number;
+        id: string; org_id: string; service_id: string; header_message_id: string;
+        attempts: number; credit_taken: number; created_at: number;
       }>`
         update messages set status = 'sending', lease_until = ${now + leaseMs}, attempts = attempts + 1, updated_at = ${now}
         where id in (
@@ -43,9 +43,20 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
           limit ${limit}
           ${lock}
         )
-        returning id, org_id, service_id, content, header_message_id, attachments, attempts, credit_taken, created_at`.execute(db);
-      const claimed = rows.rows.map((r) => ({ ...r, attempts: Number(r.attempts), created_at: Number(r.created_at), credit_taken: Number(r.credit_taken) === 1, lease_until: now + leaseMs }));
-      if (claimed.length > 0) {
+        returning id, org_id, service_id, header_message_id, attempts, credit_taken, created_at`.execute(db);
+      if (rows.rows.length === 0) return [];
+      const contents = new Map((await db.selectFrom('message_contents').select(['message_id', 'content', 'attachments'])
+        .where('message_id', 'in', rows.rows.map((r) => r.id)).execute()).map((c) => [c.message_id, c]));
+      const claimed = rows.rows.map((r) => ({
+        ...r,
+        content: contents.get(r.id)?.content ?? '{}',
+        attachments: contents.get(r.id)?.attachments ?? null,
+        attempts: Number(r.attempts),
+        created_at: Number(r.created_at),
+        credit_taken: Number(r.credit_taken) === 1,
+        lease_until: now + leaseMs,
+      }));
+      {
         await db.insertInto('message_events')
           .values(claimed.map((m) => ({ message_id: m.id, type: 'sending', at: now, detail: JSON.stringify({ attempt: m.attempts }) })))
           .execute();

@@ -93,12 +93,9 @@ export interface MessagesTable {
   status: string;
   status_token_hash: string;
   key_type: string;
-  /** The rendered email as JSON (subject, from, reply-to, recipients, html, text). */
-  content: string;
   subject: string | null;
   /** RFC 5322 Message-ID, stable across retries so a duplicate delivery can be recognised. */
   header_message_id: string;
-  attachments: string | null;
   /** 1 when this message took a credit (held messages take theirs on release). */
   credit_taken: number;
   attempts: number;
@@ -109,6 +106,14 @@ export interface MessagesTable {
   created_at: number;
   updated_at: number;
   sent_at: number | null;
+}
+
+export interface MessageContentsTable {
+  message_id: string;
+  /** The rendered email as JSON (subject, from, reply-to, recipients, html, text). */
+  content: string;
+  /** Attachment references (blob keys), JSON; null without attachments. */
+  attachments: string | null;
 }
 
 export interface MessageRecipientsTable {
@@ -162,6 +167,7 @@ export interface Database {
   suppressions: SuppressionsTable;
   block_list: BlockListTable;
   messages: MessagesTable;
+  message_contents: MessageContentsTable;
   message_recipients: MessageRecipientsTable;
   message_events: MessageEventsTable;
   idempotency_records: IdempotencyTable;

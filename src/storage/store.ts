@@ -40,13 +40,20 @@ export interface Store extends Repos {
   readonly catalog: CachedCatalog;
   /**
    * Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws.
-   * `background` writes (no client waits on them) may be committed a few ms later together
-   * with others; the promise still resolves only once they are durable.
+   * Options, for the worker's own bookkeeping only (never for accepting a message):
+   * - `durable: false` commits without waiting for the disk flush (a crash of the process
+   *   loses nothing; a power cut may lose the last such commits, and a message is sent again);
+   * - `background: true` is that, and may also wait a few ms to share a commit with others.
    */
-  transaction<T>(fn: (tx: Repos) => Promise<T>, options?: { background?: boolean }): Promise<T>;
+  transaction<T>(fn: (tx: Repos) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Cheap round trip for the health check. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface TransactionOptions {
+  durable?: boolean;
+  background?: boolean;
 }
 
 /** How long a background write on SQLite may wait for others to share its commit. */
@@ -120,8 +127,14 @@ export function storeOver(db: Kysely<Database>, dialect: Dialect, clock: Clock):
     clock,
     // PostgreSQL groups concurrent commits itself; SQLite's single writer needs our help.
     transaction: group !== undefined
-      ? (fn, options) => inTransaction((make) => group.run((conn) => fn(make(conn)), options?.background === true ? BACKGROUND_LINGER_MS : 0))
-      : (fn) => inTransaction((make) => db.transaction().execute((trx) => fn(make(trx)))),
+      ? (fn, options) => inTransaction((make) => group.run((conn) => fn(make(conn)), {
+        lingerMs: options?.background === true ? BACKGROUND_LINGER_MS : 0,
+        durable: options?.background !== true && options?.durable !== false,
+      }))
+      : (fn, options) => inTransaction((make) => db.transaction().execute(async (trx) => {
+        if (options?.background === true || options?.durable === false) await sql`set local synchronous_commit = off`.execute(trx);
+        return fn(make(trx));
+      })),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

@@ -51,10 +51,8 @@ export async function insertMessage(
     status,
     status_token_hash: newId('tok'),
     key_type: 'private',
-    content: JSON.stringify({ subject: 'Hi', to: ['someone@example.com'], html: '<p>Hi</p>', text: 'Hi' }),
     subject: 'Hi',
     header_message_id: `<${id}@mailroom.test>`,
-    attachments: null,
     credit_taken: creditTaken ? 1 : 0,
     attempts: 0,
     next_attempt_at: status === 'queued' ? createdAt : null,
@@ -64,5 +62,10 @@ export async function insertMessage(
     created_at: createdAt,
     updated_at: createdAt,
     sent_at: status === 'sent' ? createdAt + 1000 : null,
+  }).execute();
+  await store.db.insertInto('message_contents').values({
+    message_id: id,
+    content: JSON.stringify({ subject: 'Hi', to: ['someone@example.com'], html: '<p>Hi</p>', text: 'Hi' }),
+    attachments: null,
   }).execute();
 }

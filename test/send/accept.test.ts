@@ -35,7 +35,7 @@ describe.each(DIALECTS)('POST /v1/send acceptance on %s', (dialect) => {
   });
 
   const contentOf = async (id: string): Promise<StoredContent> => {
-    const row = await t.store.db.selectFrom('messages').select('content').where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await t.store.db.selectFrom('message_contents').select('content').where('message_id', '=', id).executeTakeFirstOrThrow();
     return JSON.parse(row.content) as StoredContent;
   };
   const serviceOf = async (id: string) => (await t.store.messages.get('acme', id))?.service_id;

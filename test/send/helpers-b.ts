@@ -146,7 +146,7 @@ export interface StoredContent {
 }
 
 export async function storedContent(t: TestApp, messageId: string): Promise<StoredContent> {
-  const row = await t.store.db.selectFrom('messages').select(['content']).where('id', '=', messageId).executeTakeFirstOrThrow();
+  const row = await t.store.db.selectFrom('message_contents').select(['content']).where('message_id', '=', messageId).executeTakeFirstOrThrow();
   return JSON.parse(row.content) as StoredContent;
 }
 

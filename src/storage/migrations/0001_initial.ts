@@ -101,10 +101,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('status_token_hash', 'text', (c) => c.notNull())
     .addColumn('key_type', 'text', (c) => c.notNull())
-    .addColumn('content', 'text', (c) => c.notNull())
     .addColumn('subject', 'text')
     .addColumn('header_message_id', 'text', (c) => c.notNull())
-    .addColumn('attachments', 'text')
     .addColumn('credit_taken', 'integer', (c) => c.notNull())
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('next_attempt_at', 'bigint')
@@ -120,9 +118,18 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await s.createIndex('messages_org_status_time').on('messages').columns(['org_id', 'status', 'created_at', 'id']).execute();
   await s.createIndex('messages_org_template_time').on('messages').columns(['org_id', 'template_id', 'created_at', 'id']).execute();
   await s.createIndex('messages_org_service_time').on('messages').columns(['org_id', 'service_id', 'created_at', 'id']).execute();
-  // The worker's claim: due queued messages, and expired leases for the reaper.
+  // The worker's claim (status 'queued', due first) and the reaper (status 'sending', whose
+  // few rows it filters by lease) share one index.
   await s.createIndex('messages_due').on('messages').columns(['status', 'next_attempt_at']).execute();
-  await s.createIndex('messages_lease').on('messages').columns(['status', 'lease_until']).execute();
+
+  // The rendered email lives beside the message row, not in it: every status change rewrites
+  // its row, and a row carrying a few kB of HTML made each claim and outcome several times
+  // dearer (the queue's claim was the worker's largest cost).
+  await s.createTable('message_contents')
+    .addColumn('message_id', 'text', (c) => c.primaryKey().references('messages.id').onDelete('cascade'))
+    .addColumn('content', 'text', (c) => c.notNull())
+    .addColumn('attachments', 'text')
+    .execute();
 
   await s.createTable('message_recipients')
     .addColumn('message_id', 'text', (c) => c.notNull().references('messages.id').onDelete('cascade'))
