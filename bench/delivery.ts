@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SMTPServer } from 'smtp-server';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { applyConfig } from '../src/admin/apply.js';
 import { loadConfig } from '../src/config/env.js';
 import { systemClock } from '../src/domain/clock.js';
@@ -35,29 +36,35 @@ function email(i: number): RenderedEmail {
   };
 }
 
-/** A loopback SMTP sink that accepts everything and counts messages. */
-async function sink(): Promise<{ port: number; count: () => number; close: () => Promise<void> }> {
-  let received = 0;
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, _session, callback) {
-      stream.on('data', () => undefined);
-      stream.on('end', () => {
-        received += 1;
-        callback();
-      });
-    },
+/** The sink runs in a child process (smtp-sink.ts); messages are counted there. */
+async function sink(): Promise<{ port: number; count: () => Promise<number>; close: () => Promise<void> }> {
+  const child = fork(fileURLToPath(new URL('./smtp-sink.js', import.meta.url)), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const ask = <T>(message: string, pick: (m: Record<string, number>) => T | undefined): Promise<T> => new Promise((resolve) => {
+    const onMessage = (m: Record<string, number>) => {
+      const value = pick(m);
+      if (value !== undefined) {
+        child.off('message', onMessage);
+        resolve(value);
+      }
+    };
+    child.on('message', onMessage);
+    if (message !== '') child.send(message);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as { port: number };
-  return { port, count: () => received, close: () => new Promise((r) => server.close(() => r())) };
+  const port = await ask('', (m) => m.port);
+  return {
+    port,
+    count: () => ask('count', (m) => m.count),
+    close: () => new Promise((resolve) => {
+      child.once('exit', () => resolve());
+      child.send('stop');
+    }),
+  };
 }
 
 /**
- * Messages per second to a loopback sink: nodemailer's pool driven directly (the transport
- * mailroom uses, 50 sends in flight) against the full queue path (claim, send, record) on SQLite.
+ * Messages per second to a loopback sink in another process: nodemailer's pool driven
+ * directly (the transport mailroom uses, 50 sends in flight) against the full queue path
+ * (claim, send, record) on SQLite with its default synchronous=FULL.
  */
 export async function deliveryBench(messages: number): Promise<DeliveryFigures> {
   const smtp = await sink();
@@ -106,10 +113,10 @@ export async function deliveryBench(messages: number): Promise<DeliveryFigures> 
       }
     });
     const worker = new DeliveryWorker({ store, clock: systemClock, dataDir: dir, pacer: new LocalPacer(systemClock), metrics: createMetrics(), logger: quiet }, { batchSize: 50 });
-    const before = smtp.count();
+    const before = await smtp.count();
     const startQueue = performance.now();
     worker.start();
-    while (smtp.count() - before < messages) await new Promise((r) => setTimeout(r, 5));
+    while ((await smtp.count()) - before < messages) await new Promise((r) => setTimeout(r, 5));
     const queued = messages / ((performance.now() - startQueue) / 1000);
     await worker.stop();
     await store.close();
