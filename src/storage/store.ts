@@ -13,6 +13,7 @@ import { ReadCache } from './read-cache.js';
 import type { Database } from './schema.js';
 import { servicesRepo } from './services.js';
 import { templatesRepo } from './templates.js';
+import { uploadsRepo } from './uploads.js';
 
 function repos(db: Kysely<Database>, dialect: Dialect) {
   return {
@@ -25,6 +26,7 @@ function repos(db: Kysely<Database>, dialect: Dialect) {
     messages: messagesRepo(db),
     idempotency: idempotencyRepo(db),
     queue: queueRepo(db, dialect),
+    uploads: uploadsRepo(db),
   };
 }
 
