@@ -17,7 +17,7 @@ import type { Dialect } from '../../src/storage/dialect.js';
 import type { Store } from '../../src/storage/store.js';
 import type { RenderedEmail } from '../../src/templates/render.js';
 import { freshApp, type TestApp } from '../support/app.js';
-import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
+import { CONTACT_TEMPLATE as SEEDED_CONTACT, PRIVATE_KEY, seedOrg } from '../support/seed.js';
 
 // ---------------------------------------------------------------------------------------------
 // Cleanup: everything a test opens is closed in afterEach, newest first.
@@ -232,21 +232,11 @@ type TemplateInput = NonNullable<OrgInput['templates']>[number];
 
 /** The template the delivery tests send: names, Cc and Reply-To so every header can be checked. */
 export const CONTACT_TEMPLATE: TemplateInput = {
-  id: 'contact',
-  subject: 'Message from {{name}}',
+  ...SEEDED_CONTACT,
   to: 'Acme Owner <owner@acme.test>',
   cc: 'audit@acme.test',
   from_name: 'Acme Support',
-  from_email: 'noreply@acme.test',
   reply_to: '{{name}} <{{email}}>',
-  html: '<p>{{message}}</p>',
-  text: '{{message}}',
-  strict_params: true,
-  params: [
-    { name: 'name', type: 'string', required: true, max_length: 100 },
-    { name: 'email', type: 'email', required: true },
-    { name: 'message', type: 'string', required: true },
-  ],
 };
 
 export function smtpService(port: number, extra: Partial<ServiceInput> & { user?: string; pass?: string } = {}): ServiceInput {

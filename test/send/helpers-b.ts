@@ -33,22 +33,7 @@ export interface Accepted {
 
 export const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
 
-/** The `contact` template of seedOrg, for seeds that list templates of their own beside it. */
-export const CONTACT_TEMPLATE: TemplateSeed = {
-  id: 'contact',
-  subject: 'Message from {{name}}',
-  to: 'owner@acme.test',
-  from_email: 'noreply@acme.test',
-  reply_to: '{{email}}',
-  html: '<p>{{message}}</p>',
-  text: '{{message}}',
-  strict_params: true,
-  params: [
-    { name: 'name', type: 'string', required: true, max_length: 100 },
-    { name: 'email', type: 'email', required: true },
-    { name: 'message', type: 'string', required: true },
-  ],
-};
+export { CONTACT_TEMPLATE } from '../support/seed.js';
 
 export const CONTACT_PARAMS = { name: 'Ann', email: 'ann@example.com', message: 'Hello there' };
 
