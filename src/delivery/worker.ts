@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { BlobStore } from '../blobs/blob-store.js';
 import type { Clock } from '../domain/clock.js';
 import type { Service } from '../domain/types.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -20,12 +21,26 @@ export interface WorkerDeps {
   store: Store;
   clock: Clock;
   dataDir: string;
+  /** Messages older than this many days are purged (MAILROOM_RETENTION_DAYS); absent: kept. */
+  retentionDays?: number;
+  /** Where attachment bytes live: purged messages and expired uploads take theirs along. */
+  blobs?: BlobStore;
   pacer: Pacer;
   metrics: Metrics;
   logger: WorkerLogger;
   transports?: Readonly<Record<string, TransportFactory>>;
   retry?: RetryPolicy;
   random?: () => number;
+}
+
+/** How often a worker does its housekeeping (retention, expired uploads and idempotency keys). */
+const MAINTENANCE_EVERY_MS = 60_000;
+
+/** Blob keys in a message's stored attachment list (`[{ blob_key, … }]`). */
+function parseAttachmentRefs(json: string | null): string[] {
+  if (json === null) return [];
+  const list = JSON.parse(json) as Array<{ blob_key?: unknown }>;
+  return list.flatMap((a) => (typeof a.blob_key === 'string' ? [a.blob_key] : []));
 }
 
 /** Outcome writes: nobody waits on them, so they may share a commit with others. */
@@ -68,6 +83,7 @@ export class DeliveryWorker {
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private lastReap = 0;
+  private lastMaintenance = 0;
 
   constructor(private readonly deps: WorkerDeps, options: Partial<WorkerOptions> = {}) {
     this.options = { ...DEFAULT_WORKER_OPTIONS, ...options };
@@ -144,6 +160,10 @@ export class DeliveryWorker {
       this.lastReap = now;
       const reaped = await store.transaction((tx) => tx.queue.reapExpired(now));
       if (reaped > 0) this.deps.logger.warn({ reaped }, 'expired leases returned to the queue');
+    }
+    if (now - this.lastMaintenance >= MAINTENANCE_EVERY_MS) {
+      this.lastMaintenance = now;
+      await this.maintain(now).catch((err: unknown) => this.deps.logger.error({ err }, 'maintenance failed'));
     }
     // A claim lost to a power cut only means the message is claimed again: no flush needed.
     const batch = await store.transaction((tx) => tx.queue.claim(now, limit, this.options.leaseMs), { durable: false });
@@ -293,6 +313,29 @@ export class DeliveryWorker {
       }
     });
     if (status === 'failed') this.deps.metrics.failed.inc({ service: m.service_id });
+  }
+
+  /**
+   * Housekeeping, a minute apart, in small steps: messages past retention (with their
+   * attachment blobs), idempotency records past 24 h, uploads past their 24 h life.
+   */
+  async maintain(now: number): Promise<void> {
+    const { store, blobs } = this.deps;
+    const dropBlob = async (key: string) => {
+      if (blobs !== undefined) await blobs.delete(key).catch(() => undefined);
+    };
+    const days = this.deps.retentionDays;
+    if (days !== undefined) {
+      const purged = await store.transaction((tx) => tx.messages.purgeOlderThan(now - days * 86_400_000, 500), { durable: false });
+      for (const m of purged) {
+        for (const a of parseAttachmentRefs(m.attachments)) await dropBlob(a);
+      }
+    }
+    await store.transaction((tx) => tx.idempotency.purgeExpired(now), { durable: false });
+    for (const upload of await store.uploads.expired(now, 500)) {
+      await dropBlob(upload.blob_key);
+      await store.transaction((tx) => tx.uploads.delete(upload.id), { durable: false });
+    }
   }
 
   /**

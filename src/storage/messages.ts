@@ -153,6 +153,20 @@ export function messagesRepo(db: Kysely<Database>) {
       return rows.map((r) => ({ ...r, status: r.status as MessageStatus }));
     },
 
+    /**
+     * Retention: messages created before `before` are deleted with their content, recipients
+     * and events (foreign keys cascade), at most `limit` per call so a large backlog never
+     * holds the write lock for long. Returns their attachment references for blob cleanup.
+     */
+    async purgeOlderThan(before: number, limit: number): Promise<Array<{ id: string; attachments: string | null }>> {
+      const old = await db.selectFrom('messages').leftJoin('message_contents', 'message_contents.message_id', 'messages.id')
+        .select(['messages.id as id', 'message_contents.attachments as attachments'])
+        .where('messages.created_at', '<', before).where('messages.status', '!=', 'sending')
+        .limit(limit).execute();
+      if (old.length > 0) await db.deleteFrom('messages').where('id', 'in', old.map((m) => m.id)).execute();
+      return old;
+    },
+
     /** The stored rendered email (JSON) of a message. */
     async content(messageId: string): Promise<{ content: string; attachments: string | null } | undefined> {
       return db.selectFrom('message_contents').select(['content', 'attachments']).where('message_id', '=', messageId).executeTakeFirst();

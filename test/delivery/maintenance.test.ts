@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { createMetrics } from '../../src/observability/metrics.js';
+import { diskBlobStore } from '../../src/blobs/disk.js';
+import { LocalPacer } from '../../src/delivery/pacing.js';
+import { DeliveryWorker } from '../../src/delivery/worker.js';
+import { DIALECTS, postgresAvailable } from '../support/stores.js';
+import { captureLogger, deliveryHarness, insertQueued, send, tempDir } from './support.js';
+import { seedOrg } from '../support/seed.js';
+
+const pgUp = await postgresAvailable();
+const DAY = 86_400_000;
+
+describe.each(DIALECTS)('worker housekeeping on %s', (dialect) => {
+  const skip = dialect === 'postgres' && !pgUp;
+  const h = deliveryHarness(dialect);
+
+  it.skipIf(skip)('purges messages past retention with their blobs, expired idempotency keys and expired uploads', async () => {
+    const t = await h.app();
+    await seedOrg(t.store);
+    const blobs = diskBlobStore({ root: tempDir(h.closer), baseUrl: 'http://mailroom.test', secret: 's' });
+    const worker = new DeliveryWorker({
+      store: t.store, clock: t.clock, dataDir: tempDir(h.closer), pacer: new LocalPacer(t.clock), metrics: createMetrics(),
+      logger: captureLogger(), retentionDays: 30, blobs,
+    });
+    h.closer.defer(() => worker.stop(1000));
+
+    const start = t.clock.now();
+    const [old] = await insertQueued(t.store, 1, start - 31 * DAY, 'outbox');
+    await t.store.db.updateTable('messages').set({ status: 'sent' }).where('id', '=', old ?? '').execute();
+    await blobs.put('acme/up_old', Buffer.from('bytes'), undefined);
+    await t.store.db.updateTable('message_contents').set({ attachments: JSON.stringify([{ blob_key: 'acme/up_old', filename: 'a.txt' }]) })
+      .where('message_id', '=', old ?? '').execute();
+    const recent = await send(t);
+
+    await t.store.transaction((tx) => tx.idempotency.put('acme', 'old-key', 'h', { status: 202, headers: {}, body: '{}' }, start - 2 * DAY, DAY));
+    await t.store.transaction((tx) => tx.idempotency.put('acme', 'new-key', 'h', { status: 202, headers: {}, body: '{}' }, start, DAY));
+    await t.store.uploads.insert({ id: 'up_gone', org_id: 'acme', filename: 'x.txt', content_type: null, size: 3, blob_key: 'acme/up_gone', key_type: 'private', created_at: start - 2 * DAY, url_expires_at: start - 2 * DAY, expires_at: start - DAY });
+    await blobs.put('acme/up_gone', Buffer.from('abc'), undefined);
+
+    await worker.maintain(start);
+
+    const ids = (await t.store.db.selectFrom('messages').select('id').execute()).map((r) => r.id);
+    expect(ids).toEqual([recent]);
+    expect(await t.store.db.selectFrom('message_events').select('message_id').where('message_id', '=', old ?? '').execute()).toEqual([]);
+    expect(await t.store.db.selectFrom('message_contents').select('message_id').where('message_id', '=', old ?? '').execute()).toEqual([]);
+    expect(await blobs.size('acme/up_old')).toBeUndefined();
+    const keys = (await t.store.db.selectFrom('idempotency_records').select('key').execute()).map((r) => r.key);
+    expect(keys).toEqual(['new-key']);
+    expect(await t.store.uploads.byId('up_gone')).toBeUndefined();
+    expect(await blobs.size('acme/up_gone')).toBeUndefined();
+  });
+});
