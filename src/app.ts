@@ -2,6 +2,7 @@ import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController } from 'fastify';
+import { Redis } from 'ioredis';
 import { registerAdminRoutes } from './admin/routes/index.js';
 import { randomToken } from './domain/ids.js';
 import { ErrorEnvelope } from './errors/envelope.js';
@@ -18,6 +19,7 @@ import { registerTemplates, TemplateResource } from './http/routes/templates.js'
 import { registerTurnstileWidget } from './http/routes/turnstile-widget.js';
 import { validatorCompiler } from './http/validation.js';
 import { createMetrics } from './observability/metrics.js';
+import { createProtection } from './protection/index.js';
 import { createSendDeps } from './send/accept.js';
 import { SendAccepted } from './send/request.js';
 
@@ -97,7 +99,20 @@ export async function buildApp(services: AppServices): Promise<App> {
   registerPublicConfig(app, services);
   registerTurnstileWidget(app, services);
   registerTemplates(app, services);
-  const sendDeps = createSendDeps(services.store, services.clock, config, metrics, services.onAccepted);
+  let protection = services.protection;
+  if (protection === undefined) {
+    let redis: Redis | undefined;
+    if (config.redisUrl !== undefined) {
+      const owned = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: true });
+      owned.on('error', (err: Error) => app.log.warn({ err: err.message }, 'redis (rate limits)'));
+      app.addHook('onClose', async () => {
+        await owned.quit().catch(() => owned.disconnect());
+      });
+      redis = owned;
+    }
+    protection = createProtection({ config, clock: services.clock, metrics, logger: app.log, redis });
+  }
+  const sendDeps = createSendDeps(services.store, services.clock, config, metrics, services.onAccepted, protection);
   registerSend(app, sendDeps);
   registerMessages(app, services);
   registerHistory(app, services);

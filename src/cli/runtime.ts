@@ -5,6 +5,8 @@ import { systemClock } from '../domain/clock.js';
 import { LocalPacer, RedisPacer, type Pacer } from '../delivery/pacing.js';
 import { DeliveryWorker } from '../delivery/worker.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { TURNSTILE_TEST_SECRETS } from '../protection/captcha.js';
+import { createProtection, type Protection } from '../protection/index.js';
 import { openStore, type Store } from '../storage/store.js';
 
 /** The long-lived parts a process needs, built once from config (the composition root). */
@@ -13,6 +15,8 @@ export interface Runtime {
   metrics: Metrics;
   pacer: Pacer;
   redis: Redis | undefined;
+  /** Rate limits and CAPTCHA: on the shared Redis when MAILROOM_REDIS_URL is set, else in memory. */
+  protection: Protection;
   logger: pino.Logger;
   createWorker(): DeliveryWorker;
   close(): Promise<void>;
@@ -25,11 +29,20 @@ export async function createRuntime(config: Config): Promise<Runtime> {
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis'));
   const metrics = createMetrics(() => store.queue.depth(systemClock.now()));
   const pacer: Pacer = redis === undefined ? new LocalPacer(systemClock) : new RedisPacer(redis, systemClock);
+  const protection = createProtection({ config, clock: systemClock, metrics, logger: logger.child({ component: 'protection' }), redis });
+  if (config.env === 'production') {
+    if (redis === undefined) logger.info('MAILROOM_REDIS_URL is not set: rate limits and used CAPTCHA tokens are kept in this process only');
+    const shared = config.turnstile.secretKey;
+    if (shared !== undefined && TURNSTILE_TEST_SECRETS.has(shared)) {
+      logger.warn('MAILROOM_TURNSTILE_SECRET_KEY is a Cloudflare test secret: the shared mobile widget refuses every token in production');
+    }
+  }
   return {
     store,
     metrics,
     pacer,
     redis,
+    protection,
     logger,
     createWorker: () => new DeliveryWorker(
       { store, clock: systemClock, dataDir: config.dataDir, pacer, metrics, logger: logger.child({ component: 'worker' }) },

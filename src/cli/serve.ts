@@ -25,7 +25,9 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   const demo = await ensureDemo(store, config);
 
   const worker = config.runWorker ? runtime.createWorker() : undefined;
-  const app = await buildApp({ config, store, clock: systemClock, metrics: runtime.metrics, onAccepted: () => worker?.nudge() });
+  const app = await buildApp({
+    config, store, clock: systemClock, metrics: runtime.metrics, protection: runtime.protection, onAccepted: () => worker?.nudge(),
+  });
   await app.listen({ port: config.port, host: config.host });
   worker?.start();
   out(`mailroom listening on ${config.baseUrl} (database: ${store.dialect}, worker: ${worker === undefined ? 'off' : 'on'})`);

@@ -31,6 +31,24 @@ export interface Config {
     readonly siteKey: string | undefined;
     readonly secretKey: string | undefined;
     readonly verifyUrl: string;
+    /** A siteverify call that takes longer is abandoned: the send gets 503, never an unverified pass. */
+    readonly timeoutMs: number;
+  };
+  /** Request rate limits and anomaly detection (src/protection/rate-limits.ts). */
+  readonly limits: {
+    /** Per-organization guard on public-key requests that fail before the template and CAPTCHA checks. */
+    readonly floodPerSecond: number;
+    /** A limit check that waits longer on its store (Redis) counts as a store failure. */
+    readonly backendTimeoutMs: number;
+    readonly anomaly: {
+      readonly enabled: boolean;
+      /** Public-key requests in one 10-second window below which nothing is a spike. */
+      readonly minRequests: number;
+      /** A spike is a 10-second count above this many times the trailing 10-minute average. */
+      readonly factor: number;
+      /** How long an organization stays slowed after the last 10-second window that was a spike. */
+      readonly cooldownMs: number;
+    };
   };
 }
 
@@ -141,6 +159,18 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
         'https://challenges.cloudflare.com/turnstile/v0/siteverify',
         ['http:', 'https:'],
       ),
+      timeoutMs: int('MAILROOM_TURNSTILE_TIMEOUT_MS', 5000, 100, 60_000),
+    },
+    limits: {
+      // The spec asks for a flood guard of at least 50 requests per second.
+      floodPerSecond: int('MAILROOM_FLOOD_GUARD_PER_SECOND', 50, 50, 1_000_000),
+      backendTimeoutMs: int('MAILROOM_RATE_LIMIT_TIMEOUT_MS', 1000, 10, 60_000),
+      anomaly: {
+        enabled: oneOf('MAILROOM_ANOMALY_DETECTION', ['on', 'off'] as const, 'on') === 'on',
+        minRequests: int('MAILROOM_ANOMALY_MIN_REQUESTS', 50, 1, 1_000_000),
+        factor: int('MAILROOM_ANOMALY_FACTOR', 10, 1, 10_000),
+        cooldownMs: int('MAILROOM_ANOMALY_COOLDOWN_SECONDS', 60, 2, 86_400) * 1000,
+      },
     },
   };
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);

@@ -5,6 +5,7 @@ import type {
 import type { Config } from '../config/env.js';
 import type { Clock } from '../domain/clock.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { Protection } from '../protection/index.js';
 import type { Store } from '../storage/store.js';
 
 /** What the HTTP layer needs from the outside world; main.ts and tests build it. */
@@ -16,6 +17,11 @@ export interface AppServices {
   metrics?: Metrics;
   /** Called after each accepted send: a worker in the same process looks at the queue at once. */
   onAccepted?: () => void;
+  /**
+   * Rate limits and CAPTCHA. When absent, buildApp builds them: on Redis when
+   * MAILROOM_REDIS_URL is set (a connection the app owns and closes), else in memory.
+   */
+  protection?: Protection;
 }
 
 export type App = FastifyInstance<

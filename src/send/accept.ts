@@ -7,6 +7,11 @@ import type { Organization, Service, Template } from '../domain/types.js';
 import type { Metrics } from '../observability/metrics.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Caller } from '../http/auth.js';
+import type { ClientInfo } from '../protection/client-ip.js';
+import { analyseTemplate, checkLockedContent, checkTemplateLock, isLockedSend, type TemplateShape } from '../protection/dynamic-lock.js';
+import { createProtection, type Protection } from '../protection/index.js';
+import { checkLinks } from '../protection/links.js';
+import type { RecipientCharge } from '../protection/rate-limits.js';
 import type { StoredResponse } from '../storage/idempotency.js';
 import type { Store } from '../storage/store.js';
 import { compileParamsValidator, templateKey, type ParamsValidator } from '../templates/params.js';
@@ -23,14 +28,40 @@ export interface SendDeps {
   config: Config;
   validators: Lru<ParamsValidator>;
   renderers: Lru<ReturnType<typeof compileTemplate>>;
+  /** What the dynamic-recipient lock knows of each template version. */
+  shapes: Lru<TemplateShape>;
   idempotency: IdempotencyGuard;
   metrics: Metrics | undefined;
   onAccepted: (() => void) | undefined;
+  /** Rate limits and CAPTCHA (src/protection). */
+  protection: Protection;
 }
 
-export function createSendDeps(store: Store, clock: Clock, config: Config, metrics?: Metrics, onAccepted?: () => void): SendDeps {
+export function createSendDeps(
+  store: Store, clock: Clock, config: Config, metrics?: Metrics, onAccepted?: () => void, protection?: Protection,
+): SendDeps {
   // 1,000 template versions of compiled code is a few MB at most and covers any hot set.
-  return { store, clock, config, validators: new Lru(1000), renderers: new Lru(1000), idempotency: new IdempotencyGuard(store, clock), metrics, onAccepted };
+  return {
+    store,
+    clock,
+    config,
+    validators: new Lru(1000),
+    renderers: new Lru(1000),
+    shapes: new Lru(1000),
+    idempotency: new IdempotencyGuard(store, clock),
+    metrics,
+    onAccepted,
+    protection: protection ?? createProtection({ config, clock, metrics }),
+  };
+}
+
+/**
+ * Counts one request toward the plan and key limits (and, for public keys, the per-IP limit
+ * and anomaly detection). The batch endpoint calls it once for a whole batch and then passes
+ * `requestCounted: true` with each item.
+ */
+export function countSendRequest(deps: SendDeps, caller: Caller, client: ClientInfo): Promise<void> {
+  return deps.protection.limits.countRequest(caller, client);
 }
 
 export interface SendContext {
@@ -40,6 +71,10 @@ export interface SendContext {
   idempotency: { key: string; digest: string } | undefined;
   /** The response this endpoint sends for an accepted message: stored for replays. */
   respond: (accepted: SendAccepted) => StoredResponse;
+  /** The client (`clientInfo(request)`): its address for the per-IP limit, Origin for CAPTCHA. */
+  client: ClientInfo;
+  /** The request was already counted toward the rate limits (a batch item: `countSendRequest`). */
+  requestCounted?: boolean;
 }
 
 export interface SendOutcome {
@@ -48,10 +83,11 @@ export interface SendOutcome {
 }
 
 /**
- * Steps 3–6 of the send path (DESIGN.md), after the caller passed the key and origin rules:
- * idempotency, template and service, parameters, rendering and recipient rules, then one
- * transaction that takes a credit (or holds, or refuses), stores the message with its
- * rendered content and first event, and records the idempotent response.
+ * Steps 3–6 of the send path (DESIGN.md), after the caller passed the key, origin and headless
+ * rules and the flood guard: idempotency, rate limits, template and service, the dynamic-recipient
+ * lock and CAPTCHA, parameters, rendering and recipient rules, links, then one transaction that
+ * takes a credit (or holds, or refuses), stores the message with its rendered content and first
+ * event, and records the idempotent response.
  */
 export async function acceptSend(deps: SendDeps, ctx: SendContext): Promise<SendOutcome> {
   const { org } = ctx.caller;
@@ -75,18 +111,34 @@ interface Prepared {
   template: Template;
   service: Service;
   email: RenderedEmail;
+  /** Recipient daily counts this send used (refunded if it is not accepted after all). */
+  charge: RecipientCharge | undefined;
 }
 
 async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
-  const { org } = ctx.caller;
+  const { org, key } = ctx.caller;
   const { input } = ctx;
+  const { limits, captcha } = deps.protection;
+  // Step 3 is done (a replay never gets here): a private-key request counts now.
+  if (key.type === 'private' && ctx.requestCounted !== true) await limits.countRequest(ctx.caller, ctx.client);
+
+  // Step 4.
   const template = await deps.store.catalog.template(org.id, input.template_id);
   if (template === undefined) throw new ApiError('template_not_found', { message: `Template "${input.template_id}" does not exist.` });
   if (template.frozen) {
     throw new ApiError('plan_limit_reached', { message: 'This template is frozen after a plan downgrade.', details: { reason: 'template_frozen' } });
   }
   const service = await resolveService(deps.store, org, template, input.service_id);
+  const cacheKey = templateKey(template);
+  const shape = deps.shapes.getOrCreate(cacheKey, () => analyseTemplate(template));
+  checkTemplateLock(template, shape, key.type);
+  if (key.type === 'public' && template.captcha) {
+    await captcha.check(org, { token: input.turnstile_token, turnstileKey: input.turnstile_key }, ctx.client);
+  }
+  // Only now does a public-key request count toward plan, key, IP and anomaly limits.
+  if (key.type === 'public' && ctx.requestCounted !== true) await limits.countRequest(ctx.caller, ctx.client);
 
+  // Step 5.
   if (input.attachments.length > 0 && !template.allow_attachments) {
     throw new ApiError('attachments_not_allowed', { message: 'This template does not accept attachments.', details: { reason: 'template' } });
   }
@@ -102,17 +154,20 @@ async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
       details: { reason: 'template_params', limit: MAX_PARAMS_BYTES },
     });
   }
-  const key = templateKey(template);
-  const issues = deps.validators.getOrCreate(key, () => compileParamsValidator(template.params, template.strict_params))(params);
+  const issues = deps.validators.getOrCreate(cacheKey, () => compileParamsValidator(template.params, template.strict_params))(params);
   if (issues.length > 0) throw new ApiError('invalid_template_params', { details: { issues } });
+  const locked = isLockedSend(shape, key.type);
+  if (locked) checkLockedContent(params, template.params, shape);
 
-  const compiled = deps.renderers.getOrCreate(key, () => compileTemplate(template));
+  const compiled = deps.renderers.getOrCreate(cacheKey, () => compileTemplate(template));
   const email = renderEmail(compiled, template, params, {
     from_email: stringSetting(service.settings.from_email),
     from_name: stringSetting(service.settings.from_name),
   });
   await checkLists(deps.store, org, email, params);
-  return { template, service, email };
+  if (locked || template.enforce_link_allowlist) checkLinks(email, org.security.link_domains);
+  const charge = locked ? await limits.countRecipients(org, allRecipients(email)) : undefined;
+  return { template, service, email, charge };
 }
 
 function stringSetting(v: unknown): string | undefined {
@@ -173,6 +228,15 @@ async function checkLists(store: Store, org: Organization, email: RenderedEmail,
 }
 
 async function commit(deps: SendDeps, ctx: SendContext, p: Prepared, idem: IdempotencyRequest | undefined): Promise<StoredResponse> {
+  try {
+    return await persist(deps, ctx, p, idem);
+  } catch (err) {
+    if (p.charge !== undefined) await deps.protection.limits.refund(p.charge);
+    throw err;
+  }
+}
+
+async function persist(deps: SendDeps, ctx: SendContext, p: Prepared, idem: IdempotencyRequest | undefined): Promise<StoredResponse> {
   const { org, key } = ctx.caller;
   const now = deps.clock.now();
   const id = newId('msg');

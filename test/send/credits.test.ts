@@ -223,7 +223,8 @@ describe.each(DIALECTS)('credits, hold mode and suppression on %s', (dialect) =>
   });
 
   it.skipIf(skip)('concurrent sends never queue more messages than credits (30 parallel, 10 credits, reject mode)', async () => {
-    await seedOrg(t.store, { credits: 10, when_out_of_credits: 'reject' });
+    // Business plan: 30 requests in one instant stay under its 50 per second (Pro allows 20).
+    await seedOrg(t.store, { plan: 'business_50k', credits: 10, when_out_of_credits: 'reject' });
     const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => post(t, sendBody({
       template_params: { name: `Sender ${i}`, email: `s${i}@example.org`, message: `m${i}` },
     }))));

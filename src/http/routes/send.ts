@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { acceptSend, type SendDeps } from '../../send/accept.js';
 import { idempotencyKeyOf, requestDigest } from '../../send/idempotency-key.js';
-import { checkCaller } from '../../send/permissions.js';
+import { admitCaller } from '../../send/permissions.js';
 import { SendBody, sendInputFromBody, stripNulls, type SendAccepted } from '../../send/request.js';
 import type { StoredResponse } from '../../storage/idempotency.js';
 import type { App } from '../app-types.js';
@@ -12,6 +12,8 @@ import { responses } from '../schemas.js';
 export const SEND_ERRORS = [
   'bad_request', 'invalid_body', 'invalid_idempotency_key', 'unauthorized', 'insufficient_credits', 'forbidden',
   'not_found', 'idempotency_conflict', 'payload_too_large', 'invalid_template_params', 'rate_limited', 'recipient_suppressed',
+  // CAPTCHA verifier or rate-limit store unreachable (public keys fail closed).
+  'service_unavailable',
 ] as const;
 
 /** 202 with the JSON body: what /v1/send and JSON-asking clients of the alias get. */
@@ -67,9 +69,10 @@ export function registerSend(app: App, deps: SendDeps): void {
       const body = request.body;
       const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key']);
       const caller = await authenticate(request, deps.store, body);
-      checkCaller(request, caller);
+      const client = await admitCaller(request, caller, deps.protection);
       const outcome = await acceptSend(deps, {
         caller,
+        client,
         input: sendInputFromBody(body),
         idempotency: idempotencyKey === undefined ? undefined : { key: idempotencyKey, digest: requestDigest(url, body) },
         respond: legacy && !wantsJson(request) ? legacyAccepted : jsonAccepted,

@@ -1,0 +1,172 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
+import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+import type { TestApp } from '../support/app.js';
+
+/**
+ * A local HTTP server speaking Cloudflare Turnstile's siteverify wire format: a form-encoded
+ * POST of `secret`, `response`, optional `remoteip` and `idempotency_key`, answered with
+ * `{ success, 'error-codes', hostname, challenge_ts, action, cdata }`.
+ *
+ * Tokens are issued with `issue(hostname)`; like Cloudflare, a token verifies once and then
+ * answers `timeout-or-duplicate` (unless `acceptReplays` is on, to prove the API refuses
+ * replays itself). Cloudflare's published test secrets behave as documented (always pass with
+ * hostname example.com, always fail, always "spent"). `mode` simulates trouble: `slow` answers
+ * after `delayMs`, `error` answers 500, `internal` answers `internal-error`.
+ */
+export interface FakeTurnstile {
+  url: string;
+  secrets: Set<string>;
+  calls: Array<{ secret: string; response: string; remoteip: string | undefined; idempotency_key: string | undefined }>;
+  acceptReplays: boolean;
+  mode: 'normal' | 'slow' | 'error' | 'internal';
+  delayMs: number;
+  issue(hostname: string): string;
+  expire(token: string): void;
+  close(): Promise<void>;
+}
+
+export const TEST_PASS_SECRET = '1x0000000000000000000000000000000AA';
+export const TEST_FAIL_SECRET = '2x0000000000000000000000000000000AA';
+
+export async function startTurnstile(secrets: string[] = []): Promise<FakeTurnstile> {
+  const tokens = new Map<string, { hostname: string; used: boolean; expired: boolean }>();
+  let counter = 0;
+  const fake: FakeTurnstile = {
+    url: '',
+    secrets: new Set(secrets),
+    calls: [],
+    acceptReplays: false,
+    mode: 'normal',
+    delayMs: 0,
+    issue(hostname) {
+      const token = `XXXX.tok${++counter}.${Math.random().toString(36).slice(2)}`;
+      tokens.set(token, { hostname, used: false, expired: false });
+      return token;
+    },
+    expire(token) {
+      const t = tokens.get(token);
+      if (t !== undefined) t.expired = true;
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+
+  const answer = (form: URLSearchParams): Record<string, unknown> => {
+    const secret = form.get('secret') ?? '';
+    const response = form.get('response') ?? '';
+    const base = { challenge_ts: new Date().toISOString(), action: '', cdata: '' };
+    if (secret === '') return { success: false, 'error-codes': ['missing-input-secret'] };
+    if (response === '') return { success: false, 'error-codes': ['missing-input-response'] };
+    if (secret === TEST_PASS_SECRET) return { success: true, 'error-codes': [], hostname: 'example.com', ...base };
+    if (secret === TEST_FAIL_SECRET) return { success: false, 'error-codes': ['invalid-input-response'] };
+    if (!fake.secrets.has(secret)) return { success: false, 'error-codes': ['invalid-input-secret'] };
+    const t = tokens.get(response);
+    if (t === undefined) return { success: false, 'error-codes': ['invalid-input-response'] };
+    if (t.expired || (t.used && !fake.acceptReplays)) return { success: false, 'error-codes': ['timeout-or-duplicate'] };
+    t.used = true;
+    return { success: true, 'error-codes': [], hostname: t.hostname, ...base };
+  };
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+      fake.calls.push({
+        secret: form.get('secret') ?? '',
+        response: form.get('response') ?? '',
+        remoteip: form.get('remoteip') ?? undefined,
+        idempotency_key: form.get('idempotency_key') ?? undefined,
+      });
+      const reply = (status: number, body: Record<string, unknown>) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      if (req.method !== 'POST' || !String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded')) {
+        reply(405, { success: false, 'error-codes': ['bad-request'] });
+        return;
+      }
+      if (fake.mode === 'error') return reply(500, { success: false, 'error-codes': ['internal-error'] });
+      if (fake.mode === 'internal') return reply(200, { success: false, 'error-codes': ['internal-error'] });
+      const body = answer(form);
+      if (fake.mode === 'slow') {
+        setTimeout(() => reply(200, body), fake.delayMs).unref();
+        return;
+      }
+      reply(200, body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/turnstile/v0/siteverify`;
+  return fake;
+}
+
+/** A URL where nothing listens (a port that was just free). */
+export async function deadUrl(): Promise<string> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/siteverify`;
+}
+
+export const REDIS_URL = process.env.MAILROOM_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+let redisReachable: Promise<boolean> | undefined;
+
+/** Whether Redis answers; under CI its absence is a failure, elsewhere its tests are skipped. */
+export function redisAvailable(): Promise<boolean> {
+  redisReachable ??= (async () => {
+    const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2000, retryStrategy: () => null });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      await client.ping();
+      return true;
+    } catch (err) {
+      if (process.env.CI === 'true') throw new Error(`Redis is required under CI: ${String(err)}`);
+      console.warn(`\n*** Redis unreachable at ${REDIS_URL}: the cross-process tests are SKIPPED ***\n`);
+      return false;
+    } finally {
+      client.disconnect();
+    }
+  })();
+  return redisReachable;
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; docs_url: string; details?: Record<string, unknown> };
+}
+
+/** Asserts status and code; returns the error object. */
+export function expectError(res: LightMyRequestResponse, status: number, code: string): ErrorBody['error'] {
+  expect(res.statusCode, res.body).toBe(status);
+  const body = res.json<ErrorBody>();
+  expect(body.error.code, res.body).toBe(code);
+  return body.error;
+}
+
+/** A 429 `rate_limited` with a numeric Retry-After header and `details.scope`; returns Retry-After. */
+export function expectLimited(res: LightMyRequestResponse, scope: string): number {
+  const err = expectError(res, 429, 'rate_limited');
+  expect(err.details?.scope, res.body).toBe(scope);
+  const retryAfter = String(res.headers['retry-after'] ?? '');
+  expect(retryAfter).toMatch(/^\d+$/);
+  expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+  return Number(retryAfter);
+}
+
+export function expectAccepted(res: LightMyRequestResponse): { message_id: string; status: string } {
+  expect(res.statusCode, res.body).toBe(202);
+  return res.json<{ message_id: string; status: string }>();
+}
+
+/** Messages and credits of an organization: what a refused send must leave as it was. */
+export async function footprint(t: Pick<TestApp, 'store'>, orgId: string): Promise<{ messages: number; credits: number | undefined }> {
+  const row = await t.store.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow();
+  return { messages: Number(row.n), credits: (await t.store.organizations.get(orgId))?.credits };
+}
