@@ -9,6 +9,14 @@ import { systemClock } from '../src/domain/clock.js';
 import { openStore } from '../src/storage/store.js';
 import { deliveryBench } from './delivery.js';
 import { httpLoad, type LoadFigures } from './http-load.js';
+import { createProtection } from '../src/protection/index.js';
+import { MemoryLimiterStore, type Counter } from '../src/protection/store.js';
+
+class CountingOnly extends MemoryLimiterStore {
+  override consume(counters: readonly Counter[]): Promise<number> {
+    return super.consume(counters.map((c) => ({ ...c, limit: null })));
+  }
+}
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -56,7 +64,10 @@ async function mailroomSend(): Promise<LoadFigures> {
       }],
     }],
   });
-  const app = await buildApp({ config, store, clock: systemClock });
+  // The benchmark sends far above any plan's per-second limit on purpose: the limiter still
+  // counts every request (its cost is measured), but with no limit on the counters.
+  const protection = createProtection({ config, clock: systemClock, store: new CountingOnly(systemClock) });
+  const app = await buildApp({ config, store, clock: systemClock, protection });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${PRIVATE_KEY}` };
   await httpLoad({ url: `${url}/v1/send`, body: BODY, headers, seconds: 2, connections: CONNECTIONS, uniqueIdempotencyKey: true });

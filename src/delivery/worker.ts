@@ -79,6 +79,7 @@ export class DeliveryWorker {
   private readonly transports = new Map<string, { version: number; transport: Transport }>();
   private readonly claimed = new Map<string, ClaimedMessage>();
   private readonly pendingWrites = new Set<Promise<void>>();
+  private sentBuffer: Array<{ m: ClaimedMessage; detail: Record<string, unknown>; bounced: readonly string[] }> = [];
   private running = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -255,14 +256,10 @@ export class DeliveryWorker {
     try {
       const receipt = await transport.send({ messageId: m.id, headerMessageId: m.header_message_id, email, attachments: [] });
       metrics.sendSeconds.observe({ service: m.service_id }, (performance.now() - started) / 1000);
-      const now = clock.now();
-      this.inBackground(m, store.transaction(async (tx) => {
-        const moved = await tx.queue.markSent(m.id, m.lease_until, now, {
-          response: receipt.response.slice(0, 500),
-          ...(receipt.rejected !== undefined ? { rejected: receipt.rejected } : {}),
-        });
-        if (moved) for (const address of receipt.bounced ?? []) await tx.suppressions.add(m.org_id, address, 'hard_bounce', now);
-      }, BACKGROUND));
+      this.recordSent(m, {
+        response: receipt.response.slice(0, 500),
+        ...(receipt.rejected !== undefined ? { rejected: receipt.rejected } : {}),
+      }, receipt.bounced ?? []);
       metrics.sent.inc({ service: m.service_id });
       logger.info({ ...log, outcome: 'sent', ms: Math.round(performance.now() - started) }, 'delivery attempt');
     } catch (error) {
@@ -335,6 +332,29 @@ export class DeliveryWorker {
     for (const upload of await store.uploads.expired(now, 500)) {
       await dropBlob(upload.blob_key);
       await store.transaction((tx) => tx.uploads.delete(upload.id), { durable: false });
+    }
+  }
+
+  /**
+   * `sent` outcomes are gathered for a few milliseconds and recorded together (markSentMany):
+   * at hundreds of messages a second most of them share one write.
+   */
+  private recordSent(m: ClaimedMessage, detail: Record<string, unknown>, bounced: readonly string[]): void {
+    this.sentBuffer.push({ m, detail, bounced });
+    if (this.sentBuffer.length === 1) {
+      const batch = this.sentBuffer;
+      const write = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.sentBuffer = [];
+        const now = this.deps.clock.now();
+        return this.deps.store.transaction(async (tx) => {
+          const moved = new Set(await tx.queue.markSentMany(batch.map((b) => ({ id: b.m.id, lease: b.m.lease_until, detail: b.detail })), now));
+          for (const b of batch) {
+            if (!moved.has(b.m.id)) continue;
+            for (const address of b.bounced) await tx.suppressions.add(b.m.org_id, address, 'hard_bounce', now);
+          }
+        }, BACKGROUND);
+      });
+      this.inBackground(m, write);
     }
   }
 

@@ -21,7 +21,10 @@ export interface ClaimedMessage {
  * The message table is the queue. Claiming is one UPDATE … RETURNING over the due rows:
  * PostgreSQL skips rows another worker has locked (FOR UPDATE SKIP LOCKED), so no message is
  * claimed twice; SQLite has a single writer, so the statement is atomic as it is.
- * Messages of suspended organizations are not claimed: they wait, still queued.
+ * Messages of suspended organizations are not claimed: they wait, still queued. The order is
+ * the due time alone, which the (status, next_attempt_at) index yields as it is: adding `id` as
+ * a tie-break made SQLite sort every message due at the same millisecond on each claim
+ * (~2 ms per claim with 4,000 queued, the worker's largest cost).
  */
 export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
   const event = (messageId: string, type: string, at: number, detail?: Record<string, unknown>) =>
@@ -39,7 +42,7 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
           select id from messages
           where status = 'queued' and next_attempt_at <= ${now}
             and org_id not in (select id from organizations where suspended = 1)
-          order by next_attempt_at, id
+          order by next_attempt_at
           limit ${limit}
           ${lock}
         )
@@ -72,12 +75,22 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
       return r.numUpdatedRows > 0n;
     },
 
-    async markSent(id: string, lease: number, now: number, detail: Record<string, unknown>): Promise<boolean> {
-      const r = await db.updateTable('messages').set({ status: 'sent', sent_at: now, lease_until: null, last_error: null, updated_at: now })
-        .where('id', '=', id).where('status', '=', 'sending').where('lease_until', '=', lease).executeTakeFirst();
-      if (r.numUpdatedRows === 0n) return false;
-      await event(id, 'sent', now, detail);
-      return true;
+    /**
+     * Many `sent` outcomes in two statements: one UPDATE over the (id, lease) pairs still held,
+     * one multi-row event insert. Recording a send alone took two statements of ~40 µs each
+     * through the query builder; in bulk it is a few µs a message. Returns the ids that moved.
+     */
+    async markSentMany(items: ReadonlyArray<{ id: string; lease: number; detail: Record<string, unknown> }>, now: number): Promise<string[]> {
+      if (items.length === 0) return [];
+      const pairs = sql.join(items.map((i) => sql`(cast(${i.id} as text), cast(${i.lease} as bigint))`));
+      const moved = await sql<{ id: string }>`
+        update messages set status = 'sent', sent_at = ${now}, lease_until = null, last_error = null, updated_at = ${now}
+        where status = 'sending' and (id, lease_until) in (values ${pairs})
+        returning id`.execute(db);
+      const ids = new Set(moved.rows.map((r) => r.id));
+      const events = items.filter((i) => ids.has(i.id)).map((i) => ({ message_id: i.id, type: 'sent', at: now, detail: JSON.stringify(i.detail) }));
+      if (events.length > 0) await db.insertInto('message_events').values(events).execute();
+      return [...ids];
     },
 
     async markRetry(id: string, lease: number, now: number, nextAttemptAt: number, reason: string): Promise<boolean> {

@@ -142,9 +142,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await s.createIndex('recipients_org_email_time').on('message_recipients').columns(['org_id', 'email', 'created_at', 'message_id']).execute();
   await s.createIndex('recipients_message').on('message_recipients').column('message_id').execute();
 
+  // SQLite: a plain INTEGER PRIMARY KEY is the rowid, always larger than any id in use (so it
+  // orders a timeline); AUTOINCREMENT would add a sqlite_sequence write to every event for a
+  // guarantee (ids never reused after deletes) that nothing here needs.
   await s.createTable('message_events')
-    .addColumn('id', dialect === 'postgres' ? 'bigserial' : 'integer', (c) =>
-      dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement())
+    .addColumn('id', dialect === 'postgres' ? 'bigserial' : 'integer', (c) => c.primaryKey())
     .addColumn('message_id', 'text', (c) => c.notNull().references('messages.id').onDelete('cascade'))
     .addColumn('type', 'text', (c) => c.notNull())
     .addColumn('at', 'bigint', (c) => c.notNull())
