@@ -15,6 +15,7 @@ import { registerMetrics } from './http/routes/metrics.js';
 import { registerMessages } from './http/routes/messages.js';
 import { registerPublicConfig } from './http/routes/public-config.js';
 import { registerSend } from './http/routes/send.js';
+import { registerSendBatch } from './http/routes/send-batch.js';
 import { registerTemplates, TemplateResource } from './http/routes/templates.js';
 import { registerTurnstileWidget } from './http/routes/turnstile-widget.js';
 import { validatorCompiler } from './http/validation.js';
@@ -114,6 +115,7 @@ export async function buildApp(services: AppServices): Promise<App> {
   }
   const sendDeps = createSendDeps(services.store, services.clock, config, metrics, services.onAccepted, protection);
   registerSend(app, sendDeps);
+  registerSendBatch(app, sendDeps);
   registerMessages(app, services);
   registerHistory(app, services);
   registerMetrics(app, metrics);
