@@ -2,20 +2,8 @@ import type { Kysely, Selectable } from 'kysely';
 import type { KeyType } from '../domain/types.js';
 import type { Database, UploadsTable } from './schema.js';
 
-export interface Upload {
-  id: string;
-  org_id: string;
-  filename: string;
-  content_type: string | null;
-  size: number;
-  blob_key: string;
-  key_type: KeyType;
-  status: 'pending' | 'uploaded';
-  created_at: number;
-  url_expires_at: number;
-  expires_at: number;
-  uploaded_at: number | null;
-}
+/** An upload as stored; the row itself, with its two string enums typed. */
+export type Upload = Omit<Selectable<UploadsTable>, 'key_type' | 'status'> & { key_type: KeyType; status: 'pending' | 'uploaded' };
 
 const toRecord = (r: Selectable<UploadsTable>): Upload => ({ ...r, key_type: r.key_type as KeyType, status: r.status as Upload['status'] });
 
