@@ -16,6 +16,8 @@ import { registerMessages } from './http/routes/messages.js';
 import { registerPublicConfig } from './http/routes/public-config.js';
 import { registerSend } from './http/routes/send.js';
 import { registerSendBatch } from './http/routes/send-batch.js';
+import { registerUploads } from './http/routes/uploads.js';
+import { openBlobStore } from './blobs/index.js';
 import { registerTemplates, TemplateResource } from './http/routes/templates.js';
 import { registerTurnstileWidget } from './http/routes/turnstile-widget.js';
 import { validatorCompiler } from './http/validation.js';
@@ -113,9 +115,11 @@ export async function buildApp(services: AppServices): Promise<App> {
     }
     protection = createProtection({ config, clock: services.clock, metrics, logger: app.log, redis });
   }
-  const sendDeps = createSendDeps(services.store, services.clock, config, metrics, services.onAccepted, protection);
+  const blobs = services.blobs ?? openBlobStore({ blobUrl: config.blobUrl, dataDir: config.dataDir, baseUrl: config.baseUrl });
+  const sendDeps = createSendDeps(services.store, services.clock, config, blobs.blobs, metrics, services.onAccepted, protection);
   registerSend(app, sendDeps);
   registerSendBatch(app, sendDeps);
+  registerUploads(app, { ...services, blobs: blobs.blobs, uploadSecret: blobs.uploadSecret });
   registerMessages(app, services);
   registerHistory(app, services);
   registerMetrics(app, metrics);

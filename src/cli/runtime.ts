@@ -4,6 +4,7 @@ import type { Config } from '../config/env.js';
 import { systemClock } from '../domain/clock.js';
 import { LocalPacer, RedisPacer, type Pacer } from '../delivery/pacing.js';
 import { DeliveryWorker } from '../delivery/worker.js';
+import { openBlobStore, type OpenedBlobs } from '../blobs/index.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { TURNSTILE_TEST_SECRETS } from '../protection/captcha.js';
 import { createProtection, type Protection } from '../protection/index.js';
@@ -17,6 +18,7 @@ export interface Runtime {
   redis: Redis | undefined;
   /** Rate limits and CAPTCHA: on the shared Redis when MAILROOM_REDIS_URL is set, else in memory. */
   protection: Protection;
+  blobs: OpenedBlobs;
   logger: pino.Logger;
   createWorker(): DeliveryWorker;
   close(): Promise<void>;
@@ -29,6 +31,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis'));
   const metrics = createMetrics(() => store.queue.depth(systemClock.now()));
   const pacer: Pacer = redis === undefined ? new LocalPacer(systemClock) : new RedisPacer(redis, systemClock);
+  const blobs = openBlobStore({ blobUrl: config.blobUrl, dataDir: config.dataDir, baseUrl: config.baseUrl });
   const protection = createProtection({ config, clock: systemClock, metrics, logger: logger.child({ component: 'protection' }), redis });
   if (config.env === 'production') {
     if (redis === undefined) logger.info('MAILROOM_REDIS_URL is not set: rate limits and used CAPTCHA tokens are kept in this process only');
@@ -44,8 +47,12 @@ export async function createRuntime(config: Config): Promise<Runtime> {
     redis,
     protection,
     logger,
+    blobs,
     createWorker: () => new DeliveryWorker(
-      { store, clock: systemClock, dataDir: config.dataDir, pacer, metrics, logger: logger.child({ component: 'worker' }) },
+      {
+        store, clock: systemClock, dataDir: config.dataDir, pacer, metrics, logger: logger.child({ component: 'worker' }),
+        blobs: blobs.blobs, retentionDays: config.retentionDays,
+      },
       { leaseMs: config.worker.leaseMs, batchSize: config.worker.batchSize, pollMs: config.worker.pollMs, reapEveryMs: Math.min(10_000, config.worker.leaseMs) },
     ),
     close: async () => {

@@ -26,7 +26,7 @@ export async function serve(config: Config, out: (line: string) => void): Promis
 
   const worker = config.runWorker ? runtime.createWorker() : undefined;
   const app = await buildApp({
-    config, store, clock: systemClock, metrics: runtime.metrics, protection: runtime.protection, onAccepted: () => worker?.nudge(),
+    config, store, clock: systemClock, metrics: runtime.metrics, protection: runtime.protection, blobs: runtime.blobs, onAccepted: () => worker?.nudge(),
   });
   await app.listen({ port: config.port, host: config.host });
   worker?.start();

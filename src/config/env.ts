@@ -23,6 +23,8 @@ export interface Config {
     readonly batchSize: number;
     readonly pollMs: number;
   };
+  /** `s3://bucket[/prefix]?endpoint=…` for S3-compatible attachment storage; unset: `<data_dir>/blobs`. */
+  readonly blobUrl: string | undefined;
   /** Messages older than this are gone from reads (404, absent from history) and purged. */
   readonly retentionDays: number;
   /** Proxy addresses whose X-Forwarded-For is believed; empty: the socket address is the client. */
@@ -149,6 +151,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       batchSize: int('MAILROOM_WORKER_BATCH', 50, 1, 1000),
       pollMs: int('MAILROOM_WORKER_POLL_MS', 500, 10, 60_000),
     },
+    blobUrl: url('MAILROOM_BLOB_URL', '', ['s3:']) || undefined,
     retentionDays: int('MAILROOM_RETENTION_DAYS', 30, 1, 3650),
     trustProxy: (read('MAILROOM_TRUST_PROXY') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     turnstile: {

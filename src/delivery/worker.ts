@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { AttachmentRef } from '../attachments/resolve.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { Clock } from '../domain/clock.js';
 import type { Service } from '../domain/types.js';
@@ -8,7 +9,7 @@ import type { Store } from '../storage/store.js';
 import { allRecipients, type RenderedEmail } from '../templates/render.js';
 import type { Pacer } from './pacing.js';
 import { DEFAULT_RETRY, nextAttemptAt, type RetryPolicy } from './retry.js';
-import { DeliveryError, type Transport, type TransportFactory } from './transport.js';
+import { DeliveryError, type OutgoingEmail, type Transport, type TransportFactory } from './transport.js';
 import { TRANSPORTS } from './transports/index.js';
 
 export interface WorkerLogger {
@@ -254,7 +255,8 @@ export class DeliveryWorker {
 
     const started = performance.now();
     try {
-      const receipt = await transport.send({ messageId: m.id, headerMessageId: m.header_message_id, email, attachments: [] });
+      const attachments = await this.loadAttachments(m);
+      const receipt = await transport.send({ messageId: m.id, headerMessageId: m.header_message_id, email, attachments });
       metrics.sendSeconds.observe({ service: m.service_id }, (performance.now() - started) / 1000);
       this.recordSent(m, {
         response: receipt.response.slice(0, 500),
@@ -310,6 +312,20 @@ export class DeliveryWorker {
       }
     });
     if (status === 'failed') this.deps.metrics.failed.inc({ service: m.service_id });
+  }
+
+  /** The message's attachment bytes from the blob store; a missing blob is a permanent failure. */
+  private async loadAttachments(m: ClaimedMessage): Promise<OutgoingEmail['attachments']> {
+    const refs = m.attachments === null ? [] : (JSON.parse(m.attachments) as AttachmentRef[]);
+    if (refs.length === 0) return [];
+    const blobs = this.deps.blobs;
+    if (blobs === undefined) throw new DeliveryError('permanent', 'this worker has no blob store for the message attachments');
+    return Promise.all(refs.map(async (a) => {
+      const content = await blobs.get(a.blob_key).catch(() => {
+        throw new DeliveryError('permanent', `attachment ${a.filename} is missing from the blob store`);
+      });
+      return { filename: a.filename, contentType: a.content_type ?? undefined, content };
+    }));
   }
 
   /**

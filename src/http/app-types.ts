@@ -4,6 +4,7 @@ import type {
 } from 'fastify';
 import type { Config } from '../config/env.js';
 import type { Clock } from '../domain/clock.js';
+import type { OpenedBlobs } from '../blobs/index.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Protection } from '../protection/index.js';
 import type { Store } from '../storage/store.js';
@@ -13,6 +14,8 @@ export interface AppServices {
   config: Config;
   store: Store;
   clock: Clock;
+  /** Attachment storage; by default opened from config (MAILROOM_BLOB_URL or the data directory). */
+  blobs?: OpenedBlobs;
   /** Created by buildApp when not given. */
   metrics?: Metrics;
   /** Called after each accepted send: a worker in the same process looks at the queue at once. */

@@ -1,3 +1,5 @@
+import { storeAttachments, type AttachmentRef } from '../attachments/resolve.js';
+import type { BlobStore } from '../blobs/blob-store.js';
 import type { Config } from '../config/env.js';
 import { takeCredit } from '../credits/take.js';
 import type { Clock } from '../domain/clock.js';
@@ -35,10 +37,12 @@ export interface SendDeps {
   onAccepted: (() => void) | undefined;
   /** Rate limits and CAPTCHA (src/protection). */
   protection: Protection;
+  /** Where attachment bytes go. */
+  blobs: BlobStore;
 }
 
 export function createSendDeps(
-  store: Store, clock: Clock, config: Config, metrics?: Metrics, onAccepted?: () => void, protection?: Protection,
+  store: Store, clock: Clock, config: Config, blobs: BlobStore, metrics?: Metrics, onAccepted?: () => void, protection?: Protection,
 ): SendDeps {
   // 1,000 template versions of compiled code is a few MB at most and covers any hot set.
   return {
@@ -52,6 +56,7 @@ export function createSendDeps(
     metrics,
     onAccepted,
     protection: protection ?? createProtection({ config, clock, metrics }),
+    blobs,
   };
 }
 
@@ -113,6 +118,8 @@ interface Prepared {
   email: RenderedEmail;
   /** Recipient daily counts this send used (refunded if it is not accepted after all). */
   charge: RecipientCharge | undefined;
+  /** Blobs already stored for this message; deleted again if it is not accepted. */
+  attachments: AttachmentRef[];
 }
 
 async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
@@ -142,9 +149,6 @@ async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
   if (input.attachments.length > 0 && !template.allow_attachments) {
     throw new ApiError('attachments_not_allowed', { message: 'This template does not accept attachments.', details: { reason: 'template' } });
   }
-  if (input.attachments.length > 0) {
-    throw new ApiError('attachments_not_allowed', { message: 'Attachments are not supported by this server yet.', details: { reason: 'not_supported' } });
-  }
 
   const params = input.template_params;
   const size = Buffer.byteLength(JSON.stringify(params));
@@ -167,7 +171,13 @@ async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
   await checkLists(deps.store, org, email, params);
   if (locked || template.enforce_link_allowlist) checkLinks(email, org.security.link_domains);
   const charge = locked ? await limits.countRecipients(org, allRecipients(email)) : undefined;
-  return { template, service, email, charge };
+  // Last, because it stores bytes: every cheaper check has passed by now.
+  const attachments = await storeAttachments({ store: deps.store, blobs: deps.blobs, now: deps.clock.now() }, org, template, input.attachments)
+    .catch(async (err: unknown) => {
+      if (charge !== undefined) await limits.refund(charge);
+      throw err;
+    });
+  return { template, service, email, charge, attachments };
 }
 
 function stringSetting(v: unknown): string | undefined {
@@ -232,6 +242,7 @@ async function commit(deps: SendDeps, ctx: SendContext, p: Prepared, idem: Idemp
     return await persist(deps, ctx, p, idem);
   } catch (err) {
     if (p.charge !== undefined) await deps.protection.limits.refund(p.charge);
+    for (const a of p.attachments) await deps.blobs.delete(a.blob_key).catch(() => undefined);
     throw err;
   }
 }
@@ -255,7 +266,7 @@ async function persist(deps: SendDeps, ctx: SendContext, p: Prepared, idem: Idem
       content: JSON.stringify(p.email),
       subject: p.email.subject,
       header_message_id: `<${id}@${host}>`,
-      attachments: null,
+      attachments: p.attachments.length > 0 ? JSON.stringify(p.attachments) : null,
       credit_taken: status === 'queued',
       idempotency_key: ctx.idempotency?.key ?? null,
       recipients: [

@@ -34,7 +34,7 @@ const UploadResource = Type.Object({
 
 const startOfUtcDay = (ms: number) => ms - (ms % 86_400_000);
 
-export interface UploadRouteDeps extends AppServices {
+export interface UploadRouteDeps extends Omit<AppServices, 'blobs'> {
   blobs: BlobStore;
   /** Secret of the disk store's signed URLs; undefined when the blob store signs its own (S3). */
   uploadSecret: string | undefined;
