@@ -16,6 +16,7 @@ import { registerMessages } from './http/routes/messages.js';
 import { registerPublicConfig } from './http/routes/public-config.js';
 import { registerSend } from './http/routes/send.js';
 import { registerSendBatch } from './http/routes/send-batch.js';
+import { registerSendForm } from './http/routes/send-form.js';
 import { registerUploads } from './http/routes/uploads.js';
 import { openBlobStore } from './blobs/index.js';
 import { registerTemplates, TemplateResource } from './http/routes/templates.js';
@@ -119,6 +120,7 @@ export async function buildApp(services: AppServices): Promise<App> {
   const sendDeps = createSendDeps(services.store, services.clock, config, blobs.blobs, metrics, services.onAccepted, protection);
   registerSend(app, sendDeps);
   registerSendBatch(app, sendDeps);
+  registerSendForm(app, sendDeps);
   registerUploads(app, { ...services, blobs: blobs.blobs, uploadSecret: blobs.uploadSecret });
   registerMessages(app, services);
   registerHistory(app, services);

@@ -2,7 +2,7 @@ import type { BlobStore } from '../blobs/blob-store.js';
 import { newId } from '../domain/ids.js';
 import type { Organization, Template } from '../domain/types.js';
 import { ApiError } from '../errors/api-error.js';
-import type { Attachment } from '../send/request.js';
+import type { Attachment, FileAttachment } from '../send/request.js';
 import type { Store } from '../storage/store.js';
 import { PLAN_ATTACHMENT_LIMIT, blockedReason, cleanFilename } from './policy.js';
 
@@ -27,7 +27,7 @@ const invalid = (field: string, message: string) =>
  * pass; the caller deletes the returned blobs if the send is not accepted after all.
  */
 export async function storeAttachments(
-  deps: { store: Store; blobs: BlobStore; now: number }, org: Organization, template: Template, items: readonly Attachment[],
+  deps: { store: Store; blobs: BlobStore; now: number }, org: Organization, template: Template, items: ReadonlyArray<Attachment | FileAttachment>,
 ): Promise<AttachmentRef[]> {
   if (items.length === 0) return [];
   if (!template.allow_attachments) throw new ApiError('attachments_not_allowed', { message: 'This template does not accept attachments.', details: { reason: 'template' } });
@@ -47,6 +47,8 @@ export async function storeAttachments(
       const bytes = await deps.blobs.get(upload.blob_key).catch(() => undefined);
       if (bytes === undefined || bytes.length !== upload.size) throw invalid(`${field}.upload_id`, `was not uploaded with its declared size of ${upload.size} bytes`);
       file = { filename: upload.filename, content_type: upload.content_type, bytes };
+    } else if ('bytes' in item) {
+      file = { filename: cleanFilename(item.filename), content_type: item.content_type ?? null, bytes: item.bytes };
     } else {
       if (!BASE64.test(item.content_base64)) throw invalid(`${field}.content_base64`, 'is not base64');
       file = { filename: cleanFilename(item.filename), content_type: item.content_type ?? null, bytes: Buffer.from(item.content_base64, 'base64') };

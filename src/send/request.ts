@@ -26,6 +26,13 @@ export const SendBody = Type.Object({
 }, { additionalProperties: true });
 export type SendBody = Static<typeof SendBody>;
 
+/** A file part of a multipart form: bytes already read, not base64. */
+export interface FileAttachment {
+  filename: string;
+  content_type: string | undefined;
+  bytes: Buffer;
+}
+
 /** What the pipeline needs of a send, whatever the wire form (JSON, multipart, batch item). */
 export interface SendInput {
   service_id: string | undefined;
@@ -33,7 +40,7 @@ export interface SendInput {
   template_params: Record<string, unknown>;
   turnstile_token: string | undefined;
   turnstile_key: 'org' | 'mail' | undefined;
-  attachments: Attachment[];
+  attachments: Array<Attachment | FileAttachment>;
 }
 
 export function sendInputFromBody(body: SendBody): SendInput {
