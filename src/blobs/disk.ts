@@ -18,7 +18,8 @@ function fileFor(root: string, key: string): string {
 export function diskBlobStore(options: { root: string; baseUrl: string; secret: string }): BlobStore {
   const { root, baseUrl, secret } = options;
   return {
-    async presignPut(key, size, contentType, expiresAt): Promise<PresignedPut> {
+    async presignPut(key, size, contentType, expiry): Promise<PresignedPut> {
+      const expiresAt = expiry.at;
       const type = contentType ?? 'application/octet-stream';
       const sig = signUpload(secret, key, size, type, expiresAt);
       const id = key.split('/')[1] ?? '';

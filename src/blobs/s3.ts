@@ -49,9 +49,9 @@ export function s3BlobStore(options: S3Options): BlobStore {
   const Key = (key: string) => (options.prefix === '' ? key : `${options.prefix}/${key}`);
   const Bucket = options.bucket;
   return {
-    async presignPut(key, size, contentType, expiresAt): Promise<PresignedPut> {
+    async presignPut(key, size, contentType, expiry): Promise<PresignedPut> {
       const type = contentType ?? 'application/octet-stream';
-      const expiresIn = Math.max(1, Math.floor((expiresAt - Date.now()) / 1000));
+      const expiresIn = Math.max(1, Math.floor(expiry.inMs / 1000));
       const url = await getSignedUrl(client, new PutObjectCommand({ Bucket, Key: Key(key), ContentLength: size, ContentType: type }), {
         expiresIn,
         signableHeaders: new Set(['content-length', 'content-type']),

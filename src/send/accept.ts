@@ -146,9 +146,6 @@ async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
   if (key.type === 'public' && ctx.requestCounted !== true) await limits.countRequest(ctx.caller, ctx.client);
 
   // Step 5.
-  if (input.attachments.length > 0 && !template.allow_attachments) {
-    throw new ApiError('attachments_not_allowed', { message: 'This template does not accept attachments.', details: { reason: 'template' } });
-  }
 
   const params = input.template_params;
   const size = Buffer.byteLength(JSON.stringify(params));

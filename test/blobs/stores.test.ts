@@ -40,7 +40,7 @@ function behaves(name: string, make: () => Promise<BlobStore>): void {
     });
 
     it('presigns a PUT with the exact size and type to send', async () => {
-      const put = await store.presignPut('acme/up_presign', 5, 'text/plain', Date.now() + 15 * 60_000);
+      const put = await store.presignPut('acme/up_presign', 5, 'text/plain', { at: Date.now() + 15 * 60_000, inMs: 15 * 60_000 });
       expect(put.method).toBe('PUT');
       expect(put.headers).toEqual({ 'content-type': 'text/plain', 'content-length': '5' });
       expect(() => new URL(put.url)).not.toThrow();
@@ -54,7 +54,7 @@ describe('disk store URLs', () => {
   it('sign the blob, size, type and expiry', async () => {
     const store = diskBlobStore({ root: tmp(), baseUrl: 'http://mailroom.test', secret: 's3cret' });
     const expires = Date.UTC(2030, 0, 1);
-    const put = await store.presignPut('acme/up_abc', 42, 'image/png', expires);
+    const put = await store.presignPut('acme/up_abc', 42, 'image/png', { at: expires, inMs: 60_000 });
     const url = new URL(put.url);
     expect(url.pathname).toBe('/v1/uploads/up_abc/content');
     const sig = url.searchParams.get('sig') ?? '';
@@ -88,7 +88,7 @@ describe('S3 store against a real S3-protocol server', () => {
 
   it('accepts a PUT to its presigned URL with the given headers', async () => {
     const store = s3BlobStore(parseS3Url(`s3://mailroom-test?endpoint=http://127.0.0.1:${port}&access_key_id=S3RVER&secret_access_key=S3RVER`));
-    const put = await store.presignPut('acme/up_put', 5, 'text/plain', Date.now() + 60_000);
+    const put = await store.presignPut('acme/up_put', 5, 'text/plain', { at: Date.now() + 60_000, inMs: 60_000 });
     const res = await fetch(put.url, { method: 'PUT', headers: put.headers, body: 'hello' });
     expect(res.status).toBe(200);
     expect(await store.size('acme/up_put')).toBe(5);

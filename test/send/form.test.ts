@@ -119,6 +119,7 @@ describe.each(DIALECTS)('POST /v1/send-form on %s', (dialect) => {
     const truncated = `--${boundary}\r\nContent-Disposition: form-data; name="template_id"\r\n\r\nform\r\n--${boundary}\r\nContent-Disposition: form-data; name="message"\r\n\r\nhal`;
     expect(await code(post('/v1/send-form', truncated, { ...auth, 'content-type': `multipart/form-data; boundary=${boundary}` }))).toBe('400 bad_request');
     expect(await code(post('/v1/send-form', truncated, { ...auth, 'content-type': 'multipart/form-data' }))).toBe('400 bad_request');
+    expect(await code(post('/v1/send-form', truncated, { ...auth, 'content-type': 'multipart/form-data; boundary=not-the-one' }))).toBe('400 bad_request');
     expect(await code(post('/v1/send-form', JSON.stringify({ template_id: 'form' }), { ...auth, 'content-type': 'application/json' }))).toBe('400 bad_request');
     const huge = new Blob([Buffer.alloc(15 * 1024 * 1024 + 10, 0x41)], { type: 'text/plain' });
     expect(await code(post('/v1/send-form', form([['template_id', 'form'], ['big', huge, 'big.txt']]), auth))).toBe('413 attachment_too_large');

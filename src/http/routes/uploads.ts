@@ -86,7 +86,7 @@ export function registerUploads(app: App, deps: UploadRouteDeps): void {
     const id = newId('up');
     const blobKey = `${org.id}/${id}`;
     const urlExpiresAt = now + UPLOAD_URL_TTL_MS;
-    const put = await blobs.presignPut(blobKey, request.body.size, request.body.content_type, urlExpiresAt);
+    const put = await blobs.presignPut(blobKey, request.body.size, request.body.content_type, { at: urlExpiresAt, inMs: UPLOAD_URL_TTL_MS });
     await store.uploads.insert({
       id, org_id: org.id, filename, content_type: request.body.content_type ?? null, size: request.body.size, blob_key: blobKey,
       key_type: key.type, created_at: now, url_expires_at: urlExpiresAt, expires_at: now + UPLOAD_TTL_MS,
