@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, freshApp, type TestApp } from '../support/app.js';
+import { ADMIN_TOKEN, freshApp, freshAppEach, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin, expectError } from './helpers.js';
@@ -12,13 +12,8 @@ interface OpenApiDoc {
 
 describe.each(DIALECTS)('admin API access on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
-  let t: TestApp;
-  beforeEach(async () => {
-    if (!skip) t = await freshApp(dialect);
-  });
-  afterEach(async () => {
-    if (!skip) await t.cleanup();
-  });
+  let t!: TestApp;
+  freshAppEach(dialect, skip, (app) => { t = app; });
 
   it.skipIf(skip)('401 unauthorized without a token, with a wrong one and with a malformed header', async () => {
     await seedOrg(t.store);

@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { freshApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { freshAppEach, type TestApp } from '../support/app.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin, expectError, insertMessage } from './helpers.js';
@@ -10,13 +10,8 @@ const T0 = Date.UTC(2025, 11, 31);
 
 describe.each(DIALECTS)('admin credits and messages on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
-  let t: TestApp;
-  beforeEach(async () => {
-    if (!skip) t = await freshApp(dialect);
-  });
-  afterEach(async () => {
-    if (!skip) await t.cleanup();
-  });
+  let t!: TestApp;
+  freshAppEach(dialect, skip, (app) => { t = app; });
 
   const status = async (id: string) => (await t.store.messages.get('acme', id))?.status;
   const credits = async () => (await t.store.organizations.get('acme'))?.credits;

@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { freshApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { freshAppEach, type TestApp } from '../support/app.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin, createOrg, expectError } from './helpers.js';
 
@@ -7,13 +7,8 @@ const pgUp = await postgresAvailable();
 
 describe.each(DIALECTS)('admin suppressions and block list on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
-  let t: TestApp;
-  beforeEach(async () => {
-    if (!skip) t = await freshApp(dialect);
-  });
-  afterEach(async () => {
-    if (!skip) await t.cleanup();
-  });
+  let t!: TestApp;
+  freshAppEach(dialect, skip, (app) => { t = app; });
 
   it.skipIf(skip)('suppressions: add 201, add again 200 keeping the first entry, list, remove 204, then 404', async () => {
     await createOrg(t);

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OrganizationResource } from '../../src/admin/routes/resources.js';
-import { freshApp, type TestApp } from '../support/app.js';
+import { freshAppEach, type TestApp } from '../support/app.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin, expectError, insertMessage } from './helpers.js';
 
@@ -8,13 +8,8 @@ const pgUp = await postgresAvailable();
 
 describe.each(DIALECTS)('admin organizations on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
-  let t: TestApp;
-  beforeEach(async () => {
-    if (!skip) t = await freshApp(dialect);
-  });
-  afterEach(async () => {
-    if (!skip) await t.cleanup();
-  });
+  let t!: TestApp;
+  freshAppEach(dialect, skip, (app) => { t = app; });
 
   it.skipIf(skip)('PUT creates (201), then updates (200) keeping what the body does not name', async () => {
     const created = await admin(t, 'PUT', '/organizations/acme', {

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { smtpSettings } from '../../src/admin/routes/resources.js';
-import { freshApp, type TestApp } from '../support/app.js';
+import { freshAppEach, type TestApp } from '../support/app.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin, createOrg, expectError, insertMessage } from './helpers.js';
 
@@ -32,13 +32,8 @@ const SMTP = {
 
 describe.each(DIALECTS)('admin services on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
-  let t: TestApp;
-  beforeEach(async () => {
-    if (!skip) t = await freshApp(dialect);
-  });
-  afterEach(async () => {
-    if (!skip) await t.cleanup();
-  });
+  let t!: TestApp;
+  freshAppEach(dialect, skip, (app) => { t = app; });
 
   it.skipIf(skip)('PUT creates (201) and replaces (200); secrets are stored but never shown', async () => {
     await createOrg(t);

@@ -4,7 +4,6 @@ import { Redis } from 'ioredis';
 import type { InjectOptions } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { ManualClock } from '../../src/domain/clock.js';
 import type { App } from '../../src/http/app-types.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { createProtection } from '../../src/protection/index.js';

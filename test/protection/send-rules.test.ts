@@ -14,8 +14,6 @@ const pgUp = await postgresAvailable();
  */
 
 const ORIGIN = 'https://example.com';
-const PK = 'pk_acme_public_1';
-const SK = 'sk_acme_private_1';
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const HEADLESS = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/124.0.6367.60 Safari/537.36';
 

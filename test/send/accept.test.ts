@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/domain/ids.js';
-import { freshApp, type TestApp } from '../support/app.js';
+import { freshAppEach, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import {
@@ -26,13 +26,8 @@ interface StoredContent {
 
 describe.each(DIALECTS)('POST /v1/send acceptance on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
-  let t: TestApp;
-  beforeEach(async () => {
-    if (!skip) t = await freshApp(dialect);
-  });
-  afterEach(async () => {
-    if (!skip) await t.cleanup();
-  });
+  let t!: TestApp;
+  freshAppEach(dialect, skip, (app) => { t = app; });
 
   const contentOf = async (id: string): Promise<StoredContent> => {
     const row = await t.store.db.selectFrom('message_contents').select('content').where('message_id', '=', id).executeTakeFirstOrThrow();

@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { releaseMessage } from '../../src/credits/holds.js';
 import { addCredits } from '../../src/credits/top-up.js';
 import { ApiError } from '../../src/errors/api-error.js';
-import { freshApp, type TestApp } from '../support/app.js';
+import { freshAppEach, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import {
@@ -15,13 +15,8 @@ const publicKey = { 'x-mail-public-key': PUBLIC_KEY };
 
 describe.each(DIALECTS)('credits, hold mode and suppression on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
-  let t: TestApp;
-  beforeEach(async () => {
-    if (!skip) t = await freshApp(dialect);
-  });
-  afterEach(async () => {
-    if (!skip) await t.cleanup();
-  });
+  let t!: TestApp;
+  freshAppEach(dialect, skip, (app) => { t = app; });
 
   const statusOf = async (id: string) => (await t.store.messages.get('acme', id))?.status;
 

@@ -1,8 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { requestDigest } from '../../src/send/idempotency-key.js';
 import { IDEMPOTENCY_TTL_MS } from '../../src/storage/idempotency.js';
-import { freshApp, type TestApp } from '../support/app.js';
+import { freshAppEach, type TestApp } from '../support/app.js';
 import { PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import {
@@ -28,13 +28,8 @@ function snapshot(res: LightMyRequestResponse) {
 
 describe.each(DIALECTS)('Idempotency-Key on POST /v1/send on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
-  let t: TestApp;
-  beforeEach(async () => {
-    if (!skip) t = await freshApp(dialect);
-  });
-  afterEach(async () => {
-    if (!skip) await t.cleanup();
-  });
+  let t!: TestApp;
+  freshAppEach(dialect, skip, (app) => { t = app; });
 
   it('keeps the 24-hour retention of the spec', () => {
     expect(IDEMPOTENCY_TTL_MS).toBe(DAY_MS);

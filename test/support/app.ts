@@ -1,3 +1,4 @@
+import { afterEach, beforeEach } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/env.js';
 import type { App } from '../../src/http/app-types.js';
@@ -36,4 +37,21 @@ export async function freshApp(dialect: Dialect, env: Record<string, string> = {
       await ts.cleanup();
     },
   };
+}
+
+/**
+ * A fresh app for every test of the enclosing block, closed after it; `assign` hands it to the
+ * block's `t`. Nothing is built when `skip` (PostgreSQL unreachable on a user's machine).
+ */
+export function freshAppEach(dialect: Dialect, skip: boolean, assign: (t: TestApp) => void, env: Record<string, string> = {}): void {
+  let current: TestApp | undefined;
+  beforeEach(async () => {
+    if (skip) return;
+    current = await freshApp(dialect, env);
+    assign(current);
+  });
+  afterEach(async () => {
+    await current?.cleanup();
+    current = undefined;
+  });
 }
