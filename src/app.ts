@@ -121,7 +121,7 @@ export async function buildApp(services: AppServices): Promise<App> {
   registerSend(app, sendDeps);
   registerSendBatch(app, sendDeps);
   registerSendForm(app, sendDeps);
-  registerUploads(app, { ...services, blobs: blobs.blobs, uploadSecret: blobs.uploadSecret });
+  registerUploads(app, { ...services, blobs: blobs.blobs, uploadSecret: blobs.uploadSecret, protection });
   registerMessages(app, services);
   registerHistory(app, services);
   registerMetrics(app, metrics);

@@ -5,7 +5,8 @@ import type { BlobStore } from '../../blobs/blob-store.js';
 import { verifyUpload } from '../../blobs/signing.js';
 import { newId } from '../../domain/ids.js';
 import { ApiError } from '../../errors/api-error.js';
-import { checkCaller } from '../../send/permissions.js';
+import { admitCaller } from '../../send/permissions.js';
+import type { Protection } from '../../protection/index.js';
 import type { App, AppServices } from '../app-types.js';
 import { authenticate } from '../auth.js';
 import { responses, Timestamp } from '../schemas.js';
@@ -34,8 +35,10 @@ const UploadResource = Type.Object({
 
 const startOfUtcDay = (ms: number) => ms - (ms % 86_400_000);
 
-export interface UploadRouteDeps extends Omit<AppServices, 'blobs'> {
+export interface UploadRouteDeps extends Omit<AppServices, 'blobs' | 'protection'> {
   blobs: BlobStore;
+  /** The flood guard, origin and headless rules of public keys apply to uploads too. */
+  protection: Protection;
   /** Secret of the disk store's signed URLs; undefined when the blob store signs its own (S3). */
   uploadSecret: string | undefined;
 }
@@ -57,7 +60,7 @@ export function registerUploads(app: App, deps: UploadRouteDeps): void {
     },
   }, async (request, reply) => {
     const caller = await authenticate(request, store, request.body);
-    checkCaller(request, caller);
+    await admitCaller(request, caller, deps.protection);
     const { org, key } = caller;
     const filename = cleanFilename(request.body.filename);
     const limit = PLAN_ATTACHMENT_LIMIT[org.plan];
