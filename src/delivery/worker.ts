@@ -37,11 +37,9 @@ export interface WorkerDeps {
 /** How often a worker does its housekeeping (retention, expired uploads and idempotency keys). */
 const MAINTENANCE_EVERY_MS = 60_000;
 
-/** Blob keys in a message's stored attachment list (`[{ blob_key, … }]`). */
-function parseAttachmentRefs(json: string | null): string[] {
-  if (json === null) return [];
-  const list = JSON.parse(json) as Array<{ blob_key?: unknown }>;
-  return list.flatMap((a) => (typeof a.blob_key === 'string' ? [a.blob_key] : []));
+/** A message's stored attachment list (message_contents.attachments, JSON). */
+function attachmentRefs(json: string | null): AttachmentRef[] {
+  return json === null ? [] : (JSON.parse(json) as AttachmentRef[]);
 }
 
 /** Outcome writes: nobody waits on them, so they may share a commit with others. */
@@ -316,7 +314,7 @@ export class DeliveryWorker {
 
   /** The message's attachment bytes from the blob store; a missing blob is a permanent failure. */
   private async loadAttachments(m: ClaimedMessage): Promise<OutgoingEmail['attachments']> {
-    const refs = m.attachments === null ? [] : (JSON.parse(m.attachments) as AttachmentRef[]);
+    const refs = attachmentRefs(m.attachments);
     if (refs.length === 0) return [];
     const blobs = this.deps.blobs;
     if (blobs === undefined) throw new DeliveryError('permanent', 'this worker has no blob store for the message attachments');
@@ -341,7 +339,7 @@ export class DeliveryWorker {
     if (days !== undefined) {
       const purged = await store.transaction((tx) => tx.messages.purgeOlderThan(now - days * 86_400_000, 500), { durable: false });
       for (const m of purged) {
-        for (const a of parseAttachmentRefs(m.attachments)) await dropBlob(a);
+        for (const a of attachmentRefs(m.attachments)) await dropBlob(a.blob_key);
       }
     }
     await store.transaction((tx) => tx.idempotency.purgeExpired(now), { durable: false });

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
 import type { ApiKey, Organization } from '../domain/types.js';
 import type { Store } from '../storage/store.js';
+import { headerValue } from './headers.js';
 
 /** Who is calling: the organization and the key that proved it. */
 export interface Caller {
@@ -15,14 +16,8 @@ export interface BodyKeys {
   accessToken?: string | undefined;
 }
 
-function header(request: FastifyRequest, name: string): string | undefined {
-  const v = request.headers[name];
-  const s = Array.isArray(v) ? v[0] : v;
-  return s === undefined || s.trim() === '' ? undefined : s.trim();
-}
-
 function bearer(request: FastifyRequest): string | undefined {
-  const auth = header(request, 'authorization');
+  const auth = headerValue(request, 'authorization');
   if (auth === undefined) return undefined;
   const m = /^Bearer\s+(\S+)$/i.exec(auth);
   return m?.[1];
@@ -34,7 +29,7 @@ function bearer(request: FastifyRequest): string | undefined {
  */
 export async function authenticate(request: FastifyRequest, store: Store, body: BodyKeys = {}): Promise<Caller> {
   const privateValue = bearer(request) ?? nonEmpty(body.accessToken);
-  const publicValue = header(request, 'x-mail-public-key') ?? nonEmpty(body.user_id);
+  const publicValue = headerValue(request, 'x-mail-public-key') ?? nonEmpty(body.user_id);
   const value = privateValue ?? publicValue;
   if (value === undefined) throw new ApiError('unauthorized', { message: 'No key was sent: use Authorization: Bearer sk_… or X-Mail-Public-Key.' });
 
@@ -65,7 +60,7 @@ export function requirePrivateKey(request: FastifyRequest, caller: Caller): void
 }
 
 export function checkPrivateKeyOrigin(request: FastifyRequest, caller: Caller): void {
-  if (caller.key.type === 'private' && header(request, 'origin') !== undefined && !caller.org.security.allow_private_keys_in_browsers) {
+  if (caller.key.type === 'private' && headerValue(request, 'origin') !== undefined && !caller.org.security.allow_private_keys_in_browsers) {
     throw new ApiError('private_key_in_browser');
   }
 }

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import type { FastifyRequest } from 'fastify';
+import { headerValue } from '../http/headers.js';
 
 /**
  * What the protection checks need to know about the client of a request, whatever route it
@@ -17,19 +18,13 @@ export interface ClientInfo {
   secChUa: string | undefined;
 }
 
-function header(request: FastifyRequest, name: string): string | undefined {
-  const v = request.headers[name];
-  const s = Array.isArray(v) ? v[0] : v;
-  return s === undefined || s.trim() === '' ? undefined : s.trim();
-}
-
 export function clientInfo(request: FastifyRequest): ClientInfo {
   return {
     ip: request.ip,
-    origin: header(request, 'origin'),
-    referer: header(request, 'referer'),
-    userAgent: header(request, 'user-agent'),
-    secChUa: header(request, 'sec-ch-ua'),
+    origin: headerValue(request, 'origin'),
+    referer: headerValue(request, 'referer'),
+    userAgent: headerValue(request, 'user-agent'),
+    secChUa: headerValue(request, 'sec-ch-ua'),
   };
 }
 

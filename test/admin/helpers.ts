@@ -5,6 +5,8 @@ import type { MessageStatus } from '../../src/domain/types.js';
 import type { Store } from '../../src/storage/store.js';
 import { ADMIN_TOKEN, type TestApp } from '../support/app.js';
 
+export { expectError, type ErrorBody } from '../support/http.js';
+
 type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
 /** One admin call with the right token (or `token`, or none when null). */
@@ -18,19 +20,6 @@ export function admin(
   };
   if (body !== undefined) options.payload = body as InjectOptions['payload'];
   return t.app.inject(options);
-}
-
-export interface ErrorBody {
-  error: { code: string; message: string; docs_url: string; details?: { fields?: Array<{ field: string; message: string }> } & Record<string, unknown> };
-}
-
-/** Asserts the status and the envelope's code; returns the envelope. */
-export function expectError(res: LightMyRequestResponse, status: number, code: string): ErrorBody['error'] {
-  expect(res.statusCode, res.body).toBe(status);
-  const body = res.json<ErrorBody>();
-  expect(body.error.code).toBe(code);
-  expect(body.error.message.length).toBeGreaterThan(0);
-  return body.error;
 }
 
 /** Creates an organization through the API. */

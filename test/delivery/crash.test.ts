@@ -2,10 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
-import { Closer, CONTACT_TEMPLATE, insertQueued, smtpService, startSink, statusCounts, tempDir, waitFor } from './support.js';
+import {
+  Closer, CONTACT_TEMPLATE, deliveryHarness, insertQueued, smtpService, startSink, statusCounts, tempDir, waitFor,
+} from './support.js';
 
 const pgUp = await postgresAvailable();
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -49,19 +51,13 @@ beforeAll(() => {
 
 describe.each(DIALECTS)('crash safety of `mailroom worker` on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
-  let closer: Closer;
-  beforeEach(() => {
-    closer = new Closer();
-  });
-  afterEach(async () => {
-    await closer.closeAll();
-  });
+  const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('SIGKILL mid-batch, then a second worker: nothing lost, all sent, same Message-ID on duplicates', { timeout: 90_000 }, async () => {
     const t = await freshStore(dialect);
-    closer.defer(() => t.cleanup());
+    h.closer.defer(() => t.cleanup());
     // A slow relay: 50 ms per DATA reply, so a batch of 50 over 5 connections takes ~0.5 s.
-    const sink = await startSink({ dataDelayMs: 50 }, closer);
+    const sink = await startSink({ dataDelayMs: 50 }, h.closer);
     await seedOrg(t.store, { credits: 5000, services: [smtpService(sink.port)], templates: [CONTACT_TEMPLATE] });
     const total = 200;
     // The CLI worker runs on the wall clock: the messages are due now.
@@ -70,14 +66,14 @@ describe.each(DIALECTS)('crash safety of `mailroom worker` on %s', (dialect) => 
 
     const env = {
       MAILROOM_DATABASE_URL: t.database.url,
-      MAILROOM_DATA_DIR: tempDir(closer),
+      MAILROOM_DATA_DIR: tempDir(h.closer),
       MAILROOM_WORKER_LEASE_SECONDS: '2',
       MAILROOM_WORKER_POLL_MS: '50',
       MAILROOM_WORKER_BATCH: '50',
       MAILROOM_LOG_LEVEL: 'warn',
     };
 
-    const first = spawnWorker(env, closer);
+    const first = spawnWorker(env, h.closer);
     await waitFor(() => sink.received.length >= 25, 30_000, 'the first worker to deliver 25 messages');
     first.child.kill('SIGKILL');
     expect(await within(first.exited, 10_000, 'SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
@@ -87,7 +83,7 @@ describe.each(DIALECTS)('crash safety of `mailroom worker` on %s', (dialect) => 
     expect(receivedAtKill).toBeLessThan(total);
     expect(atKill.sending ?? 0).toBeGreaterThan(0);
 
-    const second = spawnWorker(env, closer);
+    const second = spawnWorker(env, h.closer);
     await waitFor(async () => {
       const c = await statusCounts(t.store);
       return (c.queued ?? 0) === 0 && (c.sending ?? 0) === 0;

@@ -4,13 +4,24 @@ import { serviceFields } from '../../src/config/normalize.js';
 import { addCredits } from '../../src/credits/top-up.js';
 import type { Pacer } from '../../src/delivery/pacing.js';
 import { openStore } from '../../src/storage/store.js';
-import { ADMIN_TOKEN } from '../support/app.js';
+import { ADMIN_TOKEN, type TestApp } from '../support/app.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import {
   creditsOf, deliveryHarness, eventTypes, freePort, messageIdOf, row, seedSmtpOrg, send, smtpService, view, waitFor,
 } from './support.js';
 
 const pgUp = await postgresAvailable();
+
+const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}` };
+const SMTP_SERVICE_URL = '/admin/v1/organizations/acme/services/smtp';
+
+/** PUT the `smtp` service through the admin API, pointing at the sink on `port`. */
+function putSmtpService(t: TestApp, port: number, auth: { user?: string; pass?: string } = {}) {
+  return t.app.inject({
+    method: 'PUT', url: SMTP_SERVICE_URL, headers: ADMIN,
+    payload: { provider: 'smtp', default: true, smtp: { host: '127.0.0.1', port, secure: false, ...auth } },
+  });
+}
 
 /** Holds every acquire after the first until `open()`: "claimed but not yet sent" on demand. */
 class GatePacer implements Pacer {
@@ -53,12 +64,7 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
     expect(await worker.runOnce()).toBe(0);
     expect(sink.authAttempts).toHaveLength(1);
 
-    const put = await t.app.inject({
-      method: 'PUT',
-      url: '/admin/v1/organizations/acme/services/smtp',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-      payload: { provider: 'smtp', default: true, smtp: { host: '127.0.0.1', port: sink.port, secure: false, user: 'mailer', pass: 'right' } },
-    });
+    const put = await putSmtpService(t, sink.port, { user: 'mailer', pass: 'right' });
     expect(put.statusCode, put.body).toBe(200);
     const requeued = await view(t, id);
     expect(requeued.status).toBe('queued');
@@ -106,12 +112,7 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
     expect(await worker.runOnce()).toBe(1);
     expect((await row(t.store, id)).status).toBe('held_service_error');
 
-    const put = await t.app.inject({
-      method: 'PUT',
-      url: '/admin/v1/organizations/acme/services/smtp',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-      payload: { provider: 'smtp', default: true, smtp: { host: '127.0.0.1', port: sink.port, secure: false, user: 'mailer', pass: 'right' } },
-    });
+    const put = await putSmtpService(t, sink.port, { user: 'mailer', pass: 'right' });
     expect(put.statusCode, put.body).toBe(200);
     expect((await row(t.store, id)).status).toBe('queued');
 
@@ -127,8 +128,7 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
     await seedSmtpOrg(t.store, smtpService(sink.port));
     const { worker } = workerFor(t);
     const id = await send(t);
-    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-    const del = await t.app.inject({ method: 'DELETE', url: '/admin/v1/organizations/acme/services/smtp', headers: admin });
+    const del = await t.app.inject({ method: 'DELETE', url: SMTP_SERVICE_URL, headers: ADMIN });
     expect(del.statusCode, del.body).toBe(204);
 
     expect(await worker.runOnce()).toBe(1);
@@ -136,12 +136,7 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
     expect(held.status).toBe('held_service_error');
     expect(String(held.events.at(-1)?.details?.reason)).toMatch(/no longer exists/);
 
-    const put = await t.app.inject({
-      method: 'PUT',
-      url: '/admin/v1/organizations/acme/services/smtp',
-      headers: admin,
-      payload: { provider: 'smtp', default: true, smtp: { host: '127.0.0.1', port: sink.port, secure: false } },
-    });
+    const put = await putSmtpService(t, sink.port);
     expect(put.statusCode, put.body).toBe(201);
     // The service the message waits for exists again: the message goes back to the queue.
     expect((await row(t.store, id)).status).toBe('queued');

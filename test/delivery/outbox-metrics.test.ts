@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { createMetrics } from '../../src/observability/metrics.js';
-import { freshApp, testConfig, type TestApp } from '../support/app.js';
+import { testConfig, type TestApp } from '../support/app.js';
 import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
 import {
-  addresses, Closer, CONTACT_TEMPLATE, newWorker, PARAMS, row, seedSmtpOrg, send, smtpError, smtpService, startSink, tempDir,
+  addresses, CONTACT_TEMPLATE, deliveryHarness, newWorker, PARAMS, row, seedSmtpOrg, send, smtpError, smtpService, startSink, tempDir,
 } from './support.js';
 
 const pgUp = await postgresAvailable();
@@ -20,20 +20,13 @@ function sample(text: string, name: string, labels = ''): number | undefined {
 
 describe.each(DIALECTS)('outbox transport and /metrics on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
-  let closer: Closer;
-  beforeEach(() => {
-    closer = new Closer();
-  });
-  afterEach(async () => {
-    await closer.closeAll();
-  });
+  const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('the outbox transport writes <data_dir>/outbox/<message id>.eml that parses back to the same email', async () => {
-    const t: TestApp = await freshApp(dialect);
-    closer.defer(() => t.cleanup());
+    const t = await h.app();
     await seedSmtpOrg(t.store, { id: 'outbox', provider: 'outbox', default: true });
-    const dataDir = tempDir(closer);
-    const { worker } = newWorker({ store: t.store, clock: t.clock, dataDir }, closer);
+    const dataDir = tempDir(h.closer);
+    const { worker } = newWorker({ store: t.store, clock: t.clock, dataDir }, h.closer);
     const id = await send(t);
 
     expect(await worker.runOnce()).toBe(1);
@@ -55,16 +48,16 @@ describe.each(DIALECTS)('outbox transport and /metrics on %s', (dialect) => {
 
   it.skipIf(skip)('/metrics after sends and delivery: accepted, sent, deferred, queue depth and the send-duration histogram', async () => {
     const ts = await freshStore(dialect);
-    closer.defer(() => ts.cleanup());
+    h.closer.defer(() => ts.cleanup());
     const metrics = createMetrics(() => ts.store.queue.depth(ts.clock.now()));
     const app = await buildApp({ config: testConfig(), store: ts.store, clock: ts.clock, metrics });
     await app.ready();
-    closer.defer(() => app.close());
+    h.closer.defer(() => app.close());
     const t: TestApp = { ...ts, app, config: testConfig(), cleanup: async () => undefined };
     // The first DATA is deferred once (451), the others go through.
-    const sink = await startSink({ clock: ts.clock, data: (_raw, n) => (n === 1 ? smtpError(451, '4.3.2 Busy') : undefined) }, closer);
+    const sink = await startSink({ clock: ts.clock, data: (_raw, n) => (n === 1 ? smtpError(451, '4.3.2 Busy') : undefined) }, h.closer);
     await seedSmtpOrg(ts.store, smtpService(sink.port), { templates: [CONTACT_TEMPLATE] });
-    const { worker } = newWorker({ store: ts.store, clock: ts.clock, dataDir: tempDir(closer), metrics, options: { batchSize: 1 } }, closer);
+    const { worker } = newWorker({ store: ts.store, clock: ts.clock, dataDir: tempDir(h.closer), metrics, options: { batchSize: 1 } }, h.closer);
     const scrape = async () => {
       // The queue gauges share one database read per scrape, forgotten on the next event-loop
       // turn (setImmediate); a scraper never asks twice in one turn, and neither must we.

@@ -1,10 +1,11 @@
 import { Redis } from 'ioredis';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import { LocalPacer, RedisPacer, type Sleep } from '../../src/delivery/pacing.js';
-import { freshApp, type TestApp } from '../support/app.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { Closer, newWorker, row, seedSmtpOrg, send, smtpService, startSink, tempDir, waitFor } from './support.js';
+import {
+  deliveryHarness, newWorker, row, seedSmtpOrg, send, smtpService, startSink, tempDir, waitFor,
+} from './support.js';
 
 const pgUp = await postgresAvailable();
 const REDIS_URL = process.env.MAILROOM_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -50,25 +51,18 @@ class VirtualSleep {
 
 describe.each(DIALECTS)('provider pacing through the worker on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
-  let closer: Closer;
-  beforeEach(() => {
-    closer = new Closer();
-  });
-  afterEach(async () => {
-    await closer.closeAll();
-  });
+  const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('max_per_second 5, 15 messages: sends ≥ 200 ms apart (virtual time), none refused', async () => {
-    const t: TestApp = await freshApp(dialect);
-    closer.defer(() => t.cleanup());
-    const sink = await startSink({ clock: t.clock }, closer);
+    const t = await h.app();
+    const sink = await startSink({ clock: t.clock }, h.closer);
     await seedSmtpOrg(t.store, smtpService(sink.port, { max_per_second: 5 }));
     // Acceptance never refuses for pacing: 15 sends in a burst are all 202.
     const ids: string[] = [];
     for (let i = 0; i < 15; i++) ids.push(await send(t));
 
     const virtual = new VirtualSleep(t.clock);
-    const { worker } = newWorker({ store: t.store, clock: t.clock, dataDir: tempDir(closer), pacer: new LocalPacer(t.clock, virtual.sleep) }, closer);
+    const { worker } = newWorker({ store: t.store, clock: t.clock, dataDir: tempDir(h.closer), pacer: new LocalPacer(t.clock, virtual.sleep) }, h.closer);
     const start = t.clock.now();
     const round = worker.runOnce();
     // One message leaves per step: wake the next sleeper only once the previous one reached the sink.

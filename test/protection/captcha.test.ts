@@ -4,16 +4,13 @@ import { freshApp, type TestApp } from '../support/app.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { CONTACT_PARAMS, CONTACT_TEMPLATE, type OrgInput } from '../send/helpers-b.js';
-import { deadUrl, expectAccepted, expectError, footprint, startTurnstile, TEST_FAIL_SECRET, TEST_PASS_SECRET, type FakeTurnstile } from './support.js';
+import { deadUrl, expectAccepted, expectError, footprint, startTurnstile, TEST_FAIL_SECRET, TEST_PASS_SECRET, type FakeTurnstile, ORIGIN, pkOf, skOf } from './support.js';
 
 const pgUp = await postgresAvailable();
 
 /** Authentication rule 8 (CAPTCHA) through POST /v1/send, against a local siteverify server. */
 
-const ORIGIN = 'https://example.com';
 const SHARED_SECRET = 'shared-mobile-secret';
-const pkOf = (id: string) => `pk_${id}_public_1`;
-const skOf = (id: string) => `sk_${id}_private_1`;
 
 function org(id: string, extra: Partial<OrgInput> = {}, security: NonNullable<OrgInput['security']> = {}): OrgInput {
   return {

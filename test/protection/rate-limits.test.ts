@@ -4,16 +4,13 @@ import { freshApp, type TestApp } from '../support/app.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { CONTACT_PARAMS, CONTACT_TEMPLATE, type OrgInput } from '../send/helpers-b.js';
-import { expectAccepted, expectError, expectLimited, footprint } from './support.js';
+import { expectAccepted, expectError, expectLimited, footprint, ORIGIN, pkOf, skOf } from './support.js';
 
 const pgUp = await postgresAvailable();
 
 /** Request rate limits (spec, Limits) through POST /v1/send, on the memory store and the injected clock. */
 
-const ORIGIN = 'https://example.com';
 const SECOND = 1000;
-const pkOf = (id: string, n = 1) => `pk_${id}_public_${n}`;
-const skOf = (id: string, n = 1) => `sk_${id}_private_${n}`;
 
 function org(id: string, extra: Partial<OrgInput> = {}, security: NonNullable<OrgInput['security']> = {}): OrgInput {
   return {

@@ -13,7 +13,7 @@ import { testConfig } from '../support/app.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
 import { CONTACT_PARAMS, CONTACT_TEMPLATE, type OrgInput } from '../send/helpers-b.js';
-import { expectAccepted, expectError, expectLimited, footprint, REDIS_URL, redisAvailable, startTurnstile, type FakeTurnstile } from './support.js';
+import { expectAccepted, expectError, expectLimited, footprint, REDIS_URL, redisAvailable, startTurnstile, type FakeTurnstile, ORIGIN, pkOf, skOf } from './support.js';
 
 const pgUp = await postgresAvailable();
 const redisUp = await redisAvailable();
@@ -24,9 +24,6 @@ const redisUp = await redisAvailable();
  * connection; they share the database, the Redis server and a key prefix.
  */
 
-const ORIGIN = 'https://example.com';
-const pkOf = (id: string, n = 1) => `pk_${id}_public_${n}`;
-const skOf = (id: string, n = 1) => `sk_${id}_private_${n}`;
 
 function org(id: string, extra: Partial<OrgInput> = {}, security: NonNullable<OrgInput['security']> = {}): OrgInput {
   return {

@@ -3,7 +3,7 @@ import { freshApp, type TestApp } from '../support/app.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { CONTACT_PARAMS, CONTACT_TEMPLATE, storedContent, type OrgInput, type TemplateSeed } from '../send/helpers-b.js';
-import { expectAccepted, expectError, expectLimited, footprint, startTurnstile, type FakeTurnstile } from './support.js';
+import { expectAccepted, expectError, expectLimited, footprint, startTurnstile, type FakeTurnstile, ORIGIN } from './support.js';
 
 const pgUp = await postgresAvailable();
 
@@ -13,7 +13,6 @@ const pgUp = await postgresAvailable();
  * it, and the recipient daily limit.
  */
 
-const ORIGIN = 'https://example.com';
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const HEADLESS = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/124.0.6367.60 Safari/537.36';
 

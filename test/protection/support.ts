@@ -4,6 +4,14 @@ import { Redis } from 'ioredis';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { TestApp } from '../support/app.js';
+import { expectError } from '../support/http.js';
+
+export { expectError, type ErrorBody } from '../support/http.js';
+
+/** The Origin the protection tests' organizations allow, and their keys by organization id. */
+export const ORIGIN = 'https://example.com';
+export const pkOf = (id: string, n = 1): string => `pk_${id}_public_${n}`;
+export const skOf = (id: string, n = 1): string => `sk_${id}_private_${n}`;
 
 /**
  * A local HTTP server speaking Cloudflare Turnstile's siteverify wire format: a form-encoded
@@ -136,18 +144,6 @@ export function redisAvailable(): Promise<boolean> {
     }
   })();
   return redisReachable;
-}
-
-export interface ErrorBody {
-  error: { code: string; message: string; docs_url: string; details?: Record<string, unknown> };
-}
-
-/** Asserts status and code; returns the error object. */
-export function expectError(res: LightMyRequestResponse, status: number, code: string): ErrorBody['error'] {
-  expect(res.statusCode, res.body).toBe(status);
-  const body = res.json<ErrorBody>();
-  expect(body.error.code, res.body).toBe(code);
-  return body.error;
 }
 
 /** A 429 `rate_limited` with a numeric Retry-After header and `details.scope`; returns Retry-After. */

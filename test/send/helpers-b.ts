@@ -2,6 +2,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { ConfigFile } from '../../src/config/resources.js';
 import type { TestApp } from '../support/app.js';
+import { expectError, type Accepted } from '../support/http.js';
 
 /**
  * Helpers of the send-path tests (keys and origins, parameters, rendering, lists) and of the
@@ -12,27 +13,7 @@ import type { TestApp } from '../support/app.js';
 export type OrgInput = ConfigFile['organizations'][number];
 export type TemplateSeed = NonNullable<OrgInput['templates']>[number];
 
-export interface ErrorBody {
-  error: {
-    code: string;
-    message: string;
-    docs_url: string;
-    details?: Record<string, unknown> & {
-      fields?: Array<{ field: string; message: string }>;
-      issues?: Array<{ param: string; code: string; message: string }>;
-      reason?: string;
-    };
-  };
-}
-
-export interface Accepted {
-  message_id: string;
-  status: 'queued' | 'held';
-  status_token: string;
-}
-
-export const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
-
+export { bearer, expectError, type Accepted, type ErrorBody } from '../support/http.js';
 export { CONTACT_TEMPLATE } from '../support/seed.js';
 
 export const CONTACT_PARAMS = { name: 'Ann', email: 'ann@example.com', message: 'Hello there' };
@@ -71,15 +52,6 @@ export async function sendOk(t: TestApp, body: Record<string, unknown>, headers:
   const accepted = res.json<Accepted>();
   expect(accepted.message_id).toEqual(expect.any(String));
   return accepted;
-}
-
-/** Asserts the status and the envelope's code; returns the error object. */
-export function expectError(res: LightMyRequestResponse, status: number, code: string): ErrorBody['error'] {
-  expect(res.statusCode, res.body).toBe(status);
-  const body = res.json<ErrorBody>();
-  expect(body.error.code, res.body).toBe(code);
-  expect(body.error.message.length).toBeGreaterThan(0);
-  return body.error;
 }
 
 /** Asserts a 400 invalid_body whose `details.fields` names `field`. */

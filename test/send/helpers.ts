@@ -1,7 +1,9 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { TestApp } from '../support/app.js';
-import { PRIVATE_KEY } from '../support/seed.js';
+import { bearer, type Accepted } from '../support/http.js';
+
+export { bearer, expectError, type Accepted, type ErrorBody } from '../support/http.js';
 
 /** Parameters the seeded `contact` template accepts. */
 export const PARAMS = { name: 'Ada', email: 'ada@example.org', message: 'Hello there' } as const;
@@ -10,8 +12,6 @@ export const PARAMS = { name: 'Ada', email: 'ada@example.org', message: 'Hello t
 export function sendBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { template_id: 'contact', template_params: { ...PARAMS }, ...overrides };
 }
-
-export const bearer = (key: string = PRIVATE_KEY): Record<string, string> => ({ authorization: `Bearer ${key}` });
 
 /**
  * POST a send call. `payload` is sent as JSON unless it is a string (then as is, with whatever
@@ -23,31 +23,6 @@ export function post(
   const options: InjectOptions = { method: 'POST', url, headers };
   options.payload = payload as InjectOptions['payload'];
   return t.app.inject(options);
-}
-
-export interface ErrorEnvelope {
-  error: {
-    code: string;
-    message: string;
-    docs_url: string;
-    details?: Record<string, unknown>;
-  };
-}
-
-export interface Accepted {
-  message_id: string;
-  status: 'queued' | 'held';
-  status_token: string;
-}
-
-/** Asserts status, JSON content type and the envelope's code; returns the error object. */
-export function expectError(res: LightMyRequestResponse, status: number, code: string): ErrorEnvelope['error'] {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
-  const body = res.json<ErrorEnvelope>();
-  expect(body.error.code, res.body).toBe(code);
-  expect(body.error.message.length).toBeGreaterThan(0);
-  return body.error;
 }
 
 /** Asserts a 202 with the Send accepted response and matching X-Mail-* headers; returns the body. */

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { digestsEqual, sha256 } from '../../domain/ids.js';
 import { ApiError } from '../../errors/api-error.js';
 import { checkPublicOrigin } from '../../send/origin.js';
-import { requestOrigin } from '../../send/permissions.js';
+import { clientInfo } from '../../protection/client-ip.js';
 import type { App, AppServices } from '../app-types.js';
 import { authenticate, checkPrivateKeyOrigin } from '../auth.js';
 import { responses, Timestamp } from '../schemas.js';
@@ -43,7 +43,7 @@ export function registerMessages(app: App, { store, clock, config }: AppServices
   }, async (request) => {
     const caller = await authenticate(request, store);
     if (caller.key.type === 'private') checkPrivateKeyOrigin(request, caller);
-    else checkPublicOrigin(caller.org, requestOrigin(request));
+    else checkPublicOrigin(caller.org, clientInfo(request));
 
     const message = await store.messages.get(caller.org.id, request.params.id);
     if (message === undefined || message.created_at < clock.now() - config.retentionDays * 86_400_000) throw notFound();

@@ -1,0 +1,36 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+import { PRIVATE_KEY } from './seed.js';
+
+/** The spec's error envelope, with the `details` shapes tests look into. */
+export interface ErrorBody {
+  error: {
+    code: string;
+    message: string;
+    docs_url: string;
+    details?: Record<string, unknown> & {
+      fields?: Array<{ field: string; message: string }>;
+      issues?: Array<{ param: string; code: string; message: string }>;
+      reason?: string;
+    };
+  };
+}
+
+/** The Send accepted response. */
+export interface Accepted {
+  message_id: string;
+  status: 'queued' | 'held';
+  status_token: string;
+}
+
+export const bearer = (key: string = PRIVATE_KEY): Record<string, string> => ({ authorization: `Bearer ${key}` });
+
+/** Asserts status, JSON content type, the envelope's code and a message; returns the error object. */
+export function expectError(res: LightMyRequestResponse, status: number, code: string): ErrorBody['error'] {
+  expect(res.statusCode, res.body).toBe(status);
+  expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
+  const body = res.json<ErrorBody>();
+  expect(body.error.code, res.body).toBe(code);
+  expect(body.error.message.length).toBeGreaterThan(0);
+  return body.error;
+}
