@@ -40,16 +40,12 @@ class GatePacer implements Pacer {
 describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression, suspension, stop on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
   const h = deliveryHarness(dialect);
-  const app = () => h.app();
-  const sinkFor = h.sink;
-  const workerFor = h.worker;
-  const credits = creditsOf;
 
   it.skipIf(skip)('authentication failure: held_service_error; fixed through the admin API → queued → sent', async () => {
-    const t = await app();
-    const sink = await sinkFor(t, { auth: { user: 'mailer', pass: 'right' } });
+    const t = await h.app();
+    const sink = await h.sink(t, { auth: { user: 'mailer', pass: 'right' } });
     await seedSmtpOrg(t.store, smtpService(sink.port, { user: 'mailer', pass: 'wrong' }));
-    const { worker } = workerFor(t);
+    const { worker } = h.worker(t);
     const id = await send(t);
 
     expect(await worker.runOnce()).toBe(1);
@@ -79,10 +75,10 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
   });
 
   it.skipIf(skip)('authentication failure: fixed through config apply / putService → queued → sent', async () => {
-    const t = await app();
-    const sink = await sinkFor(t, { auth: { user: 'mailer', pass: 'right' } });
+    const t = await h.app();
+    const sink = await h.sink(t, { auth: { user: 'mailer', pass: 'right' } });
     await seedSmtpOrg(t.store, smtpService(sink.port, { user: 'mailer', pass: 'wrong' }));
-    const { worker } = workerFor(t);
+    const { worker } = h.worker(t);
     const ids = [await send(t), await send(t)];
     expect(await worker.runOnce()).toBe(2);
     for (const id of ids) expect((await row(t.store, id)).status).toBe('held_service_error');
@@ -102,12 +98,12 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
 
   it.skipIf(skip)('authentication failure fixed through the admin API of another process: the worker sends with the new settings', async () => {
     // `mailroom serve` and `mailroom worker` as two processes: each has its own store on the database.
-    const t = await app();
-    const sink = await sinkFor(t, { auth: { user: 'mailer', pass: 'right' } });
+    const t = await h.app();
+    const sink = await h.sink(t, { auth: { user: 'mailer', pass: 'right' } });
     await seedSmtpOrg(t.store, smtpService(sink.port, { user: 'mailer', pass: 'wrong' }));
     const workerStore = await openStore(t.database.url, { clock: t.clock });
     h.closer.defer(() => workerStore.close());
-    const { worker } = workerFor(t, { store: workerStore });
+    const { worker } = h.worker(t, { store: workerStore });
     const id = await send(t);
     expect(await worker.runOnce()).toBe(1);
     expect((await row(t.store, id)).status).toBe('held_service_error');
@@ -123,10 +119,10 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
   });
 
   it.skipIf(skip)('service deleted after acceptance: held_service_error; re-created with the same id → queued → sent', async () => {
-    const t = await app();
-    const sink = await sinkFor(t);
+    const t = await h.app();
+    const sink = await h.sink(t);
     await seedSmtpOrg(t.store, smtpService(sink.port));
-    const { worker } = workerFor(t);
+    const { worker } = h.worker(t);
     const id = await send(t);
     const del = await t.app.inject({ method: 'DELETE', url: SMTP_SERVICE_URL, headers: ADMIN });
     expect(del.statusCode, del.body).toBe(204);
@@ -145,10 +141,10 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
   });
 
   it.skipIf(skip)('sink down then up: connection refused defers; after the sink starts and the clock passes the retry time, sent', async () => {
-    const t = await app();
+    const t = await h.app();
     const port = await freePort();
     await seedSmtpOrg(t.store, smtpService(port));
-    const { worker } = workerFor(t);
+    const { worker } = h.worker(t);
     const id = await send(t);
 
     const t0 = t.clock.now();
@@ -160,7 +156,7 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
     expect(v.events.map((e) => e.type)).toEqual(['queued', 'sending', 'deferred']);
     expect(String(v.events.at(-1)?.details?.reason)).toMatch(/ECONNREFUSED|refused/i);
 
-    const sink = await sinkFor(t, { port });
+    const sink = await h.sink(t, { port });
     expect(await worker.runOnce()).toBe(0);
     t.clock.set(m.next_attempt_at ?? 0);
     expect(await worker.runOnce()).toBe(1);
@@ -171,13 +167,13 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
   });
 
   it.skipIf(skip)('a To recipient suppressed after acceptance: discarded, nothing sent, credit returned', async () => {
-    const t = await app();
-    const sink = await sinkFor(t);
+    const t = await h.app();
+    const sink = await h.sink(t);
     await seedSmtpOrg(t.store, smtpService(sink.port));
-    const { worker } = workerFor(t);
-    const before = await credits(t);
+    const { worker } = h.worker(t);
+    const before = await creditsOf(t);
     const id = await send(t);
-    expect(await credits(t)).toBe(before - 1);
+    expect(await creditsOf(t)).toBe(before - 1);
     await t.store.suppressions.add('acme', 'Owner@Acme.test', 'complaint', t.clock.now());
 
     expect(await worker.runOnce()).toBe(1);
@@ -186,16 +182,16 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
     const m = await row(t.store, id);
     expect(m.status).toBe('discarded');
     expect(m.credit_taken).toBe(false);
-    expect(await credits(t)).toBe(before);
+    expect(await creditsOf(t)).toBe(before);
     expect(await eventTypes(t.store, id)).toEqual(['queued', 'sending', 'discarded']);
     expect((await view(t, id)).status).toBe('discarded');
   });
 
   it.skipIf(skip)('a Cc suppressed after acceptance: dropped, the message still goes to the To', async () => {
-    const t = await app();
-    const sink = await sinkFor(t);
+    const t = await h.app();
+    const sink = await h.sink(t);
     await seedSmtpOrg(t.store, smtpService(sink.port));
-    const { worker } = workerFor(t);
+    const { worker } = h.worker(t);
     const id = await send(t);
     await t.store.suppressions.add('acme', 'audit@acme.test', 'hard_bounce', t.clock.now());
     expect(await worker.runOnce()).toBe(1);
@@ -204,10 +200,10 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
   });
 
   it.skipIf(skip)('a suspended organization: its messages are not claimed (stay queued) until it is unsuspended', async () => {
-    const t = await app();
-    const sink = await sinkFor(t);
+    const t = await h.app();
+    const sink = await h.sink(t);
     await seedSmtpOrg(t.store, smtpService(sink.port));
-    const { worker } = workerFor(t);
+    const { worker } = h.worker(t);
     const id = await send(t);
     await t.store.organizations.update('acme', { suspended: true }, t.clock.now());
 
@@ -225,10 +221,10 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
   });
 
   it.skipIf(skip)('a message held for credits is not sent; a top-up releases it and the worker sends it', async () => {
-    const t = await app();
-    const sink = await sinkFor(t);
+    const t = await h.app();
+    const sink = await h.sink(t);
     await seedSmtpOrg(t.store, smtpService(sink.port), { credits: 0, when_out_of_credits: 'hold' });
-    const { worker } = workerFor(t);
+    const { worker } = h.worker(t);
     const id = await send(t);
     expect((await row(t.store, id)).status).toBe('held');
     t.clock.advance(3_600_000);
@@ -241,15 +237,15 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
     expect(sink.received).toHaveLength(1);
     expect((await row(t.store, id)).status).toBe('sent');
     expect(await eventTypes(t.store, id)).toEqual(['held', 'released', 'sending', 'sent']);
-    expect(await credits(t)).toBe(4);
+    expect(await creditsOf(t)).toBe(4);
   });
 
   it.skipIf(skip)('graceful stop: the send under way finishes (sent); claimed-but-unsent messages go back to queued', async () => {
-    const t = await app();
-    const sink = await sinkFor(t, { dataDelayMs: 300 });
+    const t = await h.app();
+    const sink = await h.sink(t, { dataDelayMs: 300 });
     await seedSmtpOrg(t.store, smtpService(sink.port, { max_per_second: 1000 }));
     const pacer = new GatePacer();
-    const { worker } = workerFor(t, { pacer, options: { leaseMs: 60_000 } });
+    const { worker } = h.worker(t, { pacer, options: { leaseMs: 60_000 } });
     const ids = [await send(t), await send(t), await send(t)];
 
     worker.start();
@@ -282,7 +278,7 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
     for (const m of others) expect((await row(t.store, m.id)).status).toBe('queued');
 
     // Another worker picks them up.
-    const { worker: next } = workerFor(t);
+    const { worker: next } = h.worker(t);
     expect(await next.runOnce()).toBe(2);
     expect(sink.received).toHaveLength(3);
     for (const id of ids) expect((await row(t.store, id)).status).toBe('sent');

@@ -12,16 +12,12 @@ const pgUp = await postgresAvailable();
 describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
   const h = deliveryHarness(dialect);
-  const app = () => h.app();
-  const sinkFor = h.sink;
-  const workerFor = h.worker;
-  const credits = creditsOf;
 
   it.skipIf(skip)('happy path: the received message has every header and part; sent, with the timeline and history', async () => {
-    const t = await app();
-    const sink = await sinkFor(t);
+    const t = await h.app();
+    const sink = await h.sink(t);
     await seedSmtpOrg(t.store, smtpService(sink.port));
-    const { worker, logger } = workerFor(t);
+    const { worker, logger } = h.worker(t);
 
     const id = await send(t);
     const accepted = await row(t.store, id);
@@ -70,13 +66,13 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
   });
 
   it.skipIf(skip)('Bcc recipients are in the envelope, never in the headers; DKIM signs with the service key', async () => {
-    const t = await app();
-    const sink = await sinkFor(t);
+    const t = await h.app();
+    const sink = await h.sink(t);
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const dkim = { domain_name: 'acme.test', key_selector: 'mr2026', private_key: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString() };
     const service = smtpService(sink.port);
     await seedSmtpOrg(t.store, { ...service, smtp: { ...service.smtp!, dkim } }, { templates: [{ ...CONTACT_TEMPLATE, bcc: 'archive@acme.test' }] });
-    const { worker } = workerFor(t);
+    const { worker } = h.worker(t);
     await send(t);
     expect(await worker.runOnce()).toBe(1);
     const got = sink.received[0]!;
@@ -90,12 +86,12 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
 
   for (const phase of ['RCPT', 'DATA'] as const) {
     it.skipIf(skip)(`451 on the first ${phase}, then accepted: deferred with backoff, waits for its time, then sent with the same Message-ID`, async () => {
-      const t = await app();
-      const sink = await sinkFor(t, phase === 'RCPT'
+      const t = await h.app();
+      const sink = await h.sink(t, phase === 'RCPT'
         ? { rcpt: (_a, n) => (n === 1 ? smtpError(451, '4.3.0 Try again later') : undefined) }
         : { data: (_raw, n) => (n === 1 ? smtpError(451, '4.3.0 Try again later') : undefined) });
       await seedSmtpOrg(t.store, smtpService(sink.port));
-      const { worker } = workerFor(t);
+      const { worker } = h.worker(t);
       const id = await send(t);
 
       const t0 = t.clock.now();
@@ -143,10 +139,10 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
   }
 
   it.skipIf(skip)('always 4xx: retried with growing, capped delays, then failed after DEFAULT_RETRY.maxAttempts attempts', async () => {
-    const t = await app();
-    const sink = await sinkFor(t, { rcpt: () => smtpError(450, '4.2.1 Mailbox busy') });
+    const t = await h.app();
+    const sink = await h.sink(t, { rcpt: () => smtpError(450, '4.2.1 Mailbox busy') });
     await seedSmtpOrg(t.store, smtpService(sink.port));
-    const { worker } = workerFor(t);
+    const { worker } = h.worker(t);
     const id = await send(t);
 
     const delays: number[] = [];
@@ -182,11 +178,11 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
   });
 
   it.skipIf(skip)('always 4xx with a small policy: failed once the maximum age would be passed', async () => {
-    const t = await app();
-    const sink = await sinkFor(t, { rcpt: () => smtpError(451, '4.4.1 No answer from host') });
+    const t = await h.app();
+    const sink = await h.sink(t, { rcpt: () => smtpError(451, '4.4.1 No answer from host') });
     await seedSmtpOrg(t.store, smtpService(sink.port));
     const retry = { baseMs: 1_000, factor: 2, maxDelayMs: 10_000, jitter: 0, maxAttempts: 100, maxAgeMs: 5_000 };
-    const { worker } = workerFor(t, { retry });
+    const { worker } = h.worker(t, { retry });
     const id = await send(t);
     // Attempts at 0 s (retry +1 s), 1 s (+2 s), 3 s (+4 s would be 7 s > 5 s of age) → failed.
     for (const expected of [1_000, 3_000]) {
@@ -203,10 +199,10 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
   });
 
   it.skipIf(skip)('550 5.1.1 user unknown on RCPT: bounced, recipient suppressed as hard_bounce, a later send refused 451', async () => {
-    const t = await app();
-    const sink = await sinkFor(t, { rcpt: (address) => (address === 'owner@acme.test' ? smtpError(550, '5.1.1 User unknown') : undefined) });
+    const t = await h.app();
+    const sink = await h.sink(t, { rcpt: (address) => (address === 'owner@acme.test' ? smtpError(550, '5.1.1 User unknown') : undefined) });
     await seedSmtpOrg(t.store, smtpService(sink.port), { templates: [{ ...CONTACT_TEMPLATE, cc: '' }] });
-    const { worker, metrics } = workerFor(t);
+    const { worker, metrics } = h.worker(t);
     const id = await send(t);
 
     expect(await worker.runOnce()).toBe(1);
@@ -226,11 +222,11 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
   });
 
   it.skipIf(skip)('554 on DATA: failed, the recipients are not suppressed, the credit is kept', async () => {
-    const t = await app();
-    const sink = await sinkFor(t, { data: () => smtpError(554, '5.6.0 Message rejected') });
+    const t = await h.app();
+    const sink = await h.sink(t, { data: () => smtpError(554, '5.6.0 Message rejected') });
     await seedSmtpOrg(t.store, smtpService(sink.port));
-    const { worker } = workerFor(t);
-    const before = await credits(t);
+    const { worker } = h.worker(t);
+    const before = await creditsOf(t);
     const id = await send(t);
 
     expect(await worker.runOnce()).toBe(1);
@@ -242,7 +238,7 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
     expect(await eventTypes(t.store, id)).toEqual(['queued', 'sending', 'failed']);
     expect(await t.store.suppressions.findAmong('acme', ['owner@acme.test', 'audit@acme.test'])).toEqual([]);
     // Documented choice (worker.ts, finish): a message attempted and failed keeps its credit.
-    expect(await credits(t)).toBe(before - 1);
+    expect(await creditsOf(t)).toBe(before - 1);
     // Not retried.
     t.clock.advance(24 * 3_600_000);
     expect(await worker.runOnce()).toBe(0);
@@ -250,10 +246,10 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
 
   it.skipIf(skip)('550 on MAIL FROM (the sender refused): failed, and no recipient is suppressed', async () => {
     // nodemailer reports a refused MAIL FROM as EENVELOPE: it says nothing about the recipients' mailboxes.
-    const t = await app();
-    const sink = await sinkFor(t, { mailFrom: () => smtpError(550, '5.7.1 Sender address rejected: not owned by user') });
+    const t = await h.app();
+    const sink = await h.sink(t, { mailFrom: () => smtpError(550, '5.7.1 Sender address rejected: not owned by user') });
     await seedSmtpOrg(t.store, smtpService(sink.port));
-    const { worker } = workerFor(t);
+    const { worker } = h.worker(t);
     const id = await send(t);
     expect(await worker.runOnce()).toBe(1);
     expect(sink.received).toHaveLength(0);
@@ -264,10 +260,10 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
   it.skipIf(skip)('550 5.7.1 "Relaying denied" on RCPT (a relay policy, not a mailbox): not bounced, no recipient suppressed', async () => {
     // A relay refusing to relay (typically: credentials missing) says nothing about the
     // recipients; issue 4 bounces and suppresses only "when the reply says the mailbox does not exist".
-    const t = await app();
-    const sink = await sinkFor(t, { rcpt: () => smtpError(550, '5.7.1 Relaying denied') });
+    const t = await h.app();
+    const sink = await h.sink(t, { rcpt: () => smtpError(550, '5.7.1 Relaying denied') });
     await seedSmtpOrg(t.store, smtpService(sink.port));
-    const { worker } = workerFor(t);
+    const { worker } = h.worker(t);
     const id = await send(t);
     expect(await worker.runOnce()).toBe(1);
     expect(await t.store.suppressions.findAmong('acme', ['owner@acme.test', 'audit@acme.test'])).toEqual([]);
@@ -275,10 +271,10 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
   });
 
   it.skipIf(skip)('a Cc refused 550 5.1.1 while the To accepts: sent, the refusal recorded in the sent event', async () => {
-    const t = await app();
-    const sink = await sinkFor(t, { rcpt: (address) => (address === 'audit@acme.test' ? smtpError(550, '5.1.1 User unknown') : undefined) });
+    const t = await h.app();
+    const sink = await h.sink(t, { rcpt: (address) => (address === 'audit@acme.test' ? smtpError(550, '5.1.1 User unknown') : undefined) });
     await seedSmtpOrg(t.store, smtpService(sink.port));
-    const { worker } = workerFor(t);
+    const { worker } = h.worker(t);
     const id = await send(t);
     expect(await worker.runOnce()).toBe(1);
     expect(sink.received.map((r) => r.rcptTo)).toEqual([['owner@acme.test']]);
@@ -289,10 +285,10 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
 
   it.skipIf(skip)('a Cc refused "550 5.1.1 User unknown" while the To accepts: that mailbox is suppressed as a hard bounce', async () => {
     // Issue 4: a reply saying the mailbox does not exist puts the recipient on the suppression list.
-    const t = await app();
-    const sink = await sinkFor(t, { rcpt: (address) => (address === 'audit@acme.test' ? smtpError(550, '5.1.1 User unknown') : undefined) });
+    const t = await h.app();
+    const sink = await h.sink(t, { rcpt: (address) => (address === 'audit@acme.test' ? smtpError(550, '5.1.1 User unknown') : undefined) });
     await seedSmtpOrg(t.store, smtpService(sink.port));
-    const { worker } = workerFor(t);
+    const { worker } = h.worker(t);
     await send(t);
     expect(await worker.runOnce()).toBe(1);
     expect(await t.store.suppressions.findAmong('acme', ['owner@acme.test', 'audit@acme.test'])).toEqual(['audit@acme.test']);
