@@ -3,7 +3,7 @@ import type { BlobStore } from '../blobs/blob-store.js';
 import type { Config } from '../config/env.js';
 import { takeCredit } from '../credits/take.js';
 import type { Clock } from '../domain/clock.js';
-import { newId, randomToken, sha256 } from '../domain/ids.js';
+import { newSortableId, randomToken, sha256 } from '../domain/ids.js';
 import { Lru } from '../domain/lru.js';
 import type { Organization, Service, Template } from '../domain/types.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -247,7 +247,7 @@ async function commit(deps: SendDeps, ctx: SendContext, p: Prepared, idem: Idemp
 async function persist(deps: SendDeps, ctx: SendContext, p: Prepared, idem: IdempotencyRequest | undefined): Promise<StoredResponse> {
   const { org, key } = ctx.caller;
   const now = deps.clock.now();
-  const id = newId('msg');
+  const id = newSortableId('msg', now);
   const statusToken = `st_${randomToken(24)}`;
   const host = new URL(deps.config.baseUrl).hostname || 'mailroom.local';
   return deps.store.transaction(async (tx) => {
