@@ -5,12 +5,15 @@ import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase as Sql
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { BACKSTOP_CHECKPOINT_PAGES, WalKeeper, type CommitFollowUp } from './wal-keeper.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
 export interface OpenedDatabase {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** SQLite file databases: flushes and checkpoints the WAL off the event loop (WalKeeper). */
+  file?: CommitFollowUp;
 }
 
 /**
@@ -18,7 +21,10 @@ export interface OpenedDatabase {
  * PostgreSQL URL puts every table in that schema (created if missing): tests use one schema each.
  */
 export async function openDatabase(url: string): Promise<OpenedDatabase> {
-  if (url.startsWith('sqlite:')) return { db: openSqlite(url.slice('sqlite:'.length)), dialect: 'sqlite' };
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length);
+    return { db: openSqlite(file), dialect: 'sqlite', ...(file === ':memory:' ? {} : { file: new WalKeeper(file) }) };
+  }
   return { db: await openPostgres(url), dialect: 'postgres' };
 }
 
@@ -30,6 +36,11 @@ function openSqlite(file: string): Kysely<Database> {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
+  // Group commit gives each send its own SAVEPOINT; their rollback journals are temp files
+  // unless kept in memory, which halved the SQL cost of a send (~130 → ~75 µs, 20,000 sends
+  // in batches of 16). They hold at most one transaction's changed pages.
+  sqlite.pragma('temp_store = MEMORY');
+  sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
   // Another process (mailroom worker beside mailroom serve) may hold the write lock briefly.
   sqlite.pragma('busy_timeout = 5000');
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });

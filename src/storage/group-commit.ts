@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import type { CommitFollowUp } from './wal-keeper.js';
 
 interface Job<R> {
   fn: (db: Kysely<Database>) => Promise<unknown>;
@@ -13,7 +14,8 @@ interface Job<R> {
  * per request held a send at ~230 req/s on this machine. Here every transaction asked for in
  * one event-loop turn runs inside a single BEGIN IMMEDIATE … COMMIT, each in its own SAVEPOINT
  * (a failing one rolls back alone), and all of them resolve only after the shared COMMIT is
- * durable, so a 202 still means "on disk". BEGIN IMMEDIATE takes the write lock up front: a
+ * durable (see WalKeeper for how that flush leaves the event loop), so a 202 still means "on
+ * disk". BEGIN IMMEDIATE takes the write lock up front: a
  * second process (mailroom worker) then waits through busy_timeout instead of failing a lock
  * upgrade half-way.
  */
@@ -22,8 +24,10 @@ export class GroupCommit {
   private scheduled = false;
   private lingering: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
+  private readonly syncing = new Set<Promise<void>>();
 
-  constructor(private readonly db: Kysely<Database>) {}
+  /** `file` flushes durable batches after their COMMIT; without one, COMMIT does (FULL). */
+  constructor(private readonly db: Kysely<Database>, private readonly file?: CommitFollowUp) {}
 
   /**
    * `lingerMs` > 0 lets a write that nobody waits on (the worker recording an outcome) wait
@@ -56,6 +60,7 @@ export class GroupCommit {
     if (this.queue.length > 0) this.schedule();
     while (this.scheduled || this.queue.length > 0) await new Promise((r) => setImmediate(r));
     await this.flushing;
+    await Promise.all([...this.syncing]);
   }
 
   private async flush(): Promise<void> {
@@ -68,11 +73,14 @@ export class GroupCommit {
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     // A batch of writes nobody needs on disk before moving on (worker bookkeeping: losing one
     // to a power cut means a message is sent again, which at-least-once delivery allows) skips
-    // the fsync: synchronous=NORMAL in WAL mode still survives a crash of the process.
+    // the flush: synchronous=NORMAL in WAL mode still survives a crash of the process. A
+    // durable batch commits the same way and is flushed by the WalKeeper, off the event loop,
+    // when there is one (a file database); otherwise its COMMIT flushes (synchronous=FULL).
     const durable = batch.some((job) => job.durable);
+    const fullCommit = durable && this.file === undefined;
     try {
       await this.db.connection().execute(async (conn) => {
-        if (!durable) await sql`pragma synchronous = NORMAL`.execute(conn);
+        if (!fullCommit) await sql`pragma synchronous = NORMAL`.execute(conn);
         await sql`begin immediate`.execute(conn);
         try {
           for (const job of batch) {
@@ -91,7 +99,7 @@ export class GroupCommit {
           await sql`rollback`.execute(conn).catch(() => undefined);
           throw err;
         } finally {
-          if (!durable) await sql`pragma synchronous = FULL`.execute(conn);
+          if (!fullCommit) await sql`pragma synchronous = FULL`.execute(conn);
         }
       });
     } catch (err) {
@@ -99,10 +107,22 @@ export class GroupCommit {
       for (const job of batch) job.reject(err);
       return;
     }
-    batch.forEach((job, i) => {
+    const settle = (): void => batch.forEach((job, i) => {
       const o = outcomes[i];
       if (o?.ok === true) job.resolve(o.value as never);
       else job.reject(o?.error);
     });
+    if (this.file === undefined) {
+      settle();
+      return;
+    }
+    // Not awaited: the next batch commits while this one's flush runs. Nobody hears of this
+    // batch before its bytes are on disk; a failed flush fails every job of it (committed or
+    // not, the caller cannot be told "accepted"; an idempotent retry then finds the record).
+    const pending = this.file.committed(durable && !fullCommit).then(settle, (err: unknown) => {
+      for (const job of batch) job.reject(err);
+    });
+    this.syncing.add(pending);
+    void pending.finally(() => this.syncing.delete(pending));
   }
 }

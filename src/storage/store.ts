@@ -10,6 +10,7 @@ import { messagesRepo } from './messages.js';
 import { organizationsRepo } from './organizations.js';
 import { queueRepo } from './queue.js';
 import { ReadCache } from './read-cache.js';
+import type { CommitFollowUp } from './wal-keeper.js';
 import type { Database } from './schema.js';
 import { servicesRepo } from './services.js';
 import { templatesRepo } from './templates.js';
@@ -108,8 +109,8 @@ function cachedCatalog(r: ReturnType<typeof repos>, cache: ReadCache): CachedCat
   };
 }
 
-export function storeOver(db: Kysely<Database>, dialect: Dialect, clock: Clock): Store {
-  const group = dialect === 'sqlite' ? new GroupCommit(db) : undefined;
+export function storeOver(db: Kysely<Database>, dialect: Dialect, clock: Clock, file?: CommitFollowUp): Store {
+  const group = dialect === 'sqlite' ? new GroupCommit(db, file) : undefined;
   const cache = new ReadCache(CATALOG_TTL_MS);
   // A transaction's catalog writes become visible at its commit: clear again once it is done
   // (a reader in between may have cached the old rows).
@@ -142,6 +143,7 @@ export function storeOver(db: Kysely<Database>, dialect: Dialect, clock: Clock):
     },
     close: async () => {
       await group?.drain();
+      await file?.close();
       await db.destroy();
     },
   };
@@ -155,12 +157,12 @@ export interface OpenStoreOptions {
 
 export async function openStore(url: string, options: OpenStoreOptions): Promise<Store> {
   const opened = await openDatabase(url);
-  const { db, dialect } = opened;
+  const { db, dialect, file } = opened;
   try {
     if (options.migrate !== false) await migrate(opened);
   } catch (err) {
     await db.destroy();
     throw err;
   }
-  return storeOver(db, dialect, options.clock);
+  return storeOver(db, dialect, options.clock, file);
 }

@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, migrate } from '../../src/storage/dialect.js';
+import { GroupCommit } from '../../src/storage/group-commit.js';
+import { WalKeeper, type CommitFollowUp } from '../../src/storage/wal-keeper.js';
+import { freshDatabase, type TestDatabase } from '../support/stores.js';
+
+/** A follow-up that holds every durable commit until the test lets it go. */
+class HeldFlush implements CommitFollowUp {
+  readonly calls: boolean[] = [];
+  private releases: Array<() => void> = [];
+  committed(durable: boolean): Promise<void> {
+    this.calls.push(durable);
+    if (!durable) return Promise.resolve();
+    return new Promise((resolve) => this.releases.push(resolve));
+  }
+  release(): void {
+    for (const r of this.releases.splice(0)) r();
+  }
+  async close(): Promise<void> {
+    this.release();
+  }
+}
+
+const settled = async (p: Promise<unknown>): Promise<boolean> => {
+  let done = false;
+  void p.then(() => { done = true; }, () => { done = true; });
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  return done;
+};
+
+describe('SQLite group commit and its write-ahead log', () => {
+  let database: TestDatabase;
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of closers.splice(0).reverse()) await c();
+    await database.drop();
+  });
+
+  async function open() {
+    database = await freshDatabase('sqlite');
+    const opened = await openDatabase(database.url);
+    closers.push(() => opened.db.destroy());
+    await migrate(opened);
+    await sql`create table scratch (v text not null)`.execute(opened.db);
+    return opened;
+  }
+
+  it('a durable write is reported only after its flush, and is visible (committed) before that', async () => {
+    const { db } = await open();
+    const flush = new HeldFlush();
+    const group = new GroupCommit(db, flush);
+    const write = group.run((conn) => sql`insert into scratch (v) values ('x')`.execute(conn), { durable: true });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(flush.calls).toEqual([true]);
+    expect(await settled(write)).toBe(false);
+    const rows = await sql<{ n: number }>`select count(*) as n from scratch`.execute(db);
+    expect(rows.rows[0]?.n).toBe(1);
+    flush.release();
+    await write;
+  });
+
+  it('bookkeeping writes (durable: false) are not held for a flush', async () => {
+    const { db } = await open();
+    const flush = new HeldFlush();
+    const group = new GroupCommit(db, flush);
+    await group.run((conn) => sql`insert into scratch (v) values ('y')`.execute(conn), { durable: false });
+    expect(flush.calls).toEqual([false]);
+  });
+
+  it('a failed flush fails every write of the batch', async () => {
+    const { db } = await open();
+    const failing: CommitFollowUp = { committed: async (durable) => { if (durable) throw new Error('EIO'); }, close: async () => undefined };
+    const group = new GroupCommit(db, failing);
+    const writes = ['a', 'b'].map((v) => group.run((conn) => sql`insert into scratch (v) values (${v})`.execute(conn)));
+    for (const w of writes) await expect(w).rejects.toThrow('EIO');
+  });
+
+  it('flushes the real WAL file, concurrent callers sharing flushes', async () => {
+    const { db } = await open();
+    const file = database.url.slice('sqlite:'.length);
+    const keeper = new WalKeeper(file);
+    closers.push(() => keeper.close());
+    const group = new GroupCommit(db, keeper);
+    await Promise.all(Array.from({ length: 50 }, (_, i) => group.run((conn) => sql`insert into scratch (v) values (${`v${i}`})`.execute(conn))));
+    const rows = await sql<{ n: number }>`select count(*) as n from scratch`.execute(db);
+    expect(rows.rows[0]?.n).toBe(50);
+  });
+
+  it('a WAL that cannot be flushed is an error, not a silent success', async () => {
+    await open();
+    const keeper = new WalKeeper(path.join(path.dirname(database.url.slice('sqlite:'.length)), 'missing.db'));
+    closers.push(() => keeper.close());
+    await expect(keeper.committed(true)).rejects.toThrow(/ENOENT/);
+    await expect(keeper.committed(false)).resolves.toBeUndefined();
+  });
+
+  it('checkpoints from its own thread: the database file takes the pages with no checkpoint by the writer', async () => {
+    const { db } = await open();
+    const file = database.url.slice('sqlite:'.length);
+    const keeper = new WalKeeper(file, 20);
+    closers.push(() => keeper.close());
+    const group = new GroupCommit(db, keeper);
+    const before = fs.statSync(file).size;
+    const blob = 'x'.repeat(16_000);
+    // ~1.6 MB in 100 commits: far below the writer's own backstop (BACKSTOP_CHECKPOINT_PAGES).
+    for (let i = 0; i < 100; i++) {
+      await group.run((conn) => sql`insert into scratch (v) values (${`${i}${blob}`})`.execute(conn));
+    }
+    const deadline = Date.now() + 10_000;
+    while (fs.statSync(file).size < before + 1_000_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    expect(fs.statSync(file).size).toBeGreaterThan(before + 1_000_000);
+  });
+});
