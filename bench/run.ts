@@ -89,11 +89,11 @@ async function main(): Promise<void> {
     console.log(`ratio send/bare: throughput ${(send.rps / base.rps).toFixed(2)}x   p50 ${(send.p50 / Math.max(base.p50, 1)).toFixed(2)}x   p99 ${(send.p99 / Math.max(base.p99, 1)).toFixed(2)}x`);
   }
   if (only === undefined || only === 'delivery') {
-    const d = await deliveryBench(Number(process.env.BENCH_MESSAGES ?? 3000));
-    console.log(`delivery, ${d.messages} messages to a loopback SMTP sink:`);
-    console.log(`  raw nodemailer pool (50 in flight)  ${d.raw.toFixed(0).padStart(6)} msg/s`);
-    console.log(`  queue → worker → sink (SQLite)      ${d.queued.toFixed(0).padStart(6)} msg/s`);
-    console.log(`ratio queue/raw: ${(d.queued / d.raw).toFixed(2)}x`);
+    const d = await deliveryBench(Number(process.env.BENCH_MESSAGES ?? 3000), Number(process.env.BENCH_ROUNDS ?? 5));
+    console.log(`delivery, ${d.messages} messages to a loopback SMTP sink, ${d.ratios.length} alternating rounds (medians):`);
+    console.log(`  raw nodemailer pool (50 in flight)  ${d.raw.toFixed(0).padStart(6)} msg/s   ${d.rawCpuMicros.toFixed(0).padStart(4)} µs CPU/msg`);
+    console.log(`  queue → worker → sink (SQLite)      ${d.queued.toFixed(0).padStart(6)} msg/s   ${d.queueCpuMicros.toFixed(0).padStart(4)} µs CPU/msg`);
+    console.log(`ratio queue/raw: ${d.ratio.toFixed(2)}x   (rounds: ${d.ratios.map((r) => r.toFixed(2)).join(', ')})`);
   }
 }
 

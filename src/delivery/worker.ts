@@ -42,6 +42,9 @@ function attachmentRefs(json: string | null): AttachmentRef[] {
   return json === null ? [] : (JSON.parse(json) as AttachmentRef[]);
 }
 
+/** How long `sent` outcomes gather before one write records them all (see recordSent). */
+const SENT_BUFFER_MS = 10;
+
 /** Outcome writes: nobody waits on them, so they may share a commit with others. */
 const BACKGROUND = { background: true } as const;
 
@@ -350,14 +353,15 @@ export class DeliveryWorker {
   }
 
   /**
-   * `sent` outcomes are gathered for a few milliseconds and recorded together (markSentMany):
-   * at hundreds of messages a second most of them share one write.
+   * `sent` outcomes are gathered for SENT_BUFFER_MS and recorded together (markSentMany): one
+   * event-loop turn gathered ~2 at 1,500 msg/s, and recording them took ~16 µs of SQL a message;
+   * 10 ms gathers ~15, which share one UPDATE and one event INSERT.
    */
   private recordSent(m: ClaimedMessage, detail: Record<string, unknown>, bounced: readonly string[]): void {
     this.sentBuffer.push({ m, detail, bounced });
     if (this.sentBuffer.length === 1) {
       const batch = this.sentBuffer;
-      const write = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      const write = new Promise<void>((resolve) => setTimeout(resolve, SENT_BUFFER_MS)).then(() => {
         this.sentBuffer = [];
         const now = this.deps.clock.now();
         return this.deps.store.transaction(async (tx) => {
