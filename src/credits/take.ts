@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { KeyType, Organization } from '../domain/types.js';
 import { ApiError } from '../errors/api-error.js';
+import { compiledOnce } from '../storage/compiled.js';
 import type { Repos } from '../storage/store.js';
 
 /**
@@ -10,16 +11,19 @@ import type { Repos } from '../storage/store.js';
  * Private-key sends may go down to -overdraft; public-key sends only when public_overdraft
  * is on (spec, Versioning: off by default).
  */
+const takeFrom = (floor: RawBuilder<number>) => compiledOnce<{ id: string }>((db, p) => db.updateTable('organizations')
+  .set({ credits: sql<number>`credits - 1` })
+  .where('id', '=', p('id'))
+  .where(sql<boolean>`credits - 1 >= ${floor}`));
+const takeWithOverdraft = takeFrom(sql<number>`-overdraft`);
+const takeFromBalance = takeFrom(sql<number>`0`);
+
 export async function takeCredit(tx: Repos, org: Organization, keyType: KeyType): Promise<'queued' | 'held'> {
   const mayOverdraw = keyType === 'private' || org.security.public_overdraft;
   // The common case in one statement: take a credit if the balance allows. The UPDATE locks
   // the row (PostgreSQL), so parallel sends never take more credits than there are.
-  const taken = await tx.db.updateTable('organizations')
-    .set({ credits: sql<number>`credits - 1` })
-    .where('id', '=', org.id)
-    .where(sql<boolean>`credits - 1 >= ${mayOverdraw ? sql`-overdraft` : sql`0`}`)
-    .executeTakeFirst();
-  if (taken.numUpdatedRows > 0n) return 'queued';
+  const taken = await (mayOverdraw ? takeWithOverdraft : takeFromBalance)(tx.db, tx.dialect, { id: org.id });
+  if ((taken.numAffectedRows ?? 0n) > 0n) return 'queued';
   // Out of credits: lock the row so held counts of parallel sends are seen in order.
   if (tx.dialect === 'postgres') {
     await tx.db.selectFrom('organizations').select('id').where('id', '=', org.id).forUpdate().execute();

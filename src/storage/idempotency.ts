@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import { compiledOnce } from './compiled.js';
+import type { Dialect } from './dialect.js';
 import type { Database } from './schema.js';
 
 export interface StoredResponse {
@@ -21,7 +23,20 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  */
 export const IN_FLIGHT_LEASE_MS = 60_000;
 
-export function idempotencyRepo(db: Kysely<Database>) {
+const putRecord = compiledOnce<{
+  org_id: string; key: string; request_hash: string; response_status: number; response_headers: string;
+  response_body: string; created_at: number; expires_at: number;
+}>((db, p) => {
+  const values = {
+    request_hash: p('request_hash'), state: 'done', response_status: p('response_status'),
+    response_headers: p('response_headers'), response_body: p('response_body'),
+    created_at: p('created_at'), expires_at: p('expires_at'),
+  };
+  return db.insertInto('idempotency_records').values({ org_id: p('org_id'), key: p('key'), ...values })
+    .onConflict((oc) => oc.columns(['org_id', 'key']).doUpdateSet(values));
+});
+
+export function idempotencyRepo(db: Kysely<Database>, dialect: Dialect) {
   return {
     /**
      * Claims `key` for a request with body digest `hash`. Exactly one of any number of racing
@@ -70,14 +85,10 @@ export function idempotencyRepo(db: Kysely<Database>) {
 
     /** Writes a completed record, replacing an expired one. */
     async put(orgId: string, key: string, hash: string, response: StoredResponse, now: number, ttl: number): Promise<void> {
-      const values = {
-        request_hash: hash, state: 'done', response_status: response.status,
-        response_headers: JSON.stringify(response.headers), response_body: response.body,
-        created_at: now, expires_at: now + ttl,
-      };
-      await db.insertInto('idempotency_records').values({ org_id: orgId, key, ...values })
-        .onConflict((oc) => oc.columns(['org_id', 'key']).doUpdateSet(values))
-        .execute();
+      await putRecord(db, dialect, {
+        org_id: orgId, key, request_hash: hash, response_status: response.status,
+        response_headers: JSON.stringify(response.headers), response_body: response.body, created_at: now, expires_at: now + ttl,
+      });
     },
 
     async complete(orgId: string, key: string, response: StoredResponse): Promise<void> {

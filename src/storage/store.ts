@@ -24,8 +24,8 @@ function repos(db: Kysely<Database>, dialect: Dialect) {
     templates: templatesRepo(db),
     suppressions: suppressionsRepo(db),
     blockList: blockListRepo(db),
-    messages: messagesRepo(db),
-    idempotency: idempotencyRepo(db),
+    messages: messagesRepo(db, dialect),
+    idempotency: idempotencyRepo(db, dialect),
     queue: queueRepo(db, dialect),
     uploads: uploadsRepo(db),
   };
