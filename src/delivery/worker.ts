@@ -186,6 +186,11 @@ export class DeliveryWorker {
    */
   private async run(): Promise<void> {
     const inFlight = new Set<Promise<void>>();
+    // One waiter woken when any send settles. Promise.race over the in-flight set attached a
+    // reaction to each of up to 50 sends on every round, so each send collected dozens of
+    // them (~30 µs a message at 1,500 msg/s).
+    let settled: (() => void) | undefined;
+    const nextSettled = () => new Promise<void>((resolve) => { settled = resolve; });
     while (this.running) {
       let claimed = 0;
       if (inFlight.size <= this.options.batchSize / 2) {
@@ -194,7 +199,10 @@ export class DeliveryWorker {
           claimed = batch.length;
           const context = await this.batchContext(batch);
           for (const m of batch) {
-            const p: Promise<void> = this.dispatch(m, context).finally(() => inFlight.delete(p));
+            const p: Promise<void> = this.dispatch(m, context).finally(() => {
+              inFlight.delete(p);
+              settled?.();
+            });
             inFlight.add(p);
           }
         } catch (err) {
@@ -203,7 +211,7 @@ export class DeliveryWorker {
       }
       if (!this.running) break;
       if (inFlight.size > this.options.batchSize / 2) {
-        await Promise.race(inFlight);
+        await nextSettled();
       } else if (claimed === 0) {
         // Nothing new to claim: wait for a send to finish, a nudge, or the poll interval.
         await new Promise<void>((resolve) => {
@@ -212,10 +220,11 @@ export class DeliveryWorker {
             clearTimeout(timer);
             resolve();
           };
-          if (inFlight.size > 0) void Promise.race(inFlight).then(() => this.wake?.());
+          if (inFlight.size > 0) void nextSettled().then(() => this.wake?.());
         });
         this.wake = undefined;
       }
+      settled = undefined;
     }
     await Promise.all(inFlight);
   }
