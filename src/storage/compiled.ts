@@ -20,9 +20,9 @@ interface Compiled {
  * in Kysely. `build` receives `p(name)` to mark where each value goes; values the builder is
  * given directly (constants) are kept as they are.
  */
-export function compiledOnce<Values extends Record<string, unknown>>(
-  build: (db: Kysely<Database>, p: Param) => Compilable<unknown>,
-): (db: Kysely<Database>, dialect: Dialect, values: Values) => Promise<QueryResult<unknown>> {
+export function compiledOnce<Values extends Record<string, unknown>, Row = unknown>(
+  build: (db: Kysely<Database>, p: Param) => Compilable<Row>,
+): (db: Kysely<Database>, dialect: Dialect, values: Values) => Promise<QueryResult<Row>> {
   const byDialect = new Map<Dialect, Compiled>();
   return (db, dialect, values) => {
     let compiled = byDialect.get(dialect);
@@ -35,6 +35,7 @@ export function compiledOnce<Values extends Record<string, unknown>>(
       byDialect.set(dialect, compiled);
     }
     const parameters = compiled.binds.map((b) => ('name' in b ? values[b.name] : b.constant));
-    return db.executeQuery(CompiledQuery.raw(compiled.sql, parameters));
+    // The SQL is the builder's own, so its rows are the builder's row type.
+    return db.executeQuery(CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<Row>);
   };
 }

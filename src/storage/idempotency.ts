@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { compiledOnce } from './compiled.js';
 import type { Dialect } from './dialect.js';
-import type { Database } from './schema.js';
+import type { Database, IdempotencyTable } from './schema.js';
 
 export interface StoredResponse {
   status: number;
@@ -35,6 +35,10 @@ const putRecord = compiledOnce<{
   return db.insertInto('idempotency_records').values({ org_id: p('org_id'), key: p('key'), ...values })
     .onConflict((oc) => oc.columns(['org_id', 'key']).doUpdateSet(values));
 });
+
+/** Read on every send that carries a key, before anything else: compiled once. */
+const findLive = compiledOnce<{ org_id: string; key: string; now: number }, Selectable<IdempotencyTable>>((db, p) => db.selectFrom('idempotency_records').selectAll()
+  .where('org_id', '=', p('org_id')).where('key', '=', p('key')).where('expires_at', '>', p('now')));
 
 export function idempotencyRepo(db: Kysely<Database>, dialect: Dialect) {
   return {
@@ -73,8 +77,7 @@ export function idempotencyRepo(db: Kysely<Database>, dialect: Dialect) {
 
     /** Read-only check: a live completed record replays or conflicts; anything else is free. */
     async lookup(orgId: string, key: string, hash: string, now: number): Promise<IdempotencyClaim> {
-      const row = await db.selectFrom('idempotency_records').selectAll()
-        .where('org_id', '=', orgId).where('key', '=', key).where('expires_at', '>', now).executeTakeFirst();
+      const row = (await findLive(db, dialect, { org_id: orgId, key, now })).rows[0];
       if (row === undefined || row.state !== 'done' || row.response_status === null || row.response_body === null) return { kind: 'claimed' };
       if (row.request_hash !== hash) return { kind: 'conflict', reason: 'different_body' };
       return {

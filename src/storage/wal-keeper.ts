@@ -106,6 +106,8 @@ const { workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 5000');
+// A checkpoint syncs the WAL before copying it and the database file after (FULL or NORMAL).
+db.pragma('synchronous = FULL');
 setInterval(() => {
   try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* busy or closing: next round */ }
 }, workerData.everyMs);
