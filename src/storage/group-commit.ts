@@ -130,7 +130,7 @@ export class GroupCommit {
     // Not awaited: the next batch commits while this one's flush runs. Nobody hears of this
     // batch before its bytes are on disk; a failed flush fails every job of it (committed or
     // not, the caller cannot be told "accepted"; an idempotent retry then finds the record).
-    const pending = this.file.committed(durable && !fullCommit).then(settle, (err: unknown) => {
+    const pending = this.file.committed(durable).then(settle, (err: unknown) => {
       for (const job of batch) job.reject(err);
     });
     this.syncing.add(pending);
