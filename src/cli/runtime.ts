@@ -53,7 +53,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
         store, clock: systemClock, dataDir: config.dataDir, pacer, metrics, logger: logger.child({ component: 'worker' }),
         blobs: blobs.blobs, retentionDays: config.retentionDays,
       },
-      { leaseMs: config.worker.leaseMs, batchSize: config.worker.batchSize, pollMs: config.worker.pollMs, reapEveryMs: Math.min(10_000, config.worker.leaseMs) },
+      { leaseMs: config.worker.leaseMs, batchSize: config.worker.batchSize, pollMs: config.worker.pollMs, reapEveryMs: Math.min(10_000, config.worker.leaseMs), renewEveryMs: Math.min(60_000, Math.floor(config.worker.leaseMs / 3)) },
     ),
     close: async () => {
       await store.close();

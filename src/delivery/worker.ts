@@ -62,6 +62,14 @@ export interface WorkerOptions {
   /** Sleep when the queue is empty, unless `nudge` wakes the worker earlier. */
   pollMs: number;
   reapEveryMs: number;
+  /**
+   * How often the worker renews the leases of messages it still holds (real time). A claimed
+   * message may wait in the transport's queue: 50 claimed behind a 5-connection pool, each
+   * send up to the 60 s socket timeout against a stalling relay, is ~10 minutes, twice the
+   * default lease. Without renewal the reaper would hand such messages to another claim while
+   * this worker still meant to send them.
+   */
+  renewEveryMs: number;
 }
 
 export const DEFAULT_WORKER_OPTIONS: Readonly<WorkerOptions> = Object.freeze({
@@ -70,6 +78,7 @@ export const DEFAULT_WORKER_OPTIONS: Readonly<WorkerOptions> = Object.freeze({
   leaseMs: 5 * 60_000,
   pollMs: 500,
   reapEveryMs: 10_000,
+  renewEveryMs: 60_000,
 });
 
 /**
@@ -86,6 +95,7 @@ export class DeliveryWorker {
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private lastReap = 0;
+  private renewTimer: NodeJS.Timeout | undefined;
   private lastMaintenance = 0;
 
   constructor(private readonly deps: WorkerDeps, options: Partial<WorkerOptions> = {}) {
@@ -96,6 +106,29 @@ export class DeliveryWorker {
     if (this.running) return;
     this.running = true;
     this.loop = this.run();
+    this.renewTimer = setInterval(() => {
+      this.renewLeases().catch((err: unknown) => this.deps.logger.error({ err }, 'renewing leases failed'));
+    }, this.options.renewEveryMs);
+    this.renewTimer.unref();
+  }
+
+  /**
+   * Renews the lease of every message this worker holds whose lease is past a third of its
+   * life. The new lease is set on the message inside the same write, so an outcome recorded
+   * after it carries the lease the database has. Returns how many were renewed.
+   */
+  async renewLeases(): Promise<number> {
+    const { store, clock } = this.deps;
+    const now = clock.now();
+    const due = [...this.claimed.values()].filter((m) => m.lease_until - now < (this.options.leaseMs * 2) / 3);
+    if (due.length === 0) return 0;
+    const until = now + this.options.leaseMs;
+    // Losing a renewal to a power cut only lets the lease expire as it would have: no flush.
+    return store.transaction(async (tx) => {
+      const renewed = new Set(await tx.queue.renewLeases(due.map((m) => ({ id: m.id, lease: m.lease_until })), until));
+      for (const m of due) if (renewed.has(m.id)) m.lease_until = until;
+      return renewed.size;
+    }, { durable: false });
   }
 
   /** A send was just accepted in this process: look at the queue now instead of after pollMs. */
@@ -109,6 +142,7 @@ export class DeliveryWorker {
    */
   async stop(graceMs = 10_000): Promise<void> {
     this.running = false;
+    clearInterval(this.renewTimer);
     this.wake?.();
     if (this.loop !== undefined) {
       let timer: NodeJS.Timeout | undefined;

@@ -240,6 +240,29 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
     expect(await creditsOf(t)).toBe(4);
   });
 
+  it.skipIf(skip)('a send that outlives its lease keeps it: the worker renews it, the reaper leaves it alone, it ends sent once', async () => {
+    const t = await h.app();
+    const sink = await h.sink(t, { dataDelayMs: 2_000 });
+    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { worker } = h.worker(t, { options: { leaseMs: 60_000, renewEveryMs: 20 } });
+    const id = await send(t);
+    const claimedAt = t.clock.now();
+
+    worker.start();
+    await waitFor(() => sink.dataAttempts.length === 1, 10_000, 'the DATA (its reply is 2 s away)');
+    expect((await row(t.store, id)).lease_until).toBe(claimedAt + 60_000);
+    // 50 s into a 60 s lease: the heartbeat moves it on from the worker's clock.
+    t.clock.advance(50_000);
+    await waitFor(async () => (await row(t.store, id)).lease_until === claimedAt + 110_000, 1_500, 'the renewed lease');
+    // Past the first lease: the reaper finds nothing to take back.
+    t.clock.advance(20_000);
+    expect(await t.store.transaction((tx) => tx.queue.reapExpired(t.clock.now()))).toBe(0);
+
+    await waitFor(async () => (await row(t.store, id)).status === 'sent', 10_000, 'sent');
+    expect(sink.received).toHaveLength(1);
+    expect(await eventTypes(t.store, id)).toEqual(['queued', 'sending', 'sent']);
+  });
+
   it.skipIf(skip)('graceful stop: the send under way finishes (sent); claimed-but-unsent messages go back to queued', async () => {
     const t = await h.app();
     const sink = await h.sink(t, { dataDelayMs: 300 });
