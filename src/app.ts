@@ -5,14 +5,6 @@ import Fastify, { LogController } from 'fastify';
 import { Redis } from 'ioredis';
 import { registerAdminRoutes } from './admin/routes/index.js';
 import { randomToken } from './domain/ids.js';
-
-/**
- * Request ids tie log lines together; they need to be unique, not secret: a random prefix per
- * process and a counter (a random id per request cost ~8 µs).
- */
-const REQUEST_ID_PREFIX = `req_${randomToken(6)}`;
-let requestCounter = 0;
-const nextRequestId = (): string => `${REQUEST_ID_PREFIX}.${(requestCounter++).toString(36)}`;
 import { ErrorEnvelope } from './errors/envelope.js';
 import { installErrorHandling, routePattern } from './errors/handler.js';
 import type { App, AppServices } from './http/app-types.js';
@@ -34,6 +26,14 @@ import { createMetrics } from './observability/metrics.js';
 import { createProtection } from './protection/index.js';
 import { createSendDeps } from './send/accept.js';
 import { SendAccepted } from './send/request.js';
+
+/**
+ * Request ids tie log lines together; they need to be unique, not secret: a random prefix per
+ * process and a counter (a random id per request cost ~8 µs).
+ */
+const REQUEST_ID_PREFIX = `req_${randomToken(6)}`;
+let requestCounter = 0;
+const nextRequestId = (): string => `${REQUEST_ID_PREFIX}.${(requestCounter++).toString(36)}`;
 
 export type { AppServices } from './http/app-types.js';
 

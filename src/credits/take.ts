@@ -4,13 +4,7 @@ import { ApiError } from '../errors/api-error.js';
 import { compiledOnce } from '../storage/compiled.js';
 import type { Repos } from '../storage/store.js';
 
-/**
- * Inside the acceptance transaction: takes one credit (→ `queued`), or holds the message
- * (→ `held`), or refuses with 402. On PostgreSQL the organization row is locked before the
- * held count is read, so parallel sends see each other's holds; SQLite has one writer anyway.
- * Private-key sends may go down to -overdraft; public-key sends only when public_overdraft
- * is on (spec, Versioning: off by default).
- */
+/** Takes a credit when the balance, down to the floor given, allows; compiled once (a send runs it). */
 const takeFrom = (floor: RawBuilder<number>) => compiledOnce<{ id: string }>((db, p) => db.updateTable('organizations')
   .set({ credits: sql<number>`credits - 1` })
   .where('id', '=', p('id'))
@@ -18,6 +12,13 @@ const takeFrom = (floor: RawBuilder<number>) => compiledOnce<{ id: string }>((db
 const takeWithOverdraft = takeFrom(sql<number>`-overdraft`);
 const takeFromBalance = takeFrom(sql<number>`0`);
 
+/**
+ * Inside the acceptance transaction: takes one credit (→ `queued`), or holds the message
+ * (→ `held`), or refuses with 402. On PostgreSQL the organization row is locked before the
+ * held count is read, so parallel sends see each other's holds; SQLite has one writer anyway.
+ * Private-key sends may go down to -overdraft; public-key sends only when public_overdraft
+ * is on (spec, Versioning: off by default).
+ */
 export async function takeCredit(tx: Repos, org: Organization, keyType: KeyType): Promise<'queued' | 'held'> {
   const mayOverdraw = keyType === 'private' || org.security.public_overdraft;
   // The common case in one statement: take a credit if the balance allows. The UPDATE locks

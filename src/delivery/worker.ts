@@ -88,6 +88,7 @@ export const DEFAULT_WORKER_OPTIONS: Readonly<WorkerOptions> = Object.freeze({
 export class DeliveryWorker {
   private readonly options: WorkerOptions;
   private readonly transports = new Map<string, { version: number; transport: Transport }>();
+  /** Claimed here and not yet attempted: what the heartbeat renews and a stop gives back. */
   private readonly claimed = new Map<string, ClaimedMessage>();
   private readonly pendingWrites = new Set<Promise<void>>();
   private sentBuffer: Array<{ m: ClaimedMessage; detail: Record<string, unknown>; bounced: readonly string[] }> = [];
@@ -96,6 +97,7 @@ export class DeliveryWorker {
   private wake: (() => void) | undefined;
   private lastReap = 0;
   private renewTimer: NodeJS.Timeout | undefined;
+  private leaseWrites: Promise<unknown> = Promise.resolve();
   private lastMaintenance = 0;
 
   constructor(private readonly deps: WorkerDeps, options: Partial<WorkerOptions> = {}) {
@@ -112,23 +114,42 @@ export class DeliveryWorker {
     this.renewTimer.unref();
   }
 
-  /**
-   * Renews the lease of every message this worker holds whose lease is past a third of its
-   * life. The new lease is set on the message inside the same write, so an outcome recorded
-   * after it carries the lease the database has. Returns how many were renewed.
-   */
-  async renewLeases(): Promise<number> {
-    const { store, clock } = this.deps;
-    const now = clock.now();
+  /** The heartbeat: every held lease past a third of its life is moved on. */
+  private async renewLeases(): Promise<void> {
+    const now = this.deps.clock.now();
     const due = [...this.claimed.values()].filter((m) => m.lease_until - now < (this.options.leaseMs * 2) / 3);
-    if (due.length === 0) return 0;
-    const until = now + this.options.leaseMs;
-    // Losing a renewal to a power cut only lets the lease expire as it would have: no flush.
-    return store.transaction(async (tx) => {
-      const renewed = new Set(await tx.queue.renewLeases(due.map((m) => ({ id: m.id, lease: m.lease_until })), until));
-      for (const m of due) if (renewed.has(m.id)) m.lease_until = until;
-      return renewed.size;
-    }, { durable: false });
+    if (due.length > 0) await this.holdLeases(due);
+  }
+
+  /**
+   * Moves the leases of these messages on, if this worker still holds them (still claimed here
+   * and unchanged in the database); returns the ids it still holds. Lease writes run one at a
+   * time, and each sets the new lease on the message inside the write. An attempt that is over
+   * leaves `claimed` first (letGo) and its outcome write waits for the lease write under way,
+   * so every outcome names the lease the database has, on PostgreSQL too, where transactions
+   * run side by side.
+   */
+  private holdLeases(messages: readonly ClaimedMessage[]): Promise<Set<string>> {
+    const { store, clock } = this.deps;
+    const run = this.leaseWrites.then(async () => {
+      const held = messages.filter((m) => this.claimed.has(m.id));
+      if (held.length === 0) return new Set<string>();
+      const until = clock.now() + this.options.leaseMs;
+      // Losing a renewal to a power cut only lets the lease expire as it would have: no flush.
+      return store.transaction(async (tx) => {
+        const renewed = new Set(await tx.queue.renewLeases(held.map((m) => ({ id: m.id, lease: m.lease_until })), until));
+        for (const m of held) if (renewed.has(m.id)) m.lease_until = until;
+        return renewed;
+      }, { durable: false });
+    });
+    this.leaseWrites = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The attempt is over: no lease write touches the message again; wait for one under way. */
+  private letGo(m: ClaimedMessage): Promise<unknown> {
+    this.claimed.delete(m.id);
+    return this.leaseWrites;
   }
 
   /** A send was just accepted in this process: look at the queue now instead of after pollMs. */
@@ -150,6 +171,7 @@ export class DeliveryWorker {
       clearTimeout(timer);
     }
     await Promise.all(this.pendingWrites);
+    await this.leaseWrites;
     const now = this.deps.clock.now();
     for (const m of this.claimed.values()) await this.deps.store.queue.release(m.id, m.lease_until, now).catch(() => undefined);
     this.claimed.clear();
@@ -264,7 +286,7 @@ export class DeliveryWorker {
   }
 
   private async deliver(m: ClaimedMessage, context: BatchContext): Promise<void> {
-    const { store, clock, metrics, logger } = this.deps;
+    const { metrics, logger } = this.deps;
     const log = { message_id: m.id, org_id: m.org_id, service_id: m.service_id, attempt: m.attempts };
     let email = context.emails.get(m.id) ?? (JSON.parse(m.content) as RenderedEmail);
 
@@ -292,9 +314,7 @@ export class DeliveryWorker {
     if (service.max_per_second !== null) {
       await this.deps.pacer.acquire(`${m.org_id}/${m.service_id}`, service.max_per_second);
       // Pacing may have waited: renew the claim, and skip the send if it was lost meanwhile.
-      const renewed = clock.now() + this.options.leaseMs;
-      if (!(await store.queue.extendLease(m.id, m.lease_until, renewed))) return;
-      m.lease_until = renewed;
+      if (!(await this.holdLeases([m])).has(m.id)) return;
     }
 
     const started = performance.now();
@@ -317,6 +337,7 @@ export class DeliveryWorker {
 
   private async failed(m: ClaimedMessage, err: DeliveryError, email: RenderedEmail): Promise<void> {
     const { store, clock, metrics } = this.deps;
+    await this.letGo(m);
     const now = clock.now();
     const reason = err.message.slice(0, 500);
     if (err.kind === 'temporary') {
@@ -348,6 +369,7 @@ export class DeliveryWorker {
    * attempted and keeps it (an operator can top up): the provider may have spent effort on it.
    */
   private async finish(m: ClaimedMessage, status: 'failed' | 'held_service_error' | 'discarded', reason: string): Promise<void> {
+    await this.letGo(m);
     const now = this.deps.clock.now();
     await this.deps.store.transaction(async (tx) => {
       const moved = await tx.queue.markFinal(m.id, m.lease_until, status, now, reason);
@@ -401,10 +423,11 @@ export class DeliveryWorker {
    * 10 ms gathers ~15, which share one UPDATE and one event INSERT.
    */
   private recordSent(m: ClaimedMessage, detail: Record<string, unknown>, bounced: readonly string[]): void {
+    void this.letGo(m);
     this.sentBuffer.push({ m, detail, bounced });
     if (this.sentBuffer.length === 1) {
       const batch = this.sentBuffer;
-      const write = new Promise<void>((resolve) => setTimeout(resolve, SENT_BUFFER_MS)).then(() => {
+      const write = new Promise<void>((resolve) => setTimeout(resolve, SENT_BUFFER_MS)).then(() => this.leaseWrites).then(() => {
         this.sentBuffer = [];
         const now = this.deps.clock.now();
         return this.deps.store.transaction(async (tx) => {

@@ -39,6 +39,8 @@ export interface SendDeps {
   protection: Protection;
   /** Where attachment bytes go. */
   blobs: BlobStore;
+  /** The right-hand side of every Message-ID header: the base URL's host name. */
+  messageIdHost: string;
 }
 
 export function createSendDeps(
@@ -56,6 +58,7 @@ export function createSendDeps(
     metrics,
     onAccepted,
     protection: protection ?? createProtection({ config, clock, metrics }),
+    messageIdHost: new URL(config.baseUrl).hostname || 'mailroom.local',
     blobs,
   };
 }
@@ -249,7 +252,6 @@ async function persist(deps: SendDeps, ctx: SendContext, p: Prepared, idem: Idem
   const now = deps.clock.now();
   const id = newSortableId('msg', now);
   const statusToken = `st_${randomToken(24)}`;
-  const host = new URL(deps.config.baseUrl).hostname || 'mailroom.local';
   return deps.store.transaction(async (tx) => {
     const status = await takeCredit(tx, org, key.type);
     await tx.messages.insert({
@@ -262,7 +264,7 @@ async function persist(deps: SendDeps, ctx: SendContext, p: Prepared, idem: Idem
       key_type: key.type,
       content: JSON.stringify(p.email),
       subject: p.email.subject,
-      header_message_id: `<${id}@${host}>`,
+      header_message_id: `<${id}@${deps.messageIdHost}>`,
       attachments: p.attachments.length > 0 ? JSON.stringify(p.attachments) : null,
       credit_taken: status === 'queued',
       idempotency_key: ctx.idempotency?.key ?? null,

@@ -26,9 +26,8 @@ interface Job<R> {
  * one event-loop turn runs inside a single BEGIN IMMEDIATE … COMMIT, each in its own SAVEPOINT
  * (a failing one rolls back alone), and all of them resolve only after the shared COMMIT is
  * durable (see WalKeeper for how that flush leaves the event loop), so a 202 still means "on
- * disk". BEGIN IMMEDIATE takes the write lock up front: a
- * second process (mailroom worker) then waits through busy_timeout instead of failing a lock
- * upgrade half-way.
+ * disk". BEGIN IMMEDIATE takes the write lock up front: a second process (mailroom worker)
+ * then waits through busy_timeout instead of failing a lock upgrade half-way.
  */
 export class GroupCommit {
   private queue: Array<Job<never>> = [];

@@ -17,6 +17,11 @@ export interface ClaimedMessage {
   lease_until: number;
 }
 
+/** `(id, lease)` rows for a VALUES list, typed so both dialects compare them to the columns. */
+function leasePairs(items: ReadonlyArray<{ id: string; lease: number }>) {
+  return sql.join(items.map((i) => sql`(cast(${i.id} as text), cast(${i.lease} as bigint))`));
+}
+
 /**
  * The message table is the queue. Claiming is one UPDATE … RETURNING over the due rows:
  * PostgreSQL skips rows another worker has locked (FOR UPDATE SKIP LOCKED), so no message is
@@ -26,11 +31,6 @@ export interface ClaimedMessage {
  * a tie-break made SQLite sort every message due at the same millisecond on each claim
  * (~2 ms per claim with 4,000 queued, the worker's largest cost).
  */
-/** `(id, lease)` rows for a VALUES list, typed so both dialects compare them to the columns. */
-function leasePairs(items: ReadonlyArray<{ id: string; lease: number }>) {
-  return sql.join(items.map((i) => sql`(cast(${i.id} as text), cast(${i.lease} as bigint))`));
-}
-
 export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
   const event = (messageId: string, type: string, at: number, detail?: Record<string, unknown>) =>
     db.insertInto('message_events').values({ message_id: messageId, type, at, detail: detail === undefined ? null : JSON.stringify(detail) }).execute();
@@ -72,14 +72,6 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
       return claimed;
     },
 
-    /** Outcome of one attempt; each only applies while this claim still holds the message. */
-    /** Moves a lease on (before a send that waited for pacing); false when it was lost. */
-    async extendLease(id: string, lease: number, until: number): Promise<boolean> {
-      const r = await db.updateTable('messages').set({ lease_until: until })
-        .where('id', '=', id).where('status', '=', 'sending').where('lease_until', '=', lease).executeTakeFirst();
-      return r.numUpdatedRows > 0n;
-    },
-
     /**
      * Many `sent` outcomes in two statements: one UPDATE over the (id, lease) pairs still held,
      * one multi-row event insert. Recording a send alone took two statements of ~40 µs each
@@ -110,6 +102,7 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
       return renewed.rows.map((r) => r.id);
     },
 
+    /** Outcomes of one attempt apply only while this claim still holds the message (id, lease). */
     async markRetry(id: string, lease: number, now: number, nextAttemptAt: number, reason: string): Promise<boolean> {
       const r = await db.updateTable('messages')
         .set({ status: 'queued', next_attempt_at: nextAttemptAt, lease_until: null, last_error: reason, updated_at: now })

@@ -161,6 +161,7 @@ export async function openStore(url: string, options: OpenStoreOptions): Promise
   try {
     if (options.migrate !== false) await migrate(opened);
   } catch (err) {
+    await file?.close();
     await db.destroy();
     throw err;
   }

@@ -64,7 +64,12 @@ export class WalKeeper implements CommitFollowUp {
   }
 
   private async flushOnce(): Promise<void> {
-    const fd = await (this.fd ??= this.openWal());
+    // A failed open is not kept: the next flush tries again (and fails its own callers).
+    this.fd ??= this.openWal().catch((err: unknown) => {
+      this.fd = undefined;
+      throw err;
+    });
+    const fd = await this.fd;
     await new Promise<void>((resolve, reject) => fs.fdatasync(fd, (err) => (err === null ? resolve() : reject(err))));
   }
 

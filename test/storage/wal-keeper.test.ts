@@ -78,7 +78,7 @@ describe('SQLite group commit and its write-ahead log', () => {
     for (const w of writes) await expect(w).rejects.toThrow('EIO');
   });
 
-  it('flushes the real WAL file, concurrent callers sharing flushes', async () => {
+  it('durable writes through the real WAL flush all commit and resolve, however many at once', async () => {
     const { db } = await open();
     const file = database.url.slice('sqlite:'.length);
     const keeper = new WalKeeper(file);
@@ -89,12 +89,16 @@ describe('SQLite group commit and its write-ahead log', () => {
     expect(rows.rows[0]?.n).toBe(50);
   });
 
-  it('a WAL that cannot be flushed is an error, not a silent success', async () => {
+  it('a WAL that cannot be flushed is an error, not a silent success, and not a lasting one', async () => {
     await open();
-    const keeper = new WalKeeper(path.join(path.dirname(database.url.slice('sqlite:'.length)), 'missing.db'));
+    const missing = path.join(path.dirname(database.url.slice('sqlite:'.length)), 'missing.db');
+    const keeper = new WalKeeper(missing);
     closers.push(() => keeper.close());
     await expect(keeper.committed(true)).rejects.toThrow(/ENOENT/);
     await expect(keeper.committed(false)).resolves.toBeUndefined();
+    // The failure is not kept: once the file is there, the next flush succeeds.
+    fs.writeFileSync(`${missing}-wal`, '');
+    await expect(keeper.committed(true)).resolves.toBeUndefined();
   });
 
   it('checkpoints from its own thread: the database file takes the pages with no checkpoint by the writer', async () => {
