@@ -79,6 +79,11 @@ function median(values: readonly number[]): number {
  * (claim, send, record) on SQLite with its default synchronous=FULL. The two alternate for
  * `rounds` rounds, so a slow moment of this shared 2-core machine hits both alike; the figures
  * are medians, the ratio the median of each round's ratio.
+ *
+ * The worker runs its transports in their own thread, as `mailroom serve` does; the raw path
+ * drives nodemailer on the event loop, as an application calling nodemailer itself would. The
+ * CPU figures count every thread of this process, so they show what the queue costs even where
+ * the thread hides it from the throughput.
  */
 export async function deliveryBench(messages: number, rounds = 5): Promise<DeliveryFigures> {
   const smtp = await sink();

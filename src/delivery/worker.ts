@@ -11,6 +11,7 @@ import type { Pacer } from './pacing.js';
 import { DEFAULT_RETRY, nextAttemptAt, type RetryPolicy } from './retry.js';
 import { DeliveryError, type OutgoingEmail, type Transport, type TransportFactory } from './transport.js';
 import { TRANSPORTS } from './transports/index.js';
+import { TransportThread } from './transports/thread.js';
 
 export interface WorkerLogger {
   info(obj: object, msg: string): void;
@@ -29,6 +30,10 @@ export interface WorkerDeps {
   pacer: Pacer;
   metrics: Metrics;
   logger: WorkerLogger;
+  /**
+   * Transports run on the event loop (tests inject fakes here). Absent: the built-in ones, in
+   * a thread of their own (TransportThread).
+   */
   transports?: Readonly<Record<string, TransportFactory>>;
   retry?: RetryPolicy;
   random?: () => number;
@@ -88,6 +93,7 @@ export const DEFAULT_WORKER_OPTIONS: Readonly<WorkerOptions> = Object.freeze({
 export class DeliveryWorker {
   private readonly options: WorkerOptions;
   private readonly transports = new Map<string, { version: number; transport: Transport }>();
+  private thread: TransportThread | undefined;
   /** Claimed here and not yet attempted: what the heartbeat renews and a stop gives back. */
   private readonly claimed = new Map<string, ClaimedMessage>();
   private readonly pendingWrites = new Set<Promise<void>>();
@@ -177,6 +183,8 @@ export class DeliveryWorker {
     this.claimed.clear();
     await Promise.all([...this.transports.values()].map((t) => t.transport.close().catch(() => undefined)));
     this.transports.clear();
+    await this.thread?.close();
+    this.thread = undefined;
   }
 
   /** One round: reap if due, claim a batch, deliver it. Returns how many messages it handled. */
@@ -455,11 +463,16 @@ export class DeliveryWorker {
     this.pendingWrites.add(p);
   }
 
+  private threaded(): Readonly<Record<string, TransportFactory>> {
+    this.thread ??= new TransportThread(Object.keys(TRANSPORTS));
+    return this.thread.factories;
+  }
+
   private transportFor(service: Service): Transport | undefined {
     const key = `${service.org_id}/${service.id}`;
     const cached = this.transports.get(key);
     if (cached !== undefined && cached.version === service.version) return cached.transport;
-    const factory = (this.deps.transports ?? TRANSPORTS)[service.provider];
+    const factory = (this.deps.transports ?? this.threaded())[service.provider];
     if (factory === undefined) return undefined;
     if (cached !== undefined) void cached.transport.close().catch(() => undefined);
     const transport = factory(service, { dataDir: this.deps.dataDir });

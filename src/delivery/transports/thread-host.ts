@@ -1,0 +1,68 @@
+import { parentPort } from 'node:worker_threads';
+import { DeliveryError, type OutgoingEmail, type Transport } from '../transport.js';
+import { TRANSPORTS } from './index.js';
+import type { FromThread, ToThread } from './thread.js';
+
+/**
+ * The transport thread's side (see TransportThread): the real transports, one per handle, each
+ * built from the service it was opened with. Every reply names the request it answers.
+ */
+const port = parentPort;
+if (port === null) throw new Error('thread-host runs only as a worker thread (TransportThread starts it)');
+
+const transports = new Map<number, Transport>();
+const reply = (message: FromThread) => port.postMessage(message);
+
+function failure(id: number, error: unknown): FromThread {
+  const kind = error instanceof DeliveryError ? error.kind : undefined;
+  const recipients = error instanceof DeliveryError ? error.recipients : [];
+  return { id, ok: false, error: { kind, message: error instanceof Error ? error.message : String(error), recipients } };
+}
+
+/** Structured clone turns a Buffer into a plain Uint8Array; the transports expect Buffers. */
+function withBuffers(mail: OutgoingEmail): OutgoingEmail {
+  if (mail.attachments.length === 0) return mail;
+  return {
+    ...mail,
+    attachments: mail.attachments.map((a) => ({ ...a, content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength) })),
+  };
+}
+
+async function handle(message: ToThread): Promise<void> {
+  switch (message.op) {
+    case 'open': {
+      const factory = TRANSPORTS[message.service.provider];
+      // The main side opens only providers it knows of, so this is a version skew at most.
+      if (factory !== undefined) transports.set(message.handle, factory(message.service, message.context));
+      return;
+    }
+    case 'send': {
+      const transport = transports.get(message.handle);
+      try {
+        if (transport === undefined) throw new DeliveryError('temporary', `no transport is open under handle ${message.handle}`);
+        reply({ id: message.id, ok: true, receipt: await transport.send(withBuffers(message.mail)) });
+      } catch (error) {
+        reply(failure(message.id, error));
+      }
+      return;
+    }
+    case 'close': {
+      const transport = transports.get(message.handle);
+      transports.delete(message.handle);
+      await transport?.close().catch(() => undefined);
+      reply({ id: message.id, ok: true });
+      return;
+    }
+    case 'shutdown': {
+      const all = [...transports.values()];
+      transports.clear();
+      await Promise.all(all.map((t) => t.close().catch(() => undefined)));
+      reply({ id: message.id, ok: true });
+      return;
+    }
+  }
+}
+
+port.on('message', (message: ToThread) => {
+  void handle(message);
+});

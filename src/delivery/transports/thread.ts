@@ -1,0 +1,129 @@
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Service } from '../../domain/types.js';
+import { DeliveryError, type DeliveryReceipt, type FailureKind, type OutgoingEmail, type Transport, type TransportContext, type TransportFactory } from '../transport.js';
+
+/** What the main side asks of the thread. */
+export type ToThread =
+  | { op: 'open'; handle: number; service: Service; context: TransportContext }
+  | { op: 'send'; id: number; handle: number; mail: OutgoingEmail }
+  | { op: 'close'; id: number; handle: number }
+  | { op: 'shutdown'; id: number };
+
+/** Its answers; a failed send carries what the worker needs to classify it. */
+export type FromThread =
+  | { id: number; ok: true; receipt?: DeliveryReceipt }
+  | { id: number; ok: false; error: { kind: FailureKind | undefined; message: string; recipients: string[] } };
+
+/** How long a stop waits for the thread to close its connections before ending it anyway. */
+const SHUTDOWN_MS = 5_000;
+
+/**
+ * The thread runs compiled JavaScript. Run from the TypeScript sources (vitest), this module
+ * points at its compiled twin under dist/, which `npm test` builds first.
+ */
+function hostFile(): string {
+  const here = fileURLToPath(import.meta.url);
+  const file = here.endsWith('.ts')
+    ? fileURLToPath(new URL('../../../dist/src/delivery/transports/thread-host.js', import.meta.url))
+    : fileURLToPath(new URL('./thread-host.js', import.meta.url));
+  if (!fs.existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` first`);
+  return file;
+}
+
+/**
+ * The built-in transports, run in a worker thread of their own. Composing MIME and speaking
+ * SMTP is the heaviest per-message work mailroom does (~600 µs of CPU per email through
+ * nodemailer here, against ~150 µs for the queue's own bookkeeping), and on the event loop it
+ * competed with the API and the worker's SQL: in the thread it runs on another core, and the
+ * event loop only posts each email and reads back its outcome (~10 µs each way).
+ *
+ * `factories` are TransportFactory proxies with the same names as TRANSPORTS. If the thread
+ * dies, every send under way fails as a temporary error (the message is retried later), and
+ * the next send starts a new thread and reopens every open transport in it.
+ */
+export class TransportThread {
+  private worker: Worker | undefined;
+  private nextId = 0;
+  private nextHandle = 0;
+  private readonly pending = new Map<number, { resolve: (m: FromThread) => void; reject: (e: Error) => void }>();
+  /** Open transports, to reopen in a new thread after a crash. */
+  private readonly open = new Map<number, { service: Service; context: TransportContext }>();
+  readonly factories: Readonly<Record<string, TransportFactory>>;
+
+  constructor(providers: readonly string[], private readonly file: string = hostFile()) {
+    this.factories = Object.fromEntries(providers.map((name) => [name, (service: Service, context: TransportContext) => this.openTransport(service, context)]));
+  }
+
+  private thread(): Worker {
+    if (this.worker !== undefined) return this.worker;
+    const worker = new Worker(this.file);
+    // The thread keeps the process alive only while a request waits on it (see request).
+    worker.unref();
+    worker.on('message', (m: FromThread) => {
+      const p = this.pending.get(m.id);
+      this.pending.delete(m.id);
+      if (this.pending.size === 0) worker.unref();
+      p?.resolve(m);
+    });
+    worker.on('error', (err) => this.lost(worker, err.message));
+    worker.on('exit', (code) => this.lost(worker, `exit code ${code}`));
+    this.worker = worker;
+    for (const [handle, o] of this.open) worker.postMessage({ op: 'open', handle, ...o } satisfies ToThread);
+    return worker;
+  }
+
+  /** The thread is gone: whatever it still owed fails, and the next request starts another. */
+  private lost(worker: Worker, reason: string): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    const error = new Error(`the transport thread stopped: ${reason}`);
+    for (const p of this.pending.values()) p.reject(error);
+    this.pending.clear();
+  }
+
+  private request(make: (id: number) => ToThread): Promise<FromThread> {
+    const id = this.nextId++;
+    const worker = this.thread();
+    if (this.pending.size === 0) worker.ref();
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage(make(id));
+    });
+  }
+
+  private openTransport(service: Service, context: TransportContext): Transport {
+    const handle = this.nextHandle++;
+    this.open.set(handle, { service, context });
+    this.worker?.postMessage({ op: 'open', handle, service, context } satisfies ToThread);
+    return {
+      send: async (mail) => {
+        const answer = await this.request((id) => ({ op: 'send', id, handle, mail }));
+        if (answer.ok) return answer.receipt ?? { response: '' };
+        const { kind, message, recipients } = answer.error;
+        // Not a DeliveryError in the thread (a bug, a disk error): the worker retries it.
+        throw kind === undefined ? new Error(message) : new DeliveryError(kind, message, recipients);
+      },
+      close: async () => {
+        this.open.delete(handle);
+        if (this.worker !== undefined) await this.request((id) => ({ op: 'close', id, handle })).catch(() => undefined);
+      },
+    };
+  }
+
+  /** Closes every transport in the thread (their pooled connections), then ends the thread. */
+  async close(): Promise<void> {
+    const worker = this.worker;
+    if (worker === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.request((id) => ({ op: 'shutdown', id })).catch(() => undefined),
+      new Promise((r) => { timer = setTimeout(r, SHUTDOWN_MS); }),
+    ]);
+    clearTimeout(timer);
+    this.open.clear();
+    await worker.terminate();
+    this.lost(worker, 'closed');
+  }
+}

@@ -1,0 +1,122 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DeliveryError, type OutgoingEmail, type Transport } from '../../src/delivery/transport.js';
+import { TransportThread } from '../../src/delivery/transports/thread.js';
+import type { Service } from '../../src/domain/types.js';
+import { Closer, renderedEmail, smtpError, startSink, tempDir } from './support.js';
+
+function smtpService(port: number): Service {
+  return {
+    org_id: 'acme', id: 'smtp', provider: 'smtp', is_default: true, max_per_second: null, version: 1, created_at: 0, updated_at: 0,
+    settings: { smtp: { host: '127.0.0.1', port, secure: false, user: '', pass: '', dkim: null } },
+  };
+}
+
+const mail = (i: number, extra: Partial<OutgoingEmail> = {}): OutgoingEmail => ({
+  messageId: `msg_${i}`, headerMessageId: `<msg_${i}@mailroom.test>`, email: renderedEmail(i), attachments: [], ...extra,
+});
+
+/**
+ * A stand-in host for the thread: answers every send with the handle it was opened under, and
+ * ends its thread (process.exit in a worker ends only the worker) on a message named `crash`.
+ * It knows only handles opened in its own life, so a send after a restart succeeds only if the
+ * main side opened the transport again.
+ */
+const CRASHING_HOST = `
+import { parentPort } from 'node:worker_threads';
+const open = new Set();
+parentPort.on('message', (m) => {
+  if (m.op === 'open') open.add(m.handle);
+  if (m.op === 'shutdown' || m.op === 'close') parentPort.postMessage({ id: m.id, ok: true });
+  if (m.op !== 'send') return;
+  if (m.mail.messageId === 'crash') process.exit(3);
+  if (!open.has(m.handle)) parentPort.postMessage({ id: m.id, ok: false, error: { kind: 'temporary', message: 'not open', recipients: [] } });
+  else parentPort.postMessage({ id: m.id, ok: true, receipt: { response: 'ok ' + m.handle } });
+});
+`;
+
+describe('TransportThread: the built-in transports in a worker thread', () => {
+  const closer = new Closer();
+  afterEach(async () => {
+    await closer.closeAll();
+  });
+
+  function threaded(file?: string): { thread: TransportThread; open: (service: Service) => Transport } {
+    const thread = file === undefined ? new TransportThread(['smtp', 'outbox']) : new TransportThread(['smtp'], file);
+    closer.defer(() => thread.close());
+    const dataDir = tempDir(closer);
+    return { thread, open: (service) => {
+      const factory = thread.factories[service.provider];
+      if (factory === undefined) throw new Error(`no factory for ${service.provider}`);
+      return factory(service, { dataDir });
+    } };
+  }
+
+  it('sends through the thread to a real SMTP server, attachments byte for byte', async () => {
+    const sink = await startSink({}, closer);
+    const { open } = threaded();
+    const transport = open(smtpService(sink.port));
+    const bytes = Buffer.from([0, 1, 2, 250, 251, 252, 13, 10, 46, 13, 10]);
+    const receipt = await transport.send(mail(1, { attachments: [{ filename: 'data.bin', contentType: 'application/octet-stream', content: bytes }] }));
+    expect(receipt.response).toMatch(/^250/);
+    const parsed = await sink.parse(0);
+    expect(parsed.messageId).toBe('<msg_1@mailroom.test>');
+    expect(parsed.subject).toBe(renderedEmail(1).subject);
+    expect(parsed.attachments).toHaveLength(1);
+    expect(Buffer.compare(parsed.attachments[0]?.content ?? Buffer.alloc(0), bytes)).toBe(0);
+  });
+
+  it('a refusal crosses the thread as the same DeliveryError the worker classifies', async () => {
+    const sink = await startSink({ rcpt: () => smtpError(550, '5.1.1 No such user here') }, closer);
+    const { open } = threaded();
+    const transport = open(smtpService(sink.port));
+    const error = await transport.send(mail(2)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect((error as DeliveryError).kind).toBe('mailbox');
+    expect((error as DeliveryError).recipients).toEqual([renderedEmail(2).to[0]?.address]);
+    expect((error as DeliveryError).message).toMatch(/No such user/);
+  });
+
+  it('the outbox transport writes its file from the thread', async () => {
+    const { open } = threaded();
+    const outbox = open({ ...smtpService(0), provider: 'outbox', settings: {} });
+    const receipt = await outbox.send(mail(3));
+    const file = /written to (.*)$/.exec(receipt.response)?.[1] ?? '';
+    expect(fs.readFileSync(file, 'utf8')).toContain('Message-ID: <msg_3@mailroom.test>');
+    expect(path.basename(file)).toBe('msg_3.eml');
+  });
+
+  it('a dead thread fails the sends under way as plain errors, and the next send reopens its transport in a new one', async () => {
+    const dir = tempDir(closer);
+    const host = path.join(dir, 'crashing-host.mjs');
+    fs.writeFileSync(host, CRASHING_HOST);
+    const { open } = threaded(host);
+    const first = open(smtpService(1));
+    const second = open(smtpService(2));
+    expect((await first.send(mail(1))).response).toBe('ok 0');
+    expect((await second.send(mail(2))).response).toBe('ok 1');
+
+    const crashed = await first.send(mail(0, { messageId: 'crash' })).catch((e: unknown) => e);
+    // Not a DeliveryError: the worker treats it as temporary and retries the message later.
+    expect(crashed).toBeInstanceOf(Error);
+    expect(crashed).not.toBeInstanceOf(DeliveryError);
+    expect((crashed as Error).message).toMatch(/transport thread stopped/);
+
+    expect((await second.send(mail(3))).response).toBe('ok 1');
+    expect((await first.send(mail(4))).response).toBe('ok 0');
+  });
+
+  it('a closed transport is not reopened after a restart', async () => {
+    const dir = tempDir(closer);
+    const host = path.join(dir, 'crashing-host.mjs');
+    fs.writeFileSync(host, CRASHING_HOST);
+    const { open } = threaded(host);
+    const kept = open(smtpService(1));
+    const dropped = open(smtpService(2));
+    await dropped.close();
+    await kept.send(mail(0, { messageId: 'crash' })).catch(() => undefined);
+    expect((await kept.send(mail(1))).response).toBe('ok 0');
+    await expect(dropped.send(mail(2))).rejects.toThrow(/not open/);
+  });
+});
