@@ -53,6 +53,12 @@ describe('TransportThread: the built-in transports in a worker thread', () => {
     } };
   }
 
+  function crashingHost(): string {
+    const host = path.join(tempDir(closer), 'crashing-host.mjs');
+    fs.writeFileSync(host, CRASHING_HOST);
+    return host;
+  }
+
   it('sends through the thread to a real SMTP server, attachments byte for byte', async () => {
     const sink = await startSink({}, closer);
     const { open } = threaded();
@@ -88,10 +94,7 @@ describe('TransportThread: the built-in transports in a worker thread', () => {
   });
 
   it('a dead thread fails the sends under way as plain errors, and the next send reopens its transport in a new one', async () => {
-    const dir = tempDir(closer);
-    const host = path.join(dir, 'crashing-host.mjs');
-    fs.writeFileSync(host, CRASHING_HOST);
-    const { open } = threaded(host);
+    const { open } = threaded(crashingHost());
     const first = open(smtpService(1));
     const second = open(smtpService(2));
     expect((await first.send(mail(1))).response).toBe('ok 0');
@@ -108,10 +111,7 @@ describe('TransportThread: the built-in transports in a worker thread', () => {
   });
 
   it('a closed transport is not reopened after a restart', async () => {
-    const dir = tempDir(closer);
-    const host = path.join(dir, 'crashing-host.mjs');
-    fs.writeFileSync(host, CRASHING_HOST);
-    const { open } = threaded(host);
+    const { open } = threaded(crashingHost());
     const kept = open(smtpService(1));
     const dropped = open(smtpService(2));
     await dropped.close();
