@@ -26,7 +26,7 @@ export interface Runtime {
 
 export async function createRuntime(config: Config): Promise<Runtime> {
   const logger = pino({ level: config.logLevel });
-  const store = await openStore(config.databaseUrl, { clock: systemClock });
+  const store = await openStore(config.databaseUrl, { clock: systemClock, warn: (message) => logger.warn({ component: 'store' }, message) });
   const redis = config.redisUrl === undefined ? undefined : new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis'));
   const metrics = createMetrics(() => store.queue.depth(systemClock.now()));

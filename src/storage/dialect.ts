@@ -19,11 +19,12 @@ export interface OpenedDatabase {
 /**
  * Opens `sqlite:PATH` (or `sqlite::memory:`) or `postgres://…`. A `schema` query parameter on a
  * PostgreSQL URL puts every table in that schema (created if missing): tests use one schema each.
+ * `warn` hears of trouble the database copes with on its own (see WalKeeperOptions).
  */
-export async function openDatabase(url: string): Promise<OpenedDatabase> {
+export async function openDatabase(url: string, warn?: (message: string) => void): Promise<OpenedDatabase> {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
-    return { db: openSqlite(file), dialect: 'sqlite', ...(file === ':memory:' ? {} : { file: new WalKeeper(file) }) };
+    return { db: openSqlite(file), dialect: 'sqlite', ...(file === ':memory:' ? {} : { file: new WalKeeper(file, { warn }) }) };
   }
   return { db: await openPostgres(url), dialect: 'postgres' };
 }

@@ -153,10 +153,12 @@ export interface OpenStoreOptions {
   clock: Clock;
   /** Apply pending migrations first (the server and `mailroom migrate` do; default true). */
   migrate?: boolean;
+  /** Where the store reports trouble it copes with on its own (a stopped SQLite checkpoint thread). */
+  warn?: (message: string) => void;
 }
 
 export async function openStore(url: string, options: OpenStoreOptions): Promise<Store> {
-  const opened = await openDatabase(url);
+  const opened = await openDatabase(url, options.warn);
   const { db, dialect, file } = opened;
   try {
     if (options.migrate !== false) await migrate(opened);

@@ -13,6 +13,13 @@ export interface CommitFollowUp {
 /** The writer's own automatic checkpoint, in pages: only a backstop behind the thread's. */
 export const BACKSTOP_CHECKPOINT_PAGES = 10_000;
 
+export interface WalKeeperOptions {
+  /** How often the thread runs a PASSIVE checkpoint. */
+  checkpointEveryMs?: number;
+  /** Told when the checkpoint thread stops unasked (the store has no logger of its own). */
+  warn?: (message: string) => void;
+}
+
 /** Commits before the checkpoint thread starts: a store that writes little never needs one. */
 const COMMITS_BEFORE_CHECKPOINTER = 64;
 
@@ -41,7 +48,13 @@ export class WalKeeper implements CommitFollowUp {
   private commits = 0;
   private checkpointer: Worker | undefined;
 
-  constructor(private readonly dbFile: string, private readonly checkpointEveryMs = 200) {}
+  private readonly checkpointEveryMs: number;
+  private readonly warn: (message: string) => void;
+
+  constructor(private readonly dbFile: string, options: WalKeeperOptions = {}) {
+    this.checkpointEveryMs = options.checkpointEveryMs ?? 200;
+    this.warn = options.warn ?? (() => undefined);
+  }
 
   committed(durable: boolean): Promise<void> {
     this.commits += 1;
@@ -89,16 +102,24 @@ export class WalKeeper implements CommitFollowUp {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(CHECKPOINT_THREAD, { eval: true, workerData: { file: this.dbFile, driver, everyMs: this.checkpointEveryMs } });
     // Never a reason to keep the process alive or to crash it: the backstop bounds the WAL.
+    // Not restarted either: whatever stopped it would most likely stop the next one too.
     worker.unref();
-    worker.on('error', () => undefined);
+    const stopped = (reason: string) => {
+      if (this.checkpointer !== worker) return;
+      this.checkpointer = undefined;
+      this.warn(`the WAL checkpoint thread stopped (${reason}); the writer now checkpoints every ${BACKSTOP_CHECKPOINT_PAGES} pages itself, inside a commit`);
+    };
+    worker.on('error', (err) => stopped(err.message));
+    worker.on('exit', (code) => stopped(`exit code ${code}`));
     this.checkpointer = worker;
   }
 
   async close(): Promise<void> {
     await this.running?.catch(() => undefined);
     await this.next?.catch(() => undefined);
-    await this.checkpointer?.terminate();
+    const checkpointer = this.checkpointer;
     this.checkpointer = undefined;
+    await checkpointer?.terminate();
     const fd = this.fd;
     this.fd = undefined;
     const n = await fd?.catch(() => undefined);

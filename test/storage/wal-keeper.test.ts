@@ -104,7 +104,8 @@ describe('SQLite group commit and its write-ahead log', () => {
   it('checkpoints from its own thread: the database file takes the pages with no checkpoint by the writer', async () => {
     const { db } = await open();
     const file = database.url.slice('sqlite:'.length);
-    const keeper = new WalKeeper(file, 20);
+    const warnings: string[] = [];
+    const keeper = new WalKeeper(file, { checkpointEveryMs: 20, warn: (m) => warnings.push(m) });
     closers.push(() => keeper.close());
     const group = new GroupCommit(db, keeper);
     const before = fs.statSync(file).size;
@@ -116,5 +117,23 @@ describe('SQLite group commit and its write-ahead log', () => {
     const deadline = Date.now() + 10_000;
     while (fs.statSync(file).size < before + 1_000_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
     expect(fs.statSync(file).size).toBeGreaterThan(before + 1_000_000);
+    // Ending the thread on close is not news.
+    await keeper.close();
+    expect(warnings).toEqual([]);
+  });
+
+  it('a checkpoint thread that stops unasked is reported once, and writes go on', async () => {
+    await open();
+    // A directory where the database file should be: the thread cannot open it and ends.
+    const notAFile = fs.mkdtempSync(path.join(path.dirname(database.url.slice('sqlite:'.length)), 'dir-'));
+    const warnings: string[] = [];
+    const keeper = new WalKeeper(notAFile, { checkpointEveryMs: 10, warn: (m) => warnings.push(m) });
+    closers.push(() => keeper.close());
+    for (let i = 0; i < 64; i++) await keeper.committed(false);
+    const deadline = Date.now() + 10_000;
+    while (warnings.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 64; i++) await keeper.committed(false);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/checkpoint thread stopped .*the writer now checkpoints every 10000 pages/);
   });
 });
