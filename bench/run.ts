@@ -2,10 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
+import { CompiledQuery } from 'kysely';
 import { applyConfig } from '../src/admin/apply.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/env.js';
 import { systemClock } from '../src/domain/clock.js';
+import { openDatabase } from '../src/storage/dialect.js';
+import { GroupCommit } from '../src/storage/group-commit.js';
 import { openStore } from '../src/storage/store.js';
 import { deliveryBench } from './delivery.js';
 import { httpLoad, type LoadFigures } from './http-load.js';
@@ -38,6 +41,33 @@ async function bare(): Promise<LoadFigures> {
   await httpLoad({ url: `${url}/v1/send`, body: BODY, headers: { 'content-type': 'application/json' }, seconds: 2, connections: CONNECTIONS });
   const figures = await httpLoad({ url: `${url}/v1/send`, body: BODY, headers: { 'content-type': 'application/json' }, seconds: SECONDS, connections: CONNECTIONS });
   await app.close();
+  return figures;
+}
+
+/**
+ * Context for the send figure, not the goal's baseline: the bare route plus the least a durable
+ * API must do, one row holding the body in SQLite, through the same group commit and WAL flush
+ * as a send, before the 202.
+ */
+async function bareDurable(): Promise<LoadFigures> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-bench-bare-'));
+  const { db, file } = await openDatabase(`sqlite:${path.join(dir, 'bare.db')}`);
+  await db.executeQuery(CompiledQuery.raw('create table bodies (id integer primary key, body text not null)'));
+  const group = new GroupCommit(db, file);
+  const app = Fastify();
+  app.post('/v1/send', async (req, reply) => {
+    const body = JSON.stringify(req.body);
+    await group.run((conn) => conn.executeQuery(CompiledQuery.raw('insert into bodies (body) values (?)', [body])));
+    return reply.code(202).send({ message_id: 'msg_x', status: 'queued', status_token: 'st_x' });
+  });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const headers = { 'content-type': 'application/json' };
+  await httpLoad({ url: `${url}/v1/send`, body: BODY, headers, seconds: 2, connections: CONNECTIONS });
+  const figures = await httpLoad({ url: `${url}/v1/send`, body: BODY, headers, seconds: SECONDS, connections: CONNECTIONS });
+  await app.close();
+  await file?.close();
+  await db.destroy();
+  fs.rmSync(dir, { recursive: true, force: true });
   return figures;
 }
 
@@ -84,9 +114,12 @@ async function main(): Promise<void> {
   if (only === undefined || only === 'send') {
     const base = await bare();
     console.log(row('bare Fastify route (202)', base));
+    const durable = await bareDurable();
+    console.log(row('bare + one durable insert', durable));
     const send = await mailroomSend();
     console.log(row('POST /v1/send (SQLite)', send));
     console.log(`ratio send/bare: throughput ${(send.rps / base.rps).toFixed(2)}x   p50 ${(send.p50 / Math.max(base.p50, 1)).toFixed(2)}x   p99 ${(send.p99 / Math.max(base.p99, 1)).toFixed(2)}x`);
+    console.log(`  for context, send/(bare + one durable insert): throughput ${(send.rps / durable.rps).toFixed(2)}x`);
   }
   if (only === undefined || only === 'delivery') {
     const d = await deliveryBench(Number(process.env.BENCH_MESSAGES ?? 3000), Number(process.env.BENCH_ROUNDS ?? 5));
