@@ -113,7 +113,13 @@ export function compileParamsValidator(params: readonly ParamSpec[], strict: boo
   };
 }
 
-/** Compiled once per template version (the cache key carries it) and reused. */
-export function templateKey(template: Pick<Template, 'org_id' | 'id' | 'version'>): string {
-  return `${template.org_id}\u0000${template.id}\u0000${template.version}`;
+/**
+ * Compiled once per template version (the cache key carries it) and reused. The version alone
+ * is not enough: a template deleted and created again under its id starts at version 1 again,
+ * and would have been served by the old one's validator, renderer and recipient-lock analysis.
+ * Every write also sets `updated_at`, so the pair repeats only if a template is created,
+ * deleted and created again within one millisecond.
+ */
+export function templateKey(template: Pick<Template, 'org_id' | 'id' | 'version' | 'updated_at'>): string {
+  return `${template.org_id}\u0000${template.id}\u0000${template.version}\u0000${template.updated_at}`;
 }

@@ -193,17 +193,19 @@ describe('isEmailAddress', () => {
 
 describe('templateKey', () => {
   it('differs per organization, template and version, so a template edit retires the compiled validator', () => {
-    const base = { org_id: 'acme', id: 'contact', version: 1 };
+    const base = { org_id: 'acme', id: 'contact', version: 1, updated_at: 0 };
     const keys = new Set([
       templateKey(base),
       templateKey({ ...base, version: 2 }),
+      // Deleted and created again: version 1 once more, written at another time.
+      templateKey({ ...base, updated_at: 1 }),
       templateKey({ ...base, id: 'other' }),
       templateKey({ ...base, org_id: 'other' }),
       // No collision from ids that run into each other.
-      templateKey({ org_id: 'acme', id: 'contact1', version: 1 }),
-      templateKey({ org_id: 'acmecontact', id: '', version: 1 }),
+      templateKey({ org_id: 'acme', id: 'contact1', version: 1, updated_at: 0 }),
+      templateKey({ org_id: 'acmecontact', id: '', version: 1, updated_at: 0 }),
     ]);
-    expect(keys.size).toBe(6);
+    expect(keys.size).toBe(7);
     expect(templateKey(base)).toBe(templateKey({ ...base }));
   });
 });
