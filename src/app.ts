@@ -7,6 +7,7 @@ import { registerAdminRoutes } from './admin/routes/index.js';
 import { randomToken } from './domain/ids.js';
 import { ErrorEnvelope } from './errors/envelope.js';
 import { installErrorHandling, routePattern } from './errors/handler.js';
+import { installJsonBodyParser } from './http/json-body.js';
 import type { App, AppServices } from './http/app-types.js';
 import { registerDocs } from './http/routes/docs.js';
 import { registerHealth } from './http/routes/health.js';
@@ -62,6 +63,7 @@ export async function buildApp(services: AppServices): Promise<App> {
   // Only JSON (and, on the form routes, multipart) bodies: a JSON text sent as text/plain is a
   // wrong content type (400 bad_request), not a body that fails the schema.
   app.removeContentTypeParser('text/plain');
+  installJsonBodyParser(app);
 
   const patterns: RegExp[] = [];
   app.addHook('onRoute', (route) => {

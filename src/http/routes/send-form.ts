@@ -50,6 +50,12 @@ async function parseForm(request: FastifyRequest, maxFileBytes: number): Promise
         continue;
       }
       const value = typeof part.value === 'string' ? part.value : String(part.value ?? '');
+      // As in JSON bodies (src/http/json-body.ts): NUL means nothing in an email, and
+      // PostgreSQL's text type cannot hold it.
+      if (value.includes('\u0000') || part.fieldname.includes('\u0000')) {
+        const name = part.fieldname.replace(/\u0000/g, '\\u0000');
+        throw new ApiError('invalid_body', { message: `${name} contains a NUL character.`, details: { fields: [{ field: name, message: 'contains a NUL character' }] } });
+      }
       form.digestSource.push([part.fieldname, value]);
       if (RESERVED.has(part.fieldname)) {
         form.reserved.set(part.fieldname, value);
