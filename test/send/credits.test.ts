@@ -1,4 +1,6 @@
+import type { KyselyPlugin } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { takeCredit } from '../../src/credits/take.js';
 import { releaseMessage } from '../../src/credits/holds.js';
 import { addCredits } from '../../src/credits/top-up.js';
 import { ApiError } from '../../src/errors/api-error.js';
@@ -247,5 +249,28 @@ describe.each(DIALECTS)('credits, hold mode and suppression on %s', (dialect) =>
     expect(await creditsOf(t)).toBe(0);
     expect(await t.store.messages.countHeld('acme')).toBe(5);
     expect(await messageCount(t)).toBe(8);
+  });
+
+  it.skipIf(skip || dialect !== 'postgres')('a top-up committed between a failed take and the row lock is seen: the send is queued, not held with credits left', async () => {
+    // The interleaving, made certain: right after the take finds no credit, a top-up commits
+    // on another connection (it releases the holds it can see, not this uncommitted one).
+    await seedOrg(t.store, { credits: 0, hold_queue_limit: 1000 });
+    let toppedUp = false;
+    const topUpAfterFailedTake: KyselyPlugin = {
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        if (!toppedUp && args.result.numAffectedRows === 0n) {
+          toppedUp = true;
+          await addCredits(t.store, 'acme', 5);
+        }
+        return args.result;
+      },
+    };
+    const org = await t.store.organizations.get('acme');
+    if (org === undefined) throw new Error('seeded organization missing');
+    const outcome = await t.store.transaction((tx) => takeCredit({ ...tx, db: tx.db.withPlugin(topUpAfterFailedTake) }, org, 'private'));
+    expect(toppedUp).toBe(true);
+    expect(outcome).toBe('queued');
+    expect(await creditsOf(t)).toBe(4);
   });
 });
