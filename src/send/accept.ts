@@ -24,6 +24,21 @@ import type { SendAccepted, SendInput } from './request.js';
 /** Spec, Limits: 256 kB of JSON template parameters per message. */
 export const MAX_PARAMS_BYTES = 256 * 1024;
 
+/**
+ * The 256 kB limit, part of reading the body (DESIGN.md step 1): each send route checks it
+ * before the key, so an oversized request is 413 whatever else is wrong with it, and never
+ * reaches a template lookup, a rate-limit count or a single-use CAPTCHA token.
+ */
+export function checkParamsSize(params: object | undefined, field = 'template_params'): void {
+  const size = Buffer.byteLength(JSON.stringify(params ?? {}));
+  if (size > MAX_PARAMS_BYTES) {
+    throw new ApiError('payload_too_large', {
+      message: `${field} is ${size} bytes of JSON; the limit is ${MAX_PARAMS_BYTES}.`,
+      details: { reason: 'template_params', limit: MAX_PARAMS_BYTES },
+    });
+  }
+}
+
 export interface SendDeps {
   store: Store;
   clock: Clock;
@@ -151,13 +166,6 @@ async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
   // Step 5.
 
   const params = input.template_params;
-  const size = Buffer.byteLength(JSON.stringify(params));
-  if (size > MAX_PARAMS_BYTES) {
-    throw new ApiError('payload_too_large', {
-      message: `template_params is ${size} bytes of JSON; the limit is ${MAX_PARAMS_BYTES}.`,
-      details: { reason: 'template_params', limit: MAX_PARAMS_BYTES },
-    });
-  }
   const issues = deps.validators.getOrCreate(cacheKey, () => compileParamsValidator(template.params, template.strict_params))(params);
   if (issues.length > 0) throw new ApiError('invalid_template_params', { details: { issues } });
   const locked = isLockedSend(shape, key.type);

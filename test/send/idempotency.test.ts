@@ -132,6 +132,12 @@ describe.each(DIALECTS)('Idempotency-Key on POST /v1/send on %s', (dialect) => {
     expect(await creditsOf(t)).toBe(100);
   });
 
+  it.skipIf(skip)('the key is checked before the Idempotency-Key (DESIGN.md order): no key or a wrong one is 401 even with a malformed header', async () => {
+    await seedOrg(t.store);
+    expectError(await post(t, sendBody(), { 'idempotency-key': 'bad key!' }), 401, 'unauthorized');
+    expectError(await post(t, sendBody(), { ...bearer('sk_not_a_key_000000000000'), 'idempotency-key': 'bad key!' }), 401, 'invalid_private_key');
+  });
+
   it.skipIf(skip)('empty, over-255-character or malformed keys are 400 invalid_idempotency_key', async () => {
     await seedOrg(t.store);
     for (const key of ['', 'k'.repeat(256), 'bad key!', 'clé', 'a/b', 'a,b']) {

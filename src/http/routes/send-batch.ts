@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ApiError } from '../../errors/api-error.js';
 import { ErrorEnvelope, errorBody, type ErrorBody } from '../../errors/envelope.js';
-import { acceptSend, countSendRequest, type SendDeps } from '../../send/accept.js';
+import { acceptSend, checkParamsSize, countSendRequest, type SendDeps } from '../../send/accept.js';
 import { idempotencyKeyOf, requestDigest } from '../../send/idempotency-key.js';
 import { admitCaller } from '../../send/permissions.js';
 import { Attachment, sendInputFromBody, stripNulls, type SendAccepted } from '../../send/request.js';
@@ -60,10 +60,10 @@ export function registerSendBatch(app: App, deps: SendDeps): void {
       ]),
     },
   }, async (request) => {
-    const headerKey = idempotencyKeyOf(request.headers['idempotency-key']);
     const caller = await authenticate(request, deps.store, request.body);
     requirePrivateKey(request, caller);
     const client = await admitCaller(request, caller, deps.protection);
+    const headerKey = idempotencyKeyOf(request.headers['idempotency-key']);
     await countSendRequest(deps, caller, client);
 
     const results = await Promise.all(request.body.messages.map(async (raw, index): Promise<Result> => {
@@ -73,6 +73,7 @@ export function registerSendBatch(app: App, deps: SendDeps): void {
           const fields = [...checkItem.Errors(item)].map((e) => ({ field: e.path.slice(1).replaceAll('/', '.') || 'item', message: e.message }));
           throw new ApiError('invalid_body', { message: `Item ${index} is invalid.`, details: { fields } });
         }
+        checkParamsSize(item.template_params, `messages[${index}].template_params`);
         const key = item.idempotency_key !== undefined ? idempotencyKeyOf(item.idempotency_key) : headerKey === undefined ? undefined : `${headerKey}:${index}`;
         const outcome = await acceptSend(deps, {
           caller,

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { PLAN_ATTACHMENT_LIMIT } from '../../attachments/policy.js';
 import { ApiError } from '../../errors/api-error.js';
-import { acceptSend, type SendDeps } from '../../send/accept.js';
+import { acceptSend, checkParamsSize, type SendDeps } from '../../send/accept.js';
 import { idempotencyKeyOf, requestDigest } from '../../send/idempotency-key.js';
 import { admitCaller } from '../../send/permissions.js';
 import type { FileAttachment, SendInput } from '../../send/request.js';
@@ -108,8 +108,8 @@ export function registerSendForm(app: App, deps: SendDeps): void {
         },
       }, async (request, reply) => {
         if (!request.isMultipart()) throw new ApiError('bad_request', { message: 'This endpoint takes multipart/form-data.' });
-        const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key']);
         const form = await parseForm(request, maxFileBytes);
+        checkParamsSize(form.params);
         const templateId = field(form, 'template_id', 64);
         if (templateId === undefined) throw new ApiError('invalid_body', { message: 'template_id is required.', details: { fields: [{ field: 'template_id', message: 'is required' }] } });
         const turnstileKey = field(form, 'turnstile_key', 10);
@@ -126,6 +126,7 @@ export function registerSendForm(app: App, deps: SendDeps): void {
         };
         const caller = await authenticate(request, deps.store, { user_id: field(form, 'user_id', 200), accessToken: field(form, 'accessToken', 300) });
         const client = await admitCaller(request, caller, deps.protection);
+        const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key']);
         const outcome = await acceptSend(deps, {
           caller,
           client,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { acceptSend, type SendDeps } from '../../send/accept.js';
+import { acceptSend, checkParamsSize, type SendDeps } from '../../send/accept.js';
 import { idempotencyKeyOf, requestDigest } from '../../send/idempotency-key.js';
 import { admitCaller } from '../../send/permissions.js';
 import { SendBody, sendInputFromBody, stripNulls, type SendAccepted } from '../../send/request.js';
@@ -67,9 +67,11 @@ export function registerSend(app: App, deps: SendDeps): void {
       },
     }, async (request, reply) => {
       const body = request.body;
-      const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key']);
+      // In DESIGN.md's order: the body (1), the key and its rules (2), idempotency (3).
+      checkParamsSize(body.template_params);
       const caller = await authenticate(request, deps.store, body);
       const client = await admitCaller(request, caller, deps.protection);
+      const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key']);
       const outcome = await acceptSend(deps, {
         caller,
         client,
