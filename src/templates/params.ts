@@ -96,6 +96,24 @@ function compileParam(spec: ParamSpec): Check {
 
 export type ParamsValidator = (params: Record<string, unknown>) => ParamIssue[];
 
+/**
+ * Whether an undeclared parameter holds a string over the default limit, at any depth: a list
+ * or object for `{{#each}}` can carry text too. A loop, not recursion (bodies are at most 64
+ * levels deep, src/http/json-body.ts, but this must not depend on it).
+ */
+function hasLongString(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (v.length > DEFAULT_MAX_STRING) return true;
+    } else if (typeof v === 'object' && v !== null) {
+      for (const child of Object.values(v)) stack.push(child);
+    }
+  }
+  return false;
+}
+
 /** Builds the validator of one template version: one closure per declared parameter. */
 export function compileParamsValidator(params: readonly ParamSpec[], strict: boolean): ParamsValidator {
   const checks = new Map(params.map((p) => [p.name, compileParam(p)]));
@@ -105,8 +123,8 @@ export function compileParamsValidator(params: readonly ParamSpec[], strict: boo
     for (const [name, value] of Object.entries(values)) {
       if (checks.has(name)) continue;
       if (strict) issues.push({ param: name, code: 'unknown', message: `${name} is not a parameter of this template` });
-      else if (typeof value === 'string' && value.length > DEFAULT_MAX_STRING) {
-        issues.push({ param: name, code: 'max_length', message: `${name} must be at most ${DEFAULT_MAX_STRING} characters` });
+      else if (hasLongString(value)) {
+        issues.push({ param: name, code: 'max_length', message: `${name} must be at most ${DEFAULT_MAX_STRING} characters, and so must every string inside it` });
       }
     }
     return issues;
