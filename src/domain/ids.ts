@@ -64,3 +64,12 @@ export function digestsEqual(a: string, b: string): boolean {
 export function keyHint(key: string): string {
   return `${key.slice(0, 3)}…${key.slice(-4)}`;
 }
+
+/**
+ * Whether `id` could name a stored message: ids are a prefix and hex or base64url characters,
+ * at most 64 of them (the path's limit). Anything else cannot exist, so it is looked up
+ * nowhere; PostgreSQL would even refuse a NUL in a text parameter and answer 500.
+ */
+export function isPlausibleMessageId(id: string): boolean {
+  return /^[A-Za-z0-9_-]{1,64}$/.test(id);
+}

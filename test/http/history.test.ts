@@ -228,6 +228,52 @@ describe.each(DIALECTS)('GET /v1/history filters on %s', (dialect) => {
       expectInvalidField(await raw(t, { to: 'soon' }, bearer(PRIVATE_KEY)), 'to');
     });
 
+    it.skipIf(skip)('from and to that pass the date-time format but name no instant → 400 invalid_body naming them', async () => {
+      // The format allows a leap second, an hour-only or "-00" offset and any whitespace as the
+      // separator; Date.parse reads none of these, and NaN reached the database.
+      const unreadable = [
+        '2016-12-31T23:59:60Z',
+        '2030-06-30T23:59:60Z',
+        '2020-01-01T00:59:60+01:00',
+        '2020-01-01T00:00:00+02',
+        '2020-01-01T00:00:00-00',
+        '2020-01-01\u202800:00:00Z',
+      ];
+      for (const value of unreadable) {
+        expectInvalidField(await raw(t, { from: value }, bearer(PRIVATE_KEY)), 'from');
+        expectInvalidField(await raw(t, { to: value }, bearer(PRIVATE_KEY)), 'to');
+      }
+      // Beyond the years a date-time can spell, and beyond what a Date can hold.
+      for (const value of ['+275760-09-13T00:00:00.001Z', '275760-09-13T00:00:00Z', '-000001-01-01T00:00:00Z']) {
+        expectInvalidField(await raw(t, { from: value }, bearer(PRIVATE_KEY)), 'from');
+        expectInvalidField(await raw(t, { to: value }, bearer(PRIVATE_KEY)), 'to');
+      }
+    });
+
+    it.skipIf(skip)('from and to at the edges of the calendar and in the other spellings Date.parse reads still filter', async () => {
+      const t2 = at[m.m2] ?? 0;
+      expect(ids(await history({ from: '0000-01-01T00:00:00Z' }))).toEqual([m.m5, m.m4, m.m3, m.m2, m.m1]);
+      expect(ids(await history({ to: '9999-12-31T23:59:59.999-23:59' }))).toEqual([m.m5, m.m4, m.m3, m.m2, m.m1]);
+      expect(ids(await history({ to: '0001-01-01T00:00:00Z' }))).toEqual([]);
+      expect(ids(await history({ from: iso(t2).replace('T', 't').replace('Z', 'z') }))).toEqual([m.m5, m.m4, m.m3, m.m2]);
+      expect(ids(await history({ from: iso(t2).replace('T', ' ') }))).toEqual([m.m5, m.m4, m.m3, m.m2]);
+    });
+
+    it.skipIf(skip)('template_id, service_id or q with a NUL or another control character → 400 invalid_body naming it', async () => {
+      // PostgreSQL refuses NUL in text parameters (a 500 before); SQLite would just match nothing.
+      for (const bad of ['a\u0000b', '\u0000', 'dyn\u0001', 'dyn\u007f', 'dyn\u0085', 'dy\nn']) {
+        expectInvalidField(await raw(t, { template_id: bad }, bearer(PRIVATE_KEY)), 'template_id');
+        expectInvalidField(await raw(t, { service_id: bad }, bearer(PRIVATE_KEY)), 'service_id');
+      }
+      for (const bad of ['alice@example.com\u0000', 'a\u0000b', 'alice\u001b@example.com', 'alice@exa\tmple.com']) {
+        expectInvalidField(await raw(t, { q: bad }, bearer(PRIVATE_KEY)), 'q');
+      }
+      // The check comes after authentication, like the other filters.
+      expectError(await raw(t, { template_id: 'a\u0000b' }, {}), 401, 'unauthorized');
+      // Surrounding whitespace of q is still trimmed, not refused.
+      expect(ids(await history({ q: '\talice@example.com\n' }))).toEqual([m.m4, m.m2]);
+    });
+
     it.skipIf(skip)('q: exact recipient address, case-insensitive', async () => {
       expect(ids(await history({ q: 'alice@example.com' }))).toEqual([m.m4, m.m2]);
       expect(ids(await history({ q: 'ALICE@Example.COM' }))).toEqual([m.m4, m.m2]);
@@ -266,6 +312,29 @@ describe.each(DIALECTS)('GET /v1/history filters on %s', (dialect) => {
         'c'.repeat(2049),
       ];
       for (const cursor of junk) expectInvalidField(await raw(t, { cursor }, bearer(PRIVATE_KEY)), 'cursor');
+    });
+
+    it.skipIf(skip)('a cursor whose time is no safe millisecond time or whose id is no message id → 400 invalid_body naming cursor', async () => {
+      const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const id = m.m3;
+      const junk = [
+        // Integers to Number.isInteger, but past PostgreSQL's bigint (a 500) or SQLite's exact range.
+        [1e20, id], [1e300, id], [2 ** 63 + 4096, id], [2 ** 53, id], [Number.MAX_SAFE_INTEGER, id],
+        // Before the epoch, or after the last instant a Date holds.
+        [-1, id], [8.64e15 + 1, id],
+        // Ids no message can have: PostgreSQL refuses NUL in text (a 500 before).
+        [1, 'a\u0000'], [1, '\u0000'], [1, ''], [1, 'msg x'], [1, 'msg_\u00e9'], [1, 'm'.repeat(65)],
+      ];
+      for (const value of junk) {
+        expectInvalidField(await raw(t, { cursor: cursorOf(value) }, bearer(PRIVATE_KEY)), 'cursor');
+      }
+    });
+
+    it.skipIf(skip)('a cursor at a real message, or at the last instant a Date holds, pages on from there', async () => {
+      const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      expect(ids(await history({ cursor: cursorOf([at[m.m3], m.m3]) }))).toEqual([m.m2, m.m1]);
+      expect(ids(await history({ cursor: cursorOf([8.64e15, 'msg_0']) }))).toEqual([m.m5, m.m4, m.m3, m.m2, m.m1]);
+      expect(ids(await history({ cursor: cursorOf([0, 'msg_0']) }))).toEqual([]);
     });
   });
 

@@ -116,6 +116,17 @@ describe.each(DIALECTS)('GET /v1/messages/{id} on %s', (dialect) => {
     expectError(await get(viaPublic.message_id, { ...pub(), 'x-mail-status-token': viaPublic.status_token.slice(0, -1) + last }), 404, 'message_not_found');
   });
 
+  it.skipIf(skip)('an empty X-Mail-Status-Token counts as absent: the ?token= beside it still works', async () => {
+    const query = `?token=${encodeURIComponent(viaPublic.status_token)}`;
+    const res = await get(viaPublic.message_id, { ...pub(), 'x-mail-status-token': '' }, query);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json<MessageBody>().message_id).toBe(viaPublic.message_id);
+    // A non-empty header still wins over the query, even when only the query is right.
+    expectError(await get(viaPublic.message_id, { ...pub(), 'x-mail-status-token': 'st_wrong_token' }, query), 404, 'message_not_found');
+    // Both empty: no token at all.
+    expectError(await get(viaPublic.message_id, { ...pub(), 'x-mail-status-token': '' }, '?token='), 404, 'message_not_found');
+  });
+
   it.skipIf(skip)('a public key without a token gets 404 message_not_found', async () => {
     expectError(await get(viaPublic.message_id, pub()), 404, 'message_not_found');
     expectError(await get(viaPublic.message_id, { ...pub(), 'x-mail-status-token': '' }), 404, 'message_not_found');
@@ -136,6 +147,21 @@ describe.each(DIALECTS)('GET /v1/messages/{id} on %s', (dialect) => {
   it.skipIf(skip)('an unknown id gives 404 message_not_found', async () => {
     expectError(await get('msg_does_not_exist', bearer(PRIVATE_KEY)), 404, 'message_not_found');
     expectError(await get('msg_does_not_exist', { ...pub(), 'x-mail-status-token': viaPublic.status_token }), 404, 'message_not_found');
+  });
+
+  it.skipIf(skip)('an id no message can have (NUL, control or other characters) gives 404 message_not_found like any unknown id', async () => {
+    // PostgreSQL refuses NUL in text parameters: this was a 500 there.
+    const impossible = ['a\u0000b', '\u0000', `${viaPrivate.message_id}\u0000`, 'msg\u0001', 'msg\u007f', 'msg x', 'msg_\u00e9', 'msg.1', 'a/b', '%'];
+    for (const id of impossible) {
+      expectError(await get(id, bearer(PRIVATE_KEY)), 404, 'message_not_found');
+      expectError(await get(id, { ...pub(), 'x-mail-status-token': viaPublic.status_token }), 404, 'message_not_found');
+    }
+    // The raw path too, as a client would send it.
+    const res = await t.app.inject({ method: 'GET', url: '/v1/messages/a%00b', headers: bearer(PRIVATE_KEY) });
+    expectError(res, 404, 'message_not_found');
+    // Authentication still comes first.
+    expectError(await get('a\u0000b'), 401, 'unauthorized');
+    expectError(await get('a\u0000b', bearer('sk_unknown_key_999')), 401, 'invalid_private_key');
   });
 
   it.skipIf(skip)('an id over 64 characters gives 400 invalid_body', async () => {

@@ -6,6 +6,7 @@ import type { App, AppServices } from '../app-types.js';
 import { authenticate, requirePrivateKey } from '../auth.js';
 import { responses, Timestamp } from '../schemas.js';
 import { iso, isoOrNull } from '../time.js';
+import { isPlausibleMessageId } from '../../domain/ids.js';
 
 const HistoryItem = Type.Object({
   message_id: Type.String(),
@@ -37,16 +38,52 @@ export function encodeCursor(createdAt: number, id: string): string {
   return Buffer.from(JSON.stringify([createdAt, id])).toString('base64url');
 }
 
+/** The last millisecond a Date can hold (ECMA-262 time values are within ±8.64e15 ms). */
+const MAX_TIME_MS = 8.64e15;
+
+/**
+ * A created_at of a cursor this endpoint returned: a millisecond time since the epoch. 1e20 is
+ * an integer too, but past PostgreSQL's bigint (a 500) and SQLite's exact integers.
+ */
+function isCursorTime(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_TIME_MS;
+}
+
 function decodeCursor(cursor: string): { created_at: number; id: string } {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && Number.isInteger(value[0]) && typeof value[1] === 'string') {
-      return { created_at: value[0] as number, id: value[1] };
+    if (Array.isArray(value) && value.length === 2) {
+      const [createdAt, id]: unknown[] = value;
+      if (isCursorTime(createdAt) && typeof id === 'string' && isPlausibleMessageId(id)) return { created_at: createdAt, id };
     }
   } catch {
     // fall through to the 400 below
   }
   throw badQuery('cursor', 'is not a cursor returned by this endpoint');
+}
+
+/**
+ * The instant of a `from`/`to` that passed the date-time format. The format also lets through
+ * what names no instant Date.parse can read (a leap second, an hour-only or "-00" offset, a
+ * Unicode space as the separator): NaN made PostgreSQL answer 500 and SQLite match nothing.
+ */
+function parseInstant(field: 'from' | 'to', value: string): number {
+  const ms = Date.parse(value);
+  if (!Number.isFinite(ms)) throw badQuery(field, 'must be a date-time that names a real instant (no leap second, offset as +hh:mm)');
+  return ms;
+}
+
+/** C0 and C1 control characters and DEL. */
+const CONTROL = /\p{Cc}/u;
+
+/**
+ * A control character in a filter is a client bug (a stray NUL or escape), never a value worth
+ * matching; PostgreSQL refuses NUL in a text parameter outright (a 500), SQLite matched nothing.
+ * A 400 names the value instead, the same on both.
+ */
+function textFilter(field: 'template_id' | 'service_id' | 'q', value: string): string {
+  if (CONTROL.test(value)) throw badQuery(field, 'must not contain control characters');
+  return value;
 }
 
 /**
@@ -75,12 +112,13 @@ export function registerHistory(app: App, { store, clock, config }: AppServices)
       if (unknown.length > 0 || statuses.length === 0) throw badQuery('status', `must be one or more of ${MESSAGE_STATUSES.join(', ')}`);
       filter.statuses = statuses as MessageStatus[];
     }
-    if (q.template_id !== undefined) filter.template_id = q.template_id;
-    if (q.service_id !== undefined) filter.service_id = q.service_id;
+    if (q.template_id !== undefined) filter.template_id = textFilter('template_id', q.template_id);
+    if (q.service_id !== undefined) filter.service_id = textFilter('service_id', q.service_id);
     const retentionStart = clock.now() - config.retentionDays * 86_400_000;
-    filter.from = Math.max(retentionStart, q.from !== undefined ? Date.parse(q.from) : retentionStart);
-    if (q.to !== undefined) filter.to = Date.parse(q.to);
-    if (q.q !== undefined) filter.recipient = q.q.trim().toLowerCase();
+    filter.from = Math.max(retentionStart, q.from !== undefined ? parseInstant('from', q.from) : retentionStart);
+    if (q.to !== undefined) filter.to = parseInstant('to', q.to);
+    // Surrounding whitespace is trimmed as before; only what is left must be free of controls.
+    if (q.q !== undefined) filter.recipient = textFilter('q', q.q.trim()).toLowerCase();
     if (q.cursor !== undefined) filter.before = decodeCursor(q.cursor);
 
     // One row more than the page tells whether another page exists.

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { digestsEqual, sha256 } from '../../domain/ids.js';
+import { digestsEqual, isPlausibleMessageId, sha256 } from '../../domain/ids.js';
 import { ApiError } from '../../errors/api-error.js';
 import { checkPublicOrigin } from '../../send/origin.js';
 import { clientInfo } from '../../protection/client-ip.js';
@@ -45,10 +45,15 @@ export function registerMessages(app: App, { store, clock, config }: AppServices
     if (caller.key.type === 'private') checkPrivateKeyOrigin(request, caller);
     else checkPublicOrigin(caller.org, clientInfo(request));
 
-    const message = await store.messages.get(caller.org.id, request.params.id);
+    // An id no message can have is answered like any unknown id: the rule stays unexposed.
+    const id = request.params.id;
+    const message = isPlausibleMessageId(id) ? await store.messages.get(caller.org.id, id) : undefined;
     if (message === undefined || message.created_at < clock.now() - config.retentionDays * 86_400_000) throw notFound();
     if (caller.key.type === 'public') {
-      const token = request.headers['x-mail-status-token'] ?? request.query.token;
+      // An empty header is no token: clients that always send the header, blank when they keep
+      // the token in the query, must not have it hide the deprecated ?token=.
+      const header = request.headers['x-mail-status-token'];
+      const token = header !== undefined && header !== '' ? header : request.query.token;
       if (token === undefined || token === '' || !digestsEqual(sha256(token), message.status_token_hash)) throw notFound();
     }
     const events = await store.messages.events(message.id);
