@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { registerAdminRoutes } from './admin/routes/index.js';
 import { randomToken } from './domain/ids.js';
 import { ErrorEnvelope } from './errors/envelope.js';
-import { installErrorHandling, routePattern } from './errors/handler.js';
+import { frameworkErrors, installErrorHandling, routePattern } from './errors/handler.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import type { App, AppServices } from './http/app-types.js';
 import { registerDocs } from './http/routes/docs.js';
@@ -57,6 +57,7 @@ export async function buildApp(services: AppServices): Promise<App> {
     genReqId: nextRequestId,
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors: frameworkErrors(config.docsUrl),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

@@ -23,7 +23,7 @@ export function installErrorHandling(app: FastifyInstance, docsBase: string, rou
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiError) return send(reply, error);
-    const mapped = mapFastifyError(error, request);
+    const mapped = mapFastifyError(error, request) ?? mapUnstorableText(error);
     if (mapped !== undefined) return send(reply, mapped);
     request.log.error({ err: error }, 'unhandled error');
     return send(reply, new ApiError('internal_error', { details: { request_id: request.id } }));
@@ -37,6 +37,26 @@ export function installErrorHandling(app: FastifyInstance, docsBase: string, rou
     }
     return send(reply, new ApiError('not_found', { message: `No endpoint matches ${request.method} ${path}.` }));
   });
+}
+
+/**
+ * A safety net behind the routes' own checks: PostgreSQL refuses a NUL character in text
+ * (22021) and in JSON text (22P05). Input that reaches SQL with one is the caller's, not a 500.
+ */
+function mapUnstorableText(error: { code?: unknown }): ApiError | undefined {
+  if (error.code !== '22021' && error.code !== '22P05') return undefined;
+  return new ApiError('bad_request', { message: 'The request holds a character that cannot be stored or looked up (NUL).' });
+}
+
+/**
+ * Fastify answers a few errors before any route or hook runs, with a body of its own: a path
+ * that is not valid percent-encoding (`/v1/messages/%FF`) above all. They get the envelope too.
+ */
+export function frameworkErrors(docsBase: string) {
+  return (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void => {
+    const message = error.code === 'FST_ERR_BAD_URL' ? 'The request path is not valid percent-encoded UTF-8.' : 'The request could not be read.';
+    void reply.code(400).type('application/json; charset=utf-8').send(errorBody(docsBase, 'bad_request', message, undefined));
+  };
 }
 
 function mapFastifyError(error: FastifyError, request: FastifyRequest): ApiError | undefined {

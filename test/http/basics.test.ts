@@ -119,6 +119,32 @@ describe('failures inside the service', () => {
     await ts.database.drop();
   });
 
+  it('a path that is not valid percent-encoding is 400 bad_request in the envelope, not Fastify\'s own body', async () => {
+    const ts = await freshStore('sqlite');
+    const app = await buildApp({ config: testConfig(), store: ts.store, clock: ts.clock });
+    for (const url of ['/v1/messages/%FF', '/v1/messages/%', '/v1/templates/%ED%A0%80']) {
+      const res = await app.inject({ method: 'GET', url, headers: { authorization: 'Bearer sk_whatever_123' } });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json<{ error: { code: string; message: string } }>().error).toMatchObject({ code: 'bad_request', message: 'The request path is not valid percent-encoded UTF-8.' });
+    }
+    await app.close();
+    await ts.cleanup();
+  });
+
+  it('a NUL that still reaches PostgreSQL (22021, 22P05) is 400 bad_request, not 500', async () => {
+    const ts = await freshStore('sqlite');
+    const refusing = (code: string) => async () => { throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code }); };
+    for (const code of ['22021', '22P05']) {
+      const store = { ...ts.store, catalog: { ...ts.store.catalog, keyByValue: refusing(code) } };
+      const app = await buildApp({ config: testConfig(), store, clock: ts.clock });
+      const res = await app.inject({ method: 'GET', url: '/v1/templates', headers: { authorization: 'Bearer sk_whatever_123' } });
+      expect(res.statusCode, code).toBe(400);
+      expect(res.json<{ error: { code: string } }>().error.code).toBe('bad_request');
+      await app.close();
+    }
+    await ts.cleanup();
+  });
+
   it('an unexpected error is 500 internal_error with the request id and no internals', async () => {
     const ts = await freshStore('sqlite');
     const store = {

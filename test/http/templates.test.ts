@@ -44,6 +44,10 @@ describe.each(DIALECTS)('GET /v1/templates on %s', (dialect) => {
     // Another organization's template is not visible.
     const foreign = await get('/v1/templates/contact', bearer('sk_browserco_private_1'));
     expect(foreign.json().error.code).toBe('template_not_found');
+    // A NUL names no template (PostgreSQL refused to look it up: a 500).
+    const nul = await get('/v1/templates/con%00tact', bearer(PRIVATE_KEY));
+    expect(nul.statusCode).toBe(404);
+    expect(nul.json().error.code).toBe('template_not_found');
   });
 
   it.skipIf(skip)('401 variants per Authentication rule 2', async () => {

@@ -79,8 +79,10 @@ export function registerTemplates(app: App, { store }: AppServices): void {
   }, async (request) => {
     const caller = await authenticate(request, store);
     requirePrivateKey(request, caller);
-    const template = await store.templates.get(caller.org.id, request.params.id);
-    if (template === undefined) throw new ApiError('template_not_found', { message: `Template "${request.params.id}" does not exist.` });
+    // A control character (a stray NUL) names no template; PostgreSQL would refuse to look it up.
+    const id = request.params.id;
+    const template = /\p{Cc}/u.test(id) ? undefined : await store.templates.get(caller.org.id, id);
+    if (template === undefined) throw new ApiError('template_not_found', { message: `Template "${id.replace(/\p{Cc}/gu, '?')}" does not exist.` });
     return templateResource(template);
   });
 }
