@@ -67,7 +67,10 @@ describe.each(DIALECTS)('legacy alias POST /api/v1.0/email/send on %s', (dialect
   it.skipIf(skip)('Accept: application/json only: 202 with the JSON body', async () => {
     expectAccepted(await alias(sendBody(), { ...privateKey, accept: 'application/json' }));
     expectAccepted(await alias(sendBody(), { ...privateKey, accept: 'Application/JSON; charset=utf-8' }));
-    expect(await messageCount(t)).toBe(2);
+    // Ranges refused with q=0 are not accepted at all (RFC 9110).
+    expectAccepted(await alias(sendBody(), { ...privateKey, accept: 'application/json, text/plain;q=0' }));
+    expectAccepted(await alias(sendBody(), { ...privateKey, accept: 'application/json, */*; q=0.0' }));
+    expect(await messageCount(t)).toBe(4);
   });
 
   it.skipIf(skip)('held messages: the legacy answer is still 200 OK, with X-Mail-Status held', async () => {

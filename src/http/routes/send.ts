@@ -42,7 +42,12 @@ export function legacyAccepted(a: SendAccepted): StoredResponse {
 export function wantsJson(request: FastifyRequest): boolean {
   if (request.headers['x-mail-client'] !== undefined) return true;
   const accept = String(request.headers.accept ?? '').toLowerCase();
-  const types = accept.split(',').map((part) => part.split(';')[0]?.trim() ?? '');
+  // Media ranges the client accepts; `;q=0` means "not acceptable" (RFC 9110 12.4.2).
+  const types = accept.split(',').flatMap((part) => {
+    const [type = '', ...params] = part.split(';').map((p) => p.trim());
+    const q = params.find((p) => p.startsWith('q='));
+    return q !== undefined && Number(q.slice(2)) === 0 ? [] : [type];
+  });
   return types.includes('application/json') && !types.includes('text/plain') && !types.includes('*/*') && !types.includes('text/*');
 }
 
