@@ -156,7 +156,14 @@ async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
   const service = await resolveService(deps.store, org, template, input.service_id);
   const cacheKey = templateKey(template);
   const shape = deps.shapes.getOrCreate(cacheKey, () => analyseTemplate(template));
-  checkTemplateLock(template, shape, key.type);
+  try {
+    checkTemplateLock(template, shape, key.type);
+  } catch (refusal) {
+    // Limits rule 3: a public-key request counts once it passed the template lookup and any
+    // CAPTCHA required. With no CAPTCHA on the template, this refusal comes after both.
+    if (key.type === 'public' && !template.captcha && ctx.requestCounted !== true) await limits.countRequest(ctx.caller, ctx.client);
+    throw refusal;
+  }
   if (key.type === 'public' && template.captcha) {
     await captcha.check(org, { token: input.turnstile_token, turnstileKey: input.turnstile_key }, ctx.client);
   }

@@ -23,7 +23,8 @@ function org(id: string, extra: Partial<OrgInput> = {}, security: NonNullable<Or
       { type: 'private', key: skOf(id) }, { type: 'private', key: skOf(id, 2) },
     ],
     services: [{ id: 'outbox', provider: 'outbox', default: true }],
-    templates: [CONTACT_TEMPLATE],
+    // `dynamic` sends to a parameter without CAPTCHA: no public key may use it (rule 10).
+    templates: [CONTACT_TEMPLATE, { ...CONTACT_TEMPLATE, id: 'dynamic', to: '{{email}}', allow_dynamic_recipients: true }],
     ...extra,
     security: { allowed_origins: ['example.com'], allow_mobile_apps: true, ip_limit: { requests: 100_000, per_seconds: 1 }, ...security },
   };
@@ -157,6 +158,13 @@ describe.each(DIALECTS)('request rate limits on %s', (dialect) => {
       expectAccepted(await send(pub(pkOf('free'))));
       expectAccepted(await send(pub(pkOf('free'))));
       expectAccepted(await send(pub(pkOf('iplimited'))));
+    });
+
+    it.skipIf(skip)('a refusal after the template lookup on a template without CAPTCHA counts (rule 3: it passed both checks)', async () => {
+      for (let i = 0; i < 3; i++) {
+        expectError(await send(pub(pkOf('iplimited')), {}, body({ template_id: 'dynamic' })), 403, 'dynamic_recipient_requires_captcha');
+      }
+      await limited('iplimited', 'ip', pub(pkOf('iplimited')));
     });
 
     it.skipIf(skip)('429 scope flood after 50 public-key requests of an organization in one second, failing or not', async () => {
