@@ -1,7 +1,14 @@
 import type { Config } from '../config/env.js';
 import { createRuntime, untilSignal } from './runtime.js';
 
+/** How long sends under way get on SIGTERM before what is left goes back to the queue. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * The stop itself may hang past the grace (a database that stopped answering, a lock held
+ * elsewhere): after this much more the process exits anyway, as `mailroom serve` does. Whatever
+ * it still held is not lost: the leases expire and another worker's reaper takes them back.
+ */
+const SHUTDOWN_DEADLINE_MS = SHUTDOWN_GRACE_MS + 5_000;
 
 /** `mailroom worker`: delivery only, no HTTP. Run as many as the database and relays bear. */
 export async function runWorker(config: Config, out: (line: string) => void): Promise<void> {
@@ -11,6 +18,11 @@ export async function runWorker(config: Config, out: (line: string) => void): Pr
   out(`mailroom worker running (database: ${runtime.store.dialect})`);
   const signal = await untilSignal();
   runtime.logger.info({ signal }, 'worker shutting down');
+  const timer = setTimeout(() => {
+    runtime.logger.error('shutdown took too long; exiting');
+    process.exit(1);
+  }, SHUTDOWN_DEADLINE_MS);
+  timer.unref();
   await worker.stop(SHUTDOWN_GRACE_MS);
   await runtime.close();
 }

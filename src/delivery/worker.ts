@@ -4,11 +4,12 @@ import type { BlobStore } from '../blobs/blob-store.js';
 import type { Clock } from '../domain/clock.js';
 import type { Service } from '../domain/types.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { ClaimedMessage } from '../storage/queue.js';
+import type { ClaimedMessage, ReapResult } from '../storage/queue.js';
 import type { Store } from '../storage/store.js';
 import { allRecipients, type RenderedEmail } from '../templates/render.js';
 import type { Pacer } from './pacing.js';
 import { DEFAULT_RETRY, nextAttemptAt, type RetryPolicy } from './retry.js';
+import { attachmentRefs, readStoredContent, type StoredContent } from './stored.js';
 import { DeliveryError, type OutgoingEmail, type Transport, type TransportFactory } from './transport.js';
 import { TRANSPORTS } from './transports/index.js';
 import { TransportThread } from './transports/thread.js';
@@ -42,11 +43,6 @@ export interface WorkerDeps {
 /** How often a worker does its housekeeping (retention, expired uploads and idempotency keys). */
 const MAINTENANCE_EVERY_MS = 60_000;
 
-/** A message's stored attachment list (message_contents.attachments, JSON). */
-function attachmentRefs(json: string | null): AttachmentRef[] {
-  return json === null ? [] : (JSON.parse(json) as AttachmentRef[]);
-}
-
 /** How long `sent` outcomes gather before one write records them all (see recordSent). */
 const SENT_BUFFER_MS = 10;
 
@@ -56,7 +52,8 @@ const BACKGROUND = { background: true } as const;
 interface BatchContext {
   services: Map<string, Service | undefined>;
   suppressed: Map<string, Set<string>>;
-  emails: Map<string, RenderedEmail>;
+  /** Each message's stored email, read on its own: one unreadable row fails only its message. */
+  contents: Map<string, StoredContent>;
 }
 
 export interface WorkerOptions {
@@ -92,7 +89,9 @@ export const DEFAULT_WORKER_OPTIONS: Readonly<WorkerOptions> = Object.freeze({
  */
 export class DeliveryWorker {
   private readonly options: WorkerOptions;
-  private readonly transports = new Map<string, { version: number; transport: Transport }>();
+  private readonly transports = new Map<string, { fingerprint: string; transport: Transport }>();
+  /** transportFor's fingerprint of each Service read (one object per service and batch). */
+  private readonly fingerprints = new WeakMap<Service, string>();
   private thread: TransportThread | undefined;
   /** Claimed here and not yet attempted: what the heartbeat renews and a stop gives back. */
   private readonly claimed = new Map<string, ClaimedMessage>();
@@ -179,7 +178,7 @@ export class DeliveryWorker {
     await Promise.all(this.pendingWrites);
     await this.leaseWrites;
     const now = this.deps.clock.now();
-    for (const m of this.claimed.values()) await this.deps.store.queue.release(m.id, m.lease_until, now).catch(() => undefined);
+    for (const m of this.claimed.values()) await this.deps.store.queue.release(m.id, m.lease_until, now, 'worker_stopped').catch(() => undefined);
     this.claimed.clear();
     await Promise.all([...this.transports.values()].map((t) => t.transport.close().catch(() => undefined)));
     this.transports.clear();
@@ -190,7 +189,7 @@ export class DeliveryWorker {
   /** One round: reap if due, claim a batch, deliver it. Returns how many messages it handled. */
   async runOnce(): Promise<number> {
     const batch = await this.claim(this.options.batchSize);
-    const context = await this.batchContext(batch);
+    const context = await this.contextOrGiveBack(batch);
     await Promise.all(batch.map((m) => this.dispatch(m, context)));
     await Promise.all(this.pendingWrites);
     return batch.length;
@@ -205,19 +204,48 @@ export class DeliveryWorker {
     const { store } = this.deps;
     const services = new Map<string, Service | undefined>();
     const recipientsByOrg = new Map<string, Set<string>>();
-    const emails = new Map<string, RenderedEmail>();
+    const contents = new Map<string, StoredContent>();
     for (const m of batch) {
       const key = `${m.org_id}/${m.service_id}`;
       if (!services.has(key)) services.set(key, await store.services.get(m.org_id, m.service_id));
-      const email = JSON.parse(m.content) as RenderedEmail;
-      emails.set(m.id, email);
+      const content = readStoredContent(m.content, m.attachments);
+      contents.set(m.id, content);
+      if (!content.ok) continue;
       const set = recipientsByOrg.get(m.org_id) ?? new Set<string>();
-      for (const r of allRecipients(email)) set.add(r);
+      for (const r of allRecipients(content.email)) set.add(r);
       recipientsByOrg.set(m.org_id, set);
     }
     const suppressed = new Map<string, Set<string>>();
     for (const [org, recipients] of recipientsByOrg) suppressed.set(org, new Set(await store.suppressions.findAmong(org, [...recipients])));
-    return { services, suppressed, emails };
+    return { services, suppressed, contents };
+  }
+
+  /**
+   * The batch's context; if it cannot be read (the database failed for a moment), the whole
+   * batch goes back to the queue untouched and the error is rethrown. Kept claimed instead, the
+   * heartbeat would renew those leases for as long as this worker lives, and the messages would
+   * stay `sending` with nobody sending them.
+   */
+  private async contextOrGiveBack(batch: readonly ClaimedMessage[]): Promise<BatchContext> {
+    try {
+      return await this.batchContext(batch);
+    } catch (err) {
+      await this.giveBack(batch, 'context_unavailable');
+      throw err;
+    }
+  }
+
+  /**
+   * Releases these claims (queued again, due now, the attempt not counted). Should that fail too,
+   * the leases, no longer renewed, expire and the reaper takes the messages back.
+   */
+  private async giveBack(batch: readonly ClaimedMessage[], reason: string): Promise<void> {
+    for (const m of batch) void this.letGo(m);
+    await this.leaseWrites;
+    const now = this.deps.clock.now();
+    await this.deps.store.transaction(async (tx) => {
+      for (const m of batch) await tx.queue.release(m.id, m.lease_until, now, reason);
+    }, { durable: false }).catch((err: unknown) => this.deps.logger.error({ err, messages: batch.length }, 'giving claimed messages back failed; their leases will expire'));
   }
 
   private async claim(limit: number): Promise<ClaimedMessage[]> {
@@ -225,8 +253,8 @@ export class DeliveryWorker {
     const now = clock.now();
     if (now - this.lastReap >= this.options.reapEveryMs) {
       this.lastReap = now;
-      const reaped = await store.transaction((tx) => tx.queue.reapExpired(now));
-      if (reaped > 0) this.deps.logger.warn({ reaped }, 'expired leases returned to the queue');
+      const reaped = await store.transaction((tx) => tx.queue.reapExpired(now, this.deps.retry ?? DEFAULT_RETRY));
+      this.reaped(reaped);
     }
     if (now - this.lastMaintenance >= MAINTENANCE_EVERY_MS) {
       this.lastMaintenance = now;
@@ -238,9 +266,21 @@ export class DeliveryWorker {
     return batch;
   }
 
+  private reaped(r: ReapResult): void {
+    const { logger, metrics } = this.deps;
+    if (r.requeued > 0) logger.warn({ reaped: r.requeued }, 'expired leases returned to the queue');
+    for (const m of r.failed) {
+      metrics.failed.inc({ service: m.service_id });
+      logger.warn({ message_id: m.id, service_id: m.service_id, outcome: 'failed' }, 'expired lease: the message had no attempts or time left');
+    }
+  }
+
   private dispatch(m: ClaimedMessage, context: BatchContext): Promise<void> {
     return this.deliver(m, context)
-      .catch((err: unknown) => this.deps.logger.error({ err, message_id: m.id }, 'delivery failed unexpectedly; the lease will expire and the reaper requeue it'))
+      .catch((err: unknown) => this.deps.logger.error(
+        { err, message_id: m.id, org_id: m.org_id, service_id: m.service_id },
+        'delivery failed unexpectedly; the lease will expire and the reaper requeue (or, out of attempts, fail) it',
+      ))
       .finally(() => this.claimed.delete(m.id));
   }
 
@@ -258,10 +298,11 @@ export class DeliveryWorker {
     while (this.running) {
       let claimed = 0;
       if (inFlight.size <= this.options.batchSize / 2) {
+        let batch: ClaimedMessage[] = [];
         try {
-          const batch = await this.claim(this.options.batchSize - inFlight.size);
+          batch = await this.claim(this.options.batchSize - inFlight.size);
+          const context = await this.contextOrGiveBack(batch);
           claimed = batch.length;
-          const context = await this.batchContext(batch);
           for (const m of batch) {
             const p: Promise<void> = this.dispatch(m, context).finally(() => {
               inFlight.delete(p);
@@ -270,7 +311,9 @@ export class DeliveryWorker {
             inFlight.add(p);
           }
         } catch (err) {
-          this.deps.logger.error({ err }, 'claiming failed');
+          // With a batch claimed, it was its context that failed: the batch went back to the queue.
+          // `claimed` stays 0, so the loop waits pollMs before trying again.
+          this.deps.logger.error({ err, ...(batch.length > 0 ? { messages: batch.length, released: true } : {}) }, 'claiming failed');
         }
       }
       if (!this.running) break;
@@ -296,7 +339,13 @@ export class DeliveryWorker {
   private async deliver(m: ClaimedMessage, context: BatchContext): Promise<void> {
     const { metrics, logger } = this.deps;
     const log = { message_id: m.id, org_id: m.org_id, service_id: m.service_id, attempt: m.attempts };
-    let email = context.emails.get(m.id) ?? (JSON.parse(m.content) as RenderedEmail);
+    const content = context.contents.get(m.id) ?? readStoredContent(m.content, m.attachments);
+    if (!content.ok) {
+      await this.finish(m, 'failed', content.reason);
+      logger.warn({ ...log, outcome: 'failed', reason: content.reason }, 'delivery attempt');
+      return;
+    }
+    let email = content.email;
 
     // Suppressed after acceptance (a bounce or complaint arrived meanwhile): those recipients
     // are dropped; with no To left the message is discarded and its credit returned.
@@ -319,16 +368,17 @@ export class DeliveryWorker {
       logger.warn({ ...log, outcome: 'held_service_error' }, 'delivery attempt');
       return;
     }
-    if (service.max_per_second !== null) {
-      await this.deps.pacer.acquire(`${m.org_id}/${m.service_id}`, service.max_per_second);
-      // Pacing may have waited: renew the claim, and skip the send if it was lost meanwhile.
-      if (!(await this.holdLeases([m])).has(m.id)) return;
-    }
 
-    const started = performance.now();
     try {
-      const attachments = await this.loadAttachments(m);
-      const receipt = await transport.send({ messageId: m.id, headerMessageId: m.header_message_id, email, attachments });
+      // Inside the try: a pacer that fails (Redis down) fails this attempt like any temporary
+      // error, so the message is retried within the policy's limits instead of being left to
+      // its lease, which the reaper would requeue without counting anything.
+      if (!(await this.pace(m, service))) {
+        logger.info({ ...log, outcome: 'lease_lost' }, 'not sent: the claim was lost while the message waited for its pacing slot');
+        return;
+      }
+      const started = performance.now();
+      const receipt = await transport.send({ messageId: m.id, headerMessageId: m.header_message_id, email, attachments: await this.loadAttachments(content.attachments) });
       metrics.sendSeconds.observe({ service: m.service_id }, (performance.now() - started) / 1000);
       this.recordSent(m, {
         response: receipt.response.slice(0, 500),
@@ -341,6 +391,16 @@ export class DeliveryWorker {
       await this.failed(m, err, email);
       logger.warn({ ...log, outcome: err.kind, reason: err.message.slice(0, 300) }, 'delivery attempt');
     }
+  }
+
+  /**
+   * Waits for the service's pacing slot, if it has a rate. Pacing may have waited: the claim is
+   * renewed, and false means it was lost meanwhile (a stop gave it back), so it must not leave.
+   */
+  private async pace(m: ClaimedMessage, service: Service): Promise<boolean> {
+    if (service.max_per_second === null) return true;
+    await this.deps.pacer.acquire(`${m.org_id}/${m.service_id}`, service.max_per_second);
+    return (await this.holdLeases([m])).has(m.id);
   }
 
   private async failed(m: ClaimedMessage, err: DeliveryError, email: RenderedEmail): Promise<void> {
@@ -389,8 +449,7 @@ export class DeliveryWorker {
   }
 
   /** The message's attachment bytes from the blob store; a missing blob is a permanent failure. */
-  private async loadAttachments(m: ClaimedMessage): Promise<OutgoingEmail['attachments']> {
-    const refs = attachmentRefs(m.attachments);
+  private async loadAttachments(refs: readonly AttachmentRef[]): Promise<OutgoingEmail['attachments']> {
     if (refs.length === 0) return [];
     const blobs = this.deps.blobs;
     if (blobs === undefined) throw new DeliveryError('permanent', 'this worker has no blob store for the message attachments');
@@ -415,7 +474,8 @@ export class DeliveryWorker {
     if (days !== undefined) {
       const purged = await store.transaction((tx) => tx.messages.purgeOlderThan(now - days * 86_400_000, 500), { durable: false });
       for (const m of purged) {
-        for (const a of attachmentRefs(m.attachments)) await dropBlob(a.blob_key);
+        // An unreadable list names no blob to drop; the row is gone all the same.
+        for (const a of attachmentRefs(m.attachments) ?? []) await dropBlob(a.blob_key);
       }
     }
     await store.transaction((tx) => tx.idempotency.purgeExpired(now), { durable: false });
@@ -468,15 +528,33 @@ export class DeliveryWorker {
     return this.thread.factories;
   }
 
+  /**
+   * The open transport of this service, rebuilt when what it was built from changed. The cache
+   * is keyed on the provider and settings themselves, not on `version`: a service deleted and
+   * created again under its id starts at version 1 again, and would have kept the old one's
+   * host and credentials. A change that leaves them as they were (a new `max_per_second`)
+   * keeps the pooled connections.
+   */
   private transportFor(service: Service): Transport | undefined {
     const key = `${service.org_id}/${service.id}`;
+    const fingerprint = this.fingerprintOf(service);
     const cached = this.transports.get(key);
-    if (cached !== undefined && cached.version === service.version) return cached.transport;
+    if (cached !== undefined && cached.fingerprint === fingerprint) return cached.transport;
     const factory = (this.deps.transports ?? this.threaded())[service.provider];
     if (factory === undefined) return undefined;
     if (cached !== undefined) void cached.transport.close().catch(() => undefined);
     const transport = factory(service, { dataDir: this.deps.dataDir });
-    this.transports.set(key, { version: service.version, transport });
+    this.transports.set(key, { fingerprint, transport });
     return transport;
+  }
+
+  /** Computed once per Service object: a batch shares one per service, a message asks once. */
+  private fingerprintOf(service: Service): string {
+    let fingerprint = this.fingerprints.get(service);
+    if (fingerprint === undefined) {
+      fingerprint = JSON.stringify([service.provider, service.settings]);
+      this.fingerprints.set(service, fingerprint);
+    }
+    return fingerprint;
   }
 }

@@ -17,6 +17,34 @@ export interface ClaimedMessage {
   lease_until: number;
 }
 
+/** The retry policy's limits, as far as the reaper needs them (see RetryPolicy). */
+export interface ReapLimits {
+  maxAttempts: number;
+  maxAgeMs: number;
+}
+
+export interface ReapResult {
+  /** Messages given back to the queue. */
+  requeued: number;
+  /** Messages that had used up their attempts or their time: `failed`. */
+  failed: Array<{ id: string; service_id: string }>;
+}
+
+/** Why a message whose lease expired is not tried again, or undefined to requeue it. */
+export function reapGiveUpReason(attempts: number, createdAt: number, now: number, limits: ReapLimits): string | undefined {
+  const lost = 'its last attempt never finished (the lease expired: the worker stopped or lost the message mid-attempt)';
+  if (attempts >= limits.maxAttempts) return `gave up after ${attempts} attempts: ${lost}`;
+  // As nextAttemptAt: a message may be tried until it is maxAgeMs old.
+  if (now - createdAt > limits.maxAgeMs) return `gave up: the message is older than ${duration(limits.maxAgeMs)} and ${lost}`;
+  return undefined;
+}
+
+function duration(ms: number): string {
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${ms / 1000} s`;
+}
+
 /** `(id, lease)` rows for a VALUES list, typed so both dialects compare them to the columns. */
 function leasePairs(items: ReadonlyArray<{ id: string; lease: number }>) {
   return sql.join(items.map((i) => sql`(cast(${i.id} as text), cast(${i.lease} as bigint))`));
@@ -121,28 +149,46 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
       return true;
     },
 
-    /** Gives a claimed message back untouched (graceful stop): it did not leave. */
-    async release(id: string, lease: number, now: number): Promise<void> {
+    /**
+     * Gives a claimed message back untouched: it did not leave, so the attempt is not counted.
+     * `reason` goes in the `queued` event (`worker_stopped`: a graceful stop; `context_unavailable`:
+     * the worker could not read what the batch needed).
+     */
+    async release(id: string, lease: number, now: number, reason: string): Promise<void> {
       const r = await db.updateTable('messages')
         .set({ status: 'queued', lease_until: null, updated_at: now, next_attempt_at: now, attempts: sql<number>`attempts - 1` })
         .where('id', '=', id).where('status', '=', 'sending').where('lease_until', '=', lease).executeTakeFirst();
-      if (r.numUpdatedRows > 0n) await event(id, 'queued', now, { reason: 'worker_stopped' });
+      if (r.numUpdatedRows > 0n) await event(id, 'queued', now, { reason });
     },
 
-    /** The reaper: leases that expired (a worker died mid-send) go back to the queue. */
-    async reapExpired(now: number): Promise<number> {
-      const expired = await db.selectFrom('messages').select('id')
+    /**
+     * The reaper: leases that expired (a worker died mid-send) go back to the queue, unless the
+     * message has used up its attempts or its time (`limits`, the worker's retry policy). Such a
+     * message is `failed` instead: requeued, a message whose attempts keep dying with their
+     * worker (one that crashes the process, say) would go round between queued and sending
+     * forever, past every limit a plain failure respects.
+     */
+    async reapExpired(now: number, limits: ReapLimits): Promise<ReapResult> {
+      const expired = await db.selectFrom('messages').select(['id', 'service_id', 'attempts', 'created_at'])
         .where('status', '=', 'sending').where('lease_until', '<', now).limit(500).execute();
-      let n = 0;
-      for (const { id } of expired) {
-        const r = await db.updateTable('messages').set({ status: 'queued', lease_until: null, next_attempt_at: now, updated_at: now })
-          .where('id', '=', id).where('status', '=', 'sending').where('lease_until', '<', now).executeTakeFirst();
-        if (r.numUpdatedRows > 0n) {
-          await event(id, 'queued', now, { reason: 'lease_expired' });
-          n += 1;
+      const result: ReapResult = { requeued: 0, failed: [] };
+      for (const m of expired) {
+        const giveUp = reapGiveUpReason(Number(m.attempts), Number(m.created_at), now, limits);
+        const moved = await db.updateTable('messages')
+          .set(giveUp === undefined
+            ? { status: 'queued', lease_until: null, next_attempt_at: now, updated_at: now }
+            : { status: 'failed', lease_until: null, next_attempt_at: null, last_error: giveUp, updated_at: now })
+          .where('id', '=', m.id).where('status', '=', 'sending').where('lease_until', '<', now).executeTakeFirst();
+        if (moved.numUpdatedRows === 0n) continue;
+        if (giveUp === undefined) {
+          await event(m.id, 'queued', now, { reason: 'lease_expired' });
+          result.requeued += 1;
+        } else {
+          await event(m.id, 'failed', now, { reason: giveUp });
+          result.failed.push({ id: m.id, service_id: m.service_id });
         }
       }
-      return n;
+      return result;
     },
 
     /** A fixed service takes its held messages back into the queue. */

@@ -3,6 +3,7 @@ import { putService } from '../../src/admin/services.js';
 import { serviceFields } from '../../src/config/normalize.js';
 import { addCredits } from '../../src/credits/top-up.js';
 import type { Pacer } from '../../src/delivery/pacing.js';
+import { DEFAULT_RETRY } from '../../src/delivery/retry.js';
 import { openStore } from '../../src/storage/store.js';
 import { ADMIN_TOKEN, type TestApp } from '../support/app.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
@@ -140,6 +141,30 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
     expect((await row(t.store, id)).status).toBe('sent');
   });
 
+  it.skipIf(skip)('a service deleted and created again under its id (version 1 again) pointing elsewhere: the next message goes to the new relay', async () => {
+    const t = await h.app();
+    const before = await h.sink(t);
+    const after = await h.sink(t);
+    await seedSmtpOrg(t.store, smtpService(before.port));
+    const { worker } = h.worker(t);
+    await send(t);
+    expect(await worker.runOnce()).toBe(1);
+    expect(before.received).toHaveLength(1);
+
+    // Same id, same version (1), same clock: only the settings tell the two services apart.
+    const del = await t.app.inject({ method: 'DELETE', url: SMTP_SERVICE_URL, headers: ADMIN });
+    expect(del.statusCode, del.body).toBe(204);
+    const put = await putSmtpService(t, after.port);
+    expect(put.statusCode, put.body).toBe(201);
+    expect((await t.store.services.get('acme', 'smtp'))?.version).toBe(1);
+
+    const id = await send(t);
+    expect(await worker.runOnce()).toBe(1);
+    expect((await row(t.store, id)).status).toBe('sent');
+    expect(after.received.map((r) => r.messageId)).toEqual([(await row(t.store, id)).header_message_id]);
+    expect(before.received).toHaveLength(1);
+  });
+
   it.skipIf(skip)('sink down then up: connection refused defers; after the sink starts and the clock passes the retry time, sent', async () => {
     const t = await h.app();
     const port = await freePort();
@@ -256,11 +281,34 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
     await waitFor(async () => (await row(t.store, id)).lease_until === claimedAt + 110_000, 1_500, 'the renewed lease');
     // Past the first lease: the reaper finds nothing to take back.
     t.clock.advance(20_000);
-    expect(await t.store.transaction((tx) => tx.queue.reapExpired(t.clock.now()))).toBe(0);
+    expect(await t.store.transaction((tx) => tx.queue.reapExpired(t.clock.now(), DEFAULT_RETRY))).toEqual({ requeued: 0, failed: [] });
 
     await waitFor(async () => (await row(t.store, id)).status === 'sent', 10_000, 'sent');
     expect(sink.received).toHaveLength(1);
     expect(await eventTypes(t.store, id)).toEqual(['queued', 'sending', 'sent']);
+  });
+
+  it.skipIf(skip)('a paced message whose claim was given back while it waited is not sent, and the log says so (info, with message and service)', async () => {
+    const t = await h.app();
+    const sink = await h.sink(t);
+    await seedSmtpOrg(t.store, smtpService(sink.port, { max_per_second: 1000 }));
+    const pacer = new GatePacer();
+    const { worker, logger } = h.worker(t, { pacer });
+    const first = await send(t);
+    const second = await send(t);
+
+    worker.start();
+    await waitFor(async () => pacer.calls === 2 && (await row(t.store, first)).status === 'sent', 10_000, 'the first sent, the second waiting on pacing');
+    await worker.stop(200);
+    expect((await row(t.store, second)).status).toBe('queued');
+    pacer.open();
+    await waitFor(() => logger.entries.some((e) => e.obj.outcome === 'lease_lost'), 5_000, 'the lease-lost log line');
+    expect(logger.entries.filter((e) => e.obj.outcome === 'lease_lost')).toEqual([{
+      level: 'info',
+      obj: { message_id: second, org_id: 'acme', service_id: 'smtp', attempt: 1, outcome: 'lease_lost' },
+      msg: 'not sent: the claim was lost while the message waited for its pacing slot',
+    }]);
+    expect(sink.dataAttempts).toHaveLength(1);
   });
 
   it.skipIf(skip)('graceful stop: the send under way finishes (sent); claimed-but-unsent messages go back to queued', async () => {

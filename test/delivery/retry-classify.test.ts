@@ -67,6 +67,39 @@ describe('classifySmtpError', () => {
     }
   });
 
+  it('certificate and TLS handshake failures are the service\'s, whatever code nodemailer gives them', () => {
+    // As nodemailer 10 reports them: code ESOCKET, Node's code kept as originalCode.
+    expect(classifySmtpError({ code: 'ESOCKET', originalCode: 'CERT_HAS_EXPIRED', command: 'CONN', message: 'certificate has expired' })).toBe('service');
+    expect(classifySmtpError({ code: 'ESOCKET', originalCode: 'ERR_SSL_WRONG_VERSION_NUMBER', command: 'CONN', message: '80AC6674F17F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/openssl/ssl/record/ssl3_record.c:350:\n' })).toBe('service');
+    expect(classifySmtpError({ code: 'ESOCKET', originalCode: 'ERR_TLS_CERT_ALTNAME_INVALID', command: 'CONN', message: "Hostname/IP does not match certificate's altnames: Host: smtp.example.com. is not in the cert's altnames: DNS:mail.example.net" })).toBe('service');
+    // The wording alone (no originalCode), under the codes nodemailer has used for them.
+    const messages = [
+      'self-signed certificate',
+      'self-signed certificate in certificate chain',
+      'self signed certificate',
+      'unable to verify the first certificate',
+      'unable to get local issuer certificate',
+      'certificate has expired',
+      "Hostname/IP does not match certificate's altnames: IP: 127.0.0.1 is not in the cert's list: ",
+      'C0B7E4F2:error:0A00042E:SSL routines:ssl3_read_bytes:tlsv1 alert protocol version:ssl/record/rec_layer_s3.c:1586:SSL alert number 70',
+      '40B7:error:0A000410:SSL routines:ssl3_read_bytes:sslv3 alert handshake failure',
+      'C0B7:error:0A0000BF:SSL routines:tls_setup_handshake:no protocols available',
+    ];
+    for (const code of ['ESOCKET', 'ECONNECTION', 'ETLS', undefined]) {
+      for (const message of messages) expect(classifySmtpError({ ...(code !== undefined ? { code } : {}), message }), `${code} ${message}`).toBe('service');
+    }
+  });
+
+  it('TLS-looking failures that may pass on their own stay temporary', () => {
+    // A relay's own 4xx about TLS is its temporary trouble, not a broken service.
+    expect(classifySmtpError({ code: 'EENVELOPE', command: 'STARTTLS', responseCode: 454, response: '454 4.7.0 TLS not available due to local problem', message: 'x' })).toBe('temporary');
+    // The connection dropped during the handshake: a network failure.
+    expect(classifySmtpError({ code: 'ESOCKET', originalCode: 'ECONNRESET', message: 'Client network socket disconnected before secure TLS connection was established' })).toBe('temporary');
+    expect(classifySmtpError({ code: 'ESOCKET', originalCode: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:465' })).toBe('temporary');
+    expect(classifySmtpError({ code: 'ETIMEDOUT', message: 'Greeting never received' })).toBe('temporary');
+    expect(classifySmtpError({ code: 'EDNS', originalCode: 'EAI_AGAIN', message: 'getaddrinfo EAI_AGAIN smtp.example.com' })).toBe('temporary');
+  });
+
   it('mailbox-unknown replies to RCPT are bounces', () => {
     const rcpt = (responseCode: number, response: string) => classifySmtpError({ code: 'EENVELOPE', command: 'RCPT TO', responseCode, response, message: `Can't send mail - all recipients were rejected: ${response}` });
     expect(rcpt(550, '550 5.1.1 User unknown')).toBe('mailbox');

@@ -80,6 +80,8 @@ export interface SinkOptions extends SinkBehaviour {
   /** Require AUTH: only these credentials pass. */
   auth?: { user: string; pass: string };
   clock?: Clock;
+  /** Offer STARTTLS, with smtp-server's built-in certificate (self-signed, and expired). */
+  starttls?: boolean;
 }
 
 export interface Sink {
@@ -129,7 +131,7 @@ export async function startSink(options: SinkOptions = {}, closer?: Closer): Pro
   };
   const serverOptions: SMTPServerOptions = {
     logger: false,
-    disabledCommands: ['STARTTLS'],
+    ...(options.starttls === true ? {} : { disabledCommands: ['STARTTLS'] }),
     disableReverseLookup: true,
     closeTimeout: 200,
     authOptional: options.auth === undefined,

@@ -1,0 +1,57 @@
+import type { AttachmentRef } from '../attachments/resolve.js';
+import type { RenderedEmail } from '../templates/render.js';
+
+/**
+ * What the worker needs of one claimed message's stored content, or why it cannot be had. A
+ * message whose content cannot be read can never be sent, however often it is tried: it must
+ * fail on its own instead of taking the rest of its batch down with it.
+ */
+export type StoredContent =
+  | { ok: true; email: RenderedEmail; attachments: AttachmentRef[] }
+  | { ok: false; reason: string };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isAddress = (v: unknown): boolean => isObject(v) && typeof v.address === 'string';
+const isAddressList = (v: unknown): boolean => Array.isArray(v) && v.every(isAddress);
+
+/**
+ * The fields every later step reads without checking (recipients, sender, subject, bodies). A
+ * row the send path wrote always has them; a row without them was damaged since. `{}` is what
+ * a claim yields for a message whose content row is missing.
+ */
+function shapeProblem(v: unknown): string | undefined {
+  if (!isObject(v)) return 'is not an object';
+  for (const list of ['to', 'cc', 'bcc', 'reply_to'] as const) if (!isAddressList(v[list])) return `has no valid "${list}" list`;
+  if (!isAddress(v.from)) return 'has no valid "from"';
+  for (const text of ['subject', 'html', 'text'] as const) if (typeof v[text] !== 'string') return `has no "${text}" text`;
+  return undefined;
+}
+
+function parse(json: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: JSON.parse(json) };
+  } catch (err) {
+    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** A message's stored email and attachment list (message_contents), read and checked. */
+export function readStoredContent(content: string, attachments: string | null): StoredContent {
+  const email = parse(content);
+  if (!email.ok) return { ok: false, reason: `the stored content is not valid JSON (${email.error}); it can never be sent` };
+  const problem = shapeProblem(email.value);
+  if (problem !== undefined) return { ok: false, reason: `the stored content ${problem}; it can never be sent` };
+  const refs = attachmentRefs(attachments);
+  if (refs === undefined) return { ok: false, reason: 'the stored attachment list is unreadable; it can never be sent' };
+  return { ok: true, email: email.value as RenderedEmail, attachments: refs };
+}
+
+/** A stored attachment list (message_contents.attachments, JSON), or undefined if unreadable. */
+export function attachmentRefs(json: string | null): AttachmentRef[] | undefined {
+  if (json === null) return [];
+  const refs = parse(json);
+  if (!refs.ok || !Array.isArray(refs.value)) return undefined;
+  return refs.value.every((a) => isObject(a) && typeof a.blob_key === 'string' && typeof a.filename === 'string')
+    ? (refs.value as AttachmentRef[])
+    : undefined;
+}
