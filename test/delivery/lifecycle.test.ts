@@ -294,18 +294,21 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
     await seedSmtpOrg(t.store, smtpService(sink.port, { max_per_second: 1000 }));
     const pacer = new GatePacer();
     const { worker, logger } = h.worker(t, { pacer });
-    const first = await send(t);
-    const second = await send(t);
+    const ids = [await send(t), await send(t)];
 
     worker.start();
-    await waitFor(async () => pacer.calls === 2 && (await row(t.store, first)).status === 'sent', 10_000, 'the first sent, the second waiting on pacing');
+    // Whichever of the two reached the pacer first is sent; the other waits at the gate (the
+    // claim returns them in no set order on PostgreSQL).
+    const statuses = async () => Promise.all(ids.map(async (id) => (await row(t.store, id)).status));
+    await waitFor(async () => pacer.calls === 2 && (await statuses()).includes('sent'), 10_000, 'one sent, the other waiting on pacing');
+    const waiting = ids[(await statuses()).indexOf('sent') === 0 ? 1 : 0];
     await worker.stop(200);
-    expect((await row(t.store, second)).status).toBe('queued');
+    expect((await row(t.store, waiting ?? '')).status).toBe('queued');
     pacer.open();
     await waitFor(() => logger.entries.some((e) => e.obj.outcome === 'lease_lost'), 5_000, 'the lease-lost log line');
     expect(logger.entries.filter((e) => e.obj.outcome === 'lease_lost')).toEqual([{
       level: 'info',
-      obj: { message_id: second, org_id: 'acme', service_id: 'smtp', attempt: 1, outcome: 'lease_lost' },
+      obj: { message_id: waiting, org_id: 'acme', service_id: 'smtp', attempt: 1, outcome: 'lease_lost' },
       msg: 'not sent: the claim was lost while the message waited for its pacing slot',
     }]);
     expect(sink.dataAttempts).toHaveLength(1);
