@@ -5,6 +5,7 @@ import type { ConfigFile } from '../config/resources.js';
 import type { KeyType } from '../domain/types.js';
 import type { Repos, Store } from '../storage/store.js';
 import { putService } from './services.js';
+import { unlessCorrupt } from '../storage/json.js';
 
 export interface ApplyReport {
   /** One line per created or updated thing; empty when the file changed nothing. */
@@ -54,7 +55,8 @@ async function applyOrganization(tx: Repos, org: OrgSection, now: number, report
 
   for (const s of org.services ?? []) {
     const wanted = serviceFields(s);
-    const existing = await tx.services.get(org.id, s.id);
+    // A stored row that cannot be read is replaced like a changed one.
+    const existing = await unlessCorrupt(tx.services.get(org.id, s.id));
     const same = existing !== undefined && isDeepStrictEqual(
       { provider: existing.provider, settings: existing.settings, is_default: existing.is_default, max_per_second: existing.max_per_second },
       wanted,

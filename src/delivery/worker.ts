@@ -5,6 +5,7 @@ import type { Clock } from '../domain/clock.js';
 import type { Service } from '../domain/types.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ClaimedMessage, ReapResult } from '../storage/queue.js';
+import { CorruptRowError } from '../storage/json.js';
 import type { Store } from '../storage/store.js';
 import { allRecipients, type RenderedEmail } from '../templates/render.js';
 import type { Pacer } from './pacing.js';
@@ -40,6 +41,21 @@ export interface WorkerDeps {
   random?: () => number;
 }
 
+/**
+ * A service as the batch needs it. A row that cannot be read back (corrupt settings) is the
+ * service's problem, like a wrong password: its messages are held until an operator writes the
+ * service again, instead of the whole batch going back to the queue on every poll. Any other
+ * error (the database failing for a moment) still propagates and gives the batch back.
+ */
+async function readService(store: Store, orgId: string, id: string): Promise<Service | undefined | { unreadable: string }> {
+  try {
+    return await store.services.get(orgId, id);
+  } catch (err) {
+    if (err instanceof CorruptRowError) return { unreadable: `the service's stored settings cannot be read (${err.message}); write the service again to release its messages` };
+    throw err;
+  }
+}
+
 /** How often a worker does its housekeeping (retention, expired uploads and idempotency keys). */
 const MAINTENANCE_EVERY_MS = 60_000;
 
@@ -50,7 +66,8 @@ const SENT_BUFFER_MS = 10;
 const BACKGROUND = { background: true } as const;
 
 interface BatchContext {
-  services: Map<string, Service | undefined>;
+  /** Each service of the batch: absent if deleted, a reason if its stored row is unreadable. */
+  services: Map<string, Service | undefined | { unreadable: string }>;
   suppressed: Map<string, Set<string>>;
   /** Each message's stored email, read on its own: one unreadable row fails only its message. */
   contents: Map<string, StoredContent>;
@@ -202,12 +219,12 @@ export class DeliveryWorker {
    */
   private async batchContext(batch: readonly ClaimedMessage[]): Promise<BatchContext> {
     const { store } = this.deps;
-    const services = new Map<string, Service | undefined>();
+    const services: BatchContext['services'] = new Map();
     const recipientsByOrg = new Map<string, Set<string>>();
     const contents = new Map<string, StoredContent>();
     for (const m of batch) {
       const key = `${m.org_id}/${m.service_id}`;
-      if (!services.has(key)) services.set(key, await store.services.get(m.org_id, m.service_id));
+      if (!services.has(key)) services.set(key, await readService(store, m.org_id, m.service_id));
       const content = readStoredContent(m.content, m.attachments);
       contents.set(m.id, content);
       if (!content.ok) continue;
@@ -361,10 +378,13 @@ export class DeliveryWorker {
       }
     }
 
-    const service = context.services.get(`${m.org_id}/${m.service_id}`);
+    const read = context.services.get(`${m.org_id}/${m.service_id}`);
+    const service = read === undefined || 'unreadable' in read ? undefined : read;
     const transport = service === undefined ? undefined : this.transportFor(service);
     if (service === undefined || transport === undefined) {
-      await this.finish(m, 'held_service_error', service === undefined ? 'the service no longer exists' : `unknown provider ${service.provider}`);
+      const reason = read !== undefined && 'unreadable' in read ? read.unreadable
+        : service === undefined ? 'the service no longer exists' : `unknown provider ${service.provider}`;
+      await this.finish(m, 'held_service_error', reason);
       logger.warn({ ...log, outcome: 'held_service_error' }, 'delivery attempt');
       return;
     }

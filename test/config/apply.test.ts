@@ -39,6 +39,16 @@ describe.each(DIALECTS)('applyConfig on %s', (dialect) => {
     expect(await t.store.suppressions.findAmong('acme', ['Bounced@Example.com'])).toEqual(['bounced@example.com']);
   });
 
+  it.skipIf(skip)('replaces a service whose stored settings cannot be read, instead of failing on it', async () => {
+    t = await freshStore(dialect);
+    await applyConfig(t.store, readConfigFile(EXAMPLE_CONFIG, EXAMPLE_ENV));
+    await t.store.db.updateTable('services').set({ settings: '{broken' }).where('id', '=', 'smtp_main').execute();
+    await expect(t.store.services.get('acme', 'smtp_main')).rejects.toThrow(/corrupted JSON/);
+    const again = await applyConfig(t.store, readConfigFile(EXAMPLE_CONFIG, EXAMPLE_ENV));
+    expect(again.changes).toEqual(['service acme/smtp_main: updated']);
+    expect(await t.store.services.get('acme', 'smtp_main')).toMatchObject({ provider: 'smtp', max_per_second: 10 });
+  });
+
   it.skipIf(skip)('keeps given keys, storing private keys only as hashes', async () => {
     t = await freshStore(dialect);
     await applyConfig(t.store, readConfigFile(EXAMPLE_CONFIG, EXAMPLE_ENV));

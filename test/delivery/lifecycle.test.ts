@@ -141,6 +141,28 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
     expect((await row(t.store, id)).status).toBe('sent');
   });
 
+  it.skipIf(skip)('a service row whose stored settings cannot be read: held_service_error, not retried every poll; written again → queued → sent', async () => {
+    const t = await h.app();
+    const sink = await h.sink(t);
+    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { worker } = h.worker(t);
+    const id = await send(t);
+    await t.store.db.updateTable('services').set({ settings: '{"smtp": {broken' }).where('org_id', '=', 'acme').where('id', '=', 'smtp').execute();
+
+    expect(await worker.runOnce()).toBe(1);
+    const held = await view(t, id);
+    expect(held.status).toBe('held_service_error');
+    expect(String(held.events.at(-1)?.details?.reason)).toMatch(/stored settings cannot be read/);
+    expect(await worker.runOnce()).toBe(0);
+
+    const put = await putSmtpService(t, sink.port);
+    expect(put.statusCode, put.body).toBe(200);
+    expect((await row(t.store, id)).status).toBe('queued');
+    expect(await worker.runOnce()).toBe(1);
+    expect((await row(t.store, id)).status).toBe('sent');
+    expect(sink.received).toHaveLength(1);
+  });
+
   it.skipIf(skip)('a service deleted and created again under its id (version 1 again) pointing elsewhere: the next message goes to the new relay', async () => {
     const t = await h.app();
     const before = await h.sink(t);

@@ -11,6 +11,7 @@ import {
   ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, invalidFields, LookupId, NoContent, OrgParams, requireOrganization,
 } from './common.js';
 import { SECRET_MASK, ServiceResource, serviceResource, smtpSettings } from './resources.js';
+import { unlessCorrupt } from '../../storage/json.js';
 
 const ServiceParams = Type.Object({ org: LookupId, id: LookupId });
 
@@ -86,7 +87,8 @@ export function registerServiceRoutes(app: App, { store }: AppServices): void {
     const id = request.params.id;
     const now = store.clock.now();
     const { outcome, service } = await store.transaction(async (tx) => {
-      const fields = wantedFields(request.body, await tx.services.get(org.id, id));
+      // A stored row that cannot be read is what this PUT may be fixing: it keeps no secrets.
+      const fields = wantedFields(request.body, await unlessCorrupt(tx.services.get(org.id, id)));
       // As from the config file: an update may be a fix, so messages held on this service's
       // error go back to the queue.
       const { result } = await putService(tx, org.id, id, fields, now);
