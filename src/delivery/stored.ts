@@ -1,5 +1,7 @@
 import type { AttachmentRef } from '../attachments/resolve.js';
+import type { BlobStore } from '../blobs/blob-store.js';
 import type { RenderedEmail } from '../templates/render.js';
+import { DeliveryError, type OutgoingEmail } from './transport.js';
 
 /**
  * What the worker needs of one claimed message's stored content, or why it cannot be had. A
@@ -54,4 +56,16 @@ export function attachmentRefs(json: string | null): AttachmentRef[] | undefined
   return refs.value.every((a) => isObject(a) && typeof a.blob_key === 'string' && typeof a.filename === 'string')
     ? (refs.value as AttachmentRef[])
     : undefined;
+}
+
+/** The message's attachment bytes from the blob store; a missing blob is a permanent failure. */
+export async function loadAttachments(blobs: BlobStore | undefined, refs: readonly AttachmentRef[]): Promise<OutgoingEmail['attachments']> {
+  if (refs.length === 0) return [];
+  if (blobs === undefined) throw new DeliveryError('permanent', 'this worker has no blob store for the message attachments');
+  return Promise.all(refs.map(async (a) => {
+    const content = await blobs.get(a.blob_key).catch(() => {
+      throw new DeliveryError('permanent', `attachment ${a.filename} is missing from the blob store`);
+    });
+    return { filename: a.filename, contentType: a.content_type ?? undefined, content };
+  }));
 }

@@ -1,19 +1,18 @@
 import { sql } from 'kysely';
-import type { AttachmentRef } from '../attachments/resolve.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { Clock } from '../domain/clock.js';
 import type { Service } from '../domain/types.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ClaimedMessage, ReapResult } from '../storage/queue.js';
-import { CorruptRowError } from '../storage/json.js';
 import type { Store } from '../storage/store.js';
 import { allRecipients, type RenderedEmail } from '../templates/render.js';
+import { readBatchContext, serviceKey, type BatchContext } from './batch-context.js';
+import { housekeeping } from './housekeeping.js';
 import type { Pacer } from './pacing.js';
 import { DEFAULT_RETRY, nextAttemptAt, type RetryPolicy } from './retry.js';
-import { attachmentRefs, readStoredContent, type StoredContent } from './stored.js';
-import { DeliveryError, type OutgoingEmail, type Transport, type TransportFactory } from './transport.js';
-import { TRANSPORTS } from './transports/index.js';
-import { TransportThread } from './transports/thread.js';
+import { loadAttachments, readStoredContent } from './stored.js';
+import { TransportCache } from './transport-cache.js';
+import { DeliveryError, type TransportFactory } from './transport.js';
 
 export interface WorkerLogger {
   info(obj: object, msg: string): void;
@@ -41,21 +40,6 @@ export interface WorkerDeps {
   random?: () => number;
 }
 
-/**
- * A service as the batch needs it. A row that cannot be read back (corrupt settings) is the
- * service's problem, like a wrong password: its messages are held until an operator writes the
- * service again, instead of the whole batch going back to the queue on every poll. Any other
- * error (the database failing for a moment) still propagates and gives the batch back.
- */
-async function readService(store: Store, orgId: string, id: string): Promise<Service | undefined | { unreadable: string }> {
-  try {
-    return await store.services.get(orgId, id);
-  } catch (err) {
-    if (err instanceof CorruptRowError) return { unreadable: `the service's stored settings cannot be read (${err.message}); write the service again to release its messages` };
-    throw err;
-  }
-}
-
 /** How often a worker does its housekeeping (retention, expired uploads and idempotency keys). */
 const MAINTENANCE_EVERY_MS = 60_000;
 
@@ -64,14 +48,6 @@ const SENT_BUFFER_MS = 10;
 
 /** Outcome writes: nobody waits on them, so they may share a commit with others. */
 const BACKGROUND = { background: true } as const;
-
-interface BatchContext {
-  /** Each service of the batch: absent if deleted, a reason if its stored row is unreadable. */
-  services: Map<string, Service | undefined | { unreadable: string }>;
-  suppressed: Map<string, Set<string>>;
-  /** Each message's stored email, read on its own: one unreadable row fails only its message. */
-  contents: Map<string, StoredContent>;
-}
 
 export interface WorkerOptions {
   /** Messages claimed per round, and so sent at once at most (the SMTP pool queues the rest). */
@@ -106,10 +82,7 @@ export const DEFAULT_WORKER_OPTIONS: Readonly<WorkerOptions> = Object.freeze({
  */
 export class DeliveryWorker {
   private readonly options: WorkerOptions;
-  private readonly transports = new Map<string, { fingerprint: string; transport: Transport }>();
-  /** transportFor's fingerprint of each Service read (one object per service and batch). */
-  private readonly fingerprints = new WeakMap<Service, string>();
-  private thread: TransportThread | undefined;
+  private readonly transports: TransportCache;
   /** Claimed here and not yet attempted: what the heartbeat renews and a stop gives back. */
   private readonly claimed = new Map<string, ClaimedMessage>();
   private readonly pendingWrites = new Set<Promise<void>>();
@@ -124,6 +97,7 @@ export class DeliveryWorker {
 
   constructor(private readonly deps: WorkerDeps, options: Partial<WorkerOptions> = {}) {
     this.options = { ...DEFAULT_WORKER_OPTIONS, ...options };
+    this.transports = new TransportCache(deps.dataDir, deps.transports);
   }
 
   start(): void {
@@ -197,10 +171,7 @@ export class DeliveryWorker {
     const now = this.deps.clock.now();
     for (const m of this.claimed.values()) await this.deps.store.queue.release(m.id, m.lease_until, now, 'worker_stopped').catch(() => undefined);
     this.claimed.clear();
-    await Promise.all([...this.transports.values()].map((t) => t.transport.close().catch(() => undefined)));
-    this.transports.clear();
-    await this.thread?.close();
-    this.thread = undefined;
+    await this.transports.close();
   }
 
   /** One round: reap if due, claim a batch, deliver it. Returns how many messages it handled. */
@@ -213,31 +184,6 @@ export class DeliveryWorker {
   }
 
   /**
-   * What every message of a claimed batch needs from the database, read once for the batch:
-   * the services, and which recipients are suppressed (a bounce may have arrived since the
-   * message was accepted). Two queries per batch instead of two per message.
-   */
-  private async batchContext(batch: readonly ClaimedMessage[]): Promise<BatchContext> {
-    const { store } = this.deps;
-    const services: BatchContext['services'] = new Map();
-    const recipientsByOrg = new Map<string, Set<string>>();
-    const contents = new Map<string, StoredContent>();
-    for (const m of batch) {
-      const key = `${m.org_id}/${m.service_id}`;
-      if (!services.has(key)) services.set(key, await readService(store, m.org_id, m.service_id));
-      const content = readStoredContent(m.content, m.attachments);
-      contents.set(m.id, content);
-      if (!content.ok) continue;
-      const set = recipientsByOrg.get(m.org_id) ?? new Set<string>();
-      for (const r of allRecipients(content.email)) set.add(r);
-      recipientsByOrg.set(m.org_id, set);
-    }
-    const suppressed = new Map<string, Set<string>>();
-    for (const [org, recipients] of recipientsByOrg) suppressed.set(org, new Set(await store.suppressions.findAmong(org, [...recipients])));
-    return { services, suppressed, contents };
-  }
-
-  /**
    * The batch's context; if it cannot be read (the database failed for a moment), the whole
    * batch goes back to the queue untouched and the error is rethrown. Kept claimed instead, the
    * heartbeat would renew those leases for as long as this worker lives, and the messages would
@@ -245,7 +191,7 @@ export class DeliveryWorker {
    */
   private async contextOrGiveBack(batch: readonly ClaimedMessage[]): Promise<BatchContext> {
     try {
-      return await this.batchContext(batch);
+      return await readBatchContext(this.deps.store, batch);
     } catch (err) {
       await this.giveBack(batch, 'context_unavailable');
       throw err;
@@ -378,9 +324,9 @@ export class DeliveryWorker {
       }
     }
 
-    const read = context.services.get(`${m.org_id}/${m.service_id}`);
+    const read = context.services.get(serviceKey(m));
     const service = read === undefined || 'unreadable' in read ? undefined : read;
-    const transport = service === undefined ? undefined : this.transportFor(service);
+    const transport = service === undefined ? undefined : this.transports.forService(service);
     if (service === undefined || transport === undefined) {
       const reason = read !== undefined && 'unreadable' in read ? read.unreadable
         : service === undefined ? 'the service no longer exists' : `unknown provider ${service.provider}`;
@@ -398,7 +344,7 @@ export class DeliveryWorker {
         return;
       }
       const started = performance.now();
-      const receipt = await transport.send({ messageId: m.id, headerMessageId: m.header_message_id, email, attachments: await this.loadAttachments(content.attachments) });
+      const receipt = await transport.send({ messageId: m.id, headerMessageId: m.header_message_id, email, attachments: await loadAttachments(this.deps.blobs, content.attachments) });
       metrics.sendSeconds.observe({ service: m.service_id }, (performance.now() - started) / 1000);
       this.recordSent(m, {
         response: receipt.response.slice(0, 500),
@@ -468,41 +414,9 @@ export class DeliveryWorker {
     if (status === 'failed') this.deps.metrics.failed.inc({ service: m.service_id });
   }
 
-  /** The message's attachment bytes from the blob store; a missing blob is a permanent failure. */
-  private async loadAttachments(refs: readonly AttachmentRef[]): Promise<OutgoingEmail['attachments']> {
-    if (refs.length === 0) return [];
-    const blobs = this.deps.blobs;
-    if (blobs === undefined) throw new DeliveryError('permanent', 'this worker has no blob store for the message attachments');
-    return Promise.all(refs.map(async (a) => {
-      const content = await blobs.get(a.blob_key).catch(() => {
-        throw new DeliveryError('permanent', `attachment ${a.filename} is missing from the blob store`);
-      });
-      return { filename: a.filename, contentType: a.content_type ?? undefined, content };
-    }));
-  }
-
-  /**
-   * Housekeeping, a minute apart, in small steps: messages past retention (with their
-   * attachment blobs), idempotency records past 24 h, uploads past their 24 h life.
-   */
-  async maintain(now: number): Promise<void> {
-    const { store, blobs } = this.deps;
-    const dropBlob = async (key: string) => {
-      if (blobs !== undefined) await blobs.delete(key).catch(() => undefined);
-    };
-    const days = this.deps.retentionDays;
-    if (days !== undefined) {
-      const purged = await store.transaction((tx) => tx.messages.purgeOlderThan(now - days * 86_400_000, 500), { durable: false });
-      for (const m of purged) {
-        // An unreadable list names no blob to drop; the row is gone all the same.
-        for (const a of attachmentRefs(m.attachments) ?? []) await dropBlob(a.blob_key);
-      }
-    }
-    await store.transaction((tx) => tx.idempotency.purgeExpired(now), { durable: false });
-    for (const upload of await store.uploads.expired(now, 500)) {
-      await dropBlob(upload.blob_key);
-      await store.transaction((tx) => tx.uploads.delete(upload.id), { durable: false });
-    }
+  /** Housekeeping (src/delivery/housekeeping.ts), a minute apart; tests call it directly. */
+  maintain(now: number): Promise<void> {
+    return housekeeping(this.deps, now);
   }
 
   /**
@@ -541,40 +455,5 @@ export class DeliveryWorker {
       .then(() => undefined, (err: unknown) => this.deps.logger.error({ err, message_id: m.id }, 'recording a delivery outcome failed'))
       .finally(() => this.pendingWrites.delete(p));
     this.pendingWrites.add(p);
-  }
-
-  private threaded(): Readonly<Record<string, TransportFactory>> {
-    this.thread ??= new TransportThread(Object.keys(TRANSPORTS));
-    return this.thread.factories;
-  }
-
-  /**
-   * The open transport of this service, rebuilt when what it was built from changed. The cache
-   * is keyed on the provider and settings themselves, not on `version`: a service deleted and
-   * created again under its id starts at version 1 again, and would have kept the old one's
-   * host and credentials. A change that leaves them as they were (a new `max_per_second`)
-   * keeps the pooled connections.
-   */
-  private transportFor(service: Service): Transport | undefined {
-    const key = `${service.org_id}/${service.id}`;
-    const fingerprint = this.fingerprintOf(service);
-    const cached = this.transports.get(key);
-    if (cached !== undefined && cached.fingerprint === fingerprint) return cached.transport;
-    const factory = (this.deps.transports ?? this.threaded())[service.provider];
-    if (factory === undefined) return undefined;
-    if (cached !== undefined) void cached.transport.close().catch(() => undefined);
-    const transport = factory(service, { dataDir: this.deps.dataDir });
-    this.transports.set(key, { fingerprint, transport });
-    return transport;
-  }
-
-  /** Computed once per Service object: a batch shares one per service, a message asks once. */
-  private fingerprintOf(service: Service): string {
-    let fingerprint = this.fingerprints.get(service);
-    if (fingerprint === undefined) {
-      fingerprint = JSON.stringify([service.provider, service.settings]);
-      this.fingerprints.set(service, fingerprint);
-    }
-    return fingerprint;
   }
 }

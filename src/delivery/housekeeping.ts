@@ -1,0 +1,26 @@
+import type { BlobStore } from '../blobs/blob-store.js';
+import type { Store } from '../storage/store.js';
+import { attachmentRefs } from './stored.js';
+
+/**
+ * Housekeeping, run by the worker a minute apart, in small steps: messages past retention
+ * (with their attachment blobs), idempotency records past 24 h, uploads past their 24 h life.
+ */
+export async function housekeeping(deps: { store: Store; blobs?: BlobStore; retentionDays?: number }, now: number): Promise<void> {
+  const { store, blobs, retentionDays: days } = deps;
+  const dropBlob = async (key: string) => {
+    if (blobs !== undefined) await blobs.delete(key).catch(() => undefined);
+  };
+  if (days !== undefined) {
+    const purged = await store.transaction((tx) => tx.messages.purgeOlderThan(now - days * 86_400_000, 500), { durable: false });
+    for (const m of purged) {
+      // An unreadable list names no blob to drop; the row is gone all the same.
+      for (const a of attachmentRefs(m.attachments) ?? []) await dropBlob(a.blob_key);
+    }
+  }
+  await store.transaction((tx) => tx.idempotency.purgeExpired(now), { durable: false });
+  for (const upload of await store.uploads.expired(now, 500)) {
+    await dropBlob(upload.blob_key);
+    await store.transaction((tx) => tx.uploads.delete(upload.id), { durable: false });
+  }
+}
