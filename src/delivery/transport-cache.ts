@@ -1,5 +1,5 @@
 import type { Service } from '../domain/types.js';
-import type { Transport, TransportFactory } from './transport.js';
+import { brokenTransport, type Transport, type TransportFactory } from './transport.js';
 import { TRANSPORTS } from './transports/index.js';
 import { TransportThread } from './transports/thread.js';
 
@@ -31,17 +31,28 @@ export class TransportCache {
     const factory = this.factories()[service.provider];
     if (factory === undefined) return undefined;
     if (cached !== undefined) void cached.transport.close().catch(() => undefined);
-    const transport = factory(service, { dataDir: this.dataDir });
+    let transport: Transport;
+    try {
+      transport = factory(service, { dataDir: this.dataDir });
+    } catch (error) {
+      transport = brokenTransport(service, error);
+    }
     this.open.set(key, { fingerprint, transport });
     return transport;
   }
 
   /** Closes every transport (their pooled connections), then the thread. */
   async close(): Promise<void> {
-    await Promise.all([...this.open.values()].map((t) => t.transport.close().catch(() => undefined)));
+    const open = [...this.open.values()];
     this.open.clear();
-    await this.thread?.close();
-    this.thread = undefined;
+    if (this.thread !== undefined) {
+      // The thread's own shutdown closes all of them, within its time limit: asking each one
+      // first would wait without a limit on a thread that no longer answers.
+      await this.thread.close();
+      this.thread = undefined;
+      return;
+    }
+    await Promise.all(open.map((t) => t.transport.close().catch(() => undefined)));
   }
 
   private factories(): Readonly<Record<string, TransportFactory>> {

@@ -47,3 +47,16 @@ export interface TransportContext {
 }
 
 export type TransportFactory = (service: Service, context: TransportContext) => Transport;
+
+/**
+ * What a service gets when its transport cannot even be built (its settings are of the wrong
+ * shape): every send fails as the service's problem, so its messages are held until an
+ * operator fixes it, and no other service is affected.
+ */
+export function brokenTransport(service: Pick<Service, 'org_id' | 'id'>, error: unknown): Transport {
+  const reason = `the transport of service ${service.org_id}/${service.id} cannot be built from its settings: ${error instanceof Error ? error.message : String(error)}`;
+  return {
+    send: async () => { throw new DeliveryError('service', reason); },
+    close: async () => undefined,
+  };
+}

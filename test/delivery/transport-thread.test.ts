@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeliveryError, type OutgoingEmail, type Transport } from '../../src/delivery/transport.js';
 import { TransportThread } from '../../src/delivery/transports/thread.js';
+import { TransportCache } from '../../src/delivery/transport-cache.js';
 import type { Service } from '../../src/domain/types.js';
 import { Closer, renderedEmail, smtpError, startSink, tempDir } from './support.js';
 
@@ -93,6 +94,28 @@ describe('TransportThread: the built-in transports in a worker thread', () => {
     expect(path.basename(file)).toBe('msg_3.eml');
   });
 
+  it('a service whose transport cannot be built is held on its own; the thread goes on serving the others', async () => {
+    const { open } = threaded();
+    // Valid JSON of the wrong shape (no `dkim`): nodemailer's options cannot be built from it.
+    const broken = open({ ...smtpService(1), id: 'broken', settings: { smtp: { host: '127.0.0.1', port: 1, secure: false, user: '', pass: '' } } });
+    const outbox = open({ ...smtpService(0), provider: 'outbox', settings: {} });
+    const error = await broken.send(mail(5)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect((error as DeliveryError).kind).toBe('service');
+    expect((error as DeliveryError).message).toMatch(/acme\/broken cannot be built from its settings/);
+    expect((await outbox.send(mail(6))).response).toMatch(/written to/);
+    // Once more, after the broken one was tried: the thread is still the same, still serving.
+    expect((await outbox.send(mail(7))).response).toMatch(/written to/);
+  });
+
+  it('after close, a late send is refused instead of starting a thread nobody would end', async () => {
+    const { thread, open } = threaded();
+    const outbox = open({ ...smtpService(0), provider: 'outbox', settings: {} });
+    await outbox.send(mail(8));
+    await thread.close();
+    await expect(outbox.send(mail(9))).rejects.toThrow(/transport thread is closed/);
+  });
+
   it('a dead thread fails the sends under way as plain errors, and the next send reopens its transport in a new one', async () => {
     const { open } = threaded(crashingHost());
     const first = open(smtpService(1));
@@ -118,5 +141,23 @@ describe('TransportThread: the built-in transports in a worker thread', () => {
     await kept.send(mail(0, { messageId: 'crash' })).catch(() => undefined);
     expect((await kept.send(mail(1))).response).toBe('ok 0');
     await expect(dropped.send(mail(2))).rejects.toThrow(/not open/);
+  });
+});
+
+describe('TransportCache', () => {
+  it('a factory that throws gives its service a transport that fails as the service\'s problem, and the others are untouched', async () => {
+    const ok: Transport = { send: async () => ({ response: 'ok' }), close: async () => undefined };
+    const cache = new TransportCache('/tmp', {
+      smtp: (service) => {
+        if (service.id === 'broken') throw new TypeError("Cannot read properties of undefined (reading 'domain_name')");
+        return ok;
+      },
+    });
+    const broken = cache.forService({ ...smtpService(1), id: 'broken' });
+    const error = await broken?.send(mail(1)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect((error as DeliveryError).kind).toBe('service');
+    expect(cache.forService(smtpService(2))).toBe(ok);
+    await cache.close();
   });
 });

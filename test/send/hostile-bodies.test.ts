@@ -63,13 +63,14 @@ describe.each(DIALECTS)('hostile JSON and form bodies on %s: 400, never 500, not
 
   it.skipIf(skip)('the batch and admin routes share the same parser', async () => {
     await seedOrg(t.store);
-    const raw = `{"items":[${deepText(10_000)}]}`;
-    expectError(await post(t, raw, json(), '/v1/send-batch'), 400, 'invalid_body');
+    const raw = `{"messages":[{"template_id":"contact","template_params":${deepText(10_000)}}]}`;
+    expect(expectError(await post(t, raw, json(), '/v1/send-batch'), 400, 'invalid_body').message).toMatch(/nested deeper than 64 levels/);
     const admin = await t.app.inject({
       method: 'PUT', url: '/admin/v1/organizations/acme/templates/deep', payload: `{"subject":${deepText(10_000)}}`,
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
     });
-    expectError(admin, 400, 'invalid_body');
+    // The parser answers before the route's schema would (a subject must be a string).
+    expect(expectError(admin, 400, 'invalid_body').message).toMatch(/subject\.a\.a.* nested deeper than 64 levels/);
   });
 
   it.skipIf(skip)('a NUL in template_id, service_id or a parameter (PostgreSQL text cannot hold one)', async () => {

@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads';
-import { DeliveryError, type OutgoingEmail, type Transport } from '../transport.js';
+import type { Service } from '../../domain/types.js';
+import { brokenTransport, DeliveryError, type OutgoingEmail, type Transport, type TransportContext, type TransportFactory } from '../transport.js';
 import { TRANSPORTS } from './index.js';
 import type { FromThread, ToThread } from './thread.js';
 
@@ -28,12 +29,24 @@ function withBuffers(mail: OutgoingEmail): OutgoingEmail {
   };
 }
 
+/**
+ * A factory that throws (settings of the wrong shape) would otherwise end this thread, and with
+ * it every service's sends, again after each restart. Its service alone is held instead.
+ */
+function openSafely(factory: TransportFactory, service: Service, context: TransportContext): Transport {
+  try {
+    return factory(service, context);
+  } catch (error) {
+    return brokenTransport(service, error);
+  }
+}
+
 async function handle(message: ToThread): Promise<void> {
   switch (message.op) {
     case 'open': {
       const factory = TRANSPORTS[message.service.provider];
       // The main side opens only providers it knows of, so this is a version skew at most.
-      if (factory !== undefined) transports.set(message.handle, factory(message.service, message.context));
+      if (factory !== undefined) transports.set(message.handle, openSafely(factory, message.service, message.context));
       return;
     }
     case 'send': {
@@ -64,5 +77,8 @@ async function handle(message: ToThread): Promise<void> {
 }
 
 port.on('message', (message: ToThread) => {
-  void handle(message);
+  // Nothing may end the thread: it serves every service. A request that fails anyway is answered.
+  handle(message).catch((error: unknown) => {
+    if ('id' in message) reply(failure(message.id, error));
+  });
 });

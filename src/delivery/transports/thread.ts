@@ -47,6 +47,7 @@ export class TransportThread {
   private worker: Worker | undefined;
   private nextId = 0;
   private nextHandle = 0;
+  private closed = false;
   private readonly pending = new Map<number, { resolve: (m: FromThread) => void; reject: (e: Error) => void }>();
   /** Open transports, to reopen in a new thread after a crash. */
   private readonly open = new Map<number, { service: Service; context: TransportContext }>();
@@ -84,6 +85,8 @@ export class TransportThread {
   }
 
   private request(make: (id: number) => ToThread): Promise<FromThread> {
+    // A send that outlived its worker's stop must not start a thread nobody will end.
+    if (this.closed) return Promise.reject(new Error('the transport thread is closed'));
     const id = this.nextId++;
     const worker = this.thread();
     if (this.pending.size === 0) worker.ref();
@@ -115,13 +118,17 @@ export class TransportThread {
   /** Closes every transport in the thread (their pooled connections), then ends the thread. */
   async close(): Promise<void> {
     const worker = this.worker;
-    if (worker === undefined) return;
+    if (worker === undefined) {
+      this.closed = true;
+      return;
+    }
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       this.request((id) => ({ op: 'shutdown', id })).catch(() => undefined),
       new Promise((r) => { timer = setTimeout(r, SHUTDOWN_MS); }),
     ]);
     clearTimeout(timer);
+    this.closed = true;
     this.open.clear();
     await worker.terminate();
     this.lost(worker, 'closed');
