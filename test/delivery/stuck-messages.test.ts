@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Pacer } from '../../src/delivery/pacing.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../../src/delivery/retry.js';
+import { createMetrics } from '../../src/observability/metrics.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryHarness, eventTypes, insertQueued, row, seedSmtpOrg, send, smtpService, waitFor } from './support.js';
 
@@ -104,11 +105,27 @@ describe.each(DIALECTS)('messages that cannot be sent end somewhere on %s', (dia
     expect((await row(t.store, id)).status).toBe('sent');
   });
 
+  it.skipIf(skip)('a transport that cannot be built holds its service\'s messages (held_service_error), with the reason', async () => {
+    const t = await h.app();
+    await seedSmtpOrg(t.store, smtpService(1));
+    const id = await send(t);
+    const { worker } = h.worker(t, { transports: { smtp: () => { throw new Error('transport factory broke'); } } });
+
+    expect(await worker.runOnce()).toBe(1);
+    const m = await row(t.store, id);
+    expect(m.status).toBe('held_service_error');
+    expect(m.last_error).toMatch(/cannot be built from its settings: transport factory broke/);
+  });
+
   it.skipIf(skip)('an attempt that fails outside the transport is logged with its message and service', async () => {
     const t = await h.app();
     await seedSmtpOrg(t.store, smtpService(1));
     const id = await send(t);
-    const { worker, logger } = h.worker(t, { transports: { smtp: () => { throw new Error('transport factory broke'); } } });
+    await t.store.db.updateTable('message_contents').set({ content: '{"broken":' }).where('message_id', '=', id).execute();
+    // Recording the unreadable message's failure breaks (here: its metric), outside any transport.
+    const metrics = createMetrics();
+    metrics.failed.inc = () => { throw new Error('metrics broke'); };
+    const { worker, logger } = h.worker(t, { metrics });
 
     expect(await worker.runOnce()).toBe(1);
     const entry = logger.entries.find((e) => e.msg.startsWith('delivery failed unexpectedly'));
