@@ -2,6 +2,19 @@ import type { Kysely } from 'kysely';
 import type { Suppression } from '../domain/types.js';
 import type { Database } from './schema.js';
 
+/**
+ * IN-list lookups in slices: nothing caps the recipients of a message (256 kB of parameters can
+ * render ~25,000 addresses) and the worker asks for a whole batch at once, while PostgreSQL takes
+ * at most 65,535 parameters per statement (SQLite 32,766). Almost every call is one slice.
+ */
+const IN_CHUNK = 1000;
+
+async function inChunks(values: readonly string[], find: (chunk: string[]) => Promise<string[]>): Promise<string[]> {
+  const found: string[] = [];
+  for (let i = 0; i < values.length; i += IN_CHUNK) found.push(...(await find(values.slice(i, i + IN_CHUNK))));
+  return found;
+}
+
 /** Addresses compare case-insensitively; both lists store them lower-cased. */
 export const normalizeAddress = (email: string): string => email.trim().toLowerCase();
 
@@ -29,10 +42,8 @@ export function suppressionsRepo(db: Kysely<Database>) {
 
     /** Which of these addresses are suppressed (one indexed query per send). */
     async findAmong(orgId: string, emails: readonly string[]): Promise<string[]> {
-      if (emails.length === 0) return [];
-      const rows = await db.selectFrom('suppressions').select('email')
-        .where('org_id', '=', orgId).where('email', 'in', emails.map(normalizeAddress)).execute();
-      return rows.map((r) => r.email);
+      return inChunks(emails.map(normalizeAddress), async (chunk) => (await db.selectFrom('suppressions').select('email')
+        .where('org_id', '=', orgId).where('email', 'in', chunk).execute()).map((r) => r.email));
     },
 
     /** One entry, as stored (its first reason and time), or undefined. */
@@ -65,10 +76,8 @@ export function blockListRepo(db: Kysely<Database>) {
     },
 
     async findAmong(orgId: string, values: readonly string[]): Promise<string[]> {
-      if (values.length === 0) return [];
-      const rows = await db.selectFrom('block_list').select('value')
-        .where('org_id', '=', orgId).where('value', 'in', values.map(normalizeAddress)).execute();
-      return rows.map((r) => r.value);
+      return inChunks(values.map(normalizeAddress), async (chunk) => (await db.selectFrom('block_list').select('value')
+        .where('org_id', '=', orgId).where('value', 'in', chunk).execute()).map((r) => r.value));
     },
   };
 }
