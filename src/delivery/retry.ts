@@ -22,10 +22,37 @@ export const DEFAULT_RETRY: Readonly<RetryPolicy> = Object.freeze({
   maxAgeMs: 24 * 60 * 60_000,
 });
 
+/** Which limit forbids a further attempt at `at` after `attempts` of them, if any. */
+function exhausted(policy: RetryPolicy, attempts: number, createdAt: number, at: number): 'attempts' | 'age' | undefined {
+  if (attempts >= policy.maxAttempts) return 'attempts';
+  return at - createdAt > policy.maxAgeMs ? 'age' : undefined;
+}
+
 /** When to try again after attempt number `attempts` failed, or undefined to give up. */
 export function nextAttemptAt(policy: RetryPolicy, attempts: number, createdAt: number, now: number, random: () => number = Math.random): number | undefined {
   if (attempts >= policy.maxAttempts) return undefined;
   const delay = Math.min(policy.maxDelayMs, policy.baseMs * policy.factor ** Math.max(0, attempts - 1));
   const at = now + Math.round(delay * (1 + policy.jitter * (2 * random() - 1)));
-  return at - createdAt > policy.maxAgeMs ? undefined : at;
+  return exhausted(policy, attempts, createdAt, at) === undefined ? at : undefined;
+}
+
+const LEASE_LOST = 'its last attempt never finished (the lease expired: the worker stopped or lost the message mid-attempt)';
+
+/**
+ * For the reaper: why a message whose lease expired may not be tried again now, or undefined
+ * to requeue it. The same limits as nextAttemptAt: requeued past them, a message whose attempts
+ * keep dying with their worker would go round between queued and sending forever.
+ */
+export function reapGiveUpReason(policy: RetryPolicy, attempts: number, createdAt: number, now: number): string | undefined {
+  switch (exhausted(policy, attempts, createdAt, now)) {
+    case 'attempts': return `gave up after ${attempts} attempts: ${LEASE_LOST}`;
+    case 'age': return `gave up: the message is older than ${duration(policy.maxAgeMs)} and ${LEASE_LOST}`;
+    default: return undefined;
+  }
+}
+
+function duration(ms: number): string {
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${ms / 1000} s`;
 }

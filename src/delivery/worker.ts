@@ -9,7 +9,7 @@ import { allRecipients, type RenderedEmail } from '../templates/render.js';
 import { readBatchContext, serviceKey, type BatchContext } from './batch-context.js';
 import { housekeeping } from './housekeeping.js';
 import type { Pacer } from './pacing.js';
-import { DEFAULT_RETRY, nextAttemptAt, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY, nextAttemptAt, reapGiveUpReason, type RetryPolicy } from './retry.js';
 import { loadAttachments, readStoredContent } from './stored.js';
 import { TransportCache } from './transport-cache.js';
 import { DeliveryError, type TransportFactory } from './transport.js';
@@ -216,7 +216,8 @@ export class DeliveryWorker {
     const now = clock.now();
     if (now - this.lastReap >= this.options.reapEveryMs) {
       this.lastReap = now;
-      const reaped = await store.transaction((tx) => tx.queue.reapExpired(now, this.deps.retry ?? DEFAULT_RETRY));
+      const policy = this.deps.retry ?? DEFAULT_RETRY;
+      const reaped = await store.transaction((tx) => tx.queue.reapExpired(now, (attempts, createdAt) => reapGiveUpReason(policy, attempts, createdAt, now)));
       this.reaped(reaped);
     }
     if (now - this.lastMaintenance >= MAINTENANCE_EVERY_MS) {
@@ -365,7 +366,7 @@ export class DeliveryWorker {
    */
   private async pace(m: ClaimedMessage, service: Service): Promise<boolean> {
     if (service.max_per_second === null) return true;
-    await this.deps.pacer.acquire(`${m.org_id}/${m.service_id}`, service.max_per_second);
+    await this.deps.pacer.acquire(serviceKey(m), service.max_per_second);
     return (await this.holdLeases([m])).has(m.id);
   }
 

@@ -156,19 +156,18 @@ async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
   const service = await resolveService(deps.store, org, template, input.service_id);
   const cacheKey = templateKey(template);
   const shape = deps.shapes.getOrCreate(cacheKey, () => analyseTemplate(template));
-  try {
-    checkTemplateLock(template, shape, key.type);
-  } catch (refusal) {
-    // Limits rule 3: a public-key request counts once it passed the template lookup and any
-    // CAPTCHA required. With no CAPTCHA on the template, this refusal comes after both.
-    if (key.type === 'public' && !template.captcha && ctx.requestCounted !== true) await limits.countRequest(ctx.caller, ctx.client);
-    throw refusal;
+  // Limits rule 3: a public-key request counts toward plan, key, IP and anomaly limits once it
+  // passed the template lookup and, where the template requires one, the CAPTCHA; so before
+  // the recipient lock when it requires none, and only after the CAPTCHA when it does.
+  const countPublic = async () => {
+    if (key.type === 'public' && ctx.requestCounted !== true) await limits.countRequest(ctx.caller, ctx.client);
+  };
+  if (!template.captcha) await countPublic();
+  checkTemplateLock(template, shape, key.type);
+  if (template.captcha) {
+    if (key.type === 'public') await captcha.check(org, { token: input.turnstile_token, turnstileKey: input.turnstile_key }, ctx.client);
+    await countPublic();
   }
-  if (key.type === 'public' && template.captcha) {
-    await captcha.check(org, { token: input.turnstile_token, turnstileKey: input.turnstile_key }, ctx.client);
-  }
-  // Only now does a public-key request count toward plan, key, IP and anomaly limits.
-  if (key.type === 'public' && ctx.requestCounted !== true) await limits.countRequest(ctx.caller, ctx.client);
 
   // Step 5.
 

@@ -17,32 +17,11 @@ export interface ClaimedMessage {
   lease_until: number;
 }
 
-/** The retry policy's limits, as far as the reaper needs them (see RetryPolicy). */
-export interface ReapLimits {
-  maxAttempts: number;
-  maxAgeMs: number;
-}
-
 export interface ReapResult {
   /** Messages given back to the queue. */
   requeued: number;
   /** Messages that had used up their attempts or their time: `failed`. */
   failed: Array<{ id: string; service_id: string }>;
-}
-
-/** Why a message whose lease expired is not tried again, or undefined to requeue it. */
-export function reapGiveUpReason(attempts: number, createdAt: number, now: number, limits: ReapLimits): string | undefined {
-  const lost = 'its last attempt never finished (the lease expired: the worker stopped or lost the message mid-attempt)';
-  if (attempts >= limits.maxAttempts) return `gave up after ${attempts} attempts: ${lost}`;
-  // As nextAttemptAt: a message may be tried until it is maxAgeMs old.
-  if (now - createdAt > limits.maxAgeMs) return `gave up: the message is older than ${duration(limits.maxAgeMs)} and ${lost}`;
-  return undefined;
-}
-
-function duration(ms: number): string {
-  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
-  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
-  return `${ms / 1000} s`;
 }
 
 /** `(id, lease)` rows for a VALUES list, typed so both dialects compare them to the columns. */
@@ -162,29 +141,27 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
     },
 
     /**
-     * The reaper: leases that expired (a worker died mid-send) go back to the queue, unless the
-     * message has used up its attempts or its time (`limits`, the worker's retry policy). Such a
-     * message is `failed` instead: requeued, a message whose attempts keep dying with their
-     * worker (one that crashes the process, say) would go round between queued and sending
-     * forever, past every limit a plain failure respects.
+     * The reaper: leases that expired (a worker died mid-send) go back to the queue, unless
+     * `giveUp` (the worker's retry policy) names a reason not to try the message again; then it
+     * is `failed` with that reason.
      */
-    async reapExpired(now: number, limits: ReapLimits): Promise<ReapResult> {
+    async reapExpired(now: number, giveUp: (attempts: number, createdAt: number) => string | undefined): Promise<ReapResult> {
       const expired = await db.selectFrom('messages').select(['id', 'service_id', 'attempts', 'created_at'])
         .where('status', '=', 'sending').where('lease_until', '<', now).limit(500).execute();
       const result: ReapResult = { requeued: 0, failed: [] };
       for (const m of expired) {
-        const giveUp = reapGiveUpReason(Number(m.attempts), Number(m.created_at), now, limits);
+        const reason = giveUp(Number(m.attempts), Number(m.created_at));
         const moved = await db.updateTable('messages')
-          .set(giveUp === undefined
+          .set(reason === undefined
             ? { status: 'queued', lease_until: null, next_attempt_at: now, updated_at: now }
-            : { status: 'failed', lease_until: null, next_attempt_at: null, last_error: giveUp, updated_at: now })
+            : { status: 'failed', lease_until: null, next_attempt_at: null, last_error: reason, updated_at: now })
           .where('id', '=', m.id).where('status', '=', 'sending').where('lease_until', '<', now).executeTakeFirst();
         if (moved.numUpdatedRows === 0n) continue;
-        if (giveUp === undefined) {
+        if (reason === undefined) {
           await event(m.id, 'queued', now, { reason: 'lease_expired' });
           result.requeued += 1;
         } else {
-          await event(m.id, 'failed', now, { reason: giveUp });
+          await event(m.id, 'failed', now, { reason });
           result.failed.push({ id: m.id, service_id: m.service_id });
         }
       }

@@ -3,7 +3,7 @@ import { putService } from '../../src/admin/services.js';
 import { serviceFields } from '../../src/config/normalize.js';
 import { addCredits } from '../../src/credits/top-up.js';
 import type { Pacer } from '../../src/delivery/pacing.js';
-import { DEFAULT_RETRY } from '../../src/delivery/retry.js';
+import { DEFAULT_RETRY, reapGiveUpReason } from '../../src/delivery/retry.js';
 import { openStore } from '../../src/storage/store.js';
 import { ADMIN_TOKEN, type TestApp } from '../support/app.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
@@ -303,7 +303,7 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
     await waitFor(async () => (await row(t.store, id)).lease_until === claimedAt + 110_000, 1_500, 'the renewed lease');
     // Past the first lease: the reaper finds nothing to take back.
     t.clock.advance(20_000);
-    expect(await t.store.transaction((tx) => tx.queue.reapExpired(t.clock.now(), DEFAULT_RETRY))).toEqual({ requeued: 0, failed: [] });
+    expect(await t.store.transaction((tx) => tx.queue.reapExpired(t.clock.now(), (attempts, createdAt) => reapGiveUpReason(DEFAULT_RETRY, attempts, createdAt, t.clock.now())))).toEqual({ requeued: 0, failed: [] });
 
     await waitFor(async () => (await row(t.store, id)).status === 'sent', 10_000, 'sent');
     expect(sink.received).toHaveLength(1);

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Pacer } from '../../src/delivery/pacing.js';
-import { DEFAULT_RETRY, type RetryPolicy } from '../../src/delivery/retry.js';
+import { DEFAULT_RETRY, reapGiveUpReason, type RetryPolicy } from '../../src/delivery/retry.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryHarness, eventTypes, insertQueued, row, seedSmtpOrg, send, smtpService, waitFor } from './support.js';
@@ -167,7 +167,7 @@ describe.each(DIALECTS)('messages that cannot be sent end somewhere on %s', (dia
     for (let attempt = 1; attempt < SHORT.maxAttempts; attempt++) {
       expect(await claimAndDie()).toHaveLength(1);
       t.clock.advance(leaseMs + 1);
-      expect(await t.store.transaction((tx) => tx.queue.reapExpired(t.clock.now(), SHORT))).toEqual({ requeued: 1, failed: [] });
+      expect(await t.store.transaction((tx) => tx.queue.reapExpired(t.clock.now(), (attempts, createdAt) => reapGiveUpReason(SHORT, attempts, createdAt, t.clock.now())))).toEqual({ requeued: 1, failed: [] });
     }
     expect(await claimAndDie()).toHaveLength(1);
     t.clock.advance(leaseMs + 1);
