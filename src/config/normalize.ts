@@ -18,6 +18,7 @@ export function securityFrom(input: SecurityInput | undefined, base: SecuritySet
     allow_private_keys_in_browsers: i.allow_private_keys_in_browsers ?? base.allow_private_keys_in_browsers,
     allowed_origins: i.allowed_origins?.map((o) => o.toLowerCase()) ?? base.allowed_origins,
     allow_mobile_apps: i.allow_mobile_apps ?? base.allow_mobile_apps,
+    mobile_app_schemes: i.mobile_app_schemes?.map((s) => s.toLowerCase()) ?? base.mobile_app_schemes,
     block_headless: i.block_headless ?? base.block_headless,
     ip_limit: i.ip_limit ?? base.ip_limit,
     recipient_daily_limit: i.recipient_daily_limit ?? base.recipient_daily_limit,

@@ -19,6 +19,9 @@ export const SecurityInput = Type.Object({
     description: 'Domains such as example.com or *.example.com',
   })),
   allow_mobile_apps: Type.Optional(Type.Boolean()),
+  mobile_app_schemes: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z][a-z0-9+.-]{1,63}$' }), {
+    description: 'URL schemes of the organization\'s apps (myapp for myapp://…): redirect targets the CAPTCHA widget page may hand a token to. http, https, javascript, data, vbscript, file and blob are refused.',
+  })),
   block_headless: Type.Optional(Type.Boolean()),
   ip_limit: Type.Optional(Type.Object({
     requests: Type.Integer({ minimum: 1 }),

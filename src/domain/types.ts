@@ -27,6 +27,11 @@ export interface SecuritySettings {
   /** Domains such as `example.com` or `*.example.com`. */
   allowed_origins: string[];
   allow_mobile_apps: boolean;
+  /**
+   * URL schemes of the organization's own apps (`myapp`, for `myapp://…`): where the shared
+   * CAPTCHA widget page may hand a solved token back with a redirect.
+   */
+  mobile_app_schemes: string[];
   block_headless: boolean;
   ip_limit: { requests: number; per_seconds: number };
   recipient_daily_limit: number;
@@ -42,6 +47,7 @@ export const DEFAULT_SECURITY: Readonly<SecuritySettings> = Object.freeze({
   allow_private_keys_in_browsers: false,
   allowed_origins: [],
   allow_mobile_apps: false,
+  mobile_app_schemes: [],
   block_headless: false,
   ip_limit: { requests: 10, per_seconds: 60 },
   recipient_daily_limit: 5,

@@ -95,7 +95,7 @@ describe.each(DIALECTS)('admin organizations on %s', (dialect) => {
       hold_queue_limit: 10, email_verified: true, suspended: true,
       security: {
         require_private_key: false, allow_private_keys_in_browsers: false, allowed_origins: [], allow_mobile_apps: false,
-        block_headless: false, ip_limit: { requests: 10, per_seconds: 60 }, recipient_daily_limit: 5, link_domains: [],
+        block_headless: false, ip_limit: { requests: 10, per_seconds: 60 }, recipient_daily_limit: 5, link_domains: [], mobile_app_schemes: [],
         block_list: { list: [], watch_variable: null }, public_overdraft: false,
       },
       captcha: null,
