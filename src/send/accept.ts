@@ -172,7 +172,7 @@ async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
   // Step 5.
 
   const params = input.template_params;
-  const issues = deps.validators.getOrCreate(cacheKey, () => compileParamsValidator(template.params, template.strict_params))(params);
+  const issues = deps.validators.getOrCreate(cacheKey, () => compileParamsValidator(template.params, template.strict_params))(params, input.params_source);
   if (issues.length > 0) throw new ApiError('invalid_template_params', { details: { issues } });
   const locked = isLockedSend(shape, key.type);
   if (locked) checkLockedContent(params, template.params, shape);

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import type { ParamsSource } from '../templates/params.js';
 
 /** Attachment item: inline bytes, or a reference to a file uploaded through POST /v1/uploads. */
 export const InlineAttachment = Type.Object({
@@ -38,6 +39,8 @@ export interface SendInput {
   service_id: string | undefined;
   template_id: string;
   template_params: Record<string, unknown>;
+  /** JSON keeps its types (a number is not a string); a form's values are all text. */
+  params_source: ParamsSource;
   turnstile_token: string | undefined;
   turnstile_key: 'org' | 'mail' | undefined;
   attachments: Array<Attachment | FileAttachment>;
@@ -48,6 +51,7 @@ export function sendInputFromBody(body: SendBody): SendInput {
     service_id: body.service_id,
     template_id: body.template_id,
     template_params: (body.template_params ?? {}) as Record<string, unknown>,
+    params_source: 'json',
     turnstile_token: body.turnstile_token,
     turnstile_key: body.turnstile_key,
     attachments: body.attachments ?? [],

@@ -9,7 +9,14 @@ export interface ParamIssue {
 /** Spec, Limits: string parameters are capped at 50,000 characters unless the schema says otherwise. */
 export const DEFAULT_MAX_STRING = 50_000;
 
-type Check = (value: unknown) => ParamIssue[];
+/**
+ * Where the values came from. JSON has types of its own, so a number or boolean given for a
+ * textual parameter is a wrong type; a multipart form sends every value as text, so there the
+ * text of a number or a boolean is what the number and boolean types read.
+ */
+export type ParamsSource = 'json' | 'form';
+
+type Check = (value: unknown, source: ParamsSource) => ParamIssue[];
 
 // Deliberately simple: one @, no spaces or angle brackets, a dotted domain. Full RFC 5322
 // allows far more, but nothing a web form or a relay should accept.
@@ -37,7 +44,11 @@ function isUrl(value: string): boolean {
   }
 }
 
-/** Forms send every value as text, so numbers and booleans are also accepted in their text form. */
+/**
+ * Forms send every value as text, so numbers and booleans are also accepted in their text form;
+ * so are JSON strings like "42", as before (many JSON clients copy form inputs as they are).
+ * A number never counts as text, though: see the textual branch of compileParam.
+ */
 function asNumber(value: unknown): number | undefined {
   if (typeof value === 'number' && Number.isFinite(value)) return value;
   if (typeof value === 'string' && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(value.trim())) return Number(value);
@@ -54,15 +65,17 @@ function compileParam(spec: ParamSpec): Check {
   const maxLength = spec.max_length ?? DEFAULT_MAX_STRING;
   const textual = spec.type === 'string' || spec.type === 'html' || spec.type === 'email' || spec.type === 'url' || spec.type === 'date';
 
-  return (value) => {
+  return (value, source) => {
     if (value === undefined || value === null || value === '') {
       return spec.required === true ? [issue('required', `${name} is required`)] : [];
     }
     if (textual) {
-      // A number or boolean where text is expected is taken as its text (JSON clients often
-      // send 42 for a string field); objects and arrays are not text.
-      if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
-        return [issue('type', `${name} must be ${spec.type === 'string' || spec.type === 'html' ? 'a string' : `a ${spec.type} string`}`)];
+      // Text only: a JSON number or boolean is not a string (the spec's "wrong type"), and
+      // objects and arrays never are. Only a form's values, text by nature, are read as text.
+      const scalar = typeof value === 'number' || typeof value === 'boolean';
+      if (typeof value !== 'string' && !(scalar && source === 'form')) {
+        const given = Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a JSON ${typeof value}`;
+        return [issue('type', `${name} must be ${spec.type === 'string' || spec.type === 'html' ? 'a string' : `a ${spec.type} string`}, not ${given}`)];
       }
       const text = String(value);
       const out: ParamIssue[] = [];
@@ -94,7 +107,7 @@ function compileParam(spec: ParamSpec): Check {
   };
 }
 
-export type ParamsValidator = (params: Record<string, unknown>) => ParamIssue[];
+export type ParamsValidator = (params: Record<string, unknown>, source: ParamsSource) => ParamIssue[];
 
 /**
  * Whether an undeclared parameter holds a string over the default limit, at any depth: a list
@@ -117,9 +130,9 @@ function hasLongString(value: unknown): boolean {
 /** Builds the validator of one template version: one closure per declared parameter. */
 export function compileParamsValidator(params: readonly ParamSpec[], strict: boolean): ParamsValidator {
   const checks = new Map(params.map((p) => [p.name, compileParam(p)]));
-  return (values) => {
+  return (values, source) => {
     const issues: ParamIssue[] = [];
-    for (const [name, check] of checks) issues.push(...check(values[name]));
+    for (const [name, check] of checks) issues.push(...check(values[name], source));
     for (const [name, value] of Object.entries(values)) {
       if (checks.has(name)) continue;
       if (strict) issues.push({ param: name, code: 'unknown', message: `${name} is not a parameter of this template` });

@@ -1,9 +1,10 @@
+import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import {
-  bearer, CONTACT_TEMPLATE, expectError, expectUnchanged, ROOMY, send, sendOk, snapshot, type TemplateSeed,
+  bearer, CONTACT_TEMPLATE, expectError, expectUnchanged, inject, ROOMY, send, sendOk, snapshot, type TemplateSeed,
 } from './helpers-b.js';
 
 const pgUp = await postgresAvailable();
@@ -253,5 +254,120 @@ describe.each(DIALECTS)('template parameters at POST /v1/send on %s', (dialect) 
 
   it.skipIf(skip)('the seeded contact template refuses a bad reply-to e-mail as a format issue', async () => {
     await expectIssue({ name: 'Ann', email: 'nope', message: 'hi' }, 'email', 'format', 'contact');
+  });
+});
+
+/**
+ * Issue 11, section 1: through the JSON endpoints a number or boolean is not a string, so a
+ * textual parameter (string, html, email, url, date) given one is a `type` issue; forms are
+ * text by nature and keep reading "42" as a number and "on" as a boolean.
+ */
+describe.each(DIALECTS)('JSON types of textual parameters on %s', (dialect) => {
+  const skip = dialect === 'postgres' && !pgUp;
+  let t: TestApp;
+
+  const SHORT: TemplateSeed = {
+    id: 'short',
+    subject: 'Short {{s}}',
+    to: 'owner@acme.test',
+    from_email: 'noreply@acme.test',
+    text: '{{s}} {{h}} {{e}} {{u}} {{d}} {{i}} {{n}} {{b}}',
+    strict_params: true,
+    params: [
+      { name: 's', type: 'string', min_length: 2, max_length: 5 },
+      { name: 'h', type: 'html' },
+      { name: 'e', type: 'email' },
+      { name: 'u', type: 'url' },
+      { name: 'd', type: 'date' },
+      { name: 'i', type: 'integer' },
+      { name: 'n', type: 'number' },
+      { name: 'b', type: 'boolean' },
+    ],
+  };
+  const TEXTUAL = ['s', 'h', 'e', 'u', 'd'] as const;
+
+  beforeAll(async () => {
+    if (skip) return;
+    t = await freshApp(dialect);
+    await seedOrg(t.store, { plan: ROOMY.plan, credits: 1000, templates: [SHORT] });
+  });
+  afterAll(async () => {
+    if (!skip) await t.cleanup();
+  });
+
+  const json = (url: string, payload: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    inject(t, { method: 'POST', url, payload, headers: { ...bearer(PRIVATE_KEY), ...headers } });
+
+  /** A multipart body by hand: every value is text, as a browser sends it. */
+  function multipart(fields: Array<[string, string]>): { payload: string; headers: Record<string, string> } {
+    const boundary = '----mailroom-test-boundary';
+    const parts = fields.map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
+    return { payload: `${parts.join('')}--${boundary}--\r\n`, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+  }
+  const form = (url: string, fields: Array<[string, string]>) => {
+    const { payload, headers } = multipart([['template_id', 'short'], ...fields]);
+    return inject(t, { method: 'POST', url, payload, headers: { ...bearer(PRIVATE_KEY), ...headers } });
+  };
+
+  function expectTypeIssue(res: LightMyRequestResponse, param: string): void {
+    const err = expectError(res, 422, 'invalid_template_params');
+    expect(err.details?.issues?.map((i) => [i.param, i.code]), res.body).toEqual([[param, 'type']]);
+  }
+
+  it.skipIf(skip)('/v1/send: the issue\'s example, {"s": 12345} for a string of 2..5, is a type issue; nothing stored', async () => {
+    const before = await snapshot(t, 'acme');
+    expectTypeIssue(await json('/v1/send', { template_id: 'short', template_params: { s: 12345 } }), 's');
+    await expectUnchanged(t, 'acme', before);
+    // The same text as a JSON string is fine.
+    expect((await json('/v1/send', { template_id: 'short', template_params: { s: '12345' } })).statusCode).toBe(202);
+  });
+
+  it.skipIf(skip)('/v1/send: every textual type refuses a JSON number and a JSON boolean', async () => {
+    for (const param of TEXTUAL) {
+      for (const value of [42, 0, 1.5, true, false]) {
+        expectTypeIssue(await json('/v1/send', { template_id: 'short', template_params: { [param]: value } }), param);
+      }
+    }
+  });
+
+  it.skipIf(skip)('the EmailJS alias and batch items refuse them the same way', async () => {
+    const alias = await json('/api/v1.0/email/send', { template_id: 'short', template_params: { s: 12345 } }, { 'x-mail-client': 'test/1' });
+    expectTypeIssue(alias, 's');
+    const legacy = await json('/api/v1.0/email/send', { template_id: 'short', template_params: { e: true } });
+    expectTypeIssue(legacy, 'e');
+
+    const batch = await json('/v1/send-batch', {
+      messages: [
+        { template_id: 'short', template_params: { s: 'ok' } },
+        { template_id: 'short', template_params: { s: 12345 } },
+        { template_id: 'short', template_params: { d: 20260131 } },
+      ],
+    });
+    expect(batch.statusCode, batch.body).toBe(200);
+    type Result = { status: string; http_status: number; error?: { code: string; details?: { issues?: Array<{ param: string; code: string }> } } };
+    const results = batch.json<{ results: Result[] }>().results;
+    expect(results[0]?.status).toBe('queued');
+    for (const [index, param] of [[1, 's'], [2, 'd']] as const) {
+      expect(results[index]).toMatchObject({ status: 'rejected', http_status: 422, error: { code: 'invalid_template_params' } });
+      expect(results[index]?.error?.details?.issues?.map((i) => [i.param, i.code])).toEqual([[param, 'type']]);
+    }
+  });
+
+  it.skipIf(skip)('numbers and booleans keep their own types through JSON', async () => {
+    const ok = await json('/v1/send', { template_id: 'short', template_params: { i: 42, n: 2.5, b: false, s: 'abc' } });
+    expect(ok.statusCode, ok.body).toBe(202);
+    expectTypeIssue(await json('/v1/send', { template_id: 'short', template_params: { i: true } }), 'i');
+    expectTypeIssue(await json('/v1/send', { template_id: 'short', template_params: { b: 1 } }), 'b');
+  });
+
+  it.skipIf(skip)('forms are unchanged: "42" is an integer, "on" and "true" are booleans, "12345" is a string', async () => {
+    for (const url of ['/v1/send-form', '/api/v1.0/email/send-form']) {
+      const res = await form(url, [['s', '12345'], ['i', '42'], ['n', '2.5'], ['b', 'on']]);
+      expect(res.statusCode, `${url} ${res.body}`).toBeLessThan(300);
+      const res2 = await form(url, [['b', 'true'], ['d', '2026-01-31'], ['e', 'ann@example.com']]);
+      expect(res2.statusCode, `${url} ${res2.body}`).toBeLessThan(300);
+    }
+    // And still checked: a form's "abc" is not an integer.
+    expectTypeIssue(await form('/v1/send-form', [['i', 'abc']]), 'i');
   });
 });

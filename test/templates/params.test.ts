@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ParamSpec } from '../../src/domain/types.js';
-import { compileParamsValidator, DEFAULT_MAX_STRING, isEmailAddress, templateKey } from '../../src/templates/params.js';
+import { compileParamsValidator, DEFAULT_MAX_STRING, isEmailAddress, templateKey, type ParamsSource } from '../../src/templates/params.js';
 
 /** compileParamsValidator: one issue per failing parameter, every type, the default limit. */
 
 const codes = (issues: Array<{ param: string; code: string }>) => issues.map((i) => [i.param, i.code]);
 
-function check(spec: Omit<ParamSpec, 'name'>, value: unknown): Array<[string, string]> {
+function check(spec: Omit<ParamSpec, 'name'>, value: unknown, source: ParamsSource = 'json'): Array<[string, string]> {
   const validate = compileParamsValidator([{ name: 'p', ...spec }], true);
-  return codes(validate(value === undefined ? {} : { p: value })) as Array<[string, string]>;
+  return codes(validate(value === undefined ? {} : { p: value }, source)) as Array<[string, string]>;
 }
 
 describe('compileParamsValidator', () => {
@@ -31,11 +31,31 @@ describe('compileParamsValidator', () => {
   });
 
   describe('types', () => {
-    it('text types refuse objects and arrays', () => {
+    it('text types refuse objects and arrays, from JSON or a form', () => {
       for (const type of ['string', 'html', 'email', 'url', 'date'] as const) {
-        expect(check({ type }, { a: 1 }), type).toEqual([['p', 'type']]);
-        expect(check({ type }, ['a']), type).toEqual([['p', 'type']]);
+        for (const source of ['json', 'form'] as const) {
+          expect(check({ type }, { a: 1 }, source), type).toEqual([['p', 'type']]);
+          expect(check({ type }, ['a'], source), type).toEqual([['p', 'type']]);
+        }
       }
+    });
+
+    it('text types refuse a JSON number or boolean: it is not a string (issue 11)', () => {
+      for (const type of ['string', 'html', 'email', 'url', 'date'] as const) {
+        for (const value of [12345, 0, -1.5, true, false]) {
+          const issues = compileParamsValidator([{ name: 'p', type }], true)({ p: value }, 'json');
+          expect(codes(issues), `${type} ${String(value)}`).toEqual([['p', 'type']]);
+          expect(issues[0]?.message).toContain(`not a JSON ${typeof value}`);
+        }
+      }
+      // Even when its text would pass every other rule of the schema.
+      expect(check({ type: 'string', min_length: 2, max_length: 5 }, 12345)).toEqual([['p', 'type']]);
+      expect(check({ type: 'string', min_length: 2, max_length: 5 }, '12345')).toEqual([]);
+    });
+
+    it('a form value is read as text, so the text of a number passes a string parameter', () => {
+      expect(check({ type: 'string', min_length: 2, max_length: 5 }, '12345', 'form')).toEqual([]);
+      expect(check({ type: 'string', max_length: 3 }, 12345, 'form')).toEqual([['p', 'max_length']]);
     });
 
     it('integer: whole numbers, also as text; not fractions, words or booleans', () => {
@@ -55,6 +75,14 @@ describe('compileParamsValidator', () => {
     it('boolean: true/false, also as form text', () => {
       for (const ok of [true, false, 'true', 'false', 'TRUE', 'on', 'off']) expect(check({ type: 'boolean' }, ok), String(ok)).toEqual([]);
       for (const bad of ['maybe', 'yes please', 2, {}, []]) expect(check({ type: 'boolean' }, bad), String(bad)).toEqual([['p', 'type']]);
+    });
+
+    it('numbers and booleans read their text forms the same from a form and from JSON', () => {
+      for (const source of ['json', 'form'] as const) {
+        expect(check({ type: 'integer' }, '42', source)).toEqual([]);
+        expect(check({ type: 'number' }, '2.5', source)).toEqual([]);
+        for (const b of ['on', 'true', 'off']) expect(check({ type: 'boolean' }, b, source)).toEqual([]);
+      }
     });
   });
 
@@ -128,7 +156,7 @@ describe('compileParamsValidator', () => {
 
     it('a parameter that breaks several of its rules gives one issue', () => {
       // Too short and not matching: one failing parameter, one issue.
-      const issues = compileParamsValidator([{ name: 'p', type: 'string', min_length: 3, pattern: '^[a-z]+$' }], true)({ p: 'A' });
+      const issues = compileParamsValidator([{ name: 'p', type: 'string', min_length: 3, pattern: '^[a-z]+$' }], true)({ p: 'A' }, 'json');
       expect(issues.map((i) => i.param)).toEqual(['p']);
     });
   });
@@ -149,8 +177,8 @@ describe('compileParamsValidator', () => {
 
     it('applies to undeclared string parameters when unknown ones are allowed', () => {
       const validate = compileParamsValidator([], false);
-      expect(validate({ extra: 'x'.repeat(50_000) })).toEqual([]);
-      expect(codes(validate({ extra: 'x'.repeat(50_001) }))).toEqual([['extra', 'max_length']]);
+      expect(validate({ extra: 'x'.repeat(50_000) }, 'json')).toEqual([]);
+      expect(codes(validate({ extra: 'x'.repeat(50_001) }, 'json'))).toEqual([['extra', 'max_length']]);
     });
   });
 
@@ -158,11 +186,11 @@ describe('compileParamsValidator', () => {
     const specs: ParamSpec[] = [{ name: 'a', type: 'string' }];
 
     it('an undeclared parameter is an `unknown` issue in strict mode, one per parameter', () => {
-      expect(codes(compileParamsValidator(specs, true)({ a: 'x', b: 1, c: { d: 2 } }))).toEqual([['b', 'unknown'], ['c', 'unknown']]);
+      expect(codes(compileParamsValidator(specs, true)({ a: 'x', b: 1, c: { d: 2 } }, 'json'))).toEqual([['b', 'unknown'], ['c', 'unknown']]);
     });
 
     it('and accepted otherwise, whatever its shape', () => {
-      expect(compileParamsValidator(specs, false)({ a: 'x', b: 1, c: { d: [2] } })).toEqual([]);
+      expect(compileParamsValidator(specs, false)({ a: 'x', b: 1, c: { d: [2] } }, 'json')).toEqual([]);
     });
   });
 
@@ -173,7 +201,7 @@ describe('compileParamsValidator', () => {
       { name: 'site', type: 'url' },
       { name: 'ok', type: 'string' },
     ], true);
-    const issues = validate({ age: 12, site: 'nope', ok: 'fine', extra: 1 });
+    const issues = validate({ age: 12, site: 'nope', ok: 'fine', extra: 1 }, 'json');
     expect(codes(issues).sort()).toEqual([['age', 'minimum'], ['extra', 'unknown'], ['name', 'required'], ['site', 'format']]);
     for (const issue of issues) {
       expect(Object.keys(issue).sort()).toEqual(['code', 'message', 'param']);

@@ -120,6 +120,7 @@ export function registerSendForm(app: App, deps: SendDeps): void {
           service_id: field(form, 'service_id', 64),
           template_id: templateId,
           template_params: form.params,
+          params_source: 'form',
           turnstile_token: field(form, 'turnstile_token', 4096) ?? field(form, 'cf-turnstile-response', 4096),
           turnstile_key: turnstileKey,
           attachments: form.files,
