@@ -58,6 +58,8 @@ export async function buildApp(services: AppServices): Promise<App> {
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkErrors(config.docsUrl),
+    // With MAILROOM_TLS_* an https.Server (SIGHUP swaps its context: src/http/tls.ts); null: plain HTTP.
+    https: services.https ?? null,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

@@ -15,6 +15,15 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Largest request body accepted (JSON or multipart), in bytes. */
   readonly bodyLimitBytes: number;
+  /**
+   * PEM certificate chain and private key files: `mailroom serve` speaks HTTPS with them and
+   * reads them again on SIGHUP. Unset: plain HTTP (behind a proxy that terminates TLS).
+   */
+  readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
+  /** Port on which `mailroom worker` serves /metrics and /v1/health; unset: it listens nowhere. */
+  readonly metricsPort: number | undefined;
+  /** When set, /metrics (API and worker) answers only `Authorization: Bearer <token>`. */
+  readonly metricsToken: string | undefined;
   /** Whether `mailroom serve` also runs a delivery worker (MAILROOM_WORKER=off for API-only). */
   readonly runWorker: boolean;
   readonly worker: {
@@ -107,7 +116,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   const port = int('MAILROOM_PORT', 8080, 0, 65535);
   const host = read('MAILROOM_HOST') ?? '0.0.0.0';
-  const baseUrl = url('MAILROOM_BASE_URL', `http://localhost:${port}`, ['http:', 'https:']);
+  const tls = tlsFiles(read('MAILROOM_TLS_CERT_FILE'), read('MAILROOM_TLS_KEY_FILE'), cwd, problems);
+  const baseUrl = url('MAILROOM_BASE_URL', `${tls === undefined ? 'http' : 'https'}://localhost:${port}`, ['http:', 'https:']);
   const docsUrl = url('MAILROOM_DOCS_URL', `${baseUrl}/docs`, ['http:', 'https:']);
   const dataDir = path.resolve(cwd, read('MAILROOM_DATA_DIR') ?? './data');
 
@@ -128,6 +138,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (adminToken !== undefined && adminToken.length < 16) {
     problems.push('MAILROOM_ADMIN_TOKEN must be at least 16 characters (it guards the whole admin API)');
   }
+  const metricsToken = read('MAILROOM_METRICS_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < 16) {
+    problems.push('MAILROOM_METRICS_TOKEN must be at least 16 characters');
+  }
+  const rawMetricsPort = read('MAILROOM_METRICS_PORT');
+  const metricsPort = rawMetricsPort === undefined ? undefined : int('MAILROOM_METRICS_PORT', 0, 0, 65535);
   const rawConfig = read('MAILROOM_CONFIG');
   const configFile = rawConfig === undefined ? undefined : path.resolve(cwd, rawConfig);
 
@@ -145,6 +161,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logLevel: oneOf('MAILROOM_LOG_LEVEL', LOG_LEVELS, 'info'),
     // 25 MiB of attachments grow by 4/3 in base64; 40 MiB leaves room for the JSON around them.
     bodyLimitBytes: int('MAILROOM_BODY_LIMIT_BYTES', 40 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    tls,
+    metricsPort,
+    metricsToken,
     runWorker: oneOf('MAILROOM_WORKER', ['on', 'off'] as const, 'on') === 'on',
     worker: {
       leaseMs: int('MAILROOM_WORKER_LEASE_SECONDS', 300, 1, 86_400) * 1000,
@@ -178,6 +197,18 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   };
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return deepFreeze(config);
+}
+
+/**
+ * A certificate without its key (or the reverse) is a half-done setup: starting on plain HTTP
+ * instead would hide it, so it is an error naming the variable that is missing.
+ */
+function tlsFiles(cert: string | undefined, key: string | undefined, cwd: string, problems: string[]): Config['tls'] {
+  if (cert === undefined && key === undefined) return undefined;
+  if (cert === undefined) problems.push('MAILROOM_TLS_CERT_FILE is not set, but MAILROOM_TLS_KEY_FILE is: set both (HTTPS) or neither (HTTP)');
+  if (key === undefined) problems.push('MAILROOM_TLS_KEY_FILE is not set, but MAILROOM_TLS_CERT_FILE is: set both (HTTPS) or neither (HTTP)');
+  if (cert === undefined || key === undefined) return undefined;
+  return { certFile: path.resolve(cwd, cert), keyFile: path.resolve(cwd, key) };
 }
 
 export function deepFreeze<T>(value: T): T {

@@ -1,4 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { ServerOptions as HttpsOptions } from 'node:https';
 import type {
   FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault,
 } from 'fastify';
@@ -25,6 +26,8 @@ export interface AppServices {
    * MAILROOM_REDIS_URL is set (a connection the app owns and closes), else in memory.
    */
   protection?: Protection;
+  /** Certificate and key (MAILROOM_TLS_*): the server speaks HTTPS. Absent: plain HTTP. */
+  https?: HttpsOptions;
 }
 
 export type App = FastifyInstance<
