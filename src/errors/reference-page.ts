@@ -1,6 +1,6 @@
 import { ERROR_CATALOG, ERROR_CODES, errorAnchor } from './catalog.js';
 
-const escapeHtml = (s: string): string =>
+export const escapeHtml = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 /** The error reference every `docs_url` points into: one anchor per code of the catalog. */

@@ -1,40 +1,76 @@
+import type { FastifyReply } from 'fastify';
+import type { Organization } from '../../domain/types.js';
+import { checkWidgetRedirect, type WidgetRedirect } from '../../protection/widget-redirect.js';
+import type { Store } from '../../storage/store.js';
 import type { App, AppServices } from '../app-types.js';
+import { ERROR_CSP, WIDGET_CSP, widgetErrorHtml, widgetPageHtml } from '../widget-page.js';
 
 /**
- * The page behind `turnstile_widget_url`: a mobile app opens it in a web view, the shared
- * widget runs, and the token goes back to the app through whichever bridge the view offers
- * (React Native's postMessage, a WKWebView handler, an Android JS interface), or, failing all,
- * a redirect to `?redirect_uri=…#token=…` that the app intercepts.
+ * The page behind `turnstile_widget_url`: a mobile app opens it in a web view as
+ * `?public_key=pk_…&redirect_uri=myapp://…` (`user_id` is EmailJS's name for the public key), the
+ * shared widget runs, and the token goes back through the view's bridge or, failing all, a
+ * redirect that the organization allows. Without redirect_uri the page only uses the bridges.
  */
-export function registerTurnstileWidget(app: App, { config }: AppServices): void {
-  app.get('/widget/turnstile', { schema: { hide: true } }, async (_request, reply) => {
-    const siteKey = JSON.stringify(config.turnstile.siteKey ?? '');
-    reply.header('cache-control', 'public, max-age=3600');
-    return reply.type('text/html; charset=utf-8').send(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Verification</title>
-<script src="https://challenges.cloudflare.com/turnstile/v0/api.js?onload=mrReady&render=explicit" async defer></script>
-<style>body{display:flex;justify-content:center;align-items:center;min-height:90vh;margin:0;font-family:system-ui,sans-serif}</style>
-</head><body><div id="widget"></div><p id="status" role="status"></p>
-<script>
-var SITE_KEY = ${siteKey.replace(/</g, '\\u003c')};
-function deliver(message) {
-  var text = JSON.stringify(message);
-  if (window.ReactNativeWebView) return window.ReactNativeWebView.postMessage(text);
-  if (window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.turnstile) return window.webkit.messageHandlers.turnstile.postMessage(message);
-  if (window.Android && window.Android.onTurnstile) return window.Android.onTurnstile(text);
-  var back = new URLSearchParams(location.search).get('redirect_uri');
-  if (back) location.href = back + '#' + new URLSearchParams(message).toString();
+
+const REFUSALS: Record<Exclude<WidgetRedirect, { ok: true }>['reason'], string> = {
+  unparseable: 'redirect_uri is not an absolute URL.',
+  too_long: 'redirect_uri is too long.',
+  scheme_not_allowed: 'The scheme of redirect_uri is not one of the mobile app schemes of the organization.',
+  mobile_apps_not_allowed: 'The organization does not allow mobile apps, so no app scheme is accepted.',
+  origin_not_allowed: 'The origin of redirect_uri is not on the allowed origins of the organization.',
+  insecure_origin: 'redirect_uri must use https (http only for localhost).',
+  credentials_in_url: 'redirect_uri must not carry a user name or password.',
+};
+
+/** One string value of the query, or undefined; a repeated parameter is refused as ambiguous. */
+function single(query: unknown, name: string): string | undefined | null {
+  const value = (query as Record<string, unknown> | null)?.[name];
+  if (value === undefined || value === '') return undefined;
+  return typeof value === 'string' ? value : null;
 }
-function mrReady() {
-  if (!SITE_KEY) { document.getElementById('status').textContent = 'The shared CAPTCHA widget is not configured on this server.'; deliver({ error: 'not_configured' }); return; }
-  turnstile.render('#widget', {
-    sitekey: SITE_KEY,
-    callback: function (token) { deliver({ token: token }); },
-    'error-callback': function (code) { deliver({ error: String(code) }); },
-    'expired-callback': function () { deliver({ error: 'expired' }); }
-  });
+
+/** The organization of an active public key. Private keys never belong in a URL: refused too. */
+async function publicKeyOrg(store: Store, value: string): Promise<Organization | undefined> {
+  if (!value.startsWith('pk_')) return undefined;
+  const key = await store.catalog.keyByValue(value);
+  if (key === undefined || key.type !== 'public' || key.status !== 'active') return undefined;
+  return store.catalog.organization(key.org_id);
 }
-</script></body></html>`);
+
+function send(reply: FastifyReply, status: number, csp: string, html: string): FastifyReply {
+  // The page depends on the query and the organization's current settings: never cached or shared.
+  return reply.code(status)
+    .header('cache-control', 'private, no-store')
+    .header('content-security-policy', csp)
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
+    .header('x-frame-options', 'DENY')
+    .type('text/html; charset=utf-8')
+    .send(html);
+}
+
+export function registerTurnstileWidget(app: App, { config, store }: AppServices): void {
+  app.get('/widget/turnstile', { schema: { hide: true } }, async (request, reply) => {
+    const refuse = (message: string) => send(reply, 400, ERROR_CSP, widgetErrorHtml(message));
+    const publicKey = single(request.query, 'public_key');
+    const userId = single(request.query, 'user_id');
+    const redirectUri = single(request.query, 'redirect_uri');
+    if (publicKey === null || userId === null || redirectUri === null) return refuse('A parameter was given more than once.');
+    if (publicKey !== undefined && userId !== undefined && publicKey !== userId) return refuse('public_key and user_id name different keys.');
+    const keyValue = publicKey ?? userId;
+
+    if (keyValue === undefined) {
+      if (redirectUri !== undefined) return refuse('redirect_uri needs the public_key of the organization that allows it.');
+      return send(reply, 200, WIDGET_CSP, widgetPageHtml({ siteKey: config.turnstile.siteKey ?? '', redirect: undefined }));
+    }
+    const org = await publicKeyOrg(store, keyValue);
+    if (org === undefined) return refuse('Unknown or inactive public key.');
+    let redirect: string | undefined;
+    if (redirectUri !== undefined) {
+      const checked = checkWidgetRedirect(org.security, redirectUri);
+      if (!checked.ok) return refuse(REFUSALS[checked.reason]);
+      redirect = checked.href;
+    }
+    return send(reply, 200, WIDGET_CSP, widgetPageHtml({ siteKey: config.turnstile.siteKey ?? '', redirect }));
   });
 }

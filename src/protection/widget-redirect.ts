@@ -1,0 +1,54 @@
+import type { SecuritySettings } from '../domain/types.js';
+import { originAllowed } from '../send/origin.js';
+
+/**
+ * Schemes a browser or web view acts on itself (script, inline documents, local files, its own
+ * pages) or that belong to the web-origin rule below. They are never an app's scheme, even if an
+ * organization lists one by mistake: handing a token to `javascript:` runs script on our origin.
+ */
+const NEVER_APP_SCHEMES: ReadonlySet<string> = new Set([
+  'javascript', 'data', 'vbscript', 'blob', 'file', 'filesystem', 'about', 'view-source',
+  'http', 'https', 'ws', 'wss', 'ftp', 'intent', 'chrome', 'chrome-extension', 'content', 'jar',
+]);
+
+/** Longer redirect_uri values are refused rather than parsed (no app needs more). */
+const MAX_REDIRECT_LENGTH = 2048;
+
+export type WidgetRedirect =
+  | { ok: true; href: string }
+  | { ok: false; reason: 'unparseable' | 'too_long' | 'scheme_not_allowed' | 'mobile_apps_not_allowed' | 'origin_not_allowed' | 'insecure_origin' | 'credentials_in_url' };
+
+/** http:// is accepted only for the developer's own machine; everything else must be https. */
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/**
+ * Where the shared CAPTCHA widget page may send a solved token: an app scheme the organization
+ * names (with "allow mobile apps" on), or a web origin on its allowed list (https, or http for
+ * loopback). Returns the URL as the WHATWG parser serializes it, without a fragment (the page
+ * puts the token there), so what was checked is exactly what a browser will navigate to.
+ */
+export function checkWidgetRedirect(security: SecuritySettings, raw: string): WidgetRedirect {
+  if (raw.length > MAX_REDIRECT_LENGTH) return { ok: false, reason: 'too_long' };
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, reason: 'unparseable' };
+  }
+  url.hash = '';
+  const scheme = url.protocol.slice(0, -1).toLowerCase();
+
+  if (scheme === 'https' || scheme === 'http') {
+    if (url.username !== '' || url.password !== '') return { ok: false, reason: 'credentials_in_url' };
+    if (scheme === 'http' && !isLoopbackHost(url.hostname)) return { ok: false, reason: 'insecure_origin' };
+    if (!originAllowed(security.allowed_origins, url.href)) return { ok: false, reason: 'origin_not_allowed' };
+    return { ok: true, href: url.href };
+  }
+  if (NEVER_APP_SCHEMES.has(scheme) || !security.mobile_app_schemes.includes(scheme)) {
+    return { ok: false, reason: 'scheme_not_allowed' };
+  }
+  if (!security.allow_mobile_apps) return { ok: false, reason: 'mobile_apps_not_allowed' };
+  return { ok: true, href: url.href };
+}
