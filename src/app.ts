@@ -137,7 +137,7 @@ export async function buildApp(services: AppServices): Promise<App> {
   registerUploads(app, { ...services, blobs: blobs.blobs, uploadSecret: blobs.uploadSecret, protection });
   registerMessages(app, services);
   registerHistory(app, services);
-  registerMetrics(app, metrics);
+  registerMetrics(app, metrics, config.metricsToken);
   await app.register(async (admin) => registerAdminRoutes(admin, services), { prefix: '/admin/v1' });
 
   return app;

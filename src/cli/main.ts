@@ -15,7 +15,7 @@ const USAGE = `mailroom: self-hosted transactional email API
 
 Usage:
   mailroom serve                         start the HTTP API and a delivery worker (applies MAILROOM_CONFIG first)
-  mailroom worker                        run a delivery worker only
+  mailroom worker [--metrics-port N]     run a delivery worker only (N: serve /metrics and /v1/health there)
   mailroom migrate                       apply pending database migrations
   mailroom apply FILE                    apply a declarative YAML config (idempotent)
   mailroom keys list ORG                 list an organization's keys
@@ -30,7 +30,9 @@ type Out = (line: string) => void;
 
 /** The CLI. Returns the process exit code; `out`/`err` are injectable for tests. */
 export async function main(argv: string[], env = process.env, out: Out = console.log, err: Out = console.error): Promise<number> {
-  const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: false });
+  const { values, positionals } = parseArgs({
+    args: argv, allowPositionals: true, strict: false, options: { 'metrics-port': { type: 'string' } },
+  });
   const [command, ...rest] = positionals;
   if (command === undefined || command === 'help' || argv.includes('--help') || argv.includes('-h')) {
     out(USAGE);
@@ -38,7 +40,9 @@ export async function main(argv: string[], env = process.env, out: Out = console
   }
   let config: Config;
   try {
-    config = loadConfig(env);
+    // `--metrics-port N` is MAILROOM_METRICS_PORT on the command line (the flag wins), checked by the same rule.
+    const metricsPort = values['metrics-port'];
+    config = loadConfig(typeof metricsPort === 'string' ? { ...env, MAILROOM_METRICS_PORT: metricsPort } : env);
   } catch (e) {
     err(e instanceof ConfigError ? e.message : String(e));
     return 2;

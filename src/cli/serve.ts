@@ -4,6 +4,7 @@ import { demoInstructions, ensureDemo } from '../bootstrap/demo.js';
 import type { Config } from '../config/env.js';
 import { readConfigFile } from '../config/file.js';
 import { systemClock } from '../domain/clock.js';
+import { readTlsMaterial, reloadOnSighup } from '../http/tls.js';
 import { createRuntime, untilSignal } from './runtime.js';
 
 /** How long in-flight requests and sends get on SIGTERM before the process exits anyway. */
@@ -11,10 +12,13 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
  * `mailroom serve`: config → store (migrated) → declarative config or first-run demo → app
- * (+ a delivery worker unless MAILROOM_WORKER=off) → listen. SIGTERM/SIGINT: stop accepting,
- * let requests and sends finish, give back unfinished claims, close the store.
+ * (+ a delivery worker unless MAILROOM_WORKER=off) → listen, over HTTPS when MAILROOM_TLS_* are
+ * set (SIGHUP reloads the certificate). SIGTERM/SIGINT: stop accepting, let requests and sends
+ * finish, give back unfinished claims, close the store.
  */
 export async function serve(config: Config, out: (line: string) => void): Promise<void> {
+  // Before the store opens: a bad certificate path stops the start with nothing to undo.
+  const tls = config.tls === undefined ? undefined : readTlsMaterial(config.tls);
   const runtime = await createRuntime(config);
   const { store } = runtime;
   if (config.configFile !== undefined) {
@@ -27,13 +31,16 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   const worker = config.runWorker ? runtime.createWorker() : undefined;
   const app = await buildApp({
     config, store, clock: systemClock, metrics: runtime.metrics, protection: runtime.protection, blobs: runtime.blobs, onAccepted: () => worker?.nudge(),
+    ...(tls === undefined ? {} : { https: tls }),
   });
+  const stopReload = config.tls === undefined ? undefined : reloadOnSighup(app.server, config.tls, app.log);
   await app.listen({ port: config.port, host: config.host });
   worker?.start();
   out(`mailroom listening on ${config.baseUrl} (database: ${store.dialect}, worker: ${worker === undefined ? 'off' : 'on'})`);
   if (demo !== undefined) out(demoInstructions(demo, config));
 
   const signal = await untilSignal();
+  stopReload?.();
   app.log.info({ signal }, 'shutting down');
   const timer = setTimeout(() => {
     app.log.error('shutdown took too long; exiting');

@@ -1,4 +1,6 @@
 import type { Config } from '../config/env.js';
+import { systemClock } from '../domain/clock.js';
+import { startMetricsServer } from '../observability/metrics-server.js';
 import { createRuntime, untilSignal } from './runtime.js';
 
 /** How long sends under way get on SIGTERM before what is left goes back to the queue. */
@@ -10,12 +12,23 @@ const SHUTDOWN_GRACE_MS = 10_000;
  */
 const SHUTDOWN_DEADLINE_MS = SHUTDOWN_GRACE_MS + 5_000;
 
-/** `mailroom worker`: delivery only, no HTTP. Run as many as the database and relays bear. */
+/**
+ * `mailroom worker`: delivery only. Run as many as the database and relays bear. Its only HTTP
+ * is the optional metrics listener (MAILROOM_METRICS_PORT): /metrics with this process's
+ * delivery counters, and /v1/health.
+ */
 export async function runWorker(config: Config, out: (line: string) => void): Promise<void> {
   const runtime = await createRuntime(config);
+  const listener = config.metricsPort === undefined
+    ? undefined
+    : await startMetricsServer({ config, port: config.metricsPort, store: runtime.store, metrics: runtime.metrics, clock: systemClock })
+      .catch(async (err: unknown) => {
+        await runtime.close();
+        throw err;
+      });
   const worker = runtime.createWorker();
   worker.start();
-  out(`mailroom worker running (database: ${runtime.store.dialect})`);
+  out(`mailroom worker running (database: ${runtime.store.dialect}, metrics: ${listener === undefined ? 'off' : `http://${config.host}:${listener.port}/metrics`})`);
   const signal = await untilSignal();
   runtime.logger.info({ signal }, 'worker shutting down');
   const timer = setTimeout(() => {
@@ -24,5 +37,7 @@ export async function runWorker(config: Config, out: (line: string) => void): Pr
   }, SHUTDOWN_DEADLINE_MS);
   timer.unref();
   await worker.stop(SHUTDOWN_GRACE_MS);
+  // Scrapes keep working until the sends are settled; the store closes after the listener.
+  await listener?.close();
   await runtime.close();
 }
