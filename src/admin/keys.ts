@@ -1,5 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
-import type { KeyType } from '../domain/types.js';
+import type { ApiKey, KeyType } from '../domain/types.js';
 import type { IssuedKey } from '../storage/api-keys.js';
 import type { Store } from '../storage/store.js';
 
@@ -12,18 +12,34 @@ export async function createKey(store: Store, orgId: string, type: KeyType, valu
   });
 }
 
+/** The longest grace period a rotation may give: long enough to redeploy, short enough to end. */
+export const MAX_GRACE_SECONDS = 30 * 24 * 3600;
+
+/** A rotation's result: the new key, and the old one as it is now (with its `expires_at`). */
+export interface Rotation extends IssuedKey {
+  previous: ApiKey & { expires_at: number };
+}
+
 /**
- * Replaces a key with a new one of the same type. The old key stops working at once
- * (`invalid_public_key` / `invalid_private_key`), as rotation after a leak requires.
+ * Replaces a key with a new one of the same type. By default the old key stops working at once
+ * (`invalid_public_key` / `invalid_private_key`), as rotation after a leak requires. With
+ * `graceSeconds` both keys work until that many seconds have passed, so clients can be moved
+ * to the new key without refused requests; revoking the old key ends the grace at once.
  */
-export async function rotateKey(store: Store, orgId: string, keyId: string): Promise<IssuedKey> {
+export async function rotateKey(store: Store, orgId: string, keyId: string, graceSeconds = 0): Promise<Rotation> {
+  if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_GRACE_SECONDS) {
+    const message = `must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}`;
+    throw new ApiError('invalid_body', { message: `grace_seconds ${message}.`, details: { fields: [{ field: 'grace_seconds', message }] } });
+  }
   const now = store.clock.now();
   return store.transaction(async (tx) => {
     const key = await tx.keys.get(orgId, keyId);
     if (key === undefined) throw new ApiError('not_found', { message: `Key "${keyId}" does not exist in organization "${orgId}".` });
     if (key.status !== 'active') throw new ApiError('conflict', { message: `Key "${keyId}" is ${key.status}.` });
-    await tx.keys.setStatus(key.id, 'rotated', now);
-    return tx.keys.insert(orgId, key.type, now);
+    const expiresAt = now + graceSeconds * 1000;
+    await tx.keys.setStatus(key.id, 'rotated', now, expiresAt);
+    const issued = await tx.keys.insert(orgId, key.type, now);
+    return { ...issued, previous: { ...key, status: 'rotated', revoked_at: now, expires_at: expiresAt } };
   });
 }
 

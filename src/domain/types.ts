@@ -83,6 +83,11 @@ export interface ApiKey {
   status: 'active' | 'revoked' | 'rotated';
   created_at: number;
   revoked_at: number | null;
+  /**
+   * When a rotated or revoked key stops (or stopped) authenticating; null while active. A key
+   * rotated with a grace period keeps working until then.
+   */
+  expires_at: number | null;
 }
 
 export interface SmtpSettings {

@@ -35,7 +35,8 @@ export async function authenticate(request: FastifyRequest, store: Store, body: 
 
   const key = await store.catalog.keyByValue(value);
   const claimed = value.startsWith('sk_') ? 'private' : value.startsWith('pk_') ? 'public' : undefined;
-  if (key === undefined || key.status !== 'active') {
+  // The cached record carries its expiry, so a grace period ends on time even while cached.
+  if (key === undefined || !keyAuthenticates(key, store.clock.now())) {
     if (claimed === 'private') throw new ApiError('invalid_private_key');
     if (claimed === 'public') throw new ApiError('invalid_public_key');
     throw new ApiError('unauthorized');
@@ -43,6 +44,15 @@ export async function authenticate(request: FastifyRequest, store: Store, body: 
   const org = await store.catalog.organization(key.org_id);
   if (org === undefined) throw new ApiError('unauthorized');
   return { org, key };
+}
+
+/**
+ * Whether a key proves its organization at `now`: an active key, or a rotated one still inside
+ * the grace period its rotation gave (both old and new keys work until `expires_at`).
+ */
+export function keyAuthenticates(key: ApiKey, now: number): boolean {
+  if (key.status === 'active') return true;
+  return key.status === 'rotated' && key.expires_at !== null && now < key.expires_at;
 }
 
 function nonEmpty(v: string | undefined): string | undefined {

@@ -13,6 +13,7 @@ function toRecord(row: Selectable<ApiKeysTable>): ApiKey {
     status: row.status as ApiKey['status'],
     created_at: row.created_at,
     revoked_at: row.revoked_at,
+    expires_at: row.expires_at,
   };
 }
 
@@ -54,14 +55,25 @@ export function apiKeysRepo(db: Kysely<Database>) {
         status: 'active',
         created_at: now,
         revoked_at: null,
+        expires_at: null,
       };
       await db.insertInto('api_keys').values(row).execute();
       return { key: toRecord(row), value };
     },
 
-    async setStatus(id: string, status: 'revoked' | 'rotated', now: number): Promise<void> {
-      await db.updateTable('api_keys').set({ status, revoked_at: now })
-        .where('id', '=', id).where('status', '=', 'active').execute();
+    /**
+     * Takes a key out of service. Rotation starts from an active key and may leave it working
+     * until `expiresAt` (its grace period); revocation also ends a rotated key's grace period,
+     * so a leaked old key can still be cut off at once. `expires_at` records when the key stops.
+     */
+    async setStatus(id: string, status: 'revoked' | 'rotated', now: number, expiresAt: number = now): Promise<void> {
+      await db.updateTable('api_keys')
+        .set({ status, revoked_at: now, expires_at: status === 'rotated' ? Math.max(now, expiresAt) : now })
+        .where('id', '=', id)
+        .where((eb) => status === 'rotated'
+          ? eb('status', '=', 'active')
+          : eb.or([eb('status', '=', 'active'), eb.and([eb('status', '=', 'rotated'), eb('expires_at', '>', now)])]))
+        .execute();
     },
   };
   return repo;

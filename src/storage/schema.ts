@@ -32,6 +32,8 @@ export interface ApiKeysTable {
   status: string;
   created_at: number;
   revoked_at: number | null;
+  /** When a rotated or revoked key stops authenticating (end of a rotation's grace); null while active. */
+  expires_at: number | null;
 }
 
 export interface ServicesTable {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { systemClock } from '../../src/domain/clock.js';
+import { MIGRATIONS } from '../../src/storage/migrations/index.js';
 import { openStore } from '../../src/storage/store.js';
 import { EXAMPLE_CONFIG, EXAMPLE_ENV } from '../support/example-config.js';
 
@@ -101,7 +102,7 @@ describe('mailroom CLI', () => {
     const codes = await Promise.all(runs.map((r) => r.done));
     expect(codes).toEqual([0, 0, 0]);
     const outputs = runs.map((r) => r.stdout().trim()).sort();
-    expect(outputs).toEqual(['Applied: 0001_initial', 'Database is up to date.', 'Database is up to date.']);
+    expect(outputs).toEqual([`Applied: ${Object.keys(MIGRATIONS).sort().join(', ')}`, 'Database is up to date.', 'Database is up to date.']);
   });
 
   it('serve on a fresh machine creates the demo, prints keys and a curl command, and stops on SIGTERM', async () => {

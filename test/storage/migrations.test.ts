@@ -1,8 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase } from '../../src/storage/dialect.js';
+import { MIGRATIONS } from '../../src/storage/migrations/index.js';
 import { DIALECTS, freshDatabase, postgresAvailable, type TestDatabase } from '../support/stores.js';
 
 const pgUp = await postgresAvailable();
+const ALL = Object.keys(MIGRATIONS).sort();
 
 describe.each(DIALECTS)('migrations on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
@@ -17,7 +19,7 @@ describe.each(DIALECTS)('migrations on %s', (dialect) => {
     const opened = await openDatabase(database.url);
     const { db } = opened;
     try {
-      expect(await migrate(opened)).toEqual(['0001_initial']);
+      expect(await migrate(opened)).toEqual(ALL);
       expect(await migrate(opened)).toEqual([]);
     } finally {
       await db.destroy();
@@ -32,7 +34,7 @@ describe.each(DIALECTS)('migrations on %s', (dialect) => {
     const opened = await Promise.all([1, 2, 3].map(() => openDatabase(database.url)));
     try {
       const applied = await Promise.all(opened.map((o) => migrate(o)));
-      expect(applied.flat()).toEqual(['0001_initial']);
+      expect(applied.flat().sort()).toEqual(ALL);
     } finally {
       await Promise.all(opened.map(({ db }) => db.destroy()));
     }
