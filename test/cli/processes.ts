@@ -1,0 +1,103 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Helpers for tests that start the real `mailroom` binary (bin/mailroom.js over dist/). */
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = path.join(ROOT, 'bin/mailroom.js');
+const BUILT_CLI = path.join(ROOT, 'dist/src/cli/main.js');
+
+export function requireBuild(): void {
+  if (!fs.existsSync(BUILT_CLI)) throw new Error(`${BUILT_CLI} is missing: run \`npm run build\` first (npm test does)`);
+}
+
+export interface Cleanup {
+  add(fn: () => Promise<unknown> | unknown): void;
+  run(): Promise<void>;
+}
+
+export function cleanup(): Cleanup {
+  const fns: Array<() => Promise<unknown> | unknown> = [];
+  return {
+    add: (fn) => { fns.push(fn); },
+    run: async () => {
+      while (fns.length > 0) await fns.pop()?.();
+    },
+  };
+}
+
+export function tempDir(c: Cleanup, prefix = 'mailroom-f-'): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  c.add(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export interface Running {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+  /** Resolves once the output contains `text`; rejects if the process exits or `ms` pass first. */
+  waitForOutput(text: string | RegExp, ms?: number): Promise<void>;
+}
+
+/** Starts `mailroom ARGS` with only PATH and `env`; killed (SIGKILL) at cleanup if still running. */
+export function startCli(args: string[], env: Record<string, string>, c: Cleanup): Running {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stderr?.on('data', (d: Buffer) => { output += d.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  c.add(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  });
+  const waitForOutput = async (text: string | RegExp, ms = 20_000): Promise<void> => {
+    const deadline = Date.now() + ms;
+    const found = () => (typeof text === 'string' ? output.includes(text) : text.test(output));
+    while (!found()) {
+      if (child.exitCode !== null) throw new Error(`mailroom ${args.join(' ')} exited with ${child.exitCode} before printing ${String(text)}:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`mailroom ${args.join(' ')} did not print ${String(text)} within ${ms} ms:\n${output}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  return { child, output: () => output, exited, waitForOutput };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface TestCert {
+  certFile: string;
+  keyFile: string;
+  cert: string;
+}
+
+/**
+ * A fresh self-signed certificate for localhost (and 127.0.0.1, ::1), made by openssl in the
+ * test's temp dir: no private key is ever committed.
+ */
+export function selfSigned(dir: string, name: string): TestCert {
+  const certFile = path.join(dir, `${name}.crt`);
+  const keyFile = path.join(dir, `${name}.key`);
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2',
+    '-subj', `/CN=localhost/O=mailroom test ${name}`,
+    '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1',
+    '-keyout', keyFile, '-out', certFile,
+  ], { stdio: 'ignore' });
+  return { certFile, keyFile, cert: fs.readFileSync(certFile, 'utf8') };
+}
