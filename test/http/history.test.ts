@@ -430,3 +430,80 @@ describe.each(DIALECTS)('GET /v1/history pagination on %s', (dialect) => {
     expect(new Set(again)).toEqual(new Set([...full, ...added]));
   });
 });
+
+/**
+ * Issue 11: `?to=2030-01-01` was 400 ("must match format date-time"). A plain date is a whole
+ * UTC day: `from` its first millisecond, `to` its last (inclusive), still exclusive of the next.
+ */
+describe.each(DIALECTS)('GET /v1/history with plain dates on %s', (dialect) => {
+  const skip = dialect === 'postgres' && !pgUp;
+  let t: TestApp;
+  let history: ReturnType<typeof historyOf>;
+  // Each at a millisecond either side of a UTC midnight.
+  const sent: Record<'lastOf31' | 'firstOf1' | 'lastOf1' | 'firstOf2', string> = { lastOf31: '', firstOf1: '', lastOf1: '', firstOf2: '' };
+
+  beforeAll(async () => {
+    if (skip) return;
+    t = await freshApp(dialect);
+    history = historyOf(t);
+    await seed(t);
+    const times = {
+      lastOf31: Date.parse('2025-12-31T23:59:59.999Z'),
+      firstOf1: Date.parse('2026-01-01T00:00:00.000Z'),
+      lastOf1: Date.parse('2026-01-01T23:59:59.999Z'),
+      firstOf2: Date.parse('2026-01-02T00:00:00.000Z'),
+    };
+    for (const [name, ms] of Object.entries(times) as Array<[keyof typeof sent, number]>) {
+      t.clock.set(ms);
+      sent[name] = (await sendOk(t, { template_id: 'contact', template_params: CONTACT_PARAMS }, bearer(PRIVATE_KEY))).message_id;
+    }
+  });
+  afterAll(async () => {
+    if (!skip) await t.cleanup();
+  });
+
+  it.skipIf(skip)('from=YYYY-MM-DD starts at midnight UTC of that day, inclusive', async () => {
+    expect(ids(await history({ from: '2026-01-01' }))).toEqual([sent.firstOf2, sent.lastOf1, sent.firstOf1]);
+    expect(ids(await history({ from: '2026-01-02' }))).toEqual([sent.firstOf2]);
+    expect(ids(await history({ from: '2026-01-03' }))).toEqual([]);
+  });
+
+  it.skipIf(skip)('to=YYYY-MM-DD ends with the last millisecond of that UTC day, which it includes', async () => {
+    expect(ids(await history({ to: '2026-01-01' }))).toEqual([sent.lastOf1, sent.firstOf1, sent.lastOf31]);
+    expect(ids(await history({ to: '2025-12-31' }))).toEqual([sent.lastOf31]);
+    expect(ids(await history({ to: '2025-12-30' }))).toEqual([]);
+    // The issue's own example.
+    expect(ids(await history({ to: '2030-01-01' }))).toEqual([sent.firstOf2, sent.lastOf1, sent.firstOf1, sent.lastOf31]);
+  });
+
+  it.skipIf(skip)('the same day as from and to is that whole day; dates and date-times mix', async () => {
+    expect(ids(await history({ from: '2026-01-01', to: '2026-01-01' }))).toEqual([sent.lastOf1, sent.firstOf1]);
+    expect(ids(await history({ from: '2026-01-01', to: '2026-01-01T23:59:59.999Z' }))).toEqual([sent.firstOf1]);
+    expect(ids(await history({ from: '2026-01-01T00:00:00.001Z', to: '2026-01-02' }))).toEqual([sent.firstOf2, sent.lastOf1]);
+  });
+
+  it.skipIf(skip)('a date that is not a calendar day, or not YYYY-MM-DD, is 400 invalid_body naming the field', async () => {
+    for (const bad of ['2026-02-30', '2026-13-01', '2026-1-1', '20260101', '2026-01-01T', 'tomorrow']) {
+      expectInvalidField(await raw(t, { from: bad }, bearer(PRIVATE_KEY)), 'from');
+      expectInvalidField(await raw(t, { to: bad }, bearer(PRIVATE_KEY)), 'to');
+    }
+    // One line per field saying what is accepted, not one per branch of the schema.
+    const err = expectError(await raw(t, { from: 'tomorrow', to: 'later', limit: 0 }, bearer(PRIVATE_KEY)), 400, 'invalid_body');
+    const fields = (err.details?.fields ?? []) as Array<{ field: string; message: string }>;
+    expect(fields.map((f) => f.field).sort()).toEqual(['from', 'limit', 'to']);
+    for (const name of ['from', 'to']) {
+      expect(fields.find((f) => f.field === name)?.message).toBe('must be a date (YYYY-MM-DD) or a date-time');
+    }
+  });
+
+  it.skipIf(skip)('the OpenAPI document allows both forms for from and to', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{
+      paths: Record<string, { get?: { parameters?: Array<{ name: string; in: string; schema?: { anyOf?: Array<{ format?: string }> } }> } }>;
+    }>();
+    const params = doc.paths['/v1/history']?.get?.parameters ?? [];
+    for (const name of ['from', 'to']) {
+      const p = params.find((x) => x.name === name && x.in === 'query');
+      expect(p?.schema?.anyOf?.map((s) => s.format), name).toEqual(['date', 'date-time']);
+    }
+  });
+});

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { MESSAGE_STATUSES, type MessageStatus } from '../../domain/types.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { HistoryFilter } from '../../storage/messages.js';
 import type { App, AppServices } from '../app-types.js';
 import { authenticate, requirePrivateKey } from '../auth.js';
 import { responses, Timestamp } from '../schemas.js';
-import { iso, isoOrNull } from '../time.js';
+import { iso, isoOrNull, queryBound } from '../time.js';
 import { isPlausibleMessageId } from '../../domain/ids.js';
 
 const HistoryItem = Type.Object({
@@ -19,14 +20,19 @@ const HistoryItem = Type.Object({
   sent_at: Type.Union([Timestamp, Type.Null()]),
 });
 
+/** Either a plain date or a date-time: an operator typing `?to=2030-01-01` means a day. */
+function DateOrDateTime(description: string) {
+  return Type.Union([Type.String({ format: 'date' }), Type.String({ format: 'date-time' })], { description });
+}
+
 const Query = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
   cursor: Type.Optional(Type.String({ maxLength: 2048 })),
   status: Type.Optional(Type.String({ maxLength: 500, description: 'One status or a comma-separated list' })),
   template_id: Type.Optional(Type.String({ maxLength: 64 })),
   service_id: Type.Optional(Type.String({ maxLength: 64 })),
-  from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive lower bound' })),
-  to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive upper bound' })),
+  from: Type.Optional(DateOrDateTime('Inclusive lower bound: a date-time, or a plain date (YYYY-MM-DD) meaning the start of that UTC day')),
+  to: Type.Optional(DateOrDateTime('Upper bound: a date-time (exclusive), or a plain date (YYYY-MM-DD) meaning the end of that UTC day (that day included)')),
   q: Type.Optional(Type.String({ maxLength: 254, description: 'Recipient e-mail address, exact match' })),
 });
 
@@ -63,14 +69,34 @@ function decodeCursor(cursor: string): { created_at: number; id: string } {
 }
 
 /**
- * The instant of a `from`/`to` that passed the date-time format. The format also lets through
- * what names no instant Date.parse can read (a leap second, an hour-only or "-00" offset, a
- * Unicode space as the separator): NaN made PostgreSQL answer 500 and SQLite match nothing.
+ * The instant of a `from`/`to` that passed the date or date-time format (a plain date is a
+ * whole UTC day: see queryBound). The date-time format also lets through what names no
+ * instant Date.parse can read (a leap second, an hour-only or "-00" offset, a Unicode space as
+ * the separator): NaN made PostgreSQL answer 500 and SQLite match nothing.
  */
 function parseInstant(field: 'from' | 'to', value: string): number {
-  const ms = Date.parse(value);
-  if (!Number.isFinite(ms)) throw badQuery(field, 'must be a date-time that names a real instant (no leap second, offset as +hh:mm)');
+  const ms = queryBound(value, field === 'from' ? 'lower' : 'upper');
+  if (ms === undefined) throw badQuery(field, 'must be a date (YYYY-MM-DD) or a date-time that names a real instant (no leap second, offset as +hh:mm)');
   return ms;
+}
+
+type Validation = NonNullable<FastifyRequest['validationError']>;
+
+/**
+ * A `from`/`to` that is neither form fails both branches of its anyOf, and Ajv reports three
+ * lines for it; the client gets one per field, saying what is accepted. Other fields' issues
+ * pass as they are, to the one error handler.
+ */
+function tidyBoundErrors(error: Validation): Validation {
+  const seen = new Set<string>();
+  error.validation = error.validation.flatMap((v: Validation['validation'][number]) => {
+    const field = v.instancePath === '/from' || v.instancePath === '/to' ? v.instancePath : undefined;
+    if (field === undefined) return [v];
+    if (seen.has(field)) return [];
+    seen.add(field);
+    return [{ ...v, keyword: 'format', message: 'must be a date (YYYY-MM-DD) or a date-time' }];
+  });
+  return error;
 }
 
 /** C0 and C1 control characters and DEL. */
@@ -101,7 +127,10 @@ export function registerHistory(app: App, { store, clock, config }: AppServices)
         200: Type.Object({ items: Type.Array(HistoryItem), next_cursor: Type.Union([Type.String(), Type.Null()]) }),
       }, ['invalid_body', 'unauthorized', 'invalid_public_key', 'invalid_private_key', 'private_key_required', 'private_key_in_browser', 'rate_limited']),
     },
+    // Validation failures reach the handler, which tidies those of from/to and throws.
+    attachValidation: true,
   }, async (request) => {
+    if (request.validationError !== undefined) throw tidyBoundErrors(request.validationError);
     const caller = await authenticate(request, store);
     requirePrivateKey(request, caller);
     const q = request.query;
