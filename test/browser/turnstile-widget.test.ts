@@ -87,11 +87,10 @@ describe.skipIf(!available)('the CAPTCHA widget page in headless Chromium', () =
       void d.dismiss();
     });
     await page.exposeFunction('__reportViolation', (v: string) => { seen.violations.push(v); });
-    await page.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (e) => {
-        (window as unknown as { __reportViolation(v: string): void }).__reportViolation(`${e.violatedDirective} ${e.blockedURI}`);
-      });
-    });
+    // Page-side code is given as text: this project compiles without the DOM library.
+    await page.addInitScript(`document.addEventListener('securitypolicyviolation', function (e) {
+      window.__reportViolation(e.violatedDirective + ' ' + e.blockedURI);
+    });`);
     await page.route('https://challenges.cloudflare.com/**', (route: Route) =>
       route.fulfill({ status: 200, contentType: 'text/javascript', body: STUB_WIDGET }));
     await page.route('https://app.example.com/**', (route: Route) =>
@@ -103,9 +102,9 @@ describe.skipIf(!available)('the CAPTCHA widget page in headless Chromium', () =
   }
 
   /** Lets queued tasks (a navigation, a javascript: URL) run before checking none happened. */
-  const settle = (page: Page) => page.evaluate(() => new Promise((r) => setTimeout(r, 200)));
+  const settle = (page: Page) => page.evaluate('new Promise(function (r) { setTimeout(r, 200); })');
   const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `turnstile-widget-${name}.png`), fullPage: true });
-  const pwned = (page: Page) => page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned);
+  const pwned = (page: Page) => page.evaluate('window.__pwned');
 
   it('javascript:, data: and vbscript: redirects get a page where no script runs', async () => {
     for (const [name, uri] of [
@@ -119,7 +118,7 @@ describe.skipIf(!available)('the CAPTCHA widget page in headless Chromium', () =
       expect(response?.status()).toBe(400);
       expect(await page.locator('h1').textContent()).toBe('This verification page cannot be used');
       if (name === 'javascript') await shot(page, 'refused-javascript');
-      expect(await page.evaluate(() => document.scripts.length)).toBe(0);
+      expect(await page.evaluate('document.scripts.length')).toBe(0);
       await settle(page);
       expect(seen.dialogs).toEqual([]);
       expect(await pwned(page)).toBeUndefined();
@@ -161,17 +160,14 @@ describe.skipIf(!available)('the CAPTCHA widget page in headless Chromium', () =
   });
 
   it('with a bridge the token goes to the app and the page never navigates', async () => {
-    for (const query of [{}, { public_key: PUBLIC_KEY, redirect_uri: 'https://app.example.com/cb' }]) {
+    for (const query of [{}, { public_key: PUBLIC_KEY, redirect_uri: 'https://app.example.com/cb' }] as Record<string, string>[]) {
       const { page, seen } = await openPage();
-      await page.addInitScript(() => {
-        const w = window as unknown as { __bridged: string[]; ReactNativeWebView: { postMessage(m: string): void } };
-        w.__bridged = [];
-        w.ReactNativeWebView = { postMessage: (m) => w.__bridged.push(m) };
-      });
+      await page.addInitScript(`window.__bridged = [];
+        window.ReactNativeWebView = { postMessage: function (m) { window.__bridged.push(m); } };`);
       await page.goto(widget(query));
       await page.click('#stub-solve');
       await settle(page);
-      expect(await page.evaluate(() => (window as unknown as { __bridged: string[] }).__bridged)).toEqual([JSON.stringify({ token: TOKEN })]);
+      expect(await page.evaluate('window.__bridged')).toEqual([JSON.stringify({ token: TOKEN })]);
       expect(page.url().startsWith(`${base}/widget/turnstile`)).toBe(true);
       expect(seen.requests.some((u) => u.startsWith('https://app.example.com'))).toBe(false);
       await page.close();
@@ -182,15 +178,15 @@ describe.skipIf(!available)('the CAPTCHA widget page in headless Chromium', () =
     const { page, seen } = await openPage();
     await page.goto(widget({ public_key: PUBLIC_KEY, redirect_uri: 'https://app.example.com/cb' }));
     await page.locator('#stub-solve').waitFor();
-    await page.evaluate(() => {
-      const s = document.createElement('script');
+    await page.evaluate(`(function () {
+      var s = document.createElement('script');
       s.textContent = 'window.__pwned = "inline"';
       document.body.appendChild(s);
-      const ext = document.createElement('script');
+      var ext = document.createElement('script');
       ext.src = 'https://evil.test/x.js';
       document.body.appendChild(ext);
-      document.body.insertAdjacentHTML('beforeend', '<img src="x" onerror="window.__pwned = \'handler\'">');
-    });
+      document.body.insertAdjacentHTML('beforeend', '<img src="x" onerror="window.__pwned = 1">');
+    })()`);
     await settle(page);
     expect(await pwned(page)).toBeUndefined();
     expect(seen.responses.filter((u) => u.includes('evil.test'))).toEqual([]);
@@ -219,7 +215,7 @@ describe.skipIf(!available)('the CAPTCHA widget page in headless Chromium', () =
       } else {
         await page.click('#stub-solve');
         await settle(page);
-        expect(await page.evaluate(() => (window as unknown as { __solved?: boolean }).__solved)).toBe(true);
+        expect(await page.evaluate('window.__solved')).toBe(true);
         expect(await pwned(page)).toBeUndefined();
         expect(seen.dialogs).toEqual([]);
         expect(page.url()).toBe('https://tampered.test/widget');
