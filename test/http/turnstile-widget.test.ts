@@ -235,3 +235,19 @@ describe.each(DIALECTS)('GET /widget/turnstile on %s', (dialect) => {
     });
   });
 });
+
+describe('GET /v1/public-config and the widget URL', () => {
+  it('the URL is unchanged and its description tells apps which parameters to append', async () => {
+    const t = await freshApp('sqlite');
+    try {
+      const cfg = (await t.app.inject({ method: 'GET', url: '/v1/public-config' })).json<{ turnstile_widget_url: string }>();
+      expect(cfg.turnstile_widget_url).toBe('http://mailroom.test/widget/turnstile');
+      const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{ paths: Record<string, unknown> }>();
+      const text = JSON.stringify(doc.paths['/v1/public-config']);
+      expect(text).toContain('?public_key=pk_…&redirect_uri=…');
+      expect(text).toContain('mobile_app_schemes');
+    } finally {
+      await t.cleanup();
+    }
+  });
+});
