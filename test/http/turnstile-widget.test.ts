@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokeKey } from '../../src/admin/keys.js';
+import { revokeKey, rotateKey } from '../../src/admin/keys.js';
 import { freshApp, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
@@ -17,6 +17,7 @@ const pgUp = await postgresAvailable();
 const NOMOBILE_KEY = 'pk_nomobile_public_1';
 const BADSCHEME_KEY = 'pk_badscheme_public_1';
 const REVOKED_KEY = 'pk_revoked_public_1';
+const ROTATED_KEY = 'pk_rotated_public_1';
 
 function widgetUrl(query: Record<string, string | string[]>): string {
   const params = new URLSearchParams();
@@ -100,6 +101,7 @@ describe.each(DIALECTS)('GET /widget/turnstile on %s', (dialect) => {
     await seedOrg(t.store, other('revoked', REVOKED_KEY, { allow_mobile_apps: true, mobile_app_schemes: ['myapp'] }));
     const revoked = await t.store.catalog.keyByValue(REVOKED_KEY);
     await revokeKey(t.store, 'revoked', revoked?.id ?? '');
+    await seedOrg(t.store, other('rotated', ROTATED_KEY, { allow_mobile_apps: true, mobile_app_schemes: ['myapp'] }));
   });
   afterAll(async () => {
     if (!skip) await t.cleanup();
@@ -220,6 +222,14 @@ describe.each(DIALECTS)('GET /widget/turnstile on %s', (dialect) => {
         await refused({ public_key: key }, 'Unknown or inactive public key');
       }
       await refused({ user_id: 'pk_no_such_key', redirect_uri: 'myapp://cb' }, 'Unknown or inactive public key');
+    });
+
+    it.skipIf(skip)('a rotated key once its grace period is over (it works during it, as for sends)', async () => {
+      const old = await t.store.catalog.keyByValue(ROTATED_KEY);
+      await rotateKey(t.store, 'rotated', old?.id ?? '', 60);
+      expect(expectWidgetPage(await get(withKey('myapp://cb', ROTATED_KEY))).redirect).toBe('myapp://cb');
+      t.clock.advance(61_000);
+      await refused(withKey('myapp://cb', ROTATED_KEY), 'Unknown or inactive public key');
     });
 
     it.skipIf(skip)('repeated or conflicting parameters', async () => {

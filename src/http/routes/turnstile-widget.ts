@@ -3,6 +3,7 @@ import type { Organization } from '../../domain/types.js';
 import { checkWidgetRedirect, type WidgetRedirect } from '../../protection/widget-redirect.js';
 import type { Store } from '../../storage/store.js';
 import type { App, AppServices } from '../app-types.js';
+import { keyAuthenticates } from '../auth.js';
 import { ERROR_CSP, WIDGET_CSP, widgetErrorHtml, widgetPageHtml } from '../widget-page.js';
 
 /**
@@ -29,11 +30,14 @@ function single(query: unknown, name: string): string | undefined | null {
   return typeof value === 'string' ? value : null;
 }
 
-/** The organization of an active public key. Private keys never belong in a URL: refused too. */
+/**
+ * The organization of a public key that authenticates now (as for sends: active, or rotated and
+ * inside its grace period). Private keys never belong in a URL: refused too.
+ */
 async function publicKeyOrg(store: Store, value: string): Promise<Organization | undefined> {
   if (!value.startsWith('pk_')) return undefined;
   const key = await store.catalog.keyByValue(value);
-  if (key === undefined || key.type !== 'public' || key.status !== 'active') return undefined;
+  if (key === undefined || key.type !== 'public' || !keyAuthenticates(key, store.clock.now())) return undefined;
   return store.catalog.organization(key.org_id);
 }
 
