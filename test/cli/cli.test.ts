@@ -116,7 +116,7 @@ describe('mailroom CLI', () => {
       expect(output).toMatch(/private key: +sk_/);
       expect(output).toContain(`curl -s http://localhost:${port}/v1/send`);
       expect(fs.existsSync(path.join(dir, 'mailroom.db'))).toBe(true);
-      expect(fs.readFileSync(path.join(dir, 'demo-keys.txt'), 'utf8')).toMatch(/sk_/);
+      expect(fs.readFileSync(path.join(dir, 'demo-keys.sqlite.txt'), 'utf8')).toMatch(/sk_/);
       const health = await fetch(`http://127.0.0.1:${port}/v1/health`);
       expect(health.status).toBe(200);
     } finally {
