@@ -6,7 +6,8 @@ import { Redis } from 'ioredis';
 import { registerAdminRoutes } from './admin/routes/index.js';
 import { randomToken } from './domain/ids.js';
 import { ErrorEnvelope } from './errors/envelope.js';
-import { frameworkErrors, installErrorHandling, routePattern } from './errors/handler.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling, routePattern } from './errors/handler.js';
+import { installBodyLimits } from './http/body-limits.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import type { App, AppServices } from './http/app-types.js';
 import { registerDocs } from './http/routes/docs.js';
@@ -58,6 +59,7 @@ export async function buildApp(services: AppServices): Promise<App> {
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkErrors(config.docsUrl),
+    clientErrorHandler: clientErrorHandler(config.docsUrl),
     // With MAILROOM_TLS_* an https.Server (SIGHUP swaps its context: src/http/tls.ts); null: plain HTTP.
     https: services.https ?? null,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -91,6 +93,8 @@ export async function buildApp(services: AppServices): Promise<App> {
     maxAge: 86_400,
     strictPreflight: false,
   });
+  // After CORS, so that a browser can read the 413 too.
+  installBodyLimits(app, config.bodyLimitBytes);
 
   await app.register(swagger, {
     openapi: {

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './api-error.js';
 import type { ErrorCode } from './catalog.js';
@@ -57,6 +59,47 @@ export function frameworkErrors(docsBase: string) {
     const message = error.code === 'FST_ERR_BAD_URL' ? 'The request path is not valid percent-encoded UTF-8.' : 'The request could not be read.';
     void reply.code(400).type('application/json; charset=utf-8').send(errorBody(docsBase, 'bad_request', message, undefined));
   };
+}
+
+/**
+ * Node's HTTP parser refuses some requests before Fastify sees them: headers over the size
+ * limit, a malformed request line, contradictory framing (Content-Length with chunked), a body
+ * too slow to arrive. The answer is the envelope too, then the connection is closed: the parser
+ * cannot find where the next request would start. Status by Node's own mapping; the spec has
+ * one code for a request that cannot be read, bad_request, whatever the status (431 and 408
+ * included); an oversized chunk extension is a body too large, payload_too_large.
+ */
+export function clientErrorHandler(docsBase: string) {
+  return function onClientError(this: FastifyInstance, err: Error & { code?: string }, socket: Socket): void {
+    // A reset connection has nobody to answer.
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const [status, code, message] = clientErrorAnswer(err.code);
+    this.log.debug({ err: err.message, code: err.code }, 'client error');
+    // Never write into a response already on its way (a parse error in a later body).
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (socket.writable && inFlight?.headersSent !== true) {
+      const body = JSON.stringify(errorBody(docsBase, code, message, undefined));
+      socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      // end() flushes the answer first; destroy afterwards frees the socket even if the peer
+      // never closes its side.
+      socket.once('finish', () => socket.destroy());
+      return;
+    }
+    socket.destroy();
+  };
+}
+
+function clientErrorAnswer(code: string | undefined): [number, ErrorCode, string] {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'bad_request', 'The request headers are larger than the server accepts.'];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'bad_request', 'The request did not arrive in time.'];
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return [413, 'payload_too_large', 'The chunk extensions of the request body are too large.'];
+    default:
+      return [400, 'bad_request', 'The request could not be parsed as HTTP/1.1 (request line, headers or framing).'];
+  }
 }
 
 function mapFastifyError(error: FastifyError, request: FastifyRequest): ApiError | undefined {

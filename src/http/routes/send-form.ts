@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -8,80 +7,12 @@ import { ApiError } from '../../errors/api-error.js';
 import { acceptSend, checkParamsSize, type SendDeps } from '../../send/accept.js';
 import { idempotencyKeyOf, requestDigest } from '../../send/idempotency-key.js';
 import { admitCaller } from '../../send/permissions.js';
-import type { FileAttachment, SendInput } from '../../send/request.js';
+import type { SendInput } from '../../send/request.js';
 import type { App } from '../app-types.js';
 import { authenticate } from '../auth.js';
+import { readForm, type ParsedForm } from '../form-reader.js';
 import { responses } from '../schemas.js';
 import { jsonAccepted, legacyAccepted, SEND_ERRORS, sendStored, wantsJson } from './send.js';
-
-/** Spec, Send form fields: these names are the request's own; every other text field is a parameter. */
-const RESERVED = new Set(['service_id', 'template_id', 'user_id', 'accessToken', 'cf-turnstile-response', 'turnstile_token', 'turnstile_key']);
-const MAX_FILES = 20;
-/** One text field: a textarea of 1 MB is far beyond any form; template_params are capped at 256 kB anyway. */
-const MAX_FIELD_BYTES = 1024 * 1024;
-
-interface ParsedForm {
-  reserved: Map<string, string>;
-  params: Record<string, string>;
-  files: FileAttachment[];
-  /** Field names and file digests, in order: what makes two submissions "the same". */
-  digestSource: Array<[string, string]>;
-}
-
-/**
- * Reads a multipart send as a stream, part by part, each under its limit, so a large upload
- * never sits whole in memory before it is refused. Reserved fields: the last occurrence wins
- * (EmailJS's browser SDK appends its own after the form's). A parameter sent more than once
- * (a checkbox group) becomes one string of its values joined by ", ", which reads naturally in
- * an email and passes a `string` parameter schema. File inputs left empty (no name, no bytes,
- * as browsers send them) are skipped.
- */
-async function parseForm(request: FastifyRequest, maxFileBytes: number): Promise<ParsedForm> {
-  const form: ParsedForm = { reserved: new Map(), params: {}, files: [], digestSource: [] };
-  const repeated = new Map<string, string[]>();
-  try {
-    for await (const part of request.parts({ limits: { fileSize: maxFileBytes, files: MAX_FILES + 1, fieldSize: MAX_FIELD_BYTES, fields: 1000, parts: 1100 } })) {
-      if (part.type === 'file') {
-        const bytes = await part.toBuffer();
-        if (part.filename === '' && bytes.length === 0) continue;
-        if (form.files.length >= MAX_FILES) throw new ApiError('invalid_body', { message: `At most ${MAX_FILES} files per send.`, details: { fields: [{ field: part.fieldname, message: `more than ${MAX_FILES} files` }] } });
-        form.files.push({ filename: part.filename || part.fieldname, content_type: part.mimetype, bytes });
-        form.digestSource.push([`file:${part.fieldname}:${part.filename}`, createHash('sha256').update(bytes).digest('hex')]);
-        continue;
-      }
-      const value = typeof part.value === 'string' ? part.value : String(part.value ?? '');
-      // As in JSON bodies (src/http/json-body.ts): NUL means nothing in an email, and
-      // PostgreSQL's text type cannot hold it.
-      if (value.includes('\u0000') || part.fieldname.includes('\u0000')) {
-        const name = part.fieldname.replace(/\u0000/g, '\\u0000');
-        throw new ApiError('invalid_body', { message: `${name} contains a NUL character.`, details: { fields: [{ field: name, message: 'contains a NUL character' }] } });
-      }
-      form.digestSource.push([part.fieldname, value]);
-      if (RESERVED.has(part.fieldname)) {
-        form.reserved.set(part.fieldname, value);
-      } else {
-        const list = repeated.get(part.fieldname) ?? [];
-        list.push(value);
-        repeated.set(part.fieldname, list);
-      }
-    }
-  } catch (err) {
-    throw formError(err);
-  }
-  for (const [name, values] of repeated) form.params[name] = values.join(', ');
-  return form;
-}
-
-/** @fastify/multipart and busboy errors → the spec's codes (never a 500 for a malformed body). */
-function formError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
-  const code = (err as { code?: string }).code ?? '';
-  if (code === 'FST_REQ_FILE_TOO_LARGE') return new ApiError('attachment_too_large', { message: 'A file is larger than the plan allows per message.' });
-  if (code === 'FST_FILES_LIMIT' || code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return new ApiError('payload_too_large', { message: 'The form has too many or too large parts.' });
-  }
-  return new ApiError('bad_request', { message: `The multipart body could not be read: ${(err as Error).message ?? 'malformed'}.` });
-}
 
 function field(form: ParsedForm, name: string, max: number): string | undefined {
   const v = form.reserved.get(name);
@@ -92,10 +23,20 @@ function field(form: ParsedForm, name: string, max: number): string | undefined 
 
 /** POST /v1/send-form and its legacy alias POST /api/v1.0/email/send-form (multipart/form-data). */
 export function registerSendForm(app: App, deps: SendDeps): void {
-  const maxFileBytes = Math.max(...Object.values(PLAN_ATTACHMENT_LIMIT));
+  const largestAllowance = Math.max(...Object.values(PLAN_ATTACHMENT_LIMIT));
+  /**
+   * The attachment allowance files are read against. A key in the headers names the plan before
+   * any byte of the body is read; a key in the body (EmailJS's sendForm appends user_id last)
+   * comes too late, and the largest plan's allowance holds until acceptance checks the total
+   * again. A bad header key is not refused here: that stays the send path's answer, in order.
+   */
+  const allowanceFor = async (request: FastifyRequest): Promise<number> => {
+    const caller = await authenticate(request, deps.store).catch(() => undefined);
+    return caller === undefined ? largestAllowance : PLAN_ATTACHMENT_LIMIT[caller.org.plan];
+  };
   app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
-    await scope.register(multipart, { throwFileSizeLimit: true });
+    await scope.register(multipart);
     for (const [url, legacy] of [['/v1/send-form', false], ['/api/v1.0/email/send-form', true]] as const) {
       scope.post(url, {
         schema: {
@@ -108,7 +49,7 @@ export function registerSendForm(app: App, deps: SendDeps): void {
         },
       }, async (request, reply) => {
         if (!request.isMultipart()) throw new ApiError('bad_request', { message: 'This endpoint takes multipart/form-data.' });
-        const form = await parseForm(request, maxFileBytes);
+        const form = await readForm(request, { bodyBytes: deps.config.bodyLimitBytes, fileBytes: await allowanceFor(request) });
         checkParamsSize(form.params);
         const templateId = field(form, 'template_id', 64);
         if (templateId === undefined) throw new ApiError('invalid_body', { message: 'template_id is required.', details: { fields: [{ field: 'template_id', message: 'is required' }] } });
