@@ -46,7 +46,12 @@ export interface Running {
 
 /** Starts `mailroom ARGS` with only PATH and `env`; killed (SIGKILL) at cleanup if still running. */
 export function startCli(args: string[], env: Record<string, string>, c: Cleanup): Running {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return startProcess(process.execPath, [BIN, ...args], env, c, `mailroom ${args.join(' ')}`);
+}
+
+/** Starts any program the same way (a reverse proxy in front of mailroom, say). */
+export function startProcess(command: string, args: string[], env: Record<string, string>, c: Cleanup, label = command): Running {
+  const child = spawn(command, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (d: Buffer) => { output += d.toString(); });
   child.stderr?.on('data', (d: Buffer) => { output += d.toString(); });
@@ -61,8 +66,8 @@ export function startCli(args: string[], env: Record<string, string>, c: Cleanup
     const deadline = Date.now() + ms;
     const found = () => (typeof text === 'string' ? output.includes(text) : text.test(output));
     while (!found()) {
-      if (child.exitCode !== null) throw new Error(`mailroom ${args.join(' ')} exited with ${child.exitCode} before printing ${String(text)}:\n${output}`);
-      if (Date.now() > deadline) throw new Error(`mailroom ${args.join(' ')} did not print ${String(text)} within ${ms} ms:\n${output}`);
+      if (child.exitCode !== null) throw new Error(`${label} exited with ${child.exitCode} before printing ${String(text)}:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`${label} did not print ${String(text)} within ${ms} ms:\n${output}`);
       await new Promise((r) => setTimeout(r, 20));
     }
   };
