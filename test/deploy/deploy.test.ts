@@ -139,6 +139,10 @@ describe('deploy/Caddyfile in front of mailroom serve', () => {
     expect(sent.status, sent.body).toBe(202);
     expect(JSON.parse(sent.body)).toMatchObject({ status: 'queued' });
 
+    // The API's /metrics stays off the public side of the proxy.
+    expect((await request(`https://127.0.0.1:${httpsPort}/metrics`, tls)).status).toBe(404);
+    expect((await request(`http://127.0.0.1:${apiPort}/metrics`, {})).status).toBe(200);
+
     const plain = await request(`http://127.0.0.1:${httpPort}/v1/health`, { headers: { host: 'localhost' } });
     expect(plain.status).toBe(308);
     // (Caddy 2.6 names the port only when the request's Host did.)
