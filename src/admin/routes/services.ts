@@ -6,7 +6,9 @@ import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../../http/app-types.js';
 import { responses } from '../../http/schemas.js';
 import type { ServiceFields } from '../../storage/services.js';
+import { checkMerged, mergePatch, withoutReadOnly } from '../put-patch.js';
 import { putService } from '../services.js';
+import { ServicePatch, ServicePut } from './bodies.js';
 import {
   ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, invalidFields, LookupId, NoContent, OrgParams, requireOrganization,
 } from './common.js';
@@ -72,31 +74,55 @@ export function registerServiceRoutes(app: App, { store }: AppServices): void {
     return serviceResource(service);
   });
 
+  /** Creates or replaces a service from a complete body (masks put back), in one transaction. */
+  async function put(orgId: string, id: string, input: ServiceInput): Promise<{ created: boolean; service: Service }> {
+    const now = store.clock.now();
+    const { outcome, service } = await store.transaction(async (tx) => {
+      // A stored row that cannot be read is what this PUT may be fixing: it keeps no secrets.
+      const fields = wantedFields(input, await unlessCorrupt(tx.services.get(orgId, id)));
+      // As from the config file: an update may be a fix, so messages held on this service's
+      // error go back to the queue.
+      const { result } = await putService(tx, orgId, id, fields, now);
+      return { outcome: result, service: await tx.services.get(orgId, id) };
+    });
+    if (service === undefined) throw notFound(orgId, id);
+    return { created: outcome === 'created', service };
+  }
+
   app.put('/organizations/:org/services/:id', {
     schema: {
       tags: ADMIN_TAGS,
       security: ADMIN_SECURITY,
       summary: 'Create or replace an email service',
-      description: `Replaces the whole service. \`default: true\` clears the default flag of the others. A \`pass\` or DKIM \`private_key\` of "${SECRET_MASK}" keeps the stored one. Updating a service puts the messages held on its error (\`held_service_error\`) back in the queue.`,
+      description: `Replaces the whole service and takes what GET returns (\`id\`, \`version\`, \`created_at\`, \`updated_at\` are ignored; an \`id\` other than the URL's is refused). \`provider\`, \`default\` and, for smtp, \`smtp.host\` and \`smtp.port\` are required; left-out optional settings are unset. \`default: true\` clears the default flag of the others. A \`pass\` or DKIM \`private_key\` of "${SECRET_MASK}" keeps the stored one. Updating a service puts the messages held on its error (\`held_service_error\`) back in the queue.`,
       params: Type.Object({ org: LookupId, id: ResourceId }),
-      body: ServiceInput,
+      body: ServicePut,
       response: responses({ 200: ServiceResource, 201: ServiceResource }, ADMIN_BODY_ERRORS),
     },
   }, async (request, reply) => {
     const org = await requireOrganization(store, request.params.org);
-    const id = request.params.id;
-    const now = store.clock.now();
-    const { outcome, service } = await store.transaction(async (tx) => {
-      // A stored row that cannot be read is what this PUT may be fixing: it keeps no secrets.
-      const fields = wantedFields(request.body, await unlessCorrupt(tx.services.get(org.id, id)));
-      // As from the config file: an update may be a fix, so messages held on this service's
-      // error go back to the queue.
-      const { result } = await putService(tx, org.id, id, fields, now);
-      return { outcome: result, service: await tx.services.get(org.id, id) };
-    });
-    if (service === undefined) throw notFound(org.id, id);
-    reply.code(outcome === 'created' ? 201 : 200);
+    const { created, service } = await put(org.id, request.params.id, withoutReadOnly(request.body, request.params.id));
+    reply.code(created ? 201 : 200);
     return serviceResource(service);
+  });
+
+  app.patch('/organizations/:org/services/:id', {
+    schema: {
+      tags: ADMIN_TAGS,
+      security: ADMIN_SECURITY,
+      summary: 'Change some settings of an email service',
+      description: 'Changes only the fields the body names; `smtp` merges into the stored block one level deep (`dkim` is replaced whole). Unknown fields are 400.',
+      params: ServiceParams,
+      body: ServicePatch,
+      response: responses({ 200: ServiceResource }, ADMIN_BODY_ERRORS),
+    },
+  }, async (request) => {
+    const org = await requireOrganization(store, request.params.org);
+    const current = await store.services.get(org.id, request.params.id);
+    if (current === undefined) throw notFound(org.id, request.params.id);
+    const { id: _i, version: _v, created_at: _c, updated_at: _u, ...base } = serviceResource(current);
+    const merged = checkMerged(ServicePut, mergePatch(base, request.body));
+    return serviceResource((await put(org.id, current.id, merged)).service);
   });
 
   app.delete('/organizations/:org/services/:id', {
