@@ -146,13 +146,18 @@ export interface StreamedRequest {
   chunked?: boolean;
   /** Wait for `100 Continue` (or an answer) before sending the body. */
   expectContinue?: boolean;
+  /**
+   * Keep sending after an answer arrives (default: stop), as an HTTP/1.1 client that finishes its
+   * request before it reads the response does; only a closed connection stops it.
+   */
+  sendWhole?: boolean;
 }
 
 export const CHUNK = 64 * 1024;
 
 /**
  * Sends one request and streams its body in 64 KiB chunks, as a client uploading a big form
- * would, stopping as soon as the server answers or closes. Returns the connection (to read the
+ * would, stopping as soon as the server answers (unless `sendWhole`) or closes. Returns the connection (to read the
  * response and watch it close) and how many body bytes the client handed to its kernel.
  */
 export async function streamRequest(port: number, req: StreamedRequest): Promise<{ conn: RawConnection; sent: number }> {
@@ -166,7 +171,7 @@ export async function streamRequest(port: number, req: StreamedRequest): Promise
   const filler = Buffer.alloc(CHUNK, 0x41);
   let sent = 0;
   let pending = req.prefix ?? Buffer.alloc(0);
-  while (sent < req.total && !conn.answered() && !conn.isClosed) {
+  while (sent < req.total && (req.sendWhole === true || !conn.answered()) && !conn.isClosed) {
     let data: Buffer;
     if (pending.length > 0) {
       data = pending.subarray(0, Math.min(CHUNK, req.total - sent));
