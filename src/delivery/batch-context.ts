@@ -1,6 +1,6 @@
 import type { Service } from '../domain/types.js';
 import { CorruptRowError } from '../storage/json.js';
-import type { ClaimedMessage } from '../storage/queue.js';
+import type { ClaimedMessage, SettledState } from '../storage/queue.js';
 import type { Store } from '../storage/store.js';
 import { allRecipients } from '../templates/render.js';
 import { readStoredContent, type StoredContent } from './stored.js';
@@ -18,6 +18,8 @@ export interface BatchContext {
   suppressed: Map<string, Set<string>>;
   /** Each message's stored email, read on its own: one unreadable row fails only its message. */
   contents: Map<string, StoredContent>;
+  /** Recipients with a state of their own, by message (only messages whose recipients parted ways). */
+  recipientStates: Map<string, Map<string, SettledState>>;
 }
 
 export const serviceKey = (m: Pick<ClaimedMessage, 'org_id' | 'service_id'>): string => `${m.org_id}/${m.service_id}`;
@@ -38,8 +40,9 @@ async function readService(store: Store, orgId: string, id: string): Promise<Ser
 }
 
 /**
- * The services, each message's content, and which recipients are suppressed (a bounce may have
- * arrived since the message was accepted): two queries per batch instead of two per message.
+ * The services, each message's content, which recipients are suppressed (a bounce may have
+ * arrived since the message was accepted) and which were settled apart by an earlier attempt:
+ * a few queries per batch instead of a few per message.
  */
 export async function readBatchContext(store: Store, batch: readonly ClaimedMessage[]): Promise<BatchContext> {
   const services: BatchContext['services'] = new Map();
@@ -57,5 +60,9 @@ export async function readBatchContext(store: Store, batch: readonly ClaimedMess
   }
   const suppressed = new Map<string, Set<string>>();
   for (const [org, recipients] of recipientsByOrg) suppressed.set(org, new Set(await store.suppressions.findAmong(org, [...recipients])));
-  return { services, suppressed, contents };
+  // Only an attempt after the first can find recipients settled apart (an attempt writes them):
+  // a batch of first attempts, the usual case, costs no query here.
+  const retried = batch.filter((m) => m.attempts > 1).map((m) => m.id);
+  const recipientStates = await store.queue.recipientStates(retried);
+  return { services, suppressed, contents, recipientStates };
 }

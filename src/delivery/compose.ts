@@ -26,5 +26,7 @@ export function mailOptions(mail: OutgoingEmail): MailOptions {
     attachments: mail.attachments.map((a) => ({ filename: a.filename, content: a.content, ...(a.contentType !== undefined ? { contentType: a.contentType } : {}) })),
     disableFileAccess: true,
     disableUrlAccess: true,
+    // Only a retry owed to some recipients names its envelope: the headers stay the message's.
+    ...(mail.envelopeTo !== undefined ? { envelope: { from: e.from.address, to: mail.envelopeTo } } : {}),
   };
 }

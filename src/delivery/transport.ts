@@ -8,15 +8,29 @@ export interface OutgoingEmail {
   headerMessageId: string;
   email: RenderedEmail;
   attachments: Array<{ filename: string; contentType: string | undefined; content: Buffer }>;
+  /**
+   * The addresses to hand the relay (SMTP: RCPT TO). Absent: every recipient of `email`. A
+   * retry after a partial refusal names only the recipients still owed the message, while the
+   * headers stay those of the first attempt.
+   */
+  envelopeTo?: string[];
+}
+
+/** How the relay answered one recipient it refused (see FailureKind). */
+export type RefusalKind = 'temporary' | 'mailbox' | 'permanent';
+
+/** One recipient refused on its own (a reply to its RCPT, or LMTP's reply after DATA). */
+export interface Refusal {
+  address: string;
+  kind: RefusalKind;
+  reason: string;
 }
 
 export interface DeliveryReceipt {
   /** The provider's own id or reply line, kept in the `sent` event. */
   response: string;
   /** Recipients the provider refused while accepting the message for the others. */
-  rejected?: string[];
-  /** Of those, the ones refused because the mailbox does not exist: they are suppressed. */
-  bounced?: string[];
+  refused?: Refusal[];
 }
 
 /**
@@ -29,8 +43,12 @@ export interface DeliveryReceipt {
  */
 export type FailureKind = 'temporary' | 'mailbox' | 'permanent' | 'service';
 
+/**
+ * `refused`: when the relay refused every recipient, each on its own (nodemailer then fails the
+ * whole send), how it refused each one; the worker settles them one by one when they differ.
+ */
 export class DeliveryError extends Error {
-  constructor(readonly kind: FailureKind, message: string, readonly recipients: string[] = []) {
+  constructor(readonly kind: FailureKind, message: string, readonly recipients: string[] = [], readonly refused: Refusal[] = []) {
     super(message);
     this.name = 'DeliveryError';
   }

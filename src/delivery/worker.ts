@@ -3,12 +3,13 @@ import type { BlobStore } from '../blobs/blob-store.js';
 import type { Clock } from '../domain/clock.js';
 import type { Service } from '../domain/types.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { ClaimedMessage, ReapResult } from '../storage/queue.js';
+import type { ClaimedMessage, ReapResult, SettledState } from '../storage/queue.js';
 import type { Store } from '../storage/store.js';
-import { allRecipients, type RenderedEmail } from '../templates/render.js';
+import type { RenderedEmail } from '../templates/render.js';
 import { readBatchContext, serviceKey, type BatchContext } from './batch-context.js';
 import { housekeeping } from './housekeeping.js';
 import type { Pacer } from './pacing.js';
+import { addressees, settleApart, toAddresses, uniformRefusal, type AttemptResult, type PlanInput } from './recipients.js';
 import { DEFAULT_RETRY, nextAttemptAt, reapGiveUpReason, type RetryPolicy } from './retry.js';
 import { loadAttachments, readStoredContent } from './stored.js';
 import { TransportCache } from './transport-cache.js';
@@ -86,7 +87,7 @@ export class DeliveryWorker {
   /** Claimed here and not yet attempted: what the heartbeat renews and a stop gives back. */
   private readonly claimed = new Map<string, ClaimedMessage>();
   private readonly pendingWrites = new Set<Promise<void>>();
-  private sentBuffer: Array<{ m: ClaimedMessage; detail: Record<string, unknown>; bounced: readonly string[] }> = [];
+  private sentBuffer: Array<{ m: ClaimedMessage; detail: Record<string, unknown> }> = [];
   private running = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -309,20 +310,23 @@ export class DeliveryWorker {
       logger.warn({ ...log, outcome: 'failed', reason: content.reason }, 'delivery attempt');
       return;
     }
-    let email = content.email;
-
     // Suppressed after acceptance (a bounce or complaint arrived meanwhile): those recipients
-    // are dropped; with no To left the message is discarded and its credit returned.
-    const orgSuppressed = context.suppressed.get(m.org_id) ?? new Set<string>();
-    const suppressed = new Set(allRecipients(email).filter((r) => orgSuppressed.has(r)));
-    if (suppressed.size > 0) {
-      const keep = (list: RenderedEmail['to']) => list.filter((a) => !suppressed.has(a.address.toLowerCase()));
-      email = { ...email, to: keep(email.to), cc: keep(email.cc), bcc: keep(email.bcc) };
-      if (email.to.length === 0) {
-        await this.finish(m, 'discarded', `recipients suppressed: ${[...suppressed].join(', ')}`);
-        logger.info({ ...log, outcome: 'discarded' }, 'delivery attempt');
-        return;
-      }
+    // are dropped; with no To left (and nobody reached by an earlier attempt) the message is
+    // discarded and its credit returned. Recipients an earlier attempt settled are left out.
+    const prior = context.recipientStates.get(m.id) ?? new Map<string, SettledState>();
+    const who = addressees(content.email, prior, context.suppressed.get(m.org_id) ?? new Set<string>());
+    const email = who.email;
+    if (email.to.length === 0 && prior.size === 0) {
+      await this.finish(m, 'discarded', `recipients suppressed: ${who.suppressed.join(', ')}`, who.suppressed);
+      logger.info({ ...log, outcome: 'discarded' }, 'delivery attempt');
+      return;
+    }
+    // Recipients settled apart (now, or by an earlier attempt): every outcome is per recipient.
+    const apart = prior.size > 0 || who.suppressed.length > 0;
+    const settle = (result: AttemptResult) => this.settle(m, { owed: who.owed, suppressed: who.suppressed, prior, to: toAddresses(content.email), result }, log);
+    if (who.owed.length === 0) {
+      await settle(undefined);
+      return;
     }
 
     const read = context.services.get(serviceKey(m));
@@ -345,19 +349,34 @@ export class DeliveryWorker {
         return;
       }
       const started = performance.now();
-      const receipt = await transport.send({ messageId: m.id, headerMessageId: m.header_message_id, email, attachments: await loadAttachments(this.deps.blobs, content.attachments) });
+      const receipt = await transport.send({
+        messageId: m.id, headerMessageId: m.header_message_id, email, attachments: await loadAttachments(this.deps.blobs, content.attachments),
+        // A retry for some recipients only: the others already have it.
+        ...(prior.size > 0 ? { envelopeTo: who.owed } : {}),
+      });
       metrics.sendSeconds.observe({ service: m.service_id }, (performance.now() - started) / 1000);
-      this.recordSent(m, {
-        response: receipt.response.slice(0, 500),
-        ...(receipt.rejected !== undefined ? { rejected: receipt.rejected } : {}),
-      }, receipt.bounced ?? []);
+      if (apart || (receipt.refused ?? []).length > 0) {
+        await settle({ response: receipt.response, refused: receipt.refused ?? [] });
+        return;
+      }
+      this.recordSent(m, { response: receipt.response.slice(0, 500) });
       metrics.sent.inc({ service: m.service_id });
       logger.info({ ...log, outcome: 'sent', ms: Math.round(performance.now() - started) }, 'delivery attempt');
     } catch (error) {
       const err = error instanceof DeliveryError ? error : new DeliveryError('temporary', error instanceof Error ? error.message : String(error));
+      if (apart || !uniformRefusal(err)) {
+        await settle({ error: err });
+        return;
+      }
       await this.failed(m, err, email);
       logger.warn({ ...log, outcome: err.kind, reason: err.message.slice(0, 300) }, 'delivery attempt');
     }
+  }
+
+  /** An attempt whose recipients parted ways: recorded per recipient (settleApart). */
+  private async settle(m: ClaimedMessage, input: Omit<PlanInput, 'retryAt' | 'attempts'>, log: Record<string, unknown>): Promise<void> {
+    await this.letGo(m);
+    await settleApart(this.deps, m, input, log);
   }
 
   /**
@@ -403,11 +422,14 @@ export class DeliveryWorker {
    * Final states. A discarded message never left, so its credit comes back; a failed one was
    * attempted and keeps it (an operator can top up): the provider may have spent effort on it.
    */
-  private async finish(m: ClaimedMessage, status: 'failed' | 'held_service_error' | 'discarded', reason: string): Promise<void> {
+  private async finish(m: ClaimedMessage, status: 'failed' | 'held_service_error' | 'discarded', reason: string, suppressed: readonly string[] = []): Promise<void> {
     await this.letGo(m);
     const now = this.deps.clock.now();
     await this.deps.store.transaction(async (tx) => {
       const moved = await tx.queue.markFinal(m.id, m.lease_until, status, now, reason);
+      if (moved && suppressed.length > 0) {
+        await tx.queue.setRecipientStates(m.id, suppressed.map((address) => ({ address, state: 'suppressed', reason: 'on the suppression list' })), now);
+      }
       if (moved && status === 'discarded' && m.credit_taken) {
         await tx.db.updateTable('organizations').set({ credits: sql<number>`credits + 1` }).where('id', '=', m.org_id).execute();
       }
@@ -425,21 +447,15 @@ export class DeliveryWorker {
    * event-loop turn gathered ~2 at 1,500 msg/s, and recording them took ~16 µs of SQL a message;
    * 10 ms gathers ~15, which share one UPDATE and one event INSERT.
    */
-  private recordSent(m: ClaimedMessage, detail: Record<string, unknown>, bounced: readonly string[]): void {
+  private recordSent(m: ClaimedMessage, detail: Record<string, unknown>): void {
     void this.letGo(m);
-    this.sentBuffer.push({ m, detail, bounced });
+    this.sentBuffer.push({ m, detail });
     if (this.sentBuffer.length === 1) {
       const batch = this.sentBuffer;
       const write = new Promise<void>((resolve) => setTimeout(resolve, SENT_BUFFER_MS)).then(() => this.leaseWrites).then(() => {
         this.sentBuffer = [];
         const now = this.deps.clock.now();
-        return this.deps.store.transaction(async (tx) => {
-          const moved = new Set(await tx.queue.markSentMany(batch.map((b) => ({ id: b.m.id, lease: b.m.lease_until, detail: b.detail })), now));
-          for (const b of batch) {
-            if (!moved.has(b.m.id)) continue;
-            for (const address of b.bounced) await tx.suppressions.add(b.m.org_id, address, 'hard_bounce', now);
-          }
-        }, BACKGROUND);
+        return this.deps.store.transaction((tx) => tx.queue.markSentMany(batch.map((b) => ({ id: b.m.id, lease: b.m.lease_until, detail: b.detail })), now), BACKGROUND);
       });
       this.inBackground(m, write);
     }

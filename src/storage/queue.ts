@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from './dialect.js';
+import type { RecipientState } from './messages.js';
 import type { Database } from './schema.js';
 
 /** A message the worker has claimed: everything needed to send it. */
@@ -24,6 +25,26 @@ export interface ReapResult {
   failed: Array<{ id: string; service_id: string }>;
 }
 
+/** A recipient state the worker writes (never `pending`, which only the send path writes). */
+export type SettledState = Exclude<RecipientState, 'pending'>;
+
+/**
+ * What one attempt did to a message whose recipients parted ways (src/delivery/recipients.ts
+ * plans it): each recipient's new state, the events, and where the message goes next.
+ */
+export interface RecipientOutcome {
+  recipients: ReadonlyArray<{ address: string; state: SettledState; reason: string | null }>;
+  events: ReadonlyArray<{ type: string; detail: Record<string, unknown> }>;
+  /** `queued`: tried again at `nextAttemptAt` for the recipients still `deferred`. */
+  next: { status: 'queued'; nextAttemptAt: number; lastError: string }
+    | { status: 'sent' | 'bounced' | 'failed' | 'held_service_error' | 'discarded'; lastError: string | null };
+  /** Some recipient was accepted in this attempt: the message has been sent (to them) now. */
+  accepted: boolean;
+}
+
+/** States a later write may still change; the others are settled for good. */
+const OPEN_STATES = ['pending', 'deferred'] as const;
+
 /** `(id, lease)` rows for a VALUES list, typed so both dialects compare them to the columns. */
 function leasePairs(items: ReadonlyArray<{ id: string; lease: number }>) {
   return sql.join(items.map((i) => sql`(cast(${i.id} as text), cast(${i.lease} as bigint))`));
@@ -41,6 +62,14 @@ function leasePairs(items: ReadonlyArray<{ id: string; lease: number }>) {
 export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
   const event = (messageId: string, type: string, at: number, detail?: Record<string, unknown>) =>
     db.insertInto('message_events').values({ message_id: messageId, type, at, detail: detail === undefined ? null : JSON.stringify(detail) }).execute();
+
+  /** Recipients' own states; one already settled (not pending or deferred) is never changed. */
+  const setRecipientStates = async (id: string, recipients: RecipientOutcome['recipients'], now: number): Promise<void> => {
+    for (const rcpt of recipients) {
+      await db.updateTable('message_recipients').set({ state: rcpt.state, reason: rcpt.reason, updated_at: now })
+        .where('message_id', '=', id).where('email', '=', rcpt.address).where('state', 'in', OPEN_STATES).execute();
+    }
+  };
 
   return {
     async claim(now: number, limit: number, leaseMs: number): Promise<ClaimedMessage[]> {
@@ -97,6 +126,59 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
     },
 
     /**
+     * The recipients of these messages that have a state of their own (not `pending`), by
+     * message and address: what a new attempt must leave out or finish. One query per batch.
+     */
+    async recipientStates(messageIds: readonly string[]): Promise<Map<string, Map<string, SettledState>>> {
+      const out = new Map<string, Map<string, SettledState>>();
+      // In slices: a batch may be configured larger than the databases' parameter limits allow.
+      const rows = [];
+      for (let i = 0; i < messageIds.length; i += 500) {
+        rows.push(...await db.selectFrom('message_recipients').select(['message_id', 'email', 'state'])
+          .where('message_id', 'in', messageIds.slice(i, i + 500)).where('state', '!=', 'pending').execute());
+      }
+      for (const r of rows) {
+        const states = out.get(r.message_id) ?? new Map<string, SettledState>();
+        states.set(r.email, r.state as SettledState);
+        out.set(r.message_id, states);
+      }
+      return out;
+    },
+
+    /**
+     * Records an attempt whose recipients parted ways (see RecipientOutcome), in the caller's
+     * transaction, so the recipients' states and the message's next step commit together: a
+     * worker killed after this commit leaves a message whose next attempt goes to the recipients
+     * still owed it and to no one else. Applies only while this claim holds the message; should
+     * it have lost it, the recipients the relay accepted are still recorded as `sent` (they were),
+     * so whichever attempt comes next leaves them out. Returns whether the message moved.
+     */
+    async settleRecipients(id: string, lease: number, now: number, outcome: RecipientOutcome): Promise<boolean> {
+      const next = outcome.next;
+      const r = await db.updateTable('messages')
+        .set({
+          status: next.status,
+          lease_until: null,
+          last_error: next.lastError,
+          updated_at: now,
+          next_attempt_at: next.status === 'queued' ? next.nextAttemptAt : null,
+          ...(outcome.accepted ? { sent_at: sql<number>`coalesce(sent_at, ${now})` } : {}),
+          ...(next.status === 'discarded' ? { credit_taken: 0 } : {}),
+        })
+        .where('id', '=', id).where('status', '=', 'sending').where('lease_until', '=', lease).executeTakeFirst();
+      const moved = r.numUpdatedRows > 0n;
+      await setRecipientStates(id, moved ? outcome.recipients : outcome.recipients.filter((x) => x.state === 'sent'), now);
+      if (moved && outcome.events.length > 0) {
+        await db.insertInto('message_events')
+          .values(outcome.events.map((e) => ({ message_id: id, type: e.type, at: now, detail: JSON.stringify(e.detail) })))
+          .execute();
+      }
+      return moved;
+    },
+
+    setRecipientStates,
+
+    /**
      * Moves many leases on at once (the worker's heartbeat for messages still waiting in a
      * transport's queue); returns the ids whose lease this worker still held.
      */
@@ -151,16 +233,24 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
       const result: ReapResult = { requeued: 0, failed: [] };
       for (const m of expired) {
         const reason = giveUp(Number(m.attempts), Number(m.created_at));
+        // A message some recipients already got stays `sent` for them; the rest fail below.
+        const partlySent = reason !== undefined && (await db.selectFrom('message_recipients').select('email')
+          .where('message_id', '=', m.id).where('state', '=', 'sent').limit(1).execute()).length > 0;
         const moved = await db.updateTable('messages')
           .set(reason === undefined
             ? { status: 'queued', lease_until: null, next_attempt_at: now, updated_at: now }
-            : { status: 'failed', lease_until: null, next_attempt_at: null, last_error: reason, updated_at: now })
+            : { status: partlySent ? 'sent' : 'failed', lease_until: null, next_attempt_at: null, last_error: reason, updated_at: now })
           .where('id', '=', m.id).where('status', '=', 'sending').where('lease_until', '<', now).executeTakeFirst();
         if (moved.numUpdatedRows === 0n) continue;
         if (reason === undefined) {
           await event(m.id, 'queued', now, { reason: 'lease_expired' });
           result.requeued += 1;
         } else {
+          // Recipients still owed the message (deferred earlier) fail with it, each named.
+          const owed = await db.updateTable('message_recipients').set({ state: 'failed', reason, updated_at: now })
+            .where('message_id', '=', m.id).where('state', '=', 'deferred').returning('email').execute();
+          for (const o of owed) await event(m.id, 'failed', now, { recipient: o.email, reason });
+          if (partlySent) continue;
           await event(m.id, 'failed', now, { reason });
           result.failed.push({ id: m.id, service_id: m.service_id });
         }

@@ -124,6 +124,13 @@ export interface MessageRecipientsTable {
   kind: string;
   email: string;
   created_at: number;
+  /**
+   * pending (as the message) | sent | deferred | bounced | failed | suppressed: written only
+   * once a message's recipients part ways (a relay refused some of them); see migration 0002.
+   */
+  state: Generated<string>;
+  reason: string | null;
+  updated_at: number | null;
 }
 
 export interface MessageEventsTable {

@@ -270,7 +270,7 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
     expect(['failed', 'held_service_error']).toContain((await row(t.store, id)).status);
   });
 
-  it.skipIf(skip)('a Cc refused 550 5.1.1 while the To accepts: sent, the refusal recorded in the sent event', async () => {
+  it.skipIf(skip)('a Cc refused 550 5.1.1 while the To accepts: sent, the refusal recorded as a bounced event naming the Cc', async () => {
     const t = await h.app();
     const sink = await h.sink(t, { rcpt: (address) => (address === 'audit@acme.test' ? smtpError(550, '5.1.1 User unknown') : undefined) });
     await seedSmtpOrg(t.store, smtpService(sink.port));
@@ -280,7 +280,10 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
     expect(sink.received.map((r) => r.rcptTo)).toEqual([['owner@acme.test']]);
     const v = await view(t, id);
     expect(v.status).toBe('sent');
-    expect(v.events.at(-1)?.details?.rejected).toEqual(['audit@acme.test']);
+    // Issue 11 §3: each refused recipient is named in an event of its own; `sent` names the others.
+    expect(v.events.map((e) => e.type)).toEqual(['queued', 'sending', 'bounced', 'sent']);
+    expect(v.events[2]?.details).toMatchObject({ recipient: 'audit@acme.test', hard: true });
+    expect(v.events[3]?.details?.recipients).toEqual(['owner@acme.test']);
   });
 
   it.skipIf(skip)('a Cc refused "550 5.1.1 User unknown" while the To accepts: that mailbox is suppressed as a hard bounce', async () => {

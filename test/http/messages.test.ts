@@ -75,6 +75,8 @@ describe.each(DIALECTS)('GET /v1/messages/{id} on %s', (dialect) => {
       template_id: 'contact',
       service_id: 'outbox',
       events: [{ type: 'queued', at: expect.any(String) }],
+      // Issue 11 §3: each recipient's own state, for private-key reads.
+      recipients: [{ address: 'owner@acme.test', kind: 'to', state: 'pending' }],
     });
     expect(Date.parse(m.created_at)).toBe(acceptedAt);
     expect(Date.parse(m.events[0]?.at ?? '')).toBe(acceptedAt);

@@ -1,7 +1,7 @@
 import nodemailer from 'nodemailer';
 import type { SmtpSettings } from '../../domain/types.js';
 import { mailOptions } from '../compose.js';
-import { DeliveryError, type FailureKind, type Transport, type TransportFactory } from '../transport.js';
+import { DeliveryError, type FailureKind, type Refusal, type RefusalKind, type Transport, type TransportFactory } from '../transport.js';
 
 /** Replies that mean "this mailbox does not exist" (RFC 3463 5.1.x, and the common wordings). */
 const MAILBOX_UNKNOWN = /\b5\.1\.[0-36]\b|user not local|user unknown|unknown user|no such (user|mailbox|recipient)|does not exist|mailbox (unavailable|not found)|unknown recipient|invalid recipient/i;
@@ -18,6 +18,8 @@ const TLS_FAILURE_TEXT = /certificate|self[- ]signed|unable to verify|unable to 
 
 interface SmtpFailure {
   code?: string;
+  /** The DNS lookup's host, on a failed lookup. */
+  hostname?: string;
   /** Node's own code beneath nodemailer's (nodemailer ≥ 9), e.g. CERT_HAS_EXPIRED. */
   originalCode?: string;
   responseCode?: number;
@@ -60,12 +62,49 @@ export function isMailboxUnknown(status: number | undefined, text: string): bool
   return status !== undefined && status >= 500 && status < 600 && MAILBOX_UNKNOWN.test(text);
 }
 
+/** A refusal of one recipient, as nodemailer reports it in `rejectedErrors`. */
+type RecipientFailure = SmtpFailure & { recipient?: string };
+
+/**
+ * Each refused recipient and how: a recipient refused on its own is never the service's fault
+ * as a whole (the relay took others), so a 530-like reply to one RCPT counts as permanent.
+ */
+export function refusalsOf(errors: readonly RecipientFailure[]): Refusal[] {
+  return errors.filter((e) => e.recipient !== undefined && e.recipient !== '').map((e) => {
+    const kind = classifySmtpError(e);
+    return { address: String(e.recipient).toLowerCase(), kind: kind === 'service' ? 'permanent' : kind, reason: (e.response ?? e.message).slice(0, 500) };
+  });
+}
+
+/**
+ * A failed lookup of the relay's own name that an answer made final: the name does not exist
+ * (ENOTFOUND, as for a typo like smtp.gmail.comm) or has no address (ENODATA). EAI_AGAIN is
+ * left out on purpose: the resolver gave no answer at all (no network yet, a DNS server down),
+ * which says nothing about the setting and passes on its own, so it is retried like a timeout.
+ */
+function isUnresolvableHost(err: SmtpFailure, host: string): boolean {
+  const code = err.originalCode ?? err.code ?? '';
+  return (code === 'ENOTFOUND' || code === 'ENODATA') && (err.hostname === undefined || err.hostname === host);
+}
+
+export interface SmtpTransportOptions {
+  /**
+   * The pause before the one quick retry of a relay host that did not resolve: a resolver may
+   * answer NXDOMAIN for a moment while a record changes. Failing again, the service is held.
+   */
+  dnsRetryMs: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => { setTimeout(resolve, ms).unref(); });
+
 /**
  * Pooled connections per service. TCP_NODELAY matters (DESIGN.md: ~110 → ~900 msg/s on
  * loopback); nodemailer 10 sets it on every socket itself, so no socket hook is needed here,
  * and test/delivery/smtp-throughput.test.ts guards the figure.
  */
-export const smtpTransport: TransportFactory = (service): Transport => {
+export const smtpTransport: TransportFactory = (service, context) => createSmtpTransport({ dnsRetryMs: 2_000 })(service, context);
+
+export const createSmtpTransport = (options: SmtpTransportOptions): TransportFactory => (service): Transport => {
   const smtp = service.settings.smtp as SmtpSettings | undefined;
   if (smtp === undefined) {
     return {
@@ -86,22 +125,39 @@ export const smtpTransport: TransportFactory = (service): Transport => {
     greetingTimeout: 10_000,
     socketTimeout: 60_000,
   });
+  const attempt = async (mail: Parameters<Transport['send']>[0]) => {
+    try {
+      return await transporter.sendMail(mailOptions(mail));
+    } catch (error) {
+      if (!isUnresolvableHost(error as SmtpFailure, smtp.host)) throw error;
+      await sleep(options.dnsRetryMs);
+      return transporter.sendMail(mailOptions(mail));
+    }
+  };
   return {
     async send(mail) {
       try {
-        const info = await transporter.sendMail(mailOptions(mail));
-        const rejected = ((info.rejected ?? []) as Array<string | { address: string }>).map((r) => (typeof r === 'string' ? r : r.address));
-        // Recipients refused one by one while the others were accepted: those whose reply says
-        // the mailbox does not exist are bounces, like a whole-message bounce.
-        const errors = ((info as { rejectedErrors?: SmtpFailure[] }).rejectedErrors ?? []) as Array<SmtpFailure & { recipient?: string }>;
-        const bounced = errors.filter((e) => e.recipient !== undefined && isMailboxUnknown(e.responseCode, `${e.response ?? ''}`)).map((e) => e.recipient as string);
-        return { response: String(info.response ?? ''), ...(rejected.length > 0 ? { rejected } : {}), ...(bounced.length > 0 ? { bounced } : {}) };
+        const info = await attempt(mail);
+        // Recipients refused one by one while the others were accepted: each with its reply.
+        const refused = refusalsOf((info as { rejectedErrors?: RecipientFailure[] }).rejectedErrors ?? []);
+        return { response: String(info.response ?? ''), ...(refused.length > 0 ? { refused } : {}) };
       } catch (error) {
-        const err = error as SmtpFailure & { rejectedErrors?: Array<SmtpFailure & { recipient?: string }> };
-        // Every recipient refused: nodemailer reports the last reply; each refusal is kept apart.
-        const perRecipient = err.rejectedErrors ?? [];
-        if (perRecipient.length > 0 && perRecipient.every((e) => isMailboxUnknown(e.responseCode, `${e.response ?? ''}`))) {
-          throw new DeliveryError('mailbox', err.response ?? err.message, perRecipient.map((e) => String(e.recipient ?? '')).filter(Boolean));
+        const err = error as SmtpFailure & { rejectedErrors?: RecipientFailure[] };
+        if (isUnresolvableHost(err, smtp.host)) {
+          throw new DeliveryError('service', `the relay host ${smtp.host} does not resolve (${err.originalCode ?? err.code}, twice): check the service's smtp.host`);
+        }
+        // Every recipient refused, each on its own: nodemailer reports the first reply as the
+        // error's. One kind for all is the message's outcome; kinds that differ are settled per
+        // recipient by the worker (the error's own kind is then only a fallback).
+        const refused = refusalsOf(err.rejectedErrors ?? []);
+        if (refused.length > 0) {
+          const kinds = new Set<RefusalKind>(refused.map((r) => r.kind));
+          const reason = err.response ?? err.message;
+          const addresses = refused.map((r) => r.address);
+          const kind = classifySmtpError(err);
+          // A 530-like reply to every RCPT is the service's problem, as it is for one recipient alone.
+          if (kinds.size === 1 && kind !== 'service') throw new DeliveryError(refused[0]!.kind, reason, addresses, refused);
+          throw new DeliveryError(kinds.size === 1 ? kind : 'temporary', reason, addresses, refused);
         }
         // OpenSSL's wording alone ("…:SSL routines:ssl3_get_record:wrong version number:…") does
         // not tell an operator which setting to look at.

@@ -17,7 +17,8 @@ const reply = (message: FromThread) => port.postMessage(message);
 function failure(id: number, error: unknown): FromThread {
   const kind = error instanceof DeliveryError ? error.kind : undefined;
   const recipients = error instanceof DeliveryError ? error.recipients : [];
-  return { id, ok: false, error: { kind, message: error instanceof Error ? error.message : String(error), recipients } };
+  const refused = error instanceof DeliveryError ? error.refused : [];
+  return { id, ok: false, error: { kind, message: error instanceof Error ? error.message : String(error), recipients, refused } };
 }
 
 /** Structured clone turns a Buffer into a plain Uint8Array; the transports expect Buffers. */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Service } from '../../domain/types.js';
-import { DeliveryError, type DeliveryReceipt, type FailureKind, type OutgoingEmail, type Transport, type TransportContext, type TransportFactory } from '../transport.js';
+import { DeliveryError, type DeliveryReceipt, type FailureKind, type OutgoingEmail, type Refusal, type Transport, type TransportContext, type TransportFactory } from '../transport.js';
 
 /** What the main side asks of the thread. */
 export type ToThread =
@@ -14,7 +14,7 @@ export type ToThread =
 /** Its answers; a failed send carries what the worker needs to classify it. */
 export type FromThread =
   | { id: number; ok: true; receipt?: DeliveryReceipt }
-  | { id: number; ok: false; error: { kind: FailureKind | undefined; message: string; recipients: string[] } };
+  | { id: number; ok: false; error: { kind: FailureKind | undefined; message: string; recipients: string[]; refused?: Refusal[] } };
 
 /** How long a stop waits for the thread to close its connections before ending it anyway. */
 const SHUTDOWN_MS = 5_000;
@@ -104,9 +104,9 @@ export class TransportThread {
       send: async (mail) => {
         const answer = await this.request((id) => ({ op: 'send', id, handle, mail }));
         if (answer.ok) return answer.receipt ?? { response: '' };
-        const { kind, message, recipients } = answer.error;
+        const { kind, message, recipients, refused } = answer.error;
         // Not a DeliveryError in the thread (a bug, a disk error): the worker retries it.
-        throw kind === undefined ? new Error(message) : new DeliveryError(kind, message, recipients);
+        throw kind === undefined ? new Error(message) : new DeliveryError(kind, message, recipients, refused ?? []);
       },
       close: async () => {
         this.open.delete(handle);

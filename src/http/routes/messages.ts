@@ -20,6 +20,16 @@ const Message = Type.Object({
     at: Timestamp,
     details: Type.Optional(Type.Object({}, { additionalProperties: true })),
   })),
+  recipients: Type.Optional(Type.Array(Type.Object({
+    address: Type.String(),
+    kind: Type.Union([Type.Literal('to'), Type.Literal('cc'), Type.Literal('bcc')]),
+    state: Type.Union(['pending', 'sent', 'deferred', 'bounced', 'failed', 'suppressed'].map((s) => Type.Literal(s)), {
+      description: 'pending: not delivered yet; sent: the relay accepted it for this recipient; deferred: refused for now, '
+        + 'retried for this recipient alone; bounced: refused for good (suppressed when the mailbox does not exist); '
+        + 'failed: its retries ran out, or the message failed; suppressed: on the suppression list since the send, dropped',
+    }),
+    reason: Type.Optional(Type.String({ description: "The relay's reply, or why it was not sent" })),
+  }), { description: 'Each recipient and its own delivery state. Private-key reads only: a public key must not learn fixed or Bcc addresses' })),
 });
 
 const notFound = () => new ApiError('message_not_found');
@@ -57,6 +67,8 @@ export function registerMessages(app: App, { store, clock, config }: AppServices
       if (token === undefined || token === '' || !digestsEqual(sha256(token), message.status_token_hash)) throw notFound();
     }
     const events = await store.messages.events(message.id);
+    // A public key is a browser's: the template's fixed and Bcc addresses are not for it to see.
+    const recipients = caller.key.type === 'private' ? await store.messages.recipientsOf(message) : undefined;
     return {
       message_id: message.id,
       status: message.status,
@@ -65,6 +77,9 @@ export function registerMessages(app: App, { store, clock, config }: AppServices
       template_id: message.template_id,
       service_id: message.service_id,
       events: events.map((e) => ({ type: e.type, at: iso(e.at), ...(e.detail !== null ? { details: e.detail } : {}) })),
+      ...(recipients !== undefined ? {
+        recipients: recipients.map((r) => ({ address: r.address, kind: r.kind, state: r.state, ...(r.reason !== null ? { reason: r.reason } : {}) })),
+      } : {}),
     };
   });
 }
