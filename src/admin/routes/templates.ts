@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { templateFields } from '../../config/normalize.js';
-import { ResourceId, TemplateInput } from '../../config/resources.js';
+import { ResourceId } from '../../config/resources.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../../http/app-types.js';
 import { templateResource } from '../../http/routes/templates.js';
 import { responses } from '../../http/schemas.js';
-import { templateProblems } from '../../templates/check.js';
+import { checkMerged, mergePatch, withoutReadOnly } from '../put-patch.js';
+import { completeTemplateInput, nestContent, putTemplate, templatePatchBase } from '../templates.js';
+import { TEMPLATE_REQUIRED, TemplatePatch, TemplatePut } from './bodies.js';
 import {
-  ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, fieldPath, invalidFields, LookupId, NoContent, OrgParams,
-  requireOrganization,
+  ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, LookupId, NoContent, OrgParams, requireOrganization,
 } from './common.js';
 
 const TemplateParams = Type.Object({ org: LookupId, id: LookupId });
@@ -50,29 +50,44 @@ export function registerTemplateRoutes(app: App, { store }: AppServices): void {
       tags: ADMIN_TAGS,
       security: ADMIN_SECURITY,
       summary: 'Create or replace a template',
-      description: 'Replaces the whole template; omitted fields take their defaults. Content fields must be valid '
-        + 'Handlebars and the parameter schema must be satisfiable; `service_id` must name a service of the organization. '
-        + 'Queued messages keep the content they were rendered with.',
+      description: 'Replaces the whole template and takes what GET returns: content under `content` or flat, as in the '
+        + 'config file; `id`, `version`, `created_at` and `updated_at` are ignored (an `id` other than the URL\'s is refused). '
+        + `Required: ${TEMPLATE_REQUIRED.map((f) => `\`${f}\``).join(', ')} and \`html\` or \`text\`; a missing one is 400 `
+        + '`invalid_body` naming it. Left out, `name` is the id, `cc`, `bcc`, `reply_to`, `from_name` and the other of `html`/`text` are empty. '
+        + 'Content fields must be valid Handlebars and the parameter schema must be satisfiable; `service_id` must name a '
+        + 'service of the organization. Queued messages keep the content they were rendered with.',
       params: Type.Object({ org: LookupId, id: ResourceId }),
-      body: TemplateInput,
+      body: TemplatePut,
       response: responses({ 200: Type.Ref('Template'), 201: Type.Ref('Template') }, ADMIN_BODY_ERRORS),
     },
   }, async (request, reply) => {
     const org = await requireOrganization(store, request.params.org);
     const id = request.params.id;
-    const fields = templateFields(id, request.body);
-    const problems = templateProblems(fields, fields.params).map((p) => ({ field: fieldPath(p.path), message: p.message }));
-    if (problems.length > 0) throw invalidFields(problems);
-    const now = store.clock.now();
-    const { outcome, template } = await store.transaction(async (tx) => {
-      if (fields.service_id !== null && (await tx.services.get(org.id, fields.service_id)) === undefined) {
-        throw invalidFields([{ field: 'service_id', message: `"${fields.service_id}" names no service of organization "${org.id}"` }]);
-      }
-      const result = await tx.templates.put(org.id, id, fields, now);
-      return { outcome: result, template: await tx.templates.get(org.id, id) };
-    });
+    const input = completeTemplateInput(withoutReadOnly(request.body, id));
+    const { created, template } = await putTemplate(store, org.id, id, input);
     if (template === undefined) throw notFound(org.id, id);
-    reply.code(outcome === 'created' ? 201 : 200);
+    reply.code(created ? 201 : 200);
+    return templateResource(template);
+  });
+
+  app.patch('/organizations/:org/templates/:id', {
+    schema: {
+      tags: ADMIN_TAGS,
+      security: ADMIN_SECURITY,
+      summary: 'Change some fields of a template',
+      description: 'Changes only the fields the body names; content fields may be given flat or under `content` and '
+        + 'merge into the stored content. `params` is replaced whole. Unknown fields are 400.',
+      params: TemplateParams,
+      body: TemplatePatch,
+      response: responses({ 200: Type.Ref('Template') }, ADMIN_BODY_ERRORS),
+    },
+  }, async (request) => {
+    const org = await requireOrganization(store, request.params.org);
+    const current = await store.templates.get(org.id, request.params.id);
+    if (current === undefined) throw notFound(org.id, request.params.id);
+    const merged = checkMerged(TemplatePut, mergePatch(templatePatchBase(current), nestContent(request.body)));
+    const { template } = await putTemplate(store, org.id, current.id, completeTemplateInput(merged));
+    if (template === undefined) throw notFound(org.id, current.id);
     return templateResource(template);
   });
 
