@@ -24,7 +24,7 @@ export function readTlsMaterial(files: TlsFiles): TlsMaterial {
   try {
     tls.createSecureContext({ cert, key });
   } catch (err) {
-    throw new ConfigError(`MAILROOM_TLS_CERT_FILE/MAILROOM_TLS_KEY_FILE (${files.certFile}, ${files.keyFile}) are not a usable certificate and key: ${(err as Error).message}`);
+    throw new ConfigError(`MAILROOM_TLS_CERT_FILE/MAILROOM_TLS_KEY_FILE (${files.certFile}, ${files.keyFile}) are not a usable certificate and key: ${reason(err)}`);
   }
   return { cert, key };
 }
@@ -33,8 +33,14 @@ function readOne(variable: string, file: string): Buffer {
   try {
     return fs.readFileSync(file);
   } catch (err) {
-    throw new ConfigError(`${variable}: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new ConfigError(`${variable}: cannot read ${file}: ${reason(err)}`);
   }
+}
+
+/** `ENOENT`, `EACCES`… for file errors, OpenSSL's message for the rest. */
+function reason(err: unknown): string {
+  if (err instanceof Error) return 'code' in err && typeof err.code === 'string' && /^E[A-Z]+$/.test(err.code) ? err.code : err.message;
+  return String(err);
 }
 
 export interface ReloadLogger {
@@ -56,7 +62,7 @@ export function reloadOnSighup(server: Server, files: TlsFiles, logger: ReloadLo
       server.setSecureContext(material);
       logger.info({ cert: files.certFile }, 'TLS certificate reloaded');
     } catch (err) {
-      logger.error({ err: (err as Error).message }, 'TLS certificate reload failed; still serving the previous certificate');
+      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'TLS certificate reload failed; still serving the previous certificate');
     }
   };
   process.on('SIGHUP', onHup);
