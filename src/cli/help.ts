@@ -1,0 +1,83 @@
+/**
+ * The CLI's help: one entry per command, so `mailroom --help` lists them all and each
+ * `mailroom COMMAND --help` shows its own usage from the same text.
+ */
+export interface CommandHelp {
+  /** The words that name it: `serve`, `keys rotate`. */
+  name: string;
+  usage: string;
+  /** One line for the list. */
+  summary: string;
+  /** More lines for the command's own --help. */
+  details?: string;
+}
+
+export const COMMANDS: readonly CommandHelp[] = [
+  {
+    name: 'serve',
+    usage: 'mailroom serve',
+    summary: 'start the HTTP API and a delivery worker (applies MAILROOM_CONFIG first)',
+    details: 'On a fresh database with no MAILROOM_CONFIG it creates a demo organization and prints its keys.\n'
+      + 'MAILROOM_WORKER=off starts the API alone (run `mailroom worker` processes beside it).',
+  },
+  {
+    name: 'worker',
+    usage: 'mailroom worker [--metrics-port N]',
+    summary: 'run a delivery worker only (no HTTP API)',
+    details: '--metrics-port N (or MAILROOM_METRICS_PORT) serves this worker\'s /metrics and /v1/health on port N.',
+  },
+  { name: 'migrate', usage: 'mailroom migrate', summary: 'apply pending database migrations (serve and worker do it too)' },
+  {
+    name: 'apply',
+    usage: 'mailroom apply FILE',
+    summary: 'apply a declarative YAML config: creates what is missing, changes what differs',
+    details: 'Never deletes what the file does not name; a second run changes nothing. See examples/mailroom.yaml.',
+  },
+  { name: 'keys list', usage: 'mailroom keys list ORG', summary: "list an organization's keys: id, type, status, hint, expiry" },
+  { name: 'keys create', usage: 'mailroom keys create ORG public|private', summary: 'create a key and print its value (shown this once)' },
+  {
+    name: 'keys rotate',
+    usage: 'mailroom keys rotate ORG KEY_ID [--grace-seconds N]',
+    summary: 'replace a key with a new one; the old one stops at once, or after N seconds',
+    details: 'Prints the new key\'s id and value. With --grace-seconds N (up to 2592000, 30 days) the old key keeps\n'
+      + 'working beside the new one for N seconds, so clients can move over without refused requests.\n'
+      + '`mailroom keys revoke ORG OLD_KEY_ID` ends the grace period at once.',
+  },
+  { name: 'keys revoke', usage: 'mailroom keys revoke ORG KEY_ID', summary: 'revoke a key at once (also ends a rotation\'s grace period)' },
+  {
+    name: 'credits show',
+    usage: 'mailroom credits show ORG',
+    summary: 'show the credit balance, overdraft, out-of-credit mode and held messages',
+  },
+  { name: 'credits add', usage: 'mailroom credits add ORG AMOUNT', summary: 'add credits; held messages are released, oldest first' },
+  { name: 'help', usage: 'mailroom help [COMMAND]', summary: 'list the commands, or show one command\'s usage (also: COMMAND --help)' },
+];
+
+const FOOTER = `From a checkout: \`npm link\` once, then \`mailroom COMMAND\` anywhere; or \`node bin/mailroom.js COMMAND\`.
+Configuration comes from MAILROOM_* environment variables; see README.md.
+Exit status: 0 done, 1 usage error, 2 configuration error or an organization or key that does not exist.`;
+
+/** The full list: every command with its one-line description. */
+export function overview(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
+  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`);
+  return `mailroom: self-hosted transactional email API\n\nUsage: mailroom COMMAND [ARGS]\n\nCommands:\n${lines.join('\n')}\n\n${FOOTER}`;
+}
+
+/**
+ * Help for the words given (`keys`, `keys rotate`): the matching command's usage and details,
+ * or every subcommand of a group; undefined when nothing matches.
+ */
+export function commandHelp(words: readonly string[]): string | undefined {
+  const asked = words.join(' ');
+  const exact = COMMANDS.find((c) => c.name === asked);
+  if (exact !== undefined) return [`Usage: ${exact.usage}`, '', exact.summary, ...(exact.details === undefined ? [] : ['', exact.details])].join('\n');
+  const group = words[0] === undefined ? [] : COMMANDS.filter((c) => c.name.split(' ')[0] === words[0]);
+  if (group.length === 0) return undefined;
+  return `Usage:\n${group.map((c) => `  ${c.usage}\n      ${c.summary}`).join('\n')}`;
+}
+
+/** The usage lines of a command group, for a command given the wrong arguments. */
+export function usageOf(group: string): string {
+  return `Usage:\n${COMMANDS.filter((c) => c.name.split(' ')[0] === group).map((c) => `  ${c.usage}`).join('\n')}`;
+}

@@ -1,0 +1,100 @@
+import { createKey, revokeKey, rotateKey } from '../admin/keys.js';
+import { creditStatus } from '../credits/balance.js';
+import { addCredits } from '../credits/top-up.js';
+import { ApiError } from '../errors/api-error.js';
+import { keyAuthenticates } from '../http/auth.js';
+import type { ApiKey } from '../domain/types.js';
+import type { Store } from '../storage/store.js';
+import { usageOf } from './help.js';
+
+/** `mailroom keys …` and `mailroom credits …`: the commands that act on one organization. */
+
+type Out = (line: string) => void;
+
+export interface OrgCommandOptions {
+  /** `--grace-seconds` as typed, checked here. */
+  graceSeconds?: string | undefined;
+}
+
+/**
+ * Refuses an organization that does not exist before anything else, so every command that
+ * takes ORG says so (and exits non-zero) instead of printing an empty answer.
+ */
+async function requireOrg(store: Store, orgId: string): Promise<void> {
+  if ((await store.organizations.get(orgId)) === undefined) {
+    throw new ApiError('not_found', { message: `Organization "${orgId}" does not exist.` });
+  }
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+function keyLine(k: ApiKey, now: number): string {
+  const base = `${k.id}  ${k.type.padEnd(7)}  ${k.status.padEnd(7)}  ${k.public_key ?? k.hint}`;
+  if (k.status === 'active' || k.expires_at === null) return base;
+  return `${base}  ${keyAuthenticates(k, now) ? 'works until' : 'stopped'} ${iso(k.expires_at)}`;
+}
+
+export async function runKeys(store: Store, args: string[], options: OrgCommandOptions, out: Out, err: Out): Promise<number> {
+  const [action, org, arg] = args;
+  const usage = (): number => {
+    err(usageOf('keys'));
+    return 1;
+  };
+  if (org === undefined) return usage();
+  const graceSeconds = options.graceSeconds;
+  if (graceSeconds !== undefined && (action !== 'rotate' || !/^\d+$/.test(graceSeconds))) {
+    err('--grace-seconds takes a whole number of seconds and applies to `mailroom keys rotate` only.');
+    return 1;
+  }
+  if (!(action === 'list' || (action === 'create' && (arg === 'public' || arg === 'private')) || ((action === 'rotate' || action === 'revoke') && arg !== undefined))) {
+    return usage();
+  }
+  await requireOrg(store, org);
+  const now = store.clock.now();
+  if (action === 'list') {
+    const keys = await store.keys.list(org);
+    if (keys.length === 0) out(`Organization "${org}" has no keys.`);
+    for (const k of keys) out(keyLine(k, now));
+    return 0;
+  }
+  if (arg === undefined) return usage();
+  if (action === 'create') {
+    const issued = await createKey(store, org, arg === 'public' ? 'public' : 'private');
+    out(`${issued.key.id}  ${issued.value}`);
+    return 0;
+  }
+  if (action === 'rotate') {
+    const rotation = await rotateKey(store, org, arg, graceSeconds === undefined ? 0 : Number(graceSeconds));
+    out(`${rotation.key.id}  ${rotation.value}`);
+    const { previous } = rotation;
+    out(keyAuthenticates(previous, now)
+      ? `The old key ${previous.id} keeps working until ${iso(previous.expires_at)}.`
+      : `The old key ${previous.id} stopped working now.`);
+    return 0;
+  }
+  await revokeKey(store, org, arg);
+  out(`Revoked ${arg}.`);
+  return 0;
+}
+
+export async function runCredits(store: Store, args: string[], out: Out, err: Out): Promise<number> {
+  const [action, org, amount] = args;
+  if (action === 'show' && org !== undefined && amount === undefined) {
+    await requireOrg(store, org);
+    const s = await creditStatus(store, org);
+    out(`Organization ${s.org_id}`);
+    out(`  balance:             ${s.credits} credits`);
+    out(`  overdraft:           ${s.overdraft} (private keys${s.public_overdraft ? ' and public keys' : ' only'})`);
+    out(`  when out of credits: ${s.when_out_of_credits}${s.when_out_of_credits === 'hold' ? ` (up to ${s.hold_queue_limit} held)` : ''}`);
+    out(`  held messages:       ${s.held}`);
+    return 0;
+  }
+  if (action === 'add' && org !== undefined && amount !== undefined && /^\d+$/.test(amount)) {
+    await requireOrg(store, org);
+    const result = await addCredits(store, org, Number(amount));
+    out(`Balance of ${org}: ${result.credits} credits; released ${result.released.length} held message(s).`);
+    return 0;
+  }
+  err(usageOf('credits'));
+  return 1;
+}
