@@ -30,17 +30,21 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
 }
 
 const pgUp = await postgresAvailable();
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('mailroom help', () => {
   it('--help, help and no arguments list every command with its one-line description', async () => {
     const runs = await Promise.all([cli(['--help']), cli(['help']), cli([]), cli(['-h'])]);
     for (const run of runs) {
       for (const c of COMMANDS) {
-        expect(run.stdout).toMatch(new RegExp(`^  ${c.name} +${c.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+        expect(run.stdout).toMatch(new RegExp(`^  ${c.name} +${escape(c.summary)}$`, 'm'));
       }
       expect(run.stdout).toContain('npm link');
     }
     expect(runs.map((r) => r.code)).toEqual([0, 0, 1, 0]);
+    // README's list of commands is the same text.
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    for (const c of COMMANDS.filter((x) => x.name !== 'help')) expect(readme, c.name).toMatch(new RegExp(`^${c.name} +${escape(c.summary)}$`, 'm'));
     // The list names the commands the CLI really has.
     expect(COMMANDS.map((c) => c.name)).toEqual(expect.arrayContaining([
       'serve', 'worker', 'migrate', 'apply', 'keys list', 'keys create', 'keys rotate', 'keys revoke', 'credits show', 'credits add', 'help',
