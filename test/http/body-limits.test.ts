@@ -26,7 +26,7 @@ describe.each(DIALECTS)('body limits, read over real sockets, on %s', (dialect) 
     t = undefined;
   });
 
-  async function start(env: Record<string, string>, plan: 'pro' | 'starter' = 'pro') {
+  async function start(env: Record<string, string>, plan: 'pro' | 'starter' | 'free' = 'pro') {
     t = await freshApp(dialect, env);
     await seedOrg(t.store, { plan });
     const reads = watchServerReads(t.app.server);
@@ -116,5 +116,25 @@ describe.each(DIALECTS)('body limits, read over real sockets, on %s', (dialect) 
       expect(reads.readAtAnswer[i], framing).toBeLessThanOrEqual(formPrefix.length + allowance + CHUNK + SLACK);
     }
     expect(lookups[1]).not.toHaveBeenCalled();
+  });
+
+  it.skipIf(skip)('no allowance at all (Free): the first file byte is refused 403, as at acceptance', async () => {
+    const { port, lookups } = await start({}, 'free');
+    const total = 2 * 1024 * 1024;
+    const { conn } = await send(port, { head: head('POST', '/v1/send-form', formType, `Content-Length: ${total}`), prefix: formPrefix, total });
+    const res = await conn.nextResponse();
+    expect(res?.status).toBe(403);
+    expect(JSON.parse(res?.body ?? '{}')).toMatchObject({ error: { code: 'attachments_not_allowed', details: { reason: 'plan' } } });
+    expect(lookups[1]).not.toHaveBeenCalled();
+  });
+
+  it.skipIf(skip)('a text field over 1 MiB is 413, not silently cut short', async () => {
+    const { port } = await start({});
+    const prefix = Buffer.from(textPart(BOUNDARY, 'template_id', 'contact') + textPart(BOUNDARY, 'message', 'm'.repeat(1024 * 1024 + 10)) + `--${BOUNDARY}--\r\n`);
+    const total = prefix.length;
+    const { conn } = await send(port, { head: head('POST', '/v1/send-form', formType, `Content-Length: ${total}`), prefix, total });
+    const res = await conn.nextResponse();
+    expect(res?.status).toBe(413);
+    expect(JSON.parse(res?.body ?? '{}')).toMatchObject({ error: { code: 'payload_too_large', details: { fields: [{ field: 'message' }] } } });
   });
 });
