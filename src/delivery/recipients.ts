@@ -25,6 +25,8 @@ export interface Addressees {
   owed: string[];
   /** Recipients still owed the message that are on the suppression list now: dropped. */
   suppressed: string[];
+  /** `owed` as the message spells them (the local part of an address may be case-sensitive). */
+  envelope: string[];
 }
 
 /**
@@ -35,14 +37,13 @@ export interface Addressees {
 export function addressees(email: RenderedEmail, prior: ReadonlyMap<string, SettledState>, orgSuppressed: ReadonlySet<string>): Addressees {
   const unsettled = allRecipients(email).filter((r) => !SETTLED.has(prior.get(r) ?? 'deferred'));
   const suppressed = unsettled.filter((r) => orgSuppressed.has(r));
-  if (suppressed.length === 0) return { email, owed: unsettled, suppressed };
   const gone = new Set(suppressed);
+  const owed = unsettled.filter((r) => !gone.has(r));
+  const spelled = new Map([...email.bcc, ...email.cc, ...email.to].map((a) => [a.address.toLowerCase(), a.address]));
+  const envelope = owed.map((r) => spelled.get(r) ?? r);
+  if (suppressed.length === 0) return { email, owed, suppressed, envelope };
   const keep = (list: RenderedEmail['to']) => list.filter((a) => !gone.has(a.address.toLowerCase()));
-  return {
-    email: { ...email, to: keep(email.to), cc: keep(email.cc), bcc: keep(email.bcc) },
-    owed: unsettled.filter((r) => !gone.has(r)),
-    suppressed,
-  };
+  return { email: { ...email, to: keep(email.to), cc: keep(email.cc), bcc: keep(email.bcc) }, owed, suppressed, envelope };
 }
 
 /** The message's To addresses, lower-cased. */

@@ -352,7 +352,7 @@ export class DeliveryWorker {
       const receipt = await transport.send({
         messageId: m.id, headerMessageId: m.header_message_id, email, attachments: await loadAttachments(this.deps.blobs, content.attachments),
         // A retry for some recipients only: the others already have it.
-        ...(prior.size > 0 ? { envelopeTo: who.owed } : {}),
+        ...(prior.size > 0 ? { envelopeTo: who.envelope } : {}),
       });
       metrics.sendSeconds.observe({ service: m.service_id }, (performance.now() - started) / 1000);
       if (apart || (receipt.refused ?? []).length > 0) {

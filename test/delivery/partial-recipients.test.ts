@@ -169,6 +169,54 @@ describe.each(DIALECTS)('a relay refusing some recipients of a message, on %s', 
     expect(await worker.runOnce()).toBe(0);
   });
 
+  it.skipIf(skip)('the reaper gives up on a partly sent message whose last attempt died: sent for the To, failed for the deferred Cc, named', async () => {
+    const t = await h.app();
+    const sink = await h.sink(t, { rcpt: (a) => (a === AUDIT ? smtpError(451, '4.3.0 Try again later') : undefined) });
+    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { worker } = h.worker(t);
+    const id = await send(t);
+    expect(await worker.runOnce()).toBe(1);
+    const m = await row(t.store, id);
+    t.clock.set(m.next_attempt_at ?? 0);
+    // A worker claims the retry and dies with it; its lease expires and it was the last attempt allowed.
+    const now = t.clock.now();
+    expect(await t.store.transaction((tx) => tx.queue.claim(now, 10, 1_000))).toHaveLength(1);
+    const reaped = await t.store.transaction((tx) => tx.queue.reapExpired(now + 2_000, () => 'gave up after 2 attempts: its last attempt never finished'));
+    // Not a failed message: the To got it.
+    expect(reaped).toEqual({ requeued: 0, failed: [] });
+    const v = await view(t, id) as FullView;
+    expect(v.status).toBe('sent');
+    expect(stateOf(v)).toEqual({ [OWNER]: 'sent', [AUDIT]: 'failed' });
+    expect(v.events.at(-1)).toMatchObject({ type: 'failed', details: { recipient: AUDIT, reason: expect.stringMatching(/gave up/) } });
+    expect(count(sink.rcptAttempts, OWNER)).toBe(1);
+  });
+
+  it.skipIf(skip)('a Cc suppressed after acceptance is dropped and shown as suppressed; all To suppressed: discarded, each shown', async () => {
+    const t = await h.app();
+    const sink = await h.sink(t);
+    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { worker } = h.worker(t);
+    const partly = await send(t);
+    await t.store.suppressions.add('acme', AUDIT, 'complaint', t.clock.now());
+    expect(await worker.runOnce()).toBe(1);
+    expect(sink.received.map((r) => r.rcptTo)).toEqual([[OWNER]]);
+    const v = await view(t, partly) as FullView;
+    expect(v.status).toBe('sent');
+    expect(v.recipients).toEqual([
+      { address: OWNER, kind: 'to', state: 'sent' },
+      { address: AUDIT, kind: 'cc', state: 'suppressed', reason: 'on the suppression list' },
+    ]);
+
+    await t.store.suppressions.remove('acme', AUDIT);
+    const discarded = await send(t);
+    await t.store.suppressions.add('acme', OWNER, 'complaint', t.clock.now());
+    expect(await worker.runOnce()).toBe(1);
+    expect(sink.received).toHaveLength(1);
+    const d = await view(t, discarded) as FullView;
+    expect(d.status).toBe('discarded');
+    expect(stateOf(d)).toEqual({ [OWNER]: 'suppressed', [AUDIT]: 'failed' });
+  });
+
   it.skipIf(skip)('recipients are shown to private keys only: a public key with the status token sees no addresses', async () => {
     const t = await h.app();
     const sink = await h.sink(t);
