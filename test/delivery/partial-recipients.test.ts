@@ -238,4 +238,14 @@ describe.each(DIALECTS)('a relay refusing some recipients of a message, on %s', 
     expect(pub.json()).not.toHaveProperty('recipients');
     expect(pub.body).not.toContain(OWNER);
   });
+
+  it.skipIf(skip)('the OpenAPI document describes the recipients field of GET /v1/messages/{id}', async () => {
+    const t = await h.app();
+    const res = await t.app.inject({ method: 'GET', url: '/v1/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json() as { paths: Record<string, { get?: { responses?: Record<string, { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> }> } }> };
+    const ok = doc.paths['/v1/messages/{id}']?.get?.responses?.['200']?.content?.['application/json']?.schema;
+    const recipients = JSON.stringify(ok?.properties?.recipients);
+    for (const word of ['address', 'kind', 'bcc', 'state', 'deferred', 'suppressed', 'reason']) expect(recipients).toContain(word);
+  });
 });
