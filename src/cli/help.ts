@@ -53,7 +53,7 @@ export const COMMANDS: readonly CommandHelp[] = [
   { name: 'help', usage: 'mailroom help [COMMAND]', summary: 'list the commands, or show one command\'s usage (also: COMMAND --help)' },
 ];
 
-const FOOTER = `From a checkout: \`npm link\` once, then \`mailroom COMMAND\` anywhere; or \`node bin/mailroom.js COMMAND\`.
+const FOOTER = `From a checkout: \`npx mailroom COMMAND\` there, or \`npm link\` once, then \`mailroom COMMAND\` anywhere.
 Configuration comes from MAILROOM_* environment variables; see README.md.
 Exit status: 0 done, 1 usage error, 2 configuration error or an organization or key that does not exist.`;
 

@@ -40,6 +40,7 @@ describe('mailroom help', () => {
         expect(run.stdout).toMatch(new RegExp(`^  ${c.name} +${escape(c.summary)}$`, 'm'));
       }
       expect(run.stdout).toContain('npm link');
+      expect(run.stdout).toContain('npx mailroom');
     }
     expect(runs.map((r) => r.code)).toEqual([0, 0, 1, 0]);
     // README's list of commands is the same text.
@@ -70,6 +71,25 @@ describe('mailroom help', () => {
       expect(unknown.stderr).toContain('Unknown command "frobnicate"');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npx mailroom from the checkout', () => {
+  it('runs this checkout\'s own build, offline, with an empty npm cache (what the README tells a newcomer)', async () => {
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-npx-'));
+    try {
+      const run = await new Promise<Run>((resolve) => {
+        // --offline: npm must not fetch a "mailroom" from the registry; the package's own bin serves.
+        execFile('npx', ['--offline', 'mailroom', '--help'], {
+          cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: cache, NPM_CONFIG_CACHE: cache, NPM_CONFIG_UPDATE_NOTIFIER: 'false' }, timeout: 60_000,
+        }, (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr }));
+      });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      for (const c of COMMANDS) expect(run.stdout).toMatch(new RegExp(`^  ${c.name} +${escape(c.summary)}$`, 'm'));
+    } finally {
+      fs.rmSync(cache, { recursive: true, force: true });
     }
   });
 });
