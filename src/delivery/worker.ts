@@ -13,7 +13,7 @@ import { addressees, settleApart, toAddresses, uniformRefusal, type AttemptResul
 import { DEFAULT_RETRY, nextAttemptAt, reapGiveUpReason, type RetryPolicy } from './retry.js';
 import { loadAttachments, readStoredContent } from './stored.js';
 import { TransportCache } from './transport-cache.js';
-import { DeliveryError, type TransportFactory } from './transport.js';
+import { DeliveryError, type DeliveryReceipt, type TransportFactory } from './transport.js';
 
 export interface WorkerLogger {
   info(obj: object, msg: string): void;
@@ -340,6 +340,7 @@ export class DeliveryWorker {
       return;
     }
 
+    let receipt: DeliveryReceipt;
     try {
       // Inside the try: a pacer that fails (Redis down) fails this attempt like any temporary
       // error, so the message is retried within the policy's limits instead of being left to
@@ -349,19 +350,18 @@ export class DeliveryWorker {
         return;
       }
       const started = performance.now();
-      const receipt = await transport.send({
+      receipt = await transport.send({
         messageId: m.id, headerMessageId: m.header_message_id, email, attachments: await loadAttachments(this.deps.blobs, content.attachments),
         // A retry for some recipients only: the others already have it.
         ...(prior.size > 0 ? { envelopeTo: who.envelope } : {}),
       });
       metrics.sendSeconds.observe({ service: m.service_id }, (performance.now() - started) / 1000);
-      if (apart || (receipt.refused ?? []).length > 0) {
-        await settle({ response: receipt.response, refused: receipt.refused ?? [] });
+      if (!apart && (receipt.refused ?? []).length === 0) {
+        this.recordSent(m, { response: receipt.response.slice(0, 500) });
+        metrics.sent.inc({ service: m.service_id });
+        logger.info({ ...log, outcome: 'sent', ms: Math.round(performance.now() - started) }, 'delivery attempt');
         return;
       }
-      this.recordSent(m, { response: receipt.response.slice(0, 500) });
-      metrics.sent.inc({ service: m.service_id });
-      logger.info({ ...log, outcome: 'sent', ms: Math.round(performance.now() - started) }, 'delivery attempt');
     } catch (error) {
       const err = error instanceof DeliveryError ? error : new DeliveryError('temporary', error instanceof Error ? error.message : String(error));
       if (apart || !uniformRefusal(err)) {
@@ -370,7 +370,12 @@ export class DeliveryWorker {
       }
       await this.failed(m, err, email);
       logger.warn({ ...log, outcome: err.kind, reason: err.message.slice(0, 300) }, 'delivery attempt');
+      return;
     }
+    // Outside the try: should recording fail, the relay's answer must not be recorded as a failed
+    // send (the accepted recipients would be marked as owed it); the lease expires and the reaper
+    // requeues the message, as for any outcome write that fails (at-least-once).
+    await settle({ response: receipt.response, refused: receipt.refused ?? [] });
   }
 
   /** An attempt whose recipients parted ways: recorded per recipient (settleApart). */
