@@ -1,5 +1,6 @@
 import { Type, type Static, type TLiteral, type TObject, type TUnion } from '@sinclair/typebox';
 import { KEY_TYPES, OUT_OF_CREDIT_MODES, PARAM_TYPES, PLANS } from '../domain/types.js';
+import { APP_SCHEME_PATTERN } from '../domain/app-schemes.js';
 
 /**
  * Input shapes of the operator-owned resources, shared by the YAML config file and the admin
@@ -19,8 +20,8 @@ export const SecurityInput = Type.Object({
     description: 'Domains such as example.com or *.example.com',
   })),
   allow_mobile_apps: Type.Optional(Type.Boolean()),
-  mobile_app_schemes: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z][a-z0-9+.-]{1,63}$' }), {
-    description: 'URL schemes of the organization\'s apps (myapp for myapp://…): redirect targets the CAPTCHA widget page may hand a token to. http, https, javascript, data, vbscript, file and blob are refused.',
+  mobile_app_schemes: Type.Optional(Type.Array(Type.String({ pattern: APP_SCHEME_PATTERN }), {
+    description: 'URL schemes of the organization\'s apps (myapp for myapp://…): redirect targets the CAPTCHA widget page may hand a token to. http, https, javascript, data, vbscript, file, blob and the other schemes a browser handles itself are refused.',
   })),
   block_headless: Type.Optional(Type.Boolean()),
   ip_limit: Type.Optional(Type.Object({

@@ -1,15 +1,8 @@
+import { NEVER_APP_SCHEMES } from '../domain/app-schemes.js';
 import type { SecuritySettings } from '../domain/types.js';
 import { originAllowed } from '../send/origin.js';
 
-/**
- * Schemes a browser or web view acts on itself (script, inline documents, local files, its own
- * pages) or that belong to the web-origin rule below. They are never an app's scheme, even if an
- * organization lists one by mistake: handing a token to `javascript:` runs script on our origin.
- */
-const NEVER_APP_SCHEMES: ReadonlySet<string> = new Set([
-  'javascript', 'data', 'vbscript', 'blob', 'file', 'filesystem', 'about', 'view-source',
-  'http', 'https', 'ws', 'wss', 'ftp', 'intent', 'chrome', 'chrome-extension', 'content', 'jar',
-]);
+const NEVER: ReadonlySet<string> = new Set(NEVER_APP_SCHEMES);
 
 /** Longer redirect_uri values are refused rather than parsed (no app needs more). */
 const MAX_REDIRECT_LENGTH = 2048;
@@ -46,7 +39,7 @@ export function checkWidgetRedirect(security: SecuritySettings, raw: string): Wi
     if (!originAllowed(security.allowed_origins, url.href)) return { ok: false, reason: 'origin_not_allowed' };
     return { ok: true, href: url.href };
   }
-  if (NEVER_APP_SCHEMES.has(scheme) || !security.mobile_app_schemes.includes(scheme)) {
+  if (NEVER.has(scheme) || !security.mobile_app_schemes.includes(scheme)) {
     return { ok: false, reason: 'scheme_not_allowed' };
   }
   if (!security.allow_mobile_apps) return { ok: false, reason: 'mobile_apps_not_allowed' };

@@ -168,6 +168,20 @@ describe.each(DIALECTS)('admin organizations on %s', (dialect) => {
     expect(await t.store.organizations.get('ghost')).toBeUndefined();
   });
 
+  it.skipIf(skip)('mobile_app_schemes: an app scheme is stored; schemes a browser runs itself (javascript, data, https…) are 400 naming the field', async () => {
+    await admin(t, 'PUT', '/organizations/acme', orgBody());
+    const ok = await admin(t, 'PATCH', '/organizations/acme', { security: { mobile_app_schemes: ['myapp', 'com.acme.app'] } });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json<OrganizationResource>().security.mobile_app_schemes).toEqual(['myapp', 'com.acme.app']);
+    for (const scheme of ['javascript', 'data', 'vbscript', 'https', 'file', 'blob', 'chrome-extension', 'JavaScript', 'x']) {
+      const bad = expectError(await admin(t, 'PATCH', '/organizations/acme', { security: { mobile_app_schemes: [scheme] } }), 400, 'invalid_body');
+      expect(bad.details?.fields?.map((f) => f.field), scheme).toEqual(['security.mobile_app_schemes.0']);
+    }
+    // Lookalikes that merely start with a refused name are ordinary app schemes.
+    const lookalike = await admin(t, 'PATCH', '/organizations/acme', { security: { mobile_app_schemes: ['javascriptapp', 'datax'] } });
+    expect(lookalike.statusCode, lookalike.body).toBe(200);
+  });
+
   it.skipIf(skip)('GET one and the list show every setting and the number of held messages', async () => {
     await admin(t, 'PUT', '/organizations/beta', orgBody({ name: 'Beta' }));
     await admin(t, 'PUT', '/organizations/acme', orgBody({ name: 'Acme', credits: 3, hold_queue_limit: 10, suspended: true }));
