@@ -169,6 +169,31 @@ describe.each(DIALECTS)('a relay refusing some recipients of a message, on %s', 
     expect(await worker.runOnce()).toBe(0);
   });
 
+  it.skipIf(skip)('the service breaks between the attempts: held, the deferred recipient kept owed; once fixed, the retry goes to it alone', async () => {
+    const t = await h.app();
+    const sink = await h.sink(t, { rcpt: (a, n) => (a === AUDIT && n === 1 ? smtpError(451, '4.3.0 Try again later') : undefined) });
+    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { worker } = h.worker(t);
+    const id = await send(t);
+    expect(await worker.runOnce()).toBe(1);
+    t.clock.set((await row(t.store, id)).next_attempt_at ?? 0);
+
+    sink.behaviour.mailFrom = () => smtpError(530, '5.7.0 Authentication required');
+    expect(await worker.runOnce()).toBe(1);
+    const held = await view(t, id) as FullView;
+    expect(held.status).toBe('held_service_error');
+    expect(held.events.at(-1)).toMatchObject({ type: 'held_service_error', details: { reason: expect.stringMatching(/530/) } });
+    expect(stateOf(held)).toEqual({ [OWNER]: 'sent', [AUDIT]: 'deferred' });
+
+    delete sink.behaviour.mailFrom;
+    expect(await t.store.queue.requeueServiceErrors('acme', 'smtp', t.clock.now())).toBe(1);
+    expect(await worker.runOnce()).toBe(1);
+    expect(sink.received.map((r) => r.rcptTo)).toEqual([[OWNER], [AUDIT]]);
+    const done = await view(t, id) as FullView;
+    expect(done.status).toBe('sent');
+    expect(stateOf(done)).toEqual({ [OWNER]: 'sent', [AUDIT]: 'sent' });
+  });
+
   it.skipIf(skip)('the reaper gives up on a partly sent message whose last attempt died: sent for the To, failed for the deferred Cc, named', async () => {
     const t = await h.app();
     const sink = await h.sink(t, { rcpt: (a) => (a === AUDIT ? smtpError(451, '4.3.0 Try again later') : undefined) });
