@@ -3,7 +3,10 @@ import type { KeyType, MessageEvent, MessageStatus } from '../domain/types.js';
 import { compiledOnce } from './compiled.js';
 import type { Dialect } from './dialect.js';
 import { parseJson } from './json.js';
+import { recipientsOf, type RecipientView } from './recipient-states.js';
 import type { Database, MessagesTable } from './schema.js';
+
+export type { RecipientKind, RecipientState, RecipientView } from './recipient-states.js';
 
 export interface StoredMessage {
   id: string;
@@ -70,42 +73,6 @@ export interface NewMessage {
   idempotency_key: string | null;
   recipients: Array<{ kind: 'to' | 'cc' | 'bcc'; email: string }>;
   created_at: number;
-}
-
-/**
- * A recipient's own delivery state. `pending`: not settled apart from its message (stored rows
- * say `pending` until the recipients of a message part ways; see recipientsOf for how it reads).
- */
-export type RecipientState = 'pending' | 'sent' | 'deferred' | 'bounced' | 'failed' | 'suppressed';
-export type RecipientKind = 'to' | 'cc' | 'bcc';
-
-export interface RecipientView {
-  address: string;
-  kind: RecipientKind;
-  state: RecipientState;
-  reason: string | null;
-}
-
-/**
- * What a stored `pending` means once its message is final: the message's own outcome, which
- * then applied to every recipient not settled apart. Until then it is still pending.
- */
-function resolvePending(status: MessageStatus): RecipientState {
-  switch (status) {
-    case 'sent':
-    case 'delivered':
-    case 'complained':
-      return 'sent';
-    case 'bounced':
-      return 'bounced';
-    case 'failed':
-      return 'failed';
-    case 'discarded':
-      // Every To address was suppressed: nobody got it (the suppressed ones are written apart).
-      return 'failed';
-    default:
-      return 'pending';
-  }
 }
 
 export interface HistoryFilter {
@@ -251,18 +218,9 @@ export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
       return out;
     },
 
-    /** Each recipient of a message with its own state, in the order the message lists them. */
-    async recipientsOf(message: Pick<StoredMessage, 'id' | 'status'>): Promise<RecipientView[]> {
-      const rows = await db.selectFrom('message_recipients').select(['kind', 'email', 'state', 'reason'])
-        .where('message_id', '=', message.id).execute();
-      const order: Record<string, number> = { to: 0, cc: 1, bcc: 2 };
-      // The insert order within a kind is kept: a stable sort on the kind alone.
-      return rows.map((r) => ({
-        address: r.email,
-        kind: r.kind as RecipientKind,
-        state: r.state === 'pending' ? resolvePending(message.status) : r.state as RecipientState,
-        reason: r.reason,
-      })).sort((a, b) => (order[a.kind] ?? 3) - (order[b.kind] ?? 3));
+    /** Each recipient of a message with its own state (recipient-states.ts). */
+    recipientsOf(message: Pick<StoredMessage, 'id' | 'status'>): Promise<RecipientView[]> {
+      return recipientsOf(db, message);
     },
 
     async get(orgId: string, id: string): Promise<StoredMessage | undefined> {

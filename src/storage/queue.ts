@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from './dialect.js';
-import type { RecipientState } from './messages.js';
+import type { RecipientState } from './recipient-states.js';
 import type { Database } from './schema.js';
 
 /** A message the worker has claimed: everything needed to send it. */

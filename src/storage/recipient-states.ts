@@ -1,0 +1,52 @@
+import type { Kysely } from 'kysely';
+import type { MessageStatus } from '../domain/types.js';
+import type { Database } from './schema.js';
+
+/**
+ * A recipient's own delivery state. `pending`: not settled apart from its message (stored rows
+ * say `pending` until the recipients of a message part ways; see recipientsOf for how it reads).
+ */
+export type RecipientState = 'pending' | 'sent' | 'deferred' | 'bounced' | 'failed' | 'suppressed';
+export type RecipientKind = 'to' | 'cc' | 'bcc';
+
+export interface RecipientView {
+  address: string;
+  kind: RecipientKind;
+  state: RecipientState;
+  reason: string | null;
+}
+
+/**
+ * What a stored `pending` means once its message is final: the message's own outcome, which
+ * then applied to every recipient not settled apart. Until then it is still pending.
+ */
+function resolvePending(status: MessageStatus): RecipientState {
+  switch (status) {
+    case 'sent':
+    case 'delivered':
+    case 'complained':
+      return 'sent';
+    case 'bounced':
+      return 'bounced';
+    case 'failed':
+      return 'failed';
+    case 'discarded':
+      // Every To address was suppressed: nobody got it (the suppressed ones are written apart).
+      return 'failed';
+    default:
+      return 'pending';
+  }
+}
+
+/** Each recipient of a message with its own state, To first, then Cc, then Bcc. */
+export async function recipientsOf(db: Kysely<Database>, message: { id: string; status: MessageStatus }): Promise<RecipientView[]> {
+  const rows = await db.selectFrom('message_recipients').select(['kind', 'email', 'state', 'reason'])
+    .where('message_id', '=', message.id).execute();
+  const order: Record<string, number> = { to: 0, cc: 1, bcc: 2 };
+  return rows.map((r) => ({
+    address: r.email,
+    kind: r.kind as RecipientKind,
+    state: r.state === 'pending' ? resolvePending(message.status) : r.state as RecipientState,
+    reason: r.reason,
+  })).sort((a, b) => (order[a.kind] ?? 3) - (order[b.kind] ?? 3));
+}
