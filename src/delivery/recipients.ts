@@ -25,7 +25,7 @@ export interface Addressees {
   owed: string[];
   /** Recipients still owed the message that are on the suppression list now: dropped. */
   suppressed: string[];
-  /** `owed` as the message spells them (the local part of an address may be case-sensitive). */
+  /** `owed` as the message spells them (a local part may be case-sensitive); used after a partial outcome. */
   envelope: string[];
 }
 
@@ -39,8 +39,9 @@ export function addressees(email: RenderedEmail, prior: ReadonlyMap<string, Sett
   const suppressed = unsettled.filter((r) => orgSuppressed.has(r));
   const gone = new Set(suppressed);
   const owed = unsettled.filter((r) => !gone.has(r));
-  const spelled = new Map([...email.bcc, ...email.cc, ...email.to].map((a) => [a.address.toLowerCase(), a.address]));
-  const envelope = owed.map((r) => spelled.get(r) ?? r);
+  // Only a retry after a partial outcome names its envelope: the usual send spends nothing here.
+  const spelled = prior.size === 0 ? undefined : new Map([...email.bcc, ...email.cc, ...email.to].map((a) => [a.address.toLowerCase(), a.address]));
+  const envelope = spelled === undefined ? owed : owed.map((r) => spelled.get(r) ?? r);
   if (suppressed.length === 0) return { email, owed, suppressed, envelope };
   const keep = (list: RenderedEmail['to']) => list.filter((a) => !gone.has(a.address.toLowerCase()));
   return { email: { ...email, to: keep(email.to), cc: keep(email.cc), bcc: keep(email.bcc) }, owed, suppressed, envelope };
