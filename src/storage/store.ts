@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../domain/clock.js';
 import type { ApiKey, Organization, Service, Template } from '../domain/types.js';
 import { apiKeysRepo } from './api-keys.js';
+import { creditsRepo } from './credits.js';
 import { migrate, openDatabase, type Dialect } from './dialect.js';
 import { GroupCommit } from './group-commit.js';
 import { idempotencyRepo } from './idempotency.js';
@@ -17,6 +18,7 @@ import { templatesRepo } from './templates.js';
 import { uploadsRepo } from './uploads.js';
 
 function repos(db: Kysely<Database>, dialect: Dialect) {
+  const messages = messagesRepo(db, dialect);
   return {
     organizations: organizationsRepo(db),
     keys: apiKeysRepo(db),
@@ -24,7 +26,8 @@ function repos(db: Kysely<Database>, dialect: Dialect) {
     templates: templatesRepo(db),
     suppressions: suppressionsRepo(db),
     blockList: blockListRepo(db),
-    messages: messagesRepo(db, dialect),
+    messages,
+    credits: creditsRepo(db, dialect, messages),
     idempotency: idempotencyRepo(db, dialect),
     queue: queueRepo(db, dialect),
     uploads: uploadsRepo(db),
