@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY, nextAttemptAt, type RetryPolicy } from '../../src/delivery/retry.js';
-import { classifySmtpError } from '../../src/delivery/transports/smtp.js';
+import { classifySmtpError } from '../../src/delivery/classify.js';
 
 describe('nextAttemptAt', () => {
   const created = Date.UTC(2026, 0, 1);
