@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
 import { ApiError } from '../errors/api-error.js';
 import type { MessageStatus } from '../domain/types.js';
 import type { Store } from '../storage/store.js';
+import { refundsCredit } from './refund-policy.js';
 
 /** Statuses a message reaches only after it has left through the service. */
 const ALREADY_SENT: readonly MessageStatus[] = ['sent', 'delivered', 'bounced', 'complained'];
@@ -20,11 +20,7 @@ export async function releaseMessage(store: Store, orgId: string, messageId: str
       const why = ALREADY_SENT.includes(message.status) ? 'was already sent' : `is ${message.status}, not held`;
       throw new ApiError('conflict', { message: `Message ${messageId} ${why}.`, details: { status: message.status } });
     }
-    const taken = await tx.db.updateTable('organizations')
-      .set({ credits: sql<number>`credits - 1`, updated_at: now })
-      .where('id', '=', orgId).where('credits', '>=', 1)
-      .executeTakeFirst();
-    if (taken.numUpdatedRows === 0n) throw new ApiError('insufficient_credits', { message: 'Add credits before releasing held messages.' });
+    if (!(await tx.credits.takeForRelease(orgId, now))) throw new ApiError('insufficient_credits', { message: 'Add credits before releasing held messages.' });
     if (!(await tx.messages.transition(orgId, messageId, ['held'], 'queued', now, { credit_taken: true, next_attempt_at: now }))) {
       throw new ApiError('conflict', { message: `Message ${messageId} changed concurrently.` });
     }
@@ -47,9 +43,7 @@ export async function cancelMessage(store: Store, orgId: string, messageId: stri
       || !(await tx.messages.transition(orgId, messageId, cancellable, 'discarded', now, { credit_taken: false }))) {
       throw new ApiError('conflict', { message: `Message ${messageId} is ${message.status} and can no longer be cancelled.`, details: { status: message.status } });
     }
-    if (message.credit_taken) {
-      await tx.db.updateTable('organizations').set({ credits: sql<number>`credits + 1`, updated_at: now }).where('id', '=', orgId).execute();
-    }
+    if (refundsCredit('discarded', message.credit_taken)) await tx.credits.refund(orgId, now);
     await tx.messages.appendEvent(messageId, 'discarded', now, { reason: 'cancelled' });
     return 'discarded' as const;
   });

@@ -3,8 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { ManualClock } from '../../src/domain/clock.js';
-import { openStore, type Store } from '../../src/storage/store.js';
-import type { Dialect } from '../../src/storage/dialect.js';
+import type { Clock } from '../../src/domain/clock.js';
+import { migrate, openDatabase, type Dialect } from '../../src/storage/dialect.js';
+import { storeOver, type Store } from '../../src/storage/store.js';
+import { rememberDatabase } from './db.js';
 
 export const PG_URL = process.env.MAILROOM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -75,10 +77,28 @@ export interface TestStore {
   cleanup(): Promise<void>;
 }
 
+/**
+ * Opens a store as `openStore` does (migrating first), keeping the database handle for the
+ * helpers of test/support/db.ts: the Store itself hands out no raw database.
+ */
+export async function openTestStore(url: string, clock: Clock): Promise<Store> {
+  const opened = await openDatabase(url);
+  try {
+    await migrate(opened);
+  } catch (err) {
+    await opened.file?.close();
+    await opened.db.destroy();
+    throw err;
+  }
+  const store = storeOver(opened.db, opened.dialect, clock, opened.file);
+  rememberDatabase(store, opened.db);
+  return store;
+}
+
 export async function freshStore(dialect: Dialect): Promise<TestStore> {
   const database = await freshDatabase(dialect);
   const clock = new ManualClock();
-  const store = await openStore(database.url, { clock });
+  const store = await openTestStore(database.url, clock);
   return {
     store,
     clock,
