@@ -2,8 +2,8 @@ import type { BlobStore } from '../blobs/blob-store.js';
 import { newId } from '../domain/ids.js';
 import type { Organization, Template } from '../domain/types.js';
 import { ApiError } from '../errors/api-error.js';
-import type { Attachment, FileAttachment } from '../send/request.js';
 import type { Store } from '../storage/store.js';
+import type { AttachmentInput } from './input.js';
 import { PLAN_ATTACHMENT_LIMIT, blockedReason, cleanFilename } from './policy.js';
 
 /** What a message keeps of each attachment (message_contents.attachments, JSON). */
@@ -27,7 +27,7 @@ const invalid = (field: string, message: string) =>
  * pass; the caller deletes the returned blobs if the send is not accepted after all.
  */
 export async function storeAttachments(
-  deps: { store: Store; blobs: BlobStore; now: number }, org: Organization, template: Template, items: ReadonlyArray<Attachment | FileAttachment>,
+  deps: { store: Store; blobs: BlobStore; now: number }, org: Organization, template: Template, items: readonly AttachmentInput[],
 ): Promise<AttachmentRef[]> {
   if (items.length === 0) return [];
   if (!template.allow_attachments) throw new ApiError('attachments_not_allowed', { message: 'This template does not accept attachments.', details: { reason: 'template' } });

@@ -35,7 +35,7 @@ export async function ensureDemo(store: Store, config: Config): Promise<DemoSetu
       name: 'Demo organization',
       plan: 'pro',
       credits: 1000,
-      // Entries without a port match every port (src/send/origin.ts): any local dev server.
+      // Entries without a port match every port (src/domain/origin.ts): any local dev server.
       security: { allow_mobile_apps: true, allowed_origins: ['localhost', '127.0.0.1'] },
       keys: [{ type: 'public' }, { type: 'private' }],
       services: [{ id: 'outbox', provider: 'outbox', default: true, from_email: 'demo@mailroom.local', from_name: 'mailroom demo' }],

@@ -1,8 +1,8 @@
 import { createKey, revokeKey, rotateKey } from '../admin/keys.js';
 import { creditStatus } from '../credits/balance.js';
 import { addCredits } from '../credits/top-up.js';
+import { keyAuthenticates } from '../domain/caller.js';
 import { ApiError } from '../errors/api-error.js';
-import { keyAuthenticates } from '../http/auth.js';
 import type { ApiKey } from '../domain/types.js';
 import type { Store } from '../storage/store.js';
 import { usageOf } from './help.js';

@@ -1,14 +1,8 @@
 import type { FastifyRequest } from 'fastify';
+import { keyAuthenticates, type Caller } from '../domain/caller.js';
 import { ApiError } from '../errors/api-error.js';
-import type { ApiKey, Organization } from '../domain/types.js';
 import type { Store } from '../storage/store.js';
 import { headerValue } from './headers.js';
-
-/** Who is calling: the organization and the key that proved it. */
-export interface Caller {
-  org: Organization;
-  key: ApiKey;
-}
 
 /** Keys that may also arrive in the body (EmailJS's SDKs put them there). */
 export interface BodyKeys {
@@ -46,31 +40,7 @@ export async function authenticate(request: FastifyRequest, store: Store, body: 
   return { org, key };
 }
 
-/**
- * Whether a key proves its organization at `now`: an active key, or a rotated one still inside
- * the grace period its rotation gave (both old and new keys work until `expires_at`).
- */
-export function keyAuthenticates(key: ApiKey, now: number): boolean {
-  if (key.status === 'active') return true;
-  return key.status === 'rotated' && key.expires_at !== null && now < key.expires_at;
-}
-
 function nonEmpty(v: string | undefined): string | undefined {
   return v === undefined || v === '' ? undefined : v;
 }
 
-/**
- * Rules 3 and 4 for endpoints that take private keys: a public key is refused where a private
- * one is required, and a private key from a web page (Origin header) is refused unless the
- * organization allows it.
- */
-export function requirePrivateKey(request: FastifyRequest, caller: Caller): void {
-  if (caller.key.type !== 'private') throw new ApiError('private_key_required');
-  checkPrivateKeyOrigin(request, caller);
-}
-
-export function checkPrivateKeyOrigin(request: FastifyRequest, caller: Caller): void {
-  if (caller.key.type === 'private' && headerValue(request, 'origin') !== undefined && !caller.org.security.allow_private_keys_in_browsers) {
-    throw new ApiError('private_key_in_browser');
-  }
-}

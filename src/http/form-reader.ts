@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
+import type { FileAttachment } from '../attachments/input.js';
 import { ApiError } from '../errors/api-error.js';
-import type { FileAttachment } from '../send/request.js';
 import { bodyTooLarge } from './body-limits.js';
 
 /** Spec, Send form fields: these names are the request's own; every other text field is a parameter. */

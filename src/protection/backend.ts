@@ -1,3 +1,4 @@
+import type { Clock } from '../domain/clock.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { LimiterStore } from './store.js';
@@ -27,6 +28,8 @@ export class LimiterBackend {
     private readonly timeoutMs: number,
     private readonly metrics: Metrics | undefined,
     private readonly logger: ProtectionLogger | undefined,
+    /** Times the throttling of log lines, like every other time in protection/. */
+    private readonly clock: Clock,
   ) {}
 
   /** Runs `fn`; on a store failure returns `fallback` when failing open, else throws 503. */
@@ -55,7 +58,7 @@ export class LimiterBackend {
 
   private failed(scope: string, failOpen: boolean, err: unknown): void {
     this.metrics?.rateLimitBackendErrors.inc({ scope });
-    const now = Date.now();
+    const now = this.clock.now();
     const last = this.lastLog.get(scope);
     if (last !== undefined && now - last.at < LOG_EVERY_MS) {
       last.suppressed++;

@@ -1,10 +1,10 @@
 import type { Config } from '../config/env.js';
+import type { ClientInfo } from '../domain/client.js';
 import { sha256 } from '../domain/ids.js';
+import { originAllowed } from '../domain/origin.js';
 import type { Organization } from '../domain/types.js';
 import { ApiError } from '../errors/api-error.js';
-import { originAllowed } from '../send/origin.js';
 import type { LimiterBackend } from './backend.js';
-import type { ClientInfo } from './client-ip.js';
 import { VerifierUnavailable, type CaptchaVerifier, type SiteverifyResult } from './turnstile-client.js';
 
 /**

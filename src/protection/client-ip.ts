@@ -1,32 +1,4 @@
 import net from 'node:net';
-import type { FastifyRequest } from 'fastify';
-import { headerValue } from '../http/headers.js';
-
-/**
- * What the protection checks need to know about the client of a request, whatever route it
- * came through. `ip` is Fastify's `request.ip`: the socket address, or the left-most address of
- * `X-Forwarded-For` not added by a trusted proxy when MAILROOM_TRUST_PROXY names the proxies
- * (buildApp passes that list to Fastify's `trustProxy`; from any other peer the header is
- * ignored).
- */
-export interface ClientInfo {
-  ip: string;
-  origin: string | undefined;
-  referer: string | undefined;
-  userAgent: string | undefined;
-  /** `Sec-CH-UA` client hint (brands), when the browser sends it. */
-  secChUa: string | undefined;
-}
-
-export function clientInfo(request: FastifyRequest): ClientInfo {
-  return {
-    ip: request.ip,
-    origin: headerValue(request, 'origin'),
-    referer: headerValue(request, 'referer'),
-    userAgent: headerValue(request, 'user-agent'),
-    secChUa: headerValue(request, 'sec-ch-ua'),
-  };
-}
 
 /** Expands an IPv6 address into its 8 groups; undefined when it is not one. */
 function ipv6Groups(address: string): number[] | undefined {

@@ -8,8 +8,7 @@ import { RateLimits } from './rate-limits.js';
 import { MemoryLimiterStore, RedisLimiterStore, type LimiterStore } from './store.js';
 import { TurnstileClient, type CaptchaVerifier } from './turnstile-client.js';
 
-export type { ClientInfo } from './client-ip.js';
-export { clientInfo, ipBucket } from './client-ip.js';
+export { ipBucket } from './client-ip.js';
 export type { LimitScope, RecipientCharge } from './rate-limits.js';
 export { PLAN_REQUESTS_PER_SECOND, RateLimits } from './rate-limits.js';
 export { CaptchaGuard } from './captcha.js';
@@ -41,7 +40,7 @@ export interface ProtectionOptions {
 export function createProtection(options: ProtectionOptions): Protection {
   const { config, clock } = options;
   const store = options.store ?? (options.redis !== undefined ? new RedisLimiterStore(options.redis, options.keyPrefix ?? 'mailroom:') : new MemoryLimiterStore(clock));
-  const backend = new LimiterBackend(store, config.limits.backendTimeoutMs, options.metrics, options.logger);
+  const backend = new LimiterBackend(store, config.limits.backendTimeoutMs, options.metrics, options.logger, clock);
   const verifier = options.verifier ?? new TurnstileClient(config.turnstile.verifyUrl, config.turnstile.timeoutMs);
   return {
     limits: new RateLimits(backend, clock, config.limits),

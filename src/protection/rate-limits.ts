@@ -1,12 +1,13 @@
 import type { Config } from '../config/env.js';
+import type { Caller } from '../domain/caller.js';
+import type { ClientInfo } from '../domain/client.js';
 import type { Clock } from '../domain/clock.js';
 import { sha256 } from '../domain/ids.js';
 import type { Organization, Plan } from '../domain/types.js';
 import { ApiError } from '../errors/api-error.js';
-import type { Caller } from '../http/auth.js';
 import { AnomalyDetector, SLOW_PERIOD_MS } from './anomaly.js';
 import type { LimiterBackend } from './backend.js';
-import { ipBucket, type ClientInfo } from './client-ip.js';
+import { ipBucket } from './client-ip.js';
 import type { Counter } from './store.js';
 
 /** Spec, Request rate limits: requests per second, per organization and per key. */

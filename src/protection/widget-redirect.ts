@@ -1,6 +1,6 @@
 import { NEVER_APP_SCHEMES } from '../domain/app-schemes.js';
+import { originAllowed } from '../domain/origin.js';
 import type { SecuritySettings } from '../domain/types.js';
-import { originAllowed } from '../send/origin.js';
 
 const NEVER: ReadonlySet<string> = new Set(NEVER_APP_SCHEMES);
 

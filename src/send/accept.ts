@@ -2,16 +2,16 @@ import { storeAttachments, type AttachmentRef } from '../attachments/resolve.js'
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { Config } from '../config/env.js';
 import { takeCredit } from '../credits/take.js';
+import type { Caller } from '../domain/caller.js';
+import type { ClientInfo } from '../domain/client.js';
 import type { Clock } from '../domain/clock.js';
 import { newSortableId, randomToken, sha256 } from '../domain/ids.js';
 import { Lru } from '../domain/lru.js';
 import type { Organization, Service, Template } from '../domain/types.js';
 import type { Metrics } from '../observability/metrics.js';
 import { ApiError } from '../errors/api-error.js';
-import type { Caller } from '../http/auth.js';
-import type { ClientInfo } from '../protection/client-ip.js';
 import { analyseTemplate, checkLockedContent, checkTemplateLock, isLockedSend, type TemplateShape } from '../protection/dynamic-lock.js';
-import { createProtection, type Protection } from '../protection/index.js';
+import type { Protection } from '../protection/index.js';
 import { checkLinks } from '../protection/links.js';
 import type { RecipientCharge } from '../protection/rate-limits.js';
 import type { StoredResponse } from '../storage/idempotency.js';
@@ -58,23 +58,19 @@ export interface SendDeps {
   messageIdHost: string;
 }
 
-export function createSendDeps(
-  store: Store, clock: Clock, config: Config, blobs: BlobStore, metrics?: Metrics, onAccepted?: () => void, protection?: Protection,
-): SendDeps {
+/** The services the send path is given (built once, in src/cli/runtime.ts); the caches are its own. */
+export type SendServices = Pick<SendDeps, 'store' | 'clock' | 'config' | 'metrics' | 'onAccepted' | 'protection' | 'blobs'>;
+
+export function createSendDeps(services: SendServices): SendDeps {
+  const { store, clock, config } = services;
   // 1,000 template versions of compiled code is a few MB at most and covers any hot set.
   return {
-    store,
-    clock,
-    config,
+    ...services,
     validators: new Lru(1000),
     renderers: new Lru(1000),
     shapes: new Lru(1000),
     idempotency: new IdempotencyGuard(store, clock),
-    metrics,
-    onAccepted,
-    protection: protection ?? createProtection({ config, clock, metrics }),
     messageIdHost: new URL(config.baseUrl).hostname || 'mailroom.local',
-    blobs,
   };
 }
 
@@ -94,7 +90,7 @@ export interface SendContext {
   idempotency: { key: string; digest: string } | undefined;
   /** The response this endpoint sends for an accepted message: stored for replays. */
   respond: (accepted: SendAccepted) => StoredResponse;
-  /** The client (`clientInfo(request)`): its address for the per-IP limit, Origin for CAPTCHA. */
+  /** What the route read of the client: its address for the per-IP limit, Origin for CAPTCHA. */
   client: ClientInfo;
   /** The request was already counted toward the rate limits (a batch item: `countSendRequest`). */
   requestCounted?: boolean;

@@ -1,10 +1,9 @@
+import { checkPrivateKeyOrigin, type Caller } from '../domain/caller.js';
+import type { ClientInfo } from '../domain/client.js';
+import { checkPublicOrigin } from '../domain/origin.js';
 import { ApiError } from '../errors/api-error.js';
-import { checkPrivateKeyOrigin, type Caller } from '../http/auth.js';
-import type { FastifyRequest } from 'fastify';
-import { clientInfo, type ClientInfo } from '../protection/client-ip.js';
 import { headlessSign } from '../protection/headless.js';
 import type { Protection } from '../protection/index.js';
-import { checkPublicOrigin } from './origin.js';
 
 /**
  * Organization and key rules that come before anything else (send path step 2): suspended or
@@ -12,12 +11,12 @@ import { checkPublicOrigin } from './origin.js';
  * allowed-origins rules of public keys and, when the organization blocks them, headless
  * browsers (public keys only: a private key belongs to the organization's own server).
  */
-export function checkCaller(request: FastifyRequest, caller: Caller, client: ClientInfo = clientInfo(request)): void {
+export function checkCaller(caller: Caller, client: ClientInfo): void {
   const { org, key } = caller;
   if (org.suspended) throw new ApiError('organization_suspended');
   if (!org.email_verified) throw new ApiError('email_not_verified');
   if (key.type === 'private') {
-    checkPrivateKeyOrigin(request, caller);
+    checkPrivateKeyOrigin(caller, client.origin);
     return;
   }
   if (org.security.require_private_key) {
@@ -33,11 +32,10 @@ export function checkCaller(request: FastifyRequest, caller: Caller, client: Cli
 /**
  * Send path step 2 in full: a public-key request first counts toward its organization's flood
  * guard (the only limit a request that fails before the template and CAPTCHA checks meets),
- * then the caller rules of `checkCaller`. Returns what the later steps need of the client.
+ * then the caller rules of `checkCaller`. `client` is what the route read of the request
+ * (src/http/headers.ts `clientInfo`).
  */
-export async function admitCaller(request: FastifyRequest, caller: Caller, protection: Protection): Promise<ClientInfo> {
+export async function admitCaller(caller: Caller, client: ClientInfo, protection: Protection): Promise<void> {
   await protection.limits.floodGuard(caller);
-  const client = clientInfo(request);
-  checkCaller(request, caller, client);
-  return client;
+  checkCaller(caller, client);
 }

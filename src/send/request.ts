@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import type { AttachmentInput } from '../attachments/input.js';
 import type { ParamsSource } from '../templates/params.js';
 
 /** Attachment item: inline bytes, or a reference to a file uploaded through POST /v1/uploads. */
@@ -27,13 +28,6 @@ export const SendBody = Type.Object({
 }, { additionalProperties: true });
 export type SendBody = Static<typeof SendBody>;
 
-/** A file part of a multipart form: bytes already read, not base64. */
-export interface FileAttachment {
-  filename: string;
-  content_type: string | undefined;
-  bytes: Buffer;
-}
-
 /** What the pipeline needs of a send, whatever the wire form (JSON, multipart, batch item). */
 export interface SendInput {
   service_id: string | undefined;
@@ -43,7 +37,7 @@ export interface SendInput {
   params_source: ParamsSource;
   turnstile_token: string | undefined;
   turnstile_key: 'org' | 'mail' | undefined;
-  attachments: Array<Attachment | FileAttachment>;
+  attachments: AttachmentInput[];
 }
 
 export function sendInputFromBody(body: SendBody): SendInput {

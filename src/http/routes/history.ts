@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { requirePrivateKey } from '../../domain/caller.js';
 import { MESSAGE_STATUSES, type MessageStatus } from '../../domain/types.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { HistoryFilter } from '../../storage/messages.js';
 import type { App, AppServices } from '../app-types.js';
-import { authenticate, requirePrivateKey } from '../auth.js';
+import { authenticate } from '../auth.js';
+import { headerValue } from '../headers.js';
 import { responses, Timestamp } from '../schemas.js';
 import { iso, isoOrNull, queryBound } from '../time.js';
 import { isPlausibleMessageId } from '../../domain/ids.js';
@@ -132,7 +134,7 @@ export function registerHistory(app: App, { store, clock, config }: AppServices)
   }, async (request) => {
     if (request.validationError !== undefined) throw tidyBoundErrors(request.validationError);
     const caller = await authenticate(request, store);
-    requirePrivateKey(request, caller);
+    requirePrivateKey(caller, headerValue(request, 'origin'));
     const q = request.query;
     const filter: HistoryFilter = {};
     if (q.status !== undefined) {

@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
+import { checkPrivateKeyOrigin } from '../../domain/caller.js';
 import { digestsEqual, isPlausibleMessageId, sha256 } from '../../domain/ids.js';
+import { checkPublicOrigin } from '../../domain/origin.js';
 import { ApiError } from '../../errors/api-error.js';
-import { checkPublicOrigin } from '../../send/origin.js';
-import { clientInfo } from '../../protection/client-ip.js';
 import type { App, AppServices } from '../app-types.js';
-import { authenticate, checkPrivateKeyOrigin } from '../auth.js';
+import { authenticate } from '../auth.js';
+import { clientInfo } from '../headers.js';
 import { responses, Timestamp } from '../schemas.js';
 import { iso, isoOrNull } from '../time.js';
 
@@ -52,8 +53,9 @@ export function registerMessages(app: App, { store, clock, config }: AppServices
     },
   }, async (request) => {
     const caller = await authenticate(request, store);
-    if (caller.key.type === 'private') checkPrivateKeyOrigin(request, caller);
-    else checkPublicOrigin(caller.org, clientInfo(request));
+    const client = clientInfo(request);
+    if (caller.key.type === 'private') checkPrivateKeyOrigin(caller, client.origin);
+    else checkPublicOrigin(caller.org, client);
 
     // An id no message can have is answered like any unknown id: the rule stays unexposed.
     const id = request.params.id;

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { requirePrivateKey } from '../../domain/caller.js';
 import { ApiError } from '../../errors/api-error.js';
 import { ErrorEnvelope, errorBody, type ErrorBody } from '../../errors/envelope.js';
 import { acceptSend, checkParamsSize, countSendRequest, type SendDeps } from '../../send/accept.js';
@@ -7,7 +8,8 @@ import { idempotencyKeyOf, requestDigest } from '../../send/idempotency-key.js';
 import { admitCaller } from '../../send/permissions.js';
 import { Attachment, sendInputFromBody, stripNulls, type SendAccepted } from '../../send/request.js';
 import type { App } from '../app-types.js';
-import { authenticate, requirePrivateKey } from '../auth.js';
+import { authenticate } from '../auth.js';
+import { clientInfo } from '../headers.js';
 import { responses } from '../schemas.js';
 import { jsonAccepted } from './send.js';
 
@@ -61,8 +63,9 @@ export function registerSendBatch(app: App, deps: SendDeps): void {
     },
   }, async (request) => {
     const caller = await authenticate(request, deps.store, request.body);
-    requirePrivateKey(request, caller);
-    const client = await admitCaller(request, caller, deps.protection);
+    const client = clientInfo(request);
+    requirePrivateKey(caller, client.origin);
+    await admitCaller(caller, client, deps.protection);
     const headerKey = idempotencyKeyOf(request.headers['idempotency-key']);
     await countSendRequest(deps, caller, client);
 

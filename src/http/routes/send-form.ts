@@ -11,6 +11,7 @@ import type { SendInput } from '../../send/request.js';
 import type { App } from '../app-types.js';
 import { authenticate } from '../auth.js';
 import { readForm, type ParsedForm } from '../form-reader.js';
+import { clientInfo } from '../headers.js';
 import { responses } from '../schemas.js';
 import { jsonAccepted, legacyAccepted, SEND_ERRORS, sendStored, wantsJson } from './send.js';
 
@@ -67,7 +68,8 @@ export function registerSendForm(app: App, deps: SendDeps): void {
           attachments: form.files,
         };
         const caller = await authenticate(request, deps.store, { user_id: field(form, 'user_id', 200), accessToken: field(form, 'accessToken', 300) });
-        const client = await admitCaller(request, caller, deps.protection);
+        const client = clientInfo(request);
+        await admitCaller(caller, client, deps.protection);
         const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key']);
         const outcome = await acceptSend(deps, {
           caller,

@@ -7,6 +7,7 @@ import { SendBody, sendInputFromBody, stripNulls, type SendAccepted } from '../.
 import type { StoredResponse } from '../../storage/idempotency.js';
 import type { App } from '../app-types.js';
 import { authenticate } from '../auth.js';
+import { clientInfo } from '../headers.js';
 import { responses } from '../schemas.js';
 
 export const SEND_ERRORS = [
@@ -75,7 +76,8 @@ export function registerSend(app: App, deps: SendDeps): void {
       // In DESIGN.md's order: the body (1), the key and its rules (2), idempotency (3).
       checkParamsSize(body.template_params);
       const caller = await authenticate(request, deps.store, body);
-      const client = await admitCaller(request, caller, deps.protection);
+      const client = clientInfo(request);
+      await admitCaller(caller, client, deps.protection);
       const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key']);
       const outcome = await acceptSend(deps, {
         caller,

@@ -1,9 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ParamSpecInput } from '../../config/resources.js';
+import { requirePrivateKey } from '../../domain/caller.js';
 import type { Template } from '../../domain/types.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../app-types.js';
-import { authenticate, requirePrivateKey } from '../auth.js';
+import { authenticate } from '../auth.js';
+import { headerValue } from '../headers.js';
 import { responses, Timestamp } from '../schemas.js';
 import { iso } from '../time.js';
 
@@ -63,7 +65,7 @@ export function registerTemplates(app: App, { store }: AppServices): void {
     },
   }, async (request) => {
     const caller = await authenticate(request, store);
-    requirePrivateKey(request, caller);
+    requirePrivateKey(caller, headerValue(request, 'origin'));
     const items = await store.templates.list(caller.org.id);
     return { items: items.map(templateResource) };
   });
@@ -78,7 +80,7 @@ export function registerTemplates(app: App, { store }: AppServices): void {
     },
   }, async (request) => {
     const caller = await authenticate(request, store);
-    requirePrivateKey(request, caller);
+    requirePrivateKey(caller, headerValue(request, 'origin'));
     // A control character (a stray NUL) names no template; PostgreSQL would refuse to look it up.
     const id = request.params.id;
     const template = /\p{Cc}/u.test(id) ? undefined : await store.templates.get(caller.org.id, id);

@@ -1,9 +1,9 @@
 import type { FastifyReply } from 'fastify';
+import { keyAuthenticates } from '../../domain/caller.js';
 import type { Organization } from '../../domain/types.js';
 import { checkWidgetRedirect, type WidgetRedirect } from '../../protection/widget-redirect.js';
 import type { Store } from '../../storage/store.js';
 import type { App, AppServices } from '../app-types.js';
-import { keyAuthenticates } from '../auth.js';
 import { ERROR_CSP, WIDGET_CSP, widgetErrorHtml, widgetPageHtml } from '../widget-page.js';
 
 /**

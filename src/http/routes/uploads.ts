@@ -9,6 +9,7 @@ import { admitCaller } from '../../send/permissions.js';
 import type { Protection } from '../../protection/index.js';
 import type { App, AppServices } from '../app-types.js';
 import { authenticate } from '../auth.js';
+import { clientInfo } from '../headers.js';
 import { responses, Timestamp } from '../schemas.js';
 import { iso } from '../time.js';
 
@@ -60,7 +61,7 @@ export function registerUploads(app: App, deps: UploadRouteDeps): void {
     },
   }, async (request, reply) => {
     const caller = await authenticate(request, store, request.body);
-    await admitCaller(request, caller, deps.protection);
+    await admitCaller(caller, clientInfo(request), deps.protection);
     const { org, key } = caller;
     const filename = cleanFilename(request.body.filename);
     const limit = PLAN_ATTACHMENT_LIMIT[org.plan];

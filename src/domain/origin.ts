@@ -1,4 +1,4 @@
-import type { Organization } from '../domain/types.js';
+import type { Organization } from './types.js';
 import { ApiError } from '../errors/api-error.js';
 
 export interface RequestOrigin {

@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
+
+/** The folders that hold the domain: provider event intake will use them with no HTTP around. */
+const NO_HTTP = ['domain', 'send', 'protection', 'attachments', 'credits'];
+
+interface Edge {
+  file: string;
+  specifier: string;
+}
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(p);
+    return e.name.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** A file's top folder under src/ (`send`, `http`, …); a file directly in src/ is its own unit. */
+function unitOf(file: string): string {
+  return path.relative(SRC, file).split(path.sep)[0] ?? '';
+}
+
+/**
+ * Every module a file names: static imports, `export … from`, `import type` and `import()`,
+ * as the TypeScript compiler's own pre-processor reads them (comments and strings that merely
+ * look like imports are not counted).
+ */
+function specifiers(file: string): string[] {
+  const info = ts.preProcessFile(fs.readFileSync(file, 'utf8'), true, true);
+  return info.importedFiles.map((f) => f.fileName);
+}
+
+const files = sourceFiles(SRC);
+const imports = new Map(files.map((f) => [f, specifiers(f)]));
+
+/** unit → unit → the imports that make that edge. */
+function unitGraph(): Map<string, Map<string, Edge[]>> {
+  const graph = new Map<string, Map<string, Edge[]>>();
+  for (const [file, specs] of imports) {
+    const from = unitOf(file);
+    for (const specifier of specs) {
+      if (!specifier.startsWith('.')) continue;
+      const to = unitOf(path.resolve(path.dirname(file), specifier));
+      if (to === from) continue;
+      const edges = graph.get(from) ?? new Map<string, Edge[]>();
+      edges.set(to, [...(edges.get(to) ?? []), { file: path.relative(SRC, file), specifier }]);
+      graph.set(from, edges);
+    }
+  }
+  return graph;
+}
+
+/** Issue 17, item 2: the domain knows no HTTP, and the folders of src/ form layers. */
+describe('layers of src/', () => {
+  it('finds the source files and their imports', () => {
+    expect(files.length).toBeGreaterThan(50);
+    expect(imports.get(path.join(SRC, 'app.ts'))).toContain('./http/app-types.js');
+  });
+
+  it('has no two folders that import each other', () => {
+    const graph = unitGraph();
+    const mutual: string[] = [];
+    for (const [a, edges] of graph) {
+      for (const [b, there] of edges) {
+        const back = graph.get(b)?.get(a);
+        if (a < b && back !== undefined) {
+          const show = (e: Edge[]) => e.map((x) => `${x.file} → ${x.specifier}`).join(', ');
+          mutual.push(`${a} <-> ${b}: ${show(there)} | ${show(back)}`);
+        }
+      }
+    }
+    expect(mutual).toEqual([]);
+  });
+
+  it(`keeps ${NO_HTTP.join(', ')} free of http/ and Fastify`, () => {
+    const offending: string[] = [];
+    for (const [file, specs] of imports) {
+      if (!NO_HTTP.includes(unitOf(file))) continue;
+      for (const s of specs) {
+        const http = s.startsWith('.') && unitOf(path.resolve(path.dirname(file), s)) === 'http';
+        if (http || s === 'fastify' || s.startsWith('fastify/') || s.startsWith('@fastify/')) {
+          offending.push(`${path.relative(SRC, file)} → ${s}`);
+        }
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+});
