@@ -5,6 +5,7 @@ import Fastify from 'fastify';
 import { CompiledQuery } from 'kysely';
 import { applyConfig } from '../src/admin/apply.js';
 import { buildApp } from '../src/app.js';
+import { buildServices } from '../src/cli/runtime.js';
 import { loadConfig } from '../src/config/env.js';
 import { systemClock } from '../src/domain/clock.js';
 import { openDatabase } from '../src/storage/dialect.js';
@@ -12,7 +13,6 @@ import { GroupCommit } from '../src/storage/group-commit.js';
 import { openStore } from '../src/storage/store.js';
 import { deliveryBench } from './delivery.js';
 import { httpLoad, type LoadFigures } from './http-load.js';
-import { createProtection } from '../src/protection/index.js';
 import { MemoryLimiterStore, type Counter } from '../src/protection/store.js';
 
 class CountingOnly extends MemoryLimiterStore {
@@ -96,13 +96,15 @@ async function mailroomSend(): Promise<LoadFigures> {
   });
   // The benchmark sends far above any plan's per-second limit on purpose: the limiter still
   // counts every request (its cost is measured), but with no limit on the counters.
-  const protection = createProtection({ config, clock: systemClock, store: new CountingOnly(systemClock) });
-  const app = await buildApp({ config, store, clock: systemClock, protection });
+  const services = buildServices(config, { store, clock: systemClock, protection: { store: new CountingOnly(systemClock) } });
+  const { clock, metrics, protection, blobs } = services;
+  const app = await buildApp({ config, store, clock, metrics, protection, blobs });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${PRIVATE_KEY}` };
   await httpLoad({ url: `${url}/v1/send`, body: BODY, headers, seconds: 2, connections: CONNECTIONS, uniqueIdempotencyKey: true });
   const figures = await httpLoad({ url: `${url}/v1/send`, body: BODY, headers, seconds: SECONDS, connections: CONNECTIONS, uniqueIdempotencyKey: true });
   await app.close();
+  await services.close();
   await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
   return figures;

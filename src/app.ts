@@ -2,7 +2,6 @@ import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController } from 'fastify';
-import { Redis } from 'ioredis';
 import { registerAdminRoutes } from './admin/routes/index.js';
 import { randomToken } from './domain/ids.js';
 import { ErrorEnvelope } from './errors/envelope.js';
@@ -20,12 +19,9 @@ import { registerSend } from './http/routes/send.js';
 import { registerSendBatch } from './http/routes/send-batch.js';
 import { registerSendForm } from './http/routes/send-form.js';
 import { registerUploads } from './http/routes/uploads.js';
-import { openBlobStore } from './blobs/index.js';
 import { registerTemplates, TemplateResource } from './http/routes/templates.js';
 import { registerTurnstileWidget } from './http/routes/turnstile-widget.js';
 import { validatorCompiler } from './http/validation.js';
-import { createMetrics } from './observability/metrics.js';
-import { createProtection } from './protection/index.js';
 import { createSendDeps } from './send/accept.js';
 import { SendAccepted } from './send/request.js';
 
@@ -43,12 +39,12 @@ export type { AppServices } from './http/app-types.js';
 const EXPOSED_HEADERS = ['X-Mail-Message-Id', 'X-Mail-Status', 'Retry-After', 'X-Request-Id'];
 
 /**
- * Builds the whole HTTP API. It never listens: main.ts does, and tests call `inject()` or
+ * Builds the whole HTTP API over services built elsewhere (src/cli/runtime.ts), and owns none of
+ * them. It never listens: `mailroom serve` does, and tests call `inject()` or
  * `listen({ port: 0 })` themselves.
  */
 export async function buildApp(services: AppServices): Promise<App> {
-  const { config } = services;
-  const metrics = services.metrics ?? createMetrics(() => services.store.queue.depth(services.clock.now()));
+  const { config, metrics, protection, blobs } = services;
   const app = Fastify({
     logger: { level: config.logLevel },
     // Fastify's two lines per request cost ~35% of throughput here (DESIGN.md); one line
@@ -120,21 +116,9 @@ export async function buildApp(services: AppServices): Promise<App> {
   registerPublicConfig(app, services);
   registerTurnstileWidget(app, services);
   registerTemplates(app, services);
-  let protection = services.protection;
-  if (protection === undefined) {
-    let redis: Redis | undefined;
-    if (config.redisUrl !== undefined) {
-      const owned = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: true });
-      owned.on('error', (err: Error) => app.log.warn({ err: err.message }, 'redis (rate limits)'));
-      app.addHook('onClose', async () => {
-        await owned.quit().catch(() => owned.disconnect());
-      });
-      redis = owned;
-    }
-    protection = createProtection({ config, clock: services.clock, metrics, logger: app.log, redis });
-  }
-  const blobs = services.blobs ?? openBlobStore({ blobUrl: config.blobUrl, dataDir: config.dataDir, baseUrl: config.baseUrl });
-  const sendDeps = createSendDeps(services.store, services.clock, config, blobs.blobs, metrics, services.onAccepted, protection);
+  const sendDeps = createSendDeps({
+    store: services.store, clock: services.clock, config, blobs: blobs.blobs, metrics, protection, onAccepted: services.onAccepted,
+  });
   registerSend(app, sendDeps);
   registerSendBatch(app, sendDeps);
   registerSendForm(app, sendDeps);

@@ -1,18 +1,41 @@
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import type { Config } from '../config/env.js';
-import { systemClock } from '../domain/clock.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import { LocalPacer, RedisPacer, type Pacer } from '../delivery/pacing.js';
 import { DeliveryWorker } from '../delivery/worker.js';
 import { openBlobStore, type OpenedBlobs } from '../blobs/index.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { TURNSTILE_TEST_SECRETS } from '../protection/captcha.js';
-import { createProtection, type Protection } from '../protection/index.js';
+import { createProtection, type Protection, type ProtectionOptions } from '../protection/index.js';
 import { openStore, type Store } from '../storage/store.js';
 
-/** The long-lived parts a process needs, built once from config (the composition root). */
-export interface Runtime {
+/**
+ * What buildServices needs besides config. Processes pass the store they opened and the system
+ * clock; tests pass a fresh store, a manual clock and, where a test is about them, the parts below.
+ */
+export interface ServiceDeps {
   store: Store;
+  clock: Clock;
+  /** Default: pino at MAILROOM_LOG_LEVEL. */
+  logger?: pino.Logger | undefined;
+  /**
+   * A Redis connection the caller owns and closes (tests). Default: one opened from
+   * MAILROOM_REDIS_URL (none when unset), closed by `close()`.
+   */
+  redis?: Redis | undefined;
+  /** Counters the caller also reads (tests: one registry for an app and a worker). */
+  metrics?: Metrics | undefined;
+  /** Attachment storage other than config's (tests: a fake S3). */
+  blobs?: OpenedBlobs | undefined;
+  /** The rest of createProtection's options: another limiter store (the bench), verifier, key prefix or logger (tests). */
+  protection?: Pick<ProtectionOptions, 'store' | 'verifier' | 'keyPrefix' | 'logger'> | undefined;
+}
+
+/** The long-lived services of a process, built once from config (the composition root). */
+export interface Services {
+  store: Store;
+  clock: Clock;
   metrics: Metrics;
   pacer: Pacer;
   redis: Redis | undefined;
@@ -20,44 +43,72 @@ export interface Runtime {
   protection: Protection;
   blobs: OpenedBlobs;
   logger: pino.Logger;
-  createWorker(): DeliveryWorker;
+  /** Closes what was opened here (the Redis connection), not the store it was given. */
   close(): Promise<void>;
+}
+
+/**
+ * The one place services are built: `mailroom serve`, `mailroom worker` and the tests' apps all
+ * come through here, so the app and the worker share one Redis connection with one retry policy.
+ */
+export function buildServices(config: Config, deps: ServiceDeps): Services {
+  const { store, clock } = deps;
+  const logger = deps.logger ?? pino({ level: config.logLevel });
+  const owned = deps.redis === undefined && config.redisUrl !== undefined
+    // A command waits through at most 2 reconnections, then fails: the limiter gives up even
+    // sooner (MAILROOM_RATE_LIMIT_TIMEOUT_MS, 1 s) and fails closed for public keys.
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true })
+    : undefined;
+  owned?.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis'));
+  const redis = deps.redis ?? owned;
+  const metrics = deps.metrics ?? createMetrics(() => store.queue.depth(clock.now()));
+  const protection = createProtection({
+    config, clock, metrics, logger: logger.child({ component: 'protection' }), redis, ...deps.protection,
+  });
+  return {
+    store,
+    clock,
+    metrics,
+    pacer: redis === undefined ? new LocalPacer(clock) : new RedisPacer(redis, clock),
+    redis,
+    protection,
+    blobs: deps.blobs ?? openBlobStore({ blobUrl: config.blobUrl, dataDir: config.dataDir, baseUrl: config.baseUrl }),
+    logger,
+    close: async () => {
+      if (owned !== undefined) await owned.quit().catch(() => owned.disconnect());
+    },
+  };
+}
+
+/** A process's services over the store it opened, and its delivery workers. */
+export interface Runtime extends Services {
+  createWorker(): DeliveryWorker;
 }
 
 export async function createRuntime(config: Config): Promise<Runtime> {
   const logger = pino({ level: config.logLevel });
   const store = await openStore(config.databaseUrl, { clock: systemClock, warn: (message) => logger.warn({ component: 'store' }, message) });
-  const redis = config.redisUrl === undefined ? undefined : new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
-  redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis'));
-  const metrics = createMetrics(() => store.queue.depth(systemClock.now()));
-  const pacer: Pacer = redis === undefined ? new LocalPacer(systemClock) : new RedisPacer(redis, systemClock);
-  const blobs = openBlobStore({ blobUrl: config.blobUrl, dataDir: config.dataDir, baseUrl: config.baseUrl });
-  const protection = createProtection({ config, clock: systemClock, metrics, logger: logger.child({ component: 'protection' }), redis });
+  const services = buildServices(config, { store, clock: systemClock, logger });
   if (config.env === 'production') {
-    if (redis === undefined) logger.info('MAILROOM_REDIS_URL is not set: rate limits and used CAPTCHA tokens are kept in this process only');
+    if (services.redis === undefined) logger.info('MAILROOM_REDIS_URL is not set: rate limits and used CAPTCHA tokens are kept in this process only');
     const shared = config.turnstile.secretKey;
     if (shared !== undefined && TURNSTILE_TEST_SECRETS.has(shared)) {
       logger.warn('MAILROOM_TURNSTILE_SECRET_KEY is a Cloudflare test secret: the shared mobile widget refuses every token in production');
     }
   }
+  const { clock, pacer, metrics, blobs } = services;
   return {
-    store,
-    metrics,
-    pacer,
-    redis,
-    protection,
-    logger,
-    blobs,
+    ...services,
     createWorker: () => new DeliveryWorker(
       {
-        store, clock: systemClock, dataDir: config.dataDir, pacer, metrics, logger: logger.child({ component: 'worker' }),
+        store, clock, dataDir: config.dataDir, pacer, metrics, logger: logger.child({ component: 'worker' }),
         blobs: blobs.blobs, retentionDays: config.retentionDays,
       },
       { leaseMs: config.worker.leaseMs, batchSize: config.worker.batchSize, pollMs: config.worker.pollMs, reapEveryMs: Math.min(10_000, config.worker.leaseMs), renewEveryMs: Math.min(60_000, Math.floor(config.worker.leaseMs / 3)) },
     ),
     close: async () => {
       await store.close();
-      if (redis !== undefined) await redis.quit().catch(() => undefined);
+      await services.close();
     },
   };
 }

@@ -3,7 +3,6 @@ import { applyConfig } from '../admin/apply.js';
 import { demoInstructions, ensureDemo } from '../bootstrap/demo.js';
 import type { Config } from '../config/env.js';
 import { readConfigFile } from '../config/file.js';
-import { systemClock } from '../domain/clock.js';
 import { readTlsMaterial, reloadOnSighup } from '../http/tls.js';
 import { createRuntime, untilSignal } from './runtime.js';
 
@@ -29,8 +28,9 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   const demo = await ensureDemo(store, config);
 
   const worker = config.runWorker ? runtime.createWorker() : undefined;
+  const { clock, metrics, protection, blobs } = runtime;
   const app = await buildApp({
-    config, store, clock: systemClock, metrics: runtime.metrics, protection: runtime.protection, blobs: runtime.blobs, onAccepted: () => worker?.nudge(),
+    config, store, clock, metrics, protection, blobs, onAccepted: () => worker?.nudge(),
     ...(tls === undefined ? {} : { https: tls }),
   });
   const stopReload = config.tls === undefined ? undefined : reloadOnSighup(app.server, config.tls, app.log);

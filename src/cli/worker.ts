@@ -1,5 +1,4 @@
 import type { Config } from '../config/env.js';
-import { systemClock } from '../domain/clock.js';
 import { startMetricsServer } from '../observability/metrics-server.js';
 import { createRuntime, untilSignal } from './runtime.js';
 
@@ -21,7 +20,7 @@ export async function runWorker(config: Config, out: (line: string) => void): Pr
   const runtime = await createRuntime(config);
   const listener = config.metricsPort === undefined
     ? undefined
-    : await startMetricsServer({ config, port: config.metricsPort, store: runtime.store, metrics: runtime.metrics, clock: systemClock })
+    : await startMetricsServer({ config, port: config.metricsPort, store: runtime.store, metrics: runtime.metrics, clock: runtime.clock })
       .catch(async (err: unknown) => {
         await runtime.close();
         throw err;

@@ -10,22 +10,21 @@ import type { Metrics } from '../observability/metrics.js';
 import type { Protection } from '../protection/index.js';
 import type { Store } from '../storage/store.js';
 
-/** What the HTTP layer needs from the outside world; main.ts and tests build it. */
+/**
+ * What the HTTP layer needs from the outside world, built once by the composition root
+ * (`buildServices` in src/cli/runtime.ts; tests use it too): buildApp builds none of it.
+ */
 export interface AppServices {
   config: Config;
   store: Store;
   clock: Clock;
-  /** Attachment storage; by default opened from config (MAILROOM_BLOB_URL or the data directory). */
-  blobs?: OpenedBlobs;
-  /** Created by buildApp when not given. */
-  metrics?: Metrics;
+  /** Attachment storage (MAILROOM_BLOB_URL or the data directory). */
+  blobs: OpenedBlobs;
+  metrics: Metrics;
+  /** Rate limits and CAPTCHA: on Redis when MAILROOM_REDIS_URL is set, else in memory. */
+  protection: Protection;
   /** Called after each accepted send: a worker in the same process looks at the queue at once. */
   onAccepted?: () => void;
-  /**
-   * Rate limits and CAPTCHA. When absent, buildApp builds them: on Redis when
-   * MAILROOM_REDIS_URL is set (a connection the app owns and closes), else in memory.
-   */
-  protection?: Protection;
   /** Certificate and key (MAILROOM_TLS_*): the server speaks HTTPS. Absent: plain HTTP. */
   https?: HttpsOptions;
 }

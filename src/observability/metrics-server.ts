@@ -42,7 +42,7 @@ export async function startMetricsServer(deps: {
   });
   installErrorHandling(app, config.docsUrl, patterns);
   app.addSchema(ErrorEnvelope);
-  registerHealth(app, { config, store: deps.store, clock: deps.clock });
+  registerHealth(app, { store: deps.store });
   registerMetrics(app, deps.metrics, config.metricsToken);
   await app.listen({ port: deps.port, host: config.host });
   const address = app.server.address();

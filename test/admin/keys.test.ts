@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import { openStore } from '../../src/storage/store.js';
-import { freshAppEach, testConfig, type TestApp } from '../support/app.js';
+import { buildTestApp, freshAppEach, testConfig, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin, expectError } from './helpers.js';
@@ -191,7 +190,7 @@ describe.each(DIALECTS)('admin keys on %s', (dialect) => {
     await seedOrg(t.store);
     await rotateWithGrace(await privateKeyId(), 30);
     const store = await openStore(t.database.url, { clock: t.clock });
-    const app = await buildApp({ config: testConfig(), store, clock: t.clock });
+    const app = await buildTestApp(testConfig(), { store, clock: t.clock });
     try {
       const call = () => app.inject({ method: 'GET', url: '/v1/templates', headers: { authorization: `Bearer ${PRIVATE_KEY}` } });
       expect((await call()).statusCode).toBe(200);

@@ -4,15 +4,15 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { simpleParser } from 'mailparser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import { openBlobStore, type OpenedBlobs } from '../../src/blobs/index.js';
 import { parseS3Url, s3BlobStore } from '../../src/blobs/s3.js';
 import { LocalPacer } from '../../src/delivery/pacing.js';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import type { App } from '../../src/http/app-types.js';
-import { testConfig } from '../support/app.js';
+import { buildTestApp, testConfig } from '../support/app.js';
 import { CONTACT_TEMPLATE, PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
+import { contentRow, messageIds } from '../support/db.js';
 import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
 
 const pgUp = await postgresAvailable();
@@ -37,7 +37,7 @@ async function setup(dialect: 'sqlite' | 'postgres', blobs?: (dir: string) => Op
   const config = testConfig({ MAILROOM_DATA_DIR: dir });
   const opened = blobs?.(dir) ?? openBlobStore({ blobUrl: undefined, dataDir: dir, baseUrl: config.baseUrl });
   await seedOrg(ts.store, { plan, templates: [CONTACT_TEMPLATE, FILES.template] });
-  const app = await buildApp({ config, store: ts.store, clock: ts.clock, blobs: opened });
+  const app = await buildTestApp(config, { store: ts.store, clock: ts.clock, blobs: opened });
   await app.ready();
   const worker = new DeliveryWorker({ store: ts.store, clock: ts.clock, dataDir: dir, pacer: new LocalPacer(ts.clock), metrics: createMetrics(), logger: quiet, blobs: opened.blobs });
   return {
@@ -76,7 +76,7 @@ describe.each(DIALECTS)('attachments on %s', (dialect) => {
     s = await setup(dialect);
     const res = await send(s, [inline('report\u202E.pdf.', '%PDF-1.7 hello', 'application/pdf'), inline('notes.txt', 'plain notes')]);
     expect(res.statusCode).toBe(202);
-    const row = await s.store.db.selectFrom('message_contents').select('attachments').executeTakeFirstOrThrow();
+    const row = await contentRow(s.store);
     const refs = JSON.parse(row.attachments ?? '[]') as Array<{ blob_key: string; filename: string; size: number }>;
     expect(refs.map((r) => r.filename)).toEqual(['report.pdf', 'notes.txt']);
     expect(await s.blobs.blobs.size(refs[0]?.blob_key ?? '')).toBe(14);
@@ -100,7 +100,7 @@ describe.each(DIALECTS)('attachments on %s', (dialect) => {
     expect(await code(send(s, [{ filename: 'x.txt', content_base64: '***not base64***' }]))).toBe('400 invalid_body');
     const big = Buffer.alloc(10 * 1024 * 1024 + 1, 0x41);
     expect(await code(send(s, [inline('big.txt', big)]))).toBe('413 attachment_too_large');
-    expect(await s.store.db.selectFrom('messages').select('id').execute()).toEqual([]);
+    expect(await messageIds(s.store)).toEqual([]);
     await s.cleanup();
     s = await setup(dialect, undefined, 'free');
     expect(await code(send(s, [inline('a.txt', 'x')]))).toBe('403 attachments_not_allowed plan');

@@ -2,10 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import { demoInstructions, demoKeysFileName, ensureDemo, DEMO_INBOX } from '../../src/bootstrap/demo.js';
 import type { App } from '../../src/http/app-types.js';
-import { testConfig } from '../support/app.js';
+import { buildTestApp, testConfig } from '../support/app.js';
 import { DIALECTS, freshStore, PG_URL, postgresAvailable, type TestStore } from '../support/stores.js';
 
 const pgUp = await postgresAvailable();
@@ -71,7 +70,7 @@ describe.each(DIALECTS)('first-run demo on %s', (dialect) => {
     expect(demo).toBeDefined();
     if (demo === undefined) return;
     const text = demoInstructions(demo, config);
-    const app = await buildApp({ config, store: ts.store, clock: ts.clock });
+    const app = await buildTestApp(config, { store: ts.store, clock: ts.clock });
     cleanups.push(async () => { await app.close(); });
 
     const commands = curlCommands(text);
@@ -97,7 +96,7 @@ describe.each(DIALECTS)('first-run demo on %s', (dialect) => {
     const config = testConfig({ MAILROOM_DATA_DIR: tempDir(), MAILROOM_DATABASE_URL: ts.database.url });
     const demo = await ensureDemo(ts.store, config);
     if (demo === undefined) throw new Error('no demo');
-    const app = await buildApp({ config, store: ts.store, clock: ts.clock });
+    const app = await buildTestApp(config, { store: ts.store, clock: ts.clock });
     cleanups.push(async () => { await app.close(); });
     const [, publicCmd] = curlCommands(demoInstructions(demo, config)) as [Curl, Curl];
 

@@ -2,9 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import { createMetrics } from '../../src/observability/metrics.js';
-import { testConfig, type TestApp } from '../support/app.js';
+import { buildTestApp, testConfig, type TestApp } from '../support/app.js';
 import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
 import {
   addresses, CONTACT_TEMPLATE, deliveryHarness, newWorker, PARAMS, row, seedSmtpOrg, send, smtpError, smtpService, startSink, tempDir,
@@ -50,7 +49,7 @@ describe.each(DIALECTS)('outbox transport and /metrics on %s', (dialect) => {
     const ts = await freshStore(dialect);
     h.closer.defer(() => ts.cleanup());
     const metrics = createMetrics(() => ts.store.queue.depth(ts.clock.now()));
-    const app = await buildApp({ config: testConfig(), store: ts.store, clock: ts.clock, metrics });
+    const app = await buildTestApp(testConfig(), { store: ts.store, clock: ts.clock, metrics });
     await app.ready();
     h.closer.defer(() => app.close());
     const t: TestApp = { ...ts, app, config: testConfig(), cleanup: async () => undefined };

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { freshApp, testConfig, type TestApp } from '../support/app.js';
+import { buildTestApp, freshApp, testConfig, type TestApp } from '../support/app.js';
 import { freshStore } from '../support/stores.js';
 
 describe('HTTP basics', () => {
@@ -110,7 +109,7 @@ describe('HTTP basics', () => {
 describe('failures inside the service', () => {
   it('health is 503 service_unavailable when the database is down', async () => {
     const ts = await freshStore('sqlite');
-    const app = await buildApp({ config: testConfig(), store: ts.store, clock: ts.clock });
+    const app = await buildTestApp(testConfig(), { store: ts.store, clock: ts.clock });
     await ts.store.close();
     const res = await app.inject({ method: 'GET', url: '/v1/health' });
     expect(res.statusCode).toBe(503);
@@ -121,7 +120,7 @@ describe('failures inside the service', () => {
 
   it('a path that is not valid percent-encoding is 400 bad_request in the envelope, not Fastify\'s own body', async () => {
     const ts = await freshStore('sqlite');
-    const app = await buildApp({ config: testConfig(), store: ts.store, clock: ts.clock });
+    const app = await buildTestApp(testConfig(), { store: ts.store, clock: ts.clock });
     for (const url of ['/v1/messages/%FF', '/v1/messages/%', '/v1/templates/%ED%A0%80']) {
       const res = await app.inject({ method: 'GET', url, headers: { authorization: 'Bearer sk_whatever_123' } });
       expect(res.statusCode, url).toBe(400);
@@ -136,7 +135,7 @@ describe('failures inside the service', () => {
     const refusing = (code: string) => async () => { throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code }); };
     for (const code of ['22021', '22P05']) {
       const store = { ...ts.store, catalog: { ...ts.store.catalog, keyByValue: refusing(code) } };
-      const app = await buildApp({ config: testConfig(), store, clock: ts.clock });
+      const app = await buildTestApp(testConfig(), { store, clock: ts.clock });
       const res = await app.inject({ method: 'GET', url: '/v1/templates', headers: { authorization: 'Bearer sk_whatever_123' } });
       expect(res.statusCode, code).toBe(400);
       expect(res.json<{ error: { code: string } }>().error.code).toBe('bad_request');
@@ -151,7 +150,7 @@ describe('failures inside the service', () => {
       ...ts.store,
       catalog: { ...ts.store.catalog, keyByValue: async () => { throw new Error('SQLITE_CORRUPT: secret internals at /var/db'); } },
     };
-    const app = await buildApp({ config: testConfig(), store, clock: ts.clock });
+    const app = await buildTestApp(testConfig(), { store, clock: ts.clock });
     const res = await app.inject({ method: 'GET', url: '/v1/templates', headers: { authorization: 'Bearer sk_whatever_123' } });
     expect(res.statusCode).toBe(500);
     const body = res.json() as { error: { code: string; details: { request_id: string } } };

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { buildServices, type ServiceDeps } from '../../src/cli/runtime.js';
 import { loadConfig, type Config } from '../../src/config/env.js';
 import type { App } from '../../src/http/app-types.js';
 import type { Dialect } from '../../src/storage/dialect.js';
@@ -17,6 +18,24 @@ export function testConfig(env: Record<string, string> = {}): Config {
   });
 }
 
+/**
+ * The app over services built as `mailroom serve` builds them (buildServices), with whatever a
+ * test replaces in `deps`; closing the app closes what was opened for it (a Redis connection
+ * from MAILROOM_REDIS_URL), never the store.
+ */
+export async function buildTestApp(config: Config, deps: ServiceDeps & { onAccepted?: () => void }): Promise<App> {
+  const services = buildServices(config, deps);
+  const { store, clock, metrics, protection, blobs } = services;
+  try {
+    const app = await buildApp({ config, store, clock, metrics, protection, blobs, ...(deps.onAccepted === undefined ? {} : { onAccepted: deps.onAccepted }) });
+    app.addHook('onClose', () => services.close());
+    return app;
+  } catch (err) {
+    await services.close();
+    throw err;
+  }
+}
+
 export interface TestApp extends TestStore {
   app: App;
   config: Config;
@@ -26,7 +45,7 @@ export interface TestApp extends TestStore {
 export async function freshApp(dialect: Dialect, env: Record<string, string> = {}): Promise<TestApp> {
   const ts = await freshStore(dialect);
   const config = testConfig(env);
-  const app = await buildApp({ config, store: ts.store, clock: ts.clock });
+  const app = await buildTestApp(config, { store: ts.store, clock: ts.clock });
   await app.ready();
   return {
     ...ts,

@@ -11,7 +11,7 @@ const Health = Type.Object({
 });
 
 /** GET /v1/health: no key; 200 when the database answers, else 503 `service_unavailable`. */
-export function registerHealth(app: App, { store }: AppServices): void {
+export function registerHealth(app: App, { store }: Pick<AppServices, 'store'>): void {
   const started = Date.now();
   app.get('/v1/health', {
     schema: { tags: ['service'], summary: 'Health check (database round trip)', response: responses({ 200: Health }, ['service_unavailable']) },
