@@ -47,7 +47,7 @@ export async function buildApp(services: AppServices): Promise<App> {
   const { config, metrics, protection, blobs } = services;
   const app = Fastify({
     logger: { level: config.logLevel },
-    // Fastify's two lines per request cost ~35% of throughput here (DESIGN.md); one line
+    // Fastify's two lines per request cost ~35% of throughput here (README, Performance); one line
     // per response in onResponse below is far cheaper.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,

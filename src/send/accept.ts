@@ -25,9 +25,9 @@ import type { SendAccepted, SendInput } from './request.js';
 export const MAX_PARAMS_BYTES = 256 * 1024;
 
 /**
- * The 256 kB limit, part of reading the body (DESIGN.md step 1): each send route checks it
- * before the key, so an oversized request is 413 whatever else is wrong with it, and never
- * reaches a template lookup, a rate-limit count or a single-use CAPTCHA token.
+ * The 256 kB limit, part of reading the body (send path step 1, README, Design): each send
+ * route checks it before the key, so an oversized request is 413 whatever else is wrong with
+ * it, and never reaches a template lookup, a rate-limit count or a single-use CAPTCHA token.
  */
 export function checkParamsSize(params: object | undefined, field = 'template_params'): void {
   const size = Buffer.byteLength(JSON.stringify(params ?? {}));
@@ -102,7 +102,7 @@ export interface SendOutcome {
 }
 
 /**
- * Steps 3–6 of the send path (DESIGN.md), after the caller passed the key, origin and headless
+ * Steps 3–6 of the send path (README, Design), after the caller passed the key, origin and headless
  * rules and the flood guard: idempotency, rate limits, template and service, the dynamic-recipient
  * lock and CAPTCHA, parameters, rendering and recipient rules, links, then one transaction that
  * takes a credit (or holds, or refuses), stores the message with its rendered content and first

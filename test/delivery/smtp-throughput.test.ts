@@ -4,8 +4,8 @@ import type { Service } from '../../src/domain/types.js';
 import { Closer, renderedEmail, startSink, tempDir } from './support.js';
 
 /**
- * DESIGN.md, "SMTP pooling and Nagle": with Nagle on, a pooled connection to a loopback relay
- * managed ~22 msg/s (110 over five); with TCP_NODELAY, several hundred. One connection must
+ * README, Performance, "Nagle on pooled SMTP sockets": with Nagle on, a pooled connection to
+ * a loopback relay managed ~22 msg/s (110 over five); with TCP_NODELAY, several hundred. One connection must
  * exceed 100 msg/s. Sends go one after another, so the pool uses a single connection.
  */
 describe('smtp transport throughput (regression: TCP_NODELAY on pooled sockets)', () => {

@@ -73,7 +73,7 @@ export function registerSend(app: App, deps: SendDeps): void {
       },
     }, async (request, reply) => {
       const body = request.body;
-      // In DESIGN.md's order: the body (1), the key and its rules (2), idempotency (3).
+      // In the send path's order (README, Design): the body (1), the key and its rules (2), idempotency (3).
       checkParamsSize(body.template_params);
       const caller = await authenticate(request, deps.store, body);
       const client = clientInfo(request);
