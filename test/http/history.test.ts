@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
-import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
+import { CONTACT_TEMPLATE, PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import {
-  bearer, CONTACT_PARAMS, CONTACT_TEMPLATE, expectError, expectInvalidField, ROOMY, sendOk, storedRow, type TemplateSeed,
-} from '../send/helpers-b.js';
+import { bearer, expectError, expectInvalidField } from '../support/http.js';
+import { CONTACT_PARAMS, sendOk } from '../support/send.js';
+import { DYN, ROOMY } from '../support/orgs.js';
+import { storedRow } from '../support/stored.js';
 
 const pgUp = await postgresAvailable();
 
@@ -28,22 +29,6 @@ interface Page {
   items: HistoryItem[];
   next_cursor: string | null;
 }
-
-const DYN: TemplateSeed = {
-  id: 'dyn',
-  subject: 'Hello {{name}}',
-  to: '{{to}}',
-  cc: '{{cc}}',
-  from_email: 'noreply@acme.test',
-  text: 'Hi {{name}}',
-  allow_dynamic_recipients: true,
-  strict_params: true,
-  params: [
-    { name: 'to', type: 'string', required: true },
-    { name: 'cc', type: 'string' },
-    { name: 'name', type: 'string' },
-  ],
-};
 
 const security = { allowed_origins: ['example.com'], allow_mobile_apps: true, ip_limit: ROOMY.ip_limit };
 

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { bearer, CONTACT_PARAMS, expectError, expectInvalidField, ROOMY, sendOk, type Accepted } from '../send/helpers-b.js';
+import { type Accepted, bearer, expectError, expectInvalidField } from '../support/http.js';
+import { CONTACT_PARAMS, sendOk } from '../support/send.js';
+import { ROOMY } from '../support/orgs.js';
 
 const pgUp = await postgresAvailable();
 

@@ -1,9 +1,10 @@
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
-import { seedOrg } from '../support/seed.js';
+import { CONTACT_TEMPLATE, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { CONTACT_PARAMS, CONTACT_TEMPLATE, type OrgInput } from '../send/helpers-b.js';
+import { CONTACT_PARAMS } from '../support/send.js';
+import { orgsLike, PROTECTED_TEMPLATE } from '../support/orgs.js';
 import { deadUrl, expectAccepted, expectError, footprint, startTurnstile, TEST_FAIL_SECRET, TEST_PASS_SECRET, type FakeTurnstile, ORIGIN, pkOf, skOf } from './support.js';
 
 const pgUp = await postgresAvailable();
@@ -12,20 +13,10 @@ const pgUp = await postgresAvailable();
 
 const SHARED_SECRET = 'shared-mobile-secret';
 
-function org(id: string, extra: Partial<OrgInput> = {}, security: NonNullable<OrgInput['security']> = {}): OrgInput {
-  return {
-    id,
-    name: id,
-    plan: 'business_200k',
-    credits: 1000,
-    captcha: { site_key: `site-${id}`, secret_key: `secret-${id}` },
-    keys: [{ type: 'public', key: pkOf(id) }, { type: 'private', key: skOf(id) }],
-    services: [{ id: 'outbox', provider: 'outbox', default: true }],
-    templates: [CONTACT_TEMPLATE, { ...CONTACT_TEMPLATE, id: 'protected', captcha: true }],
-    ...extra,
-    security: { allowed_origins: ['example.com', '*.example.com'], allow_mobile_apps: true, ip_limit: { requests: 100_000, per_seconds: 1 }, ...security },
-  };
-}
+const org = orgsLike((id) => ({
+  captcha: { site_key: `site-${id}`, secret_key: `secret-${id}` },
+  templates: [CONTACT_TEMPLATE, PROTECTED_TEMPLATE],
+}), { allowed_origins: ['example.com', '*.example.com'] });
 
 const body = (extra: Record<string, unknown> = {}) => ({ template_id: 'protected', template_params: CONTACT_PARAMS, ...extra });
 

@@ -1,9 +1,10 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
-import { seedOrg } from '../support/seed.js';
+import { CONTACT_TEMPLATE, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { CONTACT_PARAMS, CONTACT_TEMPLATE, type OrgInput } from '../send/helpers-b.js';
+import { CONTACT_PARAMS } from '../support/send.js';
+import { keysOf, orgsLike } from '../support/orgs.js';
 import { expectAccepted, expectError, expectLimited, footprint, ORIGIN, pkOf, skOf } from './support.js';
 
 const pgUp = await postgresAvailable();
@@ -12,23 +13,12 @@ const pgUp = await postgresAvailable();
 
 const SECOND = 1000;
 
-function org(id: string, extra: Partial<OrgInput> = {}, security: NonNullable<OrgInput['security']> = {}): OrgInput {
-  return {
-    id,
-    name: id,
-    plan: 'business_200k',
-    credits: 10_000,
-    keys: [
-      { type: 'public', key: pkOf(id) }, { type: 'public', key: pkOf(id, 2) },
-      { type: 'private', key: skOf(id) }, { type: 'private', key: skOf(id, 2) },
-    ],
-    services: [{ id: 'outbox', provider: 'outbox', default: true }],
-    // `dynamic` sends to a parameter without CAPTCHA: no public key may use it (rule 10).
-    templates: [CONTACT_TEMPLATE, { ...CONTACT_TEMPLATE, id: 'dynamic', to: '{{email}}', allow_dynamic_recipients: true }],
-    ...extra,
-    security: { allowed_origins: ['example.com'], allow_mobile_apps: true, ip_limit: { requests: 100_000, per_seconds: 1 }, ...security },
-  };
-}
+const org = orgsLike((id) => ({
+  credits: 10_000,
+  keys: keysOf(id, 2, 2),
+  // `dynamic` sends to a parameter without CAPTCHA: no public key may use it (rule 10).
+  templates: [CONTACT_TEMPLATE, { ...CONTACT_TEMPLATE, id: 'dynamic', to: '{{email}}', allow_dynamic_recipients: true }],
+}));
 
 const body = (extra: Record<string, unknown> = {}) => ({ template_id: 'contact', template_params: CONTACT_PARAMS, ...extra });
 

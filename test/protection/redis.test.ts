@@ -3,16 +3,15 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { InjectOptions } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import type { App } from '../../src/http/app-types.js';
 import { createMetrics } from '../../src/observability/metrics.js';
-import { createProtection } from '../../src/protection/index.js';
 import { RedisLimiterStore } from '../../src/protection/store.js';
 import { openStore, type Store } from '../../src/storage/store.js';
-import { testConfig } from '../support/app.js';
-import { seedOrg } from '../support/seed.js';
+import { buildTestApp, testConfig } from '../support/app.js';
+import { CONTACT_TEMPLATE, seedOrg } from '../support/seed.js';
 import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
-import { CONTACT_PARAMS, CONTACT_TEMPLATE, type OrgInput } from '../send/helpers-b.js';
+import { CONTACT_PARAMS } from '../support/send.js';
+import { keysOf, orgsLike, PROTECTED_TEMPLATE } from '../support/orgs.js';
 import { expectAccepted, expectError, expectLimited, footprint, REDIS_URL, redisAvailable, startTurnstile, type FakeTurnstile, ORIGIN, pkOf, skOf } from './support.js';
 
 const pgUp = await postgresAvailable();
@@ -20,25 +19,18 @@ const redisUp = await redisAvailable();
 
 /**
  * Limits that hold across processes through Redis, and what happens when Redis is gone. Each
- * "process" is an app built with buildApp over its own store connection and its own Redis
+ * "process" is an app built with buildTestApp over its own store connection and its own Redis
  * connection; they share the database, the Redis server and a key prefix.
  */
 
 
-function org(id: string, extra: Partial<OrgInput> = {}, security: NonNullable<OrgInput['security']> = {}): OrgInput {
-  return {
-    id,
-    name: id,
-    plan: 'pro',
-    credits: 10_000,
-    captcha: { site_key: 'site', secret_key: 'secret-acme' },
-    keys: [{ type: 'public', key: pkOf(id) }, { type: 'private', key: skOf(id) }, { type: 'private', key: skOf(id, 2) }],
-    services: [{ id: 'outbox', provider: 'outbox', default: true }],
-    templates: [CONTACT_TEMPLATE, { ...CONTACT_TEMPLATE, id: 'protected', captcha: true }],
-    ...extra,
-    security: { allowed_origins: ['example.com'], allow_mobile_apps: true, ip_limit: { requests: 100_000, per_seconds: 1 }, ...security },
-  };
-}
+const org = orgsLike((id) => ({
+  plan: 'pro',
+  credits: 10_000,
+  captcha: { site_key: 'site', secret_key: 'secret-acme' },
+  keys: keysOf(id, 1, 2),
+  templates: [CONTACT_TEMPLATE, PROTECTED_TEMPLATE],
+}));
 
 const body = (extra: Record<string, unknown> = {}) => ({ template_id: 'contact', template_params: CONTACT_PARAMS, ...extra });
 const pub = (key: string) => ({ 'x-mail-public-key': key, origin: ORIGIN });
@@ -123,7 +115,7 @@ describe.each(DIALECTS)('two API processes sharing one Redis on %s', (dialect) =
     const build = async (store: Store) => {
       const redis = newRedis();
       redises.push(redis);
-      const app = await buildApp({ config, store, clock: ts.clock, protection: createProtection({ config, clock: ts.clock, redis, keyPrefix: prefix }) });
+      const app = await buildTestApp(config, { store, clock: ts.clock, redis, protection: { keyPrefix: prefix } });
       await app.ready();
       return app;
     };
@@ -187,8 +179,8 @@ describe.skipIf(!redisUp)('an app built from MAILROOM_REDIS_URL alone', () => {
     // A time no other test uses: the default key prefix is shared by every run.
     ts.clock.set(Date.UTC(2031, 0, 1) + Math.floor(Math.random() * 1e9) * 1000);
     const config = testConfig({ MAILROOM_REDIS_URL: REDIS_URL });
-    const a = await buildApp({ config, store: ts.store, clock: ts.clock });
-    const b = await buildApp({ config, store: second, clock: ts.clock });
+    const a = await buildTestApp(config, { store: ts.store, clock: ts.clock });
+    const b = await buildTestApp(config, { store: second, clock: ts.clock });
     try {
       await seedOrg(ts.store, org('solo', { plan: 'free' }));
       expectAccepted(await post(a, priv(skOf('solo'))));
@@ -228,8 +220,8 @@ describe.each(DIALECTS)('Redis unreachable on %s', (dialect) => {
     const mute = new Redis(`redis://127.0.0.1:${port}`, { maxRetriesPerRequest: 1, connectTimeout: 60_000 });
     mute.on('error', () => undefined);
     redises.push(refused, mute);
-    dead = await buildApp({ config, store: ts.store, clock: ts.clock, metrics, protection: createProtection({ config, clock: ts.clock, redis: refused, metrics, logger }) });
-    silent = await buildApp({ config, store: ts.store, clock: ts.clock, metrics, protection: createProtection({ config, clock: ts.clock, redis: mute, metrics, logger }) });
+    dead = await buildTestApp(config, { store: ts.store, clock: ts.clock, metrics, redis: refused, protection: { logger } });
+    silent = await buildTestApp(config, { store: ts.store, clock: ts.clock, metrics, redis: mute, protection: { logger } });
     await seedOrg(ts.store, org('acme'));
   });
   afterAll(async () => {

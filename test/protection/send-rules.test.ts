@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
-import { seedOrg } from '../support/seed.js';
+import { CONTACT_TEMPLATE, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { CONTACT_PARAMS, CONTACT_TEMPLATE, storedContent, type OrgInput, type TemplateSeed } from '../send/helpers-b.js';
+import { CONTACT_PARAMS } from '../support/send.js';
+import { storedContent } from '../support/stored.js';
+import { orgsLike, type OrgInput, type SecurityInput, type TemplateSeed } from '../support/orgs.js';
 import { expectAccepted, expectError, expectLimited, footprint, startTurnstile, type FakeTurnstile, ORIGIN } from './support.js';
 
 const pgUp = await postgresAvailable();
@@ -58,21 +60,9 @@ const templates: TemplateSeed[] = [
   },
 ];
 
-function org(id: string, security: NonNullable<OrgInput['security']> = {}): OrgInput {
-  return {
-    id,
-    name: id,
-    plan: 'business_200k',
-    credits: 1000,
-    captcha: { site_key: 'site', secret_key: 'secret-acme' },
-    keys: [{ type: 'public', key: `pk_${id}_public_1` }, { type: 'private', key: `sk_${id}_private_1` }],
-    services: [{ id: 'outbox', provider: 'outbox', default: true }],
-    templates,
-    security: {
-      allowed_origins: ['example.com'], allow_mobile_apps: true, ip_limit: { requests: 100_000, per_seconds: 1 }, link_domains: ['acme.test', 'example.com'], ...security,
-    },
-  };
-}
+/** Security settings are the second argument here: these rules are about them. */
+const orgOf = orgsLike(() => ({ captcha: { site_key: 'site', secret_key: 'secret-acme' }, templates }), { link_domains: ['acme.test', 'example.com'] });
+const org = (id: string, security: SecurityInput = {}): OrgInput => orgOf(id, {}, security);
 
 describe.each(DIALECTS)('headless blocking, dynamic-recipient lock and links on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;

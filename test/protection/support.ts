@@ -4,14 +4,14 @@ import { Redis } from 'ioredis';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { TestApp } from '../support/app.js';
+import { countMessages } from '../support/db.js';
 import { expectError } from '../support/http.js';
 
-export { expectError, type ErrorBody } from '../support/http.js';
+export { expectAccepted, expectError, type ErrorBody } from '../support/http.js';
 
 /** The Origin the protection tests' organizations allow, and their keys by organization id. */
 export const ORIGIN = 'https://example.com';
-export const pkOf = (id: string, n = 1): string => `pk_${id}_public_${n}`;
-export const skOf = (id: string, n = 1): string => `sk_${id}_private_${n}`;
+export { pkOf, skOf } from '../support/orgs.js';
 
 /**
  * A local HTTP server speaking Cloudflare Turnstile's siteverify wire format: a form-encoded
@@ -156,13 +156,8 @@ export function expectLimited(res: LightMyRequestResponse, scope: string): numbe
   return Number(retryAfter);
 }
 
-export function expectAccepted(res: LightMyRequestResponse): { message_id: string; status: string } {
-  expect(res.statusCode, res.body).toBe(202);
-  return res.json<{ message_id: string; status: string }>();
-}
 
 /** Messages and credits of an organization: what a refused send must leave as it was. */
 export async function footprint(t: Pick<TestApp, 'store'>, orgId: string): Promise<{ messages: number; credits: number | undefined }> {
-  const row = await t.store.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow();
-  return { messages: Number(row.n), credits: (await t.store.organizations.get(orgId))?.credits };
+  return { messages: await countMessages(t.store, orgId), credits: (await t.store.organizations.get(orgId))?.credits };
 }

@@ -5,9 +5,10 @@ import { sha256 } from '../../src/domain/ids.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import {
-  bearer, creditsOf, eventTypes, expectAccepted, expectError, messageCount, PARAMS, post, sendBody,
-} from './helpers.js';
+import { contentRow } from '../support/db.js';
+import { bearer, expectAccepted, expectError } from '../support/http.js';
+import { creditsOf, eventTypes, messageCount } from '../support/stored.js';
+import { PARAMS, post, sendBody } from '../support/send.js';
 
 const pgUp = await postgresAvailable();
 
@@ -30,7 +31,7 @@ describe.each(DIALECTS)('POST /v1/send acceptance on %s', (dialect) => {
   freshAppEach(dialect, skip, (app) => { t = app; });
 
   const contentOf = async (id: string): Promise<StoredContent> => {
-    const row = await t.store.db.selectFrom('message_contents').select('content').where('message_id', '=', id).executeTakeFirstOrThrow();
+    const row = await contentRow(t.store, id);
     return JSON.parse(row.content) as StoredContent;
   };
   const serviceOf = async (id: string) => (await t.store.messages.get('acme', id))?.service_id;

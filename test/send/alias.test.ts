@@ -3,9 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import {
-  creditsOf, expectAccepted, expectError, messageCount, post, sendBody,
-} from './helpers.js';
+import { creditsOf, messageCount } from '../support/stored.js';
+import { expectAccepted, expectError } from '../support/http.js';
+import { post, sendBody } from '../support/send.js';
 
 const pgUp = await postgresAvailable();
 

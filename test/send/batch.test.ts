@@ -2,7 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { bearer, creditsOf, expectError, messageCount, PARAMS } from './helpers.js';
+import { idempotencyKeys } from '../support/db.js';
+import { bearer, expectError } from '../support/http.js';
+import { creditsOf, messageCount } from '../support/stored.js';
+import { PARAMS } from '../support/send.js';
 
 const pgUp = await postgresAvailable();
 
@@ -82,7 +85,7 @@ describe.each(DIALECTS)('POST /v1/send-batch on %s', (dialect) => {
     const again = results(await batch(messages, headers));
     expect(again.map((r) => r.message_id)).toEqual(first.map((r) => r.message_id));
     expect(await messageCount(t)).toBe(3);
-    const keys = (await t.store.db.selectFrom('idempotency_records').select('key').execute()).map((r) => r.key).sort();
+    const keys = await idempotencyKeys(t.store);
     expect(keys).toEqual(['batch-1:0', 'batch-1:2', 'own-key']);
     // The same item key with another body is a conflict for that item only.
     const changed = results(await batch([item(), item({ idempotency_key: 'own-key', template_params: { ...PARAMS, name: 'Other' } })], headers));

@@ -4,12 +4,14 @@ import { takeCredit } from '../../src/credits/take.js';
 import { releaseMessage } from '../../src/credits/holds.js';
 import { addCredits } from '../../src/credits/top-up.js';
 import { ApiError } from '../../src/errors/api-error.js';
+import { storeOver } from '../../src/storage/store.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import {
-  bearer, creditsOf, eventTypes, expectAccepted, expectError, messageCount, post, sendBody,
-} from './helpers.js';
+import { databaseOf, messageIds, setMessageFields } from '../support/db.js';
+import { bearer, expectAccepted, expectError } from '../support/http.js';
+import { creditsOf, eventTypes, messageCount } from '../support/stored.js';
+import { post, sendBody } from '../support/send.js';
 
 const pgUp = await postgresAvailable();
 
@@ -178,7 +180,7 @@ describe.each(DIALECTS)('credits, hold mode and suppression on %s', (dialect) =>
     await seedOrg(t.store, { credits: 0 });
     const [id] = await sendSequence(1, 'held');
     if (id === undefined) throw new Error('no message');
-    await t.store.db.updateTable('messages').set({ status: 'sent' }).where('id', '=', id).execute();
+    await setMessageFields(t.store, id, { status: 'sent' });
     await addCredits(t.store, 'acme', 3);
     expect(await creditsOf(t)).toBe(3);
 
@@ -235,8 +237,7 @@ describe.each(DIALECTS)('credits, hold mode and suppression on %s', (dialect) =>
     expect(await messageCount(t)).toBe(10);
     const ids = new Set(accepted.map((r) => r.json<{ message_id: string }>().message_id));
     expect(ids.size).toBe(10);
-    const rows = await t.store.db.selectFrom('messages').select('id').where('org_id', '=', 'acme').execute();
-    expect(new Set(rows.map((r) => r.id))).toEqual(ids);
+    expect(new Set(await messageIds(t.store, 'acme'))).toEqual(ids);
   });
 
   it.skipIf(skip)('concurrent sends never hold more messages than the hold queue allows', async () => {
@@ -268,7 +269,10 @@ describe.each(DIALECTS)('credits, hold mode and suppression on %s', (dialect) =>
     };
     const org = await t.store.organizations.get('acme');
     if (org === undefined) throw new Error('seeded organization missing');
-    const outcome = await t.store.transaction((tx) => takeCredit({ ...tx, db: tx.db.withPlugin(topUpAfterFailedTake) }, org, 'private'));
+    // A second store over the same pool, its every query passing through the plugin (never
+    // closed: it would end the shared pool).
+    const watched = storeOver(databaseOf(t.store).withPlugin(topUpAfterFailedTake), dialect, t.clock);
+    const outcome = await watched.transaction((tx) => takeCredit(tx, org, 'private'));
     expect(toppedUp).toBe(true);
     expect(outcome).toBe('queued');
     expect(await creditsOf(t)).toBe(4);

@@ -5,7 +5,7 @@ import { freshApp, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { CHUNK, errorCode, partHeader, RawConnection, streamRequest, textPart, type RawResponse } from '../http/raw-http.js';
-import { messageCount } from './helpers.js';
+import { messageCount } from '../support/stored.js';
 
 const pgUp = await postgresAvailable();
 const BOUNDARY = '----mailroomearly';

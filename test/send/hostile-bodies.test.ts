@@ -3,7 +3,9 @@ import { jsonBodyProblem, MAX_JSON_DEPTH } from '../../src/http/json-body.js';
 import { ADMIN_TOKEN, freshAppEach, type TestApp } from '../support/app.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { bearer, creditsOf, expectError, messageCount, post, sendBody } from './helpers.js';
+import { bearer, expectError } from '../support/http.js';
+import { creditsOf, messageCount } from '../support/stored.js';
+import { post, sendBody } from '../support/send.js';
 
 const pgUp = await postgresAvailable();
 

@@ -5,9 +5,9 @@ import { IDEMPOTENCY_TTL_MS } from '../../src/storage/idempotency.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import {
-  bearer, creditsOf, expectAccepted, expectError, messageCount, PARAMS, post, sendBody,
-} from './helpers.js';
+import { bearer, expectAccepted, expectError } from '../support/http.js';
+import { creditsOf, messageCount } from '../support/stored.js';
+import { PARAMS, post, sendBody } from '../support/send.js';
 
 const pgUp = await postgresAvailable();
 
@@ -132,7 +132,7 @@ describe.each(DIALECTS)('Idempotency-Key on POST /v1/send on %s', (dialect) => {
     expect(await creditsOf(t)).toBe(100);
   });
 
-  it.skipIf(skip)('the key is checked before the Idempotency-Key (DESIGN.md order): no key or a wrong one is 401 even with a malformed header', async () => {
+  it.skipIf(skip)('the key is checked before the Idempotency-Key (the send path order in the README): no key or a wrong one is 401 even with a malformed header', async () => {
     await seedOrg(t.store);
     expectError(await post(t, sendBody(), { 'idempotency-key': 'bad key!' }), 401, 'unauthorized');
     expectError(await post(t, sendBody(), { ...bearer('sk_not_a_key_000000000000'), 'idempotency-key': 'bad key!' }), 401, 'invalid_private_key');

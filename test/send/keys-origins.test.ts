@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, revokeKey, rotateKey } from '../../src/admin/keys.js';
 import { freshApp, type TestApp } from '../support/app.js';
-import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
+import { CONTACT_TEMPLATE, PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import {
-  bearer, CONTACT_PARAMS, CONTACT_TEMPLATE, expectError, expectUnchanged, ROOMY, send, sendOk, snapshot, storedRow,
-  type OrgInput,
-} from './helpers-b.js';
+import { bearer, expectError } from '../support/http.js';
+import { CONTACT_PARAMS, send, sendOk } from '../support/send.js';
+import { expectUnchanged, snapshot, storedRow } from '../support/stored.js';
+import { orgsLike, pkOf, ROOMY, skOf } from '../support/orgs.js';
 
 const pgUp = await postgresAvailable();
 
@@ -15,21 +15,7 @@ const pgUp = await postgresAvailable();
 const ORIGINS = ['example.com', '*.example.com'];
 
 /** An organization like seedOrg's, with keys of its own: `pk_<id>_public_1`, `sk_<id>_private_1`. */
-function org(id: string, settings: Partial<OrgInput> = {}, security: NonNullable<OrgInput['security']> = {}): OrgInput {
-  return {
-    id,
-    name: id,
-    plan: ROOMY.plan,
-    credits: 100,
-    keys: [{ type: 'public', key: pkOf(id) }, { type: 'private', key: skOf(id) }],
-    services: [{ id: 'outbox', provider: 'outbox', default: true }],
-    templates: [CONTACT_TEMPLATE],
-    ...settings,
-    security: { allowed_origins: ORIGINS, allow_mobile_apps: true, ip_limit: ROOMY.ip_limit, ...security },
-  };
-}
-const pkOf = (id: string) => `pk_${id}_public_1`;
-const skOf = (id: string) => `sk_${id}_private_1`;
+const org = orgsLike(() => ({ credits: 100 }), { allowed_origins: ORIGINS });
 const pub = (key: string = PUBLIC_KEY): Record<string, string> => ({ 'x-mail-public-key': key });
 const body = (extra: Record<string, unknown> = {}) => ({ template_id: 'contact', template_params: CONTACT_PARAMS, ...extra });
 

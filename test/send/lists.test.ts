@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
-import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
+import { CONTACT_TEMPLATE, PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import {
-  bearer, CONTACT_PARAMS, CONTACT_TEMPLATE, expectError, expectUnchanged, ROOMY, send, sendOk, snapshot, type TemplateSeed,
-} from './helpers-b.js';
+import { bearer, expectError } from '../support/http.js';
+import { CONTACT_PARAMS, send, sendOk } from '../support/send.js';
+import { expectUnchanged, snapshot } from '../support/stored.js';
+import { DYN, ROOMY } from '../support/orgs.js';
 
 const pgUp = await postgresAvailable();
 
@@ -12,23 +13,6 @@ const pgUp = await postgresAvailable();
  * Block list (403 recipient_blocked) and suppression list (451 recipient_suppressed), checked
  * after rendering and before the credit is taken: a refused send stores nothing, uses nothing.
  */
-
-const DYN: TemplateSeed = {
-  id: 'dyn',
-  subject: 'Hello',
-  to: '{{to}}',
-  cc: '{{cc}}',
-  bcc: '{{bcc}}',
-  from_email: 'noreply@acme.test',
-  text: 'Hello',
-  allow_dynamic_recipients: true,
-  strict_params: true,
-  params: [
-    { name: 'to', type: 'string', required: true },
-    { name: 'cc', type: 'string' },
-    { name: 'bcc', type: 'string' },
-  ],
-};
 
 const BLOCKED = ['bad@evil.test', '@blocked.test', 'both@listed.test'];
 

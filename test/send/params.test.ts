@@ -1,11 +1,12 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
-import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
+import { CONTACT_TEMPLATE, PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import {
-  bearer, CONTACT_TEMPLATE, expectError, expectUnchanged, inject, ROOMY, send, sendOk, snapshot, type TemplateSeed,
-} from './helpers-b.js';
+import { bearer, expectError } from '../support/http.js';
+import { expectUnchanged, snapshot } from '../support/stored.js';
+import { inject, send, sendOk } from '../support/send.js';
+import { ROOMY, type TemplateSeed } from '../support/orgs.js';
 
 const pgUp = await postgresAvailable();
 

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
-import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
+import { CONTACT_TEMPLATE, PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import {
-  addresses, bearer, CONTACT_TEMPLATE, expectError, expectUnchanged, ROOMY, send, sendOk, snapshot, storedContent, storedRow,
-  type TemplateSeed,
-} from './helpers-b.js';
+import { addresses, expectUnchanged, snapshot, storedContent, storedRow } from '../support/stored.js';
+import { bearer, expectError } from '../support/http.js';
+import { ROOMY, type TemplateSeed } from '../support/orgs.js';
+import { send, sendOk } from '../support/send.js';
 
 const pgUp = await postgresAvailable();
 
 /**
- * Rendering at acceptance (send path step 5, DESIGN.md): Handlebars in every field, escaping
+ * Rendering at acceptance (send path step 5, README, Design): Handlebars in every field, escaping
  * only in the HTML body, the rendered email stored with the message, recipient checks after
  * rendering (422 invalid_recipient) and no header injection through parameters.
  */

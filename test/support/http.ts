@@ -34,3 +34,24 @@ export function expectError(res: LightMyRequestResponse, status: number, code: s
   expect(body.error.message.length).toBeGreaterThan(0);
   return body.error;
 }
+
+/** Asserts a 202 with the Send accepted response and matching X-Mail-* headers; returns the body. */
+export function expectAccepted(res: LightMyRequestResponse, status: Accepted['status'] = 'queued'): Accepted {
+  expect(res.statusCode, res.body).toBe(202);
+  expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
+  const body = res.json<Accepted>();
+  expect(body.status).toBe(status);
+  expect(typeof body.message_id).toBe('string');
+  expect(body.message_id.length).toBeGreaterThan(0);
+  expect(typeof body.status_token).toBe('string');
+  expect(body.status_token.length).toBeGreaterThan(0);
+  expect(res.headers['x-mail-message-id']).toBe(body.message_id);
+  expect(res.headers['x-mail-status']).toBe(body.status);
+  return body;
+}
+
+/** Asserts a 400 invalid_body whose `details.fields` names `field`. */
+export function expectInvalidField(res: LightMyRequestResponse, field: string): void {
+  const err = expectError(res, 400, 'invalid_body');
+  expect((err.details?.fields ?? []).map((f) => f.field), res.body).toContain(field);
+}
