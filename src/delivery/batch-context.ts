@@ -3,6 +3,7 @@ import { CorruptRowError } from '../storage/json.js';
 import type { ClaimedMessage, SettledState } from '../storage/queue.js';
 import type { Store } from '../storage/store.js';
 import { allRecipients } from '../templates/render.js';
+import { readSmtpSettings } from './smtp-settings.js';
 import { readStoredContent, type StoredContent } from './stored.js';
 
 /** A service's stored row that cannot be read back. */
@@ -24,19 +25,26 @@ export interface BatchContext {
 
 export const serviceKey = (m: Pick<ClaimedMessage, 'org_id' | 'service_id'>): string => `${m.org_id}/${m.service_id}`;
 
+const unreadable = (why: string): UnreadableService => ({ unreadable: `the service's stored settings cannot be read (${why}); write the service again to release its messages` });
+
 /**
- * A service as the batch needs it. A row that cannot be read back (corrupt settings) is the
- * service's problem, like a wrong password: its messages are held until an operator writes the
- * service again, instead of the whole batch going back to the queue on every poll. Any other
- * error (the database failing for a moment) still propagates and gives the batch back.
+ * A service as the batch needs it. A row that cannot be read back (corrupt JSON, or SMTP
+ * settings the admin API would refuse) is the service's problem, like a wrong password: its
+ * messages are held until an operator writes the service again, instead of the whole batch
+ * going back to the queue on every poll. Any other error (the database failing for a moment)
+ * still propagates and gives the batch back.
  */
 async function readService(store: Store, orgId: string, id: string): Promise<Service | undefined | UnreadableService> {
+  let service: Service | undefined;
   try {
-    return await store.services.get(orgId, id);
+    service = await store.services.get(orgId, id);
   } catch (err) {
-    if (err instanceof CorruptRowError) return { unreadable: `the service's stored settings cannot be read (${err.message}); write the service again to release its messages` };
+    if (err instanceof CorruptRowError) return unreadable(err.message);
     throw err;
   }
+  if (service?.provider !== 'smtp') return service;
+  const smtp = readSmtpSettings(service.settings);
+  return smtp.ok ? service : unreadable(smtp.problem);
 }
 
 /**

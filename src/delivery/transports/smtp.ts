@@ -1,7 +1,7 @@
 import nodemailer from 'nodemailer';
-import type { SmtpSettings } from '../../domain/types.js';
-import { mailOptions } from '../compose.js';
 import { classifySmtpError, isTlsFailure, isUnresolvableHost, refusalsOf, type RecipientFailure, type SmtpFailure } from '../classify.js';
+import { mailOptions } from '../compose.js';
+import { readSmtpSettings } from '../smtp-settings.js';
 import { DeliveryError, type RefusalKind, type Transport, type TransportFactory } from '../transport.js';
 
 export interface SmtpTransportOptions {
@@ -15,14 +15,18 @@ export interface SmtpTransportOptions {
 const sleep = (ms: number) => new Promise<void>((resolve) => { setTimeout(resolve, ms).unref(); });
 
 /**
- * Pooled connections per service. TCP_NODELAY matters (DESIGN.md: ~110 → ~900 msg/s on
- * loopback); nodemailer 10 sets it on every socket itself, so no socket hook is needed here,
- * and test/delivery/smtp-throughput.test.ts guards the figure.
+ * Pooled connections per service. TCP_NODELAY matters (README, Performance: ~110 → ~850–1,000
+ * msg/s on loopback); nodemailer 10 sets it on every socket itself, so no socket hook is needed
+ * here, and test/delivery/smtp-throughput.test.ts guards the figure.
  */
 export const smtpTransport: TransportFactory = (service, context) => createSmtpTransport({ dnsRetryMs: 2_000 })(service, context);
 
 export const createSmtpTransport = (options: SmtpTransportOptions): TransportFactory => (service): Transport => {
-  const smtp = service.settings.smtp as SmtpSettings | undefined;
+  // The worker held a service whose settings fail this check before it got here (readService);
+  // a factory that throws is held all the same (brokenTransport).
+  const read = readSmtpSettings(service.settings);
+  if (!read.ok) throw new Error(read.problem);
+  const smtp = read.smtp;
   if (smtp === undefined) {
     return {
       send: async () => { throw new DeliveryError('service', `service ${service.id} has no smtp settings`); },
