@@ -4,6 +4,7 @@ import { newId } from '../../src/domain/ids.js';
 import type { MessageStatus } from '../../src/domain/types.js';
 import type { Store } from '../../src/storage/store.js';
 import { ADMIN_TOKEN, type TestApp } from '../support/app.js';
+import { insertMessageRow } from '../support/db.js';
 
 export { expectError, type ErrorBody } from '../support/http.js';
 
@@ -49,7 +50,7 @@ export async function createOrg(t: TestApp, id = 'acme', body: Record<string, un
 export async function insertMessage(
   store: Store, orgId: string, id: string, status: MessageStatus, createdAt: number, creditTaken: boolean, serviceId = 'outbox',
 ): Promise<void> {
-  await store.db.insertInto('messages').values({
+  await insertMessageRow(store, {
     id,
     org_id: orgId,
     template_id: 'contact',
@@ -68,12 +69,11 @@ export async function insertMessage(
     created_at: createdAt,
     updated_at: createdAt,
     sent_at: status === 'sent' ? createdAt + 1000 : null,
-  }).execute();
-  await store.db.insertInto('message_contents').values({
+  }, {
     message_id: id,
     content: JSON.stringify({ subject: 'Hi', to: ['someone@example.com'], html: '<p>Hi</p>', text: 'Hi' }),
     attachments: null,
-  }).execute();
+  });
 }
 
 /** A private-key send of the seeded `contact` template: 202 while the organization, service and template are whole. */

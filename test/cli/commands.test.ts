@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/help.js';
 import { systemClock } from '../../src/domain/clock.js';
-import { openStore, type Store } from '../../src/storage/store.js';
+import type { Store } from '../../src/storage/store.js';
 import { insertMessage } from '../admin/helpers.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, freshDatabase, postgresAvailable, type TestDatabase } from '../support/stores.js';
+import { DIALECTS, freshDatabase, openTestStore, postgresAvailable, type TestDatabase } from '../support/stores.js';
 
 /**
  * The built CLI (bin/mailroom.js → dist/, as `npm test` builds it) as a user runs it: a child
@@ -106,7 +106,7 @@ describe.each(DIALECTS)('mailroom keys and credits on %s', (dialect) => {
     database = await freshDatabase(dialect);
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-cli-'));
     env = { MAILROOM_DATA_DIR: dataDir, MAILROOM_DATABASE_URL: database.url, MAILROOM_LOG_LEVEL: 'silent' };
-    store = await openStore(database.url, { clock: systemClock });
+    store = await openTestStore(database.url, systemClock);
     await seedOrg(store);
   });
   afterEach(async () => {
@@ -139,7 +139,7 @@ describe.each(DIALECTS)('mailroom keys and credits on %s', (dialect) => {
   });
 
   it.skipIf(skip)('credits show prints the balance, overdraft, mode and held messages; add changes them', async () => {
-    await store.db.updateTable('organizations').set({ credits: 0, overdraft: 5 }).where('id', '=', 'acme').execute();
+    await store.organizations.update('acme', { credits: 0, overdraft: 5 }, systemClock.now());
     await insertMessage(store, 'acme', 'msg_held_1', 'held', 1000, false);
     await insertMessage(store, 'acme', 'msg_held_2', 'held', 2000, false);
 

@@ -9,9 +9,9 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { ConfigError, loadConfig } from '../../src/config/env.js';
 import { systemClock } from '../../src/domain/clock.js';
-import { openStore } from '../../src/storage/store.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, freshDatabase, postgresAvailable } from '../support/stores.js';
+import { messageRows } from '../support/db.js';
+import { DIALECTS, freshDatabase, openTestStore, postgresAvailable } from '../support/stores.js';
 import { cleanup, freePort, requireBuild, ROOT, selfSigned, startCli, tempDir } from './processes.js';
 
 const pgUp = await postgresAvailable();
@@ -125,7 +125,7 @@ describe('mailroom serve over HTTPS', () => {
       const cert = selfSigned(dir, 'sdk');
       const database = await freshDatabase(dialect);
       c.add(() => database.drop());
-      const seeding = await openStore(database.url, { clock: systemClock });
+      const seeding = await openTestStore(database.url, systemClock);
       await seedOrg(seeding);
       await seeding.close();
 
@@ -157,8 +157,9 @@ describe('mailroom serve over HTTPS', () => {
       // Real certificate checking: without the test CA the same call fails the handshake.
       expect(await sdk({ SK: PRIVATE_KEY })).toEqual({ status: null, text: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
 
-      const store = await openStore(database.url, { clock: systemClock });
-      const rows = await store.db.selectFrom('messages').select(['key_type', 'template_id']).where('org_id', '=', 'acme').orderBy('key_type').execute();
+      const store = await openTestStore(database.url, systemClock);
+      const rows = (await messageRows(store, 'acme')).map((r) => ({ key_type: r.key_type, template_id: r.template_id }))
+        .sort((a, b) => a.key_type.localeCompare(b.key_type));
       await store.close();
       expect(rows).toEqual([{ key_type: 'private', template_id: 'contact' }, { key_type: 'public', template_id: 'contact' }]);
       server.child.kill('SIGTERM');

@@ -4,6 +4,7 @@ import { ConfigError } from '../../src/config/env.js';
 import { parseConfigText, readConfigFile } from '../../src/config/file.js';
 import { sha256 } from '../../src/domain/ids.js';
 import { EXAMPLE_CONFIG, EXAMPLE_ENV } from '../support/example-config.js';
+import { apiKeyRows, setServiceSettingsText } from '../support/db.js';
 import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
 
 const pgUp = await postgresAvailable();
@@ -42,7 +43,7 @@ describe.each(DIALECTS)('applyConfig on %s', (dialect) => {
   it.skipIf(skip)('replaces a service whose stored settings cannot be read, instead of failing on it', async () => {
     t = await freshStore(dialect);
     await applyConfig(t.store, readConfigFile(EXAMPLE_CONFIG, EXAMPLE_ENV));
-    await t.store.db.updateTable('services').set({ settings: '{broken' }).where('id', '=', 'smtp_main').execute();
+    await setServiceSettingsText(t.store, 'acme', 'smtp_main', '{broken');
     await expect(t.store.services.get('acme', 'smtp_main')).rejects.toThrow(/corrupted JSON/);
     const again = await applyConfig(t.store, readConfigFile(EXAMPLE_CONFIG, EXAMPLE_ENV));
     expect(again.changes).toEqual(['service acme/smtp_main: updated']);
@@ -54,7 +55,7 @@ describe.each(DIALECTS)('applyConfig on %s', (dialect) => {
     await applyConfig(t.store, readConfigFile(EXAMPLE_CONFIG, EXAMPLE_ENV));
     const priv = await t.store.keys.findByValue(EXAMPLE_ENV.ACME_PRIVATE_KEY);
     expect(priv).toMatchObject({ org_id: 'acme', type: 'private', public_key: null, status: 'active' });
-    const rows = await t.store.db.selectFrom('api_keys').selectAll().execute();
+    const rows = await apiKeyRows(t.store);
     expect(JSON.stringify(rows)).not.toContain(EXAMPLE_ENV.ACME_PRIVATE_KEY);
     expect(rows.map((r) => r.key_hash)).toContain(sha256(EXAMPLE_ENV.ACME_PRIVATE_KEY));
     expect(await t.store.keys.findByValue('pk_acme_public_example')).toMatchObject({ type: 'public', public_key: 'pk_acme_public_example' });

@@ -10,6 +10,7 @@ import { openBlobStore } from '../../src/blobs/index.js';
 import { freshApp, type TestApp } from '../support/app.js';
 import { CONTACT_TEMPLATE, PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
+import { contentRow } from '../support/db.js';
 
 const pgUp = await postgresAvailable();
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -88,7 +89,7 @@ describe.each(DIALECTS)('POST /v1/send-form on %s', (dialect) => {
       + `--${boundary}\r\nContent-Disposition: form-data; name="cv"; filename=""\r\nContent-Type: application/octet-stream\r\n\r\n\r\n--${boundary}--\r\n`;
     const res = await post('/v1/send-form', raw, { authorization: `Bearer ${PRIVATE_KEY}`, 'content-type': `multipart/form-data; boundary=${boundary}` });
     expect(res.status).toBe(202);
-    const row = await app.store.db.selectFrom('message_contents').select('attachments').executeTakeFirstOrThrow();
+    const row = await contentRow(app.store);
     expect(row.attachments).toBeNull();
   });
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { compiledOnce } from '../../src/storage/compiled.js';
+import { databaseOf } from '../support/db.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
 
@@ -23,7 +24,7 @@ describe.each(DIALECTS)('statements compiled once, on %s', (dialect) => {
     t = await freshStore(dialect);
     await seedOrg(t.store, { id: 'org_a', credits: 7 });
     await seedOrg(t.store, { id: 'org_b', credits: 3, keys: [] });
-    const rows = async (id: string, floor: number) => (await creditsOf(t!.store.db, dialect, { id, floor })).rows;
+    const rows = async (id: string, floor: number) => (await creditsOf(databaseOf(t!.store), dialect, { id, floor })).rows;
     expect(await rows('org_a', 5)).toEqual([{ id: 'org_a', credits: 7 }]);
     expect(await rows('org_b', 5)).toEqual([]);
     expect(await rows('org_b', 3)).toEqual([{ id: 'org_b', credits: 3 }]);

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Store } from '../../src/storage/store.js';
 import type { Database, MessageContentsTable, MessagesTable } from '../../src/storage/schema.js';
 
@@ -91,8 +91,8 @@ export async function deleteContent(store: Store, messageId: string): Promise<vo
   await databaseOf(store).deleteFrom('message_contents').where('message_id', '=', messageId).execute();
 }
 
-/** Recipient rows' states, of one message or of all messages. */
-export async function recipientStates(store: Store, messageId?: string): Promise<string[]> {
+/** Recipient rows' states as stored (`pending` included), of one message or of all messages. */
+export async function storedRecipientStates(store: Store, messageId?: string): Promise<string[]> {
   let q = databaseOf(store).selectFrom('message_recipients').select('state');
   if (messageId !== undefined) q = q.where('message_id', '=', messageId);
   return (await q.execute()).map((r) => r.state);
@@ -127,4 +127,27 @@ export async function apiKeyRows(store: Store): Promise<Array<Selectable<Databas
 /** Keys of the stored idempotency records, sorted. */
 export async function idempotencyKeys(store: Store): Promise<string[]> {
   return (await databaseOf(store).selectFrom('idempotency_records').select('key').execute()).map((r) => r.key).sort();
+}
+
+// --- locks ------------------------------------------------------------------------------------
+
+/**
+ * PostgreSQL: takes an ACCESS EXCLUSIVE lock on the messages table in a transaction of its own
+ * and holds it until the returned `release` is called: every statement on the table waits.
+ */
+export async function lockMessagesTable(store: Store): Promise<() => Promise<void>> {
+  let unlock!: () => void;
+  const held = new Promise<void>((resolve) => { unlock = resolve; });
+  let locked!: () => void;
+  const isLocked = new Promise<void>((resolve) => { locked = resolve; });
+  const holder = databaseOf(store).transaction().execute(async (trx) => {
+    await sql`lock table messages in access exclusive mode`.execute(trx);
+    locked();
+    await held;
+  });
+  await Promise.race([isLocked, holder]);
+  return async () => {
+    unlock();
+    await holder;
+  };
 }
