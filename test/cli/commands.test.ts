@@ -91,7 +91,7 @@ describe('npx mailroom from the checkout', () => {
     } finally {
       fs.rmSync(cache, { recursive: true, force: true });
     }
-  });
+  }, 120_000); // npm's own start-up (arborist reading the tree) took over 30 s on a loaded 2-core machine
 });
 
 describe.each(DIALECTS)('mailroom keys and credits on %s', (dialect) => {
