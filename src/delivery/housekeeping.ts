@@ -1,4 +1,5 @@
 import type { BlobStore } from '../blobs/blob-store.js';
+import { retentionCutoff } from '../domain/retention.js';
 import type { Store } from '../storage/store.js';
 import { attachmentRefs } from './stored.js';
 
@@ -12,7 +13,7 @@ export async function housekeeping(deps: { store: Store; blobs?: BlobStore; rete
     if (blobs !== undefined) await blobs.delete(key).catch(() => undefined);
   };
   if (days !== undefined) {
-    const purged = await store.transaction((tx) => tx.messages.purgeOlderThan(now - days * 86_400_000, 500), { durable: false });
+    const purged = await store.transaction((tx) => tx.messages.purgeOlderThan(retentionCutoff(now, days), 500), { durable: false });
     for (const m of purged) {
       // An unreadable list names no blob to drop; the row is gone all the same.
       for (const a of attachmentRefs(m.attachments) ?? []) await dropBlob(a.blob_key);

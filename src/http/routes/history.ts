@@ -10,6 +10,7 @@ import { headerValue } from '../headers.js';
 import { responses, Timestamp } from '../schemas.js';
 import { iso, isoOrNull, queryBound } from '../time.js';
 import { isPlausibleMessageId } from '../../domain/ids.js';
+import { retentionCutoff } from '../../domain/retention.js';
 
 const HistoryItem = Type.Object({
   message_id: Type.String(),
@@ -145,7 +146,7 @@ export function registerHistory(app: App, { store, clock, config }: AppServices)
     }
     if (q.template_id !== undefined) filter.template_id = textFilter('template_id', q.template_id);
     if (q.service_id !== undefined) filter.service_id = textFilter('service_id', q.service_id);
-    const retentionStart = clock.now() - config.retentionDays * 86_400_000;
+    const retentionStart = retentionCutoff(clock.now(), config.retentionDays);
     filter.from = Math.max(retentionStart, q.from !== undefined ? parseInstant('from', q.from) : retentionStart);
     if (q.to !== undefined) filter.to = parseInstant('to', q.to);
     // Surrounding whitespace is trimmed as before; only what is left must be free of controls.

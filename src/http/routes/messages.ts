@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { checkPrivateKeyOrigin } from '../../domain/caller.js';
 import { digestsEqual, isPlausibleMessageId, sha256 } from '../../domain/ids.js';
+import { pastRetention } from '../../domain/retention.js';
 import { checkPublicOrigin } from '../../domain/origin.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../app-types.js';
@@ -60,7 +61,7 @@ export function registerMessages(app: App, { store, clock, config }: AppServices
     // An id no message can have is answered like any unknown id: the rule stays unexposed.
     const id = request.params.id;
     const message = isPlausibleMessageId(id) ? await store.messages.get(caller.org.id, id) : undefined;
-    if (message === undefined || message.created_at < clock.now() - config.retentionDays * 86_400_000) throw notFound();
+    if (message === undefined || pastRetention(message.created_at, clock.now(), config.retentionDays)) throw notFound();
     if (caller.key.type === 'public') {
       // An empty header is no token: clients that always send the header, blank when they keep
       // the token in the query, must not have it hide the deprecated ?token=.
