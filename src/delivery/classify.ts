@@ -89,3 +89,36 @@ export function isUnresolvableHost(err: SmtpFailure, host: string): boolean {
   const code = err.originalCode ?? err.code ?? '';
   return (code === 'ENOTFOUND' || code === 'ENODATA') && (err.hostname === undefined || err.hostname === host);
 }
+
+/** A failure as nodemailer reports it, with the refusals of single recipients it carries. */
+export type ReportedFailure = RecipientFailure & { rejectedErrors: RecipientFailure[] };
+
+/**
+ * Reads what nodemailer throws (an Error with extra fields, set or not by the path that failed)
+ * field by field, so a field of another type is absent rather than trusted; anything thrown
+ * that is not an object is its own message.
+ */
+export function smtpFailureOf(error: unknown): ReportedFailure {
+  if (typeof error !== 'object' || error === null) return { message: String(error), rejectedErrors: [] };
+  const field = (name: string): unknown => Reflect.get(error, name);
+  const text = (name: string): string | undefined => {
+    const v = field(name);
+    return typeof v === 'string' ? v : undefined;
+  };
+  const responseCode = field('responseCode');
+  const rejected = field('rejected');
+  const rejectedErrors = field('rejectedErrors');
+  const message = text('message');
+  return {
+    code: text('code'),
+    hostname: text('hostname'),
+    originalCode: text('originalCode'),
+    responseCode: typeof responseCode === 'number' ? responseCode : undefined,
+    response: text('response'),
+    command: text('command'),
+    message: message ?? String(error),
+    rejected: Array.isArray(rejected) ? rejected.map(String) : undefined,
+    recipient: text('recipient'),
+    rejectedErrors: Array.isArray(rejectedErrors) ? rejectedErrors.map(smtpFailureOf) : [],
+  };
+}

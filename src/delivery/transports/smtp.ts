@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer';
-import { classifySmtpError, isTlsFailure, isUnresolvableHost, refusalsOf, type RecipientFailure, type SmtpFailure } from '../classify.js';
+import { classifySmtpError, isTlsFailure, isUnresolvableHost, refusalsOf, smtpFailureOf } from '../classify.js';
 import { mailOptions } from '../compose.js';
 import { readSmtpSettings } from '../smtp-settings.js';
 import { DeliveryError, type RefusalKind, type Transport, type TransportFactory } from '../transport.js';
@@ -50,7 +50,7 @@ export const createSmtpTransport = (options: SmtpTransportOptions): TransportFac
     try {
       return await transporter.sendMail(mailOptions(mail));
     } catch (error) {
-      if (!isUnresolvableHost(error as SmtpFailure, smtp.host)) throw error;
+      if (!isUnresolvableHost(smtpFailureOf(error), smtp.host)) throw error;
       await sleep(options.dnsRetryMs);
       return transporter.sendMail(mailOptions(mail));
     }
@@ -60,17 +60,17 @@ export const createSmtpTransport = (options: SmtpTransportOptions): TransportFac
       try {
         const info = await attempt(mail);
         // Recipients refused one by one while the others were accepted: each with its reply.
-        const refused = refusalsOf((info as { rejectedErrors?: RecipientFailure[] }).rejectedErrors ?? []);
+        const refused = refusalsOf(smtpFailureOf(info).rejectedErrors);
         return { response: String(info.response ?? ''), ...(refused.length > 0 ? { refused } : {}) };
       } catch (error) {
-        const err = error as SmtpFailure & { rejectedErrors?: RecipientFailure[] };
+        const err = smtpFailureOf(error);
         if (isUnresolvableHost(err, smtp.host)) {
           throw new DeliveryError('service', `the relay host ${smtp.host} does not resolve (${err.originalCode ?? err.code}, twice): check the service's smtp.host`);
         }
         // Every recipient refused, each on its own: nodemailer reports the first reply as the
         // error's. One kind for all is the message's outcome; kinds that differ are settled per
         // recipient by the worker (the error's own kind is then only a fallback).
-        const refused = refusalsOf(err.rejectedErrors ?? []);
+        const refused = refusalsOf(err.rejectedErrors);
         if (refused.length > 0) {
           const kinds = new Set<RefusalKind>(refused.map((r) => r.kind));
           const reason = err.response ?? err.message;
