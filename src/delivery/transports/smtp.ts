@@ -60,7 +60,7 @@ export const createSmtpTransport = (options: SmtpTransportOptions): TransportFac
       try {
         const info = await attempt(mail);
         // Recipients refused one by one while the others were accepted: each with its reply.
-        const refused = refusalsOf(smtpFailureOf(info).rejectedErrors);
+        const refused = info.rejectedErrors === undefined ? [] : refusalsOf(info.rejectedErrors.map(smtpFailureOf));
         return { response: String(info.response ?? ''), ...(refused.length > 0 ? { refused } : {}) };
       } catch (error) {
         const err = smtpFailureOf(error);
