@@ -12,7 +12,7 @@ import { DeliveryWorker } from '../../src/delivery/worker.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { freshApp, type TestApp } from '../support/app.js';
 import { CONTACT_TEMPLATE, PUBLIC_KEY, seedOrg } from '../support/seed.js';
-import { startSink, type Sink } from '../delivery/support.js';
+import { type Sink, startSink } from '../support/smtp-sink.js';
 
 /**
  * The unmodified @emailjs/browser bundle in Debian's Chromium, driven by playwright-core:

@@ -6,7 +6,9 @@ import { openStore } from '../../src/storage/store.js';
 import { freshApp } from '../support/app.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, freshDatabase, postgresAvailable } from '../support/stores.js';
-import { Closer, CONTACT_TEMPLATE, insertQueued, smtpService, startSink, waitFor } from '../delivery/support.js';
+import { Closer } from '../support/cleanup.js';
+import { CONTACT_TEMPLATE, insertQueued, smtpService } from '../delivery/harness.js';
+import { startSink, waitFor } from '../support/smtp-sink.js';
 import { cleanup, freePort, requireBuild, startCli, tempDir } from './processes.js';
 
 const pgUp = await postgresAvailable();

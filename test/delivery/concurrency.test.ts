@@ -1,8 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/storage/store.js';
 import { seedOrg } from '../support/seed.js';
+import { countEvents, statusCounts } from '../support/db.js';
 import { freshStore, postgresAvailable } from '../support/stores.js';
-import { Closer, CONTACT_TEMPLATE, insertQueued, newWorker, smtpService, startSink, statusCounts, tempDir } from './support.js';
+import { Closer, tempDir } from '../support/cleanup.js';
+import { CONTACT_TEMPLATE, insertQueued, newWorker, smtpService } from './harness.js';
+import { startSink } from '../support/smtp-sink.js';
 
 const pgUp = await postgresAvailable();
 
@@ -49,8 +52,6 @@ describe('two workers on one PostgreSQL database', () => {
     expect(new Set(received)).toEqual(new Set(ids.map((id) => `<${id}@mailroom.test>`)));
     expect(await statusCounts(t.store)).toEqual({ sent: 1000 });
     // One claim per message: every message has exactly one `sending` event.
-    const sending = await t.store.db.selectFrom('message_events').select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('type', '=', 'sending').executeTakeFirstOrThrow();
-    expect(Number(sending.n)).toBe(1000);
+    expect(await countEvents(t.store, 'sending')).toBe(1000);
   });
 });

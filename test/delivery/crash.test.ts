@@ -4,10 +4,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { seedOrg } from '../support/seed.js';
+import { eventMessageIds, statusCounts } from '../support/db.js';
 import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
-import {
-  Closer, CONTACT_TEMPLATE, deliveryHarness, insertQueued, smtpService, startSink, statusCounts, tempDir, waitFor,
-} from './support.js';
+import { Closer, tempDir } from '../support/cleanup.js';
+import { CONTACT_TEMPLATE, deliveryHarness, insertQueued, smtpService } from './harness.js';
+import { startSink, waitFor } from '../support/smtp-sink.js';
 
 const pgUp = await postgresAvailable();
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -103,8 +104,7 @@ describe.each(DIALECTS)('crash safety of `mailroom worker` on %s', (dialect) => 
     expect(duplicates).toBeLessThanOrEqual(atKill.sending ?? 0);
 
     // The reaper gave the dead worker's claims back: their timeline says so.
-    const reaped = await t.store.db.selectFrom('message_events').select('message_id')
-      .where('type', '=', 'queued').where('detail', 'like', '%lease_expired%').execute();
+    const reaped = await eventMessageIds(t.store, 'queued', 'lease_expired');
     expect(reaped.length).toBe(atKill.sending ?? 0);
   });
 });

@@ -4,7 +4,8 @@ import type { Service } from '../../src/domain/types.js';
 import { DeliveryError } from '../../src/delivery/transport.js';
 import { createSmtpTransport } from '../../src/delivery/transports/smtp.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, eventTypes, renderedEmail, row, seedSmtpOrg, send, smtpService } from './support.js';
+import { deliveryHarness, renderedEmail, row, seedSmtpOrg, send, smtpService } from './harness.js';
+import { eventTypes } from '../support/stored.js';
 
 const pgUp = await postgresAvailable();
 
@@ -64,7 +65,8 @@ describe('the SMTP transport and a relay host that does not resolve', () => {
   });
 
   it('a name that resolves on the quick retry is sent', async () => {
-    const { startSink, Closer } = await import('./support.js');
+    const { startSink } = await import('../support/smtp-sink.js');
+    const { Closer } = await import('../support/cleanup.js');
     const closer = new Closer();
     try {
       const sink = await startSink({}, closer);

@@ -6,10 +6,11 @@ import type { Pacer } from '../../src/delivery/pacing.js';
 import { DEFAULT_RETRY, reapGiveUpReason } from '../../src/delivery/retry.js';
 import { openStore } from '../../src/storage/store.js';
 import { ADMIN_TOKEN, type TestApp } from '../support/app.js';
+import { setServiceSettingsText } from '../support/db.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import {
-  creditsOf, deliveryHarness, eventTypes, freePort, messageIdOf, row, seedSmtpOrg, send, smtpService, view, waitFor,
-} from './support.js';
+import { creditsOf, eventTypes } from '../support/stored.js';
+import { deliveryHarness, row, seedSmtpOrg, send, smtpService, view } from './harness.js';
+import { freePort, messageIdOf, waitFor } from '../support/smtp-sink.js';
 
 const pgUp = await postgresAvailable();
 
@@ -147,7 +148,7 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
     await seedSmtpOrg(t.store, smtpService(sink.port));
     const { worker } = h.worker(t);
     const id = await send(t);
-    await t.store.db.updateTable('services').set({ settings: '{"smtp": {broken' }).where('org_id', '=', 'acme').where('id', '=', 'smtp').execute();
+    await setServiceSettingsText(t.store, 'acme', 'smtp', '{"smtp": {broken');
 
     expect(await worker.runOnce()).toBe(1);
     const held = await view(t, id);

@@ -3,8 +3,10 @@ import { createMetrics } from '../../src/observability/metrics.js';
 import { diskBlobStore } from '../../src/blobs/disk.js';
 import { LocalPacer } from '../../src/delivery/pacing.js';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
+import { idempotencyKeys, messageIds, setContent, setMessageFields } from '../support/db.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { captureLogger, deliveryHarness, insertQueued, send, tempDir } from './support.js';
+import { captureLogger, deliveryHarness, insertQueued, send } from './harness.js';
+import { tempDir } from '../support/cleanup.js';
 import { seedOrg } from '../support/seed.js';
 
 const pgUp = await postgresAvailable();
@@ -26,10 +28,9 @@ describe.each(DIALECTS)('worker housekeeping on %s', (dialect) => {
 
     const start = t.clock.now();
     const [old] = await insertQueued(t.store, 1, start - 31 * DAY, 'outbox');
-    await t.store.db.updateTable('messages').set({ status: 'sent' }).where('id', '=', old ?? '').execute();
+    await setMessageFields(t.store, old ?? '', { status: 'sent' });
     await blobs.put('acme/up_old', Buffer.from('bytes'), undefined);
-    await t.store.db.updateTable('message_contents').set({ attachments: JSON.stringify([{ blob_key: 'acme/up_old', filename: 'a.txt' }]) })
-      .where('message_id', '=', old ?? '').execute();
+    await setContent(t.store, old ?? '', { attachments: JSON.stringify([{ blob_key: 'acme/up_old', filename: 'a.txt' }]) });
     const recent = await send(t);
 
     await t.store.transaction((tx) => tx.idempotency.put('acme', 'old-key', 'h', { status: 202, headers: {}, body: '{}' }, start - 2 * DAY, DAY));
@@ -39,13 +40,11 @@ describe.each(DIALECTS)('worker housekeeping on %s', (dialect) => {
 
     await worker.maintain(start);
 
-    const ids = (await t.store.db.selectFrom('messages').select('id').execute()).map((r) => r.id);
-    expect(ids).toEqual([recent]);
-    expect(await t.store.db.selectFrom('message_events').select('message_id').where('message_id', '=', old ?? '').execute()).toEqual([]);
-    expect(await t.store.db.selectFrom('message_contents').select('message_id').where('message_id', '=', old ?? '').execute()).toEqual([]);
+    expect(await messageIds(t.store)).toEqual([recent]);
+    expect(await t.store.messages.events(old ?? '')).toEqual([]);
+    expect(await t.store.messages.content(old ?? '')).toBeUndefined();
     expect(await blobs.size('acme/up_old')).toBeUndefined();
-    const keys = (await t.store.db.selectFrom('idempotency_records').select('key').execute()).map((r) => r.key);
-    expect(keys).toEqual(['new-key']);
+    expect(await idempotencyKeys(t.store)).toEqual(['new-key']);
     expect(await t.store.uploads.byId('up_gone')).toBeUndefined();
     expect(await blobs.size('acme/up_gone')).toBeUndefined();
   });

@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { buildTestApp, testConfig, type TestApp } from '../support/app.js';
 import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
-import {
-  addresses, CONTACT_TEMPLATE, deliveryHarness, newWorker, PARAMS, row, seedSmtpOrg, send, smtpError, smtpService, startSink, tempDir,
-} from './support.js';
+import { addresses, smtpError, startSink } from '../support/smtp-sink.js';
+import { CONTACT_TEMPLATE, deliveryHarness, newWorker, PARAMS, row, seedSmtpOrg, send, smtpService } from './harness.js';
+import { tempDir } from '../support/cleanup.js';
 
 const pgUp = await postgresAvailable();
 

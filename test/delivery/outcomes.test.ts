@@ -2,10 +2,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY } from '../../src/delivery/retry.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import {
-  addresses, CONTACT_TEMPLATE, creditsOf, deliveryHarness, eventTypes, messageIdOf, PARAMS, privateHeaders, row, seedSmtpOrg, send,
-  smtpError, smtpService, view,
-} from './support.js';
+import { addresses, messageIdOf, smtpError } from '../support/smtp-sink.js';
+import { CONTACT_TEMPLATE, deliveryHarness, PARAMS, privateHeaders, row, seedSmtpOrg, send, smtpService, view } from './harness.js';
+import { creditsOf, eventTypes } from '../support/stored.js';
 
 const pgUp = await postgresAvailable();
 

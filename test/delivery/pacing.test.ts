@@ -3,9 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import { LocalPacer, RedisPacer, type Sleep } from '../../src/delivery/pacing.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import {
-  deliveryHarness, newWorker, row, seedSmtpOrg, send, smtpService, startSink, tempDir, waitFor,
-} from './support.js';
+import { deliveryHarness, newWorker, row, seedSmtpOrg, send, smtpService } from './harness.js';
+import { startSink, waitFor } from '../support/smtp-sink.js';
+import { tempDir } from '../support/cleanup.js';
 
 const pgUp = await postgresAvailable();
 const REDIS_URL = process.env.MAILROOM_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

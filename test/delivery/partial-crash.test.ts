@@ -6,8 +6,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { newId, sha256 } from '../../src/domain/ids.js';
 import type { Store } from '../../src/storage/store.js';
 import { seedOrg } from '../support/seed.js';
+import { makeQueuedDue, statusCounts, storedRecipientStates } from '../support/db.js';
 import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
-import { Closer, CONTACT_TEMPLATE, deliveryHarness, renderedEmail, smtpError, smtpService, startSink, statusCounts, tempDir, waitFor } from './support.js';
+import { Closer, tempDir } from '../support/cleanup.js';
+import { CONTACT_TEMPLATE, deliveryHarness, renderedEmail, smtpService } from './harness.js';
+import { smtpError, startSink, waitFor } from '../support/smtp-sink.js';
 
 const pgUp = await postgresAvailable();
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -48,8 +51,9 @@ async function insertTwoRecipientMessages(store: Store, n: number, createdAt: nu
 }
 
 async function recipientStates(store: Store): Promise<Record<string, number>> {
-  const rows = await store.db.selectFrom('message_recipients').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('state').execute();
-  return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+  const counts: Record<string, number> = {};
+  for (const state of await storedRecipientStates(store)) counts[state] = (counts[state] ?? 0) + 1;
+  return counts;
 }
 
 beforeAll(() => {
@@ -87,7 +91,7 @@ describe.each(DIALECTS)('a partial refusal across a SIGKILL of `mailroom worker`
     expect(sink.received).toHaveLength(total);
 
     // The retries are due ~30 s later: move them to now rather than wait.
-    await t.store.db.updateTable('messages').set({ next_attempt_at: Date.now() }).where('status', '=', 'queued').execute();
+    await makeQueuedDue(t.store, Date.now());
     const second = spawnWorker(env, h.closer);
     await waitFor(async () => (await statusCounts(t.store)).sent === total, 30_000, 'every message to be sent');
     second.child.kill('SIGTERM');

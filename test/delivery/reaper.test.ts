@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, eventTypes, insertQueued, row, seedSmtpOrg, smtpService, waitFor } from './support.js';
+import { deliveryHarness, insertQueued, row, seedSmtpOrg, smtpService } from './harness.js';
+import { eventTypes } from '../support/stored.js';
+import { waitFor } from '../support/smtp-sink.js';
 
 const pgUp = await postgresAvailable();
 const LEASE_MS = 60_000;

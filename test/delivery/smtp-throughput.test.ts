@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { smtpTransport } from '../../src/delivery/transports/smtp.js';
 import type { Service } from '../../src/domain/types.js';
-import { Closer, renderedEmail, startSink, tempDir } from './support.js';
+import { Closer, tempDir } from '../support/cleanup.js';
+import { renderedEmail } from './harness.js';
+import { startSink } from '../support/smtp-sink.js';
 
 /**
  * README, Performance, "Nagle on pooled SMTP sockets": with Nagle on, a pooled connection to

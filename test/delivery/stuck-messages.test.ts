@@ -2,8 +2,11 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Pacer } from '../../src/delivery/pacing.js';
 import { DEFAULT_RETRY, reapGiveUpReason, type RetryPolicy } from '../../src/delivery/retry.js';
 import { createMetrics } from '../../src/observability/metrics.js';
+import { deleteContent, setContent } from '../support/db.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, eventTypes, insertQueued, row, seedSmtpOrg, send, smtpService, waitFor } from './support.js';
+import { deliveryHarness, insertQueued, row, seedSmtpOrg, send, smtpService } from './harness.js';
+import { eventTypes } from '../support/stored.js';
+import { waitFor } from '../support/smtp-sink.js';
 
 const pgUp = await postgresAvailable();
 
@@ -31,9 +34,9 @@ describe.each(DIALECTS)('messages that cannot be sent end somewhere on %s', (dia
     const healthy = await send(t);
     const notJson = await send(t);
     const noContent = await send(t);
-    await t.store.db.updateTable('message_contents').set({ content: '{"broken":' }).where('message_id', '=', notJson).execute();
+    await setContent(t.store, notJson, { content: '{"broken":' });
     // A missing content row: the claim reads it as `{}`, which has no recipients.
-    await t.store.db.deleteFrom('message_contents').where('message_id', '=', noContent).execute();
+    await deleteContent(t.store, noContent);
     const { worker, logger } = h.worker(t);
 
     expect(await worker.runOnce()).toBe(3);
@@ -57,7 +60,7 @@ describe.each(DIALECTS)('messages that cannot be sent end somewhere on %s', (dia
     await seedSmtpOrg(t.store, smtpService(sink.port));
     const healthy = await send(t);
     const bad = await send(t);
-    await t.store.db.updateTable('message_contents').set({ content: '{"broken":' }).where('message_id', '=', bad).execute();
+    await setContent(t.store, bad, { content: '{"broken":' });
     const { worker } = h.worker(t, { options: { renewEveryMs: 20 } });
 
     worker.start();
@@ -121,7 +124,7 @@ describe.each(DIALECTS)('messages that cannot be sent end somewhere on %s', (dia
     const t = await h.app();
     await seedSmtpOrg(t.store, smtpService(1));
     const id = await send(t);
-    await t.store.db.updateTable('message_contents').set({ content: '{"broken":' }).where('message_id', '=', id).execute();
+    await setContent(t.store, id, { content: '{"broken":' });
     // Recording the unreadable message's failure breaks (here: its metric), outside any transport.
     const metrics = createMetrics();
     metrics.failed.inc = () => { throw new Error('metrics broke'); };

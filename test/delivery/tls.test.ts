@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, eventTypes, row, seedSmtpOrg, send, smtpService } from './support.js';
+import { deliveryHarness, row, seedSmtpOrg, send, smtpService } from './harness.js';
+import { eventTypes } from '../support/stored.js';
 
 const pgUp = await postgresAvailable();
 

@@ -5,7 +5,9 @@ import { DeliveryError, type OutgoingEmail, type Transport } from '../../src/del
 import { TransportThread } from '../../src/delivery/transports/thread.js';
 import { TransportCache } from '../../src/delivery/transport-cache.js';
 import type { Service } from '../../src/domain/types.js';
-import { Closer, renderedEmail, smtpError, startSink, tempDir } from './support.js';
+import { Closer, tempDir } from '../support/cleanup.js';
+import { renderedEmail } from './harness.js';
+import { smtpError, startSink } from '../support/smtp-sink.js';
 
 function smtpService(port: number): Service {
   return {

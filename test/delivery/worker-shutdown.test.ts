@@ -2,11 +2,13 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'kysely';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { lockMessagesTable } from '../support/db.js';
 import { freshStore, PG_URL, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, tempDir, waitFor } from './support.js';
+import { deliveryHarness } from './harness.js';
+import { tempDir } from '../support/cleanup.js';
+import { waitFor } from '../support/smtp-sink.js';
 
 const pgUp = await postgresAvailable();
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -62,20 +64,8 @@ describe('`mailroom worker` shutdown', () => {
 
     // Hold the queue table: the worker's next claim waits on the lock, and so does its stop
     // (the pool cannot close under a statement that never returns).
-    let unlock!: () => void;
-    const held = new Promise<void>((resolve) => { unlock = resolve; });
-    let locked!: () => void;
-    const isLocked = new Promise<void>((resolve) => { locked = resolve; });
-    const holder = t.store.db.transaction().execute(async (trx) => {
-      await sql`lock table messages in access exclusive mode`.execute(trx);
-      locked();
-      await held;
-    });
-    h.closer.defer(async () => {
-      unlock();
-      await holder;
-    });
-    await isLocked;
+    const release = await lockMessagesTable(t.store);
+    h.closer.defer(release);
     await waitFor(async () => (await waitersOn(schema)) > 0, 10_000, 'the worker to wait on the lock');
 
     const signalled = Date.now();
