@@ -28,7 +28,7 @@ const DYN_PARAMS = [
 ];
 
 /** "Send a copy to yourself": the recipient comes from a parameter. */
-const DYN: TemplateSeed = {
+const COPY_TO_SENDER: TemplateSeed = {
   id: 'copy',
   subject: 'Your message, {{name}}',
   to: '{{email}}',
@@ -42,14 +42,14 @@ const DYN: TemplateSeed = {
 
 const templates: TemplateSeed[] = [
   CONTACT_TEMPLATE,
-  DYN,
-  { ...DYN, id: 'copy-nocaptcha', captcha: false },
-  { ...DYN, id: 'copy-notallowed', allow_dynamic_recipients: false },
-  { ...DYN, id: 'cc-notallowed', to: 'owner@acme.test', cc: '{{email}}', allow_dynamic_recipients: false, captcha: false },
-  { ...DYN, id: 'copy-senders', from_name: '{{name}}', reply_to: '{{email}}' },
-  { ...DYN, id: 'copy-from', from_email: '{{sender}}' },
-  { ...DYN, id: 'static-from', to: 'owner@acme.test', from_email: '{{sender}}', captcha: false, allow_dynamic_recipients: false },
-  { ...DYN, id: 'copy-raw', html: '<p>{{name}}</p><div>{{{note}}}</div>' },
+  COPY_TO_SENDER,
+  { ...COPY_TO_SENDER, id: 'copy-nocaptcha', captcha: false },
+  { ...COPY_TO_SENDER, id: 'copy-notallowed', allow_dynamic_recipients: false },
+  { ...COPY_TO_SENDER, id: 'cc-notallowed', to: 'owner@acme.test', cc: '{{email}}', allow_dynamic_recipients: false, captcha: false },
+  { ...COPY_TO_SENDER, id: 'copy-senders', from_name: '{{name}}', reply_to: '{{email}}' },
+  { ...COPY_TO_SENDER, id: 'copy-from', from_email: '{{sender}}' },
+  { ...COPY_TO_SENDER, id: 'static-from', to: 'owner@acme.test', from_email: '{{sender}}', captcha: false, allow_dynamic_recipients: false },
+  { ...COPY_TO_SENDER, id: 'copy-raw', html: '<p>{{name}}</p><div>{{{note}}}</div>' },
   {
     ...CONTACT_TEMPLATE,
     id: 'links',
