@@ -1,5 +1,5 @@
 import type { Config } from '../config/env.js';
-import { startMetricsServer } from '../observability/metrics-server.js';
+import { startMetricsServer } from '../http/metrics-server.js';
 import { createRuntime, untilSignal } from './runtime.js';
 
 /** How long sends under way get on SIGTERM before what is left goes back to the queue. */

@@ -79,6 +79,20 @@ describe('layers of src/', () => {
     expect(mutual).toEqual([]);
   });
 
+  it('has no loop of folders of any length (a → b → c → a): they form layers', () => {
+    const graph = unitGraph();
+    const loops: string[] = [];
+    // Depth-first search from each folder; a path that comes back to its start is a loop.
+    const walk = (start: string, at: string, trail: string[]): void => {
+      for (const next of graph.get(at)?.keys() ?? []) {
+        if (next === start) loops.push([...trail, start].join(' → '));
+        else if (!trail.includes(next) && next > start) walk(start, next, [...trail, next]);
+      }
+    };
+    for (const start of [...graph.keys()].sort()) walk(start, start, [start]);
+    expect(loops).toEqual([]);
+  });
+
   it(`keeps ${NO_HTTP.join(', ')} free of http/ and Fastify`, () => {
     const offending: string[] = [];
     for (const [file, specs] of imports) {

@@ -4,11 +4,11 @@ import type { Config } from '../config/env.js';
 import type { Clock } from '../domain/clock.js';
 import { ErrorEnvelope } from '../errors/envelope.js';
 import { frameworkErrors, installErrorHandling, routePattern } from '../errors/handler.js';
-import type { App } from '../http/app-types.js';
-import { registerHealth } from '../http/routes/health.js';
-import { registerMetrics } from '../http/routes/metrics.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { Store } from '../storage/store.js';
-import type { Metrics } from './metrics.js';
+import type { App } from './app-types.js';
+import { registerHealth } from './routes/health.js';
+import { registerMetrics } from './routes/metrics.js';
 
 export interface MetricsServer {
   /** The port it listens on (the one asked for, or the one the OS chose for 0). */
@@ -21,7 +21,8 @@ export interface MetricsServer {
  * worker has no API, so without it the delivery counters of a split deployment
  * (MAILROOM_WORKER=off on the API) were exported by no process. It serves the same two routes
  * as the API, GET /metrics (behind MAILROOM_METRICS_TOKEN when set) and GET /v1/health, with the
- * same error envelope, and nothing else.
+ * same error envelope, and nothing else. It lives in http/ with the routes it serves:
+ * observability/ holds the counters and imports nothing of the HTTP layer.
  */
 export async function startMetricsServer(deps: {
   config: Config;
