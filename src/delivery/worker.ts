@@ -105,9 +105,8 @@ export class DeliveryWorker {
   }
 
   /**
-   * Graceful stop: no new claims, the reaper's timers stop; sends under way (and a reap or
-   * housekeeping run under way) get `graceMs` to finish, then whatever is still claimed goes
-   * back to the queue untouched, and the transports close.
+   * Graceful stop: no new claims, no reaper timers; sends (and a reap or housekeeping) under way
+   * get `graceMs` to finish, then what is still claimed goes back untouched; transports close.
    */
   async stop(graceMs = 10_000): Promise<void> {
     this.running = false;
@@ -122,7 +121,7 @@ export class DeliveryWorker {
     await this.transports.close();
   }
 
-  /** One round: reap and housekeep if due, claim a batch, deliver it. Returns how many messages it handled. */
+  /** One round: reap and housekeep if due, claim a batch, deliver it; how many it handled. */
   async runOnce(): Promise<number> {
     await this.reaper.runDue();
     const batch = await this.leases.claim(this.options.batchSize);
@@ -132,16 +131,15 @@ export class DeliveryWorker {
     return batch.length;
   }
 
-  /** Housekeeping (src/delivery/housekeeping.ts), a minute apart; tests call it directly. */
+  /** Housekeeping now (src/delivery/housekeeping.ts); tests call it directly. */
   maintain(now: number): Promise<void> {
     return this.reaper.maintain(now);
   }
 
   /**
-   * The batch's context; if it cannot be read (the database failed for a moment), the whole
-   * batch goes back to the queue untouched and the error is rethrown. Kept claimed instead, the
-   * heartbeat would renew those leases for as long as this worker lives, and the messages would
-   * stay `sending` with nobody sending them.
+   * The batch's context; if it cannot be read (the database failed for a moment), the batch goes
+   * back to the queue and the error is rethrown. Kept claimed, the heartbeat would renew those
+   * leases for as long as this worker lives: `sending` forever, with nobody sending them.
    */
   private async contextOrGiveBack(batch: readonly ClaimedMessage[]): Promise<BatchContext> {
     try {
