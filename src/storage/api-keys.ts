@@ -1,16 +1,17 @@
 import type { Kysely, Selectable } from 'kysely';
 import { keyHint, newApiKey, newId, sha256 } from '../domain/ids.js';
 import type { ApiKey, KeyType } from '../domain/types.js';
+import { keyStatusColumn, keyTypeColumn } from './columns.js';
 import type { ApiKeysTable, Database } from './schema.js';
 
 function toRecord(row: Selectable<ApiKeysTable>): ApiKey {
   return {
     id: row.id,
     org_id: row.org_id,
-    type: row.type as KeyType,
+    type: keyTypeColumn(row.type),
     public_key: row.public_key,
     hint: row.hint,
-    status: row.status as ApiKey['status'],
+    status: keyStatusColumn(row.status),
     created_at: row.created_at,
     revoked_at: row.revoked_at,
     expires_at: row.expires_at,

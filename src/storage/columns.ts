@@ -9,7 +9,7 @@ import {
  * rows it cannot read anyway), so a row written by hand or by a newer version is reported
  * with its table, column and value instead of travelling on as a lie about its type.
  */
-function oneOf<T extends string>(column: string, values: readonly T[]): (value: string) => T {
+export function oneOf<T extends string>(column: string, values: readonly T[]): (value: string) => T {
   return (value) => {
     const found = values.find((v) => v === value);
     if (found === undefined) throw new Error(`Corrupt row: ${column} holds "${value}", not one of ${values.join(', ')}.`);
@@ -18,9 +18,11 @@ function oneOf<T extends string>(column: string, values: readonly T[]): (value: 
 }
 
 const KEY_STATUSES: readonly ApiKey['status'][] = ['active', 'revoked', 'rotated'];
+const UPLOAD_STATUSES = ['pending', 'uploaded'] as const;
 
 export const planColumn: (value: string) => Plan = oneOf('organizations.plan', PLANS);
 export const outOfCreditModeColumn: (value: string) => OutOfCreditMode = oneOf('organizations.when_out_of_credits', OUT_OF_CREDIT_MODES);
 export const keyTypeColumn: (value: string) => KeyType = oneOf('key_type', KEY_TYPES);
 export const keyStatusColumn: (value: string) => ApiKey['status'] = oneOf('api_keys.status', KEY_STATUSES);
 export const messageStatusColumn: (value: string) => MessageStatus = oneOf('messages.status', MESSAGE_STATUSES);
+export const uploadStatusColumn: (value: string) => (typeof UPLOAD_STATUSES)[number] = oneOf('uploads.status', UPLOAD_STATUSES);

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { KeyType, MessageEvent, MessageStatus } from '../domain/types.js';
+import { keyTypeColumn, messageStatusColumn } from './columns.js';
 import { compiledOnce } from './compiled.js';
 import type { Dialect } from './dialect.js';
 import { parseJson } from './json.js';
@@ -34,9 +35,9 @@ function toRecord(row: Omit<Selectable<MessagesTable>, 'idempotency_key'>): Stor
     org_id: row.org_id,
     template_id: row.template_id,
     service_id: row.service_id,
-    status: row.status as MessageStatus,
+    status: messageStatusColumn(row.status),
     status_token_hash: row.status_token_hash,
-    key_type: row.key_type as KeyType,
+    key_type: keyTypeColumn(row.key_type),
     subject: row.subject,
     header_message_id: row.header_message_id,
     credit_taken: row.credit_taken === 1,
@@ -182,7 +183,7 @@ export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
         ]));
       }
       const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
-      return rows.map((r) => ({ ...r, status: r.status as MessageStatus }));
+      return rows.map((r) => ({ ...r, status: messageStatusColumn(r.status) }));
     },
 
     /**

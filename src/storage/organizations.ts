@@ -1,7 +1,8 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import {
-  DEFAULT_SECURITY, type Organization, type OutOfCreditMode, type Plan, type SecuritySettings,
+  DEFAULT_SECURITY, type Organization, type SecuritySettings,
 } from '../domain/types.js';
+import { outOfCreditModeColumn, planColumn } from './columns.js';
 import { bool, int, parseJson } from './json.js';
 import type { Database, OrganizationsTable } from './schema.js';
 
@@ -11,10 +12,10 @@ function toRecord(row: Selectable<OrganizationsTable>): Organization {
   return {
     id: row.id,
     name: row.name,
-    plan: row.plan as Plan,
+    plan: planColumn(row.plan),
     credits: row.credits,
     overdraft: row.overdraft,
-    when_out_of_credits: row.when_out_of_credits as OutOfCreditMode,
+    when_out_of_credits: outOfCreditModeColumn(row.when_out_of_credits),
     hold_queue_limit: row.hold_queue_limit,
     email_verified: bool(row.email_verified),
     suspended: bool(row.suspended),

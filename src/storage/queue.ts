@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from './dialect.js';
-import type { RecipientState } from './recipient-states.js';
+import { settledStateColumn, type RecipientState } from './recipient-states.js';
 import type { Database } from './schema.js';
 
 /** A message the worker has claimed: everything needed to send it. */
@@ -139,7 +139,7 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
       }
       for (const r of rows) {
         const states = out.get(r.message_id) ?? new Map<string, SettledState>();
-        states.set(r.email, r.state as SettledState);
+        states.set(r.email, settledStateColumn(r.state));
         out.set(r.message_id, states);
       }
       return out;

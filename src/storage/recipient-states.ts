@@ -1,13 +1,22 @@
 import type { Kysely } from 'kysely';
 import type { MessageStatus } from '../domain/types.js';
+import { oneOf } from './columns.js';
 import type { Database } from './schema.js';
 
 /**
  * A recipient's own delivery state. `pending`: not settled apart from its message (stored rows
  * say `pending` until the recipients of a message part ways; see recipientsOf for how it reads).
  */
-export type RecipientState = 'pending' | 'sent' | 'deferred' | 'bounced' | 'failed' | 'suppressed';
-export type RecipientKind = 'to' | 'cc' | 'bcc';
+const SETTLED_STATES = ['sent', 'deferred', 'bounced', 'failed', 'suppressed'] as const;
+const RECIPIENT_STATES = ['pending', ...SETTLED_STATES] as const;
+const RECIPIENT_KINDS = ['to', 'cc', 'bcc'] as const;
+export type RecipientState = (typeof RECIPIENT_STATES)[number];
+export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
+
+/** Checked reads of message_recipients' TEXT columns (see columns.ts). */
+export const recipientStateColumn: (value: string) => RecipientState = oneOf('message_recipients.state', RECIPIENT_STATES);
+export const settledStateColumn: (value: string) => (typeof SETTLED_STATES)[number] = oneOf('message_recipients.state (settled)', SETTLED_STATES);
+const recipientKindColumn: (value: string) => RecipientKind = oneOf('message_recipients.kind', RECIPIENT_KINDS);
 
 export interface RecipientView {
   address: string;
@@ -45,8 +54,8 @@ export async function recipientsOf(db: Kysely<Database>, message: { id: string; 
   const order: Record<string, number> = { to: 0, cc: 1, bcc: 2 };
   return rows.map((r) => ({
     address: r.email,
-    kind: r.kind as RecipientKind,
-    state: r.state === 'pending' ? resolvePending(message.status) : r.state as RecipientState,
+    kind: recipientKindColumn(r.kind),
+    state: r.state === 'pending' ? resolvePending(message.status) : recipientStateColumn(r.state),
     reason: r.reason,
   })).sort((a, b) => (order[a.kind] ?? 3) - (order[b.kind] ?? 3));
 }

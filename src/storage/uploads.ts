@@ -1,11 +1,12 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { KeyType } from '../domain/types.js';
+import { keyTypeColumn, uploadStatusColumn } from './columns.js';
 import type { Database, UploadsTable } from './schema.js';
 
 /** An upload as stored; the row itself, with its two string enums typed. */
 export type Upload = Omit<Selectable<UploadsTable>, 'key_type' | 'status'> & { key_type: KeyType; status: 'pending' | 'uploaded' };
 
-const toRecord = (r: Selectable<UploadsTable>): Upload => ({ ...r, key_type: r.key_type as KeyType, status: r.status as Upload['status'] });
+const toRecord = (r: Selectable<UploadsTable>): Upload => ({ ...r, key_type: keyTypeColumn(r.key_type), status: uploadStatusColumn(r.status) });
 
 export function uploadsRepo(db: Kysely<Database>) {
   return {
