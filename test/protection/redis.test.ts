@@ -186,6 +186,17 @@ describe.skipIf(!redisUp)('an app built from MAILROOM_REDIS_URL alone', () => {
       expectAccepted(await post(a, priv(skOf('solo'))));
       expectAccepted(await post(b, priv(skOf('solo'))));
       expectLimited(await post(a, priv(skOf('solo'))), 'key');
+      // Redis expires the counter on its own clock: the 1-second window's key outlives any skew
+      // between the processes' clocks (and this test's clock, which stands still), a minute at least.
+      const window = Math.floor(ts.clock.now() / 1000);
+      const probe = new Redis(REDIS_URL);
+      try {
+        const keys = await probe.keys(`mailroom:rl:key:*:1000:${window}`);
+        expect(keys.length).toBeGreaterThan(0);
+        for (const key of keys) expect(await probe.pttl(key)).toBeGreaterThan(55_000);
+      } finally {
+        probe.disconnect();
+      }
     } finally {
       await a.close();
       await b.close();
