@@ -10,6 +10,7 @@ import type { Dialect } from '../../src/storage/dialect.js';
 import type { Store } from '../../src/storage/store.js';
 import type { RenderedEmail } from '../../src/templates/render.js';
 import { freshApp, type TestApp } from '../support/app.js';
+import { bearer } from '../support/http.js';
 import { Closer, tempDir } from '../support/cleanup.js';
 import type { OrgInput } from '../support/orgs.js';
 import { CONTACT_TEMPLATE as SEEDED_CONTACT, PRIVATE_KEY, seedOrg } from '../support/seed.js';
@@ -51,7 +52,7 @@ export async function seedSmtpOrg(store: Store, service: ServiceInput, overrides
   return seedOrg(store, { credits: 5000, services: [service], templates: [CONTACT_TEMPLATE], ...overrides });
 }
 
-export const privateHeaders = { authorization: `Bearer ${PRIVATE_KEY}` };
+export const privateHeaders = bearer(PRIVATE_KEY);
 
 /** POST /v1/send through the real send path; returns the message id. */
 export async function send(t: TestApp, params: Record<string, unknown> = PARAMS): Promise<string> {
