@@ -9,12 +9,16 @@ import { DeliveryError, type OutgoingEmail } from './transport.js';
  * fail on its own instead of taking the rest of its batch down with it.
  */
 export type StoredContent =
-  | { ok: true; email: RenderedEmail; attachments: AttachmentRef[] }
+  | { ok: true; email: RenderedEmail; attachments: StoredAttachment[] }
   | { ok: false; reason: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isAddress = (v: unknown): boolean => isObject(v) && typeof v.address === 'string';
 const isAddressList = (v: unknown): boolean => Array.isArray(v) && v.every(isAddress);
+/** What the worker reads of an AttachmentRef that message_contents keeps: the blob, its name and type. */
+export type StoredAttachment = Pick<AttachmentRef, 'blob_key' | 'filename'> & { content_type?: string | null };
+const isStoredAttachment = (v: unknown): v is StoredAttachment => isObject(v) && typeof v.blob_key === 'string' && typeof v.filename === 'string'
+  && (v.content_type === undefined || v.content_type === null || typeof v.content_type === 'string');
 
 /**
  * The fields every later step reads without checking (recipients, sender, subject, bodies). A
@@ -49,17 +53,15 @@ export function readStoredContent(content: string, attachments: string | null): 
 }
 
 /** A stored attachment list (message_contents.attachments, JSON), or undefined if unreadable. */
-export function attachmentRefs(json: string | null): AttachmentRef[] | undefined {
+export function attachmentRefs(json: string | null): StoredAttachment[] | undefined {
   if (json === null) return [];
   const refs = parse(json);
   if (!refs.ok || !Array.isArray(refs.value)) return undefined;
-  return refs.value.every((a) => isObject(a) && typeof a.blob_key === 'string' && typeof a.filename === 'string')
-    ? (refs.value as AttachmentRef[])
-    : undefined;
+  return refs.value.every(isStoredAttachment) ? refs.value : undefined;
 }
 
 /** The message's attachment bytes from the blob store; a missing blob is a permanent failure. */
-export async function loadAttachments(blobs: BlobStore | undefined, refs: readonly AttachmentRef[]): Promise<OutgoingEmail['attachments']> {
+export async function loadAttachments(blobs: BlobStore | undefined, refs: readonly StoredAttachment[]): Promise<OutgoingEmail['attachments']> {
   if (refs.length === 0) return [];
   if (blobs === undefined) throw new DeliveryError('permanent', 'this worker has no blob store for the message attachments');
   return Promise.all(refs.map(async (a) => {

@@ -17,7 +17,7 @@ export const outboxTransport: TransportFactory = (_service, context): Transport 
       const info = await composer.sendMail(mailOptions(mail));
       await fs.mkdir(dir, { recursive: true });
       const file = path.join(dir, `${mail.messageId}.eml`);
-      await fs.writeFile(`${file}.tmp`, info.message as Buffer);
+      await fs.writeFile(`${file}.tmp`, info.message);
       await fs.rename(`${file}.tmp`, file);
       return { response: `written to ${file}` };
     },
