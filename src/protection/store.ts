@@ -157,6 +157,16 @@ local current = tonumber(redis.call('GET', KEYS[1]) or '-1')
 if tonumber(ARGV[1]) > current then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
 return 0`;
 
+/**
+ * Counters live at least a minute in Redis. The window a request counts in is chosen by the
+ * clock of the process that counts, but Redis expires keys on its own clock: with a 2 s TTL for
+ * a 1 s window, processes whose clocks differ by 2 s (or a test clock standing still while a
+ * loaded machine takes 2 s for three requests) found the counter gone and counted from zero.
+ * A minute costs at most 60 small keys per active 1-second limit. Memory counters share the
+ * process's clock and keep their own TTL.
+ */
+const MIN_COUNTER_TTL_MS = 60_000;
+
 interface Script {
   source: string;
   sha: string;
@@ -183,7 +193,7 @@ export class RedisLimiterStore implements LimiterStore {
   }
 
   async consume(counters: readonly Counter[]): Promise<number> {
-    const args = counters.flatMap((c) => [c.limit ?? -1, Math.max(1, Math.ceil(c.ttlMs))]);
+    const args = counters.flatMap((c) => [c.limit ?? -1, Math.max(MIN_COUNTER_TTL_MS, Math.ceil(c.ttlMs))]);
     const refused = Number(await this.run(SCRIPTS.consume, counters.map((c) => c.key), args));
     return refused === 0 ? -1 : refused - 1;
   }
