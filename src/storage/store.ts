@@ -34,8 +34,11 @@ function repos(db: Kysely<Database>, dialect: Dialect) {
   };
 }
 
-/** What every repository offers, inside or outside a transaction. */
-export type Repos = ReturnType<typeof repos> & { readonly db: Kysely<Database>; readonly dialect: Dialect };
+/**
+ * What every repository offers, inside or outside a transaction. No raw database: SQL lives in
+ * storage (a balance moves only through `credits`); tests reach rows via test/support/db.ts.
+ */
+export type Repos = ReturnType<typeof repos> & { readonly dialect: Dialect };
 
 /**
  * The storage seam. One implementation over Kysely serves SQLite and PostgreSQL; the dialect
@@ -119,7 +122,7 @@ export function storeOver(db: Kysely<Database>, dialect: Dialect, clock: Clock, 
   // (a reader in between may have cached the old rows).
   const inTransaction = <T>(run: (makeRepos: (conn: Kysely<Database>) => Repos) => Promise<T>): Promise<T> => {
     let wrote = false;
-    const makeRepos = (conn: Kysely<Database>): Repos => ({ ...catalogAware(repos(conn, dialect), cache, () => { wrote = true; }), db: conn, dialect });
+    const makeRepos = (conn: Kysely<Database>): Repos => ({ ...catalogAware(repos(conn, dialect), cache, () => { wrote = true; }), dialect });
     return run(makeRepos).finally(() => {
       if (wrote) cache.clear();
     });
@@ -128,7 +131,6 @@ export function storeOver(db: Kysely<Database>, dialect: Dialect, clock: Clock, 
   return {
     ...catalogAware(base, cache, () => undefined),
     catalog: cachedCatalog(base, cache),
-    db,
     dialect,
     clock,
     // PostgreSQL groups concurrent commits itself; SQLite's single writer needs our help.
