@@ -43,6 +43,12 @@ function windowLimit(scope: LimitScope, id: string, limit: number, windowMs: num
   return { scope, key: `rl:${scope}:${id}:${windowMs}:${w.index}`, limit, ttlMs: windowMs * 2, endsAt: w.endsAt };
 }
 
+/** Public-key requests per client address (IPv6 per /64), per the organization's settings. */
+function ipLimit(org: Organization, client: Pick<ClientInfo, 'ip'>, now: number): Limit {
+  const ip = org.security.ip_limit;
+  return windowLimit('ip', `${org.id}:${ipBucket(client.ip)}`, ip.requests, ip.per_seconds * SECOND_MS, now);
+}
+
 const MESSAGES: Record<LimitScope, string> = {
   plan: "Too many requests for the organization's plan",
   key: 'Too many requests with this key',
@@ -113,9 +119,7 @@ export class RateLimits {
       await this.consume([keyLimit, planLimit], 'plan', true);
       return;
     }
-    const ip = org.security.ip_limit;
-    const ipLimit = windowLimit('ip', `${org.id}:${ipBucket(client.ip)}`, ip.requests, ip.per_seconds * SECOND_MS, now);
-    const limits: Array<Limit | Counter> = [ipLimit];
+    const limits: Array<Limit | Counter> = [ipLimit(org, client, now)];
     let baseline: Counter | undefined;
     if (this.anomaly.enabled) {
       const state = await this.backend.call('anomaly', false, undefined, (store) => this.anomaly.observe(store, org.id, now));
@@ -130,6 +134,17 @@ export class RateLimits {
     limits.push(keyLimit, planLimit);
     if (baseline !== undefined) limits.push(baseline);
     await this.consume(limits, 'plan', false);
+  }
+
+  /**
+   * Spec, Limits rule 2 for a public-key request that is not a send (an upload): it counts
+   * toward the per-IP limit, which every public-key request does. Plan, key and anomaly limits
+   * count sends only (rule 3: requests that passed the template lookup and CAPTCHA), so a page
+   * that uploads three files and sends once spends one plan slot, and four of the IP's.
+   */
+  async countClientOnly(caller: Caller, client: Pick<ClientInfo, 'ip'>): Promise<void> {
+    if (caller.key.type !== 'public') return;
+    await this.consume([ipLimit(caller.org, client, this.clock.now())], 'plan', false);
   }
 
   /**

@@ -76,6 +76,7 @@ export function registerUploads(app: App, deps: UploadRouteDeps): void {
       if (!(await store.templates.anyAllowsAttachments(org.id))) {
         throw new ApiError('attachments_not_allowed', { message: 'No template of this organization accepts attachments.', details: { reason: 'no_template' } });
       }
+      await deps.protection.limits.countClientOnly(caller, clientInfo(request));
       const budget = PUBLIC_UPLOAD_BUDGET_FACTOR * limit;
       const used = await store.uploads.publicBytesSince(org.id, startOfUtcDay(now));
       if (used + request.body.size > budget) {
