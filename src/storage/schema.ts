@@ -46,6 +46,15 @@ export interface ServicesTable {
   version: number;
   created_at: number;
   updated_at: number;
+  /** The secret part of the service's provider events URL (migration 0005). */
+  events_token: string | null;
+}
+
+/** Single-use webhook signature tokens (migration 0005). */
+export interface WebhookTokensTable {
+  source: string;
+  token: string;
+  expires_at: number;
 }
 
 export interface TemplatesTable {
@@ -172,6 +181,7 @@ export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
   services: ServicesTable;
+  webhook_tokens: WebhookTokensTable;
   templates: TemplatesTable;
   suppressions: SuppressionsTable;
   block_list: BlockListTable;

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { randomToken } from '../domain/ids.js';
 import type { Service } from '../domain/types.js';
 import { bool, int, parseJson } from './json.js';
 import type { Database, ServicesTable } from './schema.js';
@@ -18,6 +19,15 @@ function toRecord(row: Selectable<ServicesTable>): Service {
     updated_at: row.updated_at,
   };
 }
+
+/**
+ * The secret of a service's events URL: 24 random bytes (192 bits), base64url. Neither the org
+ * id nor the service id is in the URL, so knowing those gives an attacker nothing.
+ */
+export const newEventsToken = (): string => randomToken(24);
+
+/** Tokens are base64url of a fixed length; anything else is looked up nowhere. */
+const isPlausibleEventsToken = (token: string): boolean => /^[A-Za-z0-9_-]{32}$/.test(token);
 
 export function servicesRepo(db: Kysely<Database>) {
   return {
@@ -57,8 +67,32 @@ export function servicesRepo(db: Kysely<Database>) {
         .set((eb) => ({ ...columns, version: eb('version', '+', 1), updated_at: now }))
         .where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
       if (updated.numUpdatedRows > 0n) return 'updated';
-      await db.insertInto('services').values({ ...columns, org_id: orgId, id, version: 1, created_at: now, updated_at: now }).execute();
+      await db.insertInto('services').values({
+        ...columns, org_id: orgId, id, version: 1, created_at: now, updated_at: now, events_token: newEventsToken(),
+      }).execute();
       return 'created';
+    },
+
+    /** The service's events URL token; null only for a service that does not exist. */
+    async eventsToken(orgId: string, id: string): Promise<string | null> {
+      const row = await db.selectFrom('services').select('events_token')
+        .where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      return row?.events_token ?? null;
+    },
+
+    /** The service whose events URL carries `token` (the provider event intake's lookup). */
+    async findByEventsToken(token: string): Promise<Service | undefined> {
+      if (!isPlausibleEventsToken(token)) return undefined;
+      const row = await db.selectFrom('services').selectAll().where('events_token', '=', token).executeTakeFirst();
+      return row === undefined ? undefined : toRecord(row);
+    },
+
+    /** A new token: the old URL stops working at once. Undefined when the service does not exist. */
+    async rotateEventsToken(orgId: string, id: string, now: number): Promise<string | undefined> {
+      const token = newEventsToken();
+      const r = await db.updateTable('services').set({ events_token: token, updated_at: now })
+        .where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      return r.numUpdatedRows > 0n ? token : undefined;
     },
 
     async delete(orgId: string, id: string): Promise<boolean> {

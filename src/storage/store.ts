@@ -16,6 +16,7 @@ import type { Database } from './schema.js';
 import { servicesRepo } from './services.js';
 import { templatesRepo } from './templates.js';
 import { uploadsRepo } from './uploads.js';
+import { webhookTokensRepo } from './webhook-tokens.js';
 
 function repos(db: Kysely<Database>, dialect: Dialect) {
   const messages = messagesRepo(db, dialect);
@@ -31,6 +32,7 @@ function repos(db: Kysely<Database>, dialect: Dialect) {
     idempotency: idempotencyRepo(db, dialect),
     queue: queueRepo(db, dialect),
     uploads: uploadsRepo(db),
+    webhookTokens: webhookTokensRepo(db),
   };
 }
 
