@@ -58,6 +58,8 @@ export function serviceFields(input: ServiceInput): ServiceFields {
   }
   if (input.from_email !== undefined) settings.from_email = input.from_email;
   if (input.from_name !== undefined) settings.from_name = input.from_name;
+  if (input.bounce_domain !== undefined) settings.bounce_domain = input.bounce_domain.toLowerCase();
+  if (input.complaint_address !== undefined) settings.complaint_address = input.complaint_address.toLowerCase();
   return {
     provider: input.provider,
     settings,

@@ -84,6 +84,14 @@ export const ServiceInput = Type.Object({
   from_email: Type.Optional(Type.String({ minLength: 3 })),
   from_name: Type.Optional(Type.String()),
   max_per_second: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.Null()])),
+  bounce_domain: Type.Optional(Type.String({
+    pattern: '^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$',
+    description: 'SMTP services: mail goes out with the envelope sender bounce+<token>@<bounce_domain> (VERP); its MX points at mailroom\'s inbound SMTP listener',
+  })),
+  complaint_address: Type.Optional(Type.String({
+    pattern: '^[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{1,253}$',
+    description: 'An address feedback loops (e.g. Yahoo CFL) send ARF reports to; the listener accepts it too',
+  })),
 }, { additionalProperties: false });
 export type ServiceInput = Static<typeof ServiceInput>;
 

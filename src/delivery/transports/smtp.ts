@@ -1,8 +1,9 @@
 import nodemailer from 'nodemailer';
 import { classifySmtpError, isTlsFailure, isUnresolvableHost, refusalsOf, smtpFailureOf } from '../classify.js';
-import { mailOptions } from '../compose.js';
+import { mailOptions, type MailOptions } from '../compose.js';
 import { readSmtpSettings } from '../smtp-settings.js';
-import { DeliveryError, type RefusalKind, type Transport, type TransportFactory } from '../transport.js';
+import { DeliveryError, type DeliveryReceipt, type OutgoingEmail, type RefusalKind, type Transport, type TransportFactory } from '../transport.js';
+import { verpAddress, verpSecret } from '../verp.js';
 
 export interface SmtpTransportOptions {
   /**
@@ -21,7 +22,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => { setTimeout(resolv
  */
 export const smtpTransport: TransportFactory = (service, context) => createSmtpTransport({ dnsRetryMs: 2_000 })(service, context);
 
-export const createSmtpTransport = (options: SmtpTransportOptions): TransportFactory => (service): Transport => {
+export const createSmtpTransport = (options: SmtpTransportOptions): TransportFactory => (service, context): Transport => {
   // The worker held a service whose settings fail this check before it got here (readService);
   // a factory that throws is held all the same (brokenTransport).
   const read = readSmtpSettings(service.settings);
@@ -46,48 +47,94 @@ export const createSmtpTransport = (options: SmtpTransportOptions): TransportFac
     greetingTimeout: 10_000,
     socketTimeout: 60_000,
   });
-  const attempt = async (mail: Parameters<Transport['send']>[0]) => {
+  const attempt = async (mail: MailOptions) => {
     try {
-      return await transporter.sendMail(mailOptions(mail));
+      return await transporter.sendMail(mail);
     } catch (error) {
       if (!isUnresolvableHost(smtpFailureOf(error), smtp.host)) throw error;
       await sleep(options.dnsRetryMs);
-      return transporter.sendMail(mailOptions(mail));
+      return transporter.sendMail(mail);
+    }
+  };
+  const bounceDomain = typeof service.settings.bounce_domain === 'string' ? service.settings.bounce_domain : undefined;
+  const secret = bounceDomain === undefined ? undefined : verpSecret(context.dataDir);
+  const transaction = async (mail: MailOptions): Promise<DeliveryReceipt> => {
+    try {
+      const info = await attempt(mail);
+      // Recipients refused one by one while the others were accepted: each with its reply.
+      const refused = info.rejectedErrors === undefined ? [] : refusalsOf(info.rejectedErrors.map(smtpFailureOf));
+      return { response: String(info.response ?? ''), ...(refused.length > 0 ? { refused } : {}) };
+    } catch (error) {
+      const err = smtpFailureOf(error);
+      if (isUnresolvableHost(err, smtp.host)) {
+        throw new DeliveryError('service', `the relay host ${smtp.host} does not resolve (${err.originalCode ?? err.code}, twice): check the service's smtp.host`);
+      }
+      // Every recipient refused, each on its own: nodemailer reports the first reply as the
+      // error's. One kind for all is the message's outcome; kinds that differ are settled per
+      // recipient by the worker (the error's own kind is then only a fallback).
+      const refused = refusalsOf(err.rejectedErrors);
+      if (refused.length > 0) {
+        const kinds = new Set<RefusalKind>(refused.map((r) => r.kind));
+        const reason = err.response ?? err.message;
+        const addresses = refused.map((r) => r.address);
+        const kind = classifySmtpError(err);
+        // A 530-like reply to every RCPT is the service's problem, as it is for one recipient alone.
+        if (kinds.size === 1 && kind !== 'service') throw new DeliveryError(refused[0]!.kind, reason, addresses, refused);
+        throw new DeliveryError(kinds.size === 1 ? kind : 'temporary', reason, addresses, refused);
+      }
+      // OpenSSL's wording alone ("…:SSL routines:ssl3_get_record:wrong version number:…") does
+      // not tell an operator which setting to look at.
+      const reason = err.response ?? (isTlsFailure(err) ? `TLS with ${smtp.host}:${smtp.port} (secure: ${smtp.secure}) failed: ${err.message.trim()}` : err.message);
+      throw new DeliveryError(classifySmtpError(err), reason, (err.rejected ?? []).map(String));
     }
   };
   return {
     async send(mail) {
-      try {
-        const info = await attempt(mail);
-        // Recipients refused one by one while the others were accepted: each with its reply.
-        const refused = info.rejectedErrors === undefined ? [] : refusalsOf(info.rejectedErrors.map(smtpFailureOf));
-        return { response: String(info.response ?? ''), ...(refused.length > 0 ? { refused } : {}) };
-      } catch (error) {
-        const err = smtpFailureOf(error);
-        if (isUnresolvableHost(err, smtp.host)) {
-          throw new DeliveryError('service', `the relay host ${smtp.host} does not resolve (${err.originalCode ?? err.code}, twice): check the service's smtp.host`);
-        }
-        // Every recipient refused, each on its own: nodemailer reports the first reply as the
-        // error's. One kind for all is the message's outcome; kinds that differ are settled per
-        // recipient by the worker (the error's own kind is then only a fallback).
-        const refused = refusalsOf(err.rejectedErrors);
-        if (refused.length > 0) {
-          const kinds = new Set<RefusalKind>(refused.map((r) => r.kind));
-          const reason = err.response ?? err.message;
-          const addresses = refused.map((r) => r.address);
-          const kind = classifySmtpError(err);
-          // A 530-like reply to every RCPT is the service's problem, as it is for one recipient alone.
-          if (kinds.size === 1 && kind !== 'service') throw new DeliveryError(refused[0]!.kind, reason, addresses, refused);
-          throw new DeliveryError(kinds.size === 1 ? kind : 'temporary', reason, addresses, refused);
-        }
-        // OpenSSL's wording alone ("…:SSL routines:ssl3_get_record:wrong version number:…") does
-        // not tell an operator which setting to look at.
-        const reason = err.response ?? (isTlsFailure(err) ? `TLS with ${smtp.host}:${smtp.port} (secure: ${smtp.secure}) failed: ${err.message.trim()}` : err.message);
-        throw new DeliveryError(classifySmtpError(err), reason, (err.rejected ?? []).map(String));
-      }
+      if (bounceDomain === undefined || secret === undefined) return transaction(mailOptions(mail));
+      return sendVerp(mail, (to) => verpAddress(secret, bounceDomain, mail.messageId, to), transaction);
     },
     async close() {
       transporter.close();
     },
   };
 };
+
+/**
+ * VERP (src/delivery/verp.ts): one envelope sender per recipient, so a message to several goes
+ * as one SMTP transaction each, over the pool's open connections (the price of knowing who
+ * bounced, paid only by services with a bounce_domain; one recipient stays one transaction).
+ * Outcomes are put together as one transaction's would be: the accepted ones sent, the others
+ * refused each with its reply; every one refused → DeliveryError, of their kind when they share
+ * it; a problem of the service itself (authentication, TLS) → that error.
+ */
+async function sendVerp(mail: OutgoingEmail, sender: (to: string) => string | undefined, transaction: (m: MailOptions) => Promise<DeliveryReceipt>): Promise<DeliveryReceipt> {
+  const e = mail.email;
+  const spelled = new Map([...e.to, ...e.cc, ...e.bcc].map((a) => [a.address.toLowerCase(), a.address]));
+  const recipients = mail.envelopeTo ?? [...spelled.values()];
+  const base = mailOptions(mail);
+  const one = (to: string) => {
+    const from = sender(to);
+    return transaction(from === undefined ? base : { ...base, envelope: { from, to: [to] } });
+  };
+  if (recipients.length === 1) return one(recipients[0]!);
+  const results = await Promise.allSettled(recipients.map(one));
+  const refused: NonNullable<DeliveryReceipt['refused']> = [];
+  const responses: string[] = [];
+  for (const [i, r] of results.entries()) {
+    if (r.status === 'fulfilled') {
+      responses.push(r.value.response);
+      refused.push(...(r.value.refused ?? []));
+      continue;
+    }
+    const err = r.reason;
+    if (!(err instanceof DeliveryError)) throw err;
+    if (err.kind === 'service') throw err;
+    const kind: RefusalKind = err.refused[0]?.kind ?? err.kind;
+    refused.push({ address: recipients[i]!.toLowerCase(), kind, reason: err.message.slice(0, 500) });
+  }
+  if (responses.length === 0) {
+    const kinds = new Set(refused.map((r) => r.kind));
+    throw new DeliveryError(kinds.size === 1 ? refused[0]!.kind : 'temporary', refused[0]?.reason ?? 'every recipient refused', refused.map((r) => r.address), refused);
+  }
+  return { response: responses[0]!, ...(refused.length > 0 ? { refused } : {}) };
+}
