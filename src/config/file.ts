@@ -3,7 +3,7 @@ import { Value } from '@sinclair/typebox/value';
 import YAML from 'yaml';
 import { templateProblems } from '../templates/check.js';
 import { ConfigError } from './env.js';
-import { templateFields } from './normalize.js';
+import { eventsProblems, templateFields } from './normalize.js';
 import { ConfigFile } from './resources.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -93,6 +93,7 @@ function semanticProblems(config: ConfigFile): string[] {
       serviceIds.add(s.id);
       if (s.default === true) defaults += 1;
       if (s.provider === 'smtp' && s.smtp === undefined) problems.push(`${at}/services/${i}: provider smtp needs an smtp block`);
+      for (const p of eventsProblems(s.events)) problems.push(`${at}/services/${i}/${p.field.replace('.', '/')}: ${p.message}`);
     });
     if (defaults > 1) problems.push(`${at}/services: more than one service is marked default`);
 

@@ -4,7 +4,7 @@ import {
 import type { OrganizationFields } from '../storage/organizations.js';
 import type { ServiceFields } from '../storage/services.js';
 import type { TemplateFields } from '../storage/templates.js';
-import type { OrganizationSettingsInput, SecurityInput, ServiceInput, TemplateInput } from './resources.js';
+import type { EventsInput, OrganizationSettingsInput, SecurityInput, ServiceInput, TemplateInput } from './resources.js';
 
 /**
  * Input (YAML or admin API) → stored fields. Omitted settings keep their current value when
@@ -60,12 +60,39 @@ export function serviceFields(input: ServiceInput): ServiceFields {
   if (input.from_name !== undefined) settings.from_name = input.from_name;
   if (input.bounce_domain !== undefined) settings.bounce_domain = input.bounce_domain.toLowerCase();
   if (input.complaint_address !== undefined) settings.complaint_address = input.complaint_address.toLowerCase();
+  if (input.events !== undefined) settings.events = eventsSettings(input.events);
   return {
     provider: input.provider,
     settings,
     is_default: input.default ?? false,
     max_per_second: input.max_per_second ?? null,
   };
+}
+
+/** The settings each webhook source cannot verify without (issue 12). */
+const EVENTS_REQUIRED: Readonly<Record<EventsInput['source'], ReadonlyArray<keyof EventsInput>>> = {
+  ses: [],
+  postmark: ['username', 'password'],
+  sendgrid: ['public_key'],
+  mailgun: ['signing_key'],
+  resend: ['secret'],
+};
+
+/** The stored `events` block: the source and the settings given (left-out ones are not stored). */
+export function eventsSettings(input: EventsInput): Record<string, unknown> {
+  const out: Record<string, unknown> = { source: input.source };
+  for (const [name, value] of Object.entries(input)) {
+    if (name !== 'source' && value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+/** Settings the configured source needs and the block lacks, as field paths and messages. */
+export function eventsProblems(input: EventsInput | undefined): Array<{ field: string; message: string }> {
+  if (input === undefined) return [];
+  return EVENTS_REQUIRED[input.source]
+    .filter((name) => input[name] === undefined)
+    .map((name) => ({ field: `events.${name}`, message: `is required when events.source is ${input.source}` }));
 }
 
 export function templateFields(id: string, input: TemplateInput): TemplateFields {

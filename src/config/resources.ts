@@ -1,6 +1,7 @@
 import { Type, type Static, type TLiteral, type TObject, type TUnion } from '@sinclair/typebox';
 import { KEY_TYPES, OUT_OF_CREDIT_MODES, PARAM_TYPES, PLANS } from '../domain/types.js';
 import { APP_SCHEME_PATTERN } from '../domain/app-schemes.js';
+import { WEBHOOK_SOURCES } from '../events/types.js';
 
 /**
  * Input shapes of the operator-owned resources, shared by the YAML config file and the admin
@@ -77,6 +78,23 @@ export const SmtpInput = Type.Object({
   }, { additionalProperties: false })),
 }, { additionalProperties: false });
 
+/**
+ * Where the service's provider events come from and how they are verified (issue 12). Which
+ * settings a source needs is checked by eventsProblems (src/config/normalize.ts).
+ */
+export const EventsInput = Type.Object({
+  source: literals(WEBHOOK_SOURCES),
+  topic_arns: Type.Optional(Type.Array(Type.String({ pattern: '^arn:aws[a-z-]*:sns:[a-z0-9-]+:\\d{12}:[A-Za-z0-9_-]{1,256}$' }), {
+    description: 'ses: the SNS topics events may come from; none: any topic',
+  })),
+  username: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'postmark: HTTP Basic user name put in the webhook URL' })),
+  password: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'postmark: HTTP Basic password (write-only)' })),
+  public_key: Type.Optional(Type.String({ minLength: 1, maxLength: 4000, description: 'sendgrid: the verification key as the console shows it (base64 DER) or PEM' })),
+  signing_key: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'mailgun: the HTTP webhook signing key (write-only)' })),
+  secret: Type.Optional(Type.String({ pattern: '^(whsec_[A-Za-z0-9+/=]{8,}|\\*{8})$', description: 'resend: the webhook signing secret whsec_… (write-only; "********" keeps the stored one)' })),
+}, { additionalProperties: false });
+export type EventsInput = Static<typeof EventsInput>;
+
 export const ServiceInput = Type.Object({
   provider: literals(['smtp', 'outbox'] as const),
   default: Type.Optional(Type.Boolean()),
@@ -84,6 +102,7 @@ export const ServiceInput = Type.Object({
   from_email: Type.Optional(Type.String({ minLength: 3 })),
   from_name: Type.Optional(Type.String()),
   max_per_second: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.Null()])),
+  events: Type.Optional(EventsInput),
   bounce_domain: Type.Optional(Type.String({
     pattern: '^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$',
     description: 'SMTP services: mail goes out with the envelope sender bounce+<token>@<bounce_domain> (VERP); its MX points at mailroom\'s inbound SMTP listener',

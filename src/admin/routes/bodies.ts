@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
-  CaptchaInput, OrganizationSettingsInput, SecurityInput, ServiceInput, SmtpInput, TemplateInput,
+  CaptchaInput, EventsInput, OrganizationSettingsInput, SecurityInput, ServiceInput, SmtpInput, TemplateInput,
 } from '../../config/resources.js';
 
 /**
@@ -59,13 +59,21 @@ export type OrganizationPatch = Static<typeof OrganizationPatch>;
 
 export const ServicePut = Type.Composite([
   Type.Omit(ServiceInput, ['default']),
-  Type.Object({ default: Type.Boolean(), ...ReadOnly }),
+  Type.Object({
+    default: Type.Boolean(),
+    events_url: Type.Optional(Type.String({ description: 'Read-only: ignored (rotate it at …/events-token/rotate)' })),
+    ...ReadOnly,
+  }),
 ], { additionalProperties: false });
 export type ServicePut = Static<typeof ServicePut>;
 
 export const ServicePatch = Type.Composite([
-  Type.Partial(Type.Omit(ServiceInput, ['smtp'])),
-  Type.Object({ smtp: Type.Optional(Type.Partial(SmtpInput)) }),
+  Type.Partial(Type.Omit(ServiceInput, ['smtp', 'events'])),
+  Type.Object({
+    smtp: Type.Optional(Type.Partial(SmtpInput)),
+    // Merged into the stored block one level deep; the result must then name what its source needs.
+    events: Type.Optional(Type.Partial(EventsInput)),
+  }),
 ], { additionalProperties: false });
 export type ServicePatch = Static<typeof ServicePatch>;
 

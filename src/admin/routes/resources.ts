@@ -139,6 +139,22 @@ const SmtpResource = Type.Object({
   })),
 });
 
+const masked = (what: string) => Type.String({ description: `"${SECRET_MASK}" when set; send it back unchanged to keep the stored ${what}` });
+
+/** The service's provider events settings as GET shows them: secrets masked, the rest as given. */
+const EventsResource = Type.Object({
+  source: Type.String(),
+  topic_arns: Type.Optional(Type.Array(Type.String())),
+  username: Type.Optional(Type.String()),
+  password: Type.Optional(masked('password')),
+  public_key: Type.Optional(Type.String()),
+  signing_key: Type.Optional(masked('signing key')),
+  secret: Type.Optional(masked('secret')),
+});
+
+/** Settings of a service's `events` block that are secrets: never shown, kept when the mask comes back. */
+export const EVENTS_SECRETS = ['password', 'signing_key', 'secret'] as const;
+
 /** Unset optional settings are left out (not null), so a GET body minus id/version/times is a valid PUT body. */
 export const ServiceResource = Type.Object({
   id: Type.String(),
@@ -150,6 +166,8 @@ export const ServiceResource = Type.Object({
   bounce_domain: Type.Optional(Type.String()),
   complaint_address: Type.Optional(Type.String()),
   max_per_second: Nullable(Type.Number()),
+  events: Type.Optional(EventsResource),
+  events_url: Type.String({ description: 'Read-only: where the provider posts this service\'s events (`events` settings). The token in it is the only thing that names the service: treat the URL as a secret; rotate it at POST …/events-token/rotate' }),
   version: Type.Integer(),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -175,8 +193,26 @@ export function smtpSettings(settings: Record<string, unknown>): SmtpSettings | 
   };
 }
 
-export function serviceResource(s: Service): Static<typeof ServiceResource> {
+/** The stored `events` block with its secrets masked, or undefined when the service has none. */
+function eventsResource(settings: Record<string, unknown>): Static<typeof EventsResource> | undefined {
+  const e = settings.events;
+  if (!isRecord(e)) return undefined;
+  const given = (name: string, show: (v: string) => string) => (typeof e[name] === 'string' ? { [name]: show(e[name]) } : {});
+  return {
+    source: str(e.source),
+    ...(Array.isArray(e.topic_arns) ? { topic_arns: e.topic_arns.filter((a): a is string => typeof a === 'string') } : {}),
+    ...given('username', (v) => v),
+    ...given('public_key', (v) => v),
+    ...given('password', maskSecret),
+    ...given('signing_key', maskSecret),
+    ...given('secret', maskSecret),
+  };
+}
+
+/** `eventsUrl`: `<base_url>/v1/provider-events/<token>` (the token is not part of Service). */
+export function serviceResource(s: Service, eventsUrl: string): Static<typeof ServiceResource> {
   const smtp = smtpSettings(s.settings);
+  const events = eventsResource(s.settings);
   return {
     id: s.id,
     provider: s.provider,
@@ -196,6 +232,8 @@ export function serviceResource(s: Service): Static<typeof ServiceResource> {
     ...(typeof s.settings.bounce_domain === 'string' ? { bounce_domain: s.settings.bounce_domain } : {}),
     ...(typeof s.settings.complaint_address === 'string' ? { complaint_address: s.settings.complaint_address } : {}),
     max_per_second: s.max_per_second,
+    ...(events === undefined ? {} : { events }),
+    events_url: eventsUrl,
     version: s.version,
     created_at: iso(s.created_at),
     updated_at: iso(s.updated_at),

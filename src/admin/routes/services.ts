@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { serviceFields } from '../../config/normalize.js';
+import { eventsProblems, serviceFields } from '../../config/normalize.js';
 import { ResourceId, ServiceInput } from '../../config/resources.js';
 import type { Service } from '../../domain/types.js';
 import { ApiError } from '../../errors/api-error.js';
@@ -12,7 +12,7 @@ import { ServicePatch, ServicePut } from './bodies.js';
 import {
   ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, invalidFields, LookupId, NoContent, OrgParams, requireOrganization,
 } from './common.js';
-import { SECRET_MASK, ServiceResource, serviceResource, smtpSettings } from './resources.js';
+import { EVENTS_SECRETS, SECRET_MASK, ServiceResource, serviceResource, smtpSettings } from './resources.js';
 import { unlessCorrupt } from '../../storage/json.js';
 
 const ServiceParams = Type.Object({ org: LookupId, id: LookupId });
@@ -28,7 +28,9 @@ function wantedFields(input: ServiceInput, current: Service | undefined): Servic
   if (input.provider === 'smtp' && input.smtp === undefined) {
     throw invalidFields([{ field: 'smtp', message: 'is required when provider is smtp' }]);
   }
-  const fields = serviceFields(input);
+  const eventsMissing = eventsProblems(input.events);
+  if (eventsMissing.length > 0) throw invalidFields(eventsMissing);
+  const fields = withStoredEventSecrets(serviceFields(input), current);
   const wantedSmtp = smtpSettings(fields.settings);
   if (wantedSmtp === null) return fields;
   const stored = current === undefined ? null : smtpSettings(current.settings);
@@ -45,7 +47,30 @@ function wantedFields(input: ServiceInput, current: Service | undefined): Servic
   return { ...fields, settings: { ...fields.settings, smtp: wantedSmtp } };
 }
 
-export function registerServiceRoutes(app: App, { store }: AppServices): void {
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** An `events` secret sent back as the mask keeps the stored one; the mask of nothing stored is a 400. */
+function withStoredEventSecrets(fields: ServiceFields, current: Service | undefined): ServiceFields {
+  const wanted = fields.settings.events;
+  if (!isRecord(wanted)) return fields;
+  const stored = current?.settings.events;
+  const events = { ...wanted };
+  const problems: Array<{ field: string; message: string }> = [];
+  for (const name of EVENTS_SECRETS) {
+    if (events[name] !== SECRET_MASK) continue;
+    const kept = isRecord(stored) ? stored[name] : undefined;
+    if (typeof kept === 'string' && kept !== '') events[name] = kept;
+    else problems.push({ field: `events.${name}`, message: 'is the mask of a secret that is not stored' });
+  }
+  if (problems.length > 0) throw invalidFields(problems);
+  return { ...fields, settings: { ...fields.settings, events } };
+}
+
+export function registerServiceRoutes(app: App, { store, config }: AppServices): void {
+  const eventsUrl = async (s: Service): Promise<string> =>
+    `${config.baseUrl}/v1/provider-events/${(await store.services.eventsToken(s.org_id, s.id)) ?? ''}`;
+  const show = async (s: Service) => serviceResource(s, await eventsUrl(s));
+
   app.get('/organizations/:org/services', {
     schema: {
       tags: ADMIN_TAGS,
@@ -56,7 +81,7 @@ export function registerServiceRoutes(app: App, { store }: AppServices): void {
     },
   }, async (request) => {
     const org = await requireOrganization(store, request.params.org);
-    return { items: (await store.services.list(org.id)).map(serviceResource) };
+    return { items: await Promise.all((await store.services.list(org.id)).map(show)) };
   });
 
   app.get('/organizations/:org/services/:id', {
@@ -71,7 +96,7 @@ export function registerServiceRoutes(app: App, { store }: AppServices): void {
     const org = await requireOrganization(store, request.params.org);
     const service = await store.services.get(org.id, request.params.id);
     if (service === undefined) throw notFound(org.id, request.params.id);
-    return serviceResource(service);
+    return show(service);
   });
 
   /** Creates or replaces a service from a complete body (masks put back), in one transaction. */
@@ -101,9 +126,10 @@ export function registerServiceRoutes(app: App, { store }: AppServices): void {
     },
   }, async (request, reply) => {
     const org = await requireOrganization(store, request.params.org);
-    const { created, service } = await put(org.id, request.params.id, withoutReadOnly(request.body, request.params.id));
+    const { events_url: _url, ...body } = withoutReadOnly(request.body, request.params.id);
+    const { created, service } = await put(org.id, request.params.id, body);
     reply.code(created ? 201 : 200);
-    return serviceResource(service);
+    return show(service);
   });
 
   app.patch('/organizations/:org/services/:id', {
@@ -120,9 +146,27 @@ export function registerServiceRoutes(app: App, { store }: AppServices): void {
     const org = await requireOrganization(store, request.params.org);
     const current = await store.services.get(org.id, request.params.id);
     if (current === undefined) throw notFound(org.id, request.params.id);
-    const { id: _i, version: _v, created_at: _c, updated_at: _u, ...base } = serviceResource(current);
+    const { id: _i, version: _v, created_at: _c, updated_at: _u, events_url: _url, ...base } = serviceResource(current, '');
     const merged = checkMerged(ServicePut, mergePatch(base, request.body));
-    return serviceResource((await put(org.id, current.id, merged)).service);
+    return show((await put(org.id, current.id, merged)).service);
+  });
+
+  app.post('/organizations/:org/services/:id/events-token/rotate', {
+    schema: {
+      tags: ADMIN_TAGS,
+      security: ADMIN_SECURITY,
+      summary: "Give a service a new events URL",
+      description: 'A new random token in `events_url`; the old URL answers 404 at once. Paste the new URL into the provider\'s console (events posted to the old one in between are refused, and providers retry them).',
+      params: ServiceParams,
+      response: responses({ 200: ServiceResource }, ADMIN_ERRORS),
+    },
+  }, async (request) => {
+    const org = await requireOrganization(store, request.params.org);
+    const now = store.clock.now();
+    if ((await store.services.rotateEventsToken(org.id, request.params.id, now)) === undefined) throw notFound(org.id, request.params.id);
+    const service = await store.services.get(org.id, request.params.id);
+    if (service === undefined) throw notFound(org.id, request.params.id);
+    return show(service);
   });
 
   app.delete('/organizations/:org/services/:id', {
