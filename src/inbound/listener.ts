@@ -1,0 +1,113 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { splitVerpAddress } from '../delivery/verp.js';
+import { handleInbound, type DropReason, type InboundDeps } from './handle.js';
+
+/**
+ * The inbound SMTP listener (`mailroom serve` with MAILROOM_INBOUND_SMTP_PORT): where bounces
+ * and feedback reports for VERP addresses arrive. It is an MX, not a relay: no AUTH, RCPT only
+ * for the bounce domains and complaint addresses services configured, 10 MB at most, a bounded
+ * number of connections. A report is answered 250 only once its events are stored (record's
+ * transaction resolved), 451 on a storage error so the sending MTA tries again later.
+ */
+
+export const MAX_INBOUND_BYTES = 10 * 1024 * 1024;
+
+export interface InboundAddresses {
+  /** Lower-cased bounce domains: bounce+<token>@<domain> is accepted at RCPT. */
+  domains: ReadonlySet<string>;
+  /** Lower-cased complaint addresses, accepted as they are. */
+  complaintAddresses: ReadonlySet<string>;
+}
+
+export interface ListenerDeps extends InboundDeps {
+  /** What is accepted now (services change at run time: the caller may cache briefly). */
+  addresses(): Promise<InboundAddresses>;
+  /** Every message handled: recorded, or dropped with why (counted on /metrics). */
+  counted(outcome: 'recorded' | DropReason | 'refused' | 'storage_error'): void;
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+export interface ListenerOptions {
+  port: number;
+  host: string;
+  maxClients?: number;
+}
+
+export interface InboundListener {
+  port: number;
+  close(): Promise<void>;
+}
+
+function smtpError(code: number, message: string): Error & { responseCode: number } {
+  return Object.assign(new Error(message), { responseCode: code });
+}
+
+export async function startInboundListener(deps: ListenerDeps, options: ListenerOptions): Promise<InboundListener> {
+  const serverOptions: SMTPServerOptions = {
+    logger: false,
+    banner: 'mailroom bounce processor',
+    // No AUTH: this is an MX for bounce addresses. No STARTTLS: reports carry nothing secret
+    // and smtp-server's built-in certificate would only be a pretence (see README).
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    authOptional: true,
+    disableReverseLookup: true,
+    size: MAX_INBOUND_BYTES,
+    maxClients: options.maxClients ?? 50,
+    socketTimeout: 60_000,
+    closeTimeout: 5_000,
+    onRcptTo(address, _session, callback) {
+      const rcpt = address.address.trim().toLowerCase();
+      deps.addresses().then((known) => {
+        const verp = splitVerpAddress(rcpt);
+        if (known.complaintAddresses.has(rcpt) || (verp !== undefined && known.domains.has(verp.domain))) return callback();
+        deps.counted('refused');
+        callback(smtpError(550, '5.7.1 Relaying denied: not a bounce address of this server'));
+      }, (error: unknown) => {
+        deps.log.error({ err: error }, 'inbound SMTP: reading the bounce addresses failed');
+        callback(smtpError(451, '4.3.0 Temporary local problem, try again later'));
+      });
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('error', (error: Error) => callback(error));
+      stream.on('end', () => {
+        if (stream.sizeExceeded) {
+          deps.counted('refused');
+          return callback(smtpError(552, '5.3.4 Message too big for this server (10 MB at most)'));
+        }
+        const rcptTo = session.envelope.rcptTo.map((a) => a.address.toLowerCase());
+        handleInbound(deps, Buffer.concat(chunks), rcptTo).then((outcome) => {
+          if (outcome.kind === 'recorded') deps.counted('recorded');
+          else {
+            deps.counted(outcome.reason);
+            if (outcome.reason === 'bad_token') deps.log.warn({ rcptTo, remote: session.remoteAddress }, 'inbound SMTP: a report under a VERP token whose MAC fails (forged or from another installation); dropped');
+          }
+          // Dropped mail is still answered 250: a refusal would only make the sender's MTA
+          // mail a bounce of the bounce.
+          callback();
+        }, (error: unknown) => {
+          deps.counted('storage_error');
+          deps.log.error({ err: error, rcptTo }, 'inbound SMTP: recording a report failed; answered 451');
+          callback(smtpError(451, '4.3.0 Temporary local problem, try again later'));
+        });
+      });
+    },
+  };
+  const server = new SMTPServer(serverOptions);
+  server.on('error', (error: Error) => deps.log.warn({ err: error }, 'inbound SMTP connection error'));
+  await new Promise<void>((resolve, reject) => {
+    server.server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.server.address();
+  const port = address !== null && typeof address === 'object' ? (address satisfies AddressInfo).port : options.port;
+  return {
+    port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import { afterEach, describe, expect, it } from 'vitest';
+import { verpAddress } from '../../src/delivery/verp.js';
+import { newSortableId } from '../../src/domain/ids.js';
+import type { ProviderEvent } from '../../src/events/types.js';
+import { startInboundListener, type InboundListener, type ListenerDeps } from '../../src/inbound/listener.js';
+
+const SECRET = 'listener-test-secret-0123456789abcdef';
+const RCPT = 'ada@recipient.example';
+
+function fixture(name: string, vars: Record<string, string>): Buffer {
+  let text = fs.readFileSync(path.join(import.meta.dirname, '../events/fixtures', name), 'utf8');
+  for (const [k, v] of Object.entries(vars)) text = text.replaceAll(`{{${k}}}`, v);
+  return Buffer.from(text.replace(/\r?\n/g, '\r\n'));
+}
+
+let listener: InboundListener | undefined;
+afterEach(async () => {
+  await listener?.close();
+  listener = undefined;
+});
+
+async function start(record: (events: ProviderEvent[]) => Promise<void>) {
+  const id = newSortableId('msg', 1_764_000_000_000);
+  const counts: string[] = [];
+  const deps: ListenerDeps = {
+    secret: SECRET,
+    recipientsOf: async (m) => (m === id ? [RCPT] : undefined),
+    record,
+    now: () => 1_764_001_000_000,
+    addresses: async () => ({ domains: new Set(['bounces.acme.test']), complaintAddresses: new Set(['fbl@acme.test']) }),
+    counted: (o) => { counts.push(o); },
+    log: { warn: () => undefined, error: () => undefined },
+  };
+  listener = await startInboundListener(deps, { port: 0, host: '127.0.0.1' });
+  const client = nodemailer.createTransport({ host: '127.0.0.1', port: listener.port, secure: false, ignoreTLS: true });
+  const deliver = (to: string, raw: Buffer) => client.sendMail({ envelope: { from: '', to: [to] }, raw });
+  return { id, counts, deliver, verp: verpAddress(SECRET, 'bounces.acme.test', id, RCPT)! };
+}
+
+const smtpCode = (err: unknown) => (err instanceof Error && 'responseCode' in err ? err.responseCode : undefined);
+
+describe('inbound SMTP listener', () => {
+  it('a Postfix bounce to a VERP address: 250 only after record resolved, one hard bounce', async () => {
+    const recorded: ProviderEvent[][] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => { release = r; });
+    const s = await start(async (events) => { await gate; recorded.push(events); });
+    let answered = false;
+    const sending = s.deliver(s.verp, fixture('postfix-user-unknown.eml', { VERP: s.verp, RCPT })).then((info) => { answered = true; return info; });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(answered).toBe(false);
+    release();
+    const info = await sending;
+    expect(info.response).toMatch(/^250/);
+    expect(recorded).toEqual([[expect.objectContaining({ source: 'dsn', type: 'bounced', bounceType: 'hard', recipient: RCPT, match: { messageId: s.id } })]]);
+    expect(s.counts).toEqual(['recorded']);
+  });
+
+  it('a storage error while recording: 451, so the MTA retries', async () => {
+    const s = await start(async () => { throw new Error('database is locked'); });
+    const err = await s.deliver(s.verp, fixture('exim-failed.eml', { VERP: s.verp, RCPT })).catch((e: unknown) => e);
+    expect(smtpCode(err)).toBe(451);
+    expect(s.counts).toEqual(['storage_error']);
+  });
+
+  it('attacker: RCPT to a foreign domain or a plain address of the bounce domain is refused (no relaying)', async () => {
+    const s = await start(async () => undefined);
+    for (const to of ['someone@elsewhere.example', 'postmaster@bounces.acme.test', `bounce+${'a'.repeat(55)}@other.example`]) {
+      const err = await s.deliver(to, Buffer.from('Subject: x\r\n\r\nx\r\n')).catch((e: unknown) => e);
+      expect(smtpCode(err), to).toBe(550);
+    }
+  });
+
+  it('attacker: a forged token is answered 250 but dropped and counted, nothing recorded', async () => {
+    const recorded: ProviderEvent[][] = [];
+    const s = await start(async (events) => { recorded.push(events); });
+    const forged = verpAddress('another-key-0123456789abcdef012345', 'bounces.acme.test', s.id, RCPT)!;
+    const info = await s.deliver(forged, fixture('postfix-user-unknown.eml', { VERP: forged, RCPT }));
+    expect(info.response).toMatch(/^250/);
+    expect(recorded).toEqual([]);
+    expect(s.counts).toEqual(['bad_token']);
+  });
+
+  it('an out-of-office reply is dropped and counted', async () => {
+    const s = await start(async () => undefined);
+    await s.deliver(s.verp, fixture('out-of-office.eml', { VERP: s.verp, RCPT }));
+    expect(s.counts).toEqual(['auto_reply']);
+  });
+
+  it('a complaint address takes a feedback report', async () => {
+    const recorded: ProviderEvent[][] = [];
+    const s = await start(async (events) => { recorded.push(events); });
+    await s.deliver('fbl@acme.test', fixture('yahoo-arf.eml', { VERP: s.verp, RCPT, COMPLAINT: 'fbl@acme.test' }));
+    expect(recorded).toEqual([[expect.objectContaining({ source: 'arf', type: 'complained', recipient: RCPT })]]);
+  });
+
+  it('mail over 10 MB is refused with 552 and records nothing', async () => {
+    const recorded: ProviderEvent[][] = [];
+    const s = await start(async (events) => { recorded.push(events); });
+    const big = Buffer.concat([fixture('postfix-user-unknown.eml', { VERP: s.verp, RCPT }), Buffer.alloc(10 * 1024 * 1024 + 10, 'a')]);
+    const err = await s.deliver(s.verp, big).catch((e: unknown) => e);
+    expect(smtpCode(err)).toBe(552);
+    expect(recorded).toEqual([]);
+  });
+});
