@@ -45,6 +45,11 @@ export interface Config {
     /** A siteverify call that takes longer is abandoned: the send gets 503, never an unverified pass. */
     readonly timeoutMs: number;
   };
+  /**
+   * Hosts SNS signing certificates and SubscribeURLs may come from (MAILROOM_SNS_CERT_HOSTS):
+   * patterns where `*` is one DNS label, optional `:port` (src/events/sources/sns-verify.ts).
+   */
+  readonly snsCertHosts: readonly string[];
   /** Request rate limits and anomaly detection (src/protection/rate-limits.ts). */
   readonly limits: {
     /** Per-organization guard on public-key requests that fail before the template and CAPTCHA checks. */
@@ -183,6 +188,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       ),
       timeoutMs: int('MAILROOM_TURNSTILE_TIMEOUT_MS', 5000, 100, 60_000),
     },
+    snsCertHosts: snsCertHosts(read('MAILROOM_SNS_CERT_HOSTS'), problems),
     limits: {
       // The spec asks for a flood guard of at least 50 requests per second.
       floodPerSecond: int('MAILROOM_FLOOD_GUARD_PER_SECOND', 50, 50, 1_000_000),
@@ -209,6 +215,25 @@ function tlsFiles(cert: string | undefined, key: string | undefined, cwd: string
   if (key === undefined) problems.push('MAILROOM_TLS_KEY_FILE is not set, but MAILROOM_TLS_CERT_FILE is: set both (HTTPS) or neither (HTTP)');
   if (cert === undefined || key === undefined) return undefined;
   return { certFile: path.resolve(cwd, cert), keyFile: path.resolve(cwd, key) };
+}
+
+/**
+ * SNS certificate host patterns. A pattern needs two literal labels at least (`*.com` or `*`
+ * would let anyone's host sign SES events; `localhost` is the one exception, for tests);
+ * labels are letters, digits, hyphens or `*`.
+ */
+function snsCertHosts(raw: string | undefined, problems: string[]): string[] {
+  if (raw === undefined) return ['sns.*.amazonaws.com'];
+  const patterns = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  for (const p of patterns) {
+    const host = p.replace(/:\d{1,5}$/, '');
+    const labels = host.split('.');
+    const literal = labels.filter((l) => l !== '*').length;
+    if (!labels.every((l) => l === '*' || /^[a-z0-9-]+$/.test(l)) || (literal < 2 && host !== 'localhost')) {
+      problems.push(`MAILROOM_SNS_CERT_HOSTS: "${p}" must be a host pattern like sns.*.amazonaws.com (* is one label; two labels at least are literal)`);
+    }
+  }
+  return patterns;
 }
 
 export function deepFreeze<T>(value: T): T {
