@@ -1,0 +1,89 @@
+import type { Service } from '../domain/types.js';
+import { ApiError } from '../errors/api-error.js';
+import type { SourceRegistry } from './sources/index.js';
+import {
+  IntakeMalformed, IntakeRejected, WEBHOOK_SOURCES, type IntakeOutcome, type IntakeRequest, type ProviderEvent, type RecordOutcome,
+  type WebhookSource, type WebhookSourceHandler,
+} from './types.js';
+
+/**
+ * The provider event intake (POST /v1/provider-events/:token), as a plain function over its
+ * dependencies: find the service by its events URL token, verify and parse with the service's
+ * source, record, and only then answer. Nothing is recorded unless verification passed, and
+ * the 2xx is sent only after the events are stored (the record step commits before it returns).
+ */
+
+export interface IntakeDeps {
+  findService(token: string): Promise<Service | undefined>;
+  sources: SourceRegistry;
+  /** Matches, deduplicates and stores the events durably (Q1's recordProviderEvents). */
+  record(service: Service, events: ProviderEvent[]): Promise<RecordOutcome[]>;
+  count(source: WebhookSource, outcome: IntakeOutcome, n: number): void;
+  warn(detail: Record<string, unknown>, message: string): void;
+  now(): number;
+}
+
+export interface IntakeSummary {
+  received: number;
+  recorded: number;
+  duplicates: number;
+  unmatched: number;
+}
+
+/**
+ * One answer for an unknown token and for a service without (usable) events settings: the
+ * caller learns nothing about which part failed, nor whether the service exists.
+ */
+const unknownUrl = () => new ApiError('not_found', { message: 'No provider events endpoint at this URL.' });
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isWebhookSource = (v: unknown): v is WebhookSource => typeof v === 'string' && (WEBHOOK_SOURCES as readonly string[]).includes(v);
+
+/** The service's `events` settings and its source's handler, or undefined when it has none usable. */
+export function eventsSetup(service: Service, sources: SourceRegistry): { settings: Record<string, unknown>; handler: WebhookSourceHandler } | undefined {
+  const settings = service.settings.events;
+  if (!isRecord(settings) || !isWebhookSource(settings.source)) return undefined;
+  const handler = sources[settings.source];
+  return handler === undefined ? undefined : { settings, handler };
+}
+
+export async function receiveProviderEvents(deps: IntakeDeps, token: string, request: IntakeRequest): Promise<IntakeSummary> {
+  const service = await deps.findService(token);
+  const setup = service === undefined ? undefined : eventsSetup(service, deps.sources);
+  if (service === undefined || setup === undefined) throw unknownUrl();
+  const { handler, settings } = setup;
+  let intake;
+  try {
+    intake = await handler.verifyAndParse(request, settings, deps.now());
+  } catch (err) {
+    if (err instanceof IntakeRejected) {
+      deps.count(handler.source, 'rejected', 1);
+      // Why, for the operator; the caller is told only that verification failed.
+      deps.warn({ source: handler.source, org: service.org_id, service: service.id, why: err.message }, 'provider event refused: verification failed');
+      throw new ApiError('unauthorized', { message: 'The request failed the provider signature or credential check.' });
+    }
+    if (err instanceof IntakeMalformed) {
+      throw new ApiError('invalid_body', { message: `The provider event could not be read: ${err.message}`, details: { fields: [{ field: 'body', message: err.message }] } });
+    }
+    throw err;
+  }
+  const outcomes = intake.events.length === 0 ? [] : await deps.record(service, intake.events);
+  const summary: IntakeSummary = { received: intake.events.length, recorded: 0, duplicates: 0, unmatched: 0 };
+  outcomes.forEach((outcome, i) => {
+    if (outcome === 'recorded') summary.recorded += 1;
+    else if (outcome === 'duplicate') summary.duplicates += 1;
+    else {
+      summary.unmatched += 1;
+      const e = intake.events[i];
+      // An alert, not a debug line: events about mail we cannot find mean a matching gap.
+      deps.warn({ source: handler.source, org: service.org_id, service: service.id, event_key: e?.eventKey, type: e?.type, match: e?.match }, 'provider event matches no message');
+    }
+  });
+  for (const outcome of ['recorded', 'duplicate', 'unmatched'] as const) {
+    const n = outcome === 'recorded' ? summary.recorded : outcome === 'duplicate' ? summary.duplicates : summary.unmatched;
+    if (n > 0) deps.count(handler.source, outcome, n);
+  }
+  // After the events are stored: a failed follow-up (an SNS confirmation) loses no event.
+  if (intake.followUp !== undefined) await intake.followUp();
+  return summary;
+}
