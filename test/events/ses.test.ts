@@ -144,10 +144,12 @@ describe('SES through SNS: forged and disallowed → IntakeRejected', () => {
     const before = sns.requests.length;
     const source = sesSource({ certHosts: [sns.host] });
     await rejected(source.verifyAndParse(request(notification(bounce(), { topic: `${TOPIC}-other` })), { topic_arns: [TOPIC] }, NOW));
-    await rejected(source.verifyAndParse(request(notification(bounce())), { topic_arns: [] }, NOW));
+    await rejected(source.verifyAndParse(request(notification(bounce())), { topic_arns: 'not a list' }, NOW));
     expect(sns.requests.length).toBe(before);
     const ok = await source.verifyAndParse(request(notification(bounce())), { topic_arns: [TOPIC] }, NOW);
     expect(ok.events).toHaveLength(1);
+    // An empty list restricts nothing, as the service config documents.
+    expect((await source.verifyAndParse(request(notification(bounce())), { topic_arns: [] }, NOW)).events).toHaveLength(1);
   });
 
   it('a certificate outside its validity period is refused', async () => {

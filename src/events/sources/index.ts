@@ -2,6 +2,8 @@ import type { WebhookSource, WebhookSourceHandler } from '../types.js';
 import { mailgunSource, type ClaimToken } from './mailgun.js';
 import { postmarkSource } from './postmark.js';
 import { resendSource } from './resend.js';
+import { sendgridSource } from './sendgrid.js';
+import { sesSource } from './ses.js';
 
 /**
  * The registry of webhook sources: a service's `events.source` names one. A source not built
@@ -12,6 +14,8 @@ import { resendSource } from './resend.js';
 /** What the sources need from the outside world (storage for single-use tokens, fetch, …). */
 export interface SourceDeps {
   claimToken: ClaimToken;
+  /** Config.snsCertHosts (MAILROOM_SNS_CERT_HOSTS); absent: AWS's own hosts only. */
+  snsCertHosts?: readonly string[];
 }
 
 export type SourceRegistry = Readonly<Record<WebhookSource, WebhookSourceHandler | undefined>>;
@@ -21,8 +25,7 @@ export function webhookSources(deps: SourceDeps): SourceRegistry {
     postmark: postmarkSource,
     mailgun: mailgunSource(deps.claimToken),
     resend: resendSource,
-    // Q3 registers these (one line each).
-    ses: undefined,
-    sendgrid: undefined,
+    ses: sesSource({ certHosts: deps.snsCertHosts ?? ['sns.*.amazonaws.com'] }),
+    sendgrid: sendgridSource,
   };
 }

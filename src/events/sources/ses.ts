@@ -14,9 +14,10 @@ import { isRecord, lower, ourMessageId, str, timeOf, trimmed } from './wire.js';
 
 function topicAllowed(settings: Readonly<Record<string, unknown>>, topicArn: string): boolean {
   const list = settings.topic_arns;
-  if (list === undefined || list === null) return true;
+  // Absent or empty: any topic (the service config documents "none: any topic").
+  if (list === undefined || list === null || (Array.isArray(list) && list.length === 0)) return true;
+  // Something unreadable allows nothing rather than everything: a restriction was meant.
   const arns = Array.isArray(list) ? list.filter((v): v is string => typeof v === 'string') : [];
-  // An empty or unreadable list allows nothing rather than everything: it was configured.
   return arns.includes(topicArn);
 }
 
