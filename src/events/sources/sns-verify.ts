@@ -120,12 +120,16 @@ export function urlAllowed(raw: string, hosts: readonly string[]): URL | undefin
 /** Fetches a text resource under the URL rule: no redirects, a timeout, a size cap. */
 export type FetchText = (url: URL) => Promise<string>;
 
+const MAX_FETCH_BYTES = 64 * 1024;
+
 export const fetchText: FetchText = async (url) => {
   const response = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(5000) });
   // A redirect could lead anywhere: it is a failure, not a hop.
   if (response.status !== 200) throw new Error(`GET ${url.host}${url.pathname} answered ${response.status}`);
+  // A certificate is a few KiB: a larger answer is refused before (by its length) or after reading.
+  if (Number(response.headers.get('content-length') ?? 0) > MAX_FETCH_BYTES) throw new Error('response larger than 64 KiB');
   const text = await response.text();
-  if (text.length > 64 * 1024) throw new Error('response larger than 64 KiB');
+  if (text.length > MAX_FETCH_BYTES) throw new Error('response larger than 64 KiB');
   return text;
 };
 
