@@ -2,7 +2,7 @@ import type { Service } from '../domain/types.js';
 import { ApiError } from '../errors/api-error.js';
 import type { SourceRegistry } from './sources/index.js';
 import {
-  IntakeMalformed, IntakeRejected, WEBHOOK_SOURCES, type IntakeOutcome, type IntakeRequest, type ProviderEvent, type RecordOutcome,
+  IntakeMalformed, IntakeRejected, WEBHOOK_SOURCES, type IntakeRequest, type ProviderEvent, type RecordOutcome,
   type WebhookSource, type WebhookSourceHandler,
 } from './types.js';
 
@@ -16,9 +16,10 @@ import {
 export interface IntakeDeps {
   findService(token: string): Promise<Service | undefined>;
   sources: SourceRegistry;
-  /** Matches, deduplicates and stores the events durably (Q1's recordProviderEvents). */
+  /** Matches, deduplicates and stores the events durably, counting each outcome (recordProviderEvents). */
   record(service: Service, events: ProviderEvent[]): Promise<RecordOutcome[]>;
-  count(source: WebhookSource, outcome: IntakeOutcome, n: number): void;
+  /** Counts what the record step never sees: requests refused by verification. */
+  countRejected(source: WebhookSource): void;
   warn(detail: Record<string, unknown>, message: string): void;
   now(): number;
 }
@@ -57,7 +58,7 @@ export async function receiveProviderEvents(deps: IntakeDeps, token: string, req
     intake = await handler.verifyAndParse(request, settings, deps.now());
   } catch (err) {
     if (err instanceof IntakeRejected) {
-      deps.count(handler.source, 'rejected', 1);
+      deps.countRejected(handler.source);
       // Why, for the operator; the caller is told only that verification failed.
       deps.warn({ source: handler.source, org: service.org_id, service: service.id, why: err.message }, 'provider event refused: verification failed');
       throw new ApiError('unauthorized', { message: 'The request failed the provider signature or credential check.' });
@@ -67,22 +68,14 @@ export async function receiveProviderEvents(deps: IntakeDeps, token: string, req
     }
     throw err;
   }
+  // The record step counts its outcomes and logs unmatched events at warn (src/events/record.ts).
   const outcomes = intake.events.length === 0 ? [] : await deps.record(service, intake.events);
-  const summary: IntakeSummary = { received: intake.events.length, recorded: 0, duplicates: 0, unmatched: 0 };
-  outcomes.forEach((outcome, i) => {
-    if (outcome === 'recorded') summary.recorded += 1;
-    else if (outcome === 'duplicate') summary.duplicates += 1;
-    else {
-      summary.unmatched += 1;
-      const e = intake.events[i];
-      // An alert, not a debug line: events about mail we cannot find mean a matching gap.
-      deps.warn({ source: handler.source, org: service.org_id, service: service.id, event_key: e?.eventKey, type: e?.type, match: e?.match }, 'provider event matches no message');
-    }
-  });
-  for (const outcome of ['recorded', 'duplicate', 'unmatched'] as const) {
-    const n = outcome === 'recorded' ? summary.recorded : outcome === 'duplicate' ? summary.duplicates : summary.unmatched;
-    if (n > 0) deps.count(handler.source, outcome, n);
-  }
+  const summary: IntakeSummary = {
+    received: intake.events.length,
+    recorded: outcomes.filter((o) => o === 'recorded').length,
+    duplicates: outcomes.filter((o) => o === 'duplicate').length,
+    unmatched: outcomes.filter((o) => o === 'unmatched').length,
+  };
   // After the events are stored: a failed follow-up (an SNS confirmation) loses no event.
   if (intake.followUp !== undefined) await intake.followUp();
   return summary;

@@ -33,7 +33,7 @@ export async function intakeApp(dialect: Dialect): Promise<IntakeApp> {
     recorded.push(e);
     return 'recorded';
   });
-  await registerProviderEvents(app, providerEventsDeps(ts.store, ts.clock, record, (source, outcome, n) => counted.push({ source, outcome, n })), config.baseUrl);
+  await registerProviderEvents(app, providerEventsDeps(ts.store, ts.clock, record, (source) => counted.push({ source, outcome: 'rejected', n: 1 })), config.baseUrl);
   await app.ready();
   return {
     ...ts, app, config, recorded, counted,

@@ -34,16 +34,16 @@ function headersOf(raw: Record<string, string | string[] | undefined>): Record<s
 
 /**
  * The intake's dependencies over the store: services found by events token, single-use
- * signature tokens claimed in the database. `record` and `count` come from the events core.
+ * signature tokens claimed in the database. `record` and `countRejected` come from the events core.
  */
 export function providerEventsDeps(
-  store: Store, clock: Clock, record: IntakeDeps['record'], count: IntakeDeps['count'],
+  store: Store, clock: Clock, record: IntakeDeps['record'], countRejected: IntakeDeps['countRejected'],
 ): Omit<IntakeDeps, 'warn'> {
   return {
     findService: (token) => store.services.findByEventsToken(token),
     sources: webhookSources({ claimToken: (source, token, expiresAt) => store.webhookTokens.claim(source, token, expiresAt, clock.now()) }),
     record,
-    count,
+    countRejected,
     now: () => clock.now(),
   };
 }
