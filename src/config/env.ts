@@ -24,6 +24,11 @@ export interface Config {
   readonly metricsPort: number | undefined;
   /** When set, /metrics (API and worker) answers only `Authorization: Bearer <token>`. */
   readonly metricsToken: string | undefined;
+  /**
+   * The inbound SMTP listener `mailroom serve` runs for bounces and feedback reports sent to
+   * VERP addresses (MAILROOM_INBOUND_SMTP_PORT, MAILROOM_INBOUND_SMTP_HOST); unset: none.
+   */
+  readonly inboundSmtp: { readonly port: number; readonly host: string } | undefined;
   /** Whether `mailroom serve` also runs a delivery worker (MAILROOM_WORKER=off for API-only). */
   readonly runWorker: boolean;
   readonly worker: {
@@ -151,6 +156,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const metricsPort = rawMetricsPort === undefined ? undefined : int('MAILROOM_METRICS_PORT', 0, 0, 65535);
   const rawConfig = read('MAILROOM_CONFIG');
   const configFile = rawConfig === undefined ? undefined : path.resolve(cwd, rawConfig);
+  const rawInboundPort = read('MAILROOM_INBOUND_SMTP_PORT');
+  const inboundSmtp = rawInboundPort === undefined ? undefined
+    : { port: int('MAILROOM_INBOUND_SMTP_PORT', 25, 0, 65535), host: read('MAILROOM_INBOUND_SMTP_HOST') ?? '0.0.0.0' };
+  // Read where it is used (src/delivery/verp.ts: transports run in threads); checked here so a
+  // weak value stops the start instead of signing bounce addresses.
+  const verpSecret = read('MAILROOM_VERP_SECRET');
+  if (verpSecret !== undefined && verpSecret.length < 32) problems.push('MAILROOM_VERP_SECRET must be at least 32 characters (it signs VERP bounce addresses)');
 
   const config: Config = {
     port,
@@ -169,6 +181,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     tls,
     metricsPort,
     metricsToken,
+    inboundSmtp,
     runWorker: oneOf('MAILROOM_WORKER', ['on', 'off'] as const, 'on') === 'on',
     worker: {
       leaseMs: int('MAILROOM_WORKER_LEASE_SECONDS', 300, 1, 86_400) * 1000,
