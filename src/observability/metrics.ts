@@ -13,6 +13,17 @@ export interface Metrics {
   bounced: Counter<'service'>;
   sendSeconds: Histogram<'service'>;
   rateLimitBackendErrors: Counter<'scope'>;
+  /** Events after hand-off (src/events/record.ts), one per recipient event recorded. */
+  eventsDelivered: Counter<'source'>;
+  eventsBounced: Counter<'source' | 'type'>;
+  eventsComplained: Counter<'source'>;
+  /** Every provider event by what became of it: recorded, duplicate, unmatched, rejected. */
+  providerEvents: Counter<'source' | 'outcome'>;
+}
+
+/** Counts provider events; the intake calls it with `rejected` for a request that failed verification. */
+export function countProviderEvents(metrics: Pick<Metrics, 'providerEvents'>, source: string, outcome: 'recorded' | 'duplicate' | 'unmatched' | 'rejected', n = 1): void {
+  if (n > 0) metrics.providerEvents.inc({ source, outcome }, n);
 }
 
 export function createMetrics(queueDepth?: () => Promise<{ queued: number; due: number; oldestDueAgeMs: number }>): Metrics {
@@ -37,6 +48,15 @@ export function createMetrics(queueDepth?: () => Promise<{ queued: number; due: 
       name: 'mailroom_rate_limit_backend_errors_total',
       help: 'Rate-limit checks that could not reach their store (public keys fail closed, private keys open)',
       labelNames: ['scope'] as const,
+      registers: [registry],
+    }),
+    eventsDelivered: new Counter({ name: 'mailroom_events_delivered_total', help: 'Deliveries reported after hand-off', labelNames: ['source'] as const, registers: [registry] }),
+    eventsBounced: new Counter({ name: 'mailroom_events_bounced_total', help: 'Bounces reported after hand-off, by type (hard, soft)', labelNames: ['source', 'type'] as const, registers: [registry] }),
+    eventsComplained: new Counter({ name: 'mailroom_events_complained_total', help: 'Complaints reported after hand-off', labelNames: ['source'] as const, registers: [registry] }),
+    providerEvents: new Counter({
+      name: 'mailroom_provider_events_total',
+      help: 'Provider events by source and outcome (recorded, duplicate, unmatched, rejected)',
+      labelNames: ['source', 'outcome'] as const,
       registers: [registry],
     }),
   };

@@ -25,10 +25,13 @@ export function suppressionsRepo(db: Kysely<Database>) {
         .where('org_id', '=', orgId).orderBy('email').execute();
     },
 
-    /** Returns whether the entry was new; an existing entry keeps its first reason and time. */
-    async add(orgId: string, email: string, reason: string, now: number): Promise<boolean> {
+    /**
+     * Returns whether the entry was new; an existing entry keeps its first reason and time.
+     * `messageId`: the message whose bounce or complaint caused it, when one did.
+     */
+    async add(orgId: string, email: string, reason: string, now: number, messageId: string | null = null): Promise<boolean> {
       const r = await db.insertInto('suppressions')
-        .values({ org_id: orgId, email: normalizeAddress(email), reason, created_at: now })
+        .values({ org_id: orgId, email: normalizeAddress(email), reason, created_at: now, message_id: messageId })
         .onConflict((oc) => oc.columns(['org_id', 'email']).doNothing())
         .executeTakeFirst();
       return (r.numInsertedOrUpdatedRows ?? 0n) > 0n;

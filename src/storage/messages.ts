@@ -27,6 +27,8 @@ export interface StoredMessage {
   created_at: number;
   updated_at: number;
   sent_at: number | null;
+  /** The provider's id for the message, reported at hand-off; null when none was. */
+  provider_message_id: string | null;
 }
 
 function toRecord(row: Omit<Selectable<MessagesTable>, 'idempotency_key'>): StoredMessage {
@@ -48,13 +50,14 @@ function toRecord(row: Omit<Selectable<MessagesTable>, 'idempotency_key'>): Stor
     created_at: row.created_at,
     updated_at: row.updated_at,
     sent_at: row.sent_at,
+    provider_message_id: row.provider_message_id,
   };
 }
 
 const SUMMARY_COLUMNS = [
   'id', 'org_id', 'template_id', 'service_id', 'status', 'status_token_hash', 'key_type', 'subject',
   'header_message_id', 'credit_taken', 'attempts', 'next_attempt_at', 'lease_until', 'last_error',
-  'created_at', 'updated_at', 'sent_at',
+  'created_at', 'updated_at', 'sent_at', 'provider_message_id',
 ] as const;
 
 export interface NewMessage {

@@ -113,7 +113,7 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
      * one multi-row event insert. Recording a send alone took two statements of ~40 µs each
      * through the query builder; in bulk it is a few µs a message. Returns the ids that moved.
      */
-    async markSentMany(items: ReadonlyArray<{ id: string; lease: number; detail: Record<string, unknown> }>, now: number): Promise<string[]> {
+    async markSentMany(items: ReadonlyArray<{ id: string; lease: number; detail: Record<string, unknown>; providerMessageId?: string }>, now: number): Promise<string[]> {
       if (items.length === 0) return [];
       const moved = await sql<{ id: string }>`
         update messages set status = 'sent', sent_at = ${now}, lease_until = null, last_error = null, updated_at = ${now}
@@ -122,6 +122,12 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
       const ids = new Set(moved.rows.map((r) => r.id));
       const events = items.filter((i) => ids.has(i.id)).map((i) => ({ message_id: i.id, type: 'sent', at: now, detail: JSON.stringify(i.detail) }));
       if (events.length > 0) await db.insertInto('message_events').values(events).execute();
+      // The provider's id, where the transport reported one: events after hand-off name it.
+      for (const i of items) {
+        if (i.providerMessageId !== undefined && ids.has(i.id)) {
+          await db.updateTable('messages').set({ provider_message_id: i.providerMessageId }).where('id', '=', i.id).execute();
+        }
+      }
       return [...ids];
     },
 

@@ -6,8 +6,10 @@ import type { Database } from './schema.js';
 /**
  * A recipient's own delivery state. `pending`: not settled apart from its message (stored rows
  * say `pending` until the recipients of a message part ways; see recipientsOf for how it reads).
+ * `delivered` and `complained` come only from events after hand-off (src/events/record.ts),
+ * as do `bounced` and `failed` when a provider reports them later.
  */
-const SETTLED_STATES = ['sent', 'deferred', 'bounced', 'failed', 'suppressed'] as const;
+const SETTLED_STATES = ['sent', 'deferred', 'delivered', 'bounced', 'complained', 'failed', 'suppressed'] as const;
 const RECIPIENT_STATES = ['pending', ...SETTLED_STATES] as const;
 const RECIPIENT_KINDS = ['to', 'cc', 'bcc'] as const;
 export type RecipientState = (typeof RECIPIENT_STATES)[number];

@@ -88,6 +88,8 @@ export interface SuppressionsTable {
   email: string;
   reason: string;
   created_at: number;
+  /** The message whose hard bounce or complaint put the address here (migration 0004). */
+  message_id: string | null;
 }
 
 export interface BlockListTable {
@@ -117,6 +119,8 @@ export interface MessagesTable {
   created_at: number;
   updated_at: number;
   sent_at: number | null;
+  /** The provider's id for the message, as the transport reported it at hand-off (migration 0004). */
+  provider_message_id: string | null;
 }
 
 export interface MessageContentsTable {
@@ -148,6 +152,21 @@ export interface MessageEventsTable {
   type: string;
   at: number;
   detail: string | null;
+}
+
+/** Every verified provider event, once per (source, event_key) (migration 0004). */
+export interface ProviderEventsTable {
+  source: string;
+  event_key: string;
+  service_id: string | null;
+  org_id: string | null;
+  message_id: string | null;
+  type: string;
+  recipient: string | null;
+  at: number;
+  /** The normalized event as JSON (ProviderEvent). */
+  detail: string;
+  received_at: number;
 }
 
 export interface IdempotencyTable {
@@ -189,6 +208,7 @@ export interface Database {
   message_contents: MessageContentsTable;
   message_recipients: MessageRecipientsTable;
   message_events: MessageEventsTable;
+  provider_events: ProviderEventsTable;
   idempotency_records: IdempotencyTable;
   uploads: UploadsTable;
 }

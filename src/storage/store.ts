@@ -9,6 +9,7 @@ import { idempotencyRepo } from './idempotency.js';
 import { blockListRepo, suppressionsRepo } from './lists.js';
 import { messagesRepo } from './messages.js';
 import { organizationsRepo } from './organizations.js';
+import { providerEventsRepo } from './provider-events.js';
 import { queueRepo } from './queue.js';
 import { ReadCache } from './read-cache.js';
 import type { CommitFollowUp } from './wal-keeper.js';
@@ -33,6 +34,7 @@ function repos(db: Kysely<Database>, dialect: Dialect) {
     queue: queueRepo(db, dialect),
     uploads: uploadsRepo(db),
     webhookTokens: webhookTokensRepo(db),
+    providerEvents: providerEventsRepo(db),
   };
 }
 

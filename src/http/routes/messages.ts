@@ -9,6 +9,7 @@ import { authenticate } from '../auth.js';
 import { clientInfo } from '../headers.js';
 import { responses, Timestamp } from '../schemas.js';
 import { iso, isoOrNull } from '../time.js';
+import { TimelineEvent, timelineEntry } from './timeline.js';
 
 const Message = Type.Object({
   message_id: Type.String(),
@@ -17,18 +18,15 @@ const Message = Type.Object({
   sent_at: Type.Union([Timestamp, Type.Null()]),
   template_id: Type.String(),
   service_id: Type.String(),
-  events: Type.Array(Type.Object({
-    type: Type.String(),
-    at: Timestamp,
-    details: Type.Optional(Type.Object({}, { additionalProperties: true })),
-  })),
+  events: Type.Array(TimelineEvent, { description: 'Oldest first (in the order recorded); see the README, "Events after hand-off"' }),
   recipients: Type.Optional(Type.Array(Type.Object({
     address: Type.String(),
     kind: Type.Union([Type.Literal('to'), Type.Literal('cc'), Type.Literal('bcc')]),
-    state: Type.Union(['pending', 'sent', 'deferred', 'bounced', 'failed', 'suppressed'].map((s) => Type.Literal(s)), {
+    state: Type.Union(['pending', 'sent', 'deferred', 'delivered', 'bounced', 'complained', 'failed', 'suppressed'].map((s) => Type.Literal(s)), {
       description: 'pending: not delivered yet; sent: the relay accepted it for this recipient; deferred: refused for now, '
-        + 'retried for this recipient alone; bounced: refused for good (suppressed when the mailbox does not exist); '
-        + 'failed: its retries ran out, or the message failed; suppressed: on the suppression list since the send, dropped',
+        + 'retried for this recipient alone; delivered: the provider reported delivery; bounced: refused for good, at hand-off '
+        + 'or reported later (suppressed when hard); complained: the recipient reported it as spam (suppressed); '
+        + 'failed: its retries ran out, the message failed, or the provider rejected it; suppressed: on the suppression list since the send, dropped',
     }),
     reason: Type.Optional(Type.String({ description: "The relay's reply, or why it was not sent" })),
   }), { description: 'Each recipient and its own delivery state. Private-key reads only: a public key must not learn fixed or Bcc addresses' })),
@@ -79,7 +77,7 @@ export function registerMessages(app: App, { store, clock, config }: AppServices
       sent_at: isoOrNull(message.sent_at),
       template_id: message.template_id,
       service_id: message.service_id,
-      events: events.map((e) => ({ type: e.type, at: iso(e.at), ...(e.detail !== null ? { details: e.detail } : {}) })),
+      events: events.map((e) => timelineEntry(e, caller.key.type === 'private')),
       ...(recipients !== undefined ? {
         recipients: recipients.map((r) => ({ address: r.address, kind: r.kind, state: r.state, ...(r.reason !== null ? { reason: r.reason } : {}) })),
       } : {}),

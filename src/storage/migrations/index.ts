@@ -3,6 +3,7 @@ import type { Dialect } from '../dialect.js';
 import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_recipient_states.js';
 import * as m0003 from './0003_key_grace.js';
+import * as m0004 from './0004_provider_events.js';
 import * as m0005 from './0005_events_intake.js';
 
 /** Numbered, applied in name order. Add a file and a line here; never edit an applied one. */
@@ -10,5 +11,6 @@ export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: 
   '0001_initial': m0001.up,
   '0002_recipient_states': m0002.up,
   '0003_key_grace': m0003.up,
+  '0004_provider_events': m0004.up,
   '0005_events_intake': m0005.up,
 };
