@@ -4,6 +4,10 @@ import { demoInstructions, ensureDemo } from '../bootstrap/demo.js';
 import type { Config } from '../config/env.js';
 import { readConfigFile } from '../config/file.js';
 import { readTlsMaterial, reloadOnSighup } from '../http/tls.js';
+import { verpSecret } from '../delivery/verp.js';
+import { recordProviderEvents } from '../events/record.js';
+import { startInboundListener } from '../inbound/listener.js';
+import { storeInboundDeps } from '../inbound/wiring.js';
 import { createRuntime, untilSignal } from './runtime.js';
 
 /** How long in-flight requests and sends get on SIGTERM before the process exits anyway. */
@@ -36,6 +40,14 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   const stopReload = config.tls === undefined ? undefined : reloadOnSighup(app.server, config.tls, app.log);
   await app.listen({ port: config.port, host: config.host });
   worker?.start();
+  // Bounces and feedback reports for VERP addresses: matched by the token's message id alone
+  // (its MAC vouches for it), recorded like any provider event before the 250.
+  const inbound = config.inboundSmtp === undefined ? undefined : await startInboundListener(storeInboundDeps(store, {
+    secret: verpSecret(config.dataDir), clock, registry: metrics.registry,
+    record: async (events) => { await recordProviderEvents(store, { clock, metrics, logger: runtime.logger }, { orgId: null, serviceId: null }, events); },
+    log: runtime.logger.child({ component: 'inbound-smtp' }),
+  }), config.inboundSmtp);
+  if (inbound !== undefined) out(`inbound SMTP (bounces, feedback reports) on ${config.inboundSmtp?.host}:${inbound.port}`);
   out(`mailroom listening on ${config.baseUrl} (database: ${store.dialect}, worker: ${worker === undefined ? 'off' : 'on'})`);
   if (demo !== undefined) out(demoInstructions(demo, config));
 
@@ -48,6 +60,7 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   }, SHUTDOWN_GRACE_MS + 5_000);
   timer.unref();
   await app.close();
+  await inbound?.close();
   await worker?.stop(SHUTDOWN_GRACE_MS);
   await runtime.close();
 }
