@@ -5,7 +5,8 @@ import path from 'node:path';
 import { base32, openVerpToken, recipientDigest, splitVerpAddress, unbase32, verpAddress, verpSecret, verpToken } from '../../src/delivery/verp.js';
 import { newId, newSortableId } from '../../src/domain/ids.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { CONTACT_TEMPLATE, deliveryHarness, seedSmtpOrg, send, smtpService } from '../delivery/harness.js';
+import { CONTACT_TEMPLATE, deliveryHarness, seedSmtpOrg, send, smtpService, view } from '../delivery/harness.js';
+import { smtpError } from '../support/smtp-sink.js';
 
 const pgUp = await postgresAvailable();
 const SECRET = 'test-verp-secret-0123456789abcdef';
@@ -91,6 +92,30 @@ describe.each(DIALECTS)('VERP envelope sender through a relay, on %s', (dialect)
     expect(new Set(seen.values()).size).toBe(3);
     const parsed = await sink.parse(0);
     expect(parsed.from?.value[0]?.address).not.toContain('bounce+');
+  });
+
+  it.skipIf(skip)('one recipient refused for good, the other accepted: each settled on its own, as in one transaction', async () => {
+    const t = await h.app();
+    const sink = await h.sink(t, { rcpt: (a) => (a === 'audit@acme.test' ? smtpError(550, '5.1.1 No such user') : undefined) });
+    await seedSmtpOrg(t.store, smtpService(sink.port, { bounce_domain: 'bounces.acme.test' }));
+    const { worker } = h.worker(t);
+    const id = await send(t);
+    expect(await worker.runOnce()).toBe(1);
+    expect(sink.received.map((r) => r.rcptTo)).toEqual([['owner@acme.test']]);
+    const v = await view(t, id) as Awaited<ReturnType<typeof view>> & { recipients?: Array<{ address: string; state: string }> };
+    expect(v.status).toBe('sent');
+    expect(Object.fromEntries((v.recipients ?? []).map((r) => [r.address, r.state]))).toEqual({ 'owner@acme.test': 'sent', 'audit@acme.test': 'bounced' });
+  });
+
+  it.skipIf(skip)('every recipient refused for now: the message is retried, none sent', async () => {
+    const t = await h.app();
+    const sink = await h.sink(t, { rcpt: () => smtpError(451, '4.2.1 Try later') });
+    await seedSmtpOrg(t.store, smtpService(sink.port, { bounce_domain: 'bounces.acme.test' }));
+    const { worker } = h.worker(t);
+    const id = await send(t);
+    expect(await worker.runOnce()).toBe(1);
+    expect(sink.received).toHaveLength(0);
+    expect((await view(t, id)).status).toBe('queued');
   });
 
   it.skipIf(skip)('a service without bounce_domain sends one transaction with the From address as envelope sender', async () => {
