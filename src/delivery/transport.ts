@@ -31,6 +31,12 @@ export interface DeliveryReceipt {
   response: string;
   /** Recipients the provider refused while accepting the message for the others. */
   refused?: Refusal[];
+  /**
+   * The provider's own id for the message, where it reports one reliably (an SMTP relay's 250
+   * reply: transports/smtp-reply.ts; a provider API's answer): stored on the message, so the
+   * provider's events after hand-off can be matched to it. The outbox reports none.
+   */
+  providerMessageId?: string;
 }
 
 /**

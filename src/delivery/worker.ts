@@ -267,7 +267,7 @@ export class DeliveryWorker {
       });
       metrics.sendSeconds.observe({ service: m.service_id }, (performance.now() - started) / 1000);
       if (!apart && (receipt.refused ?? []).length === 0) {
-        this.outcomes.sent(m, { response: receipt.response.slice(0, 500) });
+        this.outcomes.sent(m, { response: receipt.response.slice(0, 500) }, receipt.providerMessageId);
         metrics.sent.inc({ service: m.service_id });
         logger.info({ ...log, outcome: 'sent', ms: Math.round(performance.now() - started) }, 'delivery attempt');
         return;

@@ -2,6 +2,7 @@ import nodemailer from 'nodemailer';
 import { classifySmtpError, isTlsFailure, isUnresolvableHost, refusalsOf, smtpFailureOf } from '../classify.js';
 import { mailOptions, type MailOptions } from '../compose.js';
 import { readSmtpSettings } from '../smtp-settings.js';
+import { providerMessageIdOf } from './smtp-reply.js';
 import { DeliveryError, type DeliveryReceipt, type OutgoingEmail, type RefusalKind, type Transport, type TransportFactory } from '../transport.js';
 import { verpAddress, verpSecret } from '../verp.js';
 
@@ -63,7 +64,9 @@ export const createSmtpTransport = (options: SmtpTransportOptions): TransportFac
       const info = await attempt(mail);
       // Recipients refused one by one while the others were accepted: each with its reply.
       const refused = info.rejectedErrors === undefined ? [] : refusalsOf(info.rejectedErrors.map(smtpFailureOf));
-      return { response: String(info.response ?? ''), ...(refused.length > 0 ? { refused } : {}) };
+      const response = String(info.response ?? '');
+      const providerMessageId = providerMessageIdOf(response);
+      return { response, ...(providerMessageId !== undefined ? { providerMessageId } : {}), ...(refused.length > 0 ? { refused } : {}) };
     } catch (error) {
       const err = smtpFailureOf(error);
       if (isUnresolvableHost(err, smtp.host)) {
@@ -120,9 +123,13 @@ async function sendVerp(mail: OutgoingEmail, sender: (to: string) => string | un
   const results = await Promise.allSettled(recipients.map(one));
   const refused: NonNullable<DeliveryReceipt['refused']> = [];
   const responses: string[] = [];
+  let providerMessageId: string | undefined;
   for (const [i, r] of results.entries()) {
     if (r.status === 'fulfilled') {
       responses.push(r.value.response);
+      // One transaction per recipient, one id each: the first is the message's (events about
+      // the others match by the VERP token or the Message-ID header).
+      providerMessageId ??= r.value.providerMessageId;
       refused.push(...(r.value.refused ?? []));
       continue;
     }
@@ -136,5 +143,5 @@ async function sendVerp(mail: OutgoingEmail, sender: (to: string) => string | un
     const kinds = new Set(refused.map((r) => r.kind));
     throw new DeliveryError(kinds.size === 1 ? refused[0]!.kind : 'temporary', refused[0]?.reason ?? 'every recipient refused', refused.map((r) => r.address), refused);
   }
-  return { response: responses[0]!, ...(refused.length > 0 ? { refused } : {}) };
+  return { response: responses[0]!, ...(providerMessageId !== undefined ? { providerMessageId } : {}), ...(refused.length > 0 ? { refused } : {}) };
 }
