@@ -14,6 +14,7 @@ import { registerHealth } from './http/routes/health.js';
 import { registerHistory } from './http/routes/history.js';
 import { registerMetrics } from './http/routes/metrics.js';
 import { registerMessages } from './http/routes/messages.js';
+import { registerProviderEventsRoute } from './http/routes/provider-events.js';
 import { registerPublicConfig } from './http/routes/public-config.js';
 import { registerSend } from './http/routes/send.js';
 import { registerSendBatch } from './http/routes/send-batch.js';
@@ -125,6 +126,7 @@ export async function buildApp(services: AppServices): Promise<App> {
   registerUploads(app, { ...services, blobs: blobs.blobs, uploadSecret: blobs.uploadSecret, protection });
   registerMessages(app, services);
   registerHistory(app, services);
+  await registerProviderEventsRoute(app, services);
   registerMetrics(app, metrics, config.metricsToken);
   await app.register(async (admin) => registerAdminRoutes(admin, services), { prefix: '/admin/v1' });
 

@@ -1,47 +1,35 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import type { ProviderEvent, RecordOutcome } from '../../src/events/types.js';
-import { providerEventsDeps, registerProviderEvents } from '../../src/http/routes/provider-events.js';
+import type { ProviderEvent } from '../../src/events/types.js';
 import type { Dialect } from '../../src/storage/dialect.js';
 import { admin, createOrg } from '../admin/helpers.js';
-import { buildTestApp, testConfig, type TestApp } from '../support/app.js';
-import { freshStore } from '../support/stores.js';
+import { freshApp, type TestApp } from '../support/app.js';
+import { databaseOf } from '../support/db.js';
 
 /**
- * The provider events route over a real app and database, and the providers' signing as they
- * document it, with secrets made here. `recorded` is what reached the record step.
+ * The provider events route of the real app over a real database, and the providers' signing
+ * as they document it, with secrets made here.
  */
 
-export interface IntakeApp extends TestApp {
-  recorded: ProviderEvent[];
-  counted: Array<{ source: string; outcome: string; n: number }>;
+export type IntakeApp = TestApp;
+
+export async function intakeApp(dialect: Dialect): Promise<IntakeApp> {
+  return freshApp(dialect);
 }
 
-/** Stand-in for the events core until recordProviderEvents lands: keeps what it is given. */
-export async function intakeApp(dialect: Dialect): Promise<IntakeApp> {
-  const ts = await freshStore(dialect);
-  const config = testConfig();
-  const app = await buildTestApp(config, { store: ts.store, clock: ts.clock });
-  const recorded: ProviderEvent[] = [];
-  const counted: IntakeApp['counted'] = [];
-  const seen = new Set<string>();
-  const record = async (_service: unknown, events: ProviderEvent[]): Promise<RecordOutcome[]> => events.map((e) => {
-    const key = `${e.source}/${e.eventKey}`;
-    if (seen.has(key)) return 'duplicate';
-    seen.add(key);
-    recorded.push(e);
-    return 'recorded';
-  });
-  await registerProviderEvents(app, providerEventsDeps(ts.store, ts.clock, record, (source) => counted.push({ source, outcome: 'rejected', n: 1 })), config.baseUrl);
-  await app.ready();
-  return {
-    ...ts, app, config, recorded, counted,
-    cleanup: async () => {
-      await app.close();
-      await ts.cleanup();
-    },
-  };
+/** The events stored by the record step (provider_events), as the sources produced them, in arrival order. */
+export async function recorded(t: TestApp): Promise<ProviderEvent[]> {
+  const rows = await databaseOf(t.store).selectFrom('provider_events').select(['detail', 'received_at', 'event_key'])
+    .orderBy('received_at').orderBy('event_key').execute();
+  return rows.map((r) => JSON.parse(r.detail) as ProviderEvent);
+}
+
+/** mailroom_provider_events_total for one source and outcome, as /metrics shows it. */
+export async function providerEventsCount(t: TestApp, source: string, outcome: string): Promise<number> {
+  const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+  const line = text.split('\n').find((l) => l.startsWith('mailroom_provider_events_total{') && l.includes(`source="${source}"`) && l.includes(`outcome="${outcome}"`));
+  return line === undefined ? 0 : Number(line.split(' ').pop());
 }
 
 /** Creates org `acme` with an outbox service `id` receiving `events`; returns its events URL path. */
@@ -52,7 +40,9 @@ export async function serviceWithEvents(t: TestApp, id: string, events: Record<s
   return new URL(res.json<{ events_url: string }>().events_url).pathname;
 }
 
+/** One POST; the test clock moves 1 ms first, so stored events keep their arrival order. */
 export function post(t: TestApp, path: string, body: string | Buffer, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  t.clock.advance(1);
   return t.app.inject({ method: 'POST', url: path, payload: body, headers: { 'content-type': 'application/json', ...headers } });
 }
 
