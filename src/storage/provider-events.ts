@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { MessageStatus } from '../domain/types.js';
 import { messageStatusColumn } from './columns.js';
 import { recipientStateColumn, type RecipientState } from './recipient-states.js';
+import type { Dialect } from './dialect.js';
 import type { Database } from './schema.js';
 
 /** A provider event as stored (see migration 0004). */
@@ -49,7 +50,7 @@ const bracketed = (id: string): string => {
   return `<${bare}>`;
 };
 
-export function providerEventsRepo(db: Kysely<Database>) {
+export function providerEventsRepo(db: Kysely<Database>, dialect: Dialect) {
   const toMatched = (row: { id: string; org_id: string; service_id: string; status: string; credit_taken: number }): MatchedMessage => ({
     id: row.id, org_id: row.org_id, service_id: row.service_id, status: messageStatusColumn(row.status), credit_taken: row.credit_taken === 1,
   });
@@ -70,7 +71,13 @@ export function providerEventsRepo(db: Kysely<Database>) {
      * organization (a VERP token, whose MAC names the message) only our own id is trusted.
      */
     async findMessage(m: MessageLookup): Promise<MatchedMessage | undefined> {
-      const base = () => db.selectFrom('messages').select(MATCH_COLUMNS);
+      // PostgreSQL: the row stays locked to the end of the transaction, so two events about
+      // one message recorded at once (two recipients' bounces) see each other's recipient
+      // state and the status they add up to is not lost. SQLite has one writer already.
+      const base = () => {
+        const q = db.selectFrom('messages').select(MATCH_COLUMNS);
+        return dialect === 'postgres' ? q.forUpdate() : q;
+      };
       if (m.messageId !== undefined) {
         let q = base().where('id', '=', m.messageId);
         if (m.orgId !== null) q = q.where('org_id', '=', m.orgId);

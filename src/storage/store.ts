@@ -34,7 +34,7 @@ function repos(db: Kysely<Database>, dialect: Dialect) {
     queue: queueRepo(db, dialect),
     uploads: uploadsRepo(db),
     webhookTokens: webhookTokensRepo(db),
-    providerEvents: providerEventsRepo(db),
+    providerEvents: providerEventsRepo(db, dialect),
   };
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { CONTACT_TEMPLATE, deliveryHarness, privateHeaders, row, seedSmtpOrg, send, smtpService, view, type MessageView } from '../delivery/harness.js';
 import type { TestApp } from '../support/app.js';
+import { applyProviderEvents } from '../../src/events/record.js';
 import { counter, ev, providerEventRows, recorder, suppressionRows } from './support.js';
 
 const pgUp = await postgresAvailable();
@@ -128,6 +129,37 @@ describe.each(DIALECTS)('events after hand-off, on %s', (dialect) => {
       { email: OWNER, reason: 'hard_bounce', message_id: id },
     ]);
     expect(await counter(r.metrics, 'mailroom_events_bounced_total', { source: 'postmark', type: 'hard' })).toBe(2);
+  });
+
+  it.skipIf(skip)('two recipients\' hard bounces recorded at the same time: each sees the other, the message ends bounced', async () => {
+    const { t, id } = await sentMessage();
+    const r = recorder(t.store, t.clock);
+    await Promise.all([
+      r.record([ev('bounced', id, OWNER, { bounceType: 'hard' })]),
+      r.record([ev('bounced', id, AUDIT, { bounceType: 'hard' })]),
+    ]);
+    const v = await view(t, id) as FullView;
+    expect(v.status).toBe('bounced');
+    expect(stateOf(v)).toEqual({ [OWNER]: 'bounced', [AUDIT]: 'bounced' });
+  });
+
+  it.skipIf(skip || dialect !== 'postgres')('PostgreSQL: an event about a message another transaction is recording waits for it (the row lock), so no outcome is lost', async () => {
+    const { t, id } = await sentMessage();
+    const r = recorder(t.store, t.clock);
+    let release = () => undefined as void;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    // The first transaction records the owner's bounce and stays open until released.
+    const first = t.store.transaction(async (tx) => {
+      await applyProviderEvents(tx, t.clock.now(), { orgId: 'acme', serviceId: 'smtp' }, [ev('bounced', id, OWNER, { bounceType: 'hard' })]);
+      await gate;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = r.record([ev('bounced', id, AUDIT, { bounceType: 'hard' })]);
+    // Give the second time to reach the message (it waits on the lock), then let the first commit.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    release();
+    await Promise.all([first, second]);
+    expect((await row(t.store, id)).status).toBe('bounced');
   });
 
   it.skipIf(skip)('a soft bounce adds nothing: no suppression, no state change, on the timeline with bounce_type soft', async () => {
