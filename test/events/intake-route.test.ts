@@ -28,6 +28,7 @@ describe.each(DIALECTS)('provider events intake on %s', (dialect) => {
       post(t, '/v1/provider-events/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', BOUNCE, auth),
       post(t, '/v1/provider-events/acme', BOUNCE, auth),
       post(t, '/v1/provider-events/pm', BOUNCE, auth),
+      post(t, `/v1/provider-events/${'A'.repeat(90)}`, BOUNCE, auth),
       post(t, bare, BOUNCE, auth),
     ]);
     const messages = answers.map((res) => expectError(res, 404, 'not_found').message);
