@@ -191,15 +191,21 @@ export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
 
     /**
      * Retention: messages created before `before` are deleted with their content, recipients
-     * and events (foreign keys cascade), at most `limit` per call so a large backlog never
-     * holds the write lock for long. Returns their attachment references for blob cleanup.
+     * and events (foreign keys cascade) and the provider events matched to them, at most `limit`
+     * per call so a large backlog never holds the write lock for long. Returns their attachment
+     * references for blob cleanup.
      */
     async purgeOlderThan(before: number, limit: number): Promise<Array<{ id: string; attachments: string | null }>> {
       const old = await db.selectFrom('messages').leftJoin('message_contents', 'message_contents.message_id', 'messages.id')
         .select(['messages.id as id', 'message_contents.attachments as attachments'])
         .where('messages.created_at', '<', before).where('messages.status', '!=', 'sending')
         .limit(limit).execute();
-      if (old.length > 0) await db.deleteFrom('messages').where('id', 'in', old.map((m) => m.id)).execute();
+      if (old.length > 0) {
+        const ids = old.map((m) => m.id);
+        await db.deleteFrom('messages').where('id', 'in', ids).execute();
+        // Provider events keep no foreign key (an unmatched one has no message): they go here.
+        await db.deleteFrom('provider_events').where('message_id', 'in', ids).execute();
+      }
       return old;
     },
 

@@ -97,6 +97,15 @@ describe.each(DIALECTS)('events after hand-off, on %s', (dialect) => {
     expect(r.notified).toEqual([]);
   });
 
+  it.skipIf(skip)('retention takes a message\'s provider events along; unmatched ones stay', async () => {
+    const { t, id } = await sentMessage();
+    const r = recorder(t.store, t.clock);
+    await r.record([ev('delivered', id, OWNER), ev('delivered', 'msg_gone', OWNER)]);
+    expect(await providerEventRows(t.store)).toHaveLength(2);
+    expect(await t.store.messages.purgeOlderThan(t.clock.now() + 1, 100)).toHaveLength(1);
+    expect((await providerEventRows(t.store)).map((e) => e.message_id)).toEqual([null]);
+  });
+
   it.skipIf(skip)('matched by the provider message id, then by our Message-ID header (with or without brackets)', async () => {
     const { t, id } = await sentMessage();
     const header = (await row(t.store, id)).header_message_id;
