@@ -24,15 +24,23 @@ export interface SentSetup {
 
 type EventsSettings = NonNullable<NonNullable<Parameters<typeof smtpService>[1]>['events']>;
 
-export function sentMessageHarness(): (dialect: Dialect, events: EventsSettings, env?: Record<string, string>) => Promise<SentSetup> {
+export interface SentOptions {
+  /** Environment of the app (e.g. MAILROOM_SNS_CERT_HOSTS). */
+  env?: Record<string, string>;
+  /** Start the test clock here (a certificate made now is not valid on the default 2026-01-01). */
+  at?: number;
+}
+
+export function sentMessageHarness(): (dialect: Dialect, events: EventsSettings, options?: SentOptions) => Promise<SentSetup> {
   let closer = new Closer();
   afterEach(async () => {
     await closer.closeAll();
     closer = new Closer();
   });
-  return async (dialect, events, env = {}) => {
-    const t = await freshApp(dialect, env);
+  return async (dialect, events, options = {}) => {
+    const t = await freshApp(dialect, options.env ?? {});
     closer.defer(() => t.cleanup());
+    if (options.at !== undefined) t.clock.set(options.at);
     const sink = await startSink({ clock: t.clock }, closer);
     await seedSmtpOrg(t.store, smtpService(sink.port, { events }));
     const { worker } = newWorker({ store: t.store, clock: t.clock, dataDir: tempDir(closer) }, closer);
