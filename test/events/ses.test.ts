@@ -174,6 +174,11 @@ describe('SNS subscription confirmation', () => {
     expect(sns.requests).toContain('/confirm?Action=ConfirmSubscription&Token=tok-123');
   });
 
+  it('a confirmation the SubscribeURL refuses is 503 service_unavailable (SNS sends it again)', async () => {
+    const result = await ses.verifyAndParse(request(confirmation(`${sns.base}/nope`)), {}, NOW);
+    await expect(result.followUp?.()).rejects.toMatchObject({ name: 'ApiError', code: 'service_unavailable' });
+  });
+
   it('a SubscribeURL on a foreign host is refused; a forged Token is refused; an unsubscribe does nothing', async () => {
     await rejected(ses.verifyAndParse(request(confirmation('https://evil.test/confirm')), {}, NOW));
     await rejected(ses.verifyAndParse(request({ ...confirmation(`${sns.base}/confirm`), Token: 'other' }), {}, NOW));

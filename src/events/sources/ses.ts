@@ -1,3 +1,4 @@
+import { ApiError } from '../../errors/api-error.js';
 import { IntakeMalformed, IntakeRejected, type ProviderEvent, type WebhookSourceHandler } from '../types.js';
 import { readSnsMessage, snsVerifier, type SnsMessage, type SnsVerifierOptions } from './sns-verify.js';
 import { isRecord, lower, ourMessageId, str, timeOf, trimmed } from './wire.js';
@@ -122,6 +123,18 @@ function parseJson(text: string, what: string): unknown {
   }
 }
 
+/**
+ * Confirms a subscription by fetching its SubscribeURL. A failure is 503 (the spec's envelope):
+ * SNS then sends the confirmation again, and nothing was stored that could be lost.
+ */
+async function confirm(fetchText: (url: URL) => Promise<string>, url: URL): Promise<void> {
+  try {
+    await fetchText(url);
+  } catch (err) {
+    throw new ApiError('service_unavailable', { message: `The SNS subscription could not be confirmed (${err instanceof Error ? err.message : String(err)}); SNS will send the confirmation again.` });
+  }
+}
+
 export function sesSource(options: SnsVerifierOptions): WebhookSourceHandler {
   const sns = snsVerifier(options);
   return {
@@ -144,7 +157,7 @@ export function sesSource(options: SnsVerifierOptions): WebhookSourceHandler {
       if (message.Type === 'SubscriptionConfirmation') {
         const url = sns.allowed(message.SubscribeURL ?? '');
         if (url === undefined) throw new IntakeRejected('SubscribeURL is not on an allowed host');
-        return { events: [], followUp: async () => void (await sns.fetchText(url)) };
+        return { events: [], followUp: () => confirm(sns.fetchText, url) };
       }
       return { events: parseSes(parseJson(message.Message, 'The SNS Message'), message.MessageId, now) };
     },
