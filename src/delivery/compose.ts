@@ -1,5 +1,6 @@
 import type { Mail } from 'nodemailer';
 import type { Address } from '../templates/recipients.js';
+import type { TrackingHeaders } from './tracking-headers.js';
 import type { OutgoingEmail } from './transport.js';
 
 export type MailOptions = Parameters<Mail['sendMail']>[0];
@@ -10,8 +11,9 @@ const formatAddress = (a: Address) => ({ name: a.name, address: a.address });
  * nodemailer options for one stored email. File and URL access are off: an attachment given
  * as a `path` or `href` could otherwise read server files or fetch URLs. Every header value
  * passes through nodemailer's own encoding; nothing user-supplied goes in `prepared` headers.
+ * `headers`: our own (tracking-headers.ts), prepared ASCII, never from a request.
  */
-export function mailOptions(mail: OutgoingEmail): MailOptions {
+export function mailOptions(mail: OutgoingEmail, headers: TrackingHeaders = {}): MailOptions {
   const e = mail.email;
   return {
     messageId: mail.headerMessageId,
@@ -24,6 +26,7 @@ export function mailOptions(mail: OutgoingEmail): MailOptions {
     ...(e.text !== '' ? { text: e.text } : {}),
     ...(e.html !== '' ? { html: e.html } : {}),
     attachments: mail.attachments.map((a) => ({ filename: a.filename, content: a.content, ...(a.contentType !== undefined ? { contentType: a.contentType } : {}) })),
+    ...(Object.keys(headers).length > 0 ? { headers: { ...headers } } : {}),
     disableFileAccess: true,
     disableUrlAccess: true,
     // Only a retry owed to some recipients names its envelope: the headers stay the message's.

@@ -1,6 +1,7 @@
 import nodemailer from 'nodemailer';
 import { classifySmtpError, isTlsFailure, isUnresolvableHost, refusalsOf, smtpFailureOf } from '../classify.js';
 import { mailOptions, type MailOptions } from '../compose.js';
+import { trackingHeaders } from '../tracking-headers.js';
 import { readSmtpSettings } from '../smtp-settings.js';
 import { providerMessageIdOf } from './smtp-reply.js';
 import { DeliveryError, type DeliveryReceipt, type OutgoingEmail, type RefusalKind, type Transport, type TransportFactory } from '../transport.js';
@@ -57,6 +58,7 @@ export const createSmtpTransport = (options: SmtpTransportOptions): TransportFac
       return transporter.sendMail(mail);
     }
   };
+  const optionsOf = (mail: OutgoingEmail): MailOptions => mailOptions(mail, trackingHeaders(service.settings, mail.messageId));
   const bounceDomain = typeof service.settings.bounce_domain === 'string' ? service.settings.bounce_domain : undefined;
   const secret = bounceDomain === undefined ? undefined : verpSecret(context.dataDir);
   const transaction = async (mail: MailOptions): Promise<DeliveryReceipt> => {
@@ -93,8 +95,8 @@ export const createSmtpTransport = (options: SmtpTransportOptions): TransportFac
   };
   return {
     async send(mail) {
-      if (bounceDomain === undefined || secret === undefined) return transaction(mailOptions(mail));
-      return sendVerp(mail, (to) => verpAddress(secret, bounceDomain, mail.messageId, to), transaction);
+      if (bounceDomain === undefined || secret === undefined) return transaction(optionsOf(mail));
+      return sendVerp(mail, optionsOf(mail), (to) => verpAddress(secret, bounceDomain, mail.messageId, to), transaction);
     },
     async close() {
       transporter.close();
@@ -110,11 +112,10 @@ export const createSmtpTransport = (options: SmtpTransportOptions): TransportFac
  * refused each with its reply; every one refused → DeliveryError, of their kind when they share
  * it; a problem of the service itself (authentication, TLS) → that error.
  */
-async function sendVerp(mail: OutgoingEmail, sender: (to: string) => string | undefined, transaction: (m: MailOptions) => Promise<DeliveryReceipt>): Promise<DeliveryReceipt> {
+async function sendVerp(mail: OutgoingEmail, base: MailOptions, sender: (to: string) => string | undefined, transaction: (m: MailOptions) => Promise<DeliveryReceipt>): Promise<DeliveryReceipt> {
   const e = mail.email;
   const spelled = new Map([...e.to, ...e.cc, ...e.bcc].map((a) => [a.address.toLowerCase(), a.address]));
   const recipients = mail.envelopeTo ?? [...spelled.values()];
-  const base = mailOptions(mail);
   const one = (to: string) => {
     const from = sender(to);
     return transaction(from === undefined ? base : { ...base, envelope: { from, to: [to] } });

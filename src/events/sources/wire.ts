@@ -74,7 +74,10 @@ export const lower = (v: unknown): string | null => (typeof v === 'string' && v.
 /** Our message id when the provider echoes it in metadata under `mailroom_message_id` or `message_id`. */
 export function ourMessageId(metadata: unknown): string | undefined {
   if (!isRecord(metadata)) return undefined;
-  const v = metadata.mailroom_message_id ?? metadata.message_id;
+  // Case-insensitive: nodemailer capitalizes header names, so Postmark may echo the metadata
+  // key of `X-Pm-Metadata-Mailroom_message_id` as `Mailroom_message_id`.
+  const byName = new Map(Object.entries(metadata).map(([k, val]) => [k.toLowerCase(), val]));
+  const v = byName.get('mailroom_message_id') ?? byName.get('message_id');
   return typeof v === 'string' && /^msg_[A-Za-z0-9_-]{1,60}$/.test(v) ? v : undefined;
 }
 
