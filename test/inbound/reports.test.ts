@@ -38,6 +38,9 @@ describe('bounce and feedback reports → events', () => {
     ['postfix-user-unknown.eml', '5.1.1', /User unknown/],
     ['exim-failed.eml', '5.0.0', /No such user here/],
     ['exchange-ndr.eml', '5.1.10', /RecipientNotFound/],
+    // Gmail's own bounce: the human part nested three deep (related → alternative, an inline
+    // icon beside it) and a Diagnostic-Code folded over four lines.
+    ['gmail-dsn-no-such-user.eml', '5.1.1', /does not exist.*NoSuchUser/s],
   ])('%s: a hard bounce of the token\'s recipient, with status and diagnostic', async (name, status, reason) => {
     const s = setup();
     const out = await handleInbound(s.deps, fixture(name, { VERP: s.verp(), RCPT }), [s.verp()]);
