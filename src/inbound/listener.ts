@@ -32,6 +32,8 @@ export interface ListenerOptions {
   port: number;
   host: string;
   maxClients?: number;
+  /** Sees how many bytes of the message in progress are held after each chunk (tests check the bound). */
+  onBytesKept?: (bytes: number) => void;
 }
 
 export interface InboundListener {
@@ -41,6 +43,43 @@ export interface InboundListener {
 
 function smtpError(code: number, message: string): Error & { responseCode: number } {
   return Object.assign(new Error(message), { responseCode: code });
+}
+
+export interface BoundedBody {
+  /** Keeps the chunk while the total stays within the limit; past it, keeps nothing at all. */
+  add(chunk: Buffer): void;
+  /** Bytes held now (at most the limit). */
+  readonly kept: number;
+  readonly exceeded: boolean;
+  body(): Buffer;
+}
+
+/**
+ * A message's bytes, at most `limit` of them. smtp-server's `size` option only flags the
+ * stream and keeps emitting data, so without this a sender could make us hold gigabytes per
+ * connection. Once past the limit, what was kept is let go too: the message will be refused
+ * whatever it holds, and the rest of the DATA is read and dropped so the dialogue ends on 552.
+ */
+export function boundedBody(limit: number): BoundedBody {
+  let chunks: Buffer[] = [];
+  let kept = 0;
+  let exceeded = false;
+  return {
+    add(chunk) {
+      if (exceeded) return;
+      if (kept + chunk.length > limit) {
+        exceeded = true;
+        chunks = [];
+        kept = 0;
+        return;
+      }
+      chunks.push(chunk);
+      kept += chunk.length;
+    },
+    get kept() { return kept; },
+    get exceeded() { return exceeded; },
+    body: () => Buffer.concat(chunks, kept),
+  };
 }
 
 export async function startInboundListener(deps: ListenerDeps, options: ListenerOptions): Promise<InboundListener> {
@@ -69,16 +108,19 @@ export async function startInboundListener(deps: ListenerDeps, options: Listener
       });
     },
     onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
+      const collected = boundedBody(MAX_INBOUND_BYTES);
+      stream.on('data', (c: Buffer) => {
+        collected.add(c);
+        options.onBytesKept?.(collected.kept);
+      });
       stream.on('error', (error: Error) => callback(error));
       stream.on('end', () => {
-        if (stream.sizeExceeded) {
+        if (collected.exceeded || stream.sizeExceeded) {
           deps.counted('refused');
           return callback(smtpError(552, '5.3.4 Message too big for this server (10 MB at most)'));
         }
         const rcptTo = session.envelope.rcptTo.map((a) => a.address.toLowerCase());
-        handleInbound(deps, Buffer.concat(chunks), rcptTo).then((outcome) => {
+        handleInbound(deps, collected.body(), rcptTo).then((outcome) => {
           if (outcome.kind === 'recorded') deps.counted('recorded');
           else {
             deps.counted(outcome.reason);

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verpAddress } from '../../src/delivery/verp.js';
 import { newSortableId } from '../../src/domain/ids.js';
 import type { ProviderEvent } from '../../src/events/types.js';
-import { startInboundListener, type InboundListener, type ListenerDeps } from '../../src/inbound/listener.js';
+import { boundedBody, MAX_INBOUND_BYTES, startInboundListener, type InboundListener, type ListenerDeps } from '../../src/inbound/listener.js';
 
 const SECRET = 'listener-test-secret-0123456789abcdef';
 const RCPT = 'ada@recipient.example';
@@ -22,7 +23,7 @@ afterEach(async () => {
   listener = undefined;
 });
 
-async function start(record: (events: ProviderEvent[]) => Promise<void>) {
+async function start(record: (events: ProviderEvent[]) => Promise<void>, onBytesKept?: (bytes: number) => void) {
   const id = newSortableId('msg', 1_764_000_000_000);
   const counts: string[] = [];
   const deps: ListenerDeps = {
@@ -34,10 +35,10 @@ async function start(record: (events: ProviderEvent[]) => Promise<void>) {
     counted: (o) => { counts.push(o); },
     log: { warn: () => undefined, error: () => undefined },
   };
-  listener = await startInboundListener(deps, { port: 0, host: '127.0.0.1' });
+  listener = await startInboundListener(deps, { port: 0, host: '127.0.0.1', ...(onBytesKept === undefined ? {} : { onBytesKept }) });
   const client = nodemailer.createTransport({ host: '127.0.0.1', port: listener.port, secure: false, ignoreTLS: true });
   const deliver = (to: string, raw: Buffer) => client.sendMail({ envelope: { from: '', to: [to] }, raw });
-  return { id, counts, deliver, verp: verpAddress(SECRET, 'bounces.acme.test', id, RCPT)! };
+  return { id, counts, deliver, port: listener.port, verp: verpAddress(SECRET, 'bounces.acme.test', id, RCPT)! };
 }
 
 const smtpCode = (err: unknown) => (err instanceof Error && 'responseCode' in err ? err.responseCode : undefined);
@@ -105,4 +106,79 @@ describe('inbound SMTP listener', () => {
     expect(smtpCode(err)).toBe(552);
     expect(recorded).toEqual([]);
   });
+
+  it('attacker: 30 MB streamed as one DATA: never more than 10 MB held, the rest read and dropped, 552, and the session goes on', async () => {
+    const recorded: ProviderEvent[][] = [];
+    let most = 0;
+    let chunks = 0;
+    const s = await start(async (events) => { recorded.push(events); }, (bytes) => {
+      chunks += 1;
+      most = Math.max(most, bytes);
+    });
+    const smtp = await rawSmtp(s.port);
+    expect(await smtp.say('EHLO attacker.example')).toMatch(/^250/);
+    // No SIZE parameter: the sender does not announce what is coming, so only DATA can refuse it.
+    expect(await smtp.say('MAIL FROM:<>')).toMatch(/^250/);
+    expect(await smtp.say(`RCPT TO:<${s.verp}>`)).toMatch(/^250/);
+    expect(await smtp.say('DATA')).toMatch(/^354/);
+    const line = `${'a'.repeat(998)}\r\n`;
+    const megabyte = Buffer.from(line.repeat(Math.ceil((1024 * 1024) / line.length)));
+    for (let i = 0; i < 30; i += 1) await smtp.write(megabyte);
+    expect(await smtp.say('.')).toMatch(/^552/);
+    // The whole 30 MB went through the data stream (many chunks) and the hold never passed 10 MB.
+    expect(chunks).toBeGreaterThan(30);
+    expect(most).toBeGreaterThan(MAX_INBOUND_BYTES / 2);
+    expect(most).toBeLessThanOrEqual(MAX_INBOUND_BYTES);
+    expect(await smtp.say('QUIT')).toMatch(/^221/);
+    smtp.end();
+    expect(recorded).toEqual([]);
+    expect(s.counts).toEqual(['refused']);
+  });
 });
+
+describe('boundedBody', () => {
+  it('keeps chunks up to the limit; one byte past it lets everything go and keeps nothing more', () => {
+    const b = boundedBody(10);
+    b.add(Buffer.from('12345'));
+    b.add(Buffer.from('67890'));
+    expect([b.kept, b.exceeded, b.body().toString()]).toEqual([10, false, '1234567890']);
+    b.add(Buffer.from('x'));
+    expect([b.kept, b.exceeded, b.body().length]).toEqual([0, true, 0]);
+    b.add(Buffer.from('y'));
+    expect([b.kept, b.exceeded]).toEqual([0, true]);
+  });
+});
+
+/** A bare SMTP client: one command, one (possibly multi-line) reply; raw writes with backpressure. */
+async function rawSmtp(port: number) {
+  const socket = net.connect(port, '127.0.0.1');
+  let buffered = '';
+  let waiting: ((reply: string) => void) | undefined;
+  const complete = () => {
+    // A reply ends with a line "NNN text" (a space after the code, not a hyphen).
+    const m = /(?:^|\r\n)(\d{3}) [^\r\n]*\r\n/.exec(buffered);
+    if (m === null || waiting === undefined) return;
+    const end = m.index + m[0].length;
+    const reply = buffered.slice(0, end).replace(/^\r\n/, '');
+    buffered = buffered.slice(end);
+    const resolve = waiting;
+    waiting = undefined;
+    resolve(reply.split('\r\n').filter(Boolean).at(-1) ?? '');
+  };
+  socket.setEncoding('utf8');
+  socket.on('data', (text: string) => { buffered += text; complete(); });
+  const next = () => new Promise<string>((resolve) => { waiting = resolve; complete(); });
+  await new Promise<void>((resolve, reject) => { socket.once('connect', resolve); socket.once('error', reject); });
+  expect(await next()).toMatch(/^220/);
+  return {
+    say: (command: string) => {
+      const reply = next();
+      socket.write(`${command}\r\n`);
+      return reply;
+    },
+    write: (bytes: Buffer) => new Promise<void>((resolve, reject) => {
+      socket.write(bytes, (err) => (err ? reject(err) : resolve()));
+    }),
+    end: () => socket.end(),
+  };
+}
