@@ -9,6 +9,8 @@ import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { TURNSTILE_TEST_SECRETS } from '../protection/captcha.js';
 import { createProtection, type Protection, type ProtectionOptions } from '../protection/index.js';
 import { openStore, type Store } from '../storage/store.js';
+import { noNotifier } from '../events/notifier.js';
+import type { EventNotifier } from '../events/types.js';
 
 /**
  * What buildServices needs besides config. Processes pass the store they opened and the system
@@ -28,6 +30,8 @@ export interface ServiceDeps {
   metrics?: Metrics | undefined;
   /** Attachment storage other than config's (tests: a fake S3). */
   blobs?: OpenedBlobs | undefined;
+  /** Where recorded events after hand-off go (tests: a recording one). Default: noNotifier. */
+  notifier?: EventNotifier | undefined;
   /** The rest of createProtection's options: another limiter store (the bench), verifier, key prefix or logger (tests). */
   protection?: Pick<ProtectionOptions, 'store' | 'verifier' | 'keyPrefix' | 'logger'> | undefined;
 }
@@ -42,6 +46,8 @@ export interface Services {
   /** Rate limits and CAPTCHA: on the shared Redis when MAILROOM_REDIS_URL is set, else in memory. */
   protection: Protection;
   blobs: OpenedBlobs;
+  /** Every recorded event after hand-off is handed to it (outbound webhooks' seam). */
+  notifier: EventNotifier;
   logger: pino.Logger;
   /** Closes what was opened here (the Redis connection), not the store it was given. */
   close(): Promise<void>;
@@ -73,6 +79,7 @@ export function buildServices(config: Config, deps: ServiceDeps): Services {
     redis,
     protection,
     blobs: deps.blobs ?? openBlobStore({ blobUrl: config.blobUrl, dataDir: config.dataDir, baseUrl: config.baseUrl }),
+    notifier: deps.notifier ?? noNotifier,
     logger,
     close: async () => {
       if (owned !== undefined) await owned.quit().catch(() => owned.disconnect());

@@ -32,9 +32,9 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   const demo = await ensureDemo(store, config);
 
   const worker = config.runWorker ? runtime.createWorker() : undefined;
-  const { clock, metrics, protection, blobs } = runtime;
+  const { clock, metrics, protection, blobs, notifier } = runtime;
   const app = await buildApp({
-    config, store, clock, metrics, protection, blobs, onAccepted: () => worker?.nudge(),
+    config, store, clock, metrics, protection, blobs, notifier, onAccepted: () => worker?.nudge(),
     ...(tls === undefined ? {} : { https: tls }),
   });
   const stopReload = config.tls === undefined ? undefined : reloadOnSighup(app.server, config.tls, app.log);
@@ -44,7 +44,7 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   // (its MAC vouches for it), recorded like any provider event before the 250.
   const inbound = config.inboundSmtp === undefined ? undefined : await startInboundListener(storeInboundDeps(store, {
     secret: verpSecret(config.dataDir), clock, registry: metrics.registry,
-    record: async (events) => { await recordProviderEvents(store, { clock, metrics, logger: runtime.logger }, { orgId: null, serviceId: null }, events); },
+    record: async (events) => { await recordProviderEvents(store, { clock, metrics, notifier, logger: runtime.logger }, { orgId: null, serviceId: null }, events); },
     log: runtime.logger.child({ component: 'inbound-smtp' }),
   }), config.inboundSmtp);
   if (inbound !== undefined) out(`inbound SMTP (bounces, feedback reports) on ${config.inboundSmtp?.host}:${inbound.port}`);

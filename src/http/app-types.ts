@@ -9,6 +9,7 @@ import type { OpenedBlobs } from '../blobs/index.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Protection } from '../protection/index.js';
 import type { Store } from '../storage/store.js';
+import type { EventNotifier } from '../events/types.js';
 
 /**
  * What the HTTP layer needs from the outside world, built once by the composition root
@@ -23,6 +24,8 @@ export interface AppServices {
   metrics: Metrics;
   /** Rate limits and CAPTCHA: on Redis when MAILROOM_REDIS_URL is set, else in memory. */
   protection: Protection;
+  /** Every recorded event after hand-off is handed to it (outbound webhooks' seam). Default: none. */
+  notifier?: EventNotifier;
   /** Called after each accepted send: a worker in the same process looks at the queue at once. */
   onAccepted?: () => void;
   /** Certificate and key (MAILROOM_TLS_*): the server speaks HTTPS. Absent: plain HTTP. */

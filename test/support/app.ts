@@ -25,9 +25,9 @@ export function testConfig(env: Record<string, string> = {}): Config {
  */
 export async function buildTestApp(config: Config, deps: ServiceDeps & { onAccepted?: () => void }): Promise<App> {
   const services = buildServices(config, deps);
-  const { store, clock, metrics, protection, blobs } = services;
+  const { store, clock, metrics, protection, blobs, notifier } = services;
   try {
-    const app = await buildApp({ config, store, clock, metrics, protection, blobs, ...(deps.onAccepted === undefined ? {} : { onAccepted: deps.onAccepted }) });
+    const app = await buildApp({ config, store, clock, metrics, protection, blobs, notifier, ...(deps.onAccepted === undefined ? {} : { onAccepted: deps.onAccepted }) });
     app.addHook('onClose', () => services.close());
     return app;
   } catch (err) {

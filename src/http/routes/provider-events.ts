@@ -92,8 +92,8 @@ export async function registerProviderEvents(app: App, deps: Omit<IntakeDeps, 'w
 }
 
 /** The route as `mailroom serve` runs it: events recorded by the events core, for the service's organization only. */
-export async function registerProviderEventsRoute(app: App, { store, clock, metrics, config }: AppServices): Promise<void> {
-  const recordDeps = { clock, metrics, logger: app.log };
+export async function registerProviderEventsRoute(app: App, { store, clock, metrics, config, notifier }: AppServices): Promise<void> {
+  const recordDeps = { clock, metrics, logger: app.log, ...(notifier === undefined ? {} : { notifier }) };
   await registerProviderEvents(app, providerEventsDeps({
     store,
     clock,
