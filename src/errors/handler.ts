@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { endLingering, isLingering, lingerAfterAnswer } from '../http/lingering-close.js';
 import { ApiError } from './api-error.js';
 import type { ErrorCode } from './catalog.js';
 import { errorBody } from './envelope.js';
@@ -20,6 +21,9 @@ interface ValidationIssue {
 export function installErrorHandling(app: FastifyInstance, docsBase: string, routePatterns: readonly RegExp[]): void {
   const send = (reply: FastifyReply, err: ApiError) => {
     if (err.headers !== undefined) reply.headers(err.headers);
+    // An answer that closes the connection before the body is read (ours, or Fastify's parser's
+    // refusal): read and drop the rest for a moment rather than reset the uploading client.
+    if (reply.getHeader('connection') === 'close') lingerAfterAnswer(reply.raw);
     return reply.code(err.status).type('application/json; charset=utf-8').send(errorBody(docsBase, err.code, err.message, err.details));
   };
 
@@ -71,18 +75,19 @@ export function frameworkErrors(docsBase: string) {
  */
 export function clientErrorHandler(docsBase: string) {
   return function onClientError(this: FastifyInstance, err: Error & { code?: string }, socket: Socket): void {
-    // A reset connection has nobody to answer.
-    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    // A reset connection has nobody to answer; a lingering one was answered already (its
+    // parser, stuck on the first error, reports it again for every chunk it drops).
+    if (err.code === 'ECONNRESET' || socket.destroyed || isLingering(socket)) return;
     const [status, code, message] = clientErrorAnswer(err.code);
     this.log.debug({ err: err.message, code: err.code }, 'client error');
     // Never write into a response already on its way (a parse error in a later body).
     const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (socket.writable && inFlight?.headersSent !== true) {
       const body = JSON.stringify(errorBody(docsBase, code, message, undefined));
-      socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-      // end() flushes the answer first; destroy afterwards frees the socket even if the peer
-      // never closes its side.
-      socket.once('finish', () => socket.destroy());
+      // end() flushes the answer first; the socket then lingers (src/http/lingering-close.ts): a
+      // client still sending would otherwise be reset before it reads the answer. It is
+      // destroyed when the peer closes its side, or after a bounded time if it never does.
+      endLingering(socket, `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       return;
     }
     socket.destroy();

@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FileAttachment } from '../attachments/input.js';
 import { ApiError } from '../errors/api-error.js';
 import { bodyTooLarge } from './body-limits.js';
+import { closeAfterAnswer } from './lingering-close.js';
 
 /** Spec, Send form fields: these names are the request's own; every other text field is a parameter. */
 const RESERVED = new Set(['service_id', 'template_id', 'user_id', 'accessToken', 'cf-turnstile-response', 'turnstile_token', 'turnstile_key']);
@@ -144,7 +145,7 @@ function readFile(file: Readable, allowance: number): Promise<Buffer> {
 interface BodyCounter {
   /** Rejects with 413 once the body passes the limit while it is being parsed. */
   aborted: Promise<never>;
-  /** Read and discard the rest; a body that passes the limit meanwhile loses its connection. */
+  /** Read and discard the rest; a body that passes the limit meanwhile loses its connection (closed after the answer). */
   drain(): void;
   stop(): void;
 }
@@ -163,7 +164,10 @@ function countBody(raw: IncomingMessage, limit: number): BodyCounter {
     received += chunk.length;
     if (received <= limit) return;
     if (draining) {
-      raw.socket.destroy();
+      // The connection cannot be kept: it ends once the answer is out, and lingers rather than
+      // resetting a client that is still sending (src/http/lingering-close.ts).
+      raw.off('data', onData);
+      closeAfterAnswer(raw.socket);
       return;
     }
     raw.unpipe();
