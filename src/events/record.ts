@@ -10,9 +10,9 @@ import type { EventNotifier, ProviderEvent, RecordOutcome } from './types.js';
  * The one place events after hand-off are recorded (issue 12), whatever brought them: a
  * provider's webhook (the intake calls this after verification, and answers 2xx only once it
  * resolved) or a DSN/ARF report that came back as mail. Per call, in ONE durable transaction:
- * deduplicate by (source, eventKey), store the event, match it to a message, append it to the
- * timeline, move the recipient's state and the message's status forward only (precedence.ts),
- * and suppress the recipient of a hard bounce or a complaint. After the commit: counters, the
+ * deduplicate by (source, service, eventKey), store the event, match it to a message, append it
+ * to the timeline, move the recipient's state and the message's status forward only
+ * (precedence.ts), and suppress the recipient of a hard bounce or a complaint. After the commit: counters, the
  * warn line for unmatched events, and the notifier.
  */
 
@@ -64,6 +64,7 @@ export async function applyProviderEvents(tx: Repos, now: number, scope: RecordS
     const message = await tx.providerEvents.findMessage({ orgId: scope.orgId, ...event.match });
     const inserted = await tx.providerEvents.insertIfNew({
       source: event.source,
+      scope: dedupeScope(scope, event),
       event_key: event.eventKey,
       service_id: scope.serviceId ?? message?.service_id ?? null,
       org_id: scope.orgId ?? message?.org_id ?? null,
@@ -87,6 +88,16 @@ export async function applyProviderEvents(tx: Repos, now: number, scope: RecordS
   }
   return applied;
 }
+
+/**
+ * Whose event keys these are. A webhook's: its service's, so a tenant posting with its own valid
+ * credentials cannot pre-claim another's keys (Postmark's bounce ids are sequential) and make
+ * their real events count as duplicates. A DSN/ARF report's: the message its VERP token is MAC'd
+ * to; a global scope would do for honest mail, but the report's key starts from its Message-ID
+ * header, which whoever holds any token of their own could copy into a forged report.
+ */
+const dedupeScope = (scope: RecordScope, event: ProviderEvent): string =>
+  scope.serviceId !== null ? `service:${scope.serviceId}` : `message:${event.match.messageId ?? ''}`;
 
 /**
  * The recipient an event is about: the one it names, if the message has it; failing a name,

@@ -8,6 +8,8 @@ import type { Database } from './schema.js';
 /** A provider event as stored (see migration 0004). */
 export interface ProviderEventRow {
   source: string;
+  /** Whose keys these are: `service:<id>` for a webhook event, `message:<id>` for DSN/ARF (record.ts). */
+  scope: string;
   event_key: string;
   service_id: string | null;
   org_id: string | null;
@@ -56,10 +58,10 @@ export function providerEventsRepo(db: Kysely<Database>, dialect: Dialect) {
   });
 
   return {
-    /** Stores the event unless (source, event_key) is already there; returns whether it was new. */
+    /** Stores the event unless (source, scope, event_key) is already there; returns whether it was new. */
     async insertIfNew(row: ProviderEventRow): Promise<boolean> {
       const r = await db.insertInto('provider_events').values(row)
-        .onConflict((oc) => oc.columns(['source', 'event_key']).doNothing())
+        .onConflict((oc) => oc.columns(['source', 'scope', 'event_key']).doNothing())
         .executeTakeFirst();
       return (r.numInsertedOrUpdatedRows ?? 0n) > 0n;
     },
@@ -113,6 +115,23 @@ export function providerEventsRepo(db: Kysely<Database>, dialect: Dialect) {
         .where('message_id', '=', messageId).where('email', '=', email).where('state', '=', from)
         .executeTakeFirst();
       return r.numUpdatedRows > 0n;
+    },
+
+    /**
+     * Retention for events that matched no message (matched ones go with their message, see
+     * messages.purgeOlderThan): they hold recipient addresses too, so those received before
+     * `before` are deleted, at most `limit` per call so a backlog never holds the write lock
+     * for long. Returns how many went.
+     */
+    async purgeUnmatchedBefore(before: number, limit: number): Promise<number> {
+      const keys = await db.selectFrom('provider_events').select(['source', 'scope', 'event_key'])
+        .where('message_id', 'is', null).where('received_at', '<', before)
+        .orderBy('received_at').limit(limit).execute();
+      if (keys.length === 0) return 0;
+      await db.deleteFrom('provider_events').where('message_id', 'is', null)
+        .where((eb) => eb.or(keys.map((k) => eb.and([eb('source', '=', k.source), eb('scope', '=', k.scope), eb('event_key', '=', k.event_key)]))))
+        .execute();
+      return keys.length;
     },
 
     /** How many events are stored, per outcome (tests and operators). */

@@ -157,6 +157,8 @@ export interface MessageEventsTable {
 /** Every verified provider event, once per (source, event_key) (migration 0004). */
 export interface ProviderEventsTable {
   source: string;
+  /** The dedupe scope: `service:<id>` for webhook events, `message:<id>` for DSN/ARF (record.ts). */
+  scope: string;
   event_key: string;
   service_id: string | null;
   org_id: string | null;

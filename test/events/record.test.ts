@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { CONTACT_TEMPLATE, deliveryHarness, privateHeaders, row, seedSmtpOrg, send, smtpService, view, type MessageView } from '../delivery/harness.js';
+import { CONTACT_TEMPLATE, deliveryHarness, PARAMS, privateHeaders, row, seedSmtpOrg, send, smtpService, view, type MessageView } from '../delivery/harness.js';
+import { keysOf, skOf } from '../support/orgs.js';
+import { housekeeping } from '../../src/delivery/housekeeping.js';
 import type { TestApp } from '../support/app.js';
 import { applyProviderEvents } from '../../src/events/record.js';
 import { counter, ev, providerEventRows, recorder, suppressionRows } from './support.js';
@@ -11,6 +13,7 @@ const pgUp = await postgresAvailable();
 // path and worker. CONTACT_TEMPLATE sends To owner@acme.test and Cc audit@acme.test.
 const OWNER = 'owner@acme.test';
 const AUDIT = 'audit@acme.test';
+const DAY = 86_400_000;
 
 interface TimelineEntry { type: string; at: string; recipient?: string; reason?: string; provider?: string; bounce_type?: string; status?: string; details?: Record<string, unknown> }
 type FullView = Omit<MessageView, 'events'> & { events: TimelineEntry[]; recipients?: Array<{ address: string; state: string; reason?: string }> };
@@ -97,13 +100,36 @@ describe.each(DIALECTS)('events after hand-off, on %s', (dialect) => {
     expect(r.notified).toEqual([]);
   });
 
-  it.skipIf(skip)('retention takes a message\'s provider events along; unmatched ones stay', async () => {
+  it.skipIf(skip)('retention takes a message\'s provider events along, and unmatched ones by when they were received', async () => {
     const { t, id } = await sentMessage();
     const r = recorder(t.store, t.clock);
-    await r.record([ev('delivered', id, OWNER), ev('delivered', 'msg_gone', OWNER)]);
+    await r.record([ev('delivered', id, OWNER), ev('delivered', 'msg_gone', OWNER, { eventKey: 'old-stray' })]);
     expect(await providerEventRows(t.store)).toHaveLength(2);
-    expect(await t.store.messages.purgeOlderThan(t.clock.now() + 1, 100)).toHaveLength(1);
-    expect((await providerEventRows(t.store)).map((e) => e.message_id)).toEqual([null]);
+    t.clock.advance(2 * DAY);
+    await r.record([ev('bounced', 'msg_gone', OWNER, { eventKey: 'new-stray' })]);
+    // One day of retention, two days later: the message, its event and the old stray go.
+    await housekeeping({ store: t.store, retentionDays: 1 }, t.clock.now());
+    expect((await providerEventRows(t.store)).map((e) => [e.event_key, e.message_id])).toEqual([['new-stray', null]]);
+    await housekeeping({ store: t.store, retentionDays: 1 }, t.clock.now() + 2 * DAY);
+    expect(await providerEventRows(t.store)).toEqual([]);
+  });
+
+  it.skipIf(skip)('dedupe is per service: another organization\'s service posting the same event key first claims nothing of ours', async () => {
+    const { t, id } = await sentMessage();
+    const sink = await h.sink(t);
+    await seedSmtpOrg(t.store, smtpService(sink.port, { id: 'mail' }), { id: 'globex', name: 'Globex', keys: keysOf('globex') });
+    const res = await t.app.inject({ method: 'POST', url: '/v1/send', headers: { authorization: `Bearer ${skOf('globex')}` }, payload: { template_id: 'contact', template_params: PARAMS } });
+    expect(res.statusCode, res.body).toBe(202);
+    const theirs = (res.json() as { message_id: string }).message_id;
+    const r = recorder(t.store, t.clock);
+    // Postmark bounce ids are sequential: globex, with valid credentials of its own, posts acme's next key first.
+    const key = 'Bounce:1001';
+    expect(await r.record([ev('bounced', theirs, OWNER, { eventKey: key, bounceType: 'hard' })], { orgId: 'globex', serviceId: 'mail' })).toEqual(['recorded']);
+    expect(await r.record([ev('bounced', id, OWNER, { eventKey: key, bounceType: 'hard' })])).toEqual(['recorded']);
+    expect(await suppressionRows(t.store)).toEqual([{ email: OWNER, reason: 'hard_bounce', message_id: id }]);
+    // Within one service a retry is still a duplicate.
+    expect(await r.record([ev('bounced', id, OWNER, { eventKey: key, bounceType: 'hard' })])).toEqual(['duplicate']);
+    expect((await providerEventRows(t.store)).map((e) => [e.event_key, e.org_id, e.service_id])).toEqual([[key, 'globex', 'mail'], [key, 'acme', 'smtp']]);
   });
 
   it.skipIf(skip)('matched by the provider message id, then by our Message-ID header (with or without brackets)', async () => {
