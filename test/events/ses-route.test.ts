@@ -5,6 +5,7 @@ import { expectError } from '../support/http.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { providerEventsCount, recorded } from './intake-support.js';
 import { sentMessageHarness, postEvent, type SentSetup } from './support-route.js';
+import { certOutage } from './ses-cert-outage.js';
 import { fakeSns, sesRecord, TOPIC, type FakeSns } from './support-sns.js';
 
 const pgUp = await postgresAvailable();
@@ -91,5 +92,22 @@ describe.each(DIALECTS)('SES (SNS) events through /v1/provider-events, on %s', (
     expect(await recorded(s.t)).toEqual([]);
     expect((await row(s.t.store, s.id)).status).toBe('sent');
     expect(await providerEventsCount(s.t, 'ses', 'rejected')).toBe(forged.length + 1);
+  });
+
+  it.skipIf(skip)('the certificate host is down: 503 service_unavailable, nothing recorded or counted as rejected; SNS\'s retry after it is back is recorded', async () => {
+    const outage = await certOutage(await (await fetch(sns.certUrl)).text());
+    try {
+      const s = await sent(dialect, { source: 'ses' }, { env: { MAILROOM_SNS_CERT_HOSTS: `sns.*.amazonaws.com,${outage.host}` }, at: Date.now() });
+      const complaint = notification(sesRecord('Complaint', 'notification', { complainedRecipients: [{ emailAddress: OWNER }] }, { tags: { mailroom_message_id: [s.id] } }), { certUrl: `${outage.base}/flaky.pem` });
+      expect(expectError(await snsPost(s, complaint), 503, 'service_unavailable').message).toMatch(/certificate could not be fetched/);
+      expect(await recorded(s.t)).toEqual([]);
+      expect((await row(s.t.store, s.id)).status).toBe('sent');
+      expect(await providerEventsCount(s.t, 'ses', 'rejected')).toBe(0);
+      outage.recover();
+      expect((await snsPost(s, complaint)).json()).toEqual({ received: 1, recorded: 1, duplicates: 0, unmatched: 0 });
+      expect((await row(s.t.store, s.id)).status).toBe('complained');
+    } finally {
+      await outage.close();
+    }
   });
 });

@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config/env.js';
 import { sesSource } from '../../src/events/sources/ses.js';
 import { hostAllowed, urlAllowed, type SnsMessage } from '../../src/events/sources/sns-verify.js';
 import { IntakeMalformed, IntakeRejected, type IntakeRequest, type WebhookSourceHandler } from '../../src/events/types.js';
+import { certOutage, type CertOutage } from './ses-cert-outage.js';
 import { fakeSns, sesRecord, TOPIC, type FakeSns } from './support-sns.js';
 
 let sns: FakeSns;
@@ -36,6 +37,7 @@ function notification(message: string, options: { version?: '1' | '2'; certUrl?:
 }
 
 const rejected = (p: Promise<unknown>) => expect(p).rejects.toBeInstanceOf(IntakeRejected);
+const unavailable = (p: Promise<unknown>) => expect(p).rejects.toMatchObject({ name: 'ApiError', code: 'service_unavailable', status: 503 });
 
 describe('SES through SNS: verified notifications', () => {
   it.each(['1', '2'] as const)('SignatureVersion %s: a Bounce notification gives one event per recipient (Permanent = hard)', async (version) => {
@@ -135,8 +137,9 @@ describe('SES through SNS: forged and disallowed → IntakeRejected', () => {
       await rejected(ses.verifyAndParse(request(notification(bounce(), { certUrl })), {}, NOW));
     }
     expect(sns.requests.length).toBe(before);
-    // On the allowed host, a redirect is not followed (a 302 is a failure).
-    await rejected(ses.verifyAndParse(request(notification(bounce(), { certUrl: `${sns.base}/redirect.pem` })), {}, NOW));
+    // On the allowed host, a redirect is not followed: a certificate that could not be fetched
+    // (503, below), never one fetched from where the redirect pointed.
+    await unavailable(ses.verifyAndParse(request(notification(bounce(), { certUrl: `${sns.base}/redirect.pem` })), {}, NOW));
     expect(sns.requests.slice(before)).toEqual(['/redirect.pem']);
   });
 
@@ -154,6 +157,45 @@ describe('SES through SNS: forged and disallowed → IntakeRejected', () => {
 
   it('a certificate outside its validity period is refused', async () => {
     await rejected(ses.verifyAndParse(request(notification(bounce())), {}, NOW + 10 * 86_400_000));
+  });
+});
+
+describe('SES through SNS: a certificate that cannot be had just now → 503 (SNS retries), never 401', () => {
+  let outage: CertOutage;
+  beforeAll(async () => { outage = await certOutage(await (await fetch(sns.certUrl)).text()); });
+  afterAll(async () => outage.close());
+  const bounce = () => sesRecord('Bounce', 'notification', { bounceType: 'Permanent', bouncedRecipients: [{ emailAddress: 'a@example.org' }] });
+
+  it('connection refused, 5xx, a garbled PEM, a timeout', async () => {
+    const source = sesSource({ certHosts: [outage.host, outage.closedHost] });
+    for (const certUrl of [`http://${outage.closedHost}/cert.pem`, `${outage.base}/500.pem`, `${outage.base}/garbled.pem`]) {
+      await unavailable(source.verifyAndParse(request(notification(bounce(), { certUrl })), {}, NOW));
+    }
+    const timingOut = sesSource({ certHosts: [sns.host], fetchText: () => Promise.reject(new DOMException('The operation was aborted due to timeout', 'TimeoutError')) });
+    await unavailable(timingOut.verifyAndParse(request(notification(bounce())), {}, NOW));
+  });
+
+  it('a failure is not cached: once the host is back, the same message verifies', async () => {
+    const source = sesSource({ certHosts: [outage.host] });
+    const msg = notification(bounce(), { certUrl: `${outage.base}/flaky.pem` });
+    await unavailable(source.verifyAndParse(request(msg), {}, NOW));
+    await unavailable(source.verifyAndParse(request(msg), {}, NOW));
+    outage.recover();
+    expect((await source.verifyAndParse(request(msg), {}, NOW)).events).toHaveLength(1);
+    expect(outage.requests.filter((r) => r === '/flaky.pem')).toHaveLength(3);
+  });
+
+  it('attacker: the host rule, the signature and the validity period stay 401 even while the host is down', async () => {
+    const source = sesSource({ certHosts: [outage.host] });
+    const before = outage.requests.length;
+    await rejected(source.verifyAndParse(request(notification(bounce(), { certUrl: 'https://evil.test/500.pem' })), {}, NOW));
+    await rejected(source.verifyAndParse(request(notification(bounce(), { certUrl: `http://127.0.0.2:${outage.host.split(':')[1]}/500.pem` })), {}, NOW));
+    expect(outage.requests.length).toBe(before);
+    // The certificate is had but the signature or the date is wrong.
+    outage.recover();
+    const good = notification(bounce(), { certUrl: `${outage.base}/flaky.pem` });
+    await rejected(source.verifyAndParse(request({ ...good, Signature: Buffer.alloc(256, 7).toString('base64') }), {}, NOW));
+    await rejected(source.verifyAndParse(request(good), {}, NOW + 10 * 86_400_000));
   });
 });
 

@@ -1,5 +1,6 @@
 import { X509Certificate, createVerify, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
+import { ApiError } from '../../errors/api-error.js';
 import { IntakeRejected } from '../types.js';
 import { isRecord } from './wire.js';
 
@@ -141,7 +142,11 @@ export interface SnsVerifierOptions {
 }
 
 export interface SnsVerifier {
-  /** Throws IntakeRejected unless the message's signature checks with its allowed certificate. */
+  /**
+   * Throws IntakeRejected (401) unless the message's signature checks with its allowed
+   * certificate, or ApiError service_unavailable (503) when that certificate cannot be fetched
+   * or read just now.
+   */
   verify(message: SnsMessage, now: number): Promise<void>;
   /** The URL when it may be fetched, else undefined. */
   allowed(raw: string): URL | undefined;
@@ -178,8 +183,13 @@ export function snsVerifier(options: SnsVerifierOptions): SnsVerifier {
       let cert: X509Certificate;
       try {
         cert = await certificate(url);
-      } catch {
-        throw new IntakeRejected('the signing certificate could not be fetched or read');
+      } catch (err) {
+        // The URL passed the host rule, so this is an outage (network, timeout, 5xx, a garbled
+        // answer), not a forgery we can tell: 503 makes SNS deliver the message again, where a
+        // 401 would lose a genuine event (SNS does not retry most 4xx). Nothing is recorded
+        // either way; a forged URL on an allowed host gains nothing but a retry of its own.
+        const why = err instanceof Error ? err.message : String(err);
+        throw new ApiError('service_unavailable', { message: `The SNS signing certificate could not be fetched or read (${why}); SNS will deliver the message again.` });
       }
       // Five minutes' grace on notBefore: a certificate issued just now on a clock ahead of ours.
       if (now < Date.parse(cert.validFrom) - 5 * 60_000 || now > Date.parse(cert.validTo)) {
