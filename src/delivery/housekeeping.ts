@@ -5,7 +5,8 @@ import { attachmentRefs } from './stored.js';
 
 /**
  * Housekeeping, run by the worker a minute apart, in small steps: messages past retention
- * (with their attachment blobs), idempotency records past 24 h, uploads past their 24 h life.
+ * (with their attachment blobs and provider events; unmatched provider events by their age),
+ * idempotency records past 24 h, uploads past their 24 h life.
  */
 export async function housekeeping(deps: { store: Store; blobs?: BlobStore; retentionDays?: number }, now: number): Promise<void> {
   const { store, blobs, retentionDays: days } = deps;
@@ -18,6 +19,9 @@ export async function housekeeping(deps: { store: Store; blobs?: BlobStore; rete
       // An unreadable list names no blob to drop; the row is gone all the same.
       for (const a of attachmentRefs(m.attachments) ?? []) await dropBlob(a.blob_key);
     }
+    // Provider events that matched no message have none to go with: they hold recipient
+    // addresses all the same, so they go by the time they were received.
+    await store.transaction((tx) => tx.providerEvents.purgeUnmatchedBefore(retentionCutoff(now, days), 500), { durable: false });
   }
   await store.transaction((tx) => tx.idempotency.purgeExpired(now), { durable: false });
   for (const upload of await store.uploads.expired(now, 500)) {

@@ -154,7 +154,7 @@ export interface MessageEventsTable {
   detail: string | null;
 }
 
-/** Every verified provider event, once per (source, event_key) (migration 0004). */
+/** Every verified provider event, once per (source, scope, event_key) (migration 0004). */
 export interface ProviderEventsTable {
   source: string;
   /** The dedupe scope: `service:<id>` for webhook events, `message:<id>` for DSN/ARF (record.ts). */
