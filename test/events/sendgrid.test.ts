@@ -93,8 +93,31 @@ describe('SendGrid Event Webhook', () => {
 
   it('a verified body that is not a batch is malformed (400)', async () => {
     const settings = { public_key: account.publicKey };
-    for (const body of ['{"event":"delivered"}', 'nope', '[1]', '[{"event":"delivered","email":"a@example.org"}]']) {
+    for (const body of ['{"event":"delivered"}', 'nope', '[1]']) {
       await expect(sendgridSource.verifyAndParse(signed(body), settings, NOW)).rejects.toBeInstanceOf(IntakeMalformed);
     }
+  });
+
+  it('an event without sg_event_id gets a digest key (the same event, the same key); the rest of the batch is read', async () => {
+    const settings = { public_key: account.publicKey };
+    const odd = { email: 'z@example.org', timestamp: 1795600010, event: 'bounce', type: 'bounce', sg_message_id: 'm1' };
+    const body = JSON.stringify([odd, { email: 'y@example.org', timestamp: 1795600011, event: 'delivered', sg_event_id: 'ev-9' }]);
+    const first = (await sendgridSource.verifyAndParse(signed(body), settings, NOW)).events;
+    expect(first.map((e) => [e.type, e.recipient])).toEqual([['bounced', 'z@example.org'], ['delivered', 'y@example.org']]);
+    expect(first[0]?.eventKey).toMatch(/^event:[0-9a-f]{64}$/);
+    expect(first[1]?.eventKey).toBe('ev-9');
+    // Re-batched by SendGrid with its keys in another order: still the same key.
+    const again = JSON.stringify([{ sg_message_id: 'm1', type: 'bounce', event: 'bounce', timestamp: 1795600010, email: 'z@example.org' }]);
+    expect((await sendgridSource.verifyAndParse(signed(again), settings, NOW)).events[0]?.eventKey).toBe(first[0]?.eventKey);
+    const other = JSON.stringify([{ ...odd, email: 'w@example.org' }]);
+    expect((await sendgridSource.verifyAndParse(signed(other), settings, NOW)).events[0]?.eventKey).not.toBe(first[0]?.eventKey);
+  });
+
+  it('a timestamp that is absurd (1e300, negative, a string, before 2000, days ahead) is the receipt time', async () => {
+    const settings = { public_key: account.publicKey };
+    const times: unknown[] = [1e300, -5, 'NaN', '1e300', 0, 946684799, NOW / 1000 + 2 * 86_400, 1795600012];
+    const body = JSON.stringify(times.map((timestamp, i) => ({ email: 'a@example.org', timestamp, event: 'delivered', sg_event_id: `t-${i}` })));
+    const { events } = await sendgridSource.verifyAndParse(signed(body), settings, NOW);
+    expect(events.map((e) => e.at)).toEqual([NOW, NOW, NOW, NOW, NOW, NOW, NOW, 1795600012000]);
   });
 });

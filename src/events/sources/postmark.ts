@@ -37,7 +37,8 @@ function match(body: Record<string, unknown>): ProviderEvent['match'] {
   return { ...(messageId === undefined ? {} : { messageId }), ...(providerMessageId === undefined ? {} : { providerMessageId }) };
 }
 
-export function parsePostmark(body: unknown, now: number): ProviderEvent[] {
+/** `raw`: the body's bytes, digested for a bounce without an ID (same retried bytes, same key). */
+export function parsePostmark(body: unknown, now: number, raw?: Buffer): ProviderEvent[] {
   if (!isRecord(body)) throw new IntakeMalformed('The body is not a JSON object.');
   const recordType = str(body.RecordType);
   const extra = { record_type: recordType ?? null, ...(str(body.MessageStream) === undefined ? {} : { stream: str(body.MessageStream) ?? null }) };
@@ -62,7 +63,7 @@ export function parsePostmark(body: unknown, now: number): ProviderEvent[] {
       if (!complaint && NOT_A_BOUNCE.has(kind)) return [];
       const base = {
         source: 'postmark' as const,
-        eventKey: id === undefined ? digestKey(recordType, body) : `${recordType}:${id}`,
+        eventKey: id === undefined ? digestKey(recordType, raw ?? body) : `${recordType}:${id}`,
         at: timeOf(body.BouncedAt, now),
         recipient: lower(body.Email),
         reason: trimmed(body.Details) ?? trimmed(body.Description),
@@ -82,6 +83,6 @@ export const postmarkSource: WebhookSourceHandler = {
   source: 'postmark',
   async verifyAndParse(request, settings, now) {
     checkBasicAuth(request.headers.authorization, requiredSetting(settings, 'username'), requiredSetting(settings, 'password'));
-    return { events: parsePostmark(parseJsonBody(request.rawBody), now) };
+    return { events: parsePostmark(parseJsonBody(request.rawBody), now, request.rawBody) };
   },
 };

@@ -1,6 +1,6 @@
 import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
 import { IntakeMalformed, IntakeRejected, type ProviderEvent, type WebhookSourceHandler } from '../types.js';
-import { isRecord, lower, ourMessageId, parseJsonBody, requiredSetting, signedSeconds, str, timeOf, trimmed } from './wire.js';
+import { digestKey, isRecord, lower, ourMessageId, parseJsonBody, requiredSetting, signedSeconds, str, timeOf, trimmed } from './wire.js';
 
 /**
  * SendGrid's Event Webhook with Signed Event Webhook on: an ECDSA P-256 signature (base64 DER)
@@ -73,8 +73,9 @@ export function parseSendgrid(body: unknown, now: number): ProviderEvent[] {
     const kind = str(item.event) ?? '';
     const type = TYPES[kind];
     if (type === undefined) continue;
-    const key = str(item.sg_event_id);
-    if (key === undefined) throw new IntakeMalformed('A SendGrid event has no sg_event_id.');
+    // An event without sg_event_id is still recorded (once) under a digest of itself: one odd
+    // event must not refuse the batch, which SendGrid would retry, and lose, whole.
+    const key = str(item.sg_event_id) ?? digestKey('event', item);
     const providerMessageId = sendgridMessageId(item.sg_message_id);
     const headerMessageId = str(item['smtp-id']);
     // Custom args arrive as top-level fields of the event.

@@ -59,7 +59,7 @@ export function parseSes(record: unknown, snsMessageId: string, now: number): Pr
   const base = (detail: unknown, recipient: string | null) => ({
     source: 'ses' as const,
     eventKey: `${snsMessageId}:${recipient ?? '*'}`,
-    at: timeOf(isRecord(detail) ? detail.timestamp : undefined, timeOf(mail.timestamp, now)),
+    at: timeOf(isRecord(detail) ? detail.timestamp : undefined, now, timeOf(mail.timestamp, now)),
     recipient,
     match,
   });

@@ -54,19 +54,53 @@ export function checkFresh(atMs: number, now: number): void {
   if (Math.abs(now - atMs) > SIGNATURE_TOLERANCE_MS) throw new IntakeRejected('signature timestamp outside the 5-minute window');
 }
 
-/** An ISO date (or epoch seconds) as ms; `fallback` (the receipt time) when unreadable. */
-export function timeOf(value: unknown, fallback: number): number {
-  if (typeof value === 'number' && Number.isFinite(value)) return Math.round(value * 1000);
-  if (typeof value === 'string') {
-    const t = Date.parse(value);
-    if (Number.isFinite(t)) return t;
-  }
-  return fallback;
+/** The earliest event time believed: nothing we sent happened before 2000. */
+export const EARLIEST_EVENT_MS = Date.UTC(2000, 0, 1);
+/** How far past the receipt an event time may lie (clock skew) before it is not believed. */
+export const LATEST_EVENT_AHEAD_MS = 24 * 3600_000;
+
+/**
+ * An event time as ms: an ISO date, or epoch seconds (a number; every source that sends numbers
+ * documents seconds). Unreadable or outside 2000-01-01 .. `now` + 1 day, it is `fallback` (the
+ * receipt time unless given): a signed body can still carry 1e300 or -5, and such a time would
+ * overflow a bigint column or make toISOString throw when the message is read back.
+ */
+export function timeOf(value: unknown, now: number, fallback: number = now): number {
+  let t = NaN;
+  if (typeof value === 'number') t = Math.round(value * 1000);
+  else if (typeof value === 'string' && value.length <= 64) t = Date.parse(value);
+  return Number.isFinite(t) && t >= EARLIEST_EVENT_MS && t <= now + LATEST_EVENT_AHEAD_MS ? t : fallback;
 }
 
-/** A digest key for events whose provider gives no id of its own: same event bytes, same key. */
+/** Nesting deeper than this is not walked by `canonicalJson`: a fixed stack, whatever the input. */
+const CANONICAL_MAX_DEPTH = 32;
+
+/**
+ * A stable text form of untrusted parsed JSON for digest keys: object keys sorted, and never
+ * deeper than CANONICAL_MAX_DEPTH (below that a marker stands in). JSON.stringify recurses
+ * without bound: a 400 KB body nested 200k levels deep overflows the stack (a 500).
+ */
+export function canonicalJson(value: unknown, depth = 0): string {
+  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
+  if (depth >= CANONICAL_MAX_DEPTH) return '"\u2026"';
+  if (Array.isArray(value)) return `[${value.map((v: unknown) => canonicalJson(v, depth + 1)).join(',')}]`;
+  if (isRecord(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k], depth + 1)}`).join(',')}}`;
+  }
+  return 'null';
+}
+
+/**
+ * A digest key for events whose provider gives no id of its own: same event, same key. `value` is
+ * the raw body bytes when the body is the one event, else parsed JSON (digested in its bounded
+ * canonical form).
+ */
 export function digestKey(prefix: string, value: unknown): string {
-  return `${prefix}:${createHash('sha256').update(JSON.stringify(value)).digest('hex')}`;
+  const hash = createHash('sha256');
+  if (Buffer.isBuffer(value)) hash.update(value);
+  else hash.update(canonicalJson(value));
+  return `${prefix}:${hash.digest('hex')}`;
 }
 
 export const lower = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim().toLowerCase() : null);
