@@ -116,6 +116,6 @@ describe.each(DIALECTS)('mailroom worker --metrics-port on %s', (dialect) => {
     const worker = startCli(['worker'], { MAILROOM_DATABASE_URL: database.url, MAILROOM_DATA_DIR: tempDir(c), MAILROOM_LOG_LEVEL: 'warn' }, c);
     await worker.waitForOutput('metrics: off');
     worker.child.kill('SIGTERM');
-    expect(await worker.exited).toBe(0);
+    expect(await worker.exited, worker.output()).toBe(0);
   });
 });

@@ -54,7 +54,11 @@ export function startProcess(command: string, args: string[], env: Record<string
   let output = '';
   child.stdout?.on('data', (d: Buffer) => { output += d.toString(); });
   child.stderr?.on('data', (d: Buffer) => { output += d.toString(); });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => {
+    // A death by signal shows in the output, which assertions print on failure.
+    if (signal !== null) output += `\n[${label} ended by ${signal}]`;
+    resolve(code);
+  }));
   c.add(async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
