@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { endLingering, isLingering, lingerAfterAnswer } from '../http/lingering-close.js';
+import { endLingering, isLingering, lingerAfterAnswer } from './lingering-close.js';
 import { ApiError } from './api-error.js';
 import type { ErrorCode } from './catalog.js';
 import { errorBody } from './envelope.js';
@@ -84,7 +84,7 @@ export function clientErrorHandler(docsBase: string) {
     const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (socket.writable && inFlight?.headersSent !== true) {
       const body = JSON.stringify(errorBody(docsBase, code, message, undefined));
-      // end() flushes the answer first; the socket then lingers (src/http/lingering-close.ts): a
+      // end() flushes the answer first; the socket then lingers (src/errors/lingering-close.ts): a
       // client still sending would otherwise be reset before it reads the answer. It is
       // destroyed when the peer closes its side, or after a bounded time if it never does.
       endLingering(socket, `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);

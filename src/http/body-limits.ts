@@ -18,7 +18,7 @@ export function declaredLength(header: string | string[] | undefined): number | 
 /**
  * 413 payload_too_large; `Connection: close` because the rest of the body is left unread: the
  * socket ends after the answer, and what the client still sends is dropped for a bounded time
- * rather than answered with a reset (src/http/lingering-close.ts, applied by the error handler).
+ * rather than answered with a reset (src/errors/lingering-close.ts, applied by the error handler).
  */
 export function bodyTooLarge(limit: number): ApiError {
   return new ApiError('payload_too_large', {

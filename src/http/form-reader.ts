@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FileAttachment } from '../attachments/input.js';
 import { ApiError } from '../errors/api-error.js';
 import { bodyTooLarge } from './body-limits.js';
-import { closeAfterAnswer } from './lingering-close.js';
+import { closeAfterAnswer } from '../errors/lingering-close.js';
 
 /** Spec, Send form fields: these names are the request's own; every other text field is a parameter. */
 const RESERVED = new Set(['service_id', 'template_id', 'user_id', 'accessToken', 'cf-turnstile-response', 'turnstile_token', 'turnstile_key']);
@@ -165,7 +165,7 @@ function countBody(raw: IncomingMessage, limit: number): BodyCounter {
     if (received <= limit) return;
     if (draining) {
       // The connection cannot be kept: it ends once the answer is out, and lingers rather than
-      // resetting a client that is still sending (src/http/lingering-close.ts).
+      // resetting a client that is still sending (src/errors/lingering-close.ts).
       raw.off('data', onData);
       closeAfterAnswer(raw.socket);
       return;

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lingerAfterAnswer } from '../../src/http/lingering-close.js';
+import { lingerAfterAnswer } from '../../src/errors/lingering-close.js';
 import { freshApp, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
