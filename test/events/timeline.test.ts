@@ -3,16 +3,19 @@ import { PUBLIC_KEY } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryHarness, privateHeaders, seedSmtpOrg, smtpService } from '../delivery/harness.js';
 import { ev, recorder } from './support.js';
+import { timelineEntry } from '../../src/http/routes/timeline.js';
 
 const pgUp = await postgresAvailable();
 
 const OWNER = 'owner@acme.test';
+const AUDIT = 'audit@acme.test';
+const FORWARDED = 'ada.forward@elsewhere.test';
 
 describe.each(DIALECTS)('the timeline of GET /v1/messages/{id} after hand-off, on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
   const h = deliveryHarness(dialect);
 
-  it.skipIf(skip)('a public key with the status token sees the events without addresses; a private key sees them', async () => {
+  it.skipIf(skip)('a public key with the status token sees the events without addresses or remote text; a private key sees them', async () => {
     const t = await h.app();
     const sink = await h.sink(t);
     await seedSmtpOrg(t.store, smtpService(sink.port));
@@ -20,7 +23,11 @@ describe.each(DIALECTS)('the timeline of GET /v1/messages/{id} after hand-off, o
     const { message_id: id, status_token: token } = res.json() as { message_id: string; status_token: string };
     const { worker } = h.worker(t);
     expect(await worker.runOnce()).toBe(1);
-    await recorder(t.store, t.clock).record([ev('bounced', id, OWNER, { bounceType: 'hard', status: '5.1.1', reason: 'no such user', extra: { bounce_sub_type: 'NoEmail' } })]);
+    const r = recorder(t.store, t.clock, { orgId: null, serviceId: null });
+    // A DSN as the inbound listener reads it: the report names a forwarded address, and the
+    // remote's diagnostic quotes the recipient.
+    const diagnostic = `550 5.1.1 <${OWNER}>: Recipient address rejected: User unknown`;
+    expect(await r.record([ev('bounced', id, OWNER, { source: 'dsn', bounceType: 'hard', status: '5.1.1', reason: diagnostic, extra: { reported_recipient: FORWARDED } })])).toEqual(['recorded']);
 
     const pub = await t.app.inject({ method: 'GET', url: `/v1/messages/${id}`, headers: { 'x-mail-public-key': PUBLIC_KEY, origin: 'https://example.com', 'x-mail-status-token': token } });
     expect(pub.statusCode, pub.body).toBe(200);
@@ -28,15 +35,33 @@ describe.each(DIALECTS)('the timeline of GET /v1/messages/{id} after hand-off, o
     // The Cc was not bounced: the message stays sent.
     expect(pubView.status).toBe('sent');
     expect(pubView.events.at(-1)).toEqual({
-      type: 'bounced', at: '2026-01-01T01:00:00.000Z', reason: 'no such user', provider: 'postmark', bounce_type: 'hard', status: '5.1.1',
-      details: { provider: 'postmark', reason: 'no such user', bounce_type: 'hard', status: '5.1.1', extra: { bounce_sub_type: 'NoEmail' } },
+      type: 'bounced', at: '2026-01-01T01:00:00.000Z', provider: 'dsn', bounce_type: 'hard', status: '5.1.1',
+      details: { provider: 'dsn', bounce_type: 'hard', status: '5.1.1' },
     });
-    expect(pub.body).not.toContain(OWNER);
+    // Mailroom's own codes are still there; the relay's 250 reply (`response`) is not.
+    expect(pubView.events.map((e) => e.type)).toEqual(['queued', 'sending', 'sent', 'bounced']);
+    expect(pubView.events[1]).toEqual({ type: 'sending', at: expect.any(String) as string, details: { attempt: 1 } });
+    expect(pubView.events[2]).toEqual({ type: 'sent', at: expect.any(String) as string });
+    for (const leak of [OWNER, AUDIT, FORWARDED, 'reported_recipient', 'User unknown', '@']) expect(pub.body).not.toContain(leak);
 
     const priv = await t.app.inject({ method: 'GET', url: `/v1/messages/${id}`, headers: privateHeaders });
     const privView = priv.json() as { events: Array<Record<string, unknown>>; recipients: Array<{ address: string; state: string }> };
-    expect(privView.events.at(-1)).toMatchObject({ recipient: OWNER, bounce_type: 'hard', details: { recipient: OWNER } });
-    expect(privView.recipients).toContainEqual({ address: OWNER, kind: 'to', state: 'bounced', reason: 'no such user' });
+    expect(privView.events.at(-1)).toMatchObject({
+      recipient: OWNER, reason: diagnostic, bounce_type: 'hard', details: { recipient: OWNER, reason: diagnostic, extra: { reported_recipient: FORWARDED } },
+    });
+    expect(privView.events[2]).toMatchObject({ type: 'sent', details: { response: expect.stringMatching(/^250 /) as string } });
+    expect(privView.recipients).toContainEqual({ address: OWNER, kind: 'to', state: 'bounced', reason: diagnostic });
+  });
+
+  it.skipIf(skip)('a public key still sees mailroom\'s own reasons (a released message\'s credits_added), never a remote\'s', async () => {
+    const t = await h.app();
+    const entry = (type: string, detail: Record<string, unknown>) => timelineEntry({ type, at: t.clock.now(), detail }, false);
+    expect(entry('released', { reason: 'credits_added' })).toMatchObject({ reason: 'credits_added', details: { reason: 'credits_added' } });
+    expect(entry('queued', { reason: 'lease_expired' })).toMatchObject({ reason: 'lease_expired' });
+    expect(entry('deferred', { recipient: OWNER, reason: `451 4.2.0 <${OWNER}> greylisted`, retry_at: '2026-01-01T00:05:00.000Z' }))
+      .toEqual({ type: 'deferred', at: '2026-01-01T00:00:00.000Z', details: { retry_at: '2026-01-01T00:05:00.000Z' } });
+    expect(entry('held_service_error', { reason: `535 5.7.8 login failed for ${OWNER}` })).toEqual({ type: 'held_service_error', at: '2026-01-01T00:00:00.000Z' });
+    expect(entry('bounced', { recipient: OWNER, reason: '550 no', hard: true })).toEqual({ type: 'bounced', at: '2026-01-01T00:00:00.000Z', bounce_type: 'hard', details: { hard: true } });
   });
 
   it.skipIf(skip)('the OpenAPI document describes the timeline fields and the new recipient states', async () => {
