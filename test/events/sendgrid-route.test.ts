@@ -55,6 +55,24 @@ describe.each(DIALECTS)('SendGrid events through /v1/provider-events, on %s', (d
     expect((await row(t.store, id)).status).toBe('complained');
   });
 
+  it.skipIf(skip)('an event without sg_event_id (and a timestamp of 1e300) is recorded under a digest key; the others of its batch too', async () => {
+    const { t, id, eventsPath } = await sent(dialect, { source: 'sendgrid', public_key: account.publicKey });
+    const body = JSON.stringify([
+      { email: OWNER, timestamp: 1767229200, event: 'delivered', sg_event_id: 'sg-d', mailroom_message_id: id },
+      { email: AUDIT, timestamp: 1e300, event: 'bounce', type: 'bounce', mailroom_message_id: id },
+    ]);
+    const res = await postEvent(t, eventsPath, body, signedHeaders(account.privateKey, body, t.clock.now()));
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({ received: 2, recorded: 2, duplicates: 0, unmatched: 0 });
+    const events = await recorded(t);
+    expect(events.find((e) => e.type === 'delivered')?.eventKey).toBe('sg-d');
+    expect(events.find((e) => e.type === 'bounced')).toMatchObject({ eventKey: expect.stringMatching(/^event:[0-9a-f]{64}$/) as unknown, at: t.clock.now() });
+    expect((await t.store.suppressions.list('acme')).map((x) => x.email)).toEqual([AUDIT]);
+    expect((await view(t, id)).events.map((e) => e.type)).toEqual(['queued', 'sending', 'sent', 'delivered', 'bounced']);
+    const retry = await postEvent(t, eventsPath, body, signedHeaders(account.privateKey, body, t.clock.now()));
+    expect(retry.json()).toEqual({ received: 2, recorded: 0, duplicates: 2, unmatched: 0 });
+  });
+
   it.skipIf(skip)('forged: bad signature, wrong key, altered body, stale timestamp → 401, nothing recorded, the message untouched', async () => {
     const { t, id, eventsPath } = await sent(dialect, { source: 'sendgrid', public_key: account.publicKey });
     const body = JSON.stringify([{ email: OWNER, timestamp: 1767229200, event: 'spamreport', sg_event_id: 'sg-f', mailroom_message_id: id }]);
