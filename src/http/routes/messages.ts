@@ -9,7 +9,8 @@ import { authenticate } from '../auth.js';
 import { clientInfo } from '../headers.js';
 import { responses, Timestamp } from '../schemas.js';
 import { iso, isoOrNull } from '../time.js';
-import { TimelineEvent, timelineEntry } from './timeline.js';
+import { timelineEntry } from './timeline.js';
+import { TimelineEventSchema } from './timeline-schema.js';
 
 const Message = Type.Object({
   message_id: Type.String(),
@@ -18,7 +19,7 @@ const Message = Type.Object({
   sent_at: Type.Union([Timestamp, Type.Null()]),
   template_id: Type.String(),
   service_id: Type.String(),
-  events: Type.Array(TimelineEvent, { description: 'Oldest first (in the order recorded); see the README, "Events after hand-off"' }),
+  events: Type.Array(TimelineEventSchema, { description: 'Oldest first (in the order recorded); see the README, "Events after hand-off"' }),
   recipients: Type.Optional(Type.Array(Type.Object({
     address: Type.String(),
     kind: Type.Union([Type.Literal('to'), Type.Literal('cc'), Type.Literal('bcc')]),
