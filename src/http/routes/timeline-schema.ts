@@ -18,9 +18,9 @@ const PROVIDER_DESCRIPTION = 'Where an event after hand-off came from: a provide
 
 /** The stored detail's keys, as the writers store them (a key appears only on the types that say so). */
 const Details = Type.Object({
-  reason: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "Why: the remote's reply or diagnostic text, or mailroom's reason (see `type`)" })),
+  reason: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "Why: the remote's reply or diagnostic text, or mailroom's reason (see `type`); for a public key only mailroom's own (queued, held, released, discarded)" })),
   attempt: Type.Optional(Type.Integer({ description: 'sending: which attempt this is (1 the first)' })),
-  response: Type.Optional(Type.String({ description: "sent: the relay's final reply" })),
+  response: Type.Optional(Type.String({ description: "sent: the relay's final reply (private-key reads only)" })),
   recipients: Type.Optional(Type.Array(Type.String(), { description: 'sent: the addresses the relay accepted (private-key reads only)' })),
   retry_at: Type.Optional(Type.String({ format: 'date-time', description: 'deferred at hand-off: when the next attempt is due' })),
   hard: Type.Optional(Type.Boolean({ description: 'bounced at hand-off: whether the refusal was permanent (shown as `bounce_type`)' })),
@@ -30,20 +30,22 @@ const Details = Type.Object({
   status: Type.Optional(Type.String({ description: "Events after hand-off: the remote's status code (shown as `status`)" })),
   extra: Type.Optional(Type.Object({}, {
     additionalProperties: true,
-    description: "Events after hand-off: provider fields worth keeping (strings, numbers, booleans), e.g. SES's bounce_sub_type, a feedback type, the recipient a DSN reported",
+    description: "Events after hand-off: provider fields worth keeping (strings, numbers, booleans), e.g. SES's bounce_sub_type, a feedback type, the recipient a DSN reported (private-key reads only)",
   })),
 }, {
   additionalProperties: true,
-  description: 'The whole stored detail, as before the flat fields existed (existing readers keep working). Recipient addresses are left out for public-key reads',
+  description: 'The stored detail, as before the flat fields existed (existing readers keep working). A public key sees only provider, bounce_type, status, hard, attempt, retry_at and the reasons it may see: no address, no remote text',
 });
 
 export const TimelineEventSchema = Type.Object({
   type: Type.String({ enum: [...TIMELINE_EVENT_TYPES], description: typeDescription }),
   at: Type.String({ format: 'date-time', description: 'When it happened: for events after hand-off, as their source says' }),
   recipient: Type.Optional(Type.String({ description: 'The recipient the event is about, when it is about one (private-key reads only)' })),
-  reason: Type.Optional(Type.String({ description: "Why: the remote's reply or diagnostic text, or mailroom's reason" })),
+  reason: Type.Optional(Type.String({
+    description: "Why: the remote's reply or diagnostic text, or mailroom's reason. A public key sees only mailroom's own reasons (queued, held, released, discarded): a remote's text can quote addresses",
+  })),
   provider: Type.Optional(Type.String({ enum: [...EVENT_SOURCES], description: PROVIDER_DESCRIPTION })),
   bounce_type: Type.Optional(Type.String({ enum: ['hard', 'soft'], description: 'bounced (and a DSN\'s delayed): hard, the address does not exist or is refused for good (suppressed); soft, a temporary refusal' })),
   status: Type.Optional(Type.String({ description: "The remote's status code (e.g. 5.1.1 or 550), when known" })),
   details: Type.Optional(Details),
-}, { description: 'One entry of the timeline; the flat fields are there only when the event has them' });
+}, { description: 'One entry of the timeline; the flat fields are there only when the event has them (and, for a public key, only those without addresses or remote text)' });
