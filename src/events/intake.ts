@@ -63,6 +63,12 @@ export async function receiveProviderEvents(deps: IntakeDeps, token: string, req
       deps.warn({ source: handler.source, org: service.org_id, service: service.id, why: err.message }, 'provider event refused: verification failed');
       throw new ApiError('unauthorized', { message: 'The request failed the provider signature or credential check.' });
     }
+    if (err instanceof ApiError && err.code === 'service_unavailable') {
+      // A source's own dependency failed (SNS: the signing certificate could not be fetched):
+      // the provider retries on the 503, but an operator should know events are waiting.
+      deps.warn({ source: handler.source, org: service.org_id, service: service.id, why: err.message }, 'provider event not verified yet: a dependency of the check failed');
+      throw err;
+    }
     if (err instanceof IntakeMalformed) {
       throw new ApiError('invalid_body', { message: `The provider event could not be read: ${err.message}`, details: { fields: [{ field: 'body', message: err.message }] } });
     }

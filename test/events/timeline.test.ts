@@ -62,6 +62,8 @@ describe.each(DIALECTS)('the timeline of GET /v1/messages/{id} after hand-off, o
       .toEqual({ type: 'deferred', at: '2026-01-01T00:00:00.000Z', details: { retry_at: '2026-01-01T00:05:00.000Z' } });
     expect(entry('held_service_error', { reason: `535 5.7.8 login failed for ${OWNER}` })).toEqual({ type: 'held_service_error', at: '2026-01-01T00:00:00.000Z' });
     expect(entry('bounced', { recipient: OWNER, reason: '550 no', hard: true })).toEqual({ type: 'bounced', at: '2026-01-01T00:00:00.000Z', bounce_type: 'hard', details: { hard: true } });
+    // A message discarded because its recipients were suppressed names them in its reason.
+    expect(entry('discarded', { reason: `recipients suppressed: ${OWNER}` })).toEqual({ type: 'discarded', at: '2026-01-01T00:00:00.000Z' });
   });
 
   it.skipIf(skip)('the OpenAPI document describes the timeline fields and the new recipient states', async () => {

@@ -18,7 +18,7 @@ const PROVIDER_DESCRIPTION = 'Where an event after hand-off came from: a provide
 
 /** The stored detail's keys, as the writers store them (a key appears only on the types that say so). */
 const Details = Type.Object({
-  reason: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "Why: the remote's reply or diagnostic text, or mailroom's reason (see `type`); for a public key only mailroom's own (queued, held, released, discarded)" })),
+  reason: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "Why: the remote's reply or diagnostic text, or mailroom's reason (see `type`); for a public key only mailroom's own (queued, held, released)" })),
   attempt: Type.Optional(Type.Integer({ description: 'sending: which attempt this is (1 the first)' })),
   response: Type.Optional(Type.String({ description: "sent: the relay's final reply (private-key reads only)" })),
   recipients: Type.Optional(Type.Array(Type.String(), { description: 'sent: the addresses the relay accepted (private-key reads only)' })),
@@ -42,7 +42,7 @@ export const TimelineEventSchema = Type.Object({
   at: Type.String({ format: 'date-time', description: 'When it happened: for events after hand-off, as their source says' }),
   recipient: Type.Optional(Type.String({ description: 'The recipient the event is about, when it is about one (private-key reads only)' })),
   reason: Type.Optional(Type.String({
-    description: "Why: the remote's reply or diagnostic text, or mailroom's reason. A public key sees only mailroom's own reasons (queued, held, released, discarded): a remote's text can quote addresses",
+    description: "Why: the remote's reply or diagnostic text, or mailroom's reason. A public key sees only mailroom's own reasons (queued, held, released): a remote's text can quote addresses",
   })),
   provider: Type.Optional(Type.String({ enum: [...EVENT_SOURCES], description: PROVIDER_DESCRIPTION })),
   bounce_type: Type.Optional(Type.String({ enum: ['hard', 'soft'], description: 'bounced (and a DSN\'s delayed): hard, the address does not exist or is refused for good (suppressed); soft, a temporary refusal' })),
