@@ -1,4 +1,5 @@
 import type { Clock } from '../domain/clock.js';
+import { replayEarlyEvents } from '../events/record.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ClaimedMessage, RecipientOutcome, SettledState } from '../storage/queue.js';
 import type { Store } from '../storage/store.js';
@@ -190,6 +191,9 @@ export async function settleApart(deps: SettleDeps, m: ClaimedMessage, input: Om
   const moved = await store.transaction(async (tx) => {
     if (!(await tx.queue.settleRecipients(m.id, m.lease_until, now, plan.outcome))) return false;
     for (const address of plan.suppress) await tx.suppressions.add(m.org_id, address, 'hard_bounce', now);
+    // Provider events about recipients accepted earlier, reported while a retry was owed to
+    // others, moved nothing then; the message has now left for good: apply them.
+    if (plan.outcome.next.status !== 'queued' && plan.outcome.next.status !== 'held_service_error') await replayEarlyEvents(tx, m.id, now);
     return true;
   });
   const status = plan.outcome.next.status;

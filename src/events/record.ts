@@ -126,9 +126,24 @@ async function applyToMessage(tx: Repos, now: number, event: ProviderEvent, mess
     ...(event.extra !== undefined ? { extra: event.extra } : {}),
   };
   await tx.messages.appendEvent(message.id, event.type, event.at, detail);
+  await applyOutcome(tx, now, event, message, recipients, target, reason);
 
-  // Per recipient, forward only. While a retry is still owed to some recipients (the message
-  // is queued or sending), states are the worker's: the event is on the timeline, no more.
+  // A hard bounce or a complaint: no later send tries the address (451 recipient_suppressed).
+  const suppress = event.type === 'complained' ? 'complaint' : event.type === 'bounced' && event.bounceType !== 'soft' ? 'hard_bounce' : undefined;
+  if (suppress !== undefined && target !== undefined) await tx.suppressions.add(message.org_id, target.email, suppress, now, message.id);
+  return { event, message, recipient: target?.email ?? null, detail };
+}
+
+/**
+ * The event's effect on its recipient's state and on the message's status. Per recipient,
+ * forward only. While a retry is still owed to some recipients (the message is queued or
+ * sending), states are the worker's: the event is on the timeline, no more, until the worker
+ * settles the message and replays it (replayEarlyEvents).
+ */
+async function applyOutcome(
+  tx: Repos, now: number, event: ProviderEvent, message: MatchedMessage, recipients: StoredRecipient[],
+  target: StoredRecipient | undefined, reason: string | undefined,
+): Promise<void> {
   const next = recipientStateFor(event);
   const afterHandOff = AFTER_HAND_OFF.includes(message.status);
   if (target !== undefined && next !== undefined && afterHandOff && recipientMovesTo(target.state, next)) {
@@ -146,11 +161,39 @@ async function applyToMessage(tx: Repos, now: number, event: ProviderEvent, mess
       }
     }
   }
+}
 
-  // A hard bounce or a complaint: no later send tries the address (451 recipient_suppressed).
-  const suppress = event.type === 'complained' ? 'complaint' : event.type === 'bounced' && event.bounceType !== 'soft' ? 'hard_bounce' : undefined;
-  if (suppress !== undefined && target !== undefined) await tx.suppressions.add(message.org_id, target.email, suppress, now, message.id);
-  return { event, message, recipient: target?.email ?? null, detail };
+/**
+ * Events that arrived while the message still owed a retry to some recipients (a delivery of
+ * the accepted ones, reported while the refused ones waited) are on the timeline but moved
+ * nothing. Once the worker settles the message as left (sent, bounced, failed), it calls this
+ * in the same transaction: each stored event is applied again to states and status, forward
+ * only, so nothing is applied twice in effect; timeline entries and suppressions already exist.
+ */
+export async function replayEarlyEvents(tx: Repos, messageId: string, now: number): Promise<void> {
+  const stored = await tx.providerEvents.storedEvents(messageId);
+  if (stored.length === 0) return;
+  const message = await tx.providerEvents.findMessage({ orgId: null, messageId });
+  if (message === undefined || !AFTER_HAND_OFF.includes(message.status)) return;
+  const recipients = await tx.providerEvents.recipients(messageId);
+  for (const text of stored) {
+    const event = storedEvent(text);
+    if (event === undefined) continue;
+    const reason = event.reason === undefined || event.reason === null ? undefined : event.reason.slice(0, MAX_REASON);
+    await applyOutcome(tx, now, event, message, recipients, recipientOf(event, recipients), reason);
+  }
+}
+
+/** A stored event as recorded (our own JSON); anything else is skipped, never applied. */
+function storedEvent(text: string): ProviderEvent | undefined {
+  try {
+    const v: unknown = JSON.parse(text);
+    if (typeof v !== 'object' || v === null || !('type' in v) || !('recipient' in v)) return undefined;
+    const e = v as ProviderEvent; // our own serialization of a ProviderEvent (checked fields above)
+    return typeof e.type === 'string' && (e.recipient === null || typeof e.recipient === 'string') ? e : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function afterCommit(deps: RecordDeps, scope: RecordScope, events: readonly ProviderEvent[], applied: Applied): void {

@@ -109,6 +109,13 @@ export function providerEventsRepo(db: Kysely<Database>, dialect: Dialect) {
       return rows.map((r) => ({ email: r.email, kind: r.kind, state: recipientStateColumn(r.state) }));
     },
 
+    /** The stored events (as recorded, JSON) of one message, in arrival order. */
+    async storedEvents(messageId: string): Promise<string[]> {
+      const rows = await db.selectFrom('provider_events').select('detail')
+        .where('message_id', '=', messageId).orderBy('received_at').orderBy('event_key').execute();
+      return rows.map((r) => r.detail);
+    },
+
     /** Sets one recipient's state, only from `from` (the caller's forward-only check, as a compare-and-set). */
     async setRecipientState(messageId: string, email: string, from: RecipientState, to: RecipientState, reason: string | null, now: number): Promise<boolean> {
       const r = await db.updateTable('message_recipients').set({ state: to, reason, updated_at: now })
