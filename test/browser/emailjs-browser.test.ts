@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
+import { chromiumAvailable, launchChromium } from '../support/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBlobStore } from '../../src/blobs/index.js';
 import { LocalPacer } from '../../src/delivery/pacing.js';
@@ -19,12 +20,7 @@ import { type Sink, startSink } from '../support/smtp-sink.js';
  * a page on a second loopback port with a real <form> calls sendForm and send against this
  * server, and the emails reach a real SMTP sink.
  */
-const CHROMIUM = process.env.MAILROOM_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const available = fs.existsSync(CHROMIUM);
-if (!available) {
-  if (process.env.CI === 'true') throw new Error(`Chromium is required under CI (${CHROMIUM}); .ci/run installs it`);
-  console.warn(`\n*** ${CHROMIUM} not found: the browser SDK test is SKIPPED (apt-get install chromium) ***\n`);
-}
+const available = chromiumAvailable('the browser SDK test');
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BUNDLE = path.resolve(here, '../../node_modules/@emailjs/browser/dist/email.min.js');
@@ -84,10 +80,7 @@ describe.skipIf(!available)('@emailjs/browser in headless Chromium', () => {
     fs.writeFileSync(path.join(files, 'cv.pdf'), '%PDF-1.7 curriculum vitae');
     fs.writeFileSync(path.join(files, 'one.jpg'), 'first photo');
     fs.writeFileSync(path.join(files, 'two.jpg'), 'second photo');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page, type Route } from 'playwright-core';
+import { type Browser, type Page, type Route } from 'playwright-core';
+import { chromiumAvailable, launchChromium } from '../support/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
 import { PUBLIC_KEY, seedOrg } from '../support/seed.js';
@@ -11,12 +12,7 @@ import { PUBLIC_KEY, seedOrg } from '../support/seed.js';
  * calls the page's onload, renders a button, and hands the render callback a token when the
  * button is clicked (the user "solving" the challenge). Requests, frames and dialogs are recorded.
  */
-const CHROMIUM = process.env.MAILROOM_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const available = fs.existsSync(CHROMIUM);
-if (!available) {
-  if (process.env.CI === 'true') throw new Error(`Chromium is required under CI (${CHROMIUM}); .ci/run installs it`);
-  console.warn(`\n*** ${CHROMIUM} not found: the widget page browser test is SKIPPED (apt-get install chromium) ***\n`);
-}
+const available = chromiumAvailable('the widget page browser test');
 
 /** Screenshots to look at by hand; outside the repository so test runs leave no files in it. */
 const SHOTS = process.env.MAILROOM_TEST_SCREENSHOTS ?? path.join(os.tmpdir(), 'mailroom-screenshots');
@@ -61,10 +57,7 @@ describe.skipIf(!available)('the CAPTCHA widget page in headless Chromium', () =
       security: { allowed_origins: ['app.example.com'], allow_mobile_apps: true, mobile_app_schemes: ['myapp'] },
     });
     base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
