@@ -104,7 +104,7 @@ const dedupeScope = (scope: RecordScope, event: ProviderEvent): string =>
  * the message's only recipient that was sent to. Never an address outside the message, so no
  * event can suppress an arbitrary address.
  */
-function recipientOf(event: ProviderEvent, recipients: readonly StoredRecipient[]): StoredRecipient | undefined {
+function recipientOf(event: Pick<ProviderEvent, 'recipient'>, recipients: readonly StoredRecipient[]): StoredRecipient | undefined {
   if (event.recipient !== null) {
     const wanted = event.recipient.trim().toLowerCase();
     return recipients.find((r) => r.email.toLowerCase() === wanted);
@@ -140,8 +140,11 @@ async function applyToMessage(tx: Repos, now: number, event: ProviderEvent, mess
  * sending), states are the worker's: the event is on the timeline, no more, until the worker
  * settles the message and replays it (replayEarlyEvents).
  */
+/** What an event's outcome depends on (a replayed event is read back as this much). */
+type Outcome = Pick<ProviderEvent, 'type' | 'bounceType' | 'recipient' | 'reason'>;
+
 async function applyOutcome(
-  tx: Repos, now: number, event: ProviderEvent, message: MatchedMessage, recipients: StoredRecipient[],
+  tx: Repos, now: number, event: Outcome, message: MatchedMessage, recipients: StoredRecipient[],
   target: StoredRecipient | undefined, reason: string | undefined,
 ): Promise<void> {
   const next = recipientStateFor(event);
@@ -184,16 +187,22 @@ export async function replayEarlyEvents(tx: Repos, messageId: string, now: numbe
   }
 }
 
-/** A stored event as recorded (our own JSON); anything else is skipped, never applied. */
-function storedEvent(text: string): ProviderEvent | undefined {
+const EVENT_TYPES: ReadonlySet<string> = new Set<ProviderEvent['type']>(['delivered', 'bounced', 'complained', 'deferred', 'failed']);
+const isEventType = (v: unknown): v is ProviderEvent['type'] => typeof v === 'string' && EVENT_TYPES.has(v);
+
+/** A stored event as recorded (our own JSON), as much as its outcome needs; anything else is skipped. */
+function storedEvent(text: string): Outcome | undefined {
+  let v: unknown;
   try {
-    const v: unknown = JSON.parse(text);
-    if (typeof v !== 'object' || v === null || !('type' in v) || !('recipient' in v)) return undefined;
-    const e = v as ProviderEvent; // our own serialization of a ProviderEvent (checked fields above)
-    return typeof e.type === 'string' && (e.recipient === null || typeof e.recipient === 'string') ? e : undefined;
+    v = JSON.parse(text);
   } catch {
     return undefined;
   }
+  if (typeof v !== 'object' || v === null || !('type' in v) || !isEventType(v.type)) return undefined;
+  const recipient = 'recipient' in v && typeof v.recipient === 'string' ? v.recipient : null;
+  const reason = 'reason' in v && typeof v.reason === 'string' ? v.reason : null;
+  const bounceType = 'bounceType' in v && (v.bounceType === 'hard' || v.bounceType === 'soft') ? v.bounceType : undefined;
+  return { type: v.type, recipient, reason, ...(bounceType !== undefined ? { bounceType } : {}) };
 }
 
 function afterCommit(deps: RecordDeps, scope: RecordScope, events: readonly ProviderEvent[], applied: Applied): void {

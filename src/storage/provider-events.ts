@@ -3,23 +3,10 @@ import type { MessageStatus } from '../domain/types.js';
 import { messageStatusColumn } from './columns.js';
 import { recipientStateColumn, type RecipientState } from './recipient-states.js';
 import type { Dialect } from './dialect.js';
-import type { Database } from './schema.js';
+import type { Database, ProviderEventsTable } from './schema.js';
 
-/** A provider event as stored (see migration 0004). */
-export interface ProviderEventRow {
-  source: string;
-  /** Whose keys these are: `service:<id>` for a webhook event, `message:<id>` for DSN/ARF (record.ts). */
-  scope: string;
-  event_key: string;
-  service_id: string | null;
-  org_id: string | null;
-  message_id: string | null;
-  type: string;
-  recipient: string | null;
-  at: number;
-  detail: string;
-  received_at: number;
-}
+/** A provider event as stored (see migration 0004 and schema.ts). */
+export type ProviderEventRow = ProviderEventsTable;
 
 /** What recording an event needs to know of the message it matched. */
 export interface MatchedMessage {
