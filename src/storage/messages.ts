@@ -6,6 +6,7 @@ import type { Dialect } from './dialect.js';
 import { parseJson } from './json.js';
 import { recipientsOf, type RecipientView } from './recipient-states.js';
 import type { Database, MessagesTable } from './schema.js';
+import { fanOutNewMessage, insertEvents } from './webhook-outbox.js';
 
 export type { RecipientKind, RecipientState, RecipientView } from './recipient-states.js';
 
@@ -161,6 +162,7 @@ export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
         await insertRecipient(db, dialect, { message_id: m.id, org_id: m.org_id, kind: r.kind, email: r.email, created_at: m.created_at });
       }
       await insertFirstEvent(db, dialect, { message_id: m.id, type: m.status, at: m.created_at });
+      await fanOutNewMessage(db, dialect, m.id, m.created_at);
     },
 
     /** Newest first by (created_at, id); every filter is the prefix of an index. */
@@ -250,9 +252,7 @@ export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
     },
 
     async appendEvent(messageId: string, type: string, at: number, detail?: Record<string, unknown>): Promise<void> {
-      await db.insertInto('message_events')
-        .values({ message_id: messageId, type, at, detail: detail === undefined ? null : JSON.stringify(detail) })
-        .execute();
+      await insertEvents(db, dialect, [{ message_id: messageId, type, at, detail: detail === undefined ? null : JSON.stringify(detail) }], at);
     },
 
     /**

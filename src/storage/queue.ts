@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from './dialect.js';
 import { settledStateColumn, type RecipientState } from './recipient-states.js';
 import type { Database } from './schema.js';
+import { insertEvents } from './webhook-outbox.js';
 
 /** A message the worker has claimed: everything needed to send it. */
 export interface ClaimedMessage {
@@ -61,7 +62,7 @@ function leasePairs(items: ReadonlyArray<{ id: string; lease: number }>) {
  */
 export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
   const event = (messageId: string, type: string, at: number, detail?: Record<string, unknown>) =>
-    db.insertInto('message_events').values({ message_id: messageId, type, at, detail: detail === undefined ? null : JSON.stringify(detail) }).execute();
+    insertEvents(db, dialect, [{ message_id: messageId, type, at, detail: detail === undefined ? null : JSON.stringify(detail) }], at);
 
   /** Recipients' own states; one already settled (not pending or deferred) is never changed. */
   const setRecipientStates = async (id: string, recipients: RecipientOutcome['recipients'], now: number): Promise<void> => {
@@ -101,9 +102,7 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
         lease_until: now + leaseMs,
       }));
       {
-        await db.insertInto('message_events')
-          .values(claimed.map((m) => ({ message_id: m.id, type: 'sending', at: now, detail: JSON.stringify({ attempt: m.attempts }) })))
-          .execute();
+        await insertEvents(db, dialect, claimed.map((m) => ({ message_id: m.id, type: 'sending', at: now, detail: JSON.stringify({ attempt: m.attempts }) })), now);
       }
       return claimed;
     },
@@ -121,7 +120,7 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
         returning id`.execute(db);
       const ids = new Set(moved.rows.map((r) => r.id));
       const events = items.filter((i) => ids.has(i.id)).map((i) => ({ message_id: i.id, type: 'sent', at: now, detail: JSON.stringify(i.detail) }));
-      if (events.length > 0) await db.insertInto('message_events').values(events).execute();
+      await insertEvents(db, dialect, events, now);
       // The provider's id, where the transport reported one: events after hand-off name it.
       for (const i of items) {
         if (i.providerMessageId !== undefined && ids.has(i.id)) {
@@ -175,9 +174,7 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
       const moved = r.numUpdatedRows > 0n;
       await setRecipientStates(id, moved ? outcome.recipients : outcome.recipients.filter((x) => x.state === 'sent'), now);
       if (moved && outcome.events.length > 0) {
-        await db.insertInto('message_events')
-          .values(outcome.events.map((e) => ({ message_id: id, type: e.type, at: now, detail: JSON.stringify(e.detail) })))
-          .execute();
+        await insertEvents(db, dialect, outcome.events.map((e) => ({ message_id: id, type: e.type, at: now, detail: JSON.stringify(e.detail) })), now);
       }
       return moved;
     },

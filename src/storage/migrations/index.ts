@@ -5,6 +5,7 @@ import * as m0002 from './0002_recipient_states.js';
 import * as m0003 from './0003_key_grace.js';
 import * as m0004 from './0004_provider_events.js';
 import * as m0005 from './0005_events_intake.js';
+import * as m0006 from './0006_webhooks.js';
 
 /** Numbered, applied in name order. Add a file and a line here; never edit an applied one. */
 export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: Dialect) => Promise<void>>> = {
@@ -13,4 +14,5 @@ export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: 
   '0003_key_grace': m0003.up,
   '0004_provider_events': m0004.up,
   '0005_events_intake': m0005.up,
+  '0006_webhooks': m0006.up,
 };
