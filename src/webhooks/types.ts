@@ -1,0 +1,104 @@
+import { TIMELINE_EVENT_TYPES } from '../events/timeline-types.js';
+
+/**
+ * Outbound webhooks (issue 13): the shapes every part shares. Storage (src/storage/webhook-*.ts),
+ * the dispatcher (src/webhooks/dispatcher.ts), the admin API and the CLI all speak these.
+ */
+
+/** `message.<type>` for every timeline event type, and `webhook.test`. */
+export const WEBHOOK_EVENT_TYPES = [...TIMELINE_EVENT_TYPES.map((t) => `message.${t}` as const), 'webhook.test'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** An endpoint's subscription: every event (`*`), or the listed types. */
+export type WebhookEventFilter = '*' | readonly WebhookEventType[];
+
+export interface WebhookEndpoint {
+  org_id: string;
+  id: string;
+  url: string;
+  description: string | null;
+  events: WebhookEventFilter;
+  enabled: boolean;
+  /** Why it was disabled (410 Gone, failing for days, an operator); null while enabled. */
+  disabled_reason: string | null;
+  /** `whsec_<base64 of ≥ 24 random bytes>`. Never shown on reads: only at creation and rotation. */
+  secret: string;
+  /** The secret before the last rotation: it signs too until `previous_secret_expires_at`. */
+  previous_secret: string | null;
+  previous_secret_expires_at: number | null;
+  /** The first failure since the last success; null while the endpoint is healthy. */
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Where a URL may point: production refuses http and private addresses unless allowed. */
+export interface WebhookUrlPolicy {
+  /** MAILROOM_ENV=production */
+  production: boolean;
+  /** MAILROOM_WEBHOOK_ALLOW_PRIVATE=true */
+  allowPrivate: boolean;
+}
+
+/** The webhooks' settings, parsed once from the environment (Config.webhooks). */
+export interface WebhookSettings {
+  /** MAILROOM_WEBHOOK_RETRY_SCHEDULE: delay before each attempt, seconds; default 0,5,300,1800,7200,18000,36000,36000. */
+  retryScheduleSeconds: readonly number[];
+  /** Per attempt; 15 s (MAILROOM_WEBHOOK_TIMEOUT_SECONDS, for tests). */
+  attemptTimeoutMs: number;
+  /** How long the previous secret keeps signing after a rotation (MAILROOM_WEBHOOK_SECRET_GRACE_SECONDS, 24 h). */
+  secretGraceMs: number;
+  /** An endpoint whose every delivery failed this long is disabled (MAILROOM_WEBHOOK_DISABLE_AFTER_SECONDS, 5 days). */
+  disableAfterMs: number;
+  /** In-flight attempts per endpoint in one process (MAILROOM_WEBHOOK_ENDPOINT_CONCURRENCY, 4). */
+  endpointConcurrency: number;
+  /** In-flight attempts in one process (MAILROOM_WEBHOOK_MAX_IN_FLIGHT, 64). */
+  maxInFlight: number;
+  urlPolicy: WebhookUrlPolicy;
+}
+
+/** What one HTTP attempt came to. `status` null: no answer (connect error, timeout, refused address). */
+export interface PostResult {
+  status: number | null;
+  durationMs: number;
+  /** The first 1 KB of the answer's body (UTF-8, lossy). */
+  body: string | null;
+  error: string | null;
+}
+
+/** The one pooled HTTP client the webhooks use (src/webhooks/http-post.ts); tests may pass their own. */
+export interface WebhookHttp {
+  post(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<PostResult>;
+  close(): Promise<void>;
+}
+
+/** One attempt as the log shows it. */
+export interface WebhookAttemptView {
+  attempt: number;
+  at: number;
+  status: number | null;
+  duration_ms: number;
+  response_body: string | null;
+  error: string | null;
+}
+
+export type WebhookDeliveryState = 'pending' | 'succeeded' | 'failed';
+
+/** One delivery as the log shows it (the admin API renders times as ISO 8601). */
+export interface WebhookDeliveryView {
+  /** `whd_<n>` */
+  id: string;
+  endpoint_id: string;
+  event_type: string;
+  message_id: string | null;
+  /** The `webhook-id` header: the same on every attempt and replay. */
+  webhook_id: string;
+  state: WebhookDeliveryState;
+  attempts: number;
+  next_attempt_at: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+  log: WebhookAttemptView[];
+}
