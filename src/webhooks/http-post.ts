@@ -1,0 +1,118 @@
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+import type { PostResult, WebhookHttp, WebhookUrlPolicy } from './types.js';
+import { guardedLookup, ipLiteral, isBlockedAddress, isRestricted, parseEndpointUrl, type LookupFn } from './url-guard.js';
+
+/**
+ * The one pooled HTTP client the webhooks post with. Never follows redirects (a 3xx is a status
+ * like any other non-2xx), never throws (every failure is `{ status: null, error }`), and bounds a
+ * whole attempt — connect, headers and body — by one deadline, so a receiver that accepts and then
+ * stalls or trickles cannot hold a worker past it.
+ */
+
+/** Read at most this much of an answer, then drop the connection: receivers can send gigabytes. */
+const MAX_BODY_READ = 64 * 1024;
+/** What the delivery log keeps of it (the issue's "first 1 KB"). */
+const KEPT_BODY = 1024;
+/** Idle keep-alive connections per origin when the caller does not say (the dispatcher's per-endpoint limit is 4). */
+const DEFAULT_CONNECTIONS_PER_ORIGIN = 8;
+
+export interface WebhookHttpOptions {
+  policy: WebhookUrlPolicy;
+  /** The whole attempt's deadline (15 s in production). */
+  timeoutMs: number;
+  maxConnectionsPerOrigin?: number;
+  /** Name resolution at connection time (tests inject one); the policy is applied to its answers. */
+  lookup?: LookupFn;
+}
+
+export function createWebhookHttp(options: WebhookHttpOptions): WebhookHttp {
+  const { policy, timeoutMs } = options;
+  const agent = new Agent({
+    connections: options.maxConnectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connect: {
+      timeout: timeoutMs,
+      ...(options.lookup === undefined && !isRestricted(policy) ? {} : { lookup: guardedLookup(policy, options.lookup) }),
+    },
+  });
+
+  async function post(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<PostResult> {
+    const started = performance.now();
+    const done = (status: number | null, kept: string | null, error: string | null): PostResult => ({
+      status,
+      durationMs: Math.round(performance.now() - started),
+      body: kept,
+      error,
+    });
+    const refused = refusal(url, policy);
+    if (refused !== null) return done(null, null, refused);
+
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    try {
+      const response = await request(url, {
+        dispatcher: agent,
+        method: 'POST',
+        headers: { ...headers },
+        body,
+        signal: controller.signal,
+      });
+      const kept = await readHead(response.body);
+      return done(response.statusCode, kept, null);
+    } catch (error) {
+      if (controller.signal.aborted) return done(null, null, `timeout after ${formatSeconds(timeoutMs)} s`);
+      return done(null, null, describe(error));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    post,
+    close: () => agent.close(),
+  };
+}
+
+/**
+ * Why this URL may not be fetched now, before any connection: undici (net.connect) skips the
+ * lookup for an address literal, so a literal in a blocked range is refused here instead.
+ */
+function refusal(url: string, policy: WebhookUrlPolicy): string | null {
+  const parsed = parseEndpointUrl(url);
+  if (typeof parsed === 'string') return parsed;
+  if (!isRestricted(policy)) return null;
+  if (parsed.protocol !== 'https:') return 'url must use https in production';
+  const literal = ipLiteral(parsed.hostname);
+  if (literal !== null && isBlockedAddress(literal)) return `blocked address: ${literal}`;
+  return null;
+}
+
+/** Up to 64 KiB of the body, then the stream is destroyed; the first 1 KiB is returned as text. */
+async function readHead(stream: AsyncIterable<Uint8Array> & { destroy(): unknown }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let read = 0;
+  for await (const chunk of stream) {
+    chunks.push(Buffer.from(chunk));
+    read += chunk.byteLength;
+    if (read >= MAX_BODY_READ) {
+      stream.destroy();
+      break;
+    }
+  }
+  // NUL cannot be stored in a PostgreSQL text column; the log is for people, so it goes.
+  return Buffer.concat(chunks).subarray(0, KEPT_BODY).toString('utf8').replaceAll('\u0000', '');
+}
+
+function formatSeconds(ms: number): string {
+  return String(Math.round(ms / 100) / 10);
+}
+
+/** One line for the log: the system error code when there is one (ECONNREFUSED, CERT_HAS_EXPIRED…). */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = 'code' in error && typeof error.code === 'string' ? error.code : null;
+  const message = error.message || error.name;
+  return code !== null && !message.includes(code) ? `${code}: ${message}` : message;
+}
