@@ -16,6 +16,9 @@ const MAX_BODY_READ = 64 * 1024;
 const KEPT_BODY = 1024;
 /** Idle keep-alive connections per origin when the caller does not say (the dispatcher's per-endpoint limit is 4). */
 const DEFAULT_CONNECTIONS_PER_ORIGIN = 8;
+const BACKSTOP_MS = 1_000;
+/** undici's timeout errors: the same outcome as the deadline. */
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 export interface WebhookHttpOptions {
   policy: WebhookUrlPolicy;
@@ -28,12 +31,15 @@ export interface WebhookHttpOptions {
 
 export function createWebhookHttp(options: WebhookHttpOptions): WebhookHttp {
   const { policy, timeoutMs } = options;
+  // undici's own timers are a backstop a second behind the attempt's deadline, so the deadline's
+  // abort (and its "timeout after N s") normally wins; their errors read the same if not.
+  const backstopMs = timeoutMs + BACKSTOP_MS;
   const agent = new Agent({
     connections: options.maxConnectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
+    headersTimeout: backstopMs,
+    bodyTimeout: backstopMs,
     connect: {
-      timeout: timeoutMs,
+      timeout: backstopMs,
       ...(options.lookup === undefined && !isRestricted(policy) ? {} : { lookup: guardedLookup(policy, options.lookup) }),
     },
   });
@@ -62,7 +68,9 @@ export function createWebhookHttp(options: WebhookHttpOptions): WebhookHttp {
       const kept = await readHead(response.body);
       return done(response.statusCode, kept, null);
     } catch (error) {
-      if (controller.signal.aborted) return done(null, null, `timeout after ${formatSeconds(timeoutMs)} s`);
+      if (controller.signal.aborted || TIMEOUT_CODES.has(errorCode(error) ?? '')) {
+        return done(null, null, `timeout after ${formatSeconds(timeoutMs)} s`);
+      }
       return done(null, null, describe(error));
     } finally {
       clearTimeout(timer);
@@ -109,10 +117,20 @@ function formatSeconds(ms: number): string {
   return String(Math.round(ms / 100) / 10);
 }
 
-/** One line for the log: the system error code when there is one (ECONNREFUSED, CERT_HAS_EXPIRED…). */
+function errorCode(error: unknown): string | null {
+  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : null;
+}
+
+/**
+ * One line for the log: the system error code when the message lacks it (ECONNREFUSED,
+ * CERT_HAS_EXPIRED…). Happy Eyeballs (several addresses tried) fails with an AggregateError whose
+ * own message is empty: its first error speaks for it.
+ */
 function describe(error: unknown): string {
+  if (error instanceof AggregateError && error.errors[0] !== undefined && error.message === '') return describe(error.errors[0]);
   if (!(error instanceof Error)) return String(error);
-  const code = 'code' in error && typeof error.code === 'string' ? error.code : null;
+  const code = errorCode(error);
   const message = error.message || error.name;
-  return code !== null && !message.includes(code) ? `${code}: ${message}` : message;
+  if (code === null || message.includes(code) || message.startsWith('blocked address')) return message;
+  return `${code}: ${message}`;
 }

@@ -82,6 +82,12 @@ describe('webhook signatures', () => {
     expect(() => verify(secret, webhookHeaders([secret], 'msg_4', old, body))).toThrow();
   });
 
+  it('signs with a user-given 24-byte secret the way receivers decode it', () => {
+    const secret = `whsec_${Buffer.from('a user picked these bytes').subarray(0, 25).toString('base64')}`;
+    expect(isValidSecret(secret)).toBe(true);
+    expect(verify(secret, webhookHeaders([secret], 'msg_8', now(), body))).toEqual(JSON.parse(body));
+  });
+
   it('signs non-ASCII bodies as UTF-8 bytes', () => {
     const secret = generateSecret();
     const text = JSON.stringify({ reason: 'boîte pleine — 受信拒否 📭' });
