@@ -9,8 +9,12 @@ import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { TURNSTILE_TEST_SECRETS } from '../protection/captcha.js';
 import { createProtection, type Protection, type ProtectionOptions } from '../protection/index.js';
 import { openStore, type Store } from '../storage/store.js';
-import { noNotifier } from '../events/notifier.js';
+import { nudgingNotifier } from '../events/notifier.js';
 import type { EventNotifier } from '../events/types.js';
+import { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import { createWebhookHttp } from '../webhooks/http-post.js';
+import type { WebhookHttp, WebhookSettings } from '../webhooks/types.js';
+import { Wakeup } from '../webhooks/wakeup.js';
 
 /**
  * What buildServices needs besides config. Processes pass the store they opened and the system
@@ -30,8 +34,13 @@ export interface ServiceDeps {
   metrics?: Metrics | undefined;
   /** Attachment storage other than config's (tests: a fake S3). */
   blobs?: OpenedBlobs | undefined;
-  /** Where recorded events after hand-off go (tests: a recording one). Default: noNotifier. */
+  /**
+   * Where recorded events after hand-off go besides waking this process's webhook dispatcher
+   * (tests: a recording one).
+   */
   notifier?: EventNotifier | undefined;
+  /** The webhooks' HTTP client (tests: one of their own). Default: createWebhookHttp from config, closed by `close()`. */
+  webhookHttp?: WebhookHttp | undefined;
   /** The rest of createProtection's options: another limiter store (the bench), verifier, key prefix or logger (tests). */
   protection?: Pick<ProtectionOptions, 'store' | 'verifier' | 'keyPrefix' | 'logger'> | undefined;
 }
@@ -46,8 +55,10 @@ export interface Services {
   /** Rate limits and CAPTCHA: on the shared Redis when MAILROOM_REDIS_URL is set, else in memory. */
   protection: Protection;
   blobs: OpenedBlobs;
-  /** Every recorded event after hand-off is handed to it (outbound webhooks' seam). */
+  /** Every recorded event after hand-off is handed to it: it wakes the webhook dispatcher. */
   notifier: EventNotifier;
+  /** Outbound webhooks: settings, the pooled HTTP client, and the dispatchers' wake-up. */
+  webhooks: { settings: WebhookSettings; http: WebhookHttp; wakeup: Wakeup };
   logger: pino.Logger;
   /** Closes what was opened here (the Redis connection), not the store it was given. */
   close(): Promise<void>;
@@ -67,7 +78,12 @@ export function buildServices(config: Config, deps: ServiceDeps): Services {
     : undefined;
   owned?.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis'));
   const redis = deps.redis ?? owned;
-  const metrics = deps.metrics ?? createMetrics(() => store.queue.depth(clock.now()));
+  const metrics = deps.metrics ?? createMetrics(() => store.queue.depth(clock.now()), () => store.webhookDeliveries.stats(clock.now()));
+  const settings = config.webhooks;
+  // Connections per origin as many as attempts per endpoint may run at once.
+  const http = deps.webhookHttp
+    ?? createWebhookHttp({ policy: settings.urlPolicy, timeoutMs: settings.attemptTimeoutMs, maxConnectionsPerOrigin: settings.endpointConcurrency });
+  const wakeup = new Wakeup();
   const protection = createProtection({
     config, clock, metrics, logger: logger.child({ component: 'protection' }), redis, ...deps.protection,
   });
@@ -79,17 +95,30 @@ export function buildServices(config: Config, deps: ServiceDeps): Services {
     redis,
     protection,
     blobs: deps.blobs ?? openBlobStore({ blobUrl: config.blobUrl, dataDir: config.dataDir, baseUrl: config.baseUrl }),
-    notifier: deps.notifier ?? noNotifier,
+    notifier: nudgingNotifier(() => wakeup.nudge(), deps.notifier),
+    webhooks: { settings, http, wakeup },
     logger,
     close: async () => {
+      if (deps.webhookHttp === undefined) await http.close();
       if (owned !== undefined) await owned.quit().catch(() => owned.disconnect());
     },
   };
 }
 
+/** A webhook dispatcher over a process's services (`mailroom worker`, serve's in-process worker, tests). */
+export function createDispatcher(services: Services, pollMs?: number): WebhookDispatcher {
+  const { store, clock, metrics, logger, webhooks } = services;
+  return new WebhookDispatcher({
+    store, clock, metrics, http: webhooks.http, settings: webhooks.settings, wakeup: webhooks.wakeup,
+    logger: logger.child({ component: 'webhooks' }), ...(pollMs === undefined ? {} : { pollMs }),
+  });
+}
+
 /** A process's services over the store it opened, and its delivery workers. */
 export interface Runtime extends Services {
   createWorker(): DeliveryWorker;
+  /** Outbound webhooks' dispatcher: runs wherever a delivery worker runs, and stops with it. */
+  createDispatcher(): WebhookDispatcher;
 }
 
 export async function createRuntime(config: Config): Promise<Runtime> {
@@ -113,6 +142,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
       },
       { leaseMs: config.worker.leaseMs, batchSize: config.worker.batchSize, pollMs: config.worker.pollMs, reapEveryMs: Math.min(10_000, config.worker.leaseMs), renewEveryMs: Math.min(60_000, Math.floor(config.worker.leaseMs / 3)) },
     ),
+    createDispatcher: () => createDispatcher(services),
     close: async () => {
       await store.close();
       await services.close();

@@ -15,7 +15,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
  * `mailroom serve`: config → store (migrated) → declarative config or first-run demo → app
- * (+ a delivery worker unless MAILROOM_WORKER=off) → listen, over HTTPS when MAILROOM_TLS_* are
+ * (+ a delivery worker and the webhook dispatcher unless MAILROOM_WORKER=off) → listen, over HTTPS when MAILROOM_TLS_* are
  * set (SIGHUP reloads the certificate). SIGTERM/SIGINT: stop accepting, let requests and sends
  * finish, give back unfinished claims, close the store.
  */
@@ -32,14 +32,22 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   const demo = await ensureDemo(store, config);
 
   const worker = config.runWorker ? runtime.createWorker() : undefined;
-  const { clock, metrics, protection, blobs, notifier } = runtime;
+  // Outbound webhooks go wherever deliveries go: with the in-process worker, or from `mailroom worker`.
+  const dispatcher = config.runWorker ? runtime.createDispatcher() : undefined;
+  const { clock, metrics, protection, blobs, notifier, webhooks } = runtime;
   const app = await buildApp({
-    config, store, clock, metrics, protection, blobs, notifier, onAccepted: () => worker?.nudge(),
+    config, store, clock, metrics, protection, blobs, notifier, webhooks,
+    // An accepted send wrote its `queued` event: its webhook deliveries are due too.
+    onAccepted: () => {
+      worker?.nudge();
+      webhooks.wakeup.nudge();
+    },
     ...(tls === undefined ? {} : { https: tls }),
   });
   const stopReload = config.tls === undefined ? undefined : reloadOnSighup(app.server, config.tls, app.log);
   await app.listen({ port: config.port, host: config.host });
   worker?.start();
+  dispatcher?.start();
   // Bounces and feedback reports for VERP addresses: matched by the token's message id alone
   // (its MAC vouches for it), recorded like any provider event before the 250.
   const inbound = config.inboundSmtp === undefined ? undefined : await startInboundListener(storeInboundDeps(store, {
@@ -61,6 +69,6 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   timer.unref();
   await app.close();
   await inbound?.close();
-  await worker?.stop(SHUTDOWN_GRACE_MS);
+  await Promise.all([worker?.stop(SHUTDOWN_GRACE_MS), dispatcher?.stop(SHUTDOWN_GRACE_MS)]);
   await runtime.close();
 }

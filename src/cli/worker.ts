@@ -12,7 +12,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 const SHUTDOWN_DEADLINE_MS = SHUTDOWN_GRACE_MS + 5_000;
 
 /**
- * `mailroom worker`: delivery only. Run as many as the database and relays bear. Its only HTTP
+ * `mailroom worker`: delivery only (mail, and outbound webhooks). Run as many as the database and relays bear. Its only HTTP
  * is the optional metrics listener (MAILROOM_METRICS_PORT): /metrics with this process's
  * delivery counters, and /v1/health.
  */
@@ -26,7 +26,9 @@ export async function runWorker(config: Config, out: (line: string) => void): Pr
         throw err;
       });
   const worker = runtime.createWorker();
+  const dispatcher = runtime.createDispatcher();
   worker.start();
+  dispatcher.start();
   out(`mailroom worker running (database: ${runtime.store.dialect}, metrics: ${listener === undefined ? 'off' : `http://${config.host}:${listener.port}/metrics`})`);
   const signal = await untilSignal();
   runtime.logger.info({ signal }, 'worker shutting down');
@@ -35,7 +37,7 @@ export async function runWorker(config: Config, out: (line: string) => void): Pr
     process.exit(1);
   }, SHUTDOWN_DEADLINE_MS);
   timer.unref();
-  await worker.stop(SHUTDOWN_GRACE_MS);
+  await Promise.all([worker.stop(SHUTDOWN_GRACE_MS), dispatcher.stop(SHUTDOWN_GRACE_MS)]);
   // Scrapes keep working until the sends are settled; the store closes after the listener.
   await listener?.close();
   await runtime.close();

@@ -5,7 +5,8 @@ import { attachmentRefs } from './stored.js';
 
 /**
  * Housekeeping, run by the worker a minute apart, in small steps: messages past retention
- * (with their attachment blobs and provider events; unmatched provider events by their age),
+ * (with their attachment blobs, provider events and webhook deliveries; unmatched provider events
+ * and webhook test deliveries by their age),
  * idempotency records past 24 h, uploads past their 24 h life.
  */
 export async function housekeeping(deps: { store: Store; blobs?: BlobStore; retentionDays?: number }, now: number): Promise<void> {
@@ -22,6 +23,8 @@ export async function housekeeping(deps: { store: Store; blobs?: BlobStore; rete
     // Provider events that matched no message have none to go with: they hold recipient
     // addresses all the same, so they go by the time they were received.
     await store.transaction((tx) => tx.providerEvents.purgeUnmatchedBefore(retentionCutoff(now, days), 500), { durable: false });
+    // Webhook deliveries go with their message (purgeOlderThan); `webhook.test` ones have none.
+    await store.transaction((tx) => tx.webhookDeliveries.purgeTestsBefore(retentionCutoff(now, days), 500), { durable: false });
   }
   await store.transaction((tx) => tx.idempotency.purgeExpired(now), { durable: false });
   for (const upload of await store.uploads.expired(now, 500)) {

@@ -1,9 +1,19 @@
 import type { EventNotifier } from './types.js';
 
-/**
- * The notifier a process has until outbound webhooks exist (their own issue): it takes every
- * recorded event and sends nothing. The seam is wired end to end (buildServices → the provider
- * events route and the inbound listener → recordProviderEvents), so the webhooks issue replaces
- * this one object; tests pass a recording one.
- */
+/** A notifier that takes every recorded event and does nothing with it (tests, tools). */
 export const noNotifier: EventNotifier = { notify: () => undefined };
+
+/**
+ * The process's notifier (buildServices): every recorded event after hand-off already has its
+ * webhook deliveries in the outbox (written in the event's transaction,
+ * src/storage/webhook-outbox.ts), so notifying only wakes this process's webhook dispatcher to
+ * send them now instead of at its next poll; `also` (tests: a recording one) sees the event too.
+ */
+export function nudgingNotifier(nudge: () => void, also?: EventNotifier): EventNotifier {
+  return {
+    notify: (event) => {
+      also?.notify(event);
+      nudge();
+    },
+  };
+}

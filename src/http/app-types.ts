@@ -10,6 +10,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { Protection } from '../protection/index.js';
 import type { Store } from '../storage/store.js';
 import type { EventNotifier } from '../events/types.js';
+import type { WebhookHttp, WebhookSettings } from '../webhooks/types.js';
 
 /**
  * What the HTTP layer needs from the outside world, built once by the composition root
@@ -26,6 +27,11 @@ export interface AppServices {
   protection: Protection;
   /** Every recorded event after hand-off is handed to it (outbound webhooks' seam). Default: none. */
   notifier?: EventNotifier;
+  /**
+   * Outbound webhooks: the admin API's `POST …/webhooks/{id}/test` posts with this client.
+   * Absent (apps built without buildServices): config's settings, and a client made on demand.
+   */
+  webhooks?: { settings: WebhookSettings; http: WebhookHttp };
   /** Called after each accepted send: a worker in the same process looks at the queue at once. */
   onAccepted?: () => void;
   /** Certificate and key (MAILROOM_TLS_*): the server speaks HTTPS. Absent: plain HTTP. */

@@ -19,6 +19,18 @@ export interface Metrics {
   eventsComplained: Counter<'source'>;
   /** Every provider event by what became of it: recorded, duplicate, unmatched, rejected. */
   providerEvents: Counter<'source' | 'outcome'>;
+  /** Outbound webhook deliveries by outcome: succeeded, retried (an attempt failed, another is due), failed, disabled (410). */
+  webhookDeliveries: Counter<'outcome'>;
+  /** One outbound webhook attempt, answered or not. */
+  webhookAttemptSeconds: Histogram;
+}
+
+/** Pending webhook deliveries of one endpoint, read when /metrics is scraped. */
+export interface WebhookBacklog {
+  org_id: string;
+  endpoint_id: string;
+  backlog: number;
+  oldestPendingAgeMs: number;
 }
 
 /** Counts provider events; the intake calls it with `rejected` for a request that failed verification. */
@@ -26,7 +38,10 @@ export function countProviderEvents(metrics: Pick<Metrics, 'providerEvents'>, so
   if (n > 0) metrics.providerEvents.inc({ source, outcome }, n);
 }
 
-export function createMetrics(queueDepth?: () => Promise<{ queued: number; due: number; oldestDueAgeMs: number }>): Metrics {
+export function createMetrics(
+  queueDepth?: () => Promise<{ queued: number; due: number; oldestDueAgeMs: number }>,
+  webhookBacklog?: () => Promise<WebhookBacklog[]>,
+): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'mailroom_process_' });
   const counter = (name: string, help: string) => new Counter({ name, help, labelNames: ['service'] as const, registers: [registry] });
@@ -59,7 +74,40 @@ export function createMetrics(queueDepth?: () => Promise<{ queued: number; due: 
       labelNames: ['source', 'outcome'] as const,
       registers: [registry],
     }),
+    webhookDeliveries: new Counter({
+      name: 'mailroom_webhook_deliveries_total',
+      help: 'Outbound webhook attempts by outcome (succeeded, retried, failed: schedule exhausted, disabled: 410 Gone)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    webhookAttemptSeconds: new Histogram({
+      name: 'mailroom_webhook_attempt_seconds',
+      help: 'Duration of one outbound webhook attempt (up to its timeout)',
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
+      registers: [registry],
+    }),
   };
+  if (webhookBacklog !== undefined) {
+    let last: Promise<WebhookBacklog[]> | undefined;
+    // One database read serves both gauges of a scrape; reset first so a drained endpoint's series goes.
+    const read = () => (last ??= webhookBacklog().finally(() => setImmediate(() => { last = undefined; })));
+    new Gauge({
+      name: 'mailroom_webhook_backlog', help: 'Pending outbound webhook deliveries per endpoint', labelNames: ['org', 'endpoint'] as const, registers: [registry],
+      async collect() {
+        const rows = await read();
+        this.reset();
+        for (const r of rows) this.set({ org: r.org_id, endpoint: r.endpoint_id }, r.backlog);
+      },
+    });
+    new Gauge({
+      name: 'mailroom_webhook_oldest_pending_seconds', help: 'Age of the oldest pending outbound webhook delivery per endpoint', labelNames: ['org', 'endpoint'] as const, registers: [registry],
+      async collect() {
+        const rows = await read();
+        this.reset();
+        for (const r of rows) this.set({ org: r.org_id, endpoint: r.endpoint_id }, r.oldestPendingAgeMs / 1000);
+      },
+    });
+  }
   if (queueDepth !== undefined) {
     let last: Promise<{ queued: number; due: number; oldestDueAgeMs: number }> | undefined;
     // One database read serves all three gauges of a scrape.

@@ -207,6 +207,8 @@ export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
         await db.deleteFrom('messages').where('id', 'in', ids).execute();
         // Provider events keep no foreign key (an unmatched one has no message): they go here.
         await db.deleteFrom('provider_events').where('message_id', 'in', ids).execute();
+        // Webhook deliveries too (no foreign key, see migration 0006); their attempts cascade.
+        await db.deleteFrom('webhook_deliveries').where('message_id', 'in', ids).execute();
       }
       return old;
     },

@@ -18,6 +18,7 @@ import { servicesRepo } from './services.js';
 import { templatesRepo } from './templates.js';
 import { uploadsRepo } from './uploads.js';
 import { webhookTokensRepo } from './webhook-tokens.js';
+import { webhookDeliveriesRepo } from './webhook-deliveries.js';
 import { webhookEndpointsRepo } from './webhook-endpoints.js';
 
 function repos(db: Kysely<Database>, dialect: Dialect) {
@@ -36,6 +37,7 @@ function repos(db: Kysely<Database>, dialect: Dialect) {
     uploads: uploadsRepo(db),
     webhookTokens: webhookTokensRepo(db),
     providerEvents: providerEventsRepo(db, dialect),
+    webhookDeliveries: webhookDeliveriesRepo(db, dialect),
     webhookEndpoints: webhookEndpointsRepo(db),
   };
 }

@@ -1,0 +1,166 @@
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from './dialect.js';
+import type { AttemptRecord, ClaimedDelivery, EndpointStats, RecordedAttempt } from '../webhooks/ports.js';
+import type { Database } from './schema.js';
+import { deliveryLog } from './webhook-delivery-log.js';
+
+export { parseDeliveryId, type DeliveryFilter } from './webhook-delivery-log.js';
+
+/**
+ * The outbound webhooks' outbox, worked (issue 13). Rows are written by the event writers
+ * (src/storage/webhook-outbox.ts); here they are claimed, recorded, read as the delivery log,
+ * replayed and purged. The shapes are the webhooks' ports (src/webhooks/ports.ts).
+ */
+
+/** Who disabled an endpoint that failed too long, in words an operator acts on. */
+function failingReason(since: number, now: number): string {
+  return `every delivery failed since ${new Date(since).toISOString()} (${Math.round((now - since) / 1000)} s, over MAILROOM_WEBHOOK_DISABLE_AFTER_SECONDS)`;
+}
+
+export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
+  return {
+    ...deliveryLog(db),
+
+    /**
+     * Claims due deliveries of enabled endpoints, at most `perEndpoint` of any one endpoint and
+     * none of `skipEndpoints` (those at their limit in this process), so a slow endpoint never
+     * fills a claim. One UPDATE … RETURNING, like the message queue: PostgreSQL skips rows
+     * another worker holds (FOR UPDATE SKIP LOCKED, which may not share a query level with the
+     * window function, hence the nesting); SQLite's single writer makes it atomic as it is.
+     */
+    async claim(now: number, limit: number, leaseMs: number, skipEndpoints: ReadonlyArray<{ org_id: string; endpoint_id: string }>, perEndpoint = limit): Promise<ClaimedDelivery[]> {
+      if (limit <= 0) return [];
+      const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
+      const skip = skipEndpoints.length === 0 ? sql``
+        : sql`and not (${sql.join(skipEndpoints.map((s) => sql`(c.org_id = ${s.org_id} and c.endpoint_id = ${s.endpoint_id})`), sql` or `)})`;
+      const lease = now + leaseMs;
+      const rows = await sql<{ id: number; attempts: number }>`
+        update webhook_deliveries set lease_until = ${lease}, updated_at = ${now}
+        where id in (
+          select d.id from webhook_deliveries d
+          where d.id in (
+            select ranked.id from (
+              select c.id, c.next_attempt_at,
+                row_number() over (partition by c.org_id, c.endpoint_id order by c.next_attempt_at, c.id) as rn
+              from webhook_deliveries c
+              join webhook_endpoints w on w.org_id = c.org_id and w.id = c.endpoint_id and w.enabled = 1
+              where c.state = 'pending' and c.next_attempt_at <= ${now} and (c.lease_until is null or c.lease_until < ${now}) ${skip}
+            ) ranked
+            where ranked.rn <= ${perEndpoint}
+            order by ranked.next_attempt_at
+            limit ${limit}
+          )
+          and d.state = 'pending' and (d.lease_until is null or d.lease_until < ${now})
+          ${lock}
+        )
+        returning id, attempts`.execute(db);
+      if (rows.rows.length === 0) return [];
+      const details = await db.selectFrom('webhook_deliveries as d')
+        .innerJoin('webhook_endpoints as w', (j) => j.onRef('w.org_id', '=', 'd.org_id').onRef('w.id', '=', 'd.endpoint_id'))
+        .leftJoin('message_events as e', 'e.id', 'd.event_id')
+        .leftJoin('messages as m', 'm.id', 'd.message_id')
+        .select([
+          'd.id', 'd.org_id', 'd.endpoint_id', 'd.event_id', 'd.message_id', 'd.event_type', 'd.message_status', 'd.sequence', 'd.payload', 'd.attempts',
+          'w.url', 'w.secret', 'w.previous_secret', 'w.previous_secret_expires_at',
+          'e.type as e_type', 'e.at as e_at', 'e.detail as e_detail', 'm.org_id as m_org', 'm.template_id as m_template', 'm.service_id as m_service',
+        ])
+        .where('d.id', 'in', rows.rows.map((r) => Number(r.id)))
+        .orderBy('d.next_attempt_at').execute();
+      return details.map((r) => ({
+        id: Number(r.id),
+        org_id: r.org_id,
+        endpoint_id: r.endpoint_id,
+        event_id: r.event_id === null ? null : Number(r.event_id),
+        message_id: r.message_id,
+        event_type: r.event_type,
+        message_status: r.message_status,
+        sequence: r.sequence === null ? null : Number(r.sequence),
+        payload: r.payload,
+        attempts: Number(r.attempts),
+        lease_until: lease,
+        url: r.url,
+        secrets: r.previous_secret !== null && r.previous_secret_expires_at !== null && Number(r.previous_secret_expires_at) > now
+          ? [r.secret, r.previous_secret] : [r.secret],
+        event: r.e_type === null || r.e_at === null ? null : { type: r.e_type, at: Number(r.e_at), detail: r.e_detail },
+        message: r.m_org === null || r.m_template === null || r.m_service === null ? null
+          : { org_id: r.m_org, template_id: r.m_template, service_id: r.m_service },
+      }));
+    },
+
+    /** Gives claimed deliveries back untouched (over a per-endpoint limit, or a stop). */
+    async release(items: ReadonlyArray<{ id: number; lease: number }>): Promise<void> {
+      for (const i of items) {
+        await db.updateTable('webhook_deliveries').set({ lease_until: null })
+          .where('id', '=', i.id).where('lease_until', '=', i.lease).where('state', '=', 'pending').execute();
+      }
+    },
+
+    /**
+     * Records one attempt; call it in a transaction. Applies only while the claim's lease holds
+     * (a delivery whose lease expired belongs to whoever claimed it next). The endpoint's
+     * `failing_since` is cleared by a success and set by the first failure after one; 410 Gone,
+     * or failing for `disableAfterMs`, disables it. Returns whether it applied and any reason
+     * the endpoint was disabled for.
+     */
+    async recordAttempt(r: AttemptRecord): Promise<RecordedAttempt> {
+      const moved = await db.updateTable('webhook_deliveries')
+        .set({
+          state: r.next.state,
+          attempts: sql<number>`attempts + 1`,
+          next_attempt_at: r.next.state === 'pending' ? r.next.nextAttemptAt : null,
+          lease_until: null,
+          last_status: r.status,
+          last_error: r.error,
+          payload: sql<string>`coalesce(payload, ${r.payload})`,
+          updated_at: r.now,
+        })
+        .where('id', '=', r.id).where('lease_until', '=', r.lease).where('state', '=', 'pending')
+        .returning(['org_id', 'endpoint_id']).executeTakeFirst();
+      if (moved === undefined) return { recorded: false, disabled: null };
+      const last = await db.selectFrom('webhook_attempts').select((eb) => eb.fn.max<number>('attempt').as('n'))
+        .where('delivery_id', '=', r.id).executeTakeFirst();
+      await db.insertInto('webhook_attempts').values({
+        delivery_id: r.id, attempt: Number(last?.n ?? 0) + 1, at: r.at, status: r.status,
+        duration_ms: Math.round(r.durationMs), response_body: r.body, error: r.error,
+      }).execute();
+      if (r.endpoint === undefined) return { recorded: true, disabled: null };
+      const endpoint = db.updateTable('webhook_endpoints').where('org_id', '=', moved.org_id).where('id', '=', moved.endpoint_id);
+      if (r.next.state === 'succeeded') {
+        await endpoint.set({ failing_since: null }).where('failing_since', 'is not', null).execute();
+        return { recorded: true, disabled: null };
+      }
+      const row = await endpoint.set({ failing_since: sql<number>`coalesce(failing_since, ${r.now})` })
+        .returning(['failing_since', 'enabled']).executeTakeFirst();
+      if (row === undefined || Number(row.enabled) !== 1) return { recorded: true, disabled: null };
+      const since = row.failing_since === null ? r.now : Number(row.failing_since);
+      const reason = r.endpoint.gone ? `410 Gone from ${r.endpoint.url}`
+        : r.now - since >= r.endpoint.disableAfterMs ? failingReason(since, r.now) : null;
+      if (reason === null) return { recorded: true, disabled: null };
+      await endpoint.set({ enabled: 0, disabled_reason: reason, updated_at: r.now }).where('enabled', '=', 1).execute();
+      return { recorded: true, disabled: reason };
+    },
+
+    /** Pending deliveries per endpoint and the age of the oldest, for /metrics. */
+    async stats(now: number): Promise<EndpointStats[]> {
+      const rows = await db.selectFrom('webhook_deliveries')
+        .select(['org_id', 'endpoint_id', (eb) => eb.fn.countAll<number>().as('n'), (eb) => eb.fn.min<number>('created_at').as('oldest')])
+        .where('state', '=', 'pending').groupBy(['org_id', 'endpoint_id']).execute();
+      return rows.map((r) => ({
+        org_id: r.org_id, endpoint_id: r.endpoint_id, backlog: Number(r.n),
+        oldestPendingAgeMs: r.oldest === null ? 0 : Math.max(0, now - Number(r.oldest)),
+      }));
+    },
+
+    /**
+     * `webhook.test` deliveries (no message to go with) past retention, `limit` at a time; their
+     * attempts go by the foreign key's cascade. Message deliveries go with their message.
+     */
+    async purgeTestsBefore(before: number, limit: number): Promise<number> {
+      const old = await db.selectFrom('webhook_deliveries').select('id')
+        .where('message_id', 'is', null).where('created_at', '<', before).limit(limit).execute();
+      if (old.length === 0) return 0;
+      await db.deleteFrom('webhook_deliveries').where('id', 'in', old.map((o) => Number(o.id))).execute();
+      return old.length;
+    },
+  };
+}
