@@ -4,6 +4,8 @@ import {
 import type { OrganizationFields } from '../storage/organizations.js';
 import type { ServiceFields } from '../storage/services.js';
 import type { TemplateFields } from '../storage/templates.js';
+import { isValidSecret } from '../webhooks/signing.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventFilter, type WebhookEventType } from '../webhooks/types.js';
 import type { EventsInput, OrganizationSettingsInput, SecurityInput, ServiceInput, TemplateInput } from './resources.js';
 
 /**
@@ -121,3 +123,32 @@ export function templateFields(id: string, input: TemplateInput): TemplateFields
 function stripUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Outbound webhook endpoints (issue 13): the checks the config file, the admin API and the CLI share.
+
+type FieldProblem = { field: string; message: string };
+
+const isEventType = (s: string): s is WebhookEventType => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(s);
+
+/** Absent or `["*"]`: every event. `*` beside named types, or a name that is no event type, is a problem. */
+export function eventFilter(events: readonly string[] | undefined, problems: FieldProblem[]): WebhookEventFilter {
+  if (events === undefined || (events.length === 1 && events[0] === '*')) return '*';
+  if (events.length === 0) {
+    problems.push({ field: 'events', message: 'must name at least one event type, or be ["*"] for all' });
+    return '*';
+  }
+  const known: WebhookEventType[] = [];
+  events.forEach((e, i) => {
+    if (e === '*') problems.push({ field: `events.${i}`, message: 'is "*", which means every event and stands alone' });
+    else if (!isEventType(e)) problems.push({ field: `events.${i}`, message: `"${e}" is not an event type (${WEBHOOK_EVENT_TYPES.join(', ')})` });
+    else if (!known.includes(e)) known.push(e);
+  });
+  return known;
+}
+
+export function secretProblem(secret: string | undefined): FieldProblem | null {
+  if (secret === undefined || isValidSecret(secret)) return null;
+  return { field: 'secret', message: 'must be whsec_ followed by the padded standard base64 of at least 24 bytes' };
+}
+

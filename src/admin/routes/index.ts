@@ -7,6 +7,7 @@ import { registerMessageRoutes } from './messages.js';
 import { registerOrganizationRoutes } from './organizations.js';
 import { registerServiceRoutes } from './services.js';
 import { registerTemplateRoutes } from './templates.js';
+import { registerWebhookRoutes } from './webhooks.js';
 
 /**
  * The admin API, mounted under /admin/v1 in its own Fastify context: its token hook guards
@@ -25,4 +26,5 @@ export function registerAdminRoutes(app: App, services: AppServices): void {
   registerCreditRoutes(app, services);
   registerListRoutes(app, services);
   registerMessageRoutes(app, services);
+  registerWebhookRoutes(app, services);
 }

@@ -1,0 +1,138 @@
+import { randomBytes } from 'node:crypto';
+import { eventFilter, secretProblem } from '../config/normalize.js';
+import type { WebhookSettingsInput } from '../config/resources.js';
+import { ApiError } from '../errors/api-error.js';
+import type { Repos, Store } from '../storage/store.js';
+import type { WebhookEndpointFields } from '../storage/webhook-endpoints.js';
+import { generateSecret } from '../webhooks/signing.js';
+import type { WebhookEndpoint, WebhookUrlPolicy } from '../webhooks/types.js';
+import { checkEndpointUrl, type LookupFn } from '../webhooks/url-guard.js';
+import type { FieldProblem } from './put-patch.js';
+import { invalidFields } from './routes/common.js';
+
+/**
+ * Outbound webhook endpoints as the admin API, the config file and the CLI manage them: the
+ * checks all three share (URL rules, event names, secrets) and the writes. Every problem is a
+ * field and a sentence, so the API answers `invalid_body` naming the field and the config file
+ * names the path inside it.
+ */
+
+/** `[a-z0-9_-]`, 1..64; `deliveries` is the log's path segment (…/webhooks/deliveries), never an id. */
+export const WEBHOOK_ID_PATTERN = '^(?!deliveries$)[a-z0-9][a-z0-9_-]{0,63}$';
+const WEBHOOK_ID = new RegExp(WEBHOOK_ID_PATTERN);
+export const isWebhookId = (id: string): boolean => WEBHOOK_ID.test(id);
+
+/** `wh_` + 24 hex digits (96 random bits): ids need to be unique, not secret. */
+export const newWebhookId = (): string => `wh_${randomBytes(12).toString('hex')}`;
+
+/** The longest grace a rotation may give the old secret: 30 days, like API keys. */
+export const MAX_SECRET_GRACE_SECONDS = 30 * 24 * 3600;
+
+/** How the checks reach the outside world: the URL policy, and DNS (tests pass their own). */
+export interface WebhookCheckDeps {
+  urlPolicy: WebhookUrlPolicy;
+  lookup?: LookupFn;
+}
+
+/** checkEndpointUrl's sentence as a field problem (its sentences start with "url …"). */
+export async function urlProblem(url: string, deps: WebhookCheckDeps): Promise<FieldProblem | null> {
+  const reason = await checkEndpointUrl(url, deps.urlPolicy, deps.lookup);
+  return reason === null ? null : { field: 'url', message: reason.replace(/^url /, '') };
+}
+
+/** The stored fields of an input (API body, YAML entry, CLI flags), or the problems (URL, events) found. */
+export async function webhookFields(input: WebhookSettingsInput, deps: WebhookCheckDeps): Promise<{ fields: WebhookEndpointFields; problems: FieldProblem[] }> {
+  const problems: FieldProblem[] = [];
+  const url = await urlProblem(input.url, deps);
+  if (url !== null) problems.push(url);
+  const events = eventFilter(input.events, problems);
+  return {
+    fields: { url: input.url, description: input.description ?? null, events, enabled: input.enabled ?? true },
+    problems,
+  };
+}
+
+const notFound = (orgId: string, id: string) =>
+  new ApiError('not_found', { message: `Webhook endpoint "${id}" does not exist in organization "${orgId}".` });
+
+export async function requireEndpoint(repos: Repos, orgId: string, id: string): Promise<WebhookEndpoint> {
+  const endpoint = await repos.webhookEndpoints.get(orgId, id);
+  if (endpoint === undefined) throw notFound(orgId, id);
+  return endpoint;
+}
+
+/** A created endpoint and its secret: the only time the secret is shown, besides a rotation. */
+export interface CreatedEndpoint {
+  endpoint: WebhookEndpoint;
+  secret: string;
+}
+
+/**
+ * Creates an endpoint in `tx`: the id given (409 `conflict` when taken) or a new `wh_…`, the
+ * secret given (checked) or a generated one. Fields are checked by the caller (webhookFields).
+ */
+export async function insertEndpoint(
+  tx: Repos, orgId: string, id: string | undefined, fields: WebhookEndpointFields, secret: string | undefined, now: number,
+): Promise<CreatedEndpoint> {
+  const bad = secretProblem(secret);
+  if (bad !== null) throw invalidFields([bad]);
+  const endpointId = id ?? newWebhookId();
+  if ((await tx.webhookEndpoints.get(orgId, endpointId)) !== undefined) {
+    throw new ApiError('conflict', { message: `Webhook endpoint "${endpointId}" already exists in organization "${orgId}".` });
+  }
+  const value = secret ?? generateSecret();
+  await tx.webhookEndpoints.insert(orgId, endpointId, fields, value, now);
+  return { endpoint: await requireEndpoint(tx, orgId, endpointId), secret: value };
+}
+
+/** Writes what differs: URL, description and events in one update, `enabled` through setEnabled. */
+export async function updateEndpoint(tx: Repos, current: WebhookEndpoint, fields: WebhookEndpointFields, now: number): Promise<WebhookEndpoint> {
+  const { org_id: orgId, id } = current;
+  const sameEvents = JSON.stringify(current.events) === JSON.stringify(fields.events);
+  if (current.url !== fields.url || current.description !== fields.description || !sameEvents) {
+    await tx.webhookEndpoints.update(orgId, id, fields, now);
+  }
+  if (current.enabled !== fields.enabled) {
+    await tx.webhookEndpoints.setEnabled(orgId, id, fields.enabled, fields.enabled ? null : 'disabled by an operator', now);
+  }
+  return requireEndpoint(tx, orgId, id);
+}
+
+/** Enables (clearing the reason and the failure clock) or disables an endpoint by an operator's word. */
+export async function setEndpointEnabled(store: Store, orgId: string, id: string, enabled: boolean): Promise<WebhookEndpoint> {
+  const now = store.clock.now();
+  return store.transaction(async (tx) => {
+    await requireEndpoint(tx, orgId, id);
+    await tx.webhookEndpoints.setEnabled(orgId, id, enabled, enabled ? null : 'disabled by an operator', now);
+    return requireEndpoint(tx, orgId, id);
+  });
+}
+
+export interface SecretRotation {
+  secret: string;
+  /** Until when the old secret signs too; null when it stopped at once (a grace of 0). */
+  previous_secret_expires_at: number | null;
+}
+
+/**
+ * A new generated secret. The old one keeps signing beside it for `graceMs` (the configured
+ * 24 h by default; 0 ends it now, as after a leak), so receivers can switch without a miss.
+ */
+export async function rotateEndpointSecret(store: Store, orgId: string, id: string, graceMs: number): Promise<SecretRotation> {
+  const now = store.clock.now();
+  const secret = generateSecret();
+  const expiresAt = now + graceMs;
+  return store.transaction(async (tx) => {
+    await requireEndpoint(tx, orgId, id);
+    await tx.webhookEndpoints.rotateSecret(orgId, id, secret, expiresAt, now);
+    return { secret, previous_secret_expires_at: graceMs > 0 ? expiresAt : null };
+  });
+}
+
+/** A grace in whole seconds, 0..30 days, as a 400 naming `field` otherwise. */
+export function graceMsOf(seconds: number, field: string): number {
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_SECRET_GRACE_SECONDS) {
+    throw invalidFields([{ field, message: `must be a whole number of seconds from 0 to ${MAX_SECRET_GRACE_SECONDS}` }]);
+  }
+  return seconds * 1000;
+}
