@@ -1,7 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import type { Clock, ManualClock } from '../../src/domain/clock.js';
+import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
 import type { Store } from '../../src/storage/store.js';
+import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
+import { createWebhookHttp } from '../../src/webhooks/http-post.js';
+import type { WebhookSettings } from '../../src/webhooks/types.js';
 import type { Closer } from '../support/cleanup.js';
 import { databaseOf } from '../support/db.js';
 
@@ -157,4 +162,55 @@ export async function setEndpointFields(store: Store, id: string, fields: { enab
 /** Every delivery row, oldest first. */
 export async function deliveryRows(store: Store) {
   return databaseOf(store).selectFrom('webhook_deliveries').selectAll().orderBy('id').execute();
+}
+
+// --- dispatchers in the test's process ------------------------------------------------------
+
+/** Settings for tests: "0,1,1" (three attempts a second apart), a 1 s timeout, loopback allowed. */
+export function testSettings(overrides: Partial<WebhookSettings> = {}): WebhookSettings {
+  return {
+    retryScheduleSeconds: [0, 1, 1], attemptTimeoutMs: 1000, secretGraceMs: 86_400_000, disableAfterMs: 5 * 86_400_000,
+    endpointConcurrency: 4, maxInFlight: 64, urlPolicy: { production: false, allowPrivate: false }, ...overrides,
+  };
+}
+
+export interface TestDispatcher {
+  dispatcher: WebhookDispatcher;
+  metrics: Metrics;
+  settings: WebhookSettings;
+  warnings: string[];
+  /** Claims and sends until nothing is due at the clock's time, every attempt recorded. */
+  pump(): Promise<void>;
+}
+
+/** A dispatcher over `store` (not started: `pump()` drives it, or `start()` runs its loop). */
+export function testDispatcher(store: Store, clock: Clock, closer: Closer, overrides: Partial<WebhookSettings> = {}): TestDispatcher {
+  const settings = testSettings(overrides);
+  const http = createWebhookHttp({ policy: settings.urlPolicy, timeoutMs: settings.attemptTimeoutMs });
+  const metrics = createMetrics(undefined, () => store.webhookDeliveries.stats(clock.now()));
+  const warnings: string[] = [];
+  const log = (obj: object, msg: string) => { warnings.push(`${msg} ${JSON.stringify(obj)}`); };
+  const dispatcher = new WebhookDispatcher({
+    store, clock, http, settings, metrics, logger: { info: () => undefined, warn: log, error: log }, random: () => 0, pollMs: 20,
+  });
+  closer.defer(async () => {
+    await dispatcher.stop(2000);
+    await http.close();
+  });
+  return {
+    dispatcher, metrics, settings, warnings,
+    pump: async () => {
+      for (;;) {
+        const started = await dispatcher.fill();
+        await dispatcher.idle();
+        if (started === 0) return;
+      }
+    },
+  };
+}
+
+/** A wall-clock-aligned manual clock: receivers check `webhook-timestamp` against real time (5 min). */
+export function nowClock(clock: ManualClock): ManualClock {
+  clock.set(Date.now());
+  return clock;
 }
