@@ -1,9 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ConfigError } from '../config/env.js';
+import { ConfigError, type Config } from '../config/env.js';
 import { organizationFields, serviceFields, templateFields } from '../config/normalize.js';
 import type { ConfigFile } from '../config/resources.js';
 import type { KeyType } from '../domain/types.js';
 import type { Repos, Store } from '../storage/store.js';
+import { applyWebhooks, checkFileWebhooks, type GeneratedWebhookSecret, type WebhookApplyOptions } from './apply-webhooks.js';
 import { putService } from './services.js';
 import { unlessCorrupt } from '../storage/json.js';
 
@@ -12,20 +13,48 @@ export interface ApplyReport {
   changes: string[];
   /** Keys the file asked for without a value, generated now: shown once, never stored in clear. */
   generatedKeys: Array<{ org_id: string; type: KeyType; key: string }>;
+  /** Webhook endpoints created without a `secret` in the file: their generated secret, shown once. */
+  generatedWebhookSecrets: GeneratedWebhookSecret[];
 }
 
 /**
- * Applies a checked config file in one transaction: creates what is missing, updates what
+ * How the file's webhook URLs are checked and rotations timed. Left out: the production rules
+ * (https, public addresses) and a 24 h grace, so a caller that forgets is too strict, never lax.
+ */
+const STRICT_WEBHOOKS: WebhookApplyOptions = { urlPolicy: { production: true, allowPrivate: false }, secretGraceMs: 24 * 3600 * 1000 };
+
+/** The webhook rules of this deployment (MAILROOM_ENV, MAILROOM_WEBHOOK_ALLOW_PRIVATE, the rotation grace). */
+export const webhookApplyOptions = (config: Config): WebhookApplyOptions =>
+  ({ urlPolicy: config.webhooks.urlPolicy, secretGraceMs: config.webhooks.secretGraceMs });
+
+/**
+ * What was generated, one line each, for `mailroom apply` and `mailroom serve` to print: the
+ * only time these values are shown (keys are stored hashed; a webhook secret is never read back).
+ */
+export function generatedLines(report: ApplyReport): string[] {
+  return [
+    ...report.generatedKeys.map((k) => `  generated ${k.type} key for ${k.org_id}: ${k.key}`),
+    ...report.generatedWebhookSecrets.map((w) => `  generated webhook secret for ${w.org_id}/${w.endpoint_id}: ${w.secret}`),
+  ];
+}
+
+/**
+ * Applies a checked config file in one transaction (webhook endpoints: src/admin/apply-webhooks.ts): creates what is missing, updates what
  * differs, leaves alone what is equal (a second apply reports no changes) and never deletes
  * what the file does not name. `credits` is a starting balance: it is used when an
  * organization is created, and top-ups go through `mailroom credits add`, so a restart with
  * the same file never resets a balance that sends have used.
  */
-export async function applyConfig(store: Store, config: ConfigFile): Promise<ApplyReport> {
+export async function applyConfig(store: Store, config: ConfigFile, webhooks: WebhookApplyOptions = STRICT_WEBHOOKS): Promise<ApplyReport> {
+  // URL checks resolve names: done before the transaction, which then only writes.
+  const checkedWebhooks = await checkFileWebhooks(config, webhooks);
   const now = store.clock.now();
-  const report: ApplyReport = { changes: [], generatedKeys: [] };
+  const report: ApplyReport = { changes: [], generatedKeys: [], generatedWebhookSecrets: [] };
   await store.transaction(async (tx) => {
-    for (const org of config.organizations) await applyOrganization(tx, org, now, report);
+    for (const org of config.organizations) {
+      await applyOrganization(tx, org, now, report);
+      await applyWebhooks(tx, org, checkedWebhooks.get(org.id) ?? [], webhooks, now, report);
+    }
   });
   return report;
 }

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { applyConfig } from '../admin/apply.js';
+import { applyConfig, generatedLines, webhookApplyOptions } from '../admin/apply.js';
 import { ConfigError, loadConfig, type Config } from '../config/env.js';
 import { readConfigFile } from '../config/file.js';
 import { systemClock } from '../domain/clock.js';
@@ -63,7 +63,7 @@ export async function main(argv: string[], env = process.env, out: Out = console
         return 0;
       }
       case 'apply':
-        return await withStore(config, (store) => runApply(store, rest, env, out, err));
+        return await withStore(config, (store) => runApply(store, config, rest, env, out, err));
       case 'keys':
         return await withStore(config, (store) => runKeys(store, rest, { graceSeconds: optionString(values['grace-seconds']) }, out, err));
       case 'credits':
@@ -90,16 +90,16 @@ async function withStore(config: Config, fn: (store: Store) => Promise<number>):
   }
 }
 
-async function runApply(store: Store, args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
+async function runApply(store: Store, config: Config, args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
   const [file] = args;
   if (file === undefined) {
     err(commandHelp(['apply']) ?? 'Usage: mailroom apply FILE');
     return 1;
   }
-  const report = await applyConfig(store, readConfigFile(file, env));
+  const report = await applyConfig(store, readConfigFile(file, env), webhookApplyOptions(config));
   if (report.changes.length === 0) out('No changes.');
   for (const line of report.changes) out(`  ${line}`);
-  for (const k of report.generatedKeys) out(`  generated ${k.type} key for ${k.org_id}: ${k.key}`);
+  for (const line of generatedLines(report)) out(line);
   return 0;
 }
 

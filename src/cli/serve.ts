@@ -1,5 +1,5 @@
 import { buildApp } from '../app.js';
-import { applyConfig } from '../admin/apply.js';
+import { applyConfig, generatedLines, webhookApplyOptions } from '../admin/apply.js';
 import { demoInstructions, ensureDemo } from '../bootstrap/demo.js';
 import type { Config } from '../config/env.js';
 import { readConfigFile } from '../config/file.js';
@@ -25,9 +25,9 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   const runtime = await createRuntime(config);
   const { store } = runtime;
   if (config.configFile !== undefined) {
-    const report = await applyConfig(store, readConfigFile(config.configFile));
+    const report = await applyConfig(store, readConfigFile(config.configFile), webhookApplyOptions(config));
     out(`Applied ${config.configFile}: ${report.changes.length === 0 ? 'no changes' : `${report.changes.length} change(s)`}`);
-    for (const k of report.generatedKeys) out(`  generated ${k.type} key for ${k.org_id}: ${k.key}`);
+    for (const line of generatedLines(report)) out(line);
   }
   const demo = await ensureDemo(store, config);
 

@@ -3,7 +3,8 @@ import { Value } from '@sinclair/typebox/value';
 import YAML from 'yaml';
 import { templateProblems } from '../templates/check.js';
 import { ConfigError } from './env.js';
-import { eventsProblems, templateFields } from './normalize.js';
+import { parseEndpointUrl } from '../webhooks/url-guard.js';
+import { eventFilter, eventsProblems, secretProblem, templateFields } from './normalize.js';
 import { ConfigFile } from './resources.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -105,6 +106,31 @@ function semanticProblems(config: ConfigFile): string[] {
       const fields = templateFields(t.id, t);
       for (const p of templateProblems(fields, fields.params)) problems.push(`${tAt}/${p.path}: ${p.message}`);
     });
+
+    problems.push(...webhookProblems(org, at));
+  });
+  return problems;
+}
+
+/**
+ * Webhook endpoints: unique ids, known event types, a well-formed secret and URL. Whether the
+ * URL may be reached (production: https, public addresses) is checked when the file is applied,
+ * where the policy is known and names can be resolved (src/admin/apply-webhooks.ts).
+ */
+function webhookProblems(org: ConfigFile['organizations'][number], at: string): string[] {
+  const problems: string[] = [];
+  const ids = new Set<string>();
+  (org.webhooks ?? []).forEach((w, i) => {
+    const wAt = `${at}/webhooks/${i}`;
+    if (ids.has(w.id)) problems.push(`${wAt}/id: webhook "${w.id}" appears twice`);
+    ids.add(w.id);
+    const found: Array<{ field: string; message: string }> = [];
+    eventFilter(w.events, found);
+    const secret = secretProblem(w.secret);
+    if (secret !== null) found.push(secret);
+    const url = parseEndpointUrl(w.url);
+    if (typeof url === 'string') found.push({ field: 'url', message: url.replace(/^url /, '') });
+    for (const p of found) problems.push(`${wAt}/${p.field.replaceAll('.', '/')}: ${p.message}`);
   });
   return problems;
 }
