@@ -43,6 +43,8 @@ export interface Receiver {
   /** The next answers, in order; `fallback` once they are used up. */
   script(answers: readonly Answer[]): void;
   fallback: Answer;
+  /** Each answer waits this long (a slower receiver). */
+  delayMs: number;
   /** Stops listening (connections are refused) until `up()`, on the same port. */
   down(): Promise<void>;
   up(): Promise<void>;
@@ -86,7 +88,9 @@ export async function startReceiver(secrets: string[], closer?: Closer): Promise
         hanging.add(res);
         return;
       }
-      res.writeHead(answered, { 'content-type': 'text/plain' }).end(`answer ${answered}`);
+      const answer = () => res.writeHead(answered, { 'content-type': 'text/plain' }).end(`answer ${answered}`);
+      if (receiver.delayMs > 0) setTimeout(answer, receiver.delayMs);
+      else answer();
     });
   };
   let server = http.createServer(handler);
@@ -107,6 +111,7 @@ export async function startReceiver(secrets: string[], closer?: Closer): Promise
     received,
     secrets,
     fallback: 200,
+    delayMs: 0,
     script: (answers) => { queue.push(...answers); },
     down: stop,
     up: async () => {
