@@ -2,7 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { App, AppServices } from '../../http/app-types.js';
 import { responses } from '../../http/schemas.js';
 import { isoOrNull } from '../../http/time.js';
-import type { WebhookEndpoint } from '../../webhooks/types.js';
+import { createWebhookHttp } from '../../webhooks/http-post.js';
+import { sendTestEvent } from '../../webhooks/test-event.js';
+import type { WebhookEndpoint, WebhookHttp } from '../../webhooks/types.js';
 import { checkMerged, mergePatch, withoutReadOnly } from '../put-patch.js';
 import {
   graceMsOf, insertEndpoint, requireEndpoint, rotateEndpointSecret, setEndpointEnabled, updateEndpoint, webhookFields,
@@ -12,7 +14,7 @@ import {
   ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, invalidFields, LookupId, NoContent, OrgParams, requireOrganization,
 } from './common.js';
 import {
-  CreatedWebhookResource, RotateSecretBody, RotateSecretResult, WebhookCreate, WebhookPatch, WebhookPut, WebhookResource, webhookResource,
+  CreatedWebhookResource, RotateSecretBody, RotateSecretResult, TestResult, WebhookCreate, WebhookPatch, WebhookPut, WebhookResource, webhookResource,
 } from './webhook-bodies.js';
 import { registerWebhookDeliveryRoutes } from './webhook-deliveries.js';
 
@@ -173,6 +175,29 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
     const graceMs = grace === undefined ? config.webhooks.secretGraceMs : graceMsOf(grace, 'grace_seconds');
     const rotation = await rotateEndpointSecret(store, org.id, request.params.id, graceMs);
     return { secret: rotation.secret, previous_secret_expires_at: isoOrNull(rotation.previous_secret_expires_at) };
+  });
+
+  // The test event's client: the app's own, else one made on first use and closed with the app.
+  let ownHttp: WebhookHttp | undefined;
+  const testDeps = () => {
+    if (services.webhooks !== undefined) return { store, clock: store.clock, ...services.webhooks };
+    ownHttp ??= createWebhookHttp({ policy: config.webhooks.urlPolicy, timeoutMs: config.webhooks.attemptTimeoutMs });
+    return { store, clock: store.clock, settings: config.webhooks, http: ownHttp };
+  };
+  app.addHook('onClose', async () => ownHttp?.close());
+
+  app.post('/organizations/:org/webhooks/:id/test', {
+    schema: {
+      tags: ADMIN_TAGS, security: ADMIN_SECURITY, summary: 'Send a webhook.test event to an endpoint now',
+      description: 'Posts a signed `webhook.test` event at once, enabled or not, and answers what the receiver did: `ok` is '
+        + 'false when it did not answer 2xx (the call itself still answers 200). The attempt is in the delivery log; it is not retried.',
+      params: WebhookParams,
+      response: responses({ 200: TestResult }, ADMIN_ERRORS),
+    },
+  }, async (request) => {
+    const org = await requireOrganization(store, request.params.org);
+    const endpoint = await requireEndpoint(store, org.id, request.params.id);
+    return sendTestEvent(testDeps(), org.id, endpoint.id);
   });
 
   registerWebhookDeliveryRoutes(app, services);
