@@ -50,6 +50,35 @@ export const COMMANDS: readonly CommandHelp[] = [
     summary: 'show the credit balance, overdraft, out-of-credit mode and held messages',
   },
   { name: 'credits add', usage: 'mailroom credits add ORG AMOUNT', summary: 'add credits; held messages are released, oldest first' },
+  { name: 'webhooks list', usage: 'mailroom webhooks list ORG', summary: "list an organization's webhook endpoints: id, state, events, URL" },
+  {
+    name: 'webhooks add',
+    usage: 'mailroom webhooks add ORG URL [--events a,b] [--id ID] [--description TEXT]',
+    summary: 'register a webhook endpoint and print its signing secret (shown this once)',
+    details: '--events: comma-separated event types (message.delivered,message.bounced, …); left out: every event.\n'
+      + '--id: 1..64 of a-z 0-9 _ - (default: a generated wh_…). In production the URL must be https to a public address.',
+  },
+  { name: 'webhooks remove', usage: 'mailroom webhooks remove ORG ID', summary: 'delete a webhook endpoint and its delivery log' },
+  { name: 'webhooks enable', usage: 'mailroom webhooks enable ORG ID', summary: 're-enable an endpoint (after 410 Gone or days of failures)' },
+  { name: 'webhooks disable', usage: 'mailroom webhooks disable ORG ID', summary: 'stop sending to an endpoint (new events skip it; replay-range sends them later)' },
+  {
+    name: 'webhooks rotate-secret',
+    usage: 'mailroom webhooks rotate-secret ORG ID [--grace-seconds N]',
+    summary: 'give an endpoint a new signing secret; the old one signs too for 24 h (or N seconds)',
+    details: 'Prints the new secret (shown this once). --grace-seconds 0 stops the old secret now.',
+  },
+  { name: 'webhooks test', usage: 'mailroom webhooks test ORG ID', summary: 'send a signed webhook.test event now and print what the receiver answered' },
+  {
+    name: 'webhooks deliveries',
+    usage: 'mailroom webhooks deliveries ORG ID [--state pending|succeeded|failed] [--limit N]',
+    summary: "show an endpoint's delivery log, newest first",
+  },
+  { name: 'webhooks replay', usage: 'mailroom webhooks replay ORG DELIVERY_ID', summary: 'send one delivery again (same webhook-id and body)' },
+  {
+    name: 'webhooks replay-range',
+    usage: 'mailroom webhooks replay-range ORG ID --since ISO --until ISO [--only-failed]',
+    summary: "send again every event of a time range to an endpoint (or only the failed deliveries)",
+  },
   { name: 'help', usage: 'mailroom help [COMMAND]', summary: 'list the commands, or show one command\'s usage (also: COMMAND --help)' },
 ];
 

@@ -8,6 +8,7 @@ import { migrate, openDatabase } from '../storage/dialect.js';
 import { openStore, type Store } from '../storage/store.js';
 import { commandHelp, overview } from './help.js';
 import { runCredits, runKeys } from './org-commands.js';
+import { runWebhooks } from './webhook-commands.js';
 
 type Out = (line: string) => void;
 
@@ -18,7 +19,12 @@ export async function main(argv: string[], env = process.env, out: Out = console
     args: argv,
     allowPositionals: true,
     strict: false,
-    options: { 'metrics-port': { type: 'string' }, 'grace-seconds': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      'metrics-port': { type: 'string' }, 'grace-seconds': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      // mailroom webhooks …
+      events: { type: 'string' }, id: { type: 'string' }, description: { type: 'string' }, state: { type: 'string' },
+      limit: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' }, 'only-failed': { type: 'boolean' },
+    },
   });
   const [command, ...rest] = positionals;
   if (command === undefined || command === 'help' || values.help === true) {
@@ -68,6 +74,12 @@ export async function main(argv: string[], env = process.env, out: Out = console
         return await withStore(config, (store) => runKeys(store, rest, { graceSeconds: optionString(values['grace-seconds']) }, out, err));
       case 'credits':
         return await withStore(config, (store) => runCredits(store, rest, out, err));
+      case 'webhooks':
+        return await withStore(config, (store) => runWebhooks(store, config, rest, {
+          events: optionString(values.events), id: optionString(values.id), description: optionString(values.description),
+          state: optionString(values.state), limit: optionString(values.limit), since: optionString(values.since),
+          until: optionString(values.until), onlyFailed: values['only-failed'] === true, graceSeconds: optionString(values['grace-seconds']),
+        }, out, err));
       default:
         err(`Unknown command "${command}".\n\n${overview()}`);
         return 1;

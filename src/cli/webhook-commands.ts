@@ -1,0 +1,150 @@
+import {
+  graceMsOf, insertEndpoint, requireEndpoint, rotateEndpointSecret, setEndpointEnabled, webhookFields,
+} from '../admin/webhooks.js';
+import type { Config } from '../config/env.js';
+import { ApiError } from '../errors/api-error.js';
+import type { Store } from '../storage/store.js';
+import { createWebhookHttp } from '../webhooks/http-post.js';
+import { sendTestEvent } from '../webhooks/test-event.js';
+import type { WebhookDeliveryState, WebhookEndpoint } from '../webhooks/types.js';
+import { usageOf } from './help.js';
+
+/** `mailroom webhooks …`: the same checks and writes as the admin API (src/admin/webhooks.ts). */
+
+type Out = (line: string) => void;
+
+/** The flags `mailroom webhooks` reads, as parseArgs gave them (checked here). */
+export interface WebhookCommandOptions {
+  events?: string | undefined;
+  id?: string | undefined;
+  description?: string | undefined;
+  state?: string | undefined;
+  limit?: string | undefined;
+  since?: string | undefined;
+  until?: string | undefined;
+  onlyFailed?: boolean | undefined;
+  graceSeconds?: string | undefined;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const STATES: readonly WebhookDeliveryState[] = ['pending', 'succeeded', 'failed'];
+const isState = (s: string): s is WebhookDeliveryState => (STATES as readonly string[]).includes(s);
+
+async function requireOrg(store: Store, orgId: string): Promise<void> {
+  if ((await store.organizations.get(orgId)) === undefined) {
+    throw new ApiError('not_found', { message: `Organization "${orgId}" does not exist.` });
+  }
+}
+
+function endpointLine(e: WebhookEndpoint): string {
+  const state = e.enabled ? 'enabled ' : `disabled (${e.disabled_reason ?? 'no reason'})`;
+  const events = e.events === '*' ? '*' : e.events.join(',');
+  return `${e.id}  ${state}  ${events}  ${e.url}${e.description === null ? '' : `  # ${e.description}`}`;
+}
+
+/** An instant for --since/--until: ISO 8601, as the API takes it. */
+function instant(value: string | undefined): number | undefined {
+  const ms = value === undefined ? NaN : Date.parse(value);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+export async function runWebhooks(
+  store: Store, config: Config, args: string[], options: WebhookCommandOptions, out: Out, err: Out,
+): Promise<number> {
+  const [action, org, arg, extra] = args;
+  const usage = (message?: string): number => {
+    if (message !== undefined) err(message);
+    err(usageOf('webhooks'));
+    return 1;
+  };
+  const needsArg = ['add', 'remove', 'enable', 'disable', 'rotate-secret', 'test', 'deliveries', 'replay', 'replay-range'];
+  if (action === undefined || org === undefined || extra !== undefined) return usage();
+  if (action !== 'list' && !needsArg.includes(action)) return usage();
+  if (action === 'list' ? arg !== undefined : arg === undefined) return usage();
+  await requireOrg(store, org);
+  const now = store.clock.now();
+
+  if (action === 'list') {
+    const endpoints = await store.webhookEndpoints.list(org);
+    if (endpoints.length === 0) out(`Organization "${org}" has no webhook endpoints.`);
+    for (const e of endpoints) out(endpointLine(e));
+    return 0;
+  }
+  if (arg === undefined) return usage();
+  switch (action) {
+    case 'add': {
+      const events = options.events === undefined ? undefined : options.events.split(',').map((s) => s.trim()).filter(Boolean);
+      const { fields, problems } = await webhookFields({ url: arg, events, description: options.description }, { urlPolicy: config.webhooks.urlPolicy });
+      if (problems.length > 0) return usage(problems.map((p) => `${p.field === 'url' ? 'URL' : `--${p.field.split('.')[0]}`}: ${p.message}`).join('\n'));
+      if (options.id !== undefined && !/^(?!deliveries$)[a-z0-9][a-z0-9_-]{0,63}$/.test(options.id)) {
+        return usage('--id: 1..64 of a-z 0-9 _ -, not "deliveries"');
+      }
+      const created = await store.transaction((tx) => insertEndpoint(tx, org, options.id, fields, undefined, now));
+      out(endpointLine(created.endpoint));
+      out(`secret (shown this once): ${created.secret}`);
+      return 0;
+    }
+    case 'remove':
+      if (!(await store.webhookEndpoints.delete(org, arg))) await requireEndpoint(store, org, arg);
+      out(`Removed ${arg}.`);
+      return 0;
+    case 'enable':
+    case 'disable':
+      out(endpointLine(await setEndpointEnabled(store, org, arg, action === 'enable')));
+      return 0;
+    case 'rotate-secret': {
+      const grace = options.graceSeconds;
+      if (grace !== undefined && !/^\d+$/.test(grace)) return usage('--grace-seconds takes a whole number of seconds.');
+      const graceMs = grace === undefined ? config.webhooks.secretGraceMs : graceMsOf(Number(grace), '--grace-seconds');
+      const rotation = await rotateEndpointSecret(store, org, arg, graceMs);
+      out(`secret (shown this once): ${rotation.secret}`);
+      out(rotation.previous_secret_expires_at === null
+        ? 'The old secret stopped signing now.'
+        : `The old secret signs too until ${iso(rotation.previous_secret_expires_at)}.`);
+      return 0;
+    }
+    case 'test': {
+      await requireEndpoint(store, org, arg);
+      const http = createWebhookHttp({ policy: config.webhooks.urlPolicy, timeoutMs: config.webhooks.attemptTimeoutMs });
+      try {
+        const r = await sendTestEvent({ store, clock: store.clock, http, settings: config.webhooks }, org, arg);
+        out(`${r.ok ? 'ok' : 'failed'}: ${r.status === null ? 'no answer' : `HTTP ${r.status}`} in ${r.duration_ms} ms`
+          + `${r.error === null ? '' : ` (${r.error})`}; logged as ${r.delivery_id}`);
+        return 0;
+      } finally {
+        await http.close();
+      }
+    }
+    case 'deliveries': {
+      await requireEndpoint(store, org, arg);
+      const state = options.state;
+      if (state !== undefined && !isState(state)) return usage(`--state: one of ${STATES.join(', ')}`);
+      const limit = options.limit === undefined ? 25 : Number(options.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return usage('--limit: 1 to 1000');
+      const rows = await store.webhookDeliveries.list(org, { endpointId: arg, ...(state === undefined ? {} : { state }) }, limit);
+      if (rows.length === 0) out('No deliveries.');
+      for (const d of rows) {
+        out(`${d.id}  ${d.state.padEnd(9)}  ${d.event_type}  ${d.message_id ?? '-'}  attempts ${d.attempts}  `
+          + `last ${d.last_status ?? '-'}${d.last_error === null ? '' : ` (${d.last_error})`}  ${iso(d.created_at)}`);
+      }
+      return 0;
+    }
+    case 'replay':
+      if (!(await store.webhookDeliveries.replayOne(org, arg, now))) {
+        throw new ApiError('not_found', { message: `Webhook delivery "${arg}" does not exist in organization "${org}".` });
+      }
+      out(`Queued ${arg} again.`);
+      return 0;
+    default: {
+      await requireEndpoint(store, org, arg);
+      const since = instant(options.since);
+      const until = instant(options.until);
+      if (since === undefined || until === undefined || until <= since) {
+        return usage('--since and --until take ISO 8601 date-times (until after since).');
+      }
+      const queued = await store.webhookDeliveries.replayRange(org, arg, { since, until, onlyFailed: options.onlyFailed === true }, now);
+      out(`Queued ${queued} deliver${queued === 1 ? 'y' : 'ies'}.`);
+      return 0;
+    }
+  }
+}

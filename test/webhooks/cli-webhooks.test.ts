@@ -1,0 +1,132 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { systemClock } from '../../src/domain/clock.js';
+import { insertQueued } from '../delivery/harness.js';
+import { Closer } from '../support/cleanup.js';
+import { seedOrg } from '../support/seed.js';
+import { DIALECTS, freshDatabase, openTestStore, postgresAvailable } from '../support/stores.js';
+import { startReceiver, type Receiver } from './support.js';
+
+const pgUp = await postgresAvailable();
+
+interface Run { code: number; out: string; err: string }
+
+describe.each(DIALECTS)('mailroom webhooks on %s', (dialect) => {
+  const skip = dialect === 'postgres' && !pgUp;
+  let closer: Closer;
+  let env: Record<string, string>;
+  let receiver: Receiver;
+  beforeEach(async () => {
+    closer = new Closer();
+    if (skip) return;
+    const db = await freshDatabase(dialect);
+    closer.defer(() => db.drop());
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-cli-webhooks-'));
+    closer.defer(() => fs.rmSync(dir, { recursive: true, force: true }));
+    env = { MAILROOM_DATABASE_URL: db.url, MAILROOM_DATA_DIR: dir, MAILROOM_LOG_LEVEL: 'silent', MAILROOM_WEBHOOK_SECRET_GRACE_SECONDS: '3600' };
+    const store = await openTestStore(db.url, systemClock);
+    try {
+      await seedOrg(store);
+      // Two messages whose `message.queued` events a range replay can send.
+      await insertQueued(store, 2, Date.now() - 1000, 'outbox');
+    } finally {
+      await store.close();
+    }
+    receiver = await startReceiver([], closer);
+  });
+  afterEach(async () => {
+    await closer.closeAll();
+  });
+
+  const run = async (...argv: string[]): Promise<Run> => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await main(argv, env, (l) => out.push(l), (l) => err.push(l));
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  };
+
+  it.skipIf(skip)('add, list, test, rotate-secret, disable, enable, deliveries, replay, replay-range, remove', async () => {
+    const added = await run('webhooks', 'add', 'acme', receiver.url, '--events', 'message.delivered,webhook.test', '--id', 'crm', '--description', 'CRM');
+    expect(added.code, added.err).toBe(0);
+    const secret = /secret \(shown this once\): (whsec_\S+)/.exec(added.out)?.[1] ?? '';
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(added.out).toContain(`crm  enabled   message.delivered,webhook.test  ${receiver.url}  # CRM`);
+    receiver.secrets = [secret];
+
+    const list = await run('webhooks', 'list', 'acme');
+    expect(list.out).toContain('crm  enabled');
+    expect(list.out).not.toContain(secret);
+
+    const tested = await run('webhooks', 'test', 'acme', 'crm');
+    expect(tested.code, tested.err).toBe(0);
+    expect(tested.out).toMatch(/^ok: HTTP 200 in \d+ ms; logged as whd_\d+$/);
+    expect(receiver.received).toHaveLength(1);
+    expect(receiver.received[0]?.verifiedWith).toEqual([secret]);
+
+    const rotated = await run('webhooks', 'rotate-secret', 'acme', 'crm');
+    const next = /secret \(shown this once\): (whsec_\S+)/.exec(rotated.out)?.[1] ?? '';
+    expect(next).toMatch(/^whsec_/);
+    expect(rotated.out).toMatch(/The old secret signs too until \d{4}-\d\d-\d\dT/);
+    receiver.secrets = [next, secret];
+    receiver.script([500]);
+    const failing = await run('webhooks', 'test', 'acme', 'crm');
+    expect(failing.out).toMatch(/^failed: HTTP 500/);
+    expect(receiver.received[1]?.verifiedWith).toEqual([next, secret]);
+    const now = await run('webhooks', 'rotate-secret', 'acme', 'crm', '--grace-seconds', '0');
+    expect(now.out).toContain('The old secret stopped signing now.');
+
+    expect((await run('webhooks', 'disable', 'acme', 'crm')).out).toContain('crm  disabled (disabled by an operator)');
+    expect((await run('webhooks', 'enable', 'acme', 'crm')).out).toContain('crm  enabled');
+
+    const log = await run('webhooks', 'deliveries', 'acme', 'crm');
+    expect(log.out.split('\n')).toHaveLength(2);
+    expect(log.out).toMatch(/^whd_\d+ +failed +webhook\.test/m);
+    const failedOnly = await run('webhooks', 'deliveries', 'acme', 'crm', '--state', 'failed');
+    expect(failedOnly.out.split('\n')).toHaveLength(1);
+    const failedId = /^(whd_\d+)/.exec(failedOnly.out)?.[1] ?? '';
+    expect((await run('webhooks', 'replay', 'acme', failedId)).out).toBe(`Queued ${failedId} again.`);
+
+    // An endpoint for everything: the range replay queues the two messages' events it never got.
+    const all = await run('webhooks', 'add', 'acme', receiver.url, '--id', 'all');
+    expect(all.code, all.err).toBe(0);
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const until = new Date(Date.now() + 60_000).toISOString();
+    expect((await run('webhooks', 'replay-range', 'acme', 'all', '--since', since, '--until', until, '--only-failed')).out).toBe('Queued 0 deliveries.');
+    expect((await run('webhooks', 'replay-range', 'acme', 'all', '--since', since, '--until', until)).out).toBe('Queued 2 deliveries.');
+
+    expect((await run('webhooks', 'remove', 'acme', 'all')).out).toBe('Removed all.');
+    expect((await run('webhooks', 'list', 'acme')).out).not.toContain('all  ');
+  });
+
+  it.skipIf(skip)('refuses bad input with a usage error (1) and unknown names with 2', async () => {
+    const badEvent = await run('webhooks', 'add', 'acme', receiver.url, '--events', 'message.exploded');
+    expect(badEvent.code).toBe(1);
+    expect(badEvent.err).toContain('--events: "message.exploded" is not an event type');
+    const badUrl = await run('webhooks', 'add', 'acme', 'javascript:alert(1)');
+    expect([badUrl.code, badUrl.err.split('\n')[0]]).toEqual([1, 'URL: must be an absolute http or https URL']);
+    expect((await run('webhooks', 'add', 'acme', receiver.url, '--id', 'deliveries')).code).toBe(1);
+    expect((await run('webhooks', 'deliveries', 'acme', 'crm', '--state', 'lost')).code).toBe(2);
+    expect((await run('webhooks', 'frobnicate', 'acme', 'x')).code).toBe(1);
+    expect((await run('webhooks', 'list')).code).toBe(1);
+    const noOrg = await run('webhooks', 'list', 'nobody');
+    expect([noOrg.code, noOrg.err]).toEqual([2, 'Organization "nobody" does not exist.']);
+    const noHook = await run('webhooks', 'test', 'acme', 'nope');
+    expect([noHook.code, noHook.err]).toEqual([2, 'Webhook endpoint "nope" does not exist in organization "acme".']);
+    expect((await run('webhooks', 'replay', 'acme', 'whd_999')).code).toBe(2);
+    await run('webhooks', 'add', 'acme', receiver.url, '--id', 'crm');
+    expect((await run('webhooks', 'deliveries', 'acme', 'crm', '--state', 'lost')).code).toBe(1);
+    expect((await run('webhooks', 'replay-range', 'acme', 'crm', '--since', 'yesterday', '--until', 'now')).code).toBe(1);
+    expect((await run('webhooks', 'add', 'acme', receiver.url, '--id', 'crm')).code).toBe(2);
+  });
+
+  it.skipIf(skip)('production refuses http and loopback URLs', async () => {
+    env = { ...env, MAILROOM_ENV: 'production' };
+    const refused = await run('webhooks', 'add', 'acme', receiver.url);
+    expect([refused.code, refused.err.split('\n')[0]]).toEqual([1, 'URL: must use https in production']);
+    const loopback = await run('webhooks', 'add', 'acme', 'https://127.0.0.1/hook');
+    expect(loopback.err).toContain('blocked address');
+  });
+});
