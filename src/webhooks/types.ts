@@ -1,4 +1,4 @@
-import { TIMELINE_EVENT_TYPES } from '../events/timeline-types.js';
+import { TIMELINE_EVENT_TYPES } from '../domain/timeline.js';
 
 /**
  * Outbound webhooks (issue 13): the shapes every part shares. Storage (src/storage/webhook-*.ts),
