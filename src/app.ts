@@ -24,6 +24,7 @@ import { registerTemplates, TemplateResource } from './http/routes/templates.js'
 import { registerTurnstileWidget } from './http/routes/turnstile-widget.js';
 import { validatorCompiler } from './http/validation.js';
 import { createSendDeps } from './send/accept.js';
+import { WEBHOOK_COMPONENT_SCHEMAS, webhookDocs } from './webhooks/openapi.js';
 import { SendAccepted } from './send/request.js';
 
 /**
@@ -104,7 +105,10 @@ export async function buildApp(services: AppServices): Promise<App> {
           publicKey: { type: 'apiKey', in: 'header', name: 'X-Mail-Public-Key', description: 'Public key pk_…' },
           adminToken: { type: 'http', scheme: 'bearer', description: 'MAILROOM_ADMIN_TOKEN (admin API only)' },
         },
+        schemas: WEBHOOK_COMPONENT_SCHEMAS,
       },
+      // What mailroom posts to the endpoints organizations register (issue 13).
+      webhooks: webhookDocs(),
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });

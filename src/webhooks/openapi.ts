@@ -1,0 +1,97 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { TIMELINE_EVENT_MEANINGS, TIMELINE_EVENT_TYPES } from '../domain/timeline.js';
+import { WEBHOOK_EVENT_TYPES } from './types.js';
+
+/**
+ * The OpenAPI 3.1 `webhooks` object (issue 13): one entry per event type, each a POST the
+ * customer's endpoint receives, with the body built by src/webhooks/payload.ts and the three
+ * Standard Webhooks headers. The bodies are components (`WebhookMessageEvent`, `WebhookTest`)
+ * so 40-odd entries share one definition.
+ */
+
+const MessageEventData = Type.Object({
+  message_id: Type.String(),
+  organization_id: Type.String(),
+  template_id: Type.String(),
+  service_id: Type.String(),
+  status: Type.String({ description: "The message's status as this event left it" }),
+  sequence: Type.Integer({
+    minimum: 1,
+    description: "The event's rank in its message's timeline (1, 2, …): a receiver that already has a higher one for the message may ignore a lower one that arrives late",
+  }),
+  recipient: Type.Optional(Type.String({ description: 'The address the event is about, when it is about one' })),
+  bounce_type: Type.Optional(Type.String({ description: 'Bounces reported after hand-off: hard or soft' })),
+  reason: Type.Optional(Type.String({ description: "Why: the remote's reply or diagnostic, or mailroom's reason" })),
+  provider: Type.Optional(Type.String({ description: 'Events after hand-off: where the event came from (ses, postmark, sendgrid, mailgun, resend, dsn, arf)' })),
+  details: Type.Optional(Type.Object({}, {
+    additionalProperties: true,
+    description: "The event's other fields (attempt of message.sending, retry_at of message.deferred, a provider's remote status, …); absent when there are none",
+  })),
+});
+
+const messageTypes = TIMELINE_EVENT_TYPES.map((t) => `message.${t}`);
+
+export const WEBHOOK_COMPONENT_SCHEMAS: Record<string, TSchema> = {
+  WebhookMessageEvent: Type.Object({
+    type: Type.String({ enum: messageTypes }),
+    timestamp: Type.String({ format: 'date-time', description: 'When the event happened (not when it was sent to you)' }),
+    data: MessageEventData,
+  }, { description: 'A message event: the same body on every attempt and replay' }),
+  WebhookTest: Type.Object({
+    type: Type.String({ enum: ['webhook.test'] }),
+    timestamp: Type.String({ format: 'date-time' }),
+    data: Type.Object({ organization_id: Type.String(), endpoint_id: Type.String() }),
+  }, { description: 'Sent by POST /admin/v1/organizations/{org}/webhooks/{id}/test' }),
+};
+
+const HEADERS = [
+  {
+    name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' },
+    description: 'Unique per event and endpoint, the same on every retry and replay: deduplicate on it',
+  },
+  {
+    name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string', pattern: '^\\d+$' },
+    description: 'Unix seconds of this attempt; refuse ones far from your clock (standardwebhooks allows 5 minutes)',
+  },
+  {
+    name: 'webhook-signature', in: 'header', required: true, schema: { type: 'string' },
+    description: 'Space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the base64-decoded part of the '
+      + 'endpoint secret after `whsec_`. During the grace after a secret rotation it carries two, one per secret: accept the request when either verifies.',
+  },
+] as const;
+
+const RESPONSES = {
+  '2XX': { description: 'Received: any 2xx ends the delivery (the body is kept, first 1 KB, in the delivery log)' },
+  410: { description: 'Gone: the endpoint is disabled at once (re-enable it with PATCH {"enabled": true})' },
+  default: {
+    description: 'Anything else, a redirect (never followed), a timeout (15 s) or no answer: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (MAILROOM_WEBHOOK_RETRY_SCHEDULE), then failed',
+  },
+} as const;
+
+function meaning(type: string): string {
+  if (type === 'webhook.test') return 'A test event, sent on request to check the endpoint and its signature check.';
+  const t = TIMELINE_EVENT_TYPES.find((x) => `message.${x}` === type);
+  return t === undefined ? type : TIMELINE_EVENT_MEANINGS[t];
+}
+
+/** `webhooks` of the OpenAPI document: `message.delivered`, `message.bounced`, …, `webhook.test`. */
+export function webhookDocs() {
+  return Object.fromEntries(WEBHOOK_EVENT_TYPES.map((type) => [type, {
+    post: {
+      summary: type,
+      description: `${meaning(type)}\n\nPosted as JSON to each enabled endpoint subscribed to \`${type}\` (or to every event), signed with the Standard Webhooks scheme.`,
+      operationId: `webhook_${type.replace('.', '_')}`,
+      tags: ['webhooks'],
+      parameters: [...HEADERS],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: { $ref: `#/components/schemas/${type === 'webhook.test' ? 'WebhookTest' : 'WebhookMessageEvent'}` },
+          },
+        },
+      },
+      responses: RESPONSES,
+    },
+  }]));
+}
