@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { eventFilter, secretProblem } from '../config/normalize.js';
-import type { WebhookSettingsInput } from '../config/resources.js';
+import { WebhookId, type WebhookSettingsInput } from '../config/resources.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Repos, Store } from '../storage/store.js';
 import type { WebhookEndpointFields } from '../storage/webhook-endpoints.js';
@@ -17,9 +17,8 @@ import { invalidFields } from './routes/common.js';
  * names the path inside it.
  */
 
-/** `[a-z0-9_-]`, 1..64; `deliveries` is the log's path segment (…/webhooks/deliveries), never an id. */
-export const WEBHOOK_ID_PATTERN = '^(?!deliveries$)[a-z0-9][a-z0-9_-]{0,63}$';
-const WEBHOOK_ID = new RegExp(WEBHOOK_ID_PATTERN);
+/** WebhookId's rule: `[a-z0-9_-]`, 1..64; `deliveries` is the log's path segment (…/webhooks/deliveries), never an id. */
+const WEBHOOK_ID = new RegExp(WebhookId.pattern ?? '');
 export const isWebhookId = (id: string): boolean => WEBHOOK_ID.test(id);
 
 /** `wh_` + 24 hex digits (96 random bits): ids need to be unique, not secret. */

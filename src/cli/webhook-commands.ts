@@ -1,5 +1,5 @@
 import {
-  graceMsOf, insertEndpoint, requireEndpoint, rotateEndpointSecret, setEndpointEnabled, webhookFields,
+  graceMsOf, insertEndpoint, isWebhookId, requireEndpoint, rotateEndpointSecret, setEndpointEnabled, webhookFields,
 } from '../admin/webhooks.js';
 import type { Config } from '../config/env.js';
 import { ApiError } from '../errors/api-error.js';
@@ -76,7 +76,7 @@ export async function runWebhooks(
       const events = options.events === undefined ? undefined : options.events.split(',').map((s) => s.trim()).filter(Boolean);
       const { fields, problems } = await webhookFields({ url: arg, events, description: options.description }, { urlPolicy: config.webhooks.urlPolicy });
       if (problems.length > 0) return usage(problems.map((p) => `${p.field === 'url' ? 'URL' : `--${p.field.split('.')[0]}`}: ${p.message}`).join('\n'));
-      if (options.id !== undefined && !/^(?!deliveries$)[a-z0-9][a-z0-9_-]{0,63}$/.test(options.id)) {
+      if (options.id !== undefined && !isWebhookId(options.id)) {
         return usage('--id: 1..64 of a-z 0-9 _ -, not "deliveries"');
       }
       const created = await store.transaction((tx) => insertEndpoint(tx, org, options.id, fields, undefined, now));

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { WebhookEventsInput, WebhookId, WebhookSecretInput, WebhookSettingsInput } from '../../config/resources.js';
 import { Timestamp } from '../../http/schemas.js';
 import { iso, isoOrNull } from '../../http/time.js';
@@ -10,7 +10,8 @@ import { MAX_SECRET_GRACE_SECONDS } from '../webhooks.js';
  * PUT takes; the secret is never shown on a read, only a hint of its last 4 characters.
  */
 
-const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+const Nullable = <T extends TSchema>(schema: T, description?: string) =>
+  Type.Union([schema, Type.Null()], description === undefined ? {} : { description });
 
 export const WebhookResource = Type.Object({
   id: Type.String(),
@@ -18,13 +19,10 @@ export const WebhookResource = Type.Object({
   description: Nullable(Type.String()),
   events: Type.Array(Type.String(), { description: '["*"]: every event type' }),
   enabled: Type.Boolean(),
-  disabled_reason: Nullable(Type.String({ description: 'Why it was disabled: 410 Gone, failing for days, or an operator' })),
-  failing_since: Nullable(Timestamp),
+  disabled_reason: Nullable(Type.String(), 'Why it was disabled: 410 Gone, failing for days, or an operator; null while enabled'),
+  failing_since: Nullable(Timestamp, 'The first failure since the last success; null while healthy'),
   secret_hint: Type.String({ description: 'The last 4 characters of the signing secret' }),
-  previous_secret_expires_at: Nullable(Type.String({
-    format: 'date-time',
-    description: 'While a rotation is in its grace: until when the old secret signs beside the new one',
-  })),
+  previous_secret_expires_at: Nullable(Timestamp, 'While a rotation is in its grace: until when the old secret signs beside the new one; else null'),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

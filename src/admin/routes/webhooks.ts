@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { WebhookId } from '../../config/resources.js';
 import type { App, AppServices } from '../../http/app-types.js';
 import { responses } from '../../http/schemas.js';
 import { isoOrNull } from '../../http/time.js';
@@ -98,7 +99,7 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
       description: 'Takes what GET returns (read-only fields ignored; an `id` other than the URL\'s is refused). `url`, `events` and '
         + '`enabled` are required. Creating answers 201 with the `secret`; `enabled: true` on a disabled endpoint re-enables it '
         + '(clears `disabled_reason` and `failing_since`).',
-      params: Type.Object({ org: LookupId, id: Type.String({ pattern: '^(?!deliveries$)[a-z0-9][a-z0-9_-]{0,63}$' }) }),
+      params: Type.Object({ org: LookupId, id: WebhookId }),
       body: WebhookPut,
       response: responses({ 200: WebhookResource, 201: CreatedWebhookResource }, ADMIN_CONFLICT_ERRORS),
     },
