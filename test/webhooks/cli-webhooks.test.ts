@@ -122,6 +122,17 @@ describe.each(DIALECTS)('mailroom webhooks on %s', (dialect) => {
     expect((await run('webhooks', 'add', 'acme', receiver.url, '--id', 'crm')).code).toBe(2);
   });
 
+  it.skipIf(skip)('mailroom apply creates the file\'s endpoints and prints a generated secret once', async () => {
+    const file = path.join(env.MAILROOM_DATA_DIR ?? '', 'hooks.yaml');
+    fs.writeFileSync(file, `organizations:\n  - id: acme\n    webhooks:\n      - { id: audit, url: "${receiver.url}" }\n`);
+    const first = await run('apply', file);
+    expect(first.code, first.err).toBe(0);
+    expect(first.out).toContain('  webhook acme/audit: created');
+    expect(first.out).toMatch(/^ {2}generated webhook secret for acme\/audit: whsec_[A-Za-z0-9+/]{43}=$/m);
+    const second = await run('apply', file);
+    expect(second.out).toBe('No changes.');
+  });
+
   it.skipIf(skip)('production refuses http and loopback URLs', async () => {
     env = { ...env, MAILROOM_ENV: 'production' };
     const refused = await run('webhooks', 'add', 'acme', receiver.url);
