@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import type { PostResult, WebhookHttp, WebhookUrlPolicy } from './types.js';
-import { guardedLookup, ipLiteral, isBlockedAddress, isRestricted, parseEndpointUrl, type LookupFn } from './url-guard.js';
+import { addressRule, forbiddenAddress, guardedLookup, ipLiteral, parseEndpointUrl, type LookupFn } from './url-guard.js';
 
 /**
  * The one pooled HTTP client the webhooks post with. Never follows redirects (a 3xx is a status
@@ -34,15 +34,18 @@ export function createWebhookHttp(options: WebhookHttpOptions): WebhookHttp {
   // undici's own timers are a backstop a second behind the attempt's deadline, so the deadline's
   // abort (and its "timeout after N s") normally wins; their errors read the same if not.
   const backstopMs = timeoutMs + BACKSTOP_MS;
-  const agent = new Agent({
+  // One pool per scheme: with MAILROOM_WEBHOOK_ALLOW_PRIVATE=true, https may reach any address
+  // but http only private ones, and the connection-time lookup is where a name's addresses are known.
+  const agentFor = (protocol: 'http:' | 'https:'): Agent => new Agent({
     connections: options.maxConnectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
     headersTimeout: backstopMs,
     bodyTimeout: backstopMs,
     connect: {
       timeout: backstopMs,
-      ...(options.lookup === undefined && !isRestricted(policy) ? {} : { lookup: guardedLookup(policy, options.lookup) }),
+      ...(options.lookup === undefined && addressRule(policy, protocol) === 'any' ? {} : { lookup: guardedLookup(policy, options.lookup, protocol) }),
     },
   });
+  const agents = { 'http:': agentFor('http:'), 'https:': agentFor('https:') };
 
   async function post(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<PostResult> {
     const started = performance.now();
@@ -52,14 +55,15 @@ export function createWebhookHttp(options: WebhookHttpOptions): WebhookHttp {
       body: kept,
       error,
     });
-    const refused = refusal(url, policy);
-    if (refused !== null) return done(null, null, refused);
+    const parsed = parseEndpointUrl(url);
+    const refused = typeof parsed === 'string' ? parsed : refusal(parsed, policy);
+    if (typeof parsed === 'string' || refused !== null) return done(null, null, refused);
 
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     try {
       const response = await request(url, {
-        dispatcher: agent,
+        dispatcher: parsed.protocol === 'http:' ? agents['http:'] : agents['https:'],
         method: 'POST',
         headers: { ...headers },
         body,
@@ -79,22 +83,24 @@ export function createWebhookHttp(options: WebhookHttpOptions): WebhookHttp {
 
   return {
     post,
-    close: () => agent.close(),
+    close: async () => {
+      await Promise.all([agents['http:'].close(), agents['https:'].close()]);
+    },
   };
 }
 
 /**
  * Why this URL may not be fetched now, before any connection: undici (net.connect) skips the
- * lookup for an address literal, so a literal in a blocked range is refused here instead.
+ * lookup for an address literal, so a literal the rule forbids is refused here instead.
  */
-function refusal(url: string, policy: WebhookUrlPolicy): string | null {
-  const parsed = parseEndpointUrl(url);
-  if (typeof parsed === 'string') return parsed;
-  if (!isRestricted(policy)) return null;
-  if (parsed.protocol !== 'https:') return 'url must use https in production';
+function refusal(parsed: URL, policy: WebhookUrlPolicy): string | null {
+  const rule = addressRule(policy, parsed.protocol);
+  if (rule === 'any') return null;
+  if (rule === 'public' && parsed.protocol !== 'https:') return 'url must use https in production';
   const literal = ipLiteral(parsed.hostname);
-  if (literal !== null && isBlockedAddress(literal)) return `blocked address: ${literal}`;
-  return null;
+  const bad = literal === null ? undefined : forbiddenAddress(rule, [literal]);
+  if (bad === undefined) return null;
+  return rule === 'public' ? `blocked address: ${bad}` : `url must use https in production: ${bad} is a public address`;
 }
 
 /** Up to 64 KiB of the body, then the stream is destroyed; the first 1 KiB is returned as text. */

@@ -5,9 +5,9 @@ import { isBlockedAddress } from './blocked-addresses.js';
 
 /**
  * An endpoint URL is request input that becomes a URL this server fetches (SSRF). In production
- * it must be https and reach only public addresses: checked at registration (checkEndpointUrl)
- * and again at every connection (guardedLookup), because a name may resolve differently later
- * (DNS rebinding).
+ * it must be https and reach only public addresses (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true adds private
+ * ones, and http to those alone): checked at registration (endpointUrlRefusal) and again at every
+ * connection (guardedLookup), because a name may resolve differently later (DNS rebinding).
  */
 
 export { isBlockedAddress } from './blocked-addresses.js';
@@ -23,10 +23,30 @@ const MAX_URL_LENGTH = 2048;
 /** Names that are local by definition, whatever DNS says. */
 const LOCAL_NAMES = new Set(['localhost', 'localhost.localdomain', 'metadata', 'metadata.google.internal']);
 
-/** Production without MAILROOM_WEBHOOK_ALLOW_PRIVATE=true: https only, public addresses only. */
-export function isRestricted(policy: WebhookUrlPolicy): boolean {
-  return policy.production && !policy.allowPrivate;
+/**
+ * Which addresses a connection may reach: `any`; `public` only (no loopback, private, link-local
+ * or metadata address); or `private` only.
+ */
+export type AddressRule = 'any' | 'public' | 'private';
+
+/**
+ * The rule for a URL's scheme under the policy. Development: any. Production: https to public
+ * addresses only. MAILROOM_WEBHOOK_ALLOW_PRIVATE=true opens private, loopback and link-local
+ * addresses, not plaintext across the internet: https may go anywhere, http only to those.
+ */
+export function addressRule(policy: WebhookUrlPolicy, protocol: string): AddressRule {
+  if (!policy.production) return 'any';
+  if (!policy.allowPrivate) return 'public';
+  return protocol === 'https:' ? 'any' : 'private';
 }
+
+/** The first address the rule forbids, or undefined when every one is allowed. */
+export function forbiddenAddress(rule: AddressRule, addresses: readonly string[]): string | undefined {
+  if (rule === 'any') return undefined;
+  return addresses.find((a) => (rule === 'public' ? isBlockedAddress(a) : !isBlockedAddress(a)));
+}
+
+const HTTPS_IN_PRODUCTION = 'url must use https in production';
 
 /** The host as an address when the URL names one (`[::1]` → `::1`), else null. */
 export function ipLiteral(hostname: string): string | null {
@@ -58,58 +78,85 @@ export function parseEndpointUrl(url: string): URL | string {
   return parsed;
 }
 
+/** Why a URL may not be registered. */
+export interface UrlRefusal {
+  reason: string;
+  /**
+   * The name did not resolve now. The admin API and the CLI refuse it (it could later point
+   * anywhere unchecked); the config file accepts it with a warning, so a DNS blip cannot stop a
+   * start: the connection-time guard still checks every address it gets.
+   */
+  unresolved: boolean;
+}
+
 /**
- * Null when the URL may be registered; otherwise a sentence saying why not (the 422's message).
- * In production the name is resolved now; every address it has must be public, and a name that
- * does not resolve is refused (it could later point anywhere we have not checked).
+ * Null when the URL may be registered; otherwise a sentence saying why not (the 400's message).
+ * In production the name is resolved now and every address it has must pass the rule
+ * (addressRule); a name that does not resolve is refused, marked `unresolved`.
  */
-export async function checkEndpointUrl(
+export async function endpointUrlRefusal(
   url: string,
   policy: WebhookUrlPolicy,
   lookup: LookupFn = systemLookup,
-): Promise<string | null> {
+): Promise<UrlRefusal | null> {
+  const refuse = (reason: string, unresolved = false): UrlRefusal => ({ reason, unresolved });
   const parsed = parseEndpointUrl(url);
-  if (typeof parsed === 'string') return parsed;
-  if (!isRestricted(policy)) return null;
-  if (parsed.protocol !== 'https:') return 'url must use https in production';
+  if (typeof parsed === 'string') return refuse(parsed);
+  const rule = addressRule(policy, parsed.protocol);
+  if (rule === 'any') return null;
+  if (rule === 'public' && parsed.protocol !== 'https:') return refuse(HTTPS_IN_PRODUCTION);
   const literal = ipLiteral(parsed.hostname);
   if (literal !== null) {
-    return isBlockedAddress(literal) ? blockedSentence(literal) : null;
+    const bad = forbiddenAddress(rule, [literal]);
+    return bad === undefined ? null : refuse(forbiddenSentence(rule, bad));
   }
   if (isLocalName(parsed.hostname)) {
-    return `url host ${parsed.hostname} is local: loopback, private, link-local and metadata hosts are refused in production`;
+    // Local by definition: refused where only public addresses go, private where http goes.
+    return rule === 'private' ? null
+      : refuse(`url host ${parsed.hostname} is local: loopback, private, link-local and metadata hosts are refused in production`);
   }
   let addresses: readonly LookupAddress[];
   try {
     addresses = await lookup(parsed.hostname);
   } catch {
-    return `url host ${parsed.hostname} does not resolve`;
+    return refuse(`url host ${parsed.hostname} does not resolve`, true);
   }
-  if (addresses.length === 0) return `url host ${parsed.hostname} does not resolve`;
-  const blocked = addresses.find((a) => isBlockedAddress(a.address));
-  return blocked === undefined ? null : blockedSentence(blocked.address, parsed.hostname);
+  if (addresses.length === 0) return refuse(`url host ${parsed.hostname} does not resolve`, true);
+  const bad = forbiddenAddress(rule, addresses.map((a) => a.address));
+  return bad === undefined ? null : refuse(forbiddenSentence(rule, bad, parsed.hostname));
 }
 
-function blockedSentence(address: string, hostname?: string): string {
+/** endpointUrlRefusal's sentence alone: null when the URL may be registered. */
+export async function checkEndpointUrl(url: string, policy: WebhookUrlPolicy, lookup: LookupFn = systemLookup): Promise<string | null> {
+  return (await endpointUrlRefusal(url, policy, lookup))?.reason ?? null;
+}
+
+function forbiddenSentence(rule: AddressRule, address: string, hostname?: string): string {
+  if (rule === 'private') {
+    const what = hostname === undefined ? `${address} is a public address` : `${hostname} resolves to the public address ${address}`;
+    return `${HTTPS_IN_PRODUCTION}: ${what} (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true allows http to private, loopback and link-local addresses only)`;
+  }
   const what = hostname === undefined ? `url host ${address}` : `url host ${hostname} resolves to ${address}, which`;
   return `${what} is a blocked address: loopback, private, link-local and metadata addresses are refused in production`;
 }
 
 /** The error a refused connection fails with; its message names the address. */
-export function blockedAddressError(hostname: string, address: string): NodeJS.ErrnoException {
-  const error: NodeJS.ErrnoException = new Error(`blocked address: ${hostname} resolves to ${address}`);
+export function blockedAddressError(hostname: string, address: string, rule: AddressRule = 'public'): NodeJS.ErrnoException {
+  const error: NodeJS.ErrnoException = new Error(rule === 'private'
+    ? `public address over http: ${hostname} resolves to ${address} (http goes only to private addresses)`
+    : `blocked address: ${hostname} resolves to ${address}`);
   error.code = 'EBLOCKEDADDRESS';
   return error;
 }
 
 /**
  * A `lookup` for net/tls.connect (undici's `connect.lookup`): resolves, then refuses the connection
- * when the policy forbids any resolved address. This runs at every new connection, after the
+ * when the rule for the policy and the scheme (addressRule) forbids any resolved address. This runs at every new connection, after the
  * registration check, so a name rebound to 127.0.0.1 since is caught here. Refusing when ANY
  * address is blocked (not just skipping it) keeps the rule the same as at registration.
  */
-export function guardedLookup(policy: WebhookUrlPolicy, lookup: LookupFn = systemLookup): LookupFunction {
-  const restricted = isRestricted(policy);
+export function guardedLookup(policy: WebhookUrlPolicy, lookup: LookupFn = systemLookup, protocol: 'http:' | 'https:' = 'https:'): LookupFunction {
+  const rule = addressRule(policy, protocol);
   return (hostname: string, options: LookupOptions, callback) => {
     lookup(hostname).then(
       (found) => {
@@ -122,9 +169,9 @@ export function guardedLookup(policy: WebhookUrlPolicy, lookup: LookupFn = syste
           callback(error, '', undefined);
           return;
         }
-        const blocked = restricted ? addresses.find((a) => isBlockedAddress(a.address)) : undefined;
+        const blocked = forbiddenAddress(rule, addresses.map((a) => a.address));
         if (blocked !== undefined) {
-          callback(blockedAddressError(hostname, blocked.address), '', undefined);
+          callback(blockedAddressError(hostname, blocked, rule), '', undefined);
         } else if (options.all === true) {
           callback(null, addresses.map((a) => ({ address: a.address, family: a.family })));
         } else {

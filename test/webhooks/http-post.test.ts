@@ -236,4 +236,14 @@ describe('createWebhookHttp in production', () => {
     expect(await http.post(`http://receiver.internal:${r.port}/hook`, signed(), payload)).toMatchObject({ status: 200 });
     expect(r.requests).toHaveLength(2);
   });
+
+  it('keeps https required for public addresses with MAILROOM_WEBHOOK_ALLOW_PRIVATE=true: http goes only to private ones', async () => {
+    const counter = await tcpCounter();
+    const literal = await client(productionAllowPrivate).post(`http://93.184.215.14:${counter.port}/hook`, signed(), payload);
+    expect(literal).toMatchObject({ status: null, error: expect.stringMatching(/^url must use https in production: 93\.184\.215\.14 is a public address/) });
+    // A name is judged by its addresses at connection time.
+    const named = await client(productionAllowPrivate, 2_000, answers('93.184.215.14')).post(`http://public.example.com:${counter.port}/hook`, signed(), payload);
+    expect(named).toMatchObject({ status: null, error: expect.stringMatching(/public address over http: public\.example\.com resolves to 93\.184\.215\.14/) });
+    expect(counter.connections()).toBe(0);
+  });
 });

@@ -1,6 +1,6 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { describe, expect, it } from 'vitest';
-import { checkEndpointUrl, guardedLookup, isBlockedAddress, type LookupFn } from '../../src/webhooks/url-guard.js';
+import { checkEndpointUrl, endpointUrlRefusal, guardedLookup, isBlockedAddress, type LookupFn } from '../../src/webhooks/url-guard.js';
 import type { WebhookUrlPolicy } from '../../src/webhooks/types.js';
 
 const production: WebhookUrlPolicy = { production: true, allowPrivate: false };
@@ -153,6 +153,27 @@ describe('checkEndpointUrl in production', () => {
     expect(await checkEndpointUrl('http://127.0.0.1:8080/hook', productionAllowPrivate, dns)).toBeNull();
     expect(await checkEndpointUrl('https://internal.example.com/', productionAllowPrivate, dns)).toBeNull();
     expect(await checkEndpointUrl('https://localhost/', productionAllowPrivate, dns)).toBeNull();
+    expect(await checkEndpointUrl('http://localhost:8080/', productionAllowPrivate, dns)).toBeNull();
+    expect(await checkEndpointUrl('http://internal.example.com/', productionAllowPrivate, dns)).toBeNull();
+  });
+
+  it('keeps https required for public addresses with MAILROOM_WEBHOOK_ALLOW_PRIVATE=true', async () => {
+    expect(await checkEndpointUrl('https://hooks.example.com/', productionAllowPrivate, dns)).toBeNull();
+    expect(await checkEndpointUrl('http://hooks.example.com/', productionAllowPrivate, dns))
+      .toMatch(/^url must use https in production: hooks\.example\.com resolves to the public address 93\.184\.215\.14/);
+    // One public address among private ones is enough to need https.
+    expect(await checkEndpointUrl('http://evil.example.com/', productionAllowPrivate, dns)).toMatch(/must use https/);
+    expect(await checkEndpointUrl('http://8.8.8.8/', productionAllowPrivate, dns)).toMatch(/^url must use https in production: 8\.8\.8\.8 is a public address/);
+    expect(await checkEndpointUrl('http://nowhere.example.com/', productionAllowPrivate, dns)).toMatch(/does not resolve/);
+  });
+
+  it('marks a name that does not resolve as unresolved (the config file only warns about it), and nothing else', async () => {
+    expect(await endpointUrlRefusal('https://nowhere.example.com/', production, dns)).toEqual({
+      reason: 'url host nowhere.example.com does not resolve', unresolved: true,
+    });
+    expect(await endpointUrlRefusal('https://internal.example.com/', production, dns)).toMatchObject({ unresolved: false });
+    expect(await endpointUrlRefusal('http://hooks.example.com/', production, dns)).toMatchObject({ unresolved: false });
+    expect(await endpointUrlRefusal('https://hooks.example.com/', production, dns)).toBeNull();
   });
 });
 
@@ -211,6 +232,15 @@ describe('guardedLookup (the connection-time check)', () => {
         const { error } = await callLookup(lookup, host, { all });
         expect(error?.message).toMatch(/blocked address/);
       }
+    }
+  });
+
+  it('with MAILROOM_WEBHOOK_ALLOW_PRIVATE=true, lets http reach only private answers', async () => {
+    const lookup = guardedLookup(productionAllowPrivate, dns, 'http:');
+    expect(await callLookup(lookup, 'rebound.example.com', {})).toEqual({ error: null, address: '127.0.0.1', family: 4 });
+    for (const host of ['public.example.com', 'mixed.example.com']) {
+      const { error } = await callLookup(lookup, host, { all: true });
+      expect(error?.message).toMatch(/public address over http/);
     }
   });
 
