@@ -54,15 +54,42 @@ export type FailureKind = 'temporary' | 'mailbox' | 'permanent' | 'service';
  * whole send), how it refused each one; the worker settles them one by one when they differ.
  */
 export class DeliveryError extends Error {
-  constructor(readonly kind: FailureKind, message: string, readonly recipients: string[] = [], readonly refused: Refusal[] = []) {
+  constructor(
+    readonly kind: FailureKind, message: string, readonly recipients: string[] = [], readonly refused: Refusal[] = [],
+    readonly options: DeliveryErrorOptions = {},
+  ) {
     super(message);
     this.name = 'DeliveryError';
+  }
+}
+
+/** What a provider's answer says beyond the kind (HTTP providers, issue 14). */
+export interface DeliveryErrorOptions {
+  /** The provider asked us to wait this long (Retry-After, a rate-limit reset): the retry is not sooner. */
+  retryAfterMs?: number;
+  /** Throttling (429, SES Throttling): the service's pacing slows down for a while as well. */
+  throttled?: boolean;
+}
+
+/** Why a service test failed (POST …/services/{id}/test → 502 provider_error, details.reason). */
+export type ServiceTestReason = 'auth' | 'tls' | 'connect' | 'timeout' | 'unverified_sender' | 'other';
+
+export class ServiceTestError extends Error {
+  constructor(readonly reason: ServiceTestReason, message: string) {
+    super(message);
+    this.name = 'ServiceTestError';
   }
 }
 
 /** One outbound service. Adding a provider is one file that implements this and registers it. */
 export interface Transport {
   send(mail: OutgoingEmail): Promise<DeliveryReceipt>;
+  /**
+   * Checks the credentials without sending mail (SMTP: connect, STARTTLS/TLS, AUTH, QUIT; an
+   * HTTP provider: one documented read-only authenticated call). Throws ServiceTestError.
+   * Called in the main process on a transport built for the test and closed after it.
+   */
+  verify?(): Promise<void>;
   close(): Promise<void>;
 }
 
