@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from './dialect.js';
+import { signingSecrets } from '../webhooks/signing.js';
 import type { AttemptRecord, ClaimedDelivery, EndpointStats, RecordedAttempt } from '../webhooks/ports.js';
 import type { Database } from './schema.js';
 import { deliveryLog } from './webhook-delivery-log.js';
@@ -79,8 +80,7 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
         attempts: Number(r.attempts),
         lease_until: lease,
         url: r.url,
-        secrets: r.previous_secret !== null && r.previous_secret_expires_at !== null && Number(r.previous_secret_expires_at) > now
-          ? [r.secret, r.previous_secret] : [r.secret],
+        secrets: signingSecrets(r, now),
         event: r.e_type === null || r.e_at === null ? null : { type: r.e_type, at: Number(r.e_at), detail: r.e_detail },
         message: r.m_org === null || r.m_template === null || r.m_service === null ? null
           : { org_id: r.m_org, template_id: r.m_template, service_id: r.m_service },

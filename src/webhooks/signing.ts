@@ -67,3 +67,20 @@ export function webhookHeaders(
     'webhook-signature': signatureHeader(secrets, webhookId, timestampSeconds, body),
   };
 }
+
+/** The secret columns of an endpoint, as stored. */
+export interface EndpointSecrets {
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: number | null;
+}
+
+/**
+ * The secrets that sign a request made at `now`: the current one first, then the previous one
+ * while a rotation's grace lasts (its expiry is exclusive: at the expiry instant it no longer signs).
+ */
+export function signingSecrets(endpoint: EndpointSecrets, now: number): string[] {
+  const expires = endpoint.previous_secret_expires_at;
+  return endpoint.previous_secret !== null && expires !== null && Number(expires) > now
+    ? [endpoint.secret, endpoint.previous_secret] : [endpoint.secret];
+}

@@ -2,7 +2,7 @@ import type { Clock } from '../domain/clock.js';
 import { LEASE_MARGIN_MS } from './dispatcher.js';
 import { testEventPayload } from './payload.js';
 import type { WebhookStore } from './ports.js';
-import { webhookHeaders } from './signing.js';
+import { signingSecrets, webhookHeaders } from './signing.js';
 import type { WebhookHttp, WebhookSettings } from './types.js';
 
 export interface TestEventDeps {
@@ -36,8 +36,7 @@ export async function sendTestEvent(deps: TestEventDeps, orgId: string, endpoint
   const lease = at + settings.attemptTimeoutMs + LEASE_MARGIN_MS;
   const id = await store.webhookDeliveries.insertTest(orgId, endpointId, at, lease);
   const payload = testEventPayload(orgId, endpointId, at);
-  const secrets = endpoint.previous_secret !== null && (endpoint.previous_secret_expires_at ?? 0) > at
-    ? [endpoint.secret, endpoint.previous_secret] : [endpoint.secret];
+  const secrets = signingSecrets(endpoint, at);
   const result = await http.post(endpoint.url, webhookHeaders(secrets, `test_${id}`, Math.floor(at / 1000), payload), payload);
   const ok = result.status !== null && result.status >= 200 && result.status < 300;
   const error = result.error ?? (ok ? null : `HTTP ${result.status ?? 'error'}`);
