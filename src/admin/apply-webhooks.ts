@@ -29,16 +29,23 @@ export interface CheckedWebhook {
 /**
  * Checks every endpoint of the file against the URL rules before anything is written (a
  * production URL resolving to a private address stops the start, naming the field), and
- * returns them by organization.
+ * returns them by organization. A name that does not resolve now is accepted with a line in
+ * `warnings` (a DNS blip must not stop a start; every connection checks the addresses it gets).
  */
-export async function checkFileWebhooks(config: ConfigFile, deps: WebhookCheckDeps): Promise<Map<string, CheckedWebhook[]>> {
+export async function checkFileWebhooks(
+  config: ConfigFile, deps: WebhookCheckDeps, warnings: string[] = [],
+): Promise<Map<string, CheckedWebhook[]>> {
   const out = new Map<string, CheckedWebhook[]>();
   const problems: string[] = [];
+  const where = (o: number, i: number, field: string) => `organizations/${o}/webhooks/${i}/${field.replaceAll('.', '/')}`;
   for (const [o, org] of config.organizations.entries()) {
     const checked: CheckedWebhook[] = [];
     for (const [i, w] of (org.webhooks ?? []).entries()) {
-      const { fields, problems: found } = await webhookFields(w, deps);
-      for (const p of found) problems.push(`organizations/${o}/webhooks/${i}/${p.field.replaceAll('.', '/')}: ${p.message}`);
+      const { fields, problems: found, warnings: warned } = await webhookFields(w, { ...deps, acceptUnresolved: true });
+      for (const p of found) problems.push(`${where(o, i, p.field)}: ${p.message}`);
+      for (const p of warned) {
+        warnings.push(`webhook ${org.id}/${w.id}: ${where(o, i, p.field)}: ${p.message} now; accepted, and checked again at every connection`);
+      }
       checked.push({ id: w.id, fields, enabled: w.enabled, secret: w.secret });
     }
     out.set(org.id, checked);

@@ -15,6 +15,8 @@ export interface ApplyReport {
   generatedKeys: Array<{ org_id: string; type: KeyType; key: string }>;
   /** Webhook endpoints created without a `secret` in the file: their generated secret, shown once. */
   generatedWebhookSecrets: GeneratedWebhookSecret[];
+  /** What was accepted but deserves a look: a webhook URL whose name did not resolve at apply. */
+  warnings: string[];
 }
 
 /**
@@ -28,11 +30,13 @@ export const webhookApplyOptions = (config: Config): WebhookApplyOptions =>
   ({ urlPolicy: config.webhooks.urlPolicy, secretGraceMs: config.webhooks.secretGraceMs });
 
 /**
- * What was generated, one line each, for `mailroom apply` and `mailroom serve` to print: the
- * only time these values are shown (keys are stored hashed; a webhook secret is never read back).
+ * What `mailroom apply` and `mailroom serve` print after the changes, one line each: warnings,
+ * then what was generated — the only time these values are shown (keys are stored hashed; a
+ * webhook secret is never read back).
  */
 export function generatedLines(report: ApplyReport): string[] {
   return [
+    ...report.warnings.map((w) => `  warning: ${w}`),
     ...report.generatedKeys.map((k) => `  generated ${k.type} key for ${k.org_id}: ${k.key}`),
     ...report.generatedWebhookSecrets.map((w) => `  generated webhook secret for ${w.org_id}/${w.endpoint_id}: ${w.secret}`),
   ];
@@ -47,9 +51,10 @@ export function generatedLines(report: ApplyReport): string[] {
  */
 export async function applyConfig(store: Store, config: ConfigFile, webhooks: WebhookApplyOptions = STRICT_WEBHOOKS): Promise<ApplyReport> {
   // URL checks resolve names: done before the transaction, which then only writes.
-  const checkedWebhooks = await checkFileWebhooks(config, webhooks);
+  const warnings: string[] = [];
+  const checkedWebhooks = await checkFileWebhooks(config, webhooks, warnings);
   const now = store.clock.now();
-  const report: ApplyReport = { changes: [], generatedKeys: [], generatedWebhookSecrets: [] };
+  const report: ApplyReport = { changes: [], generatedKeys: [], generatedWebhookSecrets: [], warnings };
   await store.transaction(async (tx) => {
     for (const org of config.organizations) {
       await applyOrganization(tx, org, now, report);

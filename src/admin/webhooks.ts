@@ -6,7 +6,7 @@ import type { Repos, Store } from '../storage/store.js';
 import type { WebhookEndpointFields } from '../storage/webhook-endpoints.js';
 import { generateSecret } from '../webhooks/signing.js';
 import type { WebhookEndpoint, WebhookUrlPolicy } from '../webhooks/types.js';
-import { checkEndpointUrl, type LookupFn } from '../webhooks/url-guard.js';
+import { endpointUrlRefusal, type LookupFn } from '../webhooks/url-guard.js';
 import type { FieldProblem } from './put-patch.js';
 import { invalidFields } from './routes/common.js';
 
@@ -31,23 +31,36 @@ export const MAX_SECRET_GRACE_SECONDS = 30 * 24 * 3600;
 export interface WebhookCheckDeps {
   urlPolicy: WebhookUrlPolicy;
   lookup?: LookupFn;
+  /**
+   * The config file at start: a name that does not resolve now is a warning, not a refusal, so a
+   * DNS blip cannot stop a start (the connection-time guard still checks every address). The
+   * admin API and the CLI refuse it: the operator is there to retry.
+   */
+  acceptUnresolved?: boolean;
 }
 
-/** checkEndpointUrl's sentence as a field problem (its sentences start with "url …"). */
-export async function urlProblem(url: string, deps: WebhookCheckDeps): Promise<FieldProblem | null> {
-  const reason = await checkEndpointUrl(url, deps.urlPolicy, deps.lookup);
-  return reason === null ? null : { field: 'url', message: reason.replace(/^url /, '') };
+/** checkEndpointUrl's sentence as a field problem (its sentences start with "url …"), and whether the name did not resolve. */
+export async function urlProblem(url: string, deps: WebhookCheckDeps): Promise<(FieldProblem & { unresolved: boolean }) | null> {
+  const refusal = await endpointUrlRefusal(url, deps.urlPolicy, deps.lookup);
+  return refusal === null ? null : { field: 'url', message: refusal.reason.replace(/^url /, ''), unresolved: refusal.unresolved };
 }
 
-/** The stored fields of an input (API body, YAML entry, CLI flags), or the problems (URL, events) found. */
-export async function webhookFields(input: WebhookSettingsInput, deps: WebhookCheckDeps): Promise<{ fields: WebhookEndpointFields; problems: FieldProblem[] }> {
+/**
+ * The stored fields of an input (API body, YAML entry, CLI flags), or the problems (URL, events)
+ * found; `warnings` holds an unresolved name accepted under `acceptUnresolved`.
+ */
+export async function webhookFields(
+  input: WebhookSettingsInput, deps: WebhookCheckDeps,
+): Promise<{ fields: WebhookEndpointFields; problems: FieldProblem[]; warnings: FieldProblem[] }> {
   const problems: FieldProblem[] = [];
+  const warnings: FieldProblem[] = [];
   const url = await urlProblem(input.url, deps);
-  if (url !== null) problems.push(url);
+  if (url !== null) (url.unresolved && deps.acceptUnresolved === true ? warnings : problems).push({ field: url.field, message: url.message });
   const events = eventFilter(input.events, problems);
   return {
     fields: { url: input.url, description: input.description ?? null, events, enabled: input.enabled ?? true },
     problems,
+    warnings,
   };
 }
 

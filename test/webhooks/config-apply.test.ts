@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { applyConfig, generatedLines } from '../../src/admin/apply.js';
 import { ConfigError } from '../../src/config/env.js';
 import { parseConfigText } from '../../src/config/file.js';
+import type { LookupFn } from '../../src/webhooks/url-guard.js';
 import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
 import { endpointRow, setEndpointFields, testSecret } from './support.js';
 
@@ -52,7 +53,7 @@ describe.each(DIALECTS)('webhooks in the config file on %s', (dialect) => {
     expect(await t.store.webhookEndpoints.get('acme', 'audit')).toMatchObject({ events: '*', secret: generated });
 
     const second = await applyConfig(t.store, parseConfigText(yaml(), 'f.yaml', env), DEV);
-    expect(second).toEqual({ changes: [], generatedKeys: [], generatedWebhookSecrets: [] });
+    expect(second).toEqual({ changes: [], generatedKeys: [], generatedWebhookSecrets: [], warnings: [] });
   });
 
   it.skipIf(skip)('updates what differs, never re-enables what was disabled, disables on enabled: false, rotates to a new file secret', async () => {
@@ -92,6 +93,25 @@ describe.each(DIALECTS)('webhooks in the config file on %s', (dialect) => {
     expect(await t.store.organizations.get('acme')).toBeUndefined();
     // Left out, the options are the production ones: a caller that forgets is strict.
     await expect(applyConfig(t.store, config)).rejects.toThrow(/must use https in production/);
+  });
+
+  it.skipIf(skip)('production: a name that does not resolve now is applied with a warning; one resolving to a private address stops the start', async () => {
+    t = await freshStore(dialect);
+    const lookup: LookupFn = async (hostname) => {
+      if (hostname === 'internal.example.com') return [{ address: '10.0.0.7', family: 4 }];
+      throw Object.assign(new Error(`getaddrinfo EAI_AGAIN ${hostname}`), { code: 'EAI_AGAIN' });
+    };
+    const env = { CRM_SECRET: testSecret(3) };
+    const file = (crm: string) => parseConfigText(yaml(crm).replace('http://127.0.0.1:4001/all', 'https://93.184.215.14/all'), 'f.yaml', env);
+    const report = await applyConfig(t.store, file('https://hooks.example.com/crm'), { ...PROD, lookup });
+    expect(report.changes).toContain('webhook acme/crm: created');
+    expect(report.warnings).toEqual([
+      'webhook acme/crm: organizations/0/webhooks/0/url: host hooks.example.com does not resolve now; accepted, and checked again at every connection',
+    ]);
+    expect(generatedLines(report)).toContain(`  warning: ${report.warnings[0]}`);
+    expect((await endpointRow(t.store, 'crm')).url).toBe('https://hooks.example.com/crm');
+    await expect(applyConfig(t.store, file('https://internal.example.com/crm'), { ...PROD, lookup }))
+      .rejects.toThrow(/organizations\/0\/webhooks\/0\/url: host internal\.example\.com resolves to 10\.0\.0\.7, which is a blocked address/);
   });
 });
 
