@@ -24,7 +24,7 @@ export async function releaseMessage(store: Store, orgId: string, messageId: str
     if (!(await tx.messages.transition(orgId, messageId, ['held'], 'queued', now, { credit_taken: true, next_attempt_at: now }))) {
       throw new ApiError('conflict', { message: `Message ${messageId} changed concurrently.` });
     }
-    await tx.messages.appendEvent(messageId, 'released', now, { reason: 'operator' });
+    await tx.messages.appendEvent(messageId, 'released', now, now, { reason: 'operator' });
     return 'queued' as const;
   });
 }
@@ -44,7 +44,7 @@ export async function cancelMessage(store: Store, orgId: string, messageId: stri
       throw new ApiError('conflict', { message: `Message ${messageId} is ${message.status} and can no longer be cancelled.`, details: { status: message.status } });
     }
     if (refundsCredit('discarded', message.credit_taken)) await tx.credits.refund(orgId, now);
-    await tx.messages.appendEvent(messageId, 'discarded', now, { reason: 'cancelled' });
+    await tx.messages.appendEvent(messageId, 'discarded', now, now, { reason: 'cancelled' });
     return 'discarded' as const;
   });
 }

@@ -127,7 +127,7 @@ async function applyToMessage(tx: Repos, now: number, event: ProviderEvent, mess
   };
   // Status first, then the event: its webhook deliveries carry the status it left the message in.
   await applyOutcome(tx, now, event, message, recipients, target, reason);
-  await tx.messages.appendEvent(message.id, event.type, event.at, detail);
+  await tx.messages.appendEvent(message.id, event.type, event.at, now, detail);
 
   // A hard bounce or a complaint: no later send tries the address (451 recipient_suppressed).
   const suppress = event.type === 'complained' ? 'complaint' : event.type === 'bounced' && event.bounceType !== 'soft' ? 'hard_bounce' : undefined;

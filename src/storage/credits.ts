@@ -92,7 +92,7 @@ export function creditsRepo(db: Kysely<Database>, dialect: Dialect, messages: Re
       const released: string[] = [];
       for (const id of ids) {
         if (await messages.transition(orgId, id, ['held'], 'queued', now, { credit_taken: true, next_attempt_at: now })) {
-          await messages.appendEvent(id, 'released', now, { reason: 'credits_added' });
+          await messages.appendEvent(id, 'released', now, now, { reason: 'credits_added' });
           released.push(id);
         }
       }

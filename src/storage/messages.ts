@@ -253,8 +253,13 @@ export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
       }));
     },
 
-    async appendEvent(messageId: string, type: string, at: number, detail?: Record<string, unknown>): Promise<void> {
-      await insertEvents(db, dialect, [{ message_id: messageId, type, at, detail: detail === undefined ? null : JSON.stringify(detail) }], at);
+    /**
+     * Appends an event that happened at `at`, written at `now`: its webhook deliveries fall due
+     * at `now`. A provider's event can say it happened hours before or after we hear of it
+     * (`at`, up to a day ahead): the webhook still goes out as soon as it is recorded.
+     */
+    async appendEvent(messageId: string, type: string, at: number, now: number, detail?: Record<string, unknown>): Promise<void> {
+      await insertEvents(db, dialect, [{ message_id: messageId, type, at, detail: detail === undefined ? null : JSON.stringify(detail) }], now);
     },
 
     /**

@@ -100,8 +100,8 @@ describe.each(DIALECTS)('GET /v1/messages/{id} in the OpenAPI document and as se
     await seedOrg(t.store);
     const { message_id: id } = await sendOk(t, sendBody(), bearer());
     const at = t.clock.now();
-    await t.store.messages.appendEvent(id, 'bounced', at, { recipient: 'ada@example.org', reason: null, hard: true });
-    await t.store.messages.appendEvent(id, 'a_type_from_the_future', at, { reason: 'written by newer code', extra: { n: 1, ok: true } });
+    await t.store.messages.appendEvent(id, 'bounced', at, at, { recipient: 'ada@example.org', reason: null, hard: true });
+    await t.store.messages.appendEvent(id, 'a_type_from_the_future', at, at, { reason: 'written by newer code', extra: { n: 1, ok: true } });
     const res = await t.app.inject({ method: 'GET', url: `/v1/messages/${id}`, headers: bearer() });
     expect(res.statusCode, res.body).toBe(200);
     const events = res.json<{ events: Array<Record<string, unknown>> }>().events;

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/domain/clock.js';
 import type { Store } from '../../src/storage/store.js';
+import { recordProviderEvents } from '../../src/events/record.js';
+import { createMetrics } from '../../src/observability/metrics.js';
 import { sendTestEvent } from '../../src/webhooks/test-event.js';
 import { createWebhookHttp } from '../../src/webhooks/http-post.js';
 import { insertQueued } from '../delivery/harness.js';
@@ -103,7 +105,7 @@ describe.each(DIALECTS)('webhook deliveries on %s', (dialect) => {
     await insertEndpoint(store, { id: 'wh_all', url: r.url, secret: SECRET }, clock.now());
     const d = testDispatcher(store, clock, closer);
     const id = await message();
-    await store.messages.appendEvent(id, 'delivered', clock.now(), { provider: 'ses', recipient: 'owner@acme.test', status: '250' });
+    await store.messages.appendEvent(id, 'delivered', clock.now(), clock.now(), { provider: 'ses', recipient: 'owner@acme.test', status: '250' });
     await d.pump();
     expect(r.received.every((x) => x.verifiedWith.length === 1)).toBe(true);
     const only = r.received.filter((x) => x.path.includes('only')).map((x) => x.payload as Body);
@@ -113,6 +115,24 @@ describe.each(DIALECTS)('webhook deliveries on %s', (dialect) => {
     expect(all.map((b) => b.type).sort()).toEqual(['message.delivered', 'message.queued']);
     expect(await store.webhookDeliveries.list('acme', { endpointId: 'wh_dlv' }, 10)).toHaveLength(1);
     expect(await store.webhookDeliveries.list('acme', { eventType: 'message.queued' }, 10)).toHaveLength(1);
+  });
+
+  it.skipIf(skip)('a provider event dated an hour ahead goes out at once: its delivery is due, and logged, when it is recorded', async () => {
+    const r = await startReceiver([SECRET], closer);
+    await insertEndpoint(store, { id: 'wh_1', url: r.url, secret: SECRET, events: ['message.delivered'] }, clock.now());
+    const d = testDispatcher(store, clock, closer);
+    const id = await message();
+    const at = clock.now() + 3_600_000;
+    const deps = { clock, metrics: createMetrics(), logger: { warn: () => undefined } };
+    await recordProviderEvents(store, deps, { orgId: null, serviceId: null }, [
+      { source: 'postmark', eventKey: 'ahead-1', type: 'delivered', at, recipient: 'owner@acme.test', match: { messageId: id } },
+    ]);
+    await d.pump();
+    expect(r.received.map((x) => x.webhookId)).toEqual([`${id}.2`]);
+    expect(r.received[0]?.verifiedWith).toEqual([SECRET]);
+    expect(r.received[0]?.payload).toMatchObject({ type: 'message.delivered', timestamp: new Date(at).toISOString() });
+    const [entry] = await store.webhookDeliveries.list('acme', {}, 10);
+    expect(entry).toMatchObject({ state: 'succeeded', created_at: clock.now() });
   });
 
   it.skipIf(skip)('a schedule used up leaves the delivery failed in the log; failing past disableAfter disables the endpoint', async () => {

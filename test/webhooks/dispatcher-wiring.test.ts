@@ -38,7 +38,7 @@ describe.each(DIALECTS)('webhook dispatcher wiring (buildServices) on %s', (dial
     dispatcher.start();
     const [id = ''] = await insertQueued(t.store, 1, t.clock.now(), 'outbox');
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await t.store.messages.appendEvent(id, 'delivered', t.clock.now(), { provider: 'ses', recipient: 'owner@acme.test' });
+    await t.store.messages.appendEvent(id, 'delivered', t.clock.now(), t.clock.now(), { provider: 'ses', recipient: 'owner@acme.test' });
     services.notifier.notify({ messageId: id, orgId: 'acme', type: 'delivered', at: t.clock.now(), recipient: 'owner@acme.test', detail: {} });
     await waitFor(() => r.received.length === 1, 10_000, 'the nudged delivery');
     expect(r.received[0]?.verifiedWith).toEqual([SECRET]);
