@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { eventFilter, secretProblem } from '../config/normalize.js';
 import { WebhookId, type WebhookSettingsInput } from '../config/resources.js';
 import { ApiError } from '../errors/api-error.js';
@@ -71,6 +71,15 @@ export async function requireEndpoint(repos: Repos, orgId: string, id: string): 
   const endpoint = await repos.webhookEndpoints.get(orgId, id);
   if (endpoint === undefined) throw notFound(orgId, id);
   return endpoint;
+}
+
+/**
+ * Whether `given` is the stored secret, in constant time: both are hashed first so the lengths
+ * match and a wrong guess's timing says nothing about how much of it was right.
+ */
+export function sameSecret(given: string, stored: string): boolean {
+  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+  return timingSafeEqual(digest(given), digest(stored));
 }
 
 /** A created endpoint and its secret: the only time the secret is shown, besides a rotation. */

@@ -2,6 +2,7 @@ import dns from 'node:dns/promises';
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { isBlockedAddress } from '../../src/webhooks/url-guard.js';
+import { sameSecret } from '../../src/admin/webhooks.js';
 import { admin, createOrg } from '../admin/helpers.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { expectError, expectInvalidField } from '../support/http.js';
@@ -85,11 +86,18 @@ describe.each(DIALECTS)('admin webhook endpoints on %s', (dialect) => {
     const made = await admin(t, 'PUT', `${HOOKS}/crm`, { url: 'http://localhost:9/x', events: ['*'], enabled: false, secret });
     expect(made.statusCode, made.body).toBe(201);
     expect(made.json<WebhookBody>()).toMatchObject({ id: 'crm', secret, enabled: false });
+    // The stored secret again is accepted (a PUT of the creating body); any other is refused.
+    const sameSecret = await admin(t, 'PUT', `${HOOKS}/crm`, { url: 'http://localhost:9/y', events: ['*'], enabled: false, secret });
+    expect(sameSecret.statusCode, sameSecret.body).toBe(200);
+    expect(sameSecret.json<WebhookBody>().url).toBe('http://localhost:9/y');
     const changedSecret = await admin(t, 'PUT', `${HOOKS}/crm`, { url: 'http://localhost:9/x', events: ['*'], enabled: false, secret: testSecret(8) });
     expectInvalidField(changedSecret, 'secret');
 
     expect((await admin(t, 'DELETE', `${HOOKS}/crm`)).statusCode).toBe(204);
     expectError(await admin(t, 'DELETE', `${HOOKS}/crm`), 404, 'not_found');
+    expectError(await admin(t, 'GET', `${HOOKS}/crm`), 404, 'not_found');
+    // PATCH only updates: a deleted endpoint stays deleted.
+    expectError(await admin(t, 'PATCH', `${HOOKS}/crm`, { enabled: true }), 404, 'not_found');
     expectError(await admin(t, 'GET', `${HOOKS}/crm`), 404, 'not_found');
   });
 
@@ -198,9 +206,23 @@ describe.each(DIALECTS)('admin webhook URL rules with MAILROOM_WEBHOOK_ALLOW_PRI
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; }, { MAILROOM_ENV: 'production', MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true' });
 
-  it.skipIf(skip)('allows private receivers in production', async () => {
+  it.skipIf(skip)('allows private receivers in production, http only to them', async () => {
     await createOrg(t);
     expect((await admin(t, 'POST', HOOKS, { url: 'https://10.0.0.8/x' })).statusCode).toBe(201);
+    expect((await admin(t, 'POST', HOOKS, { url: 'http://10.0.0.8/x' })).statusCode).toBe(201);
+    expect((await admin(t, 'POST', HOOKS, { url: 'https://93.184.215.14/x' })).statusCode).toBe(201);
     expectInvalidField(await admin(t, 'POST', HOOKS, { url: 'javascript:alert(1)' }), 'url');
+    // Private addresses are opened, plaintext to the internet is not.
+    const err = expectError(await admin(t, 'POST', HOOKS, { url: 'http://93.184.215.14/x' }), 400, 'invalid_body');
+    expect(err.message).toMatch(/must use https in production: 93\.184\.215\.14 is a public address/);
+  });
+});
+
+describe('sameSecret (PUT compares a given secret with the stored one)', () => {
+  it('is true for the same text only, whatever the lengths', () => {
+    expect(sameSecret(testSecret(1), testSecret(1))).toBe(true);
+    expect(sameSecret(testSecret(1), testSecret(2))).toBe(false);
+    expect(sameSecret(testSecret(1).slice(0, -1), testSecret(1))).toBe(false);
+    expect(sameSecret('', testSecret(1))).toBe(false);
   });
 });

@@ -2,6 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { WebhookEventsInput, WebhookId, WebhookSecretInput, WebhookSettingsInput } from '../../config/resources.js';
 import { Timestamp } from '../../http/schemas.js';
 import { iso, isoOrNull } from '../../http/time.js';
+import { signingSecrets } from '../../webhooks/signing.js';
 import type { WebhookEndpoint } from '../../webhooks/types.js';
 import { MAX_SECRET_GRACE_SECONDS } from '../webhooks.js';
 
@@ -42,8 +43,8 @@ export function webhookResource(e: WebhookEndpoint, now: number): WebhookResourc
     disabled_reason: e.disabled_reason,
     failing_since: isoOrNull(e.failing_since),
     secret_hint: `…${e.secret.slice(-4)}`,
-    previous_secret_expires_at: e.previous_secret !== null && e.previous_secret_expires_at !== null && e.previous_secret_expires_at > now
-      ? iso(e.previous_secret_expires_at) : null,
+    // Shown while the old secret still signs: the same rule the dispatcher signs by.
+    previous_secret_expires_at: signingSecrets(e, now).length > 1 ? isoOrNull(e.previous_secret_expires_at) : null,
     created_at: iso(e.created_at),
     updated_at: iso(e.updated_at),
   };

@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { WebhookId } from '../../config/resources.js';
 import type { App, AppServices } from '../../http/app-types.js';
+import type { Repos } from '../../storage/store.js';
+import type { WebhookEndpointFields } from '../../storage/webhook-endpoints.js';
 import { responses } from '../../http/schemas.js';
 import { isoOrNull } from '../../http/time.js';
 import { createWebhookHttp } from '../../webhooks/http-post.js';
@@ -8,7 +10,7 @@ import { sendTestEvent } from '../../webhooks/test-event.js';
 import type { WebhookEndpoint, WebhookHttp } from '../../webhooks/types.js';
 import { checkMerged, mergePatch, withoutReadOnly } from '../put-patch.js';
 import {
-  graceMsOf, insertEndpoint, requireEndpoint, rotateEndpointSecret, setEndpointEnabled, updateEndpoint, webhookFields,
+  graceMsOf, insertEndpoint, requireEndpoint, rotateEndpointSecret, sameSecret, setEndpointEnabled, updateEndpoint, webhookFields,
   type WebhookCheckDeps,
 } from '../webhooks.js';
 import {
@@ -75,10 +77,28 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
     return show(await requireEndpoint(store, org.id, request.params.id));
   });
 
-  /** Creates (201, with the secret) or replaces (200) from a complete body, in one transaction. */
-  async function put(orgId: string, id: string, body: WebhookPut): Promise<{ created: boolean; endpoint: WebhookEndpoint; secret?: string }> {
+  /**
+   * Writes checked settings over an endpoint read in `tx`. A `secret` in the body must be the
+   * stored one (a PUT of what was created with it): compared in constant time, so answers and
+   * their timing tell nothing about the stored secret.
+   */
+  async function overwrite(tx: Repos, current: WebhookEndpoint, fields: WebhookEndpointFields, secret: string | undefined, now: number) {
+    if (secret !== undefined && !sameSecret(secret, current.secret)) {
+      throw invalidFields([{ field: 'secret', message: 'is changed only by POST …/rotate-secret' }]);
+    }
+    return updateEndpoint(tx, current, fields, now);
+  }
+
+  /** Checked fields of a complete body, or a 400 naming the problems (URL rules resolve names: outside any transaction). */
+  async function checkedFields(body: WebhookPut): Promise<WebhookEndpointFields> {
     const { fields, problems } = await webhookFields(body, checks);
     if (problems.length > 0) throw invalidFields(problems);
+    return fields;
+  }
+
+  /** Creates (201, with the secret) or replaces (200) from a complete body, in one transaction. */
+  async function put(orgId: string, id: string, body: WebhookPut): Promise<{ created: boolean; endpoint: WebhookEndpoint; secret?: string }> {
+    const fields = await checkedFields(body);
     const now = store.clock.now();
     return store.transaction(async (tx) => {
       const current = await tx.webhookEndpoints.get(orgId, id);
@@ -86,10 +106,7 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
         const created = await insertEndpoint(tx, orgId, id, fields, body.secret, now);
         return { created: true, ...created };
       }
-      if (body.secret !== undefined && body.secret !== current.secret) {
-        throw invalidFields([{ field: 'secret', message: 'is changed only by POST …/rotate-secret' }]);
-      }
-      return { created: false, endpoint: await updateEndpoint(tx, current, fields, now) };
+      return { created: false, endpoint: await overwrite(tx, current, fields, body.secret, now) };
     });
   }
 
@@ -126,8 +143,10 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
     const org = await requireOrganization(store, request.params.org);
     const current = await requireEndpoint(store, org.id, request.params.id);
     const { url, events, enabled, description } = show(current);
-    const merged = checkMerged(WebhookPut, mergePatch({ url, events, enabled, description }, request.body));
-    return show((await put(org.id, current.id, merged)).endpoint);
+    const fields = await checkedFields(checkMerged(WebhookPut, mergePatch({ url, events, enabled, description }, request.body)));
+    const now = store.clock.now();
+    // Update only: an endpoint deleted since it was read is a 404, never created again.
+    return show(await store.transaction(async (tx) => overwrite(tx, await requireEndpoint(tx, org.id, current.id), fields, undefined, now)));
   });
 
   app.delete('/organizations/:org/webhooks/:id', {
