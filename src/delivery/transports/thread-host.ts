@@ -2,7 +2,7 @@ import { parentPort } from 'node:worker_threads';
 import type { Service } from '../../domain/types.js';
 import { brokenTransport, DeliveryError, type OutgoingEmail, type Transport, type TransportContext, type TransportFactory } from '../transport.js';
 import { TRANSPORTS } from './index.js';
-import type { FromThread, ToThread } from './thread.js';
+import { toThreadError, type FromThread, type ToThread } from './thread.js';
 
 /**
  * The transport thread's side (see TransportThread): the real transports, one per handle, each
@@ -14,11 +14,9 @@ if (port === null) throw new Error('thread-host runs only as a worker thread (Tr
 const transports = new Map<number, Transport>();
 const reply = (message: FromThread) => port.postMessage(message);
 
+/** Kind, recipients, refusals and options (Retry-After, throttling): everything the worker reads. */
 function failure(id: number, error: unknown): FromThread {
-  const kind = error instanceof DeliveryError ? error.kind : undefined;
-  const recipients = error instanceof DeliveryError ? error.recipients : [];
-  const refused = error instanceof DeliveryError ? error.refused : [];
-  return { id, ok: false, error: { kind, message: error instanceof Error ? error.message : String(error), recipients, refused } };
+  return { id, ok: false, error: toThreadError(error) };
 }
 
 /** Structured clone turns a Buffer into a plain Uint8Array; the transports expect Buffers. */

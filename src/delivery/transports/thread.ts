@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Service } from '../../domain/types.js';
-import { DeliveryError, type DeliveryReceipt, type FailureKind, type OutgoingEmail, type Refusal, type Transport, type TransportContext, type TransportFactory } from '../transport.js';
+import {
+  DeliveryError, type DeliveryErrorOptions, type DeliveryReceipt, type FailureKind, type OutgoingEmail, type Refusal, type Transport, type TransportContext,
+  type TransportFactory,
+} from '../transport.js';
 
 /** What the main side asks of the thread. */
 export type ToThread =
@@ -11,10 +14,40 @@ export type ToThread =
   | { op: 'close'; id: number; handle: number }
   | { op: 'shutdown'; id: number };
 
+/**
+ * A failed send as it crosses the thread: a DeliveryError's fields, `kind` undefined for any
+ * other error. `options` (Retry-After, throttling) is a plain object of numbers and booleans,
+ * so structured clone carries it as it is.
+ */
+export interface ThreadError {
+  kind: FailureKind | undefined;
+  message: string;
+  recipients: string[];
+  refused?: Refusal[];
+  options?: DeliveryErrorOptions;
+}
+
 /** Its answers; a failed send carries what the worker needs to classify it. */
 export type FromThread =
   | { id: number; ok: true; receipt?: DeliveryReceipt }
-  | { id: number; ok: false; error: { kind: FailureKind | undefined; message: string; recipients: string[]; refused?: Refusal[] } };
+  | { id: number; ok: false; error: ThreadError };
+
+/** The thread's side: what of an error is posted back (a class instance would arrive as a plain Error). */
+export function toThreadError(error: unknown): ThreadError {
+  if (!(error instanceof DeliveryError)) return { kind: undefined, message: error instanceof Error ? error.message : String(error), recipients: [] };
+  // Only the known fields: an options object holding anything else would fail to clone.
+  const options: DeliveryErrorOptions = {
+    ...(error.options.retryAfterMs !== undefined ? { retryAfterMs: error.options.retryAfterMs } : {}),
+    ...(error.options.throttled !== undefined ? { throttled: error.options.throttled } : {}),
+  };
+  return { kind: error.kind, message: error.message, recipients: error.recipients, refused: error.refused, options };
+}
+
+/** The main side: the same DeliveryError again; not a DeliveryError in the thread (a bug, a disk error): a plain Error, which the worker retries. */
+export function fromThreadError(error: ThreadError): Error {
+  const { kind, message, recipients, refused, options } = error;
+  return kind === undefined ? new Error(message) : new DeliveryError(kind, message, recipients, refused ?? [], options ?? {});
+}
 
 /** How long a stop waits for the thread to close its connections before ending it anyway. */
 const SHUTDOWN_MS = 5_000;
@@ -104,9 +137,7 @@ export class TransportThread {
       send: async (mail) => {
         const answer = await this.request((id) => ({ op: 'send', id, handle, mail }));
         if (answer.ok) return answer.receipt ?? { response: '' };
-        const { kind, message, recipients, refused } = answer.error;
-        // Not a DeliveryError in the thread (a bug, a disk error): the worker retries it.
-        throw kind === undefined ? new Error(message) : new DeliveryError(kind, message, recipients, refused ?? []);
+        throw fromThreadError(answer.error);
       },
       close: async () => {
         this.open.delete(handle);
