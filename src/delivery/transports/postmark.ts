@@ -1,0 +1,126 @@
+import type { DeliveryError, OutgoingEmail, Transport, TransportFactory } from '../transport.js';
+import { createProviderHttp, type ProviderResponse } from './http-client.js';
+import { describe, isRecord, jsonObject, mailbox, permanent, retryAfterMs, service, str, temporary, throttled, verifyFailure } from './http-errors.js';
+import { addressesOf, base64, endpointOf, formatAddress, METADATA_KEY, optionalString, recipientGroups, requiredString, settingsBlock, type RecipientGroup } from './provider-mail.js';
+
+/**
+ * Postmark over its Email API (postmarkapp.com/developer/api/email): `POST /email` with
+ * `X-Postmark-Server-Token`; the answer's `MessageID` is the provider's id (its webhooks' MessageID).
+ *
+ * Settings (`service.settings.postmark`): `server_token` (required), `message_stream` (default
+ * `outbound`), `endpoint` (default `https://api.postmarkapp.com`).
+ * Credentials test: `GET /server` (read-only, authenticated by the same token).
+ *
+ * Error mapping (HTTP status and the body's `ErrorCode`, from Postmark's "API error codes"):
+ *
+ * | Condition | Outcome | Postmark's wording |
+ * |---|---|---|
+ * | HTTP 429, or ErrorCode 429 | deferred (Retry-After if given), pacing slowed | "Rate limit exceeded" |
+ * | HTTP 500, 503 (any 5xx), ErrorCode 100; timeouts, connection errors | deferred | "Service Unavailable: during planned service outages" / "Maintenance" |
+ * | HTTP 401, ErrorCode 10 | held_service_error | "Missing or incorrect API token in header" |
+ * | ErrorCode 400, 401 | held_service_error (test reason `unverified_sender`) | "Sender Signature not found" / "Sender signature not confirmed" |
+ * | ErrorCode 405, 412, 413 | held_service_error | "Not allowed to send" / "Account is pending" / "Account may not send" |
+ * | ErrorCode 406 | the listed addresses bounced and suppressed; the other recipients deferred | "…marked as inactive. Found inactive addresses: … Inactive recipients are ones that have generated a hard bounce or a spam complaint." |
+ * | ErrorCode 300, 402, 403, 409, 411; HTTP 413 | failed | "Invalid email request" / "Invalid JSON" / "Incompatible JSON" / "JSON required" / "Forbidden attachment type" / "Payload Too Large" |
+ * | HTTP 403 without an ErrorCode (an HTML page) | deferred | Postmark's network layer, not its API ("contact us") |
+ * | any other 4xx | failed | |
+ * | a redirect (3xx) | held_service_error | the endpoint is not Postmark's API |
+ */
+
+const DEFAULT_ENDPOINT = 'https://api.postmarkapp.com';
+
+/** Postmark's ErrorCodes by outcome (see the table above). */
+const SERVICE_CODES = new Set([10, 400, 401, 405, 412, 413]);
+const UNVERIFIED_SENDER_CODES = new Set([400, 401]);
+
+/** The gem's patterns for the inactive list (rubydoc Postmark::InactiveRecipientError::PATTERNS). */
+const INACTIVE_PATTERNS = [/Found inactive addresses: (.+?)\. Inactive/, /these inactive addresses: (.+?)\.?$/];
+
+export function inactiveAddresses(message: string): string[] {
+  for (const pattern of INACTIVE_PATTERNS) {
+    const m = pattern.exec(message);
+    if (m?.[1] !== undefined) return m[1].split(',').map((a) => a.trim()).filter((a) => a !== '');
+  }
+  return [];
+}
+
+/** How one Postmark answer that is not a success is treated (the table above). */
+export function classifyPostmark(res: ProviderResponse, recipients: readonly string[], now: number): DeliveryError {
+  const json = jsonObject(res.body);
+  const code = json !== undefined && typeof json.ErrorCode === 'number' ? json.ErrorCode : undefined;
+  const text = (json !== undefined ? str(json.Message) : undefined) ?? describe(res.status, res.body);
+  const message = `postmark ${res.status}${code !== undefined ? ` ErrorCode ${code}` : ''}: ${text}`.slice(0, 500);
+  const status = res.status;
+  if (status === 429 || code === 429) return throttled(message, retryAfterMs(res.headers, now));
+  if (status >= 500 || code === 100) return temporary(message, retryAfterMs(res.headers, now));
+  if (status === 401 || (code !== undefined && SERVICE_CODES.has(code))) return service(message);
+  if (code === 406) return mailbox(message, inactiveAddresses(text), recipients);
+  if (status === 403 && code === undefined) return temporary(message);
+  if (status >= 300 && status < 400) return service(`postmark ${status}: the endpoint redirects (${res.headers.location ?? 'no location'}); check the service's postmark.endpoint`);
+  return permanent(message);
+}
+
+function bodyOf(mail: OutgoingEmail, group: RecipientGroup, stream: string): string {
+  const e = mail.email;
+  const list = (a: RecipientGroup['to']) => a.map(formatAddress).join(', ');
+  return JSON.stringify({
+    From: formatAddress(e.from),
+    To: list(group.to),
+    ...(group.cc.length > 0 ? { Cc: list(group.cc) } : {}),
+    ...(group.bcc.length > 0 ? { Bcc: list(group.bcc) } : {}),
+    ...(e.reply_to.length > 0 ? { ReplyTo: list(e.reply_to) } : {}),
+    Subject: e.subject,
+    ...(e.html !== '' ? { HtmlBody: e.html } : {}),
+    // At least one body is required (ErrorCode 300): an empty text stands for none.
+    ...(e.text !== '' || e.html === '' ? { TextBody: e.text } : {}),
+    Headers: [{ Name: 'Message-ID', Value: mail.headerMessageId }],
+    Attachments: mail.attachments.map((a) => ({ Name: a.filename, Content: base64(a.content), ContentType: a.contentType ?? 'application/octet-stream' })),
+    Metadata: { [METADATA_KEY]: mail.messageId },
+    MessageStream: stream,
+  });
+}
+
+export const postmarkTransport: TransportFactory = (svc): Transport => {
+  const block = settingsBlock(svc, 'postmark');
+  const token = requiredString(block, 'postmark', 'server_token');
+  const stream = optionalString(block, 'postmark', 'message_stream', 'outbound');
+  const endpoint = endpointOf(block, 'postmark', DEFAULT_ENDPOINT);
+  const http = createProviderHttp({ provider: 'postmark' });
+  const headers = { accept: 'application/json', 'content-type': 'application/json', 'x-postmark-server-token': token };
+
+  const sendGroup = async (mail: OutgoingEmail, group: RecipientGroup) => {
+    const res = await http.request({ method: 'POST', url: `${endpoint}/email`, headers, body: bodyOf(mail, group, stream) });
+    const json = jsonObject(res.body);
+    const id = json !== undefined ? str(json.MessageID) : undefined;
+    if (res.status === 200 && id !== undefined && (json?.ErrorCode ?? 0) === 0) return { response: `postmark 200 ${id}`, providerMessageId: id };
+    if (res.status === 200) throw temporary(`postmark 200 without a MessageID: ${describe(res.status, res.body)}`);
+    throw classifyPostmark(res, addressesOf(group), Date.now());
+  };
+
+  return {
+    async send(mail) {
+      // One group unless only Bcc recipients are owed (provider-mail.ts): then one request each.
+      const [first, ...rest] = recipientGroups(mail);
+      if (first === undefined) throw permanent('postmark: no recipient left to send to');
+      const receipt = await sendGroup(mail, first);
+      for (const group of rest) await sendGroup(mail, group);
+      return receipt;
+    },
+    async verify() {
+      let res: ProviderResponse;
+      try {
+        res = await http.request({ method: 'GET', url: `${endpoint}/server`, headers: { accept: 'application/json', 'x-postmark-server-token': token }, timeoutMs: 10_000 });
+      } catch (error) {
+        throw verifyFailure(error);
+      }
+      if (res.status === 200 && isRecord(jsonObject(res.body))) return;
+      const err = classifyPostmark(res, [], Date.now());
+      const code = jsonObject(res.body)?.ErrorCode;
+      const status = res.status === 200 ? 500 : code === 10 ? 401 : res.status;
+      throw verifyFailure(status, err.message, typeof code === 'number' && UNVERIFIED_SENDER_CODES.has(code));
+    },
+    async close() {
+      await http.close();
+    },
+  };
+};
