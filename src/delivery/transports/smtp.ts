@@ -4,7 +4,8 @@ import { mailOptions, type MailOptions } from '../compose.js';
 import { trackingHeaders } from '../tracking-headers.js';
 import { readSmtpSettings } from '../smtp-settings.js';
 import { providerMessageIdOf } from './smtp-reply.js';
-import { DeliveryError, type DeliveryReceipt, type OutgoingEmail, type RefusalKind, type Transport, type TransportFactory } from '../transport.js';
+import { verifySmtp } from './smtp-verify.js';
+import { DeliveryError, ServiceTestError, type DeliveryReceipt, type OutgoingEmail, type RefusalKind, type Transport, type TransportFactory } from '../transport.js';
 import { verpAddress, verpSecret } from '../verp.js';
 
 export interface SmtpTransportOptions {
@@ -13,7 +14,12 @@ export interface SmtpTransportOptions {
    * answer NXDOMAIN for a moment while a record changes. Failing again, the service is held.
    */
   dnsRetryMs: number;
+  /** The service test's bound on each step and on the whole (verify()); default VERIFY_TIMEOUT_MS. */
+  verifyTimeoutMs?: number;
 }
+
+/** 15 s: a relay's greeting may be delayed on purpose (greet-pause, ~5 s), and an admin waits on this. */
+export const VERIFY_TIMEOUT_MS = 15_000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => { setTimeout(resolve, ms).unref(); });
 
@@ -33,6 +39,7 @@ export const createSmtpTransport = (options: SmtpTransportOptions): TransportFac
   if (smtp === undefined) {
     return {
       send: async () => { throw new DeliveryError('service', `service ${service.id} has no smtp settings`); },
+      verify: async () => { throw new ServiceTestError('other', `service ${service.id} has no smtp settings`); },
       close: async () => undefined,
     };
   }
@@ -98,6 +105,7 @@ export const createSmtpTransport = (options: SmtpTransportOptions): TransportFac
       if (bounceDomain === undefined || secret === undefined) return transaction(optionsOf(mail));
       return sendVerp(mail, optionsOf(mail), (to) => verpAddress(secret, bounceDomain, mail.messageId, to), transaction);
     },
+    verify: () => verifySmtp(smtp, options.verifyTimeoutMs ?? VERIFY_TIMEOUT_MS),
     async close() {
       transporter.close();
     },
