@@ -1,0 +1,52 @@
+import nodemailer from 'nodemailer';
+import { mailOptions } from '../compose.js';
+import type { OutgoingEmail } from '../transport.js';
+
+/** One email as the raw-MIME APIs (Mailgun messages.mime, SES Content.Raw) take it. */
+export interface RawMessage {
+  /** The RFC 5322 bytes, CRLF line ends, exactly what an SMTP relay would receive. */
+  bytes: Buffer;
+  /**
+   * Every address the message goes to: to, cc and bcc, or `envelopeTo` on a retry for some
+   * recipients only. nodemailer leaves the Bcc header out of the bytes, so the API's envelope
+   * field is the only place bcc recipients appear.
+   */
+  recipients: string[];
+}
+
+export interface RawComposer {
+  compose(mail: OutgoingEmail): Promise<RawMessage>;
+  close(): void;
+}
+
+/**
+ * nodemailer's composer, as the outbox uses it (compose.ts#mailOptions: file and URL access off).
+ * No tracking headers: over an API our message id travels in the provider's own metadata field.
+ */
+export function rawComposer(): RawComposer {
+  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  return {
+    async compose(mail) {
+      const info = await composer.sendMail(mailOptions(mail));
+      // `buffer: true` makes it a Buffer; the type also allows the stream of `buffer: false`.
+      if (!Buffer.isBuffer(info.message)) throw new Error('nodemailer returned a stream where a buffer was asked for');
+      return { bytes: info.message, recipients: info.envelope.to.map(String) };
+    },
+    close: () => composer.close(),
+  };
+}
+
+/**
+ * Splits envelope recipients back into the fields they came from (SES Destination), matching
+ * case-insensitively; an address found in none (it cannot happen today) goes with To.
+ */
+export function splitRecipients(mail: OutgoingEmail, recipients: readonly string[]): { to: string[]; cc: string[]; bcc: string[] } {
+  const e = mail.email;
+  const field = new Map<string, 'to' | 'cc' | 'bcc'>();
+  for (const [name, list] of [['bcc', e.bcc], ['cc', e.cc], ['to', e.to]] as const) {
+    for (const a of list) field.set(a.address.toLowerCase(), name);
+  }
+  const out = { to: [] as string[], cc: [] as string[], bcc: [] as string[] };
+  for (const r of recipients) out[field.get(r.toLowerCase()) ?? 'to'].push(r);
+  return out;
+}
