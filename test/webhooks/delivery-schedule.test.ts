@@ -20,6 +20,15 @@ describe('webhook retry schedule', () => {
     expect(() => loadConfig({ MAILROOM_WEBHOOK_RETRY_SCHEDULE: 'x' })).toThrow(/MAILROOM_WEBHOOK_RETRY_SCHEDULE/);
   });
 
+  it('the first entry is the first attempt\'s delay, made at once: anything but 0 stops the start, saying so', () => {
+    for (const bad of ['5,300', '1', ' 30 ,0']) {
+      expect(parseRetrySchedule(bad).ok).toBe(false);
+      expect(() => loadConfig({ MAILROOM_WEBHOOK_RETRY_SCHEDULE: bad })).toThrow(/MAILROOM_WEBHOOK_RETRY_SCHEDULE's first entry .* must be 0/);
+    }
+    expect(parseRetrySchedule('0')).toEqual({ ok: true, seconds: [0] });
+    expect(parseRetrySchedule('00,5')).toEqual({ ok: true, seconds: [0, 5] });
+  });
+
   it('the other MAILROOM_WEBHOOK_* settings, with their defaults', () => {
     expect(loadConfig({}).webhooks).toMatchObject({
       attemptTimeoutMs: 15_000, secretGraceMs: 86_400_000, disableAfterMs: 5 * 86_400_000, endpointConcurrency: 4, maxInFlight: 64,
