@@ -5,7 +5,9 @@ import type { AttemptRecord, ClaimedDelivery, EndpointStats, RecordedAttempt } f
 import type { Database } from './schema.js';
 import { deliveryLog } from './webhook-delivery-log.js';
 
-export { parseDeliveryId, type DeliveryFilter } from './webhook-delivery-log.js';
+export {
+  parseDeliveryId, REPLAY_LOOKBACK_MS, REPLAY_MAX_RANGE_MS, ReplayRangeTooLong, type DeliveryFilter, type ReplayOneResult,
+} from './webhook-delivery-log.js';
 
 /**
  * The outbound webhooks' outbox, worked (issue 13). Rows are written by the event writers
@@ -18,16 +20,32 @@ function failingReason(since: number, now: number): string {
   return `every delivery failed since ${new Date(since).toISOString()} (${Math.round((now - since) / 1000)} s, over MAILROOM_WEBHOOK_DISABLE_AFTER_SECONDS)`;
 }
 
+/**
+ * A claim ranks at most this many due rows per slot it may fill: enough that endpoints sharing
+ * a backlog each get their share, without sorting a backlog of 100,000 every 500 ms.
+ */
+const CANDIDATES_PER_SLOT = 4;
+
 export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
   return {
-    ...deliveryLog(db),
+    ...deliveryLog(db, dialect),
 
     /**
-     * Claims due deliveries of enabled endpoints, at most `perEndpoint` of any one endpoint and
-     * none of `skipEndpoints` (those at their limit in this process), so a slow endpoint never
-     * fills a claim. One UPDATE … RETURNING, like the message queue: PostgreSQL skips rows
-     * another worker holds (FOR UPDATE SKIP LOCKED, which may not share a query level with the
-     * window function, hence the nesting); SQLite's single writer makes it atomic as it is.
+     * Claims due deliveries of enabled endpoints (call it in a transaction). Per endpoint, at
+     * most `perEndpoint` in flight across every process: rows leased and not expired count
+     * against it, so endpoints at their cap (and `skipEndpoints`, at their limit in this
+     * process) are left out and a slow endpoint never fills a claim. A claim moves the row's due
+     * time to its lease's end: a live lease is not due, an expired one is due again (a killed
+     * worker's deliveries come back), and in-flight rows are the pending ones due within the
+     * next `leaseMs`, one short range of the (state, next_attempt_at) index.
+     *
+     * Only the first `CANDIDATES_PER_SLOT × limit` due rows (by due time, on that index) are
+     * ranked per endpoint, never the whole backlog. An endpoint with an older backlog fills the
+     * candidates at most until it reaches its cap; then it is left out and the others come.
+     * One UPDATE … RETURNING, like the message queue: PostgreSQL skips rows another worker
+     * holds (FOR UPDATE SKIP LOCKED, which may not share a query level with the window
+     * function, hence the nesting). Two PostgreSQL workers claiming at the same instant may
+     * each see the other's rows as free of leases: the cap holds up to that race.
      */
     async claim(now: number, limit: number, leaseMs: number, skipEndpoints: ReadonlyArray<{ org_id: string; endpoint_id: string }>, perEndpoint = limit): Promise<ClaimedDelivery[]> {
       if (limit <= 0) return [];
@@ -36,21 +54,30 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
         : sql`and not (${sql.join(skipEndpoints.map((s) => sql`(c.org_id = ${s.org_id} and c.endpoint_id = ${s.endpoint_id})`), sql` or `)})`;
       const lease = now + leaseMs;
       const rows = await sql<{ id: number; attempts: number }>`
-        update webhook_deliveries set lease_until = ${lease}, updated_at = ${now}
+        with busy as (
+          select b.org_id, b.endpoint_id, count(*) as n from webhook_deliveries b
+          where b.state = 'pending' and b.next_attempt_at > ${now} and b.next_attempt_at <= ${lease} and b.lease_until >= ${now}
+          group by b.org_id, b.endpoint_id
+        ),
+        candidates as (
+          select c.id, c.org_id, c.endpoint_id, c.next_attempt_at from webhook_deliveries c
+          join webhook_endpoints w on w.org_id = c.org_id and w.id = c.endpoint_id and w.enabled = 1
+          where c.state = 'pending' and c.next_attempt_at <= ${now} and (c.lease_until is null or c.lease_until < ${now})
+            and c.event_id is not null ${skip}
+            and not exists (select 1 from busy where busy.org_id = c.org_id and busy.endpoint_id = c.endpoint_id and busy.n >= ${perEndpoint})
+          order by c.next_attempt_at
+          limit ${limit * CANDIDATES_PER_SLOT}
+        ),
+        ranked as (
+          select k.id, k.next_attempt_at,
+            row_number() over (partition by k.org_id, k.endpoint_id order by k.next_attempt_at, k.id)
+              + coalesce((select busy.n from busy where busy.org_id = k.org_id and busy.endpoint_id = k.endpoint_id), 0) as slot
+          from candidates k
+        )
+        update webhook_deliveries set lease_until = ${lease}, next_attempt_at = ${lease}, updated_at = ${now}
         where id in (
           select d.id from webhook_deliveries d
-          where d.id in (
-            select ranked.id from (
-              select c.id, c.next_attempt_at,
-                row_number() over (partition by c.org_id, c.endpoint_id order by c.next_attempt_at, c.id) as rn
-              from webhook_deliveries c
-              join webhook_endpoints w on w.org_id = c.org_id and w.id = c.endpoint_id and w.enabled = 1
-              where c.state = 'pending' and c.next_attempt_at <= ${now} and (c.lease_until is null or c.lease_until < ${now}) ${skip}
-            ) ranked
-            where ranked.rn <= ${perEndpoint}
-            order by ranked.next_attempt_at
-            limit ${limit}
-          )
+          where d.id in (select ranked.id from ranked where ranked.slot <= ${perEndpoint} order by ranked.next_attempt_at limit ${limit})
           and d.state = 'pending' and (d.lease_until is null or d.lease_until < ${now})
           ${lock}
         )
@@ -87,11 +114,17 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
       }));
     },
 
-    /** Gives claimed deliveries back untouched (over a per-endpoint limit, or a stop). */
-    async release(items: ReadonlyArray<{ id: number; lease: number }>): Promise<void> {
-      for (const i of items) {
-        await db.updateTable('webhook_deliveries').set({ lease_until: null })
-          .where('id', '=', i.id).where('lease_until', '=', i.lease).where('state', '=', 'pending').execute();
+    /**
+     * Gives claimed deliveries back, due now (over a per-endpoint limit, or a stop), in one
+     * statement per 200 (two parameters each); one whose lease moved on is not ours any more.
+     */
+    async release(items: ReadonlyArray<{ id: number; lease: number }>, now: number): Promise<void> {
+      for (let i = 0; i < items.length; i += 200) {
+        const slice = items.slice(i, i + 200);
+        await db.updateTable('webhook_deliveries').set({ lease_until: null, next_attempt_at: now })
+          .where('state', '=', 'pending')
+          .where((eb) => eb.or(slice.map((x) => eb.and([eb('id', '=', x.id), eb('lease_until', '=', x.lease)]))))
+          .execute();
       }
     },
 
@@ -140,11 +173,14 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
       return { recorded: true, disabled: reason };
     },
 
-    /** Pending deliveries per endpoint and the age of the oldest, for /metrics. */
+    /**
+     * Pending deliveries per endpoint and the age of the oldest, for /metrics. `webhook.test`
+     * rows are left out: one is sent at once, and one a crash left pending is never retried.
+     */
     async stats(now: number): Promise<EndpointStats[]> {
       const rows = await db.selectFrom('webhook_deliveries')
         .select(['org_id', 'endpoint_id', (eb) => eb.fn.countAll<number>().as('n'), (eb) => eb.fn.min<number>('created_at').as('oldest')])
-        .where('state', '=', 'pending').groupBy(['org_id', 'endpoint_id']).execute();
+        .where('state', '=', 'pending').where('event_id', 'is not', null).groupBy(['org_id', 'endpoint_id']).execute();
       return rows.map((r) => ({
         org_id: r.org_id, endpoint_id: r.endpoint_id, backlog: Number(r.n),
         oldestPendingAgeMs: r.oldest === null ? 0 : Math.max(0, now - Number(r.oldest)),

@@ -1,7 +1,9 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { webhookIdOf } from '../webhooks/payload.js';
 import type { WebhookAttemptView, WebhookDeliveryState, WebhookDeliveryView } from '../webhooks/types.js';
+import type { Dialect } from './dialect.js';
 import type { Database, WebhookDeliveriesTable } from './schema.js';
+import { fanOut } from './webhook-outbox.js';
 
 /**
  * The delivery log of outbound webhooks (issue 13): reads (newest first, each delivery with its
@@ -27,10 +29,48 @@ function stateOf(s: string): WebhookDeliveryState {
   return s === 'succeeded' || s === 'failed' ? s : 'pending';
 }
 
+const DAY_MS = 86_400_000;
+/** A range replay spans at most 31 days: a month of events at once, not a year's by a typo. */
+export const REPLAY_MAX_RANGE_MS = 31 * DAY_MS;
+/** A range replay looks at messages created at most 7 days before `since` (an event comes within days of its message). */
+export const REPLAY_LOOKBACK_MS = 7 * DAY_MS;
+/** Messages per statement of a range replay: under the parameter limits, short write locks. */
+const REPLAY_SLICE = 500;
+
+/** A range replay asked for more than 31 days (REPLAY_MAX_RANGE_MS): callers answer 400 naming since/until. */
+export class ReplayRangeTooLong extends Error {
+  constructor() {
+    super('since and until may be at most 31 days apart');
+    this.name = 'ReplayRangeTooLong';
+  }
+}
+
+/**
+ * What a single replay did: `queued` (due now), `in_flight` (being sent now: left to finish,
+ * nothing changed), `not_found`. `endpointEnabled` false: it waits until the endpoint is
+ * enabled again.
+ */
+export type ReplayOneResult =
+  | { outcome: 'not_found' }
+  | { outcome: 'queued' | 'in_flight'; endpointId: string; endpointEnabled: boolean };
+
 /** Deliveries not in flight now: a replay must not let a second send start beside the one under way. */
 const notInFlight = (now: number) => sql<boolean>`not (state = 'pending' and lease_until is not null and lease_until >= ${now})`;
 
-export function deliveryLog(db: Kysely<Database>) {
+export function deliveryLog(db: Kysely<Database>, dialect: Dialect) {
+  /** One slice of a range replay: the existing deliveries again, then the missing ones. */
+  const replaySlice = async (orgId: string, endpointId: string, messageIds: string[], range: { since: number; until: number; onlyFailed: boolean }, now: number): Promise<number> => {
+    let reset = db.updateTable('webhook_deliveries')
+      .set({ state: 'pending', next_attempt_at: now, lease_until: null, attempts: 0, updated_at: now })
+      .where('message_id', 'in', messageIds).where('org_id', '=', orgId).where('endpoint_id', '=', endpointId)
+      .where(sql<boolean>`exists (select 1 from message_events e where e.id = webhook_deliveries.event_id and e.at >= ${range.since} and e.at < ${range.until})`)
+      .where(notInFlight(now));
+    if (range.onlyFailed) reset = reset.where('state', '=', 'failed');
+    const resetCount = Number((await reset.executeTakeFirst()).numUpdatedRows);
+    if (range.onlyFailed) return resetCount;
+    return resetCount + await fanOut(db, dialect, { kind: 'replay', orgId, endpointId, messageIds, since: range.since, until: range.until }, now);
+  };
+
   const withAttempts = async (rows: ReadonlyArray<Selectable<WebhookDeliveriesTable>>): Promise<WebhookDeliveryView[]> => {
     const ids = rows.map((r) => Number(r.id));
     const attempts = ids.length === 0 ? [] : await db.selectFrom('webhook_attempts').selectAll()
@@ -84,49 +124,55 @@ export function deliveryLog(db: Kysely<Database>) {
     /**
      * Sends a delivery again: pending, due now, a new run of the retry schedule; its attempts
      * stay in the log and the body and `webhook-id` stay the same. One in flight is left to
-     * finish. False when there is no such delivery.
+     * finish (`in_flight`: nothing changed). `endpointId`, when given, must be the delivery's.
+     * A delivery of a disabled endpoint is queued and waits until the endpoint is enabled again.
      */
-    async replayOne(orgId: string, deliveryId: string, now: number): Promise<boolean> {
+    async replayOne(orgId: string, deliveryId: string, now: number, endpointId?: string): Promise<ReplayOneResult> {
       const id = parseDeliveryId(deliveryId);
-      if (id === undefined) return false;
-      const found = await db.selectFrom('webhook_deliveries').select('id').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
-      if (found === undefined) return false;
-      await db.updateTable('webhook_deliveries')
+      if (id === undefined) return { outcome: 'not_found' };
+      const found = await db.selectFrom('webhook_deliveries as d')
+        .innerJoin('webhook_endpoints as w', (j) => j.onRef('w.org_id', '=', 'd.org_id').onRef('w.id', '=', 'd.endpoint_id'))
+        .select(['d.endpoint_id', 'w.enabled']).where('d.org_id', '=', orgId).where('d.id', '=', id).executeTakeFirst();
+      if (found === undefined || (endpointId !== undefined && found.endpoint_id !== endpointId)) return { outcome: 'not_found' };
+      const moved = await db.updateTable('webhook_deliveries')
         .set({ state: 'pending', next_attempt_at: now, lease_until: null, attempts: 0, updated_at: now })
-        .where('id', '=', id).where(notInFlight(now)).execute();
-      return true;
+        .where('id', '=', id).where(notInFlight(now)).executeTakeFirst();
+      return {
+        outcome: Number(moved.numUpdatedRows) === 0 ? 'in_flight' : 'queued',
+        endpointId: found.endpoint_id, endpointEnabled: Number(found.enabled) === 1,
+      };
     },
 
     /**
      * Every event of the organization in [since, until) (by when it happened) for this
      * endpoint: its deliveries go again (only the failed ones if asked), and, unless only the
      * failed ones are asked for, events the endpoint subscribes to but never got (written while
-     * it was disabled or before it existed) get a delivery now. Returns how many were queued.
+     * it was disabled or before it existed) get a delivery now, carrying the message's status
+     * now (the status an old event left it in is not kept). Bounded: only events of messages
+     * created at most 7 days before `since` (and before `until`), a range of at most 31 days
+     * (longer: ReplayRangeTooLong), worked 500 messages at a time. Deliveries being sent are
+     * left to finish. Returns how many were queued.
      */
     async replayRange(orgId: string, endpointId: string, range: { since: number; until: number; onlyFailed: boolean }, now: number): Promise<number> {
-      let reset = db.updateTable('webhook_deliveries')
-        .set({ state: 'pending', next_attempt_at: now, lease_until: null, attempts: 0, updated_at: now })
-        .where('org_id', '=', orgId).where('endpoint_id', '=', endpointId).where('event_id', 'is not', null)
-        .where(sql<boolean>`exists (select 1 from message_events e where e.id = webhook_deliveries.event_id and e.at >= ${range.since} and e.at < ${range.until})`)
-        .where(notInFlight(now));
-      if (range.onlyFailed) reset = reset.where('state', '=', 'failed');
-      const resetCount = Number((await reset.executeTakeFirst()).numUpdatedRows);
-      if (range.onlyFailed) return resetCount;
-      // The status is the message's now: what it was when an old event was written is not kept.
-      const created = await sql<{ id: number }>`
-        insert into webhook_deliveries
-          (org_id, endpoint_id, event_id, message_id, event_type, message_status, sequence, state, attempts, next_attempt_at, created_at, updated_at)
-        select w.org_id, w.id, e.id, e.message_id, 'message.' || e.type, m.status,
-          (select count(*) from message_events x where x.message_id = e.message_id and x.id <= e.id),
-          'pending', 0, ${now}, ${now}, ${now}
-        from webhook_endpoints w
-        join messages m on m.org_id = w.org_id
-        join message_events e on e.message_id = m.id
-        where w.org_id = ${orgId} and w.id = ${endpointId} and e.at >= ${range.since} and e.at < ${range.until}
-          and (w.events = '*' or w.events like '%,message.' || e.type || ',%')
-        on conflict (org_id, endpoint_id, event_id) do nothing
-        returning id`.execute(db);
-      return resetCount + created.rows.length;
+      if (range.until - range.since > REPLAY_MAX_RANGE_MS) throw new ReplayRangeTooLong();
+      if (range.until <= range.since) return 0;
+      let queued = 0;
+      let after: { created_at: number; id: string } | undefined;
+      for (;;) {
+        let q = db.selectFrom('messages').select(['id', 'created_at']).where('org_id', '=', orgId)
+          .where('created_at', '>=', range.since - REPLAY_LOOKBACK_MS).where('created_at', '<', range.until);
+        if (after !== undefined) {
+          const a = after;
+          q = q.where((eb) => eb.or([eb('created_at', '>', a.created_at), eb.and([eb('created_at', '=', a.created_at), eb('id', '>', a.id)])]));
+        }
+        const slice = await q.orderBy('created_at').orderBy('id').limit(REPLAY_SLICE).execute();
+        if (slice.length === 0) return queued;
+        const messageIds = slice.map((m) => m.id);
+        queued += await replaySlice(orgId, endpointId, messageIds, range, now);
+        const last = slice[slice.length - 1];
+        if (slice.length < REPLAY_SLICE || last === undefined) return queued;
+        after = { created_at: Number(last.created_at), id: last.id };
+      }
     },
 
     /**

@@ -90,7 +90,7 @@ export class WebhookDispatcher {
     await this.loop;
     await within(Promise.all([...this.inFlight.values()].map((f) => f.done)), graceMs);
     const left = [...this.inFlight.entries()].map(([id, f]) => ({ id, lease: f.lease }));
-    if (left.length > 0) await this.deps.store.webhookDeliveries.release(left).catch(() => undefined);
+    if (left.length > 0) await this.release(left).catch(() => undefined);
   }
 
   /** Claims what this process has room for and starts those attempts; how many it started. */
@@ -102,7 +102,9 @@ export class WebhookDispatcher {
       const [org_id = '', endpoint_id = ''] = k.split('\u0000');
       return { org_id, endpoint_id };
     });
-    const claimed = await store.webhookDeliveries.claim(clock.now(), free, this.leaseMs, full, settings.endpointConcurrency);
+    const now = clock.now();
+    // A claim lost to a power cut only means the deliveries are claimed again: no flush needed.
+    const claimed = await store.transaction((tx) => tx.webhookDeliveries.claim(now, free, this.leaseMs, full, settings.endpointConcurrency), { durable: false });
     const extra: Array<{ id: number; lease: number }> = [];
     let started = 0;
     for (const d of claimed) {
@@ -124,8 +126,14 @@ export class WebhookDispatcher {
       this.inFlight.set(d.id, { lease: d.lease_until, done });
       started += 1;
     }
-    if (extra.length > 0) await store.webhookDeliveries.release(extra);
+    if (extra.length > 0) await this.release(extra);
     return started;
+  }
+
+  /** Gives deliveries back, due now; like a claim, nothing to flush. */
+  private release(items: ReadonlyArray<{ id: number; lease: number }>): Promise<void> {
+    const now = this.deps.clock.now();
+    return this.deps.store.transaction((tx) => tx.webhookDeliveries.release(items, now), { durable: false });
   }
 
   /** Resolves when every attempt started so far is recorded (tests). */
@@ -181,7 +189,7 @@ export class WebhookDispatcher {
     try {
       const recorded = await store.transaction((tx) => tx.webhookDeliveries.recordAttempt({
         id: d.id, lease: d.lease_until, at, now, status: result.status, durationMs: result.durationMs, body: result.body,
-        error: result.error ?? (ok ? null : `HTTP ${result.status ?? 'error'}`), payload: payload ?? '',
+        error: result.error ?? (ok ? null : `HTTP ${result.status ?? 'error'}`), payload: payload ?? null,
         next, ...(d.event_type === 'webhook.test' ? {} : { endpoint: { url: d.url, gone, disableAfterMs: settings.disableAfterMs } }),
       }), { durable: false });
       if (!recorded.recorded) return;

@@ -40,8 +40,11 @@ export interface AttemptRecord {
   durationMs: number;
   body: string | null;
   error: string | null;
-  /** The body sent (stored at the first attempt; later ones keep the first). */
-  payload: string;
+  /**
+   * The body sent (stored at the first attempt; later ones keep the first); null when none
+   * could be built (the event or its message is gone): nothing was sent, nothing is stored.
+   */
+  payload: string | null;
   next: { state: 'succeeded' } | { state: 'pending'; nextAttemptAt: number } | { state: 'failed' };
   /** The endpoint's health moves with message deliveries; a `webhook.test` leaves it alone. */
   endpoint?: { url: string; gone: boolean; disableAfterMs: number };
@@ -63,7 +66,7 @@ export interface EndpointStats {
 
 export interface DeliveryRepoPort {
   claim(now: number, limit: number, leaseMs: number, skipEndpoints: ReadonlyArray<{ org_id: string; endpoint_id: string }>, perEndpoint?: number): Promise<ClaimedDelivery[]>;
-  release(items: ReadonlyArray<{ id: number; lease: number }>): Promise<void>;
+  release(items: ReadonlyArray<{ id: number; lease: number }>, now: number): Promise<void>;
   recordAttempt(r: AttemptRecord): Promise<RecordedAttempt>;
   insertTest(orgId: string, endpointId: string, now: number, lease: number): Promise<number>;
   get(orgId: string, deliveryId: string): Promise<WebhookDeliveryView | undefined>;

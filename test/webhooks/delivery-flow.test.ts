@@ -162,8 +162,8 @@ describe.each(DIALECTS)('webhook deliveries on %s', (dialect) => {
     const first = await message();
     await d.pump();
     const [done] = await store.webhookDeliveries.list('acme', {}, 10);
-    expect(await store.webhookDeliveries.replayOne('acme', done?.id ?? '', clock.now())).toBe(true);
-    expect(await store.webhookDeliveries.replayOne('other', done?.id ?? '', clock.now())).toBe(false);
+    expect(await store.webhookDeliveries.replayOne('acme', done?.id ?? '', clock.now())).toEqual({ outcome: 'queued', endpointId: 'wh_1', endpointEnabled: true });
+    expect(await store.webhookDeliveries.replayOne('other', done?.id ?? '', clock.now())).toEqual({ outcome: 'not_found' });
     await d.pump();
     expect(r.withId(`${first}.1`)).toHaveLength(2);
     expect((await store.webhookDeliveries.get('acme', done?.id ?? ''))?.attempts).toBe(2);
