@@ -69,7 +69,7 @@ export class Outcomes {
     const now = clock.now();
     const reason = err.message.slice(0, 500);
     if (err.kind === 'temporary') {
-      const at = nextAttemptAt(this.deps.retry ?? DEFAULT_RETRY, m.attempts, m.created_at, now, this.deps.random);
+      const at = retryAt(this.deps.retry ?? DEFAULT_RETRY, m, now, err.options.retryAfterMs, this.deps.random);
       if (at !== undefined) {
         this.inBackground(m, store.transaction((tx) => tx.queue.markRetry(m.id, m.lease_until, now, at, reason), BACKGROUND));
         metrics.deferred.inc({ service: m.service_id });
@@ -90,6 +90,18 @@ export class Outcomes {
       return;
     }
     await this.finish(m, err.kind === 'service' ? 'held_service_error' : 'failed', reason);
+  }
+
+  /**
+   * No service of the message's failover chain may take it now (their breakers are open): back
+   * in the queue for `at`, the attempt not counted (queue.markWaiting). Never failed for this.
+   */
+  async wait(m: ClaimedMessage, at: number, reason: string): Promise<void> {
+    const { store, clock, metrics } = this.deps;
+    await this.leases.letGo(m);
+    const now = clock.now();
+    this.inBackground(m, store.transaction((tx) => tx.queue.markWaiting(m.id, m.lease_until, now, at, reason), BACKGROUND));
+    metrics.deferred.inc({ service: m.service_id });
   }
 
   /** Final states; whether the credit comes back is the refund policy's (refundsCredit). */
@@ -124,4 +136,16 @@ export class Outcomes {
       .finally(() => this.pending.delete(p));
     this.pending.add(p);
   }
+}
+
+/**
+ * When a message that failed for now is tried again: at the provider's Retry-After when it gave
+ * one (exactly: it said when it will take mail again, sooner is refused again and later loses
+ * time), else on the schedule; undefined when the policy's limits (attempts, age) forbid it.
+ */
+export function retryAt(policy: RetryPolicy, m: Pick<ClaimedMessage, 'attempts' | 'created_at'>, now: number, retryAfterMs: number | undefined, random?: () => number): number | undefined {
+  const scheduled = nextAttemptAt(policy, m.attempts, m.created_at, now, random);
+  if (scheduled === undefined || retryAfterMs === undefined) return scheduled;
+  const at = now + Math.max(0, retryAfterMs);
+  return at - m.created_at > policy.maxAgeMs ? undefined : at;
 }

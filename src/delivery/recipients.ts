@@ -74,6 +74,8 @@ export interface PlanInput {
   /** The message's To addresses (lower-cased): a bounce of the whole message suppresses them. */
   to: ReadonlySet<string>;
   result: AttemptResult;
+  /** The service the attempt went through (failover may pick another than the message's): on the `sent` event. */
+  sentVia?: string;
   /** When recipients refused for now may be tried again; undefined: their retries ran out. */
   retryAt: number | undefined;
   attempts: number;
@@ -151,7 +153,7 @@ export function planOutcome(input: PlanInput): Plan {
     ...named('bounced').map(([recipient, c]) => ({ type: 'bounced', detail: { recipient, reason: c.reason, hard: c.hard === true } })),
     ...named('failed').map(([recipient, c]) => ({ type: 'failed', detail: { recipient, reason: c.reason } })),
     ...(held !== undefined ? [{ type: 'held_service_error', detail: { reason: held } }] : []),
-    ...(accepted.length > 0 ? [{ type: 'sent', detail: { response: response.slice(0, 500), recipients: accepted } }] : []),
+    ...(accepted.length > 0 ? [{ type: 'sent', detail: { response: response.slice(0, 500), recipients: accepted, ...(input.sentVia !== undefined ? { service_id: input.sentVia } : {}) } }] : []),
     ...(next.status === 'queued' ? deferred.map(([recipient, c]) => ({ type: 'deferred', detail: { recipient, reason: c.reason, retry_at: retryAt } })) : []),
   ];
   if (events.length === 0) events.push({ type: next.status, detail: { reason: next.lastError ?? 'every recipient still owed the message is suppressed' } });

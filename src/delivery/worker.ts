@@ -1,6 +1,5 @@
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { Clock } from '../domain/clock.js';
-import type { Service } from '../domain/types.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ClaimedMessage, SettledState } from '../storage/queue.js';
 import type { Store } from '../storage/store.js';
@@ -9,11 +8,14 @@ import { Leases } from './leases.js';
 import { Outcomes } from './outcomes.js';
 import type { Pacer } from './pacing.js';
 import { MAINTENANCE_EVERY_MS, Reaper } from './reaper.js';
-import { addressees, toAddresses, uniformRefusal, type AttemptResult } from './recipients.js';
+import { attemptThroughChain, type AttemptDeps } from './attempt.js';
+import { LocalBreakers, type Breakers } from './breaker.js';
+import { failoverSettings, serviceChain } from './failover.js';
+import { addressees, toAddresses, type AttemptResult } from './recipients.js';
 import type { RetryPolicy } from './retry.js';
-import { loadAttachments, readStoredContent } from './stored.js';
+import { readStoredContent } from './stored.js';
 import { TransportCache } from './transport-cache.js';
-import { DeliveryError, type DeliveryReceipt, type TransportFactory } from './transport.js';
+import type { TransportFactory } from './transport.js';
 
 export interface WorkerLogger {
   info(obj: object, msg: string): void;
@@ -39,6 +41,8 @@ export interface WorkerDeps {
   transports?: Readonly<Record<string, TransportFactory>>;
   retry?: RetryPolicy;
   random?: () => number;
+  /** Circuit breakers per service (shared through Redis by buildServices). Default: this worker's own. */
+  breakers?: Breakers;
 }
 
 export interface WorkerOptions {
@@ -79,6 +83,7 @@ export class DeliveryWorker {
   private readonly leases: Leases;
   private readonly outcomes: Outcomes;
   private readonly reaper: Reaper;
+  private readonly attemptDeps: AttemptDeps;
   private running = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -89,6 +94,13 @@ export class DeliveryWorker {
     this.leases = new Leases(deps, this.options);
     this.outcomes = new Outcomes(deps, this.leases);
     this.reaper = new Reaper(deps, { reapEveryMs: this.options.reapEveryMs, maintenanceEveryMs: MAINTENANCE_EVERY_MS }, () => this.nudge());
+    const breakers = deps.breakers ?? new LocalBreakers(deps.clock);
+    deps.metrics.breakers.read ??= () => breakers.snapshot();
+    this.attemptDeps = {
+      breakers, pacer: deps.pacer, outcomes: this.outcomes, metrics: deps.metrics, logger: deps.logger, blobs: deps.blobs, clock: deps.clock,
+      transportFor: (s) => this.transports.forService(s),
+      renew: async (m) => (await this.leases.renew([m])).has(m.id),
+    };
   }
 
   start(): void {
@@ -212,7 +224,7 @@ export class DeliveryWorker {
   }
 
   private async deliver(m: ClaimedMessage, context: BatchContext): Promise<void> {
-    const { metrics, logger } = this.deps;
+    const { logger } = this.deps;
     const log = { message_id: m.id, org_id: m.org_id, service_id: m.service_id, attempt: m.attempts };
     const content = context.contents.get(m.id) ?? readStoredContent(m.content, m.attachments);
     if (!content.ok) {
@@ -233,7 +245,9 @@ export class DeliveryWorker {
     }
     // Recipients settled apart (now, or by an earlier attempt): every outcome is per recipient.
     const apart = prior.size > 0 || who.suppressed.length > 0;
-    const settle = (result: AttemptResult) => this.outcomes.settle(m, { owed: who.owed, suppressed: who.suppressed, prior, to: toAddresses(content.email), result }, log);
+    const settle = (result: AttemptResult, sentVia?: string) => this.outcomes.settle(m, {
+      owed: who.owed, suppressed: who.suppressed, prior, to: toAddresses(content.email), result, ...(sentVia !== undefined ? { sentVia } : {}),
+    }, log);
     if (who.owed.length === 0) {
       await settle(undefined);
       return;
@@ -250,51 +264,12 @@ export class DeliveryWorker {
       return;
     }
 
-    let receipt: DeliveryReceipt;
-    try {
-      // Inside the try: a pacer that fails (Redis down) fails this attempt like any temporary
-      // error, so the message is retried within the policy's limits instead of being left to
-      // its lease, which the reaper would requeue without counting anything.
-      if (!(await this.pace(m, service))) {
-        logger.info({ ...log, outcome: 'lease_lost' }, 'not sent: the claim was lost while the message waited for its pacing slot');
-        return;
-      }
-      const started = performance.now();
-      receipt = await transport.send({
-        messageId: m.id, headerMessageId: m.header_message_id, email, attachments: await loadAttachments(this.deps.blobs, content.attachments),
-        // A retry for some recipients only: the others already have it.
-        ...(prior.size > 0 ? { envelopeTo: who.envelope } : {}),
-      });
-      metrics.sendSeconds.observe({ service: m.service_id }, (performance.now() - started) / 1000);
-      if (!apart && (receipt.refused ?? []).length === 0) {
-        this.outcomes.sent(m, { response: receipt.response.slice(0, 500) }, receipt.providerMessageId);
-        metrics.sent.inc({ service: m.service_id });
-        logger.info({ ...log, outcome: 'sent', ms: Math.round(performance.now() - started) }, 'delivery attempt');
-        return;
-      }
-    } catch (error) {
-      const err = error instanceof DeliveryError ? error : new DeliveryError('temporary', error instanceof Error ? error.message : String(error));
-      if (apart || !uniformRefusal(err)) {
-        await settle({ error: err });
-        return;
-      }
-      await this.outcomes.failed(m, err, email);
-      logger.warn({ ...log, outcome: err.kind, reason: err.message.slice(0, 300) }, 'delivery attempt');
-      return;
-    }
-    // Outside the try: should recording fail, the relay's answer must not be recorded as a failed
-    // send (the accepted recipients would be marked as owed it); the lease expires and the reaper
-    // requeues the message, as for any outcome write that fails (at-least-once).
-    await settle({ response: receipt.response, refused: receipt.refused ?? [] });
-  }
-
-  /**
-   * Waits for the service's pacing slot, if it has a rate. Pacing may have waited: the claim is
-   * renewed, and false means it was lost meanwhile (a stop gave it back), so it must not leave.
-   */
-  private async pace(m: ClaimedMessage, service: Service): Promise<boolean> {
-    if (service.max_per_second === null) return true;
-    await this.deps.pacer.acquire(serviceKey(m), service.max_per_second);
-    return (await this.leases.renew([m])).has(m.id);
+    const chain = await serviceChain(this.deps.store, context, service);
+    await attemptThroughChain(this.attemptDeps, {
+      m, log, chain, onServiceError: failoverSettings(service).onServiceError, email, attachments: content.attachments,
+      // A retry for some recipients only: the others already have it.
+      envelopeTo: prior.size > 0 ? who.envelope : undefined,
+      apart, settle,
+    });
   }
 }

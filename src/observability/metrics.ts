@@ -23,7 +23,15 @@ export interface Metrics {
   webhookDeliveries: Counter<'outcome'>;
   /** One outbound webhook attempt, answered or not. */
   webhookAttemptSeconds: Histogram;
+  /**
+   * Where `mailroom_service_breaker_state` reads the circuit breakers when scraped: set by the
+   * delivery worker (src/delivery/breaker.ts); unset in a process without one, no series.
+   */
+  breakers: { read?: () => Promise<Array<{ key: string; state: 'closed' | 'half_open' | 'open' }>> };
 }
+
+/** mailroom_service_breaker_state's values. */
+const BREAKER_VALUES = { closed: 0, half_open: 1, open: 2 } as const;
 
 /** Pending webhook deliveries of one endpoint, read when /metrics is scraped. */
 export interface WebhookBacklog {
@@ -86,7 +94,22 @@ export function createMetrics(
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
       registers: [registry],
     }),
+    breakers: {},
   };
+  new Gauge({
+    name: 'mailroom_service_breaker_state',
+    help: 'Circuit breaker of each outbound service: 0 closed, 1 half-open (one probe message may go), 2 open (its messages fail over or wait)',
+    labelNames: ['org', 'service'] as const,
+    registers: [registry],
+    async collect() {
+      const rows = (await metrics.breakers.read?.()) ?? [];
+      this.reset();
+      for (const r of rows) {
+        const slash = r.key.indexOf('/');
+        this.set({ org: r.key.slice(0, slash), service: r.key.slice(slash + 1) }, BREAKER_VALUES[r.state]);
+      }
+    },
+  });
   if (webhookBacklog !== undefined) {
     let last: Promise<WebhookBacklog[]> | undefined;
     // One database read serves both gauges of a scrape; reset first so a drained endpoint's series goes.

@@ -204,6 +204,20 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
       return true;
     },
 
+    /**
+     * Not sent because no service could take it (every breaker of its failover chain open):
+     * queued again for `nextAttemptAt` with a `deferred` event, the attempt not counted, so the
+     * breaker alone never uses up a message's attempts and fails it.
+     */
+    async markWaiting(id: string, lease: number, now: number, nextAttemptAt: number, reason: string): Promise<boolean> {
+      const r = await db.updateTable('messages')
+        .set({ status: 'queued', next_attempt_at: nextAttemptAt, lease_until: null, last_error: reason, updated_at: now, attempts: sql<number>`attempts - 1` })
+        .where('id', '=', id).where('status', '=', 'sending').where('lease_until', '=', lease).executeTakeFirst();
+      if (r.numUpdatedRows === 0n) return false;
+      await event(id, 'deferred', now, { reason, retry_at: new Date(nextAttemptAt).toISOString() });
+      return true;
+    },
+
     async markFinal(id: string, lease: number, status: 'failed' | 'bounced' | 'held_service_error' | 'discarded', now: number, reason: string): Promise<boolean> {
       const r = await db.updateTable('messages')
         .set({ status, lease_until: null, last_error: reason, updated_at: now, next_attempt_at: null, ...(status === 'discarded' ? { credit_taken: 0 } : {}) })

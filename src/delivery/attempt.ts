@@ -1,0 +1,164 @@
+import type { BlobStore } from '../blobs/blob-store.js';
+import type { Service } from '../domain/types.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { ClaimedMessage } from '../storage/queue.js';
+import type { RenderedEmail } from '../templates/render.js';
+import type { Breakers } from './breaker.js';
+import { pickRoute, UNAVAILABLE, type Route } from './failover.js';
+import type { Outcomes } from './outcomes.js';
+import { throttlePause, type Pacer } from './pacing.js';
+import { uniformRefusal, type AttemptResult } from './recipients.js';
+import { loadAttachments, type StoredAttachment } from './stored.js';
+import { DeliveryError, type DeliveryReceipt, type OutgoingEmail, type Transport } from './transport.js';
+
+/**
+ * One attempt of one message through its service chain (failover.ts): each try asks the
+ * service's breaker first, and the message is sent by exactly one service per attempt. The
+ * next service is tried within the same attempt only after a service error on an opted-in
+ * chain (`failover_on_service_error`), which sent nothing; a transient failure is deferred as
+ * before (its retry will find the breaker open once enough of them happened), and a bounce or a
+ * refusal is final whatever the chain.
+ */
+
+export interface AttemptDeps {
+  breakers: Breakers;
+  pacer: Pacer;
+  outcomes: Outcomes;
+  metrics: Metrics;
+  logger: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  blobs: BlobStore | undefined;
+  clock: { now(): number };
+  transportFor(service: Service): Transport | undefined;
+  /** Renews the message's claim after a wait; false when it was lost meanwhile. */
+  renew(m: ClaimedMessage): Promise<boolean>;
+}
+
+export interface AttemptInput {
+  m: ClaimedMessage;
+  log: Record<string, unknown>;
+  chain: readonly Service[];
+  onServiceError: boolean;
+  email: RenderedEmail;
+  attachments: readonly StoredAttachment[];
+  /** A retry for the recipients still owed it (some were settled apart): the envelope. */
+  envelopeTo: string[] | undefined;
+  /** Recipients settled apart: every outcome is recorded per recipient. */
+  apart: boolean;
+  settle(result: AttemptResult, sentVia?: string): Promise<void>;
+}
+
+const asDeliveryError = (error: unknown): DeliveryError =>
+  error instanceof DeliveryError ? error : new DeliveryError('temporary', error instanceof Error ? error.message : String(error));
+
+export async function attemptThroughChain(deps: AttemptDeps, input: AttemptInput): Promise<void> {
+  const { m, log, chain } = input;
+  const breakerError = (err: unknown) => deps.logger.warn({ ...log, err }, 'circuit breaker store failed; sending as if closed');
+  /** Breaker bookkeeping never decides an outcome: its store failing is logged, no more. */
+  const note = (p: Promise<void>) => p.catch(breakerError);
+  let from = 0;
+  let held: DeliveryError | undefined;
+  let attachments: OutgoingEmail['attachments'] | undefined;
+  for (;;) {
+    const route = await pickRoute(deps.breakers, chain, from, breakerError);
+    if (!('admission' in route)) {
+      if (held !== undefined && route.retryAt === undefined) return failWhole(deps, input, held);
+      const at = route.retryAt ?? deps.clock.now();
+      await deps.outcomes.wait(m, at, UNAVAILABLE);
+      deps.logger.warn({ ...log, outcome: 'waiting', retry_at: new Date(at).toISOString() }, 'delivery attempt');
+      return;
+    }
+    const { service: via, key, admission } = route;
+    const viaLog = via.id === m.service_id ? log : { ...log, via: via.id };
+    const transport = deps.transportFor(via);
+    if (transport === undefined) {
+      // A failover service of a provider this version does not know: skipped.
+      await note(deps.breakers.abandon(key, admission));
+      from = route.index + 1;
+      continue;
+    }
+    let receipt: DeliveryReceipt;
+    let started: number;
+    try {
+      // A pacer that fails (Redis down) or a missing attachment fails this attempt as any error
+      // of its kind would; neither is the service's doing, so the breaker hears nothing.
+      if (!(await pace(deps, m, via, key))) {
+        await note(deps.breakers.abandon(key, admission));
+        deps.logger.info({ ...viaLog, outcome: 'lease_lost' }, 'not sent: the claim was lost while the message waited for its pacing slot');
+        return;
+      }
+      attachments ??= await loadAttachments(deps.blobs, input.attachments);
+    } catch (error) {
+      await note(deps.breakers.abandon(key, admission));
+      return failWhole(deps, { ...input, log: viaLog }, asDeliveryError(error));
+    }
+    try {
+      started = performance.now();
+      receipt = await transport.send({
+        messageId: m.id, headerMessageId: m.header_message_id, email: input.email, attachments,
+        ...(input.envelopeTo !== undefined ? { envelopeTo: input.envelopeTo } : {}),
+      });
+    } catch (error) {
+      const err = asDeliveryError(error);
+      await note(report(deps.breakers, route, err));
+      if (err.options.throttled === true) {
+        await note(deps.pacer.slowDown?.(key, deps.clock.now() + throttlePause(err.options.retryAfterMs)) ?? Promise.resolve());
+      }
+      if (err.kind === 'service' && input.onServiceError && route.index + 1 < chain.length) {
+        deps.logger.warn({ ...viaLog, outcome: 'failover', reason: err.message.slice(0, 300) }, 'service error: trying the next service of the chain');
+        held ??= err;
+        from = route.index + 1;
+        continue;
+      }
+      return failWhole(deps, { ...input, log: viaLog }, err);
+    }
+    deps.metrics.sendSeconds.observe({ service: via.id }, (performance.now() - started) / 1000);
+    await note(deps.breakers.succeeded(key, admission));
+    if (!input.apart && (receipt.refused ?? []).length === 0) {
+      deps.outcomes.sent(m, { response: receipt.response.slice(0, 500), service_id: via.id }, receipt.providerMessageId);
+      deps.metrics.sent.inc({ service: via.id });
+      deps.logger.info({ ...viaLog, outcome: 'sent', ms: Math.round(performance.now() - started) }, 'delivery attempt');
+      return;
+    }
+    // Outside the send's try: should recording fail, the relay's answer must not be recorded as
+    // a failed send (the accepted recipients would be marked as owed it); the lease expires and
+    // the reaper requeues the message, as for any outcome write that fails (at-least-once).
+    await input.settle({ response: receipt.response, refused: receipt.refused ?? [] }, via.id);
+    return;
+  }
+}
+
+/**
+ * What the breaker hears of a failed send: a transient failure of the whole message counts;
+ * anything else (a bounce, a refusal, a service error, recipients refused one by one) is the
+ * service answering, which proves it reachable.
+ */
+function report(breakers: Breakers, route: Route, err: DeliveryError): Promise<void> {
+  return err.kind === 'temporary' && err.refused.length === 0
+    ? breakers.failed(route.key, route.admission, err.message)
+    : breakers.succeeded(route.key, route.admission);
+}
+
+async function failWhole(deps: AttemptDeps, input: AttemptInput, err: DeliveryError): Promise<void> {
+  if (input.apart || !uniformRefusal(err)) {
+    await input.settle({ error: err });
+    return;
+  }
+  await deps.outcomes.failed(input.m, err, input.email);
+  deps.logger.warn({ ...input.log, outcome: err.kind, reason: err.message.slice(0, 300) }, 'delivery attempt');
+}
+
+/**
+ * Waits for the service's pacing slot (its rate) or the end of its slow-down (a throttling
+ * answer). Pacing may have waited: the claim is renewed, and false means it was lost meanwhile
+ * (a stop gave it back), so it must not leave.
+ */
+async function pace(deps: AttemptDeps, m: ClaimedMessage, via: Service, key: string): Promise<boolean> {
+  let waited: boolean;
+  if (via.max_per_second !== null) {
+    await deps.pacer.acquire(key, via.max_per_second);
+    waited = true;
+  } else {
+    waited = (await deps.pacer.waitSlowDown?.(key)) ?? false;
+  }
+  return !waited || deps.renew(m);
+}

@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../domain/clock.js';
+
+/**
+ * A circuit breaker per service (issue 14, Failover). A service that keeps failing for now
+ * (connection refused, timeouts, 5xx, 4xx SMTP replies: kind `temporary`) is left alone for a
+ * while, so its messages go through its failover chain instead of each waiting out its own
+ * retry schedule against a provider that is down:
+ * - closed: every message may go; `failures` transient failures in a row, all within
+ *   `windowMs`, open it (defaults 5 in 60 s: one slow failure a minute is a flaky relay, not an
+ *   outage);
+ * - open: nothing goes until `halfOpenAfterMs` (30 s) have passed since it opened;
+ * - half-open: ONE message (the probe) may go; its success closes the breaker, its transient
+ *   failure opens it again for another 30 s. A probe whose worker never reports is forgotten
+ *   after `probeTtlMs` (2 min: longer than any attempt, the 60 s socket timeout included) and
+ *   another may be taken.
+ * Any answer of the service other than a transient failure (sent, a bounce, a refusal, an
+ * authentication error) proves it reachable: it counts as a success here. Held or failed
+ * messages are the outcomes' business, not the breaker's.
+ */
+
+export interface BreakerOptions {
+  failures: number;
+  windowMs: number;
+  halfOpenAfterMs: number;
+  probeTtlMs: number;
+}
+
+export const DEFAULT_BREAKER: Readonly<BreakerOptions> = Object.freeze({
+  failures: 5,
+  windowMs: 60_000,
+  halfOpenAfterMs: 30_000,
+  probeTtlMs: 120_000,
+});
+
+export type BreakerState = 'closed' | 'half_open' | 'open';
+
+/** What the admin API shows of a service's breaker (times in ms; the route writes ISO). */
+export interface BreakerView {
+  state: BreakerState;
+  openedAt?: number;
+  consecutiveFailures: number;
+  lastError?: string;
+}
+
+/** Whether a message may go through a service now. */
+export type Admission =
+  | { kind: 'pass' }
+  /** The one message of a half-open breaker; `token` names this probe when it reports. */
+  | { kind: 'probe'; token: string }
+  /** Not now: try again at `retryAt` (when a probe may be taken, or the probe under way ends). */
+  | { kind: 'refuse'; retryAt: number };
+
+/**
+ * While a probe is under way the others wait this long, then look again: a probe answers in
+ * seconds when the service is back, and the waiting messages need not lose a whole 30 s.
+ */
+export const PROBE_WAIT_MS = 5_000;
+
+export interface Breakers {
+  admit(key: string): Promise<Admission>;
+  /** The service answered (anything but a transient failure). */
+  succeeded(key: string, admission: Admission): Promise<void>;
+  /** A transient failure (kind `temporary`) of a message admitted as `admission`. */
+  failed(key: string, admission: Admission, reason: string): Promise<void>;
+  /** The admitted message never reached the service (its claim was lost): a probe is released. */
+  abandon(key: string, admission: Admission): Promise<void>;
+  view(key: string): Promise<BreakerView>;
+  /** Every breaker this process knows of (and, on Redis, every shared one not closed), for /metrics. */
+  snapshot(): Promise<Array<{ key: string; state: BreakerState }>>;
+}
+
+export const newProbeToken = (): string => randomUUID();
+
+interface Record_ {
+  /** Failure times of the current run, oldest first, at most `failures` of them. */
+  run: number[];
+  consecutive: number;
+  openedAt: number | undefined;
+  lastError: string | undefined;
+  probe: { token: string; until: number } | undefined;
+}
+
+/** The state a record is in at `now`: open turns half-open by time alone. */
+function stateOf(r: Record_, now: number, o: BreakerOptions): BreakerState {
+  if (r.openedAt === undefined) return 'closed';
+  return now >= r.openedAt + o.halfOpenAfterMs ? 'half_open' : 'open';
+}
+
+/** One process: the breakers live in a map. */
+export class LocalBreakers implements Breakers {
+  private readonly records = new Map<string, Record_>();
+  private readonly options: BreakerOptions;
+
+  constructor(private readonly clock: Clock, options: Partial<BreakerOptions> = {}) {
+    this.options = { ...DEFAULT_BREAKER, ...options };
+  }
+
+  private record(key: string): Record_ {
+    let r = this.records.get(key);
+    if (r === undefined) {
+      r = { run: [], consecutive: 0, openedAt: undefined, lastError: undefined, probe: undefined };
+      this.records.set(key, r);
+    }
+    return r;
+  }
+
+  async admit(key: string): Promise<Admission> {
+    const r = this.records.get(key);
+    if (r === undefined) return { kind: 'pass' };
+    const now = this.clock.now();
+    const state = stateOf(r, now, this.options);
+    if (state === 'closed') return { kind: 'pass' };
+    if (state === 'open') return { kind: 'refuse', retryAt: (r.openedAt ?? now) + this.options.halfOpenAfterMs };
+    if (r.probe !== undefined && r.probe.until > now) return { kind: 'refuse', retryAt: now + PROBE_WAIT_MS };
+    const token = newProbeToken();
+    r.probe = { token, until: now + this.options.probeTtlMs };
+    return { kind: 'probe', token };
+  }
+
+  async succeeded(key: string, admission: Admission): Promise<void> {
+    const r = this.records.get(key);
+    if (r === undefined) return;
+    // Only the probe closes an open breaker: a send admitted before it opened proves little.
+    if (r.openedAt !== undefined && !this.isProbe(r, admission)) return;
+    // Kept, reset: the gauge goes back to 0 rather than vanishing.
+    this.records.set(key, { run: [], consecutive: 0, openedAt: undefined, lastError: undefined, probe: undefined });
+  }
+
+  async failed(key: string, admission: Admission, reason: string): Promise<void> {
+    const r = this.record(key);
+    const now = this.clock.now();
+    r.lastError = reason.slice(0, 500);
+    r.consecutive += 1;
+    if (r.openedAt !== undefined) {
+      if (this.isProbe(r, admission)) {
+        r.openedAt = now;
+        r.probe = undefined;
+      }
+      return;
+    }
+    r.run = [...r.run, now].filter((t) => t > now - this.options.windowMs).slice(-this.options.failures);
+    if (r.run.length >= this.options.failures) {
+      r.openedAt = now;
+      r.run = [];
+    }
+  }
+
+  async abandon(key: string, admission: Admission): Promise<void> {
+    const r = this.records.get(key);
+    if (r !== undefined && this.isProbe(r, admission)) r.probe = undefined;
+  }
+
+  async view(key: string): Promise<BreakerView> {
+    const r = this.records.get(key);
+    if (r === undefined) return { state: 'closed', consecutiveFailures: 0 };
+    return {
+      state: stateOf(r, this.clock.now(), this.options),
+      ...(r.openedAt !== undefined ? { openedAt: r.openedAt } : {}),
+      consecutiveFailures: r.consecutive,
+      ...(r.lastError !== undefined ? { lastError: r.lastError } : {}),
+    };
+  }
+
+  async snapshot(): Promise<Array<{ key: string; state: BreakerState }>> {
+    const now = this.clock.now();
+    return [...this.records].map(([key, r]) => ({ key, state: stateOf(r, now, this.options) }));
+  }
+
+  private isProbe(r: Record_, admission: Admission): boolean {
+    return admission.kind === 'probe' && r.probe?.token === admission.token;
+  }
+}
