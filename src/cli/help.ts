@@ -70,14 +70,28 @@ export const COMMANDS: readonly CommandHelp[] = [
   { name: 'webhooks test', usage: 'mailroom webhooks test ORG ID', summary: 'send a signed webhook.test event now and print what the receiver answered' },
   {
     name: 'webhooks deliveries',
-    usage: 'mailroom webhooks deliveries ORG ID [--state pending|succeeded|failed] [--limit N]',
+    usage: 'mailroom webhooks deliveries ORG ID [--state pending|succeeded|failed] [--event-type TYPE] [--message MESSAGE_ID] [--limit N]',
     summary: "show an endpoint's delivery log, newest first",
+    details: '--event-type: one event type (message.delivered, …); --message: one message\'s deliveries. `mailroom webhooks delivery` shows one with its attempts.',
   },
-  { name: 'webhooks replay', usage: 'mailroom webhooks replay ORG DELIVERY_ID', summary: 'send one delivery again (same webhook-id and body)' },
+  {
+    name: 'webhooks delivery',
+    usage: 'mailroom webhooks delivery ORG DELIVERY_ID',
+    summary: 'show one delivery with each attempt: time, HTTP status, duration, error, the start of the answer',
+  },
+  {
+    name: 'webhooks replay',
+    usage: 'mailroom webhooks replay ORG DELIVERY_ID',
+    summary: 'send one delivery again (same webhook-id and body)',
+    details: 'A delivery being sent at this moment is left to finish (exit 2, nothing changed). To a disabled endpoint it is queued\n'
+      + 'and waits until `mailroom webhooks enable ORG ID`.',
+  },
   {
     name: 'webhooks replay-range',
     usage: 'mailroom webhooks replay-range ORG ID --since ISO --until ISO [--only-failed]',
     summary: "send again every event of a time range to an endpoint (or only the failed deliveries)",
+    details: 'The range spans at most 31 days and covers events of messages created at most 7 days before --since.\n'
+      + 'Deliveries it creates carry the message\'s current status.',
   },
   { name: 'help', usage: 'mailroom help [COMMAND]', summary: 'list the commands, or show one command\'s usage (also: COMMAND --help)' },
 ];

@@ -24,6 +24,7 @@ export async function main(argv: string[], env = process.env, out: Out = console
       // mailroom webhooks …
       events: { type: 'string' }, id: { type: 'string' }, description: { type: 'string' }, state: { type: 'string' },
       limit: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' }, 'only-failed': { type: 'boolean' },
+      'event-type': { type: 'string' }, message: { type: 'string' },
     },
   });
   const [command, ...rest] = positionals;
@@ -77,7 +78,8 @@ export async function main(argv: string[], env = process.env, out: Out = console
       case 'webhooks':
         return await withStore(config, (store) => runWebhooks(store, config, rest, {
           events: optionString(values.events), id: optionString(values.id), description: optionString(values.description),
-          state: optionString(values.state), limit: optionString(values.limit), since: optionString(values.since),
+          state: optionString(values.state), eventType: optionString(values['event-type']), message: optionString(values.message),
+          limit: optionString(values.limit), since: optionString(values.since),
           until: optionString(values.until), onlyFailed: values['only-failed'] === true, graceSeconds: optionString(values['grace-seconds']),
         }, out, err));
       default:

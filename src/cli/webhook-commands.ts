@@ -1,4 +1,7 @@
 import {
+  deliveryNotFound, instantOf, replayDeliveries, replayDelivery, replayRangeProblem, waitsForEnable,
+} from '../admin/webhook-deliveries.js';
+import {
   graceMsOf, insertEndpoint, isWebhookId, requireEndpoint, rotateEndpointSecret, setEndpointEnabled, webhookFields,
 } from '../admin/webhooks.js';
 import type { Config } from '../config/env.js';
@@ -6,7 +9,9 @@ import { ApiError } from '../errors/api-error.js';
 import type { Store } from '../storage/store.js';
 import { createWebhookHttp } from '../webhooks/http-post.js';
 import { sendTestEvent } from '../webhooks/test-event.js';
-import type { WebhookDeliveryState, WebhookEndpoint } from '../webhooks/types.js';
+import {
+  isWebhookEventType, type WebhookDeliveryState, type WebhookDeliveryView, type WebhookEndpoint,
+} from '../webhooks/types.js';
 import { usageOf } from './help.js';
 
 /** `mailroom webhooks …`: the same checks and writes as the admin API (src/admin/webhooks.ts). */
@@ -19,6 +24,8 @@ export interface WebhookCommandOptions {
   id?: string | undefined;
   description?: string | undefined;
   state?: string | undefined;
+  eventType?: string | undefined;
+  message?: string | undefined;
   limit?: string | undefined;
   since?: string | undefined;
   until?: string | undefined;
@@ -42,10 +49,24 @@ function endpointLine(e: WebhookEndpoint): string {
   return `${e.id}  ${state}  ${events}  ${e.url}${e.description === null ? '' : `  # ${e.description}`}`;
 }
 
-/** An instant for --since/--until: ISO 8601, as the API takes it. */
-function instant(value: string | undefined): number | undefined {
-  const ms = value === undefined ? NaN : Date.parse(value);
-  return Number.isFinite(ms) ? ms : undefined;
+function deliveryLine(d: WebhookDeliveryView): string {
+  return `${d.id}  ${d.state.padEnd(9)}  ${d.event_type}  ${d.message_id ?? '-'}  attempts ${d.attempts}  `
+    + `last ${d.last_status ?? '-'}${d.last_error === null ? '' : ` (${d.last_error})`}  ${iso(d.created_at)}`;
+}
+
+/** One delivery and each attempt: when, the answer (or none), how long, the error, the first of the body. */
+function deliveryDetails(d: WebhookDeliveryView): string[] {
+  const lines = [
+    deliveryLine(d),
+    `  endpoint ${d.endpoint_id}  webhook-id ${d.webhook_id}${d.next_attempt_at === null ? '' : `  next attempt ${iso(d.next_attempt_at)}`}`,
+  ];
+  if (d.log.length === 0) lines.push('  no attempts yet');
+  for (const a of d.log) {
+    lines.push(`  #${a.attempt}  ${iso(a.at)}  ${a.status === null ? 'no answer' : `HTTP ${a.status}`}  ${a.duration_ms} ms`
+      + `${a.error === null ? '' : `  error: ${a.error}`}`);
+    if (a.response_body !== null && a.response_body !== '') lines.push(`      ${JSON.stringify(a.response_body.slice(0, 200))}`);
+  }
+  return lines;
 }
 
 export async function runWebhooks(
@@ -57,7 +78,7 @@ export async function runWebhooks(
     err(usageOf('webhooks'));
     return 1;
   };
-  const needsArg = ['add', 'remove', 'enable', 'disable', 'rotate-secret', 'test', 'deliveries', 'replay', 'replay-range'];
+  const needsArg = ['add', 'remove', 'enable', 'disable', 'rotate-secret', 'test', 'deliveries', 'delivery', 'replay', 'replay-range'];
   if (action === undefined || org === undefined || extra !== undefined) return usage();
   if (action !== 'list' && !needsArg.includes(action)) return usage();
   if (action === 'list' ? arg !== undefined : arg === undefined) return usage();
@@ -107,7 +128,10 @@ export async function runWebhooks(
       await requireEndpoint(store, org, arg);
       const http = createWebhookHttp({ policy: config.webhooks.urlPolicy, timeoutMs: config.webhooks.attemptTimeoutMs });
       try {
-        const r = await sendTestEvent({ store, clock: store.clock, http, settings: config.webhooks }, org, arg);
+        const r = await sendTestEvent({ store, clock: store.clock, http, settings: config.webhooks }, org, arg).catch(async (e: unknown) => {
+          await requireEndpoint(store, org, arg); // removed meanwhile: "does not exist", exit 2
+          throw e;
+        });
         out(`${r.ok ? 'ok' : 'failed'}: ${r.status === null ? 'no answer' : `HTTP ${r.status}`} in ${r.duration_ms} ms`
           + `${r.error === null ? '' : ` (${r.error})`}; logged as ${r.delivery_id}`);
         return 0;
@@ -117,33 +141,44 @@ export async function runWebhooks(
     }
     case 'deliveries': {
       await requireEndpoint(store, org, arg);
-      const state = options.state;
+      const { state, eventType, message } = options;
       if (state !== undefined && !isState(state)) return usage(`--state: one of ${STATES.join(', ')}`);
+      if (eventType !== undefined && !isWebhookEventType(eventType)) return usage(`--event-type: "${eventType}" is not an event type`);
+      if (message !== undefined && !/^[A-Za-z0-9_-]{1,100}$/.test(message)) return usage('--message: a message id');
       const limit = options.limit === undefined ? 25 : Number(options.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return usage('--limit: 1 to 1000');
-      const rows = await store.webhookDeliveries.list(org, { endpointId: arg, ...(state === undefined ? {} : { state }) }, limit);
+      const rows = await store.webhookDeliveries.list(org, {
+        endpointId: arg,
+        ...(state === undefined ? {} : { state }),
+        ...(eventType === undefined ? {} : { eventType }),
+        ...(message === undefined ? {} : { messageId: message }),
+      }, limit);
       if (rows.length === 0) out('No deliveries.');
-      for (const d of rows) {
-        out(`${d.id}  ${d.state.padEnd(9)}  ${d.event_type}  ${d.message_id ?? '-'}  attempts ${d.attempts}  `
-          + `last ${d.last_status ?? '-'}${d.last_error === null ? '' : ` (${d.last_error})`}  ${iso(d.created_at)}`);
-      }
+      for (const d of rows) out(deliveryLine(d));
       return 0;
     }
-    case 'replay':
-      if (!(await store.webhookDeliveries.replayOne(org, arg, now))) {
-        throw new ApiError('not_found', { message: `Webhook delivery "${arg}" does not exist in organization "${org}".` });
-      }
-      out(`Queued ${arg} again.`);
+    case 'delivery': {
+      const found = await store.webhookDeliveries.get(org, arg);
+      if (found === undefined) throw deliveryNotFound(org, arg);
+      for (const line of deliveryDetails(found)) out(line);
       return 0;
+    }
+    case 'replay': {
+      const replayed = await replayDelivery(store, org, arg);
+      out(`Queued ${arg} again.`);
+      if (!replayed.endpointEnabled) out(`${waitsForEnable(replayed.endpointId)} (mailroom webhooks enable ${org} ${replayed.endpointId})`);
+      return 0;
+    }
     default: {
-      await requireEndpoint(store, org, arg);
-      const since = instant(options.since);
-      const until = instant(options.until);
-      if (since === undefined || until === undefined || until <= since) {
-        return usage('--since and --until take ISO 8601 date-times (until after since).');
-      }
-      const queued = await store.webhookDeliveries.replayRange(org, arg, { since, until, onlyFailed: options.onlyFailed === true }, now);
+      const endpoint = await requireEndpoint(store, org, arg);
+      const since = instantOf(options.since);
+      const until = instantOf(options.until);
+      if (since === undefined || until === undefined) return usage('--since and --until take ISO 8601 date-times.');
+      const problem = replayRangeProblem(since, until);
+      const queued = problem ?? await replayDeliveries(store, org, arg, { since, until, onlyFailed: options.onlyFailed === true });
+      if (typeof queued !== 'number') return usage(`--${queued.field} ${queued.message.replace('since', '--since')}`);
       out(`Queued ${queued} deliver${queued === 1 ? 'y' : 'ies'}.`);
+      if (!endpoint.enabled) out(`${waitsForEnable(endpoint.id)} (mailroom webhooks enable ${org} ${endpoint.id})`);
       return 0;
     }
   }

@@ -5,7 +5,7 @@ import type { OrganizationFields } from '../storage/organizations.js';
 import type { ServiceFields } from '../storage/services.js';
 import type { TemplateFields } from '../storage/templates.js';
 import { isValidSecret } from '../webhooks/signing.js';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventFilter, type WebhookEventType } from '../webhooks/types.js';
+import { isWebhookEventType, WEBHOOK_EVENT_TYPES, type WebhookEventFilter, type WebhookEventType } from '../webhooks/types.js';
 import type { EventsInput, OrganizationSettingsInput, SecurityInput, ServiceInput, TemplateInput } from './resources.js';
 
 /**
@@ -129,8 +129,6 @@ function stripUndefined<T extends object>(value: T): T {
 
 type FieldProblem = { field: string; message: string };
 
-const isEventType = (s: string): s is WebhookEventType => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(s);
-
 /** Absent or `["*"]`: every event. `*` beside named types, or a name that is no event type, is a problem. */
 export function eventFilter(events: readonly string[] | undefined, problems: FieldProblem[]): WebhookEventFilter {
   if (events === undefined || (events.length === 1 && events[0] === '*')) return '*';
@@ -141,7 +139,7 @@ export function eventFilter(events: readonly string[] | undefined, problems: Fie
   const known: WebhookEventType[] = [];
   events.forEach((e, i) => {
     if (e === '*') problems.push({ field: `events.${i}`, message: 'is "*", which means every event and stands alone' });
-    else if (!isEventType(e)) problems.push({ field: `events.${i}`, message: `"${e}" is not an event type (${WEBHOOK_EVENT_TYPES.join(', ')})` });
+    else if (!isWebhookEventType(e)) problems.push({ field: `events.${i}`, message: `"${e}" is not an event type (${WEBHOOK_EVENT_TYPES.join(', ')})` });
     else if (!known.includes(e)) known.push(e);
   });
   return known;

@@ -9,6 +9,9 @@ import { TIMELINE_EVENT_TYPES } from '../domain/timeline.js';
 export const WEBHOOK_EVENT_TYPES = [...TIMELINE_EVENT_TYPES.map((t) => `message.${t}` as const), 'webhook.test'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
+/** Whether a name is one of WEBHOOK_EVENT_TYPES: the one check the config file, the API, the CLI and storage use. */
+export const isWebhookEventType = (s: string): s is WebhookEventType => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(s);
+
 /** An endpoint's subscription: every event (`*`), or the listed types. */
 export type WebhookEventFilter = '*' | readonly WebhookEventType[];
 

@@ -88,6 +88,20 @@ describe.each(DIALECTS)('mailroom webhooks on %s', (dialect) => {
     expect(failedOnly.out.split('\n')).toHaveLength(1);
     const failedId = /^(whd_\d+)/.exec(failedOnly.out)?.[1] ?? '';
     expect((await run('webhooks', 'replay', 'acme', failedId)).out).toBe(`Queued ${failedId} again.`);
+    expect((await run('webhooks', 'deliveries', 'acme', 'crm', '--event-type', 'webhook.test')).out.split('\n')).toHaveLength(2);
+    expect((await run('webhooks', 'deliveries', 'acme', 'crm', '--event-type', 'message.delivered')).out).toBe('No deliveries.');
+    expect((await run('webhooks', 'deliveries', 'acme', 'crm', '--message', 'msg_none')).out).toBe('No deliveries.');
+    const shown = await run('webhooks', 'delivery', 'acme', failedId);
+    expect(shown.code, shown.err).toBe(0);
+    expect(shown.out).toMatch(new RegExp(`^${failedId} +pending +webhook\\.test`));
+    expect(shown.out).toContain('  endpoint crm  webhook-id test_');
+    expect(shown.out).toMatch(/^ {2}#1 {2}\d{4}-\d\d-\d\dT\S+ {2}HTTP 500 {2}\d+ ms/m);
+    expect(shown.out).toContain('"answer 500"');
+    // To a disabled endpoint: queued, and it says it waits.
+    await run('webhooks', 'disable', 'acme', 'crm');
+    const waiting = await run('webhooks', 'replay', 'acme', failedId);
+    expect(waiting.out).toBe(`Queued ${failedId} again.\nEndpoint "crm" is disabled: the replay is queued and waits until the endpoint is enabled again. (mailroom webhooks enable acme crm)`);
+    await run('webhooks', 'enable', 'acme', 'crm');
 
     // An endpoint for everything: the range replay queues the two messages' events it never got.
     const all = await run('webhooks', 'add', 'acme', receiver.url, '--id', 'all');
@@ -119,6 +133,11 @@ describe.each(DIALECTS)('mailroom webhooks on %s', (dialect) => {
     await run('webhooks', 'add', 'acme', receiver.url, '--id', 'crm');
     expect((await run('webhooks', 'deliveries', 'acme', 'crm', '--state', 'lost')).code).toBe(1);
     expect((await run('webhooks', 'replay-range', 'acme', 'crm', '--since', 'yesterday', '--until', 'now')).code).toBe(1);
+    const tooLong = await run('webhooks', 'replay-range', 'acme', 'crm', '--since', '2026-01-01T00:00:00Z', '--until', '2026-03-01T00:00:00Z');
+    expect([tooLong.code, tooLong.err.split('\n')[0]]).toEqual([1, '--until must be at most 31 days after --since']);
+    expect((await run('webhooks', 'deliveries', 'acme', 'crm', '--event-type', 'message.exploded')).code).toBe(1);
+    const noDelivery = await run('webhooks', 'delivery', 'acme', 'whd_999');
+    expect([noDelivery.code, noDelivery.err]).toEqual([2, 'Webhook delivery "whd_999" does not exist in organization "acme".']);
     expect((await run('webhooks', 'add', 'acme', receiver.url, '--id', 'crm')).code).toBe(2);
   });
 

@@ -27,10 +27,13 @@ export async function requireOrganization(store: Store, id: string): Promise<Org
   return org;
 }
 
-/** A 400 `invalid_body` in the same shape the validator gives: `details.fields: [{ field, message }]`. */
-export function invalidFields(fields: Array<{ field: string; message: string }>): ApiError {
+/**
+ * A 400 `invalid_body` in the same shape the validator gives: `details.fields: [{ field, message }]`.
+ * `where` names what was wrong, as the validator does: the body, or the query string.
+ */
+export function invalidFields(fields: Array<{ field: string; message: string }>, where: 'body' | 'query' = 'body'): ApiError {
   return new ApiError('invalid_body', {
-    message: `The request body is invalid: ${fields.map((f) => `${f.field} ${f.message}`).join('; ')}.`,
+    message: `The request ${where} is invalid: ${fields.map((f) => `${f.field} ${f.message}`).join('; ')}.`,
     details: { fields },
   });
 }

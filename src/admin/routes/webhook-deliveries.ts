@@ -1,102 +1,55 @@
-import { Type, type Static } from '@sinclair/typebox';
-import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../../http/app-types.js';
-import { responses, Timestamp } from '../../http/schemas.js';
-import { iso, isoOrNull } from '../../http/time.js';
-import type { Store } from '../../storage/store.js';
-import { WEBHOOK_EVENT_TYPES, type WebhookDeliveryView } from '../../webhooks/types.js';
+import { responses } from '../../http/schemas.js';
+import { parseDeliveryId, type DeliveryFilter } from '../../storage/webhook-deliveries.js';
+import {
+  deliveryNotFound, instantOf, replayDeliveries, replayDelivery, replayRangeProblem, waitsForEnable, REPLAY_MAX_RANGE_DAYS,
+} from '../webhook-deliveries.js';
 import { requireEndpoint } from '../webhooks.js';
 import {
-  ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, invalidFields, LookupId, OrgParams, requireOrganization,
+  ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, invalidFields, OrgParams, requireOrganization,
 } from './common.js';
+import {
+  Delivery, DeliveryParams, deliveryView, EndpointDeliveryParams, EndpointParams, LogPage, LogQuery, OrgLogQuery, Queued, RangeBody,
+  type LogPage as Page, type OrgLogQuery as PageQuery,
+} from './webhook-delivery-bodies.js';
 
 /**
  * The delivery log and replays of outbound webhooks (issue 13): newest first, filtered by
  * endpoint, event type, message and outcome, paginated like GET /v1/history (an opaque cursor
  * naming the last delivery of the page). Replays keep the original `webhook-id` and body.
+ * One delivery is reachable under the organization (…/webhooks/deliveries/{delivery_id}) and
+ * under its endpoint (…/webhooks/{id}/deliveries/{delivery_id}: 404 when it is another's).
  */
-
-const Attempt = Type.Object({
-  attempt: Type.Integer(),
-  at: Timestamp,
-  status: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status; null when the receiver did not answer' }),
-  duration_ms: Type.Integer(),
-  response_body: Type.Union([Type.String(), Type.Null()], { description: 'The first 1 KB of the answer' }),
-  error: Type.Union([Type.String(), Type.Null()]),
-});
-
-const Delivery = Type.Object({
-  id: Type.String({ description: 'whd_…' }),
-  endpoint_id: Type.String(),
-  event_type: Type.String(),
-  message_id: Type.Union([Type.String(), Type.Null()]),
-  webhook_id: Type.String({ description: 'The webhook-id header: the same on every attempt and replay' }),
-  state: Type.String({ enum: ['pending', 'succeeded', 'failed'] }),
-  attempts: Type.Integer(),
-  next_attempt_at: Type.Union([Timestamp, Type.Null()]),
-  last_status: Type.Union([Type.Integer(), Type.Null()]),
-  last_error: Type.Union([Type.String(), Type.Null()]),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  log: Type.Array(Attempt),
-});
-
-const LogFilters = {
-  event_type: Type.Optional(Type.String({ enum: [...WEBHOOK_EVENT_TYPES] })),
-  message_id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$' })),
-  state: Type.Optional(Type.String({ enum: ['pending', 'succeeded', 'failed'] })),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
-  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
-};
-const LogQuery = Type.Object(LogFilters);
-const OrgLogQuery = Type.Object({ ...LogFilters, endpoint: Type.Optional(LookupId) });
-const LogPage = Type.Object({ items: Type.Array(Delivery), next_cursor: Type.Union([Type.String(), Type.Null()]) });
-
-const Queued = Type.Object({ queued: Type.Integer({ description: 'Deliveries queued to be sent again (or for the first time)' }) });
-const RangeBody = Type.Object({
-  since: Type.String({ format: 'date-time', description: 'Events that happened at or after this instant' }),
-  until: Type.String({ format: 'date-time', description: '… and before this one' }),
-  only_failed: Type.Optional(Type.Boolean({ description: 'Only deliveries that failed; default false: every event, including ones never delivered' })),
-}, { additionalProperties: false });
-
-const EndpointParams = Type.Object({ org: LookupId, id: LookupId });
-const DeliveryParams = Type.Object({ org: LookupId, delivery_id: Type.String({ minLength: 1, maxLength: 64 }) });
-
-function deliveryView(d: WebhookDeliveryView): Static<typeof Delivery> {
-  return {
-    ...d,
-    next_attempt_at: isoOrNull(d.next_attempt_at),
-    created_at: iso(d.created_at),
-    updated_at: iso(d.updated_at),
-    log: d.log.map((a) => ({ ...a, at: iso(a.at) })),
-  };
-}
 
 const encodeCursor = (deliveryId: string): string => Buffer.from(deliveryId).toString('base64url');
 function decodeCursor(cursor: string): string {
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^whd_[1-9]\d{0,15}$/.test(id)) throw invalidFields([{ field: 'cursor', message: 'is not a cursor returned by this endpoint' }]);
+  if (parseDeliveryId(id) === undefined) throw invalidFields([{ field: 'cursor', message: 'is not a cursor returned by this endpoint' }], 'query');
   return id;
 }
 
-type DeliveryFilter = Parameters<Store['webhookDeliveries']['list']>[1];
-
-const deliveryNotFound = (org: string, id: string) =>
-  new ApiError('not_found', { message: `Webhook delivery "${id}" does not exist in organization "${org}".` });
-
-function instant(field: 'since' | 'until', value: string): number {
-  const ms = Date.parse(value);
-  if (!Number.isFinite(ms)) throw invalidFields([{ field, message: 'must be an ISO 8601 date-time that names a real instant' }]);
-  return ms;
+/** `outcome` is `state` by the issue's word: either, or both when they agree. */
+function stateFilter(q: PageQuery): DeliveryFilter['state'] {
+  if (q.state !== undefined && q.outcome !== undefined && q.state !== q.outcome) {
+    throw invalidFields([{ field: 'outcome', message: 'is the same filter as state: give one, or both equal' }], 'query');
+  }
+  const s = q.state ?? q.outcome;
+  return s === 'pending' || s === 'succeeded' || s === 'failed' ? s : undefined;
 }
 
+const LOG_ERRORS = [...ADMIN_BODY_ERRORS];
+const REPLAY_ERRORS = [...ADMIN_ERRORS, 'conflict' as const];
+const FILTERS = 'Filters: `event_type`, `message_id`, `state` (pending, succeeded, failed; `outcome` is the same filter). '
+  + 'Unknown parameters are refused. Pass `next_cursor` as `cursor` for the next page.';
+
 export function registerWebhookDeliveryRoutes(app: App, { store }: AppServices): void {
-  async function page(orgId: string, q: Static<typeof OrgLogQuery>): Promise<Static<typeof LogPage>> {
+  async function page(orgId: string, q: PageQuery): Promise<Page> {
     const filter: DeliveryFilter = {};
     if (q.endpoint !== undefined) filter.endpointId = q.endpoint;
     if (q.event_type !== undefined) filter.eventType = q.event_type;
     if (q.message_id !== undefined) filter.messageId = q.message_id;
-    if (q.state === 'pending' || q.state === 'succeeded' || q.state === 'failed') filter.state = q.state;
+    const state = stateFilter(q);
+    if (state !== undefined) filter.state = state;
     if (q.cursor !== undefined) filter.before = decodeCursor(q.cursor);
     // One row more than the page tells whether another page exists.
     const rows = await store.webhookDeliveries.list(orgId, filter, q.limit + 1);
@@ -105,14 +58,24 @@ export function registerWebhookDeliveryRoutes(app: App, { store }: AppServices):
     return { items: items.map(deliveryView), next_cursor: rows.length > q.limit && last !== undefined ? encodeCursor(last.id) : null };
   }
 
+  async function one(orgId: string, deliveryId: string, endpointId?: string) {
+    const found = await store.webhookDeliveries.get(orgId, deliveryId);
+    if (found === undefined || (endpointId !== undefined && found.endpoint_id !== endpointId)) throw deliveryNotFound(orgId, deliveryId, endpointId);
+    return deliveryView(found);
+  }
+
+  async function replayOne(orgId: string, deliveryId: string, endpointId?: string) {
+    const r = await replayDelivery(store, orgId, deliveryId, endpointId);
+    return { queued: 1, endpoint_enabled: r.endpointEnabled, ...(r.endpointEnabled ? {} : { message: waitsForEnable(r.endpointId) }) };
+  }
+
   app.get('/organizations/:org/webhooks/:id/deliveries', {
     schema: {
       tags: ADMIN_TAGS, security: ADMIN_SECURITY, summary: "A webhook endpoint's delivery log, newest first",
-      description: 'Each delivery with its attempts (time, HTTP status, duration, the first 1 KB of the answer, error). '
-        + 'Filters: `event_type`, `message_id`, `state` (pending, succeeded, failed). Pass `next_cursor` as `cursor` for the next page.',
+      description: `Each delivery with its attempts (time, HTTP status, duration, the first 1 KB of the answer, error). ${FILTERS}`,
       params: EndpointParams,
       querystring: LogQuery,
-      response: responses({ 200: LogPage }, ADMIN_BODY_ERRORS),
+      response: responses({ 200: LogPage }, LOG_ERRORS),
     },
   }, async (request) => {
     const org = await requireOrganization(store, request.params.org);
@@ -123,10 +86,10 @@ export function registerWebhookDeliveryRoutes(app: App, { store }: AppServices):
   app.get('/organizations/:org/webhooks/deliveries', {
     schema: {
       tags: ADMIN_TAGS, security: ADMIN_SECURITY, summary: "The organization's webhook delivery log, every endpoint, newest first",
-      description: 'As …/webhooks/{id}/deliveries, with `endpoint` as one more filter.',
+      description: `As …/webhooks/{id}/deliveries, with \`endpoint\` as one more filter. ${FILTERS}`,
       params: OrgParams,
       querystring: OrgLogQuery,
-      response: responses({ 200: LogPage }, ADMIN_BODY_ERRORS),
+      response: responses({ 200: LogPage }, LOG_ERRORS),
     },
   }, async (request) => {
     const org = await requireOrganization(store, request.params.org);
@@ -142,33 +105,62 @@ export function registerWebhookDeliveryRoutes(app: App, { store }: AppServices):
     },
   }, async (request) => {
     const org = await requireOrganization(store, request.params.org);
-    const found = await store.webhookDeliveries.get(org.id, request.params.delivery_id);
-    if (found === undefined) throw deliveryNotFound(org.id, request.params.delivery_id);
-    return deliveryView(found);
+    return one(org.id, request.params.delivery_id);
   });
+
+  app.get('/organizations/:org/webhooks/:id/deliveries/:delivery_id', {
+    schema: {
+      tags: ADMIN_TAGS, security: ADMIN_SECURITY, summary: 'One delivery of a webhook endpoint with its attempts',
+      description: 'As …/webhooks/deliveries/{delivery_id}; 404 when the delivery is not this endpoint\'s.',
+      params: EndpointDeliveryParams,
+      response: responses({ 200: Delivery }, ADMIN_ERRORS),
+    },
+  }, async (request) => {
+    const org = await requireOrganization(store, request.params.org);
+    const endpoint = await requireEndpoint(store, org.id, request.params.id);
+    return one(org.id, request.params.delivery_id, endpoint.id);
+  });
+
+  const REPLAY_ONE = 'Queues it now with a fresh retry schedule; the body and `webhook-id` are the original ones. '
+    + 'A delivery being sent at this moment is left to finish: 409 `conflict`, nothing changed. '
+    + 'An endpoint that is disabled gets nothing until it is enabled again: the answer says so (`endpoint_enabled: false`).';
 
   app.post('/organizations/:org/webhooks/deliveries/:delivery_id/replay', {
     schema: {
       tags: ADMIN_TAGS, security: ADMIN_SECURITY, summary: 'Send one webhook delivery again',
-      description: 'Queues it now with a fresh retry schedule; the body and `webhook-id` are the original ones. '
-        + 'A delivery being sent at this moment is left to finish.',
+      description: REPLAY_ONE,
       params: DeliveryParams,
-      response: responses({ 202: Queued }, ADMIN_ERRORS),
+      response: responses({ 202: Queued }, REPLAY_ERRORS),
     },
   }, async (request, reply) => {
     const org = await requireOrganization(store, request.params.org);
-    if (!(await store.webhookDeliveries.replayOne(org.id, request.params.delivery_id, store.clock.now()))) {
-      throw deliveryNotFound(org.id, request.params.delivery_id);
-    }
+    const answer = await replayOne(org.id, request.params.delivery_id);
     reply.code(202);
-    return { queued: 1 };
+    return answer;
+  });
+
+  app.post('/organizations/:org/webhooks/:id/deliveries/:delivery_id/replay', {
+    schema: {
+      tags: ADMIN_TAGS, security: ADMIN_SECURITY, summary: 'Send one delivery of a webhook endpoint again',
+      description: `${REPLAY_ONE} 404 when the delivery is not this endpoint's.`,
+      params: EndpointDeliveryParams,
+      response: responses({ 202: Queued }, REPLAY_ERRORS),
+    },
+  }, async (request, reply) => {
+    const org = await requireOrganization(store, request.params.org);
+    const endpoint = await requireEndpoint(store, org.id, request.params.id);
+    const answer = await replayOne(org.id, request.params.delivery_id, endpoint.id);
+    reply.code(202);
+    return answer;
   });
 
   app.post('/organizations/:org/webhooks/:id/replay', {
     schema: {
-      tags: ADMIN_TAGS, security: ADMIN_SECURITY, summary: "Send again every event of a time range to a webhook endpoint",
+      tags: ADMIN_TAGS, security: ADMIN_SECURITY, summary: 'Send again every event of a time range to a webhook endpoint',
       description: 'Every message event that happened in [`since`, `until`) and that the endpoint subscribes to is queued again '
         + '(events it never received, written while it was disabled, too), keeping each delivery\'s `webhook-id`. '
+        + `The range spans at most ${REPLAY_MAX_RANGE_DAYS} days, and covers the events of messages created at most 7 days before \`since\`. `
+        + 'A delivery created by the replay carries the message\'s current status. Deliveries being sent are left to finish. '
         + '`only_failed: true` queues only deliveries that failed.',
       params: EndpointParams,
       body: RangeBody,
@@ -177,13 +169,16 @@ export function registerWebhookDeliveryRoutes(app: App, { store }: AppServices):
   }, async (request, reply) => {
     const org = await requireOrganization(store, request.params.org);
     const endpoint = await requireEndpoint(store, org.id, request.params.id);
-    const since = instant('since', request.body.since);
-    const until = instant('until', request.body.until);
-    if (until <= since) throw invalidFields([{ field: 'until', message: 'must be after since' }]);
-    const queued = await store.webhookDeliveries.replayRange(
-      org.id, endpoint.id, { since, until, onlyFailed: request.body.only_failed ?? false }, store.clock.now(),
-    );
+    const since = instantOf(request.body.since);
+    const until = instantOf(request.body.until);
+    const real = 'must be an ISO 8601 date-time that names a real instant';
+    if (since === undefined) throw invalidFields([{ field: 'since', message: real }]);
+    if (until === undefined) throw invalidFields([{ field: 'until', message: real }]);
+    const problem = replayRangeProblem(since, until);
+    if (problem !== null) throw invalidFields([problem]);
+    const queued = await replayDeliveries(store, org.id, endpoint.id, { since, until, onlyFailed: request.body.only_failed ?? false });
+    if (typeof queued !== 'number') throw invalidFields([queued]);
     reply.code(202);
-    return { queued };
+    return { queued, endpoint_enabled: endpoint.enabled, ...(endpoint.enabled ? {} : { message: waitsForEnable(endpoint.id) }) };
   });
 }

@@ -217,7 +217,13 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
   }, async (request) => {
     const org = await requireOrganization(store, request.params.org);
     const endpoint = await requireEndpoint(store, org.id, request.params.id);
-    return sendTestEvent(testDeps(), org.id, endpoint.id);
+    try {
+      return await sendTestEvent(testDeps(), org.id, endpoint.id);
+    } catch (e) {
+      // Deleted between the check and the send: a 404 like any missing endpoint, never a 500.
+      await requireEndpoint(store, org.id, endpoint.id);
+      throw e;
+    }
   });
 
   registerWebhookDeliveryRoutes(app, services);
