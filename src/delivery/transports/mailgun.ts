@@ -98,9 +98,12 @@ export function mailgunReceipt(res: ProviderResponse): DeliveryReceipt {
   return id !== '' ? { response, providerMessageId: id } : { response };
 }
 
-export const mailgunTransport: TransportFactory = (svc): Transport => {
+export const mailgunTransport: TransportFactory = (svc, context) => createMailgunTransport({})(svc, context);
+
+/** `timeoutMs`: the HTTP client's per-request deadline (default 30 s); tests shorten it. */
+export const createMailgunTransport = (options: { timeoutMs?: number }): TransportFactory => (svc): Transport => {
   const settings = readMailgunSettings(svc.settings);
-  const http = createProviderHttp({ provider: 'mailgun' });
+  const http = createProviderHttp({ provider: 'mailgun', ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) });
   const composer = rawComposer();
   const authorization = `Basic ${Buffer.from(`api:${settings.apiKey}`).toString('base64')}`;
   const domainPath = encodeURIComponent(settings.domain);

@@ -8,8 +8,8 @@ export interface RawMessage {
   bytes: Buffer;
   /**
    * Every address the message goes to: to, cc and bcc, or `envelopeTo` on a retry for some
-   * recipients only. nodemailer leaves the Bcc header out of the bytes, so the API's envelope
-   * field is the only place bcc recipients appear.
+   * recipients only. The bytes carry no Bcc header, so the API's envelope field is the only
+   * place bcc recipients appear.
    */
   recipients: string[];
 }
@@ -22,12 +22,18 @@ export interface RawComposer {
 /**
  * nodemailer's composer, as the outbox uses it (compose.ts#mailOptions: file and URL access off).
  * No tracking headers: over an API our message id travels in the provider's own metadata field.
+ * The stream transport keeps a Bcc header (keepBcc, right for the outbox's .eml files), which
+ * the provider would hand every recipient: bcc recipients are taken out of the headers and put
+ * in the envelope only, as an SMTP relay gets them.
  */
 export function rawComposer(): RawComposer {
   const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   return {
     async compose(mail) {
-      const info = await composer.sendMail(mailOptions(mail));
+      const e = mail.email;
+      const everyone = [...e.to, ...e.cc, ...e.bcc].map((a) => a.address);
+      const options = mailOptions(mail);
+      const info = await composer.sendMail({ ...options, bcc: [], envelope: options.envelope ?? { from: e.from.address, to: everyone } });
       // `buffer: true` makes it a Buffer; the type also allows the stream of `buffer: false`.
       if (!Buffer.isBuffer(info.message)) throw new Error('nodemailer returned a stream where a buffer was asked for');
       return { bytes: info.message, recipients: info.envelope.to.map(String) };

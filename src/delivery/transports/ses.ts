@@ -84,11 +84,15 @@ export function readSesSettings(settings: Readonly<Record<string, unknown>>): Se
   };
 }
 
-/** Connect within 10 s; an answer within 30 s (a raw send of several MB included). */
-const CONNECT_TIMEOUT_MS = 10_000;
-const REQUEST_TIMEOUT_MS = 30_000;
+export interface SesTransportOptions {
+  /** Connect within 10 s; an answer within 30 s (a raw send of several MB included). Tests shorten them. */
+  connectTimeoutMs: number;
+  requestTimeoutMs: number;
+}
 
-export function sesClient(s: SesSettings): SESv2Client {
+const DEFAULTS: SesTransportOptions = { connectTimeoutMs: 10_000, requestTimeoutMs: 30_000 };
+
+export function sesClient(s: SesSettings, o: SesTransportOptions = DEFAULTS): SESv2Client {
   return new SESv2Client({
     region: s.region,
     ...(s.endpoint !== undefined ? { endpoint: s.endpoint } : {}),
@@ -96,13 +100,15 @@ export function sesClient(s: SesSettings): SESv2Client {
     maxAttempts: 1,
     // Keep-alive agents (the handler's default, 50 sockets); a request timeout that fails the
     // request rather than only logging a warning.
-    requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, socketTimeout: REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true },
+    requestHandler: { connectionTimeout: o.connectTimeoutMs, requestTimeout: o.requestTimeoutMs, socketTimeout: o.requestTimeoutMs, throwOnRequestTimeout: true },
   });
 }
 
-export const sesTransport: TransportFactory = (service): Transport => {
+export const sesTransport: TransportFactory = (service, context) => createSesTransport(DEFAULTS)(service, context);
+
+export const createSesTransport = (options: SesTransportOptions): TransportFactory => (service): Transport => {
   const settings = readSesSettings(service.settings);
-  const client = sesClient(settings);
+  const client = sesClient(settings, options);
   const composer = rawComposer();
   return {
     async send(mail) {
