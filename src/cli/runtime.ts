@@ -2,6 +2,8 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import type { Config } from '../config/env.js';
 import { systemClock, type Clock } from '../domain/clock.js';
+import { exposeBreakers, LocalBreakers, type Breakers } from '../delivery/breaker.js';
+import { RedisBreakers } from '../delivery/breaker-redis.js';
 import { LocalPacer, RedisPacer, type Pacer } from '../delivery/pacing.js';
 import { DeliveryWorker } from '../delivery/worker.js';
 import { openBlobStore, type OpenedBlobs } from '../blobs/index.js';
@@ -51,6 +53,8 @@ export interface Services {
   clock: Clock;
   metrics: Metrics;
   pacer: Pacer;
+  /** Circuit breakers per service: shared through Redis when MAILROOM_REDIS_URL is set, else this process's. */
+  breakers: Breakers;
   redis: Redis | undefined;
   /** Rate limits and CAPTCHA: on the shared Redis when MAILROOM_REDIS_URL is set, else in memory. */
   protection: Protection;
@@ -84,6 +88,8 @@ export function buildServices(config: Config, deps: ServiceDeps): Services {
   const http = deps.webhookHttp
     ?? createWebhookHttp({ policy: settings.urlPolicy, timeoutMs: settings.attemptTimeoutMs, maxConnectionsPerOrigin: settings.endpointConcurrency });
   const wakeup = new Wakeup();
+  const breakers = redis === undefined ? new LocalBreakers(clock) : new RedisBreakers(redis, clock);
+  exposeBreakers(metrics, breakers);
   const protection = createProtection({
     config, clock, metrics, logger: logger.child({ component: 'protection' }), redis, ...deps.protection,
   });
@@ -92,6 +98,7 @@ export function buildServices(config: Config, deps: ServiceDeps): Services {
     clock,
     metrics,
     pacer: redis === undefined ? new LocalPacer(clock) : new RedisPacer(redis, clock),
+    breakers,
     redis,
     protection,
     blobs: deps.blobs ?? openBlobStore({ blobUrl: config.blobUrl, dataDir: config.dataDir, baseUrl: config.baseUrl }),
@@ -132,12 +139,12 @@ export async function createRuntime(config: Config): Promise<Runtime> {
       logger.warn('MAILROOM_TURNSTILE_SECRET_KEY is a Cloudflare test secret: the shared mobile widget refuses every token in production');
     }
   }
-  const { clock, pacer, metrics, blobs } = services;
+  const { clock, pacer, breakers, metrics, blobs } = services;
   return {
     ...services,
     createWorker: () => new DeliveryWorker(
       {
-        store, clock, dataDir: config.dataDir, pacer, metrics, logger: logger.child({ component: 'worker' }),
+        store, clock, dataDir: config.dataDir, pacer, breakers, metrics, logger: logger.child({ component: 'worker' }),
         blobs: blobs.blobs, retentionDays: config.retentionDays,
       },
       { leaseMs: config.worker.leaseMs, batchSize: config.worker.batchSize, pollMs: config.worker.pollMs, reapEveryMs: Math.min(10_000, config.worker.leaseMs), renewEveryMs: Math.min(60_000, Math.floor(config.worker.leaseMs / 3)) },

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
+import type { Metrics } from '../observability/metrics.js';
 
 /**
  * A circuit breaker per service (issue 14, Failover). A service that keeps failing for now
@@ -68,6 +69,12 @@ export interface Breakers {
   view(key: string): Promise<BreakerView>;
   /** Every breaker this process knows of (and, on Redis, every shared one not closed), for /metrics. */
   snapshot(): Promise<Array<{ key: string; state: BreakerState }>>;
+}
+
+/** Makes these breakers the ones /metrics and the admin API read, unless some already are. */
+export function exposeBreakers(metrics: Pick<Metrics, 'breakers'>, breakers: Breakers): void {
+  metrics.breakers.read ??= () => breakers.snapshot();
+  metrics.breakers.view ??= (key) => breakers.view(key);
 }
 
 export const newProbeToken = (): string => randomUUID();

@@ -9,7 +9,7 @@ import { Outcomes } from './outcomes.js';
 import type { Pacer } from './pacing.js';
 import { MAINTENANCE_EVERY_MS, Reaper } from './reaper.js';
 import { attemptThroughChain, type AttemptDeps } from './attempt.js';
-import { LocalBreakers, type Breakers } from './breaker.js';
+import { exposeBreakers, LocalBreakers, type Breakers } from './breaker.js';
 import { failoverSettings, serviceChain } from './failover.js';
 import { addressees, toAddresses, type AttemptResult } from './recipients.js';
 import type { RetryPolicy } from './retry.js';
@@ -95,7 +95,7 @@ export class DeliveryWorker {
     this.outcomes = new Outcomes(deps, this.leases);
     this.reaper = new Reaper(deps, { reapEveryMs: this.options.reapEveryMs, maintenanceEveryMs: MAINTENANCE_EVERY_MS }, () => this.nudge());
     const breakers = deps.breakers ?? new LocalBreakers(deps.clock);
-    deps.metrics.breakers.read ??= () => breakers.snapshot();
+    exposeBreakers(deps.metrics, breakers);
     this.attemptDeps = {
       breakers, pacer: deps.pacer, outcomes: this.outcomes, metrics: deps.metrics, logger: deps.logger, blobs: deps.blobs, clock: deps.clock,
       transportFor: (s) => this.transports.forService(s),

@@ -24,10 +24,20 @@ export interface Metrics {
   /** One outbound webhook attempt, answered or not. */
   webhookAttemptSeconds: Histogram;
   /**
-   * Where `mailroom_service_breaker_state` reads the circuit breakers when scraped: set by the
-   * delivery worker (src/delivery/breaker.ts); unset in a process without one, no series.
+   * The process's circuit breakers (src/delivery/breaker.ts), as `mailroom_service_breaker_state`
+   * reads them when scraped and the admin API's service resource shows them: set where they are
+   * built (buildServices, else the delivery worker); unset, no series and no `breaker` field.
    */
-  breakers: { read?: () => Promise<Array<{ key: string; state: 'closed' | 'half_open' | 'open' }>> };
+  breakers: BreakerReadout;
+}
+
+export type BreakerStateName = 'closed' | 'half_open' | 'open';
+
+export interface BreakerReadout {
+  /** Every breaker known, keyed `<org>/<service>`. */
+  read?: () => Promise<Array<{ key: string; state: BreakerStateName }>>;
+  /** One service's breaker. */
+  view?: (key: string) => Promise<{ state: BreakerStateName; openedAt?: number; consecutiveFailures: number; lastError?: string }>;
 }
 
 /** mailroom_service_breaker_state's values. */

@@ -49,6 +49,7 @@ describe.each(DIALECTS)('admin services on %s', (dialect) => {
       from_email: 'noreply@example.com', max_per_second: 5, version: 1,
       events_url: expect.stringMatching(/^http:\/\/mailroom\.test\/v1\/provider-events\/[A-Za-z0-9_-]{32}$/),
       created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
+      breaker: { state: 'closed', consecutive_failures: 0 },
     });
     expect(created.body).not.toContain('hunter2');
     expect(created.body).not.toContain('BEGIN PRIVATE KEY');

@@ -1,10 +1,11 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { eventsProblems, serviceFields } from '../../config/normalize.js';
 import { ResourceId, ServiceInput } from '../../config/resources.js';
 import type { Service } from '../../domain/types.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../../http/app-types.js';
-import { responses } from '../../http/schemas.js';
+import { responses, Timestamp } from '../../http/schemas.js';
+import { iso } from '../../http/time.js';
 import type { ServiceFields } from '../../storage/services.js';
 import { checkMerged, mergePatch, withoutReadOnly } from '../put-patch.js';
 import { putService } from '../services.js';
@@ -16,6 +17,19 @@ import { EVENTS_SECRETS, SECRET_MASK, ServiceResource, serviceResource, smtpSett
 import { unlessCorrupt } from '../../storage/json.js';
 
 const ServiceParams = Type.Object({ org: LookupId, id: LookupId });
+
+/** The service's circuit breaker (issue 14, Failover), read-only: src/delivery/breaker.ts. */
+const BreakerResource = Type.Object({
+  state: Type.Union([Type.Literal('closed'), Type.Literal('half_open'), Type.Literal('open')], {
+    description: 'closed: messages go; open: they go through the failover chain, or wait; half_open: one probe message may go, its success closes it',
+  }),
+  opened_at: Type.Optional(Timestamp),
+  consecutive_failures: Type.Integer(),
+  last_error: Type.Optional(Type.String()),
+});
+const ShownService = Type.Composite([ServiceResource, Type.Object({ breaker: Type.Optional(BreakerResource) })]);
+/** What GET returns may come back whole: `breaker` is read-only and ignored, as `events_url` is. */
+const ServicePutBody = Type.Composite([ServicePut, Type.Object({ breaker: Type.Optional(Type.Unknown({ description: 'Read-only: ignored' })) })], { additionalProperties: false });
 
 const notFound = (org: string, id: string) =>
   new ApiError('not_found', { message: `Service "${id}" does not exist in organization "${org}".` });
@@ -66,10 +80,20 @@ function withStoredEventSecrets(fields: ServiceFields, current: Service | undefi
   return { ...fields, settings: { ...fields.settings, events } };
 }
 
-export function registerServiceRoutes(app: App, { store, config }: AppServices): void {
+export function registerServiceRoutes(app: App, { store, config, metrics }: AppServices): void {
   const eventsUrl = async (s: Service): Promise<string> =>
     `${config.baseUrl}/v1/provider-events/${(await store.services.eventsToken(s.org_id, s.id)) ?? ''}`;
-  const show = async (s: Service) => serviceResource(s, await eventsUrl(s));
+  const breaker = async (s: Service): Promise<Static<typeof BreakerResource> | undefined> => {
+    const v = await metrics.breakers.view?.(`${s.org_id}/${s.id}`).catch(() => undefined);
+    return v === undefined ? undefined : {
+      state: v.state, consecutive_failures: v.consecutiveFailures,
+      ...(v.openedAt !== undefined ? { opened_at: iso(v.openedAt) } : {}), ...(v.lastError !== undefined ? { last_error: v.lastError } : {}),
+    };
+  };
+  const show = async (s: Service): Promise<Static<typeof ShownService>> => {
+    const b = await breaker(s);
+    return { ...serviceResource(s, await eventsUrl(s)), ...(b !== undefined ? { breaker: b } : {}) };
+  };
 
   app.get('/organizations/:org/services', {
     schema: {
@@ -77,7 +101,7 @@ export function registerServiceRoutes(app: App, { store, config }: AppServices):
       security: ADMIN_SECURITY,
       summary: "List an organization's email services",
       params: OrgParams,
-      response: responses({ 200: Type.Object({ items: Type.Array(ServiceResource) }) }, ADMIN_ERRORS),
+      response: responses({ 200: Type.Object({ items: Type.Array(ShownService) }) }, ADMIN_ERRORS),
     },
   }, async (request) => {
     const org = await requireOrganization(store, request.params.org);
@@ -90,7 +114,7 @@ export function registerServiceRoutes(app: App, { store, config }: AppServices):
       security: ADMIN_SECURITY,
       summary: 'One email service (secrets masked)',
       params: ServiceParams,
-      response: responses({ 200: ServiceResource }, ADMIN_ERRORS),
+      response: responses({ 200: ShownService }, ADMIN_ERRORS),
     },
   }, async (request) => {
     const org = await requireOrganization(store, request.params.org);
@@ -121,12 +145,12 @@ export function registerServiceRoutes(app: App, { store, config }: AppServices):
       summary: 'Create or replace an email service',
       description: `Replaces the whole service and takes what GET returns (\`id\`, \`version\`, \`created_at\`, \`updated_at\` are ignored; an \`id\` other than the URL's is refused). \`provider\`, \`default\` and, for smtp, \`smtp.host\` and \`smtp.port\` are required; left-out optional settings are unset. \`default: true\` clears the default flag of the others. A \`pass\` or DKIM \`private_key\` of "${SECRET_MASK}" keeps the stored one. Updating a service puts the messages held on its error (\`held_service_error\`) back in the queue.`,
       params: Type.Object({ org: LookupId, id: ResourceId }),
-      body: ServicePut,
-      response: responses({ 200: ServiceResource, 201: ServiceResource }, ADMIN_BODY_ERRORS),
+      body: ServicePutBody,
+      response: responses({ 200: ShownService, 201: ShownService }, ADMIN_BODY_ERRORS),
     },
   }, async (request, reply) => {
     const org = await requireOrganization(store, request.params.org);
-    const { events_url: _url, ...body } = withoutReadOnly(request.body, request.params.id);
+    const { events_url: _url, breaker: _breaker, ...body } = withoutReadOnly(request.body, request.params.id);
     const { created, service } = await put(org.id, request.params.id, body);
     reply.code(created ? 201 : 200);
     return show(service);
@@ -140,7 +164,7 @@ export function registerServiceRoutes(app: App, { store, config }: AppServices):
       description: 'Changes only the fields the body names; `smtp` merges into the stored block one level deep (`dkim` is replaced whole). Unknown fields are 400.',
       params: ServiceParams,
       body: ServicePatch,
-      response: responses({ 200: ServiceResource }, ADMIN_BODY_ERRORS),
+      response: responses({ 200: ShownService }, ADMIN_BODY_ERRORS),
     },
   }, async (request) => {
     const org = await requireOrganization(store, request.params.org);
@@ -158,7 +182,7 @@ export function registerServiceRoutes(app: App, { store, config }: AppServices):
       summary: "Give a service a new events URL",
       description: 'A new random token in `events_url`; the old URL answers 404 at once. Paste the new URL into the provider\'s console (events posted to the old one in between are refused, and providers retry them).',
       params: ServiceParams,
-      response: responses({ 200: ServiceResource }, ADMIN_ERRORS),
+      response: responses({ 200: ShownService }, ADMIN_ERRORS),
     },
   }, async (request) => {
     const org = await requireOrganization(store, request.params.org);
