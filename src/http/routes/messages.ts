@@ -19,6 +19,7 @@ const Message = Type.Object({
   sent_at: Type.Union([Timestamp, Type.Null()]),
   template_id: Type.String(),
   service_id: Type.String(),
+  sent_via: Type.Optional(Type.String({ description: 'The service that sent it (its `sent` event names it): `service_id` unless the message failed over to another service of its chain' })),
   events: Type.Array(TimelineEventSchema, { description: 'Oldest first (in the order recorded); see the README, "Events after hand-off"' }),
   recipients: Type.Optional(Type.Array(Type.Object({
     address: Type.String(),
@@ -34,6 +35,13 @@ const Message = Type.Object({
 });
 
 const notFound = () => new ApiError('message_not_found');
+
+/** The service of the latest `sent` event (failover may have sent it through another than service_id). */
+function sentVia(events: ReadonlyArray<{ type: string; detail: Record<string, unknown> | null }>): { sent_via?: string } {
+  const sent = events.findLast((e) => e.type === 'sent' && typeof e.detail?.service_id === 'string');
+  const via = sent?.detail?.service_id;
+  return typeof via === 'string' ? { sent_via: via } : {};
+}
 
 /**
  * GET /v1/messages/{id}: any message of the organization with a private key; with a public
@@ -78,6 +86,7 @@ export function registerMessages(app: App, { store, clock, config }: AppServices
       sent_at: isoOrNull(message.sent_at),
       template_id: message.template_id,
       service_id: message.service_id,
+      ...sentVia(events),
       events: events.map((e) => timelineEntry(e, caller.key.type === 'private')),
       ...(recipients !== undefined ? {
         recipients: recipients.map((r) => ({ address: r.address, kind: r.kind, state: r.state, ...(r.reason !== null ? { reason: r.reason } : {}) })),
