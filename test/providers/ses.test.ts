@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Service } from '../../src/domain/types.js';
+import { throttlePause } from '../../src/delivery/pacing.js';
 import { DeliveryError, ServiceTestError, type OutgoingEmail, type Transport } from '../../src/delivery/transport.js';
 import { createSesTransport, readSesSettings, sesTransport } from '../../src/delivery/transports/ses.js';
 import { Closer } from '../support/cleanup.js';
@@ -107,6 +108,8 @@ describe.each(DIALECTS)('SES transport through the worker on %s', (dialect) => {
       expect([error.type, status === 'deferred' ? last.type : m!.status]).toEqual([error.type, status]);
       if (status === 'deferred') expect(m!.status).toBe('queued');
       expect(m!.last_error).toMatch(reason);
+      // Throttling pauses the service's pacing (SES gives no Retry-After): past the pause, before the retry.
+      if (error.status === 429) s.t.clock.advance(throttlePause(undefined) + 1);
     }
     expect(fake.received).toHaveLength(0);
     expect(fake.requests).toHaveLength(cases.length);
