@@ -1,0 +1,149 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UNAVAILABLE } from '../../src/delivery/failover.js';
+import { recordProviderEvents } from '../../src/events/record.js';
+import { Closer } from '../support/cleanup.js';
+import { smtpError } from '../support/smtp-sink.js';
+import { DIALECTS, postgresAvailable } from '../support/stores.js';
+import { insertQueued, privateHeaders, row } from './harness.js';
+import { bringUp, deliveriesPerMessage, failoverSetup, takeDown, type FailoverSetup } from './failover-harness.js';
+
+const pgUp = await postgresAvailable();
+
+interface MessageBody { status: string; service_id: string; sent_via?: string; events: Array<{ type: string; details?: Record<string, unknown> }> }
+
+async function message(s: FailoverSetup, id: string): Promise<MessageBody> {
+  const res = await s.app.inject({ method: 'GET', url: `/v1/messages/${id}`, headers: privateHeaders });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json<MessageBody>();
+}
+
+const gauge = async (s: FailoverSetup, service: string): Promise<string | undefined> =>
+  new RegExp(`^mailroom_service_breaker_state\\{org="acme",service="${service}"\\} (\\d)$`, 'm').exec(await s.metrics.registry.metrics())?.[1];
+
+describe.each(DIALECTS)('failover and the circuit breaker on %s', (dialect) => {
+  const skip = dialect === 'postgres' && !pgUp;
+  let closer = new Closer();
+  beforeEach(() => {
+    closer = new Closer();
+  });
+  afterEach(async () => {
+    await closer.closeAll();
+  });
+
+  it.skipIf(skip)('a provider that is down: its breaker opens, messages fail over, one probe brings it back; no message sent twice', async () => {
+    const s = await failoverSetup(dialect, closer);
+    const worker = s.worker();
+    takeDown(s.primary);
+    const first = await insertQueued(s.store, 5, s.clock.now(), 'primary');
+
+    // Five transient failures at once: deferred on the schedule, and the breaker opens.
+    expect(await worker.runOnce()).toBe(5);
+    for (const id of first) expect((await row(s.store, id)).status).toBe('queued');
+    const opened = await s.admin('/organizations/acme/services/primary');
+    expect(opened.breaker).toMatchObject({ state: 'open', consecutive_failures: 5, opened_at: new Date(s.clock.now()).toISOString() });
+    expect(String((opened.breaker as { last_error?: string }).last_error)).toMatch(/421/);
+    expect((await s.admin('/organizations/acme/services/backup')).breaker).toEqual({ state: 'closed', consecutive_failures: 0 });
+    expect(await gauge(s, 'primary')).toBe('2');
+
+    // The retries (10 s later) find it open: every one goes through backup, primary hears nothing.
+    const refusedBefore = s.primary.connections;
+    s.clock.advance(10_000);
+    expect(await worker.runOnce()).toBe(5);
+    expect(s.primary.connections).toBe(refusedBefore);
+    expect(s.backup.received).toHaveLength(5);
+    for (const id of first) {
+      const m = await message(s, id);
+      expect(m).toMatchObject({ status: 'sent', service_id: 'primary', sent_via: 'backup' });
+      expect(m.events.at(-1)).toMatchObject({ type: 'sent', details: { service_id: 'backup' } });
+    }
+
+    // 30 s after it opened: half-open. The provider is back; of three messages one is the probe
+    // (through primary), the other two do not wait for it and fail over.
+    bringUp(s.primary);
+    s.clock.advance(20_000);
+    expect(await gauge(s, 'primary')).toBe('1');
+    const second = await insertQueued(s.store, 3, s.clock.now(), 'primary');
+    expect(await worker.runOnce()).toBe(3);
+    expect(s.primary.received).toHaveLength(1);
+    expect(s.backup.received).toHaveLength(7);
+    expect((await s.admin('/organizations/acme/services/primary')).breaker).toEqual({ state: 'closed', consecutive_failures: 0 });
+    expect(await gauge(s, 'primary')).toBe('0');
+    const viaPrimary = [];
+    for (const id of second) if ((await message(s, id)).sent_via === 'primary') viaPrimary.push(id);
+    expect(viaPrimary).toHaveLength(1);
+
+    // Closed again: messages go through primary.
+    const third = await insertQueued(s.store, 2, s.clock.now(), 'primary');
+    expect(await worker.runOnce()).toBe(2);
+    expect(s.primary.received).toHaveLength(3);
+    for (const id of third) expect((await message(s, id)).sent_via).toBe('primary');
+
+    const counts = deliveriesPerMessage(s.primary, s.backup);
+    expect(counts.size).toBe(10);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+
+    // Provider events reach the message through either service's events (same organization).
+    const outcomes = await recordProviderEvents(s.store, { clock: s.clock, metrics: s.metrics, logger: { warn: () => undefined } }, { orgId: 'acme', serviceId: 'backup' }, [{
+      source: 'postmark', eventKey: 'evt-1', type: 'delivered', at: s.clock.now(), recipient: null, match: { messageId: first[0] }, reason: null,
+    }]);
+    expect(outcomes).toEqual(['recorded']);
+  });
+
+  it.skipIf(skip)('no service left: messages wait, their attempts not counted, never failed by the breaker; sent once it is back', async () => {
+    const s = await failoverSetup(dialect, closer, { primarySettings: {} });
+    const worker = s.worker();
+    takeDown(s.primary);
+    const ids = await insertQueued(s.store, 5, s.clock.now(), 'primary');
+    expect(await worker.runOnce()).toBe(5);
+    // Many rounds past the policy's 10 attempts: each round before the half-open waits uncounted.
+    for (let round = 0; round < 12; round++) {
+      s.clock.advance(10_000);
+      await worker.runOnce();
+    }
+    for (const id of ids) {
+      const m = await row(s.store, id);
+      expect(m.status).toBe('queued');
+      expect(m.attempts).toBeLessThan(10);
+    }
+    const waiting = await message(s, ids[0]!);
+    expect(waiting.events.some((e) => e.type === 'deferred' && e.details?.reason === UNAVAILABLE)).toBe(true);
+
+    bringUp(s.primary);
+    for (let round = 0; round < 6 && (await Promise.all(ids.map((id) => row(s.store, id)))).some((m) => m.status !== 'sent'); round++) {
+      s.clock.advance(30_000);
+      await worker.runOnce();
+    }
+    for (const id of ids) expect((await row(s.store, id)).status).toBe('sent');
+    expect(s.backup.received).toHaveLength(0);
+    expect([...deliveriesPerMessage(s.primary).values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it.skipIf(skip)('a bounce is final: failover does not resend it elsewhere', async () => {
+    const s = await failoverSetup(dialect, closer);
+    const worker = s.worker();
+    s.primary.behaviour.rcpt = () => smtpError(550, '5.1.1 No such user');
+    const [id] = await insertQueued(s.store, 1, s.clock.now(), 'primary');
+    expect(await worker.runOnce()).toBe(1);
+    expect((await row(s.store, id!)).status).toBe('bounced');
+    expect(s.backup.received).toHaveLength(0);
+    expect((await s.admin('/organizations/acme/services/primary')).breaker).toEqual({ state: 'closed', consecutive_failures: 0 });
+  });
+
+  it.skipIf(skip)('held_service_error is not failed over unless the service opts in', async () => {
+    const auth = { user: 'mailer', pass: 'right' };
+    const held = await failoverSetup(dialect, closer, { primaryAuth: auth });
+    const [a] = await insertQueued(held.store, 1, held.clock.now(), 'primary');
+    expect(await held.worker().runOnce()).toBe(1);
+    expect((await row(held.store, a!)).status).toBe('held_service_error');
+    expect(held.backup.received).toHaveLength(0);
+
+    const opted = await failoverSetup(dialect, closer, { primaryAuth: auth, primarySettings: { failover: ['backup'], failover_on_service_error: true } });
+    const [b] = await insertQueued(opted.store, 1, opted.clock.now(), 'primary');
+    expect(await opted.worker().runOnce()).toBe(1);
+    expect(opted.primary.authAttempts).toEqual([{ user: 'mailer', ok: false }]);
+    expect(opted.backup.received).toHaveLength(1);
+    const m = await message(opted, b!);
+    expect(m).toMatchObject({ status: 'sent', sent_via: 'backup' });
+    expect(m.events.map((e) => e.type)).toEqual(['queued', 'sending', 'sent']);
+  });
+});
