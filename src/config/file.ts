@@ -5,6 +5,7 @@ import { templateProblems } from '../templates/check.js';
 import { ConfigError } from './env.js';
 import { parseEndpointUrl } from '../webhooks/url-guard.js';
 import { eventFilter, eventsProblems, secretProblem, templateFields } from './normalize.js';
+import { failoverProblems, serviceProblems } from './provider-settings.js';
 import { ConfigFile } from './resources.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -93,10 +94,20 @@ function semanticProblems(config: ConfigFile): string[] {
       if (serviceIds.has(s.id)) problems.push(`${at}/services/${i}/id: service "${s.id}" appears twice`);
       serviceIds.add(s.id);
       if (s.default === true) defaults += 1;
-      if (s.provider === 'smtp' && s.smtp === undefined) problems.push(`${at}/services/${i}: provider smtp needs an smtp block`);
+      for (const p of serviceProblems(s.id, s)) {
+        // "provider sendgrid needs a sendgrid block": the block is missing, not a field inside it.
+        if (p.field === s.provider) problems.push(`${at}/services/${i}: provider ${s.provider} needs ${/^s(mtp|es)$/.test(s.provider) ? 'an' : 'a'} ${s.provider} block`);
+        else problems.push(`${at}/services/${i}/${p.field.replaceAll('.', '/')}: ${p.message}`);
+      }
       for (const p of eventsProblems(s.events)) problems.push(`${at}/services/${i}/${p.field.replace('.', '/')}: ${p.message}`);
     });
     if (defaults > 1) problems.push(`${at}/services: more than one service is marked default`);
+    // A failover chain names services of the same organization in this file (issue 14).
+    const chains = new Map((org.services ?? []).map((s) => [s.id, s.failover ?? []]));
+    (org.services ?? []).forEach((s, i) => {
+      if (s.failover === undefined) return;
+      for (const p of failoverProblems(s.id, chains)) problems.push(`${at}/services/${i}/${p.field.replaceAll('.', '/')}: ${p.message}`);
+    });
 
     const templateIds = new Set<string>();
     (org.templates ?? []).forEach((t, i) => {

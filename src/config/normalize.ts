@@ -6,6 +6,7 @@ import type { ServiceFields } from '../storage/services.js';
 import type { TemplateFields } from '../storage/templates.js';
 import { isValidSecret } from '../webhooks/signing.js';
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES, type WebhookEventFilter, type WebhookEventType } from '../webhooks/types.js';
+import { providerSettings } from './provider-settings.js';
 import type { EventsInput, OrganizationSettingsInput, SecurityInput, ServiceInput, TemplateInput } from './resources.js';
 
 /**
@@ -63,6 +64,7 @@ export function serviceFields(input: ServiceInput): ServiceFields {
   if (input.bounce_domain !== undefined) settings.bounce_domain = input.bounce_domain.toLowerCase();
   if (input.complaint_address !== undefined) settings.complaint_address = input.complaint_address.toLowerCase();
   if (input.events !== undefined) settings.events = eventsSettings(input.events);
+  Object.assign(settings, providerSettings(input));
   return {
     provider: input.provider,
     settings,

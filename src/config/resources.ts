@@ -96,10 +96,67 @@ export const EventsInput = Type.Object({
 }, { additionalProperties: false });
 export type EventsInput = Static<typeof EventsInput>;
 
+/** Every provider a service may name; each but the outbox takes the settings block of its name. */
+export const PROVIDERS = ['smtp', 'outbox', 'ses', 'postmark', 'sendgrid', 'mailgun', 'resend'] as const;
+export type Provider = (typeof PROVIDERS)[number];
+
+/** Providers reached over their HTTP API (issue 14), each with its own settings block. */
+export const HTTP_PROVIDERS = ['ses', 'postmark', 'sendgrid', 'mailgun', 'resend'] as const;
+export type HttpProvider = (typeof HTTP_PROVIDERS)[number];
+
+const Endpoint = Type.Optional(Type.String({
+  pattern: '^https?://[^/?#\\s]+(/[^?#\\s]*)?$',
+  maxLength: 2048,
+  description: "Replaces the API's base URL (a regional endpoint, a proxy, a test server): http(s), no query",
+}));
+const Secret = (what: string) => Type.String({ minLength: 1, maxLength: 1000, description: `${what} (write-only: reads show "********"; send that back to keep the stored one)` });
+
+/** SES v2 over the AWS SDK. No keys: the SDK's default chain (environment, profile, instance role). */
+export const SesInput = Type.Object({
+  region: Type.String({ pattern: '^[a-z]{2}(-[a-z]+)+-\\d{1,2}$', description: 'e.g. eu-west-1' }),
+  access_key_id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9]{1,128}$', description: 'With secret_access_key, or neither (the default chain)' })),
+  secret_access_key: Type.Optional(Secret('The secret of access_key_id')),
+  configuration_set: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' })),
+  endpoint: Endpoint,
+}, { additionalProperties: false });
+
+export const PostmarkInput = Type.Object({
+  server_token: Secret('The Server API token (X-Postmark-Server-Token)'),
+  message_stream: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$', description: 'Default outbound' })),
+  endpoint: Endpoint,
+}, { additionalProperties: false });
+
+export const SendgridInput = Type.Object({
+  api_key: Secret('An API key with the mail.send scope'),
+  endpoint: Endpoint,
+}, { additionalProperties: false });
+
+export const MailgunInput = Type.Object({
+  domain: Type.String({ pattern: '^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$', description: 'The sending domain as Mailgun lists it' }),
+  api_key: Secret('The private API key'),
+  region: Type.Optional(literals(['us', 'eu'] as const)),
+  endpoint: Endpoint,
+}, { additionalProperties: false });
+
+export const ResendInput = Type.Object({
+  api_key: Secret('An API key (re_…) allowed to send'),
+  endpoint: Endpoint,
+}, { additionalProperties: false });
+
 export const ServiceInput = Type.Object({
-  provider: literals(['smtp', 'outbox'] as const),
+  provider: literals(PROVIDERS),
   default: Type.Optional(Type.Boolean()),
   smtp: Type.Optional(SmtpInput),
+  ses: Type.Optional(SesInput),
+  postmark: Type.Optional(PostmarkInput),
+  sendgrid: Type.Optional(SendgridInput),
+  mailgun: Type.Optional(MailgunInput),
+  resend: Type.Optional(ResendInput),
+  failover: Type.Optional(Type.Array(ResourceId, {
+    maxItems: 10,
+    description: "Services of the same organization tried in order while this one's circuit breaker is open (not itself, no cycles)",
+  })),
+  failover_on_service_error: Type.Optional(Type.Boolean({ description: 'Also fail over on held_service_error (authentication, an unverified sender); default false' })),
   from_email: Type.Optional(Type.String({ minLength: 3 })),
   from_name: Type.Optional(Type.String()),
   max_per_second: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.Null()])),

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
-  CaptchaInput, EventsInput, OrganizationSettingsInput, SecurityInput, ServiceInput, SmtpInput, TemplateInput,
+  CaptchaInput, EventsInput, MailgunInput, OrganizationSettingsInput, PostmarkInput, ResendInput, SecurityInput, SendgridInput, ServiceInput,
+  SesInput, SmtpInput, TemplateInput,
 } from '../../config/resources.js';
 
 /**
@@ -68,9 +69,15 @@ export const ServicePut = Type.Composite([
 export type ServicePut = Static<typeof ServicePut>;
 
 export const ServicePatch = Type.Composite([
-  Type.Partial(Type.Omit(ServiceInput, ['smtp', 'events'])),
+  Type.Partial(Type.Omit(ServiceInput, ['smtp', 'events', 'ses', 'postmark', 'sendgrid', 'mailgun', 'resend'])),
   Type.Object({
     smtp: Type.Optional(Type.Partial(SmtpInput)),
+    // Provider blocks merge one level deep as well (a new api_key alone, a region alone).
+    ses: Type.Optional(Type.Partial(SesInput)),
+    postmark: Type.Optional(Type.Partial(PostmarkInput)),
+    sendgrid: Type.Optional(Type.Partial(SendgridInput)),
+    mailgun: Type.Optional(Type.Partial(MailgunInput)),
+    resend: Type.Optional(Type.Partial(ResendInput)),
     // Merged into the stored block one level deep; the result must then name what its source needs.
     events: Type.Optional(Type.Partial(EventsInput)),
   }),

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { eventsProblems, serviceFields } from '../../config/normalize.js';
+import { failoverProblems, serviceProblems, storedFailover } from '../../config/provider-settings.js';
 import { ResourceId, ServiceInput } from '../../config/resources.js';
 import type { Service } from '../../domain/types.js';
 import { ApiError } from '../../errors/api-error.js';
@@ -14,6 +15,7 @@ import {
   ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, invalidFields, LookupId, NoContent, OrgParams, requireOrganization,
 } from './common.js';
 import { EVENTS_SECRETS, SECRET_MASK, ServiceResource, serviceResource, smtpSettings } from './resources.js';
+import { providerResource, ProviderResourceFields, withStoredProviderSecrets } from './service-providers.js';
 import { unlessCorrupt } from '../../storage/json.js';
 
 const ServiceParams = Type.Object({ org: LookupId, id: LookupId });
@@ -27,7 +29,7 @@ const BreakerResource = Type.Object({
   consecutive_failures: Type.Integer(),
   last_error: Type.Optional(Type.String()),
 });
-const ShownService = Type.Composite([ServiceResource, Type.Object({ breaker: Type.Optional(BreakerResource) })]);
+const ShownService = Type.Composite([ServiceResource, Type.Object({ ...ProviderResourceFields, breaker: Type.Optional(BreakerResource) })]);
 /** What GET returns may come back whole: `breaker` is read-only and ignored, as `events_url` is. */
 const ServicePutBody = Type.Composite([ServicePut, Type.Object({ breaker: Type.Optional(Type.Unknown({ description: 'Read-only: ignored' })) })], { additionalProperties: false });
 
@@ -38,13 +40,12 @@ const notFound = (org: string, id: string) =>
  * Normalises the body as the config file does, and puts stored secrets back where the body
  * repeats their mask, so GET → edit → PUT never stores "********" as a password.
  */
-function wantedFields(input: ServiceInput, current: Service | undefined): ServiceFields {
-  if (input.provider === 'smtp' && input.smtp === undefined) {
-    throw invalidFields([{ field: 'smtp', message: 'is required when provider is smtp' }]);
-  }
-  const eventsMissing = eventsProblems(input.events);
-  if (eventsMissing.length > 0) throw invalidFields(eventsMissing);
-  const fields = withStoredEventSecrets(serviceFields(input), current);
+function wantedFields(id: string, input: ServiceInput, current: Service | undefined): ServiceFields {
+  // The block the provider needs (a sendgrid service without `sendgrid` is a 400 naming it), SES keys, the chain's own rules.
+  const missing = [...serviceProblems(id, input), ...eventsProblems(input.events)];
+  if (missing.length > 0) throw invalidFields(missing);
+  const normalized = withStoredEventSecrets(serviceFields(input), current);
+  const fields = { ...normalized, settings: withStoredProviderSecrets(normalized.settings, current) };
   const wantedSmtp = smtpSettings(fields.settings);
   if (wantedSmtp === null) return fields;
   const stored = current === undefined ? null : smtpSettings(current.settings);
@@ -92,7 +93,7 @@ export function registerServiceRoutes(app: App, { store, config, metrics }: AppS
   };
   const show = async (s: Service): Promise<Static<typeof ShownService>> => {
     const b = await breaker(s);
-    return { ...serviceResource(s, await eventsUrl(s)), ...(b !== undefined ? { breaker: b } : {}) };
+    return { ...serviceResource(s, await eventsUrl(s)), ...providerResource(s.settings), ...(b !== undefined ? { breaker: b } : {}) };
   };
 
   app.get('/organizations/:org/services', {
@@ -128,7 +129,14 @@ export function registerServiceRoutes(app: App, { store, config, metrics }: AppS
     const now = store.clock.now();
     const { outcome, service } = await store.transaction(async (tx) => {
       // A stored row that cannot be read is what this PUT may be fixing: it keeps no secrets.
-      const fields = wantedFields(input, await unlessCorrupt(tx.services.get(orgId, id)));
+      const fields = wantedFields(id, input, await unlessCorrupt(tx.services.get(orgId, id)));
+      // The chain names services of this organization, and leads back to none (A → B → A).
+      if (input.failover !== undefined && input.failover.length > 0) {
+        const chains = new Map((await tx.services.list(orgId)).map((s) => [s.id, storedFailover(s.settings)]));
+        chains.set(id, input.failover);
+        const problems = failoverProblems(id, chains);
+        if (problems.length > 0) throw invalidFields(problems);
+      }
       // As from the config file: an update may be a fix, so messages held on this service's
       // error go back to the queue.
       const { result } = await putService(tx, orgId, id, fields, now);
@@ -170,7 +178,7 @@ export function registerServiceRoutes(app: App, { store, config, metrics }: AppS
     const org = await requireOrganization(store, request.params.org);
     const current = await store.services.get(org.id, request.params.id);
     if (current === undefined) throw notFound(org.id, request.params.id);
-    const { id: _i, version: _v, created_at: _c, updated_at: _u, events_url: _url, ...base } = serviceResource(current, '');
+    const { id: _i, version: _v, created_at: _c, updated_at: _u, events_url: _url, ...base } = { ...serviceResource(current, ''), ...providerResource(current.settings) };
     const merged = checkMerged(ServicePut, mergePatch(base, request.body));
     return show((await put(org.id, current.id, merged)).service);
   });
