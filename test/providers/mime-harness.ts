@@ -66,7 +66,8 @@ export function providerHarness(dialect: Dialect) {
     get closer(): Closer {
       return closer;
     },
-    async setup(provider: string, factory: TransportFactory, settings: Record<string, unknown>): Promise<ProviderSetup> {
+    /** `factory` undefined: the built-in transports, in their worker thread (compiled, from dist/). */
+    async setup(provider: string, factory: TransportFactory | undefined, settings: Record<string, unknown>): Promise<ProviderSetup> {
       const dataDir = tempDir(closer, 'mailroom-provider-');
       const t = await freshApp(dialect, { MAILROOM_DATA_DIR: dataDir });
       closer.defer(() => t.cleanup());
@@ -79,7 +80,7 @@ export function providerHarness(dialect: Dialect) {
       const blobs = openBlobStore({ blobUrl: undefined, dataDir, baseUrl: t.config.baseUrl }).blobs;
       const worker = new DeliveryWorker({
         store: t.store, clock: t.clock, dataDir, pacer: new LocalPacer(t.clock), metrics: createMetrics(), logger: quiet, blobs,
-        transports: { [provider]: factory },
+        ...(factory !== undefined ? { transports: { [provider]: factory } } : {}),
       }, { batchSize: 50, leaseMs: 60_000, pollMs: 20, reapEveryMs: 10_000 });
       closer.defer(() => worker.stop(2_000));
       return {
