@@ -129,11 +129,11 @@ export async function attemptThroughChain(deps: AttemptDeps, input: AttemptInput
 
 /**
  * What the breaker hears of a failed send: a transient failure of the whole message counts;
- * anything else (a bounce, a refusal, a service error, recipients refused one by one) is the
- * service answering, which proves it reachable.
+ * anything else (a bounce, a refusal, a service error, recipients refused one by one, and
+ * throttling, which the pacer answers) is the service answering, which proves it reachable.
  */
 function report(breakers: Breakers, route: Route, err: DeliveryError): Promise<void> {
-  return err.kind === 'temporary' && err.refused.length === 0
+  return err.kind === 'temporary' && err.refused.length === 0 && err.options.throttled !== true
     ? breakers.failed(route.key, route.admission, err.message)
     : breakers.succeeded(route.key, route.admission);
 }
