@@ -14,7 +14,9 @@ const MessageEventData = Type.Object({
   organization_id: Type.String(),
   template_id: Type.String(),
   service_id: Type.String(),
-  status: Type.String({ description: "The message's status as this event left it" }),
+  status: Type.String({
+    description: "The message's status as this event left it; a delivery created later by a range replay (an event the endpoint never got) carries the message's current status",
+  }),
   sequence: Type.Integer({
     minimum: 1,
     description: "The event's rank in its message's timeline (1, 2, …): a receiver that already has a higher one for the message may ignore a lower one that arrives late",
@@ -25,7 +27,7 @@ const MessageEventData = Type.Object({
   provider: Type.Optional(Type.String({ description: 'Events after hand-off: where the event came from (ses, postmark, sendgrid, mailgun, resend, dsn, arf)' })),
   details: Type.Optional(Type.Object({}, {
     additionalProperties: true,
-    description: "The event's other fields (attempt of message.sending, retry_at of message.deferred, a provider's remote status, …); absent when there are none",
+    description: "The event's other fields (attempt of message.sending, retry_at of message.deferred, response and recipients of message.sent, a provider's remote status, …); absent when there are none",
   })),
 });
 
@@ -47,7 +49,7 @@ export const WEBHOOK_COMPONENT_SCHEMAS: Record<string, TSchema> = {
 const HEADERS = [
   {
     name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' },
-    description: 'Unique per event and endpoint, the same on every retry and replay: deduplicate on it',
+    description: 'Unique per event: the same at every endpoint that gets the event, on every retry and on every replay, so deduplicate on it (each webhook.test has its own)',
   },
   {
     name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string', pattern: '^\\d+$' },

@@ -25,6 +25,9 @@ describe('OpenAPI document: outbound webhooks', () => {
       const doc = res.json<Document>();
       expect(doc.openapi).toBe('3.1.0');
       expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+      // webhook-id is per event, not per endpoint.
+      const idHeader = doc.webhooks['message.delivered']?.post.parameters.find((p) => p.name === 'webhook-id') as { description?: string } | undefined;
+      expect(idHeader?.description).toMatch(/^Unique per event: the same at every endpoint/);
       for (const [type, { post }] of Object.entries(doc.webhooks)) {
         expect(post.parameters.filter((p) => p.in === 'header' && p.required).map((p) => p.name), type)
           .toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
@@ -50,7 +53,8 @@ describe('OpenAPI document: outbound webhooks', () => {
         [admin, 'get'], [admin, 'post'], [`${admin}/{id}`, 'get'], [`${admin}/{id}`, 'put'], [`${admin}/{id}`, 'patch'], [`${admin}/{id}`, 'delete'],
         [`${admin}/{id}/rotate-secret`, 'post'], [`${admin}/{id}/test`, 'post'], [`${admin}/{id}/enable`, 'post'], [`${admin}/{id}/deliveries`, 'get'],
         [`${admin}/{id}/replay`, 'post'], [`${admin}/deliveries`, 'get'], [`${admin}/deliveries/{delivery_id}`, 'get'],
-        [`${admin}/deliveries/{delivery_id}/replay`, 'post'],
+        [`${admin}/deliveries/{delivery_id}/replay`, 'post'], [`${admin}/{id}/deliveries/{delivery_id}`, 'get'],
+        [`${admin}/{id}/deliveries/{delivery_id}/replay`, 'post'],
       ] as const;
       for (const [p, method] of routes) {
         expect(doc.paths[p]?.[method], `${method} ${p}`).toMatchObject({ tags: ['admin'], security: [{ adminToken: [] }] });
