@@ -6,6 +6,7 @@ import { registerListRoutes } from './lists.js';
 import { registerMessageRoutes } from './messages.js';
 import { registerOrganizationRoutes } from './organizations.js';
 import { registerServiceRoutes } from './services.js';
+import { registerServiceTestRoutes } from './service-test.js';
 import { registerTemplateRoutes } from './templates.js';
 import { registerWebhookRoutes } from './webhooks.js';
 
@@ -22,6 +23,7 @@ export function registerAdminRoutes(app: App, services: AppServices): void {
   registerOrganizationRoutes(app, services);
   registerKeyRoutes(app, services);
   registerServiceRoutes(app, services);
+  registerServiceTestRoutes(app, services);
   registerTemplateRoutes(app, services);
   registerCreditRoutes(app, services);
   registerListRoutes(app, services);
