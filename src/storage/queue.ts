@@ -204,11 +204,7 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
       return true;
     },
 
-    /**
-     * Not sent because no service could take it (every breaker of its failover chain open):
-     * queued again for `nextAttemptAt` with a `deferred` event, the attempt not counted, so the
-     * breaker alone never uses up a message's attempts and fails it.
-     */
+    /** Not sent, no service could take it (breakers open): queued again, the attempt not counted (never failed by a breaker). */
     async markWaiting(id: string, lease: number, now: number, nextAttemptAt: number, reason: string): Promise<boolean> {
       const r = await db.updateTable('messages')
         .set({ status: 'queued', next_attempt_at: nextAttemptAt, lease_until: null, last_error: reason, updated_at: now, attempts: sql<number>`attempts - 1` })
