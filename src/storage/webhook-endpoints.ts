@@ -1,7 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import {
-  WEBHOOK_EVENT_TYPES, type WebhookEndpoint, type WebhookEventFilter, type WebhookEventType,
-} from '../webhooks/types.js';
+import { isWebhookEventType, type WebhookEndpoint, type WebhookEventFilter } from '../webhooks/types.js';
 import { bool, int } from './json.js';
 import type { Database, WebhookEndpointsTable } from './schema.js';
 
@@ -13,7 +11,6 @@ export interface WebhookEndpointFields {
   enabled: boolean;
 }
 
-const isEventType = (s: string): s is WebhookEventType => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(s);
 
 /**
  * `*` ↔ every event; a list ↔ `,a,b,` (comma-wrapped so the outbox's fan-out finds subscribers
@@ -26,7 +23,7 @@ export function eventsColumn(events: WebhookEventFilter): string {
 
 export function eventsFromColumn(column: string): WebhookEventFilter {
   if (column === '*') return '*';
-  return column.split(',').filter(isEventType);
+  return column.split(',').filter(isWebhookEventType);
 }
 
 function toEndpoint(row: Selectable<WebhookEndpointsTable>): WebhookEndpoint {

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import { Agent, request } from '../net/undici.js';
 import type { PostResult, WebhookHttp, WebhookUrlPolicy } from './types.js';
 import { addressRule, forbiddenAddress, guardedLookup, ipLiteral, parseEndpointUrl, type LookupFn } from './url-guard.js';
 
@@ -62,8 +62,9 @@ export function createWebhookHttp(options: WebhookHttpOptions): WebhookHttp {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     try {
-      const response = await request(url, {
-        dispatcher: parsed.protocol === 'http:' ? agents['http:'] : agents['https:'],
+      const response = await request(parsed.protocol === 'http:' ? agents['http:'] : agents['https:'], {
+        origin: parsed.origin,
+        path: `${parsed.pathname}${parsed.search}`,
         method: 'POST',
         headers: { ...headers },
         body,

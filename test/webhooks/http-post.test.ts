@@ -247,3 +247,13 @@ describe('createWebhookHttp in production', () => {
     expect(counter.connections()).toBe(0);
   });
 });
+
+describe('loading the webhook client', () => {
+  it("leaves the process's global fetch dispatcher alone (Node's fetch keeps its own undici)", async () => {
+    await import('../../src/webhooks/http-post.js');
+    await import('../../src/delivery/transports/http-client.js');
+    const { Agent } = await import('../../src/net/undici.js');
+    // Unset, or Node's own (set by a fetch made earlier in this process): never the package's.
+    expect((globalThis as Record<symbol, unknown>)[Symbol.for('undici.globalDispatcher.1')] instanceof Agent).toBe(false);
+  });
+});
