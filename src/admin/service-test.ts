@@ -1,8 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { DeliveryError, ServiceTestError, type DeliveryReceipt, type ServiceTestReason, type Transport, type TransportFactory } from '../delivery/transport.js';
 import { ProviderConnectionError } from '../delivery/transports/http-client.js';
+import { TRANSPORTS } from '../delivery/transports/index.js';
 import { newId } from '../domain/ids.js';
 import type { Service } from '../domain/types.js';
+import { ApiError } from '../errors/api-error.js';
+import type { Store } from '../storage/store.js';
+import { isEmailAddress } from '../templates/params.js';
+import { invalidFields, requireOrganization } from './routes/common.js';
 
 /**
  * The service test (POST …/services/{id}/test, `mailroom services test`): the service's own
@@ -106,4 +111,60 @@ export async function testService(factory: TransportFactory, service: Service, d
   } finally {
     await transport.close().catch(() => undefined);
   }
+}
+
+/** The route's (and the CLI's) answer: 200's body. */
+export interface ServiceTestBody {
+  ok: true;
+  latency_ms: number;
+  sent?: { to: string; response: string; provider_message_id?: string; latency_ms: number };
+}
+
+export interface ServiceTestDeps {
+  store: Store;
+  dataDir: string;
+  messageIdHost: string;
+}
+
+/**
+ * The whole test as the admin API and the CLI run it: 404 for an unknown organization or
+ * service, 400 for a `to` that is no address, 422 `sender_not_configured` for a test message
+ * from a service without from_email, 502 `provider_error` (details.reason, stage, provider,
+ * service_id, and the DeliveryError's kind for a failed send) when the provider says no.
+ */
+export async function runServiceTest(deps: ServiceTestDeps, orgId: string, serviceId: string, rawTo: string | undefined): Promise<ServiceTestBody> {
+  const org = await requireOrganization(deps.store, orgId);
+  const service = await deps.store.services.get(org.id, serviceId);
+  if (service === undefined) throw new ApiError('not_found', { message: `Service "${serviceId}" does not exist in organization "${org.id}".` });
+  const to = rawTo?.trim();
+  if (to !== undefined && !isEmailAddress(to)) throw invalidFields([{ field: 'to', message: 'is not an e-mail address' }]);
+  const fromEmail = service.settings.from_email;
+  if (to !== undefined && (typeof fromEmail !== 'string' || !isEmailAddress(fromEmail))) {
+    throw new ApiError('sender_not_configured', { message: `Service "${service.id}" has no from_email to send the test message from.` });
+  }
+  const details = { provider: service.provider, service_id: service.id };
+  const factory = TRANSPORTS[service.provider];
+  if (factory === undefined) {
+    throw new ApiError('provider_error', { message: `Provider "${service.provider}" has no transport in this build.`, details: { reason: 'other', stage: 'build', ...details } });
+  }
+  const fromName = typeof service.settings.from_name === 'string' ? service.settings.from_name : '';
+  const message = to === undefined || typeof fromEmail !== 'string' ? undefined : { to, from: { name: fromName, address: fromEmail }, messageIdHost: deps.messageIdHost };
+  const outcome = await testService(factory, service, deps.dataDir, message);
+  if (!outcome.ok) {
+    throw new ApiError('provider_error', {
+      message: outcome.message.slice(0, 1000) || 'The provider refused the test.',
+      details: { reason: outcome.reason, stage: outcome.stage, ...details, ...(outcome.kind !== undefined ? { kind: outcome.kind } : {}) },
+    });
+  }
+  const sent = outcome.sent;
+  return {
+    ok: true,
+    latency_ms: outcome.latencyMs,
+    ...(sent === undefined ? {} : {
+      sent: {
+        to: sent.to, response: sent.response, latency_ms: sent.latencyMs,
+        ...(sent.providerMessageId !== undefined ? { provider_message_id: sent.providerMessageId } : {}),
+      },
+    }),
+  };
 }

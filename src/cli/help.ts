@@ -50,6 +50,14 @@ export const COMMANDS: readonly CommandHelp[] = [
     summary: 'show the credit balance, overdraft, out-of-credit mode and held messages',
   },
   { name: 'credits add', usage: 'mailroom credits add ORG AMOUNT', summary: 'add credits; held messages are released, oldest first' },
+  {
+    name: 'services test',
+    usage: 'mailroom services test ORG ID [--to ADDRESS]',
+    summary: "check a service's credentials without sending (SMTP: connect, TLS, AUTH; an API: one read-only call)",
+    details: 'With --to, one real message ("mailroom service test", plain text, from the service\'s from_email) goes to ADDRESS\n'
+      + 'and the provider\'s answer is printed. Exit status 3 when the provider fails the test: the reason (auth, tls, connect,\n'
+      + 'timeout, unverified_sender, other) and its message are printed.',
+  },
   { name: 'webhooks list', usage: 'mailroom webhooks list ORG', summary: "list an organization's webhook endpoints: id, state, events, URL" },
   {
     name: 'webhooks add',
@@ -98,7 +106,8 @@ export const COMMANDS: readonly CommandHelp[] = [
 
 const FOOTER = `From a checkout: \`npx mailroom COMMAND\` there, or \`npm link\` once, then \`mailroom COMMAND\` anywhere.
 Configuration comes from MAILROOM_* environment variables; see README.md.
-Exit status: 0 done, 1 usage error, 2 configuration error or an organization or key that does not exist.`;
+Exit status: 0 done, 1 usage error, 2 configuration error or an organization or key that does not exist,
+3 a service test the provider failed.`;
 
 /** The full list: every command with its one-line description. */
 export function overview(): string {

@@ -8,6 +8,7 @@ import { migrate, openDatabase } from '../storage/dialect.js';
 import { openStore, type Store } from '../storage/store.js';
 import { commandHelp, overview } from './help.js';
 import { runCredits, runKeys } from './org-commands.js';
+import { runServices } from './service-commands.js';
 import { runWebhooks } from './webhook-commands.js';
 
 type Out = (line: string) => void;
@@ -25,6 +26,8 @@ export async function main(argv: string[], env = process.env, out: Out = console
       events: { type: 'string' }, id: { type: 'string' }, description: { type: 'string' }, state: { type: 'string' },
       limit: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' }, 'only-failed': { type: 'boolean' },
       'event-type': { type: 'string' }, message: { type: 'string' },
+      // mailroom services test …
+      to: { type: 'string' },
     },
   });
   const [command, ...rest] = positionals;
@@ -75,6 +78,8 @@ export async function main(argv: string[], env = process.env, out: Out = console
         return await withStore(config, (store) => runKeys(store, rest, { graceSeconds: optionString(values['grace-seconds']) }, out, err));
       case 'credits':
         return await withStore(config, (store) => runCredits(store, rest, out, err));
+      case 'services':
+        return await withStore(config, (store) => runServices(store, config, rest, { to: optionString(values.to) }, out, err));
       case 'webhooks':
         return await withStore(config, (store) => runWebhooks(store, config, rest, {
           events: optionString(values.events), id: optionString(values.id), description: optionString(values.description),

@@ -1,11 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { TRANSPORTS } from '../../delivery/transports/index.js';
-import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../../http/app-types.js';
 import { responses } from '../../http/schemas.js';
-import { isEmailAddress } from '../../templates/params.js';
-import { testService } from '../service-test.js';
-import { ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, invalidFields, LookupId, requireOrganization } from './common.js';
+import { runServiceTest } from '../service-test.js';
+import { ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, LookupId } from './common.js';
 
 const Params = Type.Object({ org: LookupId, id: LookupId });
 
@@ -53,45 +50,5 @@ export function registerServiceTestRoutes(app: App, { store, config }: AppServic
     preValidation: async (request) => {
       if (request.body === undefined || request.body === null) request.body = {};
     },
-  }, async (request) => {
-    const org = await requireOrganization(store, request.params.org);
-    const service = await store.services.get(org.id, request.params.id);
-    if (service === undefined) throw new ApiError('not_found', { message: `Service "${request.params.id}" does not exist in organization "${org.id}".` });
-    const to = request.body.to?.trim();
-    if (to !== undefined && !isEmailAddress(to)) throw invalidFields([{ field: 'to', message: 'is not an e-mail address' }]);
-    const fromEmail = service.settings.from_email;
-    if (to !== undefined && (typeof fromEmail !== 'string' || !isEmailAddress(fromEmail))) {
-      throw new ApiError('sender_not_configured', { message: `Service "${service.id}" has no from_email to send the test message from.` });
-    }
-    const factory = TRANSPORTS[service.provider];
-    if (factory === undefined) {
-      throw new ApiError('provider_error', {
-        message: `Provider "${service.provider}" has no transport in this build.`,
-        details: { reason: 'other', stage: 'build', provider: service.provider, service_id: service.id },
-      });
-    }
-    const fromName = typeof service.settings.from_name === 'string' ? service.settings.from_name : '';
-    const message = to === undefined || typeof fromEmail !== 'string' ? undefined : { to, from: { name: fromName, address: fromEmail }, messageIdHost };
-    const outcome = await testService(factory, service, config.dataDir, message);
-    if (!outcome.ok) {
-      throw new ApiError('provider_error', {
-        message: outcome.message.slice(0, 1000) || 'The provider refused the test.',
-        details: {
-          reason: outcome.reason, stage: outcome.stage, provider: service.provider, service_id: service.id,
-          ...(outcome.kind !== undefined ? { kind: outcome.kind } : {}),
-        },
-      });
-    }
-    const sent = outcome.sent;
-    return {
-      ok: true as const,
-      latency_ms: outcome.latencyMs,
-      ...(sent === undefined ? {} : {
-        sent: {
-          to: sent.to, response: sent.response, latency_ms: sent.latencyMs,
-          ...(sent.providerMessageId !== undefined ? { provider_message_id: sent.providerMessageId } : {}),
-        },
-      }),
-    };
-  });
+  }, async (request) => runServiceTest({ store, dataDir: config.dataDir, messageIdHost }, request.params.org, request.params.id, request.body.to));
 }
