@@ -5,6 +5,24 @@ import { freePort, startSink } from '../support/smtp-sink.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { startPostmark } from '../providers/fakes/postmark.js';
 import { admin, createOrg, expectError } from './helpers.js';
+import { sendFailureReason } from '../../src/admin/service-test.js';
+import { DeliveryError, ServiceTestError } from '../../src/delivery/transport.js';
+
+describe('a failed test send\'s reason, from the transport\'s error', () => {
+  it('reads the providers\' wordings', () => {
+    const service = (m: string) => sendFailureReason(new DeliveryError('service', m));
+    expect(service('postmark 422 ErrorCode 401: Sender signature not confirmed')).toBe('unverified_sender');
+    expect(service('sendgrid 403: The from address does not match a verified Sender Identity.')).toBe('unverified_sender');
+    expect(service('ses MessageRejected: Email address is not verified. The following identities failed the check')).toBe('unverified_sender');
+    expect(service('535 5.7.8 Authentication credentials invalid')).toBe('auth');
+    expect(service('resend 403 invalid_api_key: API key is invalid')).toBe('auth');
+    expect(service('TLS with relay:465 (secure: true) failed: wrong version number')).toBe('tls');
+    expect(sendFailureReason(new DeliveryError('temporary', 'postmark: no answer from api within 30000 ms (timeout)'))).toBe('timeout');
+    expect(sendFailureReason(new DeliveryError('temporary', 'connect ECONNREFUSED 127.0.0.1:25'))).toBe('connect');
+    expect(sendFailureReason(new DeliveryError('permanent', 'postmark 422 ErrorCode 300: Invalid email request'))).toBe('other');
+    expect(sendFailureReason(new ServiceTestError('tls', 'x'))).toBe('tls');
+  });
+});
 
 const pgUp = await postgresAvailable();
 
@@ -123,5 +141,10 @@ describe.each(DIALECTS)('POST /admin/v1/organizations/{org}/services/{id}/test o
     expect(fake.sent).toHaveLength(1);
     expect(sent.json<TestResult>().sent?.provider_message_id).toBe(fake.sent[0]?.messageId);
     expect(fake.sent[0]?.json).toMatchObject({ Subject: 'mailroom service test', To: 'ops@example.org' });
+    // The sender refused by the provider (Postmark's documented 422 ErrorCode 400) at the send: unverified_sender.
+    fake.script({ path: '/email', status: 422, body: { ErrorCode: 400, Message: "The 'From' address you supplied (noreply@example.com) is not a Sender Signature on your account." } });
+    const unverified = expectError(await test('pm', { to: 'ops@example.org' }), 502, 'provider_error');
+    expect(unverified.details).toMatchObject({ reason: 'unverified_sender', stage: 'send', kind: 'service', provider: 'postmark' });
+    expect(unverified.message).toContain('Sender Signature');
   });
 });
