@@ -72,6 +72,13 @@ describe.each(DIALECTS)('admin services: provider settings and failover on %s', 
     const key = await admin(t, 'PATCH', '/organizations/acme/services/mg', { mailgun: { api_key: 'new-mailgun-key' } });
     expect(key.statusCode, key.body).toBe(200);
     expect((await t.store.services.get('acme', 'mg'))?.settings.mailgun).toMatchObject({ api_key: 'new-mailgun-key', region: 'eu' });
+    // Changing the provider by PATCH drops the old provider's block; the new one must come with it.
+    expectError(await admin(t, 'PATCH', '/organizations/acme/services/mg', { provider: 'resend' }), 400, 'invalid_body');
+    const moved = await admin(t, 'PATCH', '/organizations/acme/services/mg', { provider: 'resend', resend: { api_key: 're_new' } });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(moved.json<Record<string, unknown>>().mailgun).toBeUndefined();
+    expect((await t.store.services.get('acme', 'mg'))?.settings).toMatchObject({ resend: { api_key: 're_new' } });
+    expect((await t.store.services.get('acme', 'mg'))?.settings.mailgun).toBeUndefined();
   });
 
   it.skipIf(skip)('the block must match the provider; bad values are 400s naming the field', async () => {

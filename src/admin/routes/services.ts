@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { eventsProblems, serviceFields } from '../../config/normalize.js';
-import { failoverProblems, serviceProblems, storedFailover } from '../../config/provider-settings.js';
+import { failoverProblems, isHttpProvider, serviceProblems, storedFailover } from '../../config/provider-settings.js';
 import { ResourceId, ServiceInput } from '../../config/resources.js';
 import type { Service } from '../../domain/types.js';
 import { ApiError } from '../../errors/api-error.js';
@@ -179,7 +179,10 @@ export function registerServiceRoutes(app: App, { store, config, metrics }: AppS
     const current = await store.services.get(org.id, request.params.id);
     if (current === undefined) throw notFound(org.id, request.params.id);
     const { id: _i, version: _v, created_at: _c, updated_at: _u, events_url: _url, ...base } = { ...serviceResource(current, ''), ...providerResource(current.settings) };
-    const merged = checkMerged(ServicePut, mergePatch(base, request.body));
+    // A PATCH that changes the provider leaves the old provider's block behind (it would be refused as another provider's).
+    const stale: Record<string, unknown> = { ...base };
+    if (request.body.provider !== undefined && request.body.provider !== current.provider && isHttpProvider(current.provider)) delete stale[current.provider];
+    const merged = checkMerged(ServicePut, mergePatch(stale, request.body));
     return show((await put(org.id, current.id, merged)).service);
   });
 
