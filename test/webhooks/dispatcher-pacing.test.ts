@@ -1,37 +1,22 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { insertQueued } from '../delivery/harness.js';
-import { Closer } from '../support/cleanup.js';
-import { seedOrg } from '../support/seed.js';
 import { waitFor } from '../support/smtp-sink.js';
-import { DIALECTS, freshStore, openTestStore, postgresAvailable, type TestStore } from '../support/stores.js';
-import { deliveryRows, insertEndpoint, nowClock, startReceiver, testDispatcher, testSecret } from './support.js';
+import { DIALECTS, openTestStore, postgresAvailable } from '../support/stores.js';
+import { deliveryRows, insertEndpoint, startReceiver, testDispatcher, testSecret, useWebhookStore } from './support.js';
 
 const pgUp = await postgresAvailable();
 const SECRET = testSecret(9);
 
 describe.each(DIALECTS)('webhook dispatcher pacing on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
-  let closer: Closer;
-  let t: TestStore;
-  beforeEach(async () => {
-    closer = new Closer();
-    if (skip) return;
-    t = await freshStore(dialect);
-    closer.defer(() => t.cleanup());
-    nowClock(t.clock);
-    await seedOrg(t.store);
-  });
-  afterEach(async () => {
-    await closer.closeAll();
-  });
+  const t = useWebhookStore(dialect, pgUp);
 
-  it.skipIf(skip)('a hanging endpoint holds only its own slots until the timeout; another endpoint keeps flowing', async () => {
-    const hang = await startReceiver([SECRET], closer);
+  it.skipIf(t.skip)('a hanging endpoint holds only its own slots until the timeout; another endpoint keeps flowing', async () => {
+    const hang = await startReceiver([SECRET], t.closer);
     hang.fallback = 'hang';
-    const ok = await startReceiver([SECRET], closer);
+    const ok = await startReceiver([SECRET], t.closer);
     await insertEndpoint(t.store, { id: 'wh_hang', url: hang.url, secret: SECRET }, t.clock.now());
     await insertEndpoint(t.store, { id: 'wh_ok', url: ok.url, secret: SECRET }, t.clock.now());
-    const d = testDispatcher(t.store, t.clock, closer, { endpointConcurrency: 2, attemptTimeoutMs: 1500 });
+    const d = testDispatcher(t.store, t.clock, t.closer, { endpointConcurrency: 2, attemptTimeoutMs: 1500 });
     await insertQueued(t.store, 10, t.clock.now(), 'outbox');
     d.dispatcher.start();
     await waitFor(() => ok.received.length === 10, 10_000, 'the healthy endpoint to get its 10 events');
@@ -48,14 +33,14 @@ describe.each(DIALECTS)('webhook dispatcher pacing on %s', (dialect) => {
     expect(new Set(ok.received.map((x) => x.webhookId)).size).toBe(10);
   });
 
-  it.skipIf(skip || dialect !== 'postgres')('two dispatchers over their own connections share a burst: each delivery is received exactly once', { timeout: 60_000 }, async () => {
-    const r = await startReceiver([SECRET], closer);
+  it.skipIf(t.skip || dialect !== 'postgres')('two dispatchers over their own connections share a burst: each delivery is received exactly once', { timeout: 60_000 }, async () => {
+    const r = await startReceiver([SECRET], t.closer);
     await insertEndpoint(t.store, { id: 'wh_a', url: r.url, secret: SECRET }, t.clock.now());
     await insertEndpoint(t.store, { id: 'wh_b', url: `${r.url}?b`, secret: SECRET }, t.clock.now());
     const other = await openTestStore(t.database.url, t.clock);
-    closer.defer(() => other.close());
-    const one = testDispatcher(t.store, t.clock, closer, { endpointConcurrency: 8 });
-    const two = testDispatcher(other, t.clock, closer, { endpointConcurrency: 8 });
+    t.closer.defer(() => other.close());
+    const one = testDispatcher(t.store, t.clock, t.closer, { endpointConcurrency: 8 });
+    const two = testDispatcher(other, t.clock, t.closer, { endpointConcurrency: 8 });
     const total = 150;
     await insertQueued(t.store, total, t.clock.now(), 'outbox');
     one.dispatcher.start();
@@ -72,9 +57,9 @@ describe.each(DIALECTS)('webhook dispatcher pacing on %s', (dialect) => {
     expect(await served(two)).toMatch(/outcome="succeeded"} [1-9]/);
   });
 
-  it.skipIf(skip)('the backlog and the oldest pending age per endpoint are served at scrape time', async () => {
+  it.skipIf(t.skip)('the backlog and the oldest pending age per endpoint are served at scrape time', async () => {
     await insertEndpoint(t.store, { id: 'wh_a', url: 'http://127.0.0.1:9/none', secret: SECRET }, t.clock.now());
-    const d = testDispatcher(t.store, t.clock, closer);
+    const d = testDispatcher(t.store, t.clock, t.closer);
     await insertQueued(t.store, 3, t.clock.now(), 'outbox');
     t.clock.advance(5000);
     const text = await d.metrics.registry.metrics();

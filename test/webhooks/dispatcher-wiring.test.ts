@@ -1,40 +1,25 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildServices, createDispatcher } from '../../src/cli/runtime.js';
 import { insertQueued } from '../delivery/harness.js';
 import { testConfig } from '../support/app.js';
-import { Closer } from '../support/cleanup.js';
-import { seedOrg } from '../support/seed.js';
 import { waitFor } from '../support/smtp-sink.js';
-import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
-import { insertEndpoint, nowClock, startReceiver, testSecret } from './support.js';
+import { DIALECTS, postgresAvailable } from '../support/stores.js';
+import { insertEndpoint, startReceiver, testSecret, useWebhookStore } from './support.js';
 
 const pgUp = await postgresAvailable();
 const SECRET = testSecret(11);
 
 describe.each(DIALECTS)('webhook dispatcher wiring (buildServices) on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
-  let closer: Closer;
-  let t: TestStore;
-  beforeEach(async () => {
-    closer = new Closer();
-    if (skip) return;
-    t = await freshStore(dialect);
-    closer.defer(() => t.cleanup());
-    nowClock(t.clock);
-    await seedOrg(t.store);
-  });
-  afterEach(async () => {
-    await closer.closeAll();
-  });
+  const t = useWebhookStore(dialect, pgUp);
 
-  it.skipIf(skip)('the process notifier wakes the dispatcher: a recorded event goes out without waiting for the poll', async () => {
-    const r = await startReceiver([SECRET], closer);
+  it.skipIf(t.skip)('the process notifier wakes the dispatcher: a recorded event goes out without waiting for the poll', async () => {
+    const r = await startReceiver([SECRET], t.closer);
     await insertEndpoint(t.store, { id: 'wh_1', url: r.url, secret: SECRET, events: ['message.delivered'] }, t.clock.now());
     const services = buildServices(testConfig({ MAILROOM_WEBHOOK_RETRY_SCHEDULE: '0,1' }), { store: t.store, clock: t.clock });
-    closer.defer(() => services.close());
+    t.closer.defer(() => services.close());
     // A poll a minute apart: only a nudge can make the delivery go out within the test.
     const dispatcher = createDispatcher(services, 60_000);
-    closer.defer(() => dispatcher.stop(1000));
+    t.closer.defer(() => dispatcher.stop(1000));
     dispatcher.start();
     const [id = ''] = await insertQueued(t.store, 1, t.clock.now(), 'outbox');
     await new Promise((resolve) => setTimeout(resolve, 100));

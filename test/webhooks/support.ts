@@ -1,14 +1,18 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { afterEach, beforeEach } from 'vitest';
 import type { Clock, ManualClock } from '../../src/domain/clock.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
+import type { Dialect } from '../../src/storage/dialect.js';
 import type { Store } from '../../src/storage/store.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { createWebhookHttp } from '../../src/webhooks/http-post.js';
 import type { WebhookSettings } from '../../src/webhooks/types.js';
-import type { Closer } from '../support/cleanup.js';
+import { Closer } from '../support/cleanup.js';
 import { databaseOf } from '../support/db.js';
+import { seedOrg } from '../support/seed.js';
+import { freshStore, type TestDatabase, type TestStore } from '../support/stores.js';
 
 /**
  * Outbound webhooks' tests: a loopback receiver that records every request and verifies it with
@@ -218,4 +222,52 @@ export function testDispatcher(store: Store, clock: Clock, closer: Closer, overr
 export function nowClock(clock: ManualClock): ManualClock {
   clock.set(Date.now());
   return clock;
+}
+
+// --- a fresh store per test -----------------------------------------------------------------
+
+export interface WebhookStore {
+  /** PostgreSQL is the dialect and does not answer: the tests skip (`it.skipIf(t.skip)`). */
+  readonly skip: boolean;
+  /** A new one per test, closed in afterEach (the store's cleanup first deferred). */
+  readonly closer: Closer;
+  readonly store: Store;
+  /** The store's manual clock, set to the wall clock (`nowClock`). */
+  readonly clock: ManualClock;
+  readonly database: TestDatabase;
+}
+
+/**
+ * Registers, in the calling `describe`, a beforeEach that opens a fresh store of the dialect,
+ * sets its clock to now and seeds the `acme` org, and an afterEach that closes everything the
+ * test deferred to `closer`. The getters read the current test's.
+ */
+export function useWebhookStore(dialect: Dialect, pgUp: boolean): WebhookStore {
+  const skip = dialect === 'postgres' && !pgUp;
+  let closer = new Closer();
+  let current: TestStore | undefined;
+  const opened = (): TestStore => {
+    if (current === undefined) throw new Error('useWebhookStore: no store outside a test (or the dialect is skipped)');
+    return current;
+  };
+  beforeEach(async () => {
+    closer = new Closer();
+    current = undefined;
+    if (skip) return;
+    const t = await freshStore(dialect);
+    closer.defer(() => t.cleanup());
+    current = t;
+    nowClock(t.clock);
+    await seedOrg(t.store);
+  });
+  afterEach(async () => {
+    await closer.closeAll();
+  });
+  return {
+    skip,
+    get closer() { return closer; },
+    get store() { return opened().store; },
+    get clock() { return opened().clock; },
+    get database() { return opened().database; },
+  };
 }
