@@ -1,15 +1,13 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { Service } from '../../src/domain/types.js';
 import { throttlePause } from '../../src/delivery/pacing.js';
-import { DeliveryError, ServiceTestError, type OutgoingEmail, type Transport } from '../../src/delivery/transport.js';
+import { DeliveryError, type Transport } from '../../src/delivery/transport.js';
 import { createMailgunTransport, mailgunTransport, readMailgunSettings } from '../../src/delivery/transports/mailgun.js';
 import { Closer } from '../support/cleanup.js';
 import { freePort } from '../support/smtp-sink.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { startMailgunFake, type MailgunAnswer, type MailgunFake } from './fakes/mailgun.js';
 import { ATTACHMENTS, PARAMS, providerHarness, view } from './mime-harness.js';
+import { failure, MAIL, reasonOf, serviceRow, withSilentServer, withTransport as withClosedTransport } from './transport-kit.js';
 
 const pgUp = await postgresAvailable();
 
@@ -19,27 +17,7 @@ const mgSettings = (fake: MailgunFake, extra: Record<string, unknown> = {}) => (
   mailgun: { domain: ACCOUNT.domain, api_key: ACCOUNT.apiKey, region: 'eu', endpoint: fake.url, ...extra },
 });
 
-const service = (settings: Record<string, unknown>): Service => ({
-  org_id: 'acme', id: 'mailgun', provider: 'mailgun', settings, is_default: true, max_per_second: null, version: 1, created_at: 0, updated_at: 0,
-});
-
-const MAIL: OutgoingEmail = {
-  messageId: 'msg_unit0001', headerMessageId: '<msg_unit0001@mailroom.test>',
-  email: {
-    subject: 'Hi', from: { name: 'Acme', address: 'noreply@acme.test' }, reply_to: [],
-    to: [{ name: '', address: 'a@example.com' }], cc: [], bcc: [{ name: '', address: 'b@example.com' }], html: '', text: 'Hello',
-  },
-  attachments: [],
-};
-
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a failure');
-}
+const service = (settings: Record<string, unknown>) => serviceRow('mailgun', settings);
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): MailgunAnswer => ({ status, body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
 
@@ -194,21 +172,8 @@ describe('Mailgun error table (every row, through the HTTP client against the fa
 
 describe('Mailgun service test (domain lookup)', () => {
   const closer = new Closer();
-  const withTransport = async (settings: Record<string, unknown>, fn: (t: Transport) => Promise<void>, timeoutMs?: number) => {
-    const t = createMailgunTransport(timeoutMs !== undefined ? { timeoutMs } : {})(service(settings), { dataDir: '/nonexistent' });
-    try {
-      await fn(t);
-    } finally {
-      await t.close();
-      await closer.closeAll();
-    }
-  };
-  const reasonOf = async (t: Transport) => {
-    const err = await failure(t.verify!());
-    expect(err).toBeInstanceOf(ServiceTestError);
-    return [(err as ServiceTestError).reason, (err as ServiceTestError).message];
-  };
-
+  const withTransport = (settings: Record<string, unknown>, fn: (t: Transport) => Promise<void>, timeoutMs?: number) =>
+    withClosedTransport(createMailgunTransport(timeoutMs !== undefined ? { timeoutMs } : {})(service(settings), { dataDir: '/nonexistent' }), closer, fn);
   it('success: one authenticated GET /v3/domains/<domain>, nothing sent', async () => {
     const fake = await startMailgunFake(ACCOUNT, closer);
     await withTransport(mgSettings(fake), async (t) => {
@@ -241,17 +206,11 @@ describe('Mailgun service test (domain lookup)', () => {
     await withTransport({ mailgun: { domain: ACCOUNT.domain, api_key: 'k', endpoint: `http://127.0.0.1:${port}` } }, async (t) => {
       expect((await reasonOf(t))[0]).toBe('connect');
     });
-    const silent = http.createServer(() => undefined);
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    try {
-      const endpoint = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    await withSilentServer(async (endpoint) => {
       await withTransport({ mailgun: { domain: ACCOUNT.domain, api_key: 'k', endpoint } }, async (t) => {
         expect((await reasonOf(t))[0]).toBe('timeout');
       }, 300);
-    } finally {
-      silent.closeAllConnections();
-      silent.close();
-    }
+    });
     const fake = await startMailgunFake(ACCOUNT, closer);
     await withTransport(mgSettings(fake, { endpoint: fake.url.replace('http:', 'https:') }), async (t) => {
       expect((await reasonOf(t))[0]).toBe('tls');

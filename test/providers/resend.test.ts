@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceTestError } from '../../src/delivery/transport.js';
 import { classifyResend, resendTransport } from '../../src/delivery/transports/resend.js';
-import type { Service } from '../../src/domain/types.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryHarness, row } from '../delivery/harness.js';
 import { startResend } from './fakes/resend.js';
 import { BCC, CC, NOTES, PDF, providerSetup, TO } from './harness.js';
+import { serviceRow, verifyOutcome } from './transport-kit.js';
 
 const pgUp = await postgresAvailable();
 
@@ -78,18 +77,7 @@ describe('resend error table', () => {
 });
 
 describe('resend verify()', () => {
-  const service = (settings: Record<string, unknown>): Service => ({ org_id: 'acme', id: 'svc', provider: 'resend', settings: { resend: settings }, is_default: true, max_per_second: null, version: 1, created_at: 0, updated_at: 0 });
-  const verify = async (settings: Record<string, unknown>) => {
-    const transport = resendTransport(service(settings), { dataDir: '/tmp' });
-    try {
-      await transport.verify!();
-      return 'ok';
-    } catch (e) {
-      return e instanceof ServiceTestError ? e.reason : String(e);
-    } finally {
-      await transport.close();
-    }
-  };
+  const verify = (settings: Record<string, unknown>) => verifyOutcome(resendTransport(serviceRow('resend', { resend: settings }, 'svc'), { dataDir: '/tmp' }));
   it('ok; ok for a sending-only key; auth; unverified_sender; connect', async () => {
     const fake = await startResend();
     try {

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceTestError } from '../../src/delivery/transport.js';
 import { classifySendgrid, sendgridTransport } from '../../src/delivery/transports/sendgrid.js';
-import type { Service } from '../../src/domain/types.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryHarness, row } from '../delivery/harness.js';
 import { startSendgrid } from './fakes/sendgrid.js';
 import { BCC, CC, NOTES, PDF, providerSetup, TO } from './harness.js';
+import { serviceRow, verifyOutcome } from './transport-kit.js';
 
 const pgUp = await postgresAvailable();
 
@@ -57,18 +56,7 @@ describe('sendgrid error table', () => {
 });
 
 describe('sendgrid verify()', () => {
-  const service = (settings: Record<string, unknown>): Service => ({ org_id: 'acme', id: 'svc', provider: 'sendgrid', settings: { sendgrid: settings }, is_default: true, max_per_second: null, version: 1, created_at: 0, updated_at: 0 });
-  const verify = async (settings: Record<string, unknown>) => {
-    const transport = sendgridTransport(service(settings), { dataDir: '/tmp' });
-    try {
-      await transport.verify!();
-      return 'ok';
-    } catch (e) {
-      return e instanceof ServiceTestError ? e.reason : String(e);
-    } finally {
-      await transport.close();
-    }
-  };
+  const verify = (settings: Record<string, unknown>) => verifyOutcome(sendgridTransport(serviceRow('sendgrid', { sendgrid: settings }, 'svc'), { dataDir: '/tmp' }));
   it('ok; auth for a wrong key and for a key without mail.send; connect when nothing listens', async () => {
     const fake = await startSendgrid();
     try {

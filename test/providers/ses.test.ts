@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { Service } from '../../src/domain/types.js';
 import { throttlePause } from '../../src/delivery/pacing.js';
-import { DeliveryError, ServiceTestError, type OutgoingEmail, type Transport } from '../../src/delivery/transport.js';
+import { DeliveryError, type Transport } from '../../src/delivery/transport.js';
 import { createSesTransport, readSesSettings, sesTransport } from '../../src/delivery/transports/ses.js';
 import { Closer } from '../support/cleanup.js';
 import { freePort } from '../support/smtp-sink.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { startSesFake, type SesError, type SesFake } from './fakes/ses.js';
 import { ATTACHMENTS, PARAMS, providerHarness, view } from './mime-harness.js';
+import { failure, MAIL, reasonOf, serviceRow, withSilentServer, withTransport as withClosedTransport } from './transport-kit.js';
 
 const pgUp = await postgresAvailable();
 
@@ -17,27 +17,7 @@ const sesSettings = (fake: SesFake, extra: Record<string, unknown> = {}) => ({
   ses: { region: CREDS.region, access_key_id: CREDS.accessKeyId, secret_access_key: CREDS.secretAccessKey, configuration_set: 'mailroom-events', endpoint: fake.url, ...extra },
 });
 
-const service = (settings: Record<string, unknown>): Service => ({
-  org_id: 'acme', id: 'ses', provider: 'ses', settings, is_default: true, max_per_second: null, version: 1, created_at: 0, updated_at: 0,
-});
-
-const MAIL: OutgoingEmail = {
-  messageId: 'msg_unit0001', headerMessageId: '<msg_unit0001@mailroom.test>',
-  email: {
-    subject: 'Hi', from: { name: 'Acme', address: 'noreply@acme.test' }, reply_to: [],
-    to: [{ name: '', address: 'a@example.com' }], cc: [], bcc: [{ name: '', address: 'b@example.com' }], html: '', text: 'Hello',
-  },
-  attachments: [],
-};
-
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a failure');
-}
+const service = (settings: Record<string, unknown>) => serviceRow('ses', settings);
 
 describe.each(DIALECTS)('SES transport through the worker on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
@@ -187,21 +167,8 @@ describe('SES error table (every row, through the SDK against the fake)', () => 
 
 describe('SES service test (GetAccount)', () => {
   const closer = new Closer();
-  const withTransport = async (settings: Record<string, unknown>, fn: (t: Transport) => Promise<void>, timeoutMs = 30_000) => {
-    const t = createSesTransport({ connectTimeoutMs: timeoutMs, requestTimeoutMs: timeoutMs })(service(settings), { dataDir: '/nonexistent' });
-    try {
-      await fn(t);
-    } finally {
-      await t.close();
-      await closer.closeAll();
-    }
-  };
-  const reasonOf = async (t: Transport) => {
-    const err = await failure(t.verify!());
-    expect(err).toBeInstanceOf(ServiceTestError);
-    return [(err as ServiceTestError).reason, (err as ServiceTestError).message];
-  };
-
+  const withTransport = (settings: Record<string, unknown>, fn: (t: Transport) => Promise<void>, timeoutMs = 30_000) =>
+    withClosedTransport(createSesTransport({ connectTimeoutMs: timeoutMs, requestTimeoutMs: timeoutMs })(service(settings), { dataDir: '/nonexistent' }), closer, fn);
   it('success: one signed GET /v2/email/account, nothing sent', async () => {
     const fake = await startSesFake(CREDS, closer);
     await withTransport(sesSettings(fake), async (t) => {
@@ -245,18 +212,11 @@ describe('SES service test (GetAccount)', () => {
     await withTransport({ ses: { region: 'eu-west-1', access_key_id: 'A', secret_access_key: 'B', endpoint: `http://127.0.0.1:${port}` } }, async (t) => {
       expect((await reasonOf(t))[0]).toBe('connect');
     });
-    const http = await import('node:http');
-    const silent = http.createServer(() => undefined);
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const silentPort = (silent.address() as { port: number }).port;
-    try {
-      await withTransport({ ses: { region: 'eu-west-1', access_key_id: 'A', secret_access_key: 'B', endpoint: `http://127.0.0.1:${silentPort}` } }, async (t) => {
+    await withSilentServer(async (endpoint) => {
+      await withTransport({ ses: { region: 'eu-west-1', access_key_id: 'A', secret_access_key: 'B', endpoint } }, async (t) => {
         expect((await reasonOf(t))[0]).toBe('timeout');
       }, 300);
-    } finally {
-      silent.closeAllConnections();
-      silent.close();
-    }
+    });
     const fake = await startSesFake(CREDS, closer);
     await withTransport(sesSettings(fake, { endpoint: fake.url.replace('http:', 'https:') }), async (t) => {
       expect((await reasonOf(t))[0]).toBe('tls');
