@@ -12,6 +12,7 @@ import { openDatabase } from '../src/storage/dialect.js';
 import { GroupCommit } from '../src/storage/group-commit.js';
 import { openStore } from '../src/storage/store.js';
 import { deliveryBench } from './delivery.js';
+import { providerBench } from './provider.js';
 import { httpLoad, type LoadFigures } from './http-load.js';
 import { MemoryLimiterStore, type Counter } from '../src/protection/store.js';
 
@@ -129,6 +130,14 @@ async function main(): Promise<void> {
     console.log(`  raw nodemailer pool (50 in flight)  ${d.raw.toFixed(0).padStart(6)} msg/s   ${d.rawCpuMicros.toFixed(0).padStart(4)} µs CPU/msg`);
     console.log(`  queue → worker → sink (SQLite)      ${d.queued.toFixed(0).padStart(6)} msg/s   ${d.queueCpuMicros.toFixed(0).padStart(4)} µs CPU/msg`);
     console.log(`ratio queue/raw: ${d.ratio.toFixed(2)}x   (rounds: ${d.ratios.map((r) => r.toFixed(2)).join(', ')})`);
+  }
+  if (only === undefined || only === 'provider') {
+    // 2000 messages a run (the SMTP line's 3000 would add ~45 s): its rounds still take ~2 s each.
+    const p = await providerBench(Number(process.env.BENCH_PROVIDER_MESSAGES ?? process.env.BENCH_MESSAGES ?? 2000), Number(process.env.BENCH_ROUNDS ?? 5));
+    console.log(`delivery, ${p.messages} messages to a loopback Postmark fake, ${p.ratios.length} alternating rounds (medians):`);
+    console.log(`  raw fetch (50 in flight)            ${p.raw.toFixed(0).padStart(6)} msg/s   ${p.rawCpuMicros.toFixed(0).padStart(4)} µs CPU/msg   ${p.rawBodyBytes.toFixed(0)} B/request`);
+    console.log(`  queue → worker → Postmark (SQLite)  ${p.queued.toFixed(0).padStart(6)} msg/s   ${p.queueCpuMicros.toFixed(0).padStart(4)} µs CPU/msg   ${p.queueBodyBytes.toFixed(0)} B/request`);
+    console.log(`ratio queue/raw fetch: ${p.ratio.toFixed(2)}x   (rounds: ${p.ratios.map((r) => r.toFixed(2)).join(', ')})`);
   }
 }
 
