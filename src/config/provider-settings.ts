@@ -17,6 +17,20 @@ export const PROVIDER_SECRETS: Readonly<Record<HttpProvider, readonly string[]>>
   resend: ['api_key'],
 };
 
+/**
+ * Settings that decide where a block's secret goes (or what it is the secret of): a write that
+ * keeps the stored secret by sending its mask back must leave these as stored, or an admin who
+ * cannot read the secret could point it at a server of theirs (endpoint → http://attacker,
+ * then POST …/test) and read it there. Changing one needs the secret sent again.
+ */
+export const SECRET_BOUND_TO: Readonly<Record<HttpProvider, readonly string[]>> = {
+  ses: ['endpoint', 'region', 'access_key_id'],
+  postmark: ['endpoint'],
+  sendgrid: ['endpoint'],
+  mailgun: ['endpoint', 'region', 'domain'],
+  resend: ['endpoint'],
+};
+
 export const isHttpProvider = (p: string): p is HttpProvider => (HTTP_PROVIDERS as readonly string[]).includes(p);
 
 /** The stored block: what was given, with the documented defaults (Postmark `outbound`, Mailgun `us`). */

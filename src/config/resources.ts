@@ -104,10 +104,18 @@ export type Provider = (typeof PROVIDERS)[number];
 export const HTTP_PROVIDERS = ['ses', 'postmark', 'sendgrid', 'mailgun', 'resend'] as const;
 export type HttpProvider = (typeof HTTP_PROVIDERS)[number];
 
+/**
+ * An API base URL. The service's secret goes there with every request, so plain http is only
+ * for a loopback host (127.0.0.0/8, [::1], localhost: a local proxy, the tests' fakes); anything
+ * else must be https. The host is matched as written: `http://127.0.0.1@evil.example` has a `@`
+ * where the port or path must be, and `http://localhost.evil.example` a `.` — both refused.
+ */
+const LOOPBACK_HOST = 'localhost|127(\\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}|\\[::1\\]';
+const ENDPOINT_PATTERN = `^(https://[^/?#\\s]+|http://(${LOOPBACK_HOST})(:[0-9]{1,5})?)(/[^?#\\s]*)?$`;
 const Endpoint = Type.Optional(Type.String({
-  pattern: '^https?://[^/?#\\s]+(/[^?#\\s]*)?$',
+  pattern: ENDPOINT_PATTERN,
   maxLength: 2048,
-  description: "Replaces the API's base URL (a regional endpoint, a proxy, a test server): http(s), no query",
+  description: "Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost); no query",
 }));
 const Secret = (what: string) => Type.String({ minLength: 1, maxLength: 1000, description: `${what} (write-only: reads show "********"; send that back to keep the stored one)` });
 

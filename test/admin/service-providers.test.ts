@@ -65,13 +65,18 @@ describe.each(DIALECTS)('admin services: provider settings and failover on %s', 
   it.skipIf(skip)('PATCH merges a provider block one level deep and keeps its secret', async () => {
     await createOrg(t);
     expect((await admin(t, 'PUT', '/organizations/acme/services/mg', BODIES.mailgun)).statusCode).toBe(201);
-    const res = await admin(t, 'PATCH', '/organizations/acme/services/mg', { mailgun: { region: 'eu' } });
+    const res = await admin(t, 'PATCH', '/organizations/acme/services/mg', { from_name: 'Acme' });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json<Record<string, unknown>>().mailgun).toEqual({ domain: 'mg.example.com', api_key: '********', region: 'eu' });
-    expect((await t.store.services.get('acme', 'mg'))?.settings.mailgun).toEqual({ domain: 'mg.example.com', api_key: 'mailgun-key-value', region: 'eu' });
-    const key = await admin(t, 'PATCH', '/organizations/acme/services/mg', { mailgun: { api_key: 'new-mailgun-key' } });
+    expect(res.json<Record<string, unknown>>().mailgun).toEqual({ domain: 'mg.example.com', api_key: '********', region: 'us' });
+    expect((await t.store.services.get('acme', 'mg'))?.settings.mailgun).toEqual({ domain: 'mg.example.com', api_key: 'mailgun-key-value', region: 'us' });
+    // The key is bound to where it goes: a new region comes with the key (test/admin/services-secret-binding.test.ts).
+    expectError(await admin(t, 'PATCH', '/organizations/acme/services/mg', { mailgun: { region: 'eu' } }), 400, 'invalid_body');
+    const key = await admin(t, 'PATCH', '/organizations/acme/services/mg', { mailgun: { region: 'eu', api_key: 'new-mailgun-key' } });
     expect(key.statusCode, key.body).toBe(200);
     expect((await t.store.services.get('acme', 'mg'))?.settings.mailgun).toMatchObject({ api_key: 'new-mailgun-key', region: 'eu' });
+    const rotated = await admin(t, 'PATCH', '/organizations/acme/services/mg', { mailgun: { api_key: 'newer-mailgun-key' } });
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    expect((await t.store.services.get('acme', 'mg'))?.settings.mailgun).toMatchObject({ api_key: 'newer-mailgun-key', region: 'eu' });
     // Changing the provider by PATCH drops the old provider's block; the new one must come with it.
     expectError(await admin(t, 'PATCH', '/organizations/acme/services/mg', { provider: 'resend' }), 400, 'invalid_body');
     const moved = await admin(t, 'PATCH', '/organizations/acme/services/mg', { provider: 'resend', resend: { api_key: 're_new' } });

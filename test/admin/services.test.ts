@@ -121,11 +121,17 @@ describe.each(DIALECTS)('admin services on %s', (dialect) => {
     expect(paced.statusCode, paced.body).toBe(200);
     expect(paced.json<ServiceBody>()).toEqual({ ...before, max_per_second: 2, version: 2, updated_at: '2026-01-01T00:00:01.000Z' });
 
-    const moved = await admin(t, 'PATCH', '/organizations/acme/services/relay', { smtp: { host: 'smtp3.example.com' } });
+    // The stored password goes only to the host it was given for: a new host needs it again.
+    const elsewhere = expectError(await admin(t, 'PATCH', '/organizations/acme/services/relay', { smtp: { host: 'smtp3.example.com' } }), 400, 'invalid_body');
+    expect(elsewhere.details?.fields?.map((f) => f.field)).toEqual(['smtp.pass']);
+    const secure = await admin(t, 'PATCH', '/organizations/acme/services/relay', { smtp: { secure: !before.smtp?.secure } });
+    expect(secure.statusCode, secure.body).toBe(200);
+    expect(smtpSettings((await t.store.services.get('acme', 'relay'))?.settings ?? {})?.pass).toBe('hunter2-password');
+    const moved = await admin(t, 'PATCH', '/organizations/acme/services/relay', { smtp: { host: 'smtp3.example.com', pass: 'hunter3-password' } });
     expect(moved.statusCode, moved.body).toBe(200);
-    expect(moved.json<ServiceBody>().smtp).toEqual({ ...before.smtp, host: 'smtp3.example.com' });
+    expect(moved.json<ServiceBody>().smtp).toEqual({ ...before.smtp, secure: !before.smtp?.secure, host: 'smtp3.example.com' });
     const smtp = smtpSettings((await t.store.services.get('acme', 'relay'))?.settings ?? {});
-    expect(smtp?.pass).toBe('hunter2-password');
+    expect(smtp?.pass).toBe('hunter3-password');
     expect(smtp?.dkim?.private_key).toBe('-----BEGIN PRIVATE KEY-----abc');
 
     const unknown = expectError(await admin(t, 'PATCH', '/organizations/acme/services/relay', { colour: 'red' }), 400, 'invalid_body');

@@ -73,6 +73,23 @@ describe('config file: provider settings and failover', () => {
     expect(message).toMatch(/organizations\/0\/services\/2\/provider/);
   });
 
+  it('endpoint: http to a public host is refused (the secret would cross the network in clear); https or loopback http is taken', () => {
+    const message = problemsOf(withServices(`
+      - { id: a, provider: postmark, postmark: { server_token: t, endpoint: "http://api.postmarkapp.com" } }
+      - { id: b, provider: sendgrid, sendgrid: { api_key: k, endpoint: "http://127.0.0.1@attacker.example" } }
+      - { id: c, provider: mailgun, mailgun: { domain: mg.example.com, api_key: k, endpoint: "http://localhost.attacker.example" } }
+      - { id: d, provider: ses, ses: { region: eu-west-1, endpoint: "http://10.0.0.5:4566" } }
+`));
+    for (const path of ['0/postmark', '1/sendgrid', '2/mailgun', '3/ses']) expect(message).toContain(`organizations/0/services/${path}/endpoint`);
+    const ok = parseConfigText(withServices(`
+      - { id: a, provider: postmark, postmark: { server_token: t, endpoint: "https://api.postmarkapp.com" } }
+      - { id: b, provider: sendgrid, sendgrid: { api_key: k, endpoint: "http://127.0.0.1:8025/v3" } }
+      - { id: c, provider: mailgun, mailgun: { domain: mg.example.com, api_key: k, endpoint: "http://localhost:8025" } }
+      - { id: d, provider: ses, ses: { region: eu-west-1, endpoint: "http://[::1]:4566" } }
+`), 'test.yaml', {});
+    expect(ok.organizations[0]?.services).toHaveLength(4);
+  });
+
   it('failover: unknown services, itself, twice, cycles', () => {
     const message = problemsOf(withServices(`
       - { id: a, provider: outbox, failover: [nope] }

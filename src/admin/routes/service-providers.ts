@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PROVIDER_SECRETS, storedFailover } from '../../config/provider-settings.js';
+import { PROVIDER_SECRETS, SECRET_BOUND_TO, storedFailover } from '../../config/provider-settings.js';
 import { HTTP_PROVIDERS } from '../../config/resources.js';
 import type { Service } from '../../domain/types.js';
 import { invalidFields } from './common.js';
@@ -67,7 +67,9 @@ export function providerResource(settings: Readonly<Record<string, unknown>>): P
 
 /**
  * The wanted settings with each masked secret replaced by the stored one; the mask of a secret
- * that is not stored (or stored under another provider's block) is a 400 naming the field.
+ * that is not stored (or stored under another provider's block) is a 400 naming the field, and
+ * so is the mask beside a changed endpoint, region, domain or access key id (SECRET_BOUND_TO):
+ * the stored secret only goes where it went before.
  */
 export function withStoredProviderSecrets(wanted: Record<string, unknown>, current: Service | undefined): Record<string, unknown> {
   const out = { ...wanted };
@@ -80,11 +82,22 @@ export function withStoredProviderSecrets(wanted: Record<string, unknown>, curre
     for (const name of PROVIDER_SECRETS[provider]) {
       if (next[name] !== SECRET_MASK) continue;
       const kept = isRecord(stored) ? stored[name] : undefined;
-      if (typeof kept === 'string' && kept !== '') next[name] = kept;
-      else problems.push({ field: `${provider}.${name}`, message: 'is the mask of a secret that is not stored' });
+      if (typeof kept !== 'string' || kept === '') {
+        problems.push({ field: `${provider}.${name}`, message: 'is the mask of a secret that is not stored' });
+        continue;
+      }
+      const changed = SECRET_BOUND_TO[provider].filter((bound) => isRecord(stored) && next[bound] !== stored[bound]);
+      if (changed.length > 0) problems.push({ field: `${provider}.${name}`, message: secretRebound(provider, changed) });
+      else next[name] = kept;
     }
     out[provider] = next;
   }
   if (problems.length > 0) throw invalidFields(problems);
   return out;
+}
+
+/** The 400's message when a mask comes with a changed destination (shared with SMTP's `pass`). */
+export function secretRebound(block: string, changed: readonly string[]): string {
+  const names = changed.map((c) => `${block}.${c}`).join(', ');
+  return `is the mask "${SECRET_MASK}", but ${names} changed: send the secret again when the ${changed.join(' or ')} changes (the stored one only goes where it went before)`;
 }

@@ -15,7 +15,7 @@ import {
   ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, invalidFields, LookupId, NoContent, OrgParams, requireOrganization,
 } from './common.js';
 import { EVENTS_SECRETS, SECRET_MASK, ServiceResource, serviceResource, smtpSettings } from './resources.js';
-import { providerResource, ProviderResourceFields, withStoredProviderSecrets } from './service-providers.js';
+import { providerResource, ProviderResourceFields, secretRebound, withStoredProviderSecrets } from './service-providers.js';
 import { unlessCorrupt } from '../../storage/json.js';
 
 const ServiceParams = Type.Object({ org: LookupId, id: LookupId });
@@ -32,6 +32,9 @@ const BreakerResource = Type.Object({
 const ShownService = Type.Composite([ServiceResource, Type.Object({ ...ProviderResourceFields, breaker: Type.Optional(BreakerResource) })]);
 /** What GET returns may come back whole: `breaker` is read-only and ignored, as `events_url` is. */
 const ServicePutBody = Type.Composite([ServicePut, Type.Object({ breaker: Type.Optional(Type.Unknown({ description: 'Read-only: ignored' })) })], { additionalProperties: false });
+
+/** What decides where SMTP's `pass` goes: the mask keeps the stored one only while these stay. */
+const SMTP_PASS_BOUND_TO = ['host', 'port', 'user'] as const;
 
 const notFound = (org: string, id: string) =>
   new ApiError('not_found', { message: `Service "${id}" does not exist in organization "${org}".` });
@@ -51,7 +54,11 @@ function wantedFields(id: string, input: ServiceInput, current: Service | undefi
   const stored = current === undefined ? null : smtpSettings(current.settings);
   const problems: Array<{ field: string; message: string }> = [];
   if (wantedSmtp.pass === SECRET_MASK) {
+    // The stored password goes only to the server and account it was given for: a changed host,
+    // port or user (an admin's own server) needs it sent again, as an API endpoint does.
+    const changed = stored === null ? [] : SMTP_PASS_BOUND_TO.filter((name) => wantedSmtp[name] !== stored[name]);
     if (stored === null || stored.pass === '') problems.push({ field: 'smtp.pass', message: 'is the mask of a password that is not stored' });
+    else if (changed.length > 0) problems.push({ field: 'smtp.pass', message: secretRebound('smtp', changed) });
     else wantedSmtp.pass = stored.pass;
   }
   if (wantedSmtp.dkim !== null && wantedSmtp.dkim.private_key === SECRET_MASK) {
@@ -151,7 +158,7 @@ export function registerServiceRoutes(app: App, { store, config, metrics }: AppS
       tags: ADMIN_TAGS,
       security: ADMIN_SECURITY,
       summary: 'Create or replace an email service',
-      description: `Replaces the whole service and takes what GET returns (\`id\`, \`version\`, \`created_at\`, \`updated_at\` are ignored; an \`id\` other than the URL's is refused). \`provider\`, \`default\` and the provider's own block (\`smtp\` with \`host\` and \`port\`; \`ses\`, \`postmark\`, \`sendgrid\`, \`mailgun\` or \`resend\`; none for the outbox) are required, and no other API provider's block is taken; left-out optional settings are unset. \`failover\` names other services of the organization, without cycles. \`default: true\` clears the default flag of the others. A \`pass\`, DKIM \`private_key\`, API key, token or \`secret_access_key\` of "${SECRET_MASK}" keeps the stored one. Updating a service puts the messages held on its error (\`held_service_error\`) back in the queue.`,
+      description: `Replaces the whole service and takes what GET returns (\`id\`, \`version\`, \`created_at\`, \`updated_at\` are ignored; an \`id\` other than the URL's is refused). \`provider\`, \`default\` and the provider's own block (\`smtp\` with \`host\` and \`port\`; \`ses\`, \`postmark\`, \`sendgrid\`, \`mailgun\` or \`resend\`; none for the outbox) are required, and no other API provider's block is taken; left-out optional settings are unset. \`failover\` names other services of the organization, without cycles. \`default: true\` clears the default flag of the others. A \`pass\`, DKIM \`private_key\`, API key, token or \`secret_access_key\` of "${SECRET_MASK}" keeps the stored one, but only while what decides where it goes is unchanged: a new \`endpoint\` (SES also \`region\`, \`access_key_id\`; Mailgun \`region\`, \`domain\`; SMTP \`host\`, \`port\`, \`user\`) with the mask is a 400 naming the secret: send the secret again. \`endpoint\` is https, or http to a loopback host (127.0.0.0/8, [::1], localhost). Updating a service puts the messages held on its error (\`held_service_error\`) back in the queue.`,
       params: Type.Object({ org: LookupId, id: ResourceId }),
       body: ServicePutBody,
       response: responses({ 200: ShownService, 201: ShownService }, ADMIN_BODY_ERRORS),
@@ -169,7 +176,7 @@ export function registerServiceRoutes(app: App, { store, config, metrics }: AppS
       tags: ADMIN_TAGS,
       security: ADMIN_SECURITY,
       summary: 'Change some settings of an email service',
-      description: 'Changes only the fields the body names; `smtp` and a provider\'s block merge into the stored block one level deep (`dkim` is replaced whole); a new `provider` drops the old provider\'s block. Unknown fields are 400.',
+      description: 'Changes only the fields the body names; `smtp` and a provider\'s block merge into the stored block one level deep (`dkim` is replaced whole); a new `provider` drops the old provider\'s block. A stored secret is kept only while its destination is unchanged: a new `endpoint` (SES `region`, `access_key_id`; Mailgun `region`, `domain`; SMTP `host`, `port`, `user`) must come with the secret, or it is a 400 naming it. Unknown fields are 400.',
       params: ServiceParams,
       body: ServicePatch,
       response: responses({ 200: ShownService }, ADMIN_BODY_ERRORS),
