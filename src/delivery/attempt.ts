@@ -7,7 +7,7 @@ import type { Breakers } from './breaker.js';
 import { pickRoute, UNAVAILABLE, type Route } from './failover.js';
 import type { Outcomes } from './outcomes.js';
 import { throttlePause, type Pacer } from './pacing.js';
-import { uniformRefusal, type AttemptResult } from './recipients.js';
+import { sentDetail, uniformRefusal, type AttemptResult } from './recipients.js';
 import { loadAttachments, type StoredAttachment } from './stored.js';
 import { DeliveryError, type DeliveryReceipt, type OutgoingEmail, type Transport } from './transport.js';
 
@@ -114,7 +114,7 @@ export async function attemptThroughChain(deps: AttemptDeps, input: AttemptInput
     deps.metrics.sendSeconds.observe({ service: via.id }, (performance.now() - started) / 1000);
     await note(deps.breakers.succeeded(key, admission));
     if (!input.apart && (receipt.refused ?? []).length === 0) {
-      deps.outcomes.sent(m, { response: receipt.response.slice(0, 500), service_id: via.id }, receipt.providerMessageId);
+      deps.outcomes.sent(m, sentDetail(receipt.response, receipt.providerMessageId, via.id), receipt.providerMessageId);
       deps.metrics.sent.inc({ service: via.id });
       deps.logger.info({ ...viaLog, outcome: 'sent', ms: Math.round(performance.now() - started) }, 'delivery attempt');
       return;
@@ -122,7 +122,10 @@ export async function attemptThroughChain(deps: AttemptDeps, input: AttemptInput
     // Outside the send's try: should recording fail, the relay's answer must not be recorded as
     // a failed send (the accepted recipients would be marked as owed it); the lease expires and
     // the reaper requeues the message, as for any outcome write that fails (at-least-once).
-    await input.settle({ response: receipt.response, refused: receipt.refused ?? [] }, via.id);
+    await input.settle({
+      response: receipt.response, refused: receipt.refused ?? [],
+      ...(receipt.providerMessageId !== undefined ? { providerMessageId: receipt.providerMessageId } : {}),
+    }, via.id);
     return;
   }
 }

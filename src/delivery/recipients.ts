@@ -61,9 +61,12 @@ export function uniformRefusal(err: DeliveryError): boolean {
   return err.refused.length === 0 || new Set(err.refused.map((r) => r.kind)).size === 1;
 }
 
-/** What came of the attempt: the relay's answer, its error, or nothing (nobody left to send to). */
+/**
+ * What came of the attempt: the relay's answer (with the provider's id for the message when it
+ * reported one: DeliveryReceipt.providerMessageId), its error, or nothing (nobody left to send to).
+ */
 export type AttemptResult =
-  | { response: string; refused: readonly Refusal[] }
+  | { response: string; refused: readonly Refusal[]; providerMessageId?: string }
   | { error: DeliveryError }
   | undefined;
 
@@ -96,6 +99,7 @@ export function planOutcome(input: PlanInput): Plan {
   for (const address of input.suppressed) changes.set(address, { state: 'suppressed', reason: 'on the suppression list' });
   let accepted: string[] = [];
   let response = '';
+  let providerMessageId: string | undefined;
   let held: string | undefined;
 
   const refuse = (r: Refusal) => changes.set(r.address, r.kind === 'temporary'
@@ -120,6 +124,7 @@ export function planOutcome(input: PlanInput): Plan {
     }
   } else if (result !== undefined) {
     response = result.response;
+    providerMessageId = result.providerMessageId;
     for (const r of result.refused) refuse(r);
     accepted = owed.filter((r) => !changes.has(r));
     for (const address of accepted) changes.set(address, { state: 'sent', reason: null });
@@ -153,7 +158,7 @@ export function planOutcome(input: PlanInput): Plan {
     ...named('bounced').map(([recipient, c]) => ({ type: 'bounced', detail: { recipient, reason: c.reason, hard: c.hard === true } })),
     ...named('failed').map(([recipient, c]) => ({ type: 'failed', detail: { recipient, reason: c.reason } })),
     ...(held !== undefined ? [{ type: 'held_service_error', detail: { reason: held } }] : []),
-    ...(accepted.length > 0 ? [{ type: 'sent', detail: { response: response.slice(0, 500), recipients: accepted, ...(input.sentVia !== undefined ? { service_id: input.sentVia } : {}) } }] : []),
+    ...(accepted.length > 0 ? [{ type: 'sent', detail: sentDetail(response, providerMessageId, input.sentVia, accepted) }] : []),
     ...(next.status === 'queued' ? deferred.map(([recipient, c]) => ({ type: 'deferred', detail: { recipient, reason: c.reason, retry_at: retryAt } })) : []),
   ];
   if (events.length === 0) events.push({ type: next.status, detail: { reason: next.lastError ?? 'every recipient still owed the message is suppressed' } });
@@ -164,8 +169,24 @@ export function planOutcome(input: PlanInput): Plan {
       events,
       next,
       accepted: accepted.length > 0,
+      ...(accepted.length > 0 && providerMessageId !== undefined ? { providerMessageId } : {}),
     },
     suppress: [...changes].filter(([, c]) => c.hard === true).map(([address]) => address),
+  };
+}
+
+/**
+ * The `sent` event's detail, the same whether the message was sent as a whole (attempt.ts) or
+ * to some of its recipients (planOutcome): the relay's reply, the provider's id for this
+ * hand-off when it reported one (each partial attempt has its own), the service that sent it
+ * (failover may pick another than the message's) and, for a partial one, who was accepted.
+ */
+export function sentDetail(response: string, providerMessageId: string | undefined, serviceId: string | undefined, recipients?: readonly string[]): Record<string, unknown> {
+  return {
+    response: response.slice(0, 500),
+    ...(recipients !== undefined ? { recipients } : {}),
+    ...(providerMessageId !== undefined ? { provider_message_id: providerMessageId } : {}),
+    ...(serviceId !== undefined ? { service_id: serviceId } : {}),
   };
 }
 

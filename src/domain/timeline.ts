@@ -17,7 +17,7 @@ export const TIMELINE_EVENT_MEANINGS: Readonly<Record<TimelineEventType, string>
   held: 'accepted without credits (when_out_of_credits: hold); it waits for credits or an operator',
   released: 'a held message goes to the queue: `reason` credits_added or operator',
   sending: 'a worker claimed it: `details.attempt`',
-  sent: 'the relay or provider accepted it: `details.response` (its reply) and `details.recipients` (the addresses accepted), both private-key reads only',
+  sent: 'the relay or provider accepted it: `details.response` (its reply), `details.provider_message_id` (the provider\'s id for this hand-off, when it reported one), `details.service_id` (the service that sent it) and, when its recipients were settled one by one (some refused, or a retry for those still owed it), `details.recipients` (the addresses accepted); response, provider_message_id and recipients are private-key reads only',
   deferred: 'refused for now at hand-off and retried (`recipient`, `reason`, `details.retry_at`), or a provider reports a delay (`provider`, `recipient`, `reason`, `status`, `bounce_type` soft)',
   delivered: 'the provider or a DSN reports delivery: `provider`, `recipient`, `reason` (the remote reply) and `status` when known',
   bounced: 'refused for good, at hand-off (`recipient`, `reason`, `bounce_type`) or reported later (`provider`, `recipient`, `bounce_type`, `status`, `reason`); hard bounces suppress the recipient',

@@ -41,6 +41,8 @@ export interface RecipientOutcome {
     | { status: 'sent' | 'bounced' | 'failed' | 'held_service_error' | 'discarded'; lastError: string | null };
   /** Some recipient was accepted in this attempt: the message has been sent (to them) now. */
   accepted: boolean;
+  /** This hand-off's provider id (someone accepted): the message's now, whose later events are this hand-off's. */
+  providerMessageId?: string;
 }
 
 /** States a later write may still change; the others are settled for good. */
@@ -101,9 +103,7 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
         credit_taken: Number(r.credit_taken) === 1,
         lease_until: now + leaseMs,
       }));
-      {
-        await insertEvents(db, dialect, claimed.map((m) => ({ message_id: m.id, type: 'sending', at: now, detail: JSON.stringify({ attempt: m.attempts }) })), now);
-      }
+      await insertEvents(db, dialect, claimed.map((m) => ({ message_id: m.id, type: 'sending', at: now, detail: JSON.stringify({ attempt: m.attempts }) })), now);
       return claimed;
     },
 
@@ -168,6 +168,7 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
           updated_at: now,
           next_attempt_at: next.status === 'queued' ? next.nextAttemptAt : null,
           ...(outcome.accepted ? { sent_at: sql<number>`coalesce(sent_at, ${now})` } : {}),
+          ...(outcome.providerMessageId !== undefined ? { provider_message_id: outcome.providerMessageId } : {}),
           ...(next.status === 'discarded' ? { credit_taken: 0 } : {}),
         })
         .where('id', '=', id).where('status', '=', 'sending').where('lease_until', '=', lease).executeTakeFirst();
@@ -224,9 +225,8 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
     },
 
     /**
-     * Gives a claimed message back untouched: it did not leave, so the attempt is not counted.
-     * `reason` goes in the `queued` event (`worker_stopped`: a graceful stop; `context_unavailable`:
-     * the worker could not read what the batch needed).
+     * Gives a claimed message back untouched (it did not leave: the attempt is not counted); `reason`
+     * in the `queued` event: worker_stopped (a graceful stop), context_unavailable (the batch's reads failed).
      */
     async release(id: string, lease: number, now: number, reason: string): Promise<void> {
       const r = await db.updateTable('messages')

@@ -20,6 +20,11 @@ const Message = Type.Object({
   template_id: Type.String(),
   service_id: Type.String(),
   sent_via: Type.Optional(Type.String({ description: 'The service that sent it (its `sent` event names it): `service_id` unless the message failed over to another service of its chain' })),
+  provider_message_id: Type.Optional(Type.String({
+    description: "The provider's own id for the message (an API's MessageID or id, an SMTP relay's id in its 250 reply), when it reported one: "
+      + "the latest hand-off's, as a message retried for some recipients is handed off again (each `sent` event's `details.provider_message_id` "
+      + 'is its own). The id the provider\'s events and dashboard name. Private-key reads only',
+  })),
   events: Type.Array(TimelineEventSchema, { description: 'Oldest first (in the order recorded); see the README, "Events after hand-off"' }),
   recipients: Type.Optional(Type.Array(Type.Object({
     address: Type.String(),
@@ -87,6 +92,7 @@ export function registerMessages(app: App, { store, clock, config }: AppServices
       template_id: message.template_id,
       service_id: message.service_id,
       ...sentVia(events),
+      ...(caller.key.type === 'private' && message.provider_message_id !== null ? { provider_message_id: message.provider_message_id } : {}),
       events: events.map((e) => timelineEntry(e, caller.key.type === 'private')),
       ...(recipients !== undefined ? {
         recipients: recipients.map((r) => ({ address: r.address, kind: r.kind, state: r.state, ...(r.reason !== null ? { reason: r.reason } : {}) })),

@@ -22,6 +22,8 @@ const Details = Type.Object({
   attempt: Type.Optional(Type.Integer({ description: 'sending: which attempt this is (1 the first)' })),
   response: Type.Optional(Type.String({ description: "sent: the relay's final reply (private-key reads only)" })),
   recipients: Type.Optional(Type.Array(Type.String(), { description: 'sent: the addresses the relay accepted (private-key reads only)' })),
+  provider_message_id: Type.Optional(Type.String({ description: "sent: the provider's id for this hand-off, when it reported one (private-key reads only)" })),
+  service_id: Type.Optional(Type.String({ description: 'sent: the service that sent it (failover may pick another than the message\'s)' })),
   retry_at: Type.Optional(Type.String({ format: 'date-time', description: 'deferred at hand-off: when the next attempt is due' })),
   hard: Type.Optional(Type.Boolean({ description: 'bounced at hand-off: whether the refusal was permanent (shown as `bounce_type`)' })),
   recipient: Type.Optional(Type.String({ description: 'The address the event is about (private-key reads only; shown as `recipient`)' })),
