@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { throttlePause } from '../../src/delivery/pacing.js';
 import { DeliveryError, type Transport } from '../../src/delivery/transport.js';
-import { createMailgunTransport, mailgunTransport, readMailgunSettings } from '../../src/delivery/transports/mailgun.js';
+import { createMailgunTransport, mailgunTransport, readMailgunSettings as readMailgunSettingsOf } from '../../src/delivery/transports/mailgun.js';
+import { createProviderHttp, type ProviderHttpOptions } from '../../src/delivery/transports/http-client.js';
 import { Closer } from '../support/cleanup.js';
 import { freePort } from '../support/smtp-sink.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { startMailgunFake, type MailgunAnswer, type MailgunFake } from './fakes/mailgun.js';
 import { ATTACHMENTS, PARAMS, providerHarness, view } from './mime-harness.js';
 import { failure, MAIL, reasonOf, serviceRow, withSilentServer, withTransport as withClosedTransport } from './transport-kit.js';
+
+/** The reader takes the service row (its id names it in errors): these rows give only settings. */
+const readMailgunSettings = (settings: Record<string, unknown>) => readMailgunSettingsOf({ id: 'svc', settings });
 
 const pgUp = await postgresAvailable();
 
@@ -215,5 +219,21 @@ describe('Mailgun service test (domain lookup)', () => {
     await withTransport(mgSettings(fake, { endpoint: fake.url.replace('http:', 'https:') }), async (t) => {
       expect((await reasonOf(t))[0]).toBe('tls');
     });
+  });
+});
+
+describe('Mailgun service test deadline', () => {
+  it('the domain lookup gets the 10 s deadline of every service test, not the 30 s of a send', async () => {
+    const closer = new Closer();
+    const fake = await startMailgunFake(ACCOUNT, closer);
+    const deadlines: Array<number | undefined> = [];
+    const http = (options: ProviderHttpOptions) => {
+      const real = createProviderHttp(options);
+      return { close: () => real.close(), request: (req: Parameters<typeof real.request>[0]) => { deadlines.push(req.timeoutMs); return real.request(req); } };
+    };
+    await withClosedTransport(createMailgunTransport({ http })(service(mgSettings(fake)), { dataDir: '/nonexistent' }), closer, async (t) => {
+      await t.verify!();
+    });
+    expect(deadlines).toEqual([10_000]);
   });
 });

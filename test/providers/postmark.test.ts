@@ -32,7 +32,7 @@ const ROWS: Array<[string, FakeAnswer, string]> = [
   ['ErrorCode 409', err(422, 409, 'JSON required'), 'failed'],
   ['ErrorCode 411', err(422, 411, 'Forbidden attachment type'), 'failed'],
   ['HTTP 413', { status: 413, body: '<html><body>Payload Too Large</body></html>' }, 'failed'],
-  ['HTML 403 without ErrorCode', { status: 403, body: '<html><body>Forbidden: contact us</body></html>' }, 'queued'],
+  ['HTML 403 without ErrorCode', { status: 403, body: '<html><body>Forbidden: contact us</body></html>' }, 'held_service_error'],
   ['another 4xx', { status: 404, body: '' }, 'failed'],
 ];
 
@@ -99,6 +99,22 @@ describe.each(DIALECTS)('postmark transport on %s', (dialect) => {
     expect(fake.sent[0]!.json.Bcc).toBe(BCC);
     const after = await timeline(t, id);
     expect(Object.fromEntries((after.recipients ?? []).map((r) => [r.address, r.state]))).toMatchObject({ [CC]: 'bounced' });
+  });
+
+  it.skipIf(skip)('200 ErrorCode 0 naming an inactive address: sent to the others with the MessageID, the inactive one bounced and suppressed, nothing sent again', async () => {
+    const { fake, t, worker, send } = await setup();
+    fake.inactive.add(CC);
+    const id = await send();
+    expect(await worker.runOnce()).toBe(1);
+    expect(fake.sent).toHaveLength(1);
+    const v = await timeline(t, id);
+    expect(v.status).toBe('sent');
+    expect(Object.fromEntries((v.recipients ?? []).map((r) => [r.address, r.state]))).toMatchObject({ [TO]: 'sent', [CC]: 'bounced', [BCC]: 'sent' });
+    expect(await suppressed(t)).toEqual([CC]);
+    expect((await row(t.store, id)).provider_message_id).toBe(fake.sent[0]!.messageId);
+    t.clock.advance(2 * 60 * 60_000);
+    expect(await worker.runOnce()).toBe(0);
+    expect(fake.sent).toHaveLength(1);
   });
 
   it.skipIf(skip)('ErrorCode 406 naming every recipient: bounced, all suppressed', async () => {

@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { throttlePause } from '../../src/delivery/pacing.js';
 import { DeliveryError, type Transport } from '../../src/delivery/transport.js';
-import { createSesTransport, readSesSettings, sesTransport } from '../../src/delivery/transports/ses.js';
+import { createSesTransport, readSesSettings as readSesSettingsOf, sesTransport } from '../../src/delivery/transports/ses.js';
 import { Closer } from '../support/cleanup.js';
 import { freePort } from '../support/smtp-sink.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { startSesFake, type SesError, type SesFake } from './fakes/ses.js';
 import { ATTACHMENTS, PARAMS, providerHarness, view } from './mime-harness.js';
 import { failure, MAIL, reasonOf, serviceRow, withSilentServer, withTransport as withClosedTransport } from './transport-kit.js';
+
+/** The reader takes the service row (its id names it in errors): these rows give only settings. */
+const readSesSettings = (settings: Record<string, unknown>) => readSesSettingsOf({ id: 'svc', settings });
 
 const pgUp = await postgresAvailable();
 
@@ -221,5 +224,23 @@ describe('SES service test (GetAccount)', () => {
     await withTransport(sesSettings(fake, { endpoint: fake.url.replace('http:', 'https:') }), async (t) => {
       expect((await reasonOf(t))[0]).toBe('tls');
     });
+  });
+});
+
+describe('SES transport close()', () => {
+  it('waits for a send in flight instead of aborting it (client.destroy() would: a send SES may have accepted, retried)', async () => {
+    const closer = new Closer();
+    const fake = await startSesFake(CREDS, closer);
+    fake.answerDelayMs = 300;
+    const transport = createSesTransport({ connectTimeoutMs: 5_000, requestTimeoutMs: 5_000 })(service(sesSettings(fake)), { dataDir: '/nonexistent' });
+    try {
+      const sending = transport.send(MAIL);
+      // The request reaches the fake before close() is called.
+      while (fake.received.length === 0) await new Promise((r) => setTimeout(r, 5));
+      await transport.close();
+      expect((await sending).providerMessageId).toBe(fake.received[0]!.messageId);
+    } finally {
+      await closer.closeAll();
+    }
   });
 });

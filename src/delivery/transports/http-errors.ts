@@ -1,5 +1,5 @@
 import { DeliveryError, ServiceTestError, type Refusal, type ServiceTestReason } from '../transport.js';
-import { ProviderConnectionError } from './http-client.js';
+import { ProviderConnectionError, type ProviderHttp, type ProviderRequest, type ProviderResponse } from './http-client.js';
 
 /**
  * What the provider transports share to turn an HTTP answer into the worker's outcome
@@ -138,4 +138,20 @@ export function verifyFailure(failure: unknown, message?: string, unverifiedSend
   }
   const text = failure instanceof Error ? failure.message : String(failure);
   return new ServiceTestError(unverifiedSender ? 'unverified_sender' : 'other', message ?? text);
+}
+
+/** A service test waits 10 s at most for its one request: the admin's POST …/test is waiting on it. */
+export const VERIFY_TIMEOUT_MS = 10_000;
+
+/**
+ * The service test's one read-only request (Postmark, SendGrid, Resend, Mailgun): its answer,
+ * whatever the status, or a ServiceTestError when none came (connect, timeout, tls).
+ * `timeoutMs`: shorter only where a test shortens the client's own deadline.
+ */
+export async function verifyRequest(http: ProviderHttp, req: Omit<ProviderRequest, 'timeoutMs'>, timeoutMs = VERIFY_TIMEOUT_MS): Promise<ProviderResponse> {
+  try {
+    return await http.request({ ...req, timeoutMs });
+  } catch (error) {
+    throw verifyFailure(error);
+  }
 }

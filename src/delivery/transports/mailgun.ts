@@ -1,6 +1,8 @@
 import { DeliveryError, ServiceTestError, type DeliveryReceipt, type Transport, type TransportFactory } from '../transport.js';
-import { createProviderHttp, type ProviderResponse } from './http-client.js';
-import { describe, isRecord, jsonObject, permanent, retryAfterMs, service, str, temporary, throttled, verifyFailure } from './http-errors.js';
+import type { Service } from '../../domain/types.js';
+import { createProviderHttp, type ProviderHttp, type ProviderHttpOptions, type ProviderResponse } from './http-client.js';
+import { describe, isRecord, jsonObject, permanent, retryAfterMs, service, str, temporary, throttled, VERIFY_TIMEOUT_MS, verifyFailure, verifyRequest } from './http-errors.js';
+import { endpointOf, optionalString, requiredString, settingsBlock } from './provider-mail.js';
 import { rawComposer } from './raw-mime.js';
 
 /**
@@ -54,25 +56,15 @@ export interface MailgunSettings {
 const BASES = { us: 'https://api.mailgun.net', eu: 'https://api.eu.mailgun.net' } as const;
 const DOMAIN = /^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
 
-/** `settings.mailgun`, checked; throws (the service is then held: brokenTransport) naming the field. */
-export function readMailgunSettings(settings: Readonly<Record<string, unknown>>): MailgunSettings {
-  const mg = settings.mailgun;
-  if (!isRecord(mg)) throw new Error('mailgun: the service has no mailgun settings');
-  const field = (name: string): string | undefined => {
-    const v = mg[name];
-    if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'string' || v === '') throw new Error(`mailgun.${name}: must be a non-empty string`);
-    return v;
-  };
-  const domain = field('domain');
-  if (domain === undefined || !DOMAIN.test(domain)) throw new Error('mailgun.domain: must be a domain name such as mg.example.com');
-  const apiKey = field('api_key');
-  if (apiKey === undefined) throw new Error('mailgun.api_key: required');
-  const region = field('region') ?? 'us';
+/** `settings.mailgun`, checked (provider-mail.ts's readers); throws (the service is then held: brokenTransport) naming the field. */
+export function readMailgunSettings(svc: Pick<Service, 'id' | 'settings'>): MailgunSettings {
+  const block = settingsBlock(svc, 'mailgun');
+  const domain = requiredString(block, 'mailgun', 'domain');
+  if (!DOMAIN.test(domain)) throw new Error('mailgun.domain: must be a domain name such as mg.example.com');
+  const apiKey = requiredString(block, 'mailgun', 'api_key');
+  const region = optionalString(block, 'mailgun', 'region', 'us');
   if (region !== 'us' && region !== 'eu') throw new Error('mailgun.region: must be us or eu');
-  const endpoint = field('endpoint');
-  if (endpoint !== undefined && !/^https?:\/\/[^/]/.test(endpoint)) throw new Error('mailgun.endpoint: must be an http(s) URL');
-  return { domain, apiKey, region, base: (endpoint ?? BASES[region]).replace(/\/+$/, '') };
+  return { domain, apiKey, region, base: endpointOf(block, 'mailgun', BASES[region]) };
 }
 
 /** The outcome of a send's answer other than 2xx (the table above). */
@@ -100,10 +92,17 @@ export function mailgunReceipt(res: ProviderResponse): DeliveryReceipt {
 
 export const mailgunTransport: TransportFactory = (svc, context) => createMailgunTransport({})(svc, context);
 
-/** `timeoutMs`: the HTTP client's per-request deadline (default 30 s); tests shorten it. */
-export const createMailgunTransport = (options: { timeoutMs?: number }): TransportFactory => (svc): Transport => {
-  const settings = readMailgunSettings(svc.settings);
-  const http = createProviderHttp({ provider: 'mailgun', ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) });
+export interface MailgunTransportOptions {
+  /** The HTTP client's per-request deadline (default 30 s; the service test's 10 s or less); tests shorten it. */
+  timeoutMs?: number;
+  /** The HTTP client (default createProviderHttp); tests wrap it to see the requests' options. */
+  http?: (options: ProviderHttpOptions) => ProviderHttp;
+}
+
+export const createMailgunTransport = (options: MailgunTransportOptions): TransportFactory => (svc): Transport => {
+  const settings = readMailgunSettings(svc);
+  const http = (options.http ?? createProviderHttp)({ provider: 'mailgun', ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) });
+  const verifyTimeoutMs = Math.min(VERIFY_TIMEOUT_MS, options.timeoutMs ?? VERIFY_TIMEOUT_MS);
   const composer = rawComposer();
   const authorization = `Basic ${Buffer.from(`api:${settings.apiKey}`).toString('base64')}`;
   const domainPath = encodeURIComponent(settings.domain);
@@ -123,12 +122,7 @@ export const createMailgunTransport = (options: { timeoutMs?: number }): Transpo
       throw mailgunFailure(res, settings, Date.now());
     },
     async verify() {
-      let res: ProviderResponse;
-      try {
-        res = await http.request({ method: 'GET', url: `${settings.base}/v3/domains/${domainPath}`, headers: { authorization, accept: 'application/json' } });
-      } catch (error) {
-        throw verifyFailure(error);
-      }
+      const res = await verifyRequest(http, { method: 'GET', url: `${settings.base}/v3/domains/${domainPath}`, headers: { authorization, accept: 'application/json' } }, verifyTimeoutMs);
       const text = `mailgun ${describe(res.status, res.body)}`;
       if (res.status === 401 || res.status === 403) {
         throw new ServiceTestError('auth', `${text} (check api_key and region ${settings.region}; a domain sending key may send but is refused this lookup)`);

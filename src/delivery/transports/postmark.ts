@@ -1,7 +1,7 @@
-import type { DeliveryError, OutgoingEmail, Transport, TransportFactory } from '../transport.js';
+import type { DeliveryError, DeliveryReceipt, OutgoingEmail, Refusal, Transport, TransportFactory } from '../transport.js';
 import { createProviderHttp, type ProviderResponse } from './http-client.js';
-import { describe, isRecord, jsonObject, mailbox, permanent, retryAfterMs, service, str, temporary, throttled, verifyFailure } from './http-errors.js';
-import { addressesOf, base64, endpointOf, formatAddress, METADATA_KEY, optionalString, recipientGroups, requiredString, settingsBlock, type RecipientGroup } from './provider-mail.js';
+import { describe, isRecord, jsonObject, mailbox, permanent, retryAfterMs, service, str, temporary, throttled, verifyFailure, verifyRequest } from './http-errors.js';
+import { addressesOf, base64, endpointOf, formatAddress, METADATA_KEY, optionalString, recipientGroups, requiredString, sendGroups, settingsBlock, type RecipientGroup } from './provider-mail.js';
 
 /**
  * Postmark over its Email API (postmarkapp.com/developer/api/email): `POST /email` with
@@ -21,10 +21,21 @@ import { addressesOf, base64, endpointOf, formatAddress, METADATA_KEY, optionalS
  * | ErrorCode 400, 401 | held_service_error (test reason `unverified_sender`) | "Sender Signature not found" / "Sender signature not confirmed" |
  * | ErrorCode 405, 412, 413 | held_service_error | "Not allowed to send" / "Account is pending" / "Account may not send" |
  * | ErrorCode 406 | the listed addresses bounced and suppressed; the other recipients deferred | "…marked as inactive. Found inactive addresses: … Inactive recipients are ones that have generated a hard bounce or a spam complaint." |
+ * | HTTP 200, ErrorCode 0 naming inactive addresses | sent to the others (the MessageID kept); the listed addresses bounced and suppressed | "Message OK, but will not deliver to these inactive addresses: a@x, b@x. Inactive recipients are ones that have generated a hard bounce, a spam complaint, or a manual suppression." |
  * | ErrorCode 300, 402, 403, 409, 411; HTTP 413 | failed | "Invalid email request" / "Invalid JSON" / "Incompatible JSON" / "JSON required" / "Forbidden attachment type" / "Payload Too Large" |
- * | HTTP 403 without an ErrorCode (an HTML page) | deferred | Postmark's network layer, not its API ("contact us") |
+ * | HTTP 403 without an ErrorCode (an HTML page) | held_service_error | the issue's rule for 401/403: Postmark's front end refusing this account or address ("contact us"); waiting does not help |
  * | any other 4xx | failed | |
  * | a redirect (3xx) | held_service_error | the endpoint is not Postmark's API |
+ *
+ * Inactive addresses (406, and the 200 above) are bounced and suppressed with the reason
+ * `hard_bounce` whatever made Postmark deactivate them: its answer does not say which (a hard
+ * bounce, a spam complaint, or an operator's manual suppression at Postmark), and Postmark
+ * refuses the address until it is reactivated there in every case, so our suppression only
+ * mirrors Postmark's (and spares the retries). Reactivating an address at Postmark: delete its
+ * suppression here too.
+ *
+ * Only Bcc recipients owed (a retry): one request per address (provider-mail.ts sendGroups);
+ * a request failing after another succeeded refuses only its own address.
  */
 
 const DEFAULT_ENDPOINT = 'https://api.postmarkapp.com';
@@ -33,8 +44,11 @@ const DEFAULT_ENDPOINT = 'https://api.postmarkapp.com';
 const SERVICE_CODES = new Set([10, 400, 401, 405, 412, 413]);
 const UNVERIFIED_SENDER_CODES = new Set([400, 401]);
 
-/** The gem's patterns for the inactive list (rubydoc Postmark::InactiveRecipientError::PATTERNS). */
-const INACTIVE_PATTERNS = [/Found inactive addresses: (.+?)\. Inactive/, /these inactive addresses: (.+?)\.?$/];
+/**
+ * The inactive list in the 406 and the 200 wording (the gem's Postmark::InactiveRecipientError
+ * patterns, with the 200's "Inactive recipients are …" tail that its second pattern misses).
+ */
+const INACTIVE_PATTERNS = [/Found inactive addresses: (.+?)\.\s+Inactive/, /these inactive addresses: (.+?)\.?(?:\s+Inactive\b|$)/];
 
 export function inactiveAddresses(message: string): string[] {
   for (const pattern of INACTIVE_PATTERNS) {
@@ -55,9 +69,21 @@ export function classifyPostmark(res: ProviderResponse, recipients: readonly str
   if (status >= 500 || code === 100) return temporary(message, retryAfterMs(res.headers, now));
   if (status === 401 || (code !== undefined && SERVICE_CODES.has(code))) return service(message);
   if (code === 406) return mailbox(message, inactiveAddresses(text), recipients);
-  if (status === 403 && code === undefined) return temporary(message);
+  if (status === 403 && code === undefined) return service(message);
   if (status >= 300 && status < 400) return service(`postmark ${status}: the endpoint redirects (${res.headers.location ?? 'no location'}); check the service's postmark.endpoint`);
   return permanent(message);
+}
+
+/**
+ * A 200 is a hand-off, but its Message may name inactive recipients Postmark will not deliver to
+ * ("Message OK, but will not deliver to these inactive addresses: …", as django-anymail reads
+ * it): those are refused as `mailbox` (bounced, suppressed), the others are sent.
+ */
+export function acceptedReceipt(id: string, message: string, recipients: readonly string[]): DeliveryReceipt {
+  const inactive = new Set(inactiveAddresses(message).map((a) => a.toLowerCase()));
+  const refused = recipients.filter((r) => inactive.has(r.toLowerCase()))
+    .map((address): Refusal => ({ address, kind: 'mailbox', reason: `postmark 200 ErrorCode 0: ${message}`.slice(0, 500) }));
+  return { response: `postmark 200 ${id}`, providerMessageId: id, ...(refused.length > 0 ? { refused } : {}) };
 }
 
 function bodyOf(mail: OutgoingEmail, group: RecipientGroup, stream: string): string {
@@ -88,31 +114,20 @@ export const postmarkTransport: TransportFactory = (svc): Transport => {
   const http = createProviderHttp({ provider: 'postmark' });
   const headers = { accept: 'application/json', 'content-type': 'application/json', 'x-postmark-server-token': token };
 
-  const sendGroup = async (mail: OutgoingEmail, group: RecipientGroup) => {
+  const sendGroup = async (mail: OutgoingEmail, group: RecipientGroup): Promise<DeliveryReceipt> => {
     const res = await http.request({ method: 'POST', url: `${endpoint}/email`, headers, body: bodyOf(mail, group, stream) });
     const json = jsonObject(res.body);
     const id = json !== undefined ? str(json.MessageID) : undefined;
-    if (res.status === 200 && id !== undefined && (json?.ErrorCode ?? 0) === 0) return { response: `postmark 200 ${id}`, providerMessageId: id };
+    if (res.status === 200 && id !== undefined && (json?.ErrorCode ?? 0) === 0) return acceptedReceipt(id, str(json?.Message) ?? '', addressesOf(group));
     if (res.status === 200) throw temporary(`postmark 200 without a MessageID: ${describe(res.status, res.body)}`);
     throw classifyPostmark(res, addressesOf(group), Date.now());
   };
 
   return {
-    async send(mail) {
-      // One group unless only Bcc recipients are owed (provider-mail.ts): then one request each.
-      const [first, ...rest] = recipientGroups(mail);
-      if (first === undefined) throw permanent('postmark: no recipient left to send to');
-      const receipt = await sendGroup(mail, first);
-      for (const group of rest) await sendGroup(mail, group);
-      return receipt;
-    },
+    // One group unless only Bcc recipients are owed (provider-mail.ts): then one request each.
+    send: (mail) => sendGroups('postmark', recipientGroups(mail), (group) => sendGroup(mail, group)),
     async verify() {
-      let res: ProviderResponse;
-      try {
-        res = await http.request({ method: 'GET', url: `${endpoint}/server`, headers: { accept: 'application/json', 'x-postmark-server-token': token }, timeoutMs: 10_000 });
-      } catch (error) {
-        throw verifyFailure(error);
-      }
+      const res = await verifyRequest(http, { method: 'GET', url: `${endpoint}/server`, headers: { accept: 'application/json', 'x-postmark-server-token': token } });
       if (res.status === 200 && isRecord(jsonObject(res.body))) return;
       const err = classifyPostmark(res, [], Date.now());
       const code = jsonObject(res.body)?.ErrorCode;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Service } from '../../domain/types.js';
 import type { Address } from '../../templates/recipients.js';
-import type { OutgoingEmail } from '../transport.js';
+import { DeliveryError, type DeliveryReceipt, type OutgoingEmail, type Refusal } from '../transport.js';
 
 /**
  * What the JSON provider transports (Postmark, SendGrid, Resend) share: their settings block,
@@ -46,6 +46,50 @@ export function recipientGroups(mail: OutgoingEmail): RecipientGroup[] {
 
 export const addressesOf = (g: RecipientGroup): string[] => [...g.to, ...g.cc, ...g.bcc].map((a) => a.address);
 
+/**
+ * Sends the groups in order (one request each: several only when only Bcc recipients are owed).
+ * The first group's failure is the message's (thrown, retried whole: nobody got it). Once one
+ * group is accepted, a later group's failure must not be thrown: the retry would send the
+ * accepted groups again. It becomes that group's `refused` on the receipt instead, each address
+ * with the failure's kind (mailbox: bounced and suppressed; permanent: failed; anything else,
+ * a held-service error included: temporary, owed and retried alone, where a service error is
+ * then the whole attempt's and holds the message). After a temporary or service failure the
+ * groups not yet tried are not tried (a 5xx or 429 would answer them the same way): they are
+ * refused for now too. The receipt is the first accepted group's, with every group's refusals.
+ */
+export async function sendGroups(
+  provider: string, groups: readonly RecipientGroup[], sendGroup: (group: RecipientGroup) => Promise<DeliveryReceipt>,
+): Promise<DeliveryReceipt> {
+  const [first, ...rest] = groups;
+  if (first === undefined) throw new DeliveryError('permanent', `${provider}: no recipient left to send to`);
+  const receipt = await sendGroup(first);
+  const refused: Refusal[] = [...(receipt.refused ?? [])];
+  let stopped: string | undefined;
+  for (const group of rest) {
+    if (stopped !== undefined) {
+      refused.push(...addressesOf(group).map((address): Refusal => ({ address, kind: 'temporary', reason: `not tried: ${stopped}` })));
+      continue;
+    }
+    try {
+      refused.push(...((await sendGroup(group)).refused ?? []));
+    } catch (error) {
+      refused.push(...refusalsOf(error, addressesOf(group)));
+      if (!(error instanceof DeliveryError) || error.kind === 'temporary' || error.kind === 'service') {
+        stopped = (error instanceof Error ? error.message : String(error)).slice(0, 400);
+      }
+    }
+  }
+  return refused.length > 0 ? { ...receipt, refused } : receipt;
+}
+
+/** One failed group's addresses as refusals: the error's own per-address ones when it names them. */
+export function refusalsOf(error: unknown, addresses: readonly string[]): Refusal[] {
+  const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+  const named = new Map((error instanceof DeliveryError ? error.refused : []).map((r) => [r.address.toLowerCase(), r]));
+  const kind = error instanceof DeliveryError && (error.kind === 'mailbox' || error.kind === 'permanent') ? error.kind : 'temporary';
+  return addresses.map((address) => named.get(address.toLowerCase()) ?? { address, kind, reason });
+}
+
 /** `"Display, Name" <a@x>` (quoted: Postmark refuses an unquoted comma with ErrorCode 300), or the bare address. */
 export function formatAddress(a: Address): string {
   if (a.name === '') return a.address;
@@ -61,7 +105,7 @@ export function idempotencyKey(messageId: string, recipients: readonly string[])
 }
 
 /** The provider's settings block (`service.settings.<provider>`), or a thrown reason why not. */
-export function settingsBlock(service: Service, provider: string): Record<string, unknown> {
+export function settingsBlock(service: Pick<Service, 'id' | 'settings'>, provider: string): Record<string, unknown> {
   const block: unknown = service.settings[provider];
   if (typeof block !== 'object' || block === null || Array.isArray(block)) {
     throw new Error(`service ${service.id} (provider ${provider}) has no ${provider} settings block`);

@@ -1,7 +1,7 @@
-import type { DeliveryError, OutgoingEmail, Transport, TransportFactory } from '../transport.js';
+import type { DeliveryError, DeliveryReceipt, OutgoingEmail, Transport, TransportFactory } from '../transport.js';
 import { createProviderHttp, type ProviderResponse } from './http-client.js';
-import { describe, header, invalidRecipients, jsonObject, permanent, retryAfterMs, service, str, temporary, throttled, verifyFailure } from './http-errors.js';
-import { addressesOf, base64, endpointOf, formatAddress, idempotencyKey, METADATA_KEY, recipientGroups, requiredString, settingsBlock, type RecipientGroup } from './provider-mail.js';
+import { describe, header, invalidRecipients, jsonObject, permanent, retryAfterMs, service, str, temporary, throttled, verifyFailure, verifyRequest } from './http-errors.js';
+import { addressesOf, base64, endpointOf, formatAddress, idempotencyKey, METADATA_KEY, recipientGroups, requiredString, sendGroups, settingsBlock, type RecipientGroup } from './provider-mail.js';
 
 /**
  * Resend over its API (resend.com/docs/api-reference/emails/send-email): `POST /emails` with
@@ -99,7 +99,7 @@ export const resendTransport: TransportFactory = (svc): Transport => {
   const http = createProviderHttp({ provider: 'resend' });
   const auth = `Bearer ${key}`;
 
-  const sendGroup = async (mail: OutgoingEmail, group: RecipientGroup) => {
+  const sendGroup = async (mail: OutgoingEmail, group: RecipientGroup): Promise<DeliveryReceipt> => {
     const recipients = addressesOf(group);
     const res = await http.request({
       method: 'POST', url: `${endpoint}/emails`, body: bodyOf(mail, group),
@@ -112,20 +112,10 @@ export const resendTransport: TransportFactory = (svc): Transport => {
   };
 
   return {
-    async send(mail) {
-      const [first, ...rest] = recipientGroups(mail);
-      if (first === undefined) throw permanent('resend: no recipient left to send to');
-      const receipt = await sendGroup(mail, first);
-      for (const group of rest) await sendGroup(mail, group);
-      return receipt;
-    },
+    // One group unless only Bcc recipients are owed: one request each (provider-mail.ts sendGroups).
+    send: (mail) => sendGroups('resend', recipientGroups(mail), (group) => sendGroup(mail, group)),
     async verify() {
-      let res: ProviderResponse;
-      try {
-        res = await http.request({ method: 'GET', url: `${endpoint}/domains`, headers: { authorization: auth, accept: 'application/json' }, timeoutMs: 10_000 });
-      } catch (error) {
-        throw verifyFailure(error);
-      }
+      const res = await verifyRequest(http, { method: 'GET', url: `${endpoint}/domains`, headers: { authorization: auth, accept: 'application/json' } });
       if (res.status === 200) return;
       const name = str(jsonObject(res.body)?.name);
       if (res.status === 401 && name === 'restricted_api_key') return;

@@ -1,7 +1,7 @@
 import type { DeliveryError, OutgoingEmail, Transport, TransportFactory } from '../transport.js';
 import { ServiceTestError } from '../transport.js';
 import { createProviderHttp, type ProviderResponse } from './http-client.js';
-import { describe, header, jsonObject, permanent, resetAtMs, retryAfterMs, service, temporary, throttled, verifyFailure } from './http-errors.js';
+import { describe, header, jsonObject, permanent, resetAtMs, retryAfterMs, service, temporary, throttled, verifyFailure, verifyRequest } from './http-errors.js';
 import { base64, endpointOf, METADATA_KEY, recipientGroups, requiredString, settingsBlock, type RecipientGroup } from './provider-mail.js';
 import type { Address } from '../../templates/recipients.js';
 
@@ -22,7 +22,7 @@ import type { Address } from '../../templates/recipients.js';
  * | 5xx; timeouts, connection errors | deferred | "An error occurred on a SendGrid server" / "The SendGrid v3 Web API is not available" |
  * | 401 | held_service_error | "The provided authorization grant is invalid, expired, or revoked" |
  * | 403, field `from` or "verified Sender Identity" | held_service_error (test reason `unverified_sender`) | "The from address does not match a verified Sender Identity. Mail cannot be sent until this error is resolved." |
- * | 403 "temporarily blocked" / "Temporary block" | deferred | "You are temporarily blocked from sending emails due to repeated bad requests" |
+ * | 403 "temporarily blocked" / "Temporary block" | deferred (a documented exception to the issue's 401/403 → held_service_error: SendGrid lifts the block by itself) | "You are temporarily blocked from sending emails due to repeated bad requests" |
  * | 403, any other (a key without `mail.send`) | held_service_error | "access forbidden" |
  * | 400 (field errors), 413 | failed | "Each error returns an HTTP 400" / "The JSON payload you have included in your request is too large." |
  * | any other 4xx | failed | |
@@ -120,12 +120,7 @@ export const sendgridTransport: TransportFactory = (svc): Transport => {
       throw classifySendgrid(res, Date.now());
     },
     async verify() {
-      let res: ProviderResponse;
-      try {
-        res = await http.request({ method: 'GET', url: `${endpoint}/v3/scopes`, headers: { authorization: auth, accept: 'application/json' }, timeoutMs: 10_000 });
-      } catch (error) {
-        throw verifyFailure(error);
-      }
+      const res = await verifyRequest(http, { method: 'GET', url: `${endpoint}/v3/scopes`, headers: { authorization: auth, accept: 'application/json' } });
       if (res.status === 200) {
         const scopes = jsonObject(res.body)?.scopes;
         if (Array.isArray(scopes) && scopes.includes('mail.send')) return;

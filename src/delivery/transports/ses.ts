@@ -1,5 +1,7 @@
 import { GetAccountCommand, SendEmailCommand, SESv2Client, type Destination } from '@aws-sdk/client-sesv2';
 import { DeliveryError, ServiceTestError, type Transport, type TransportFactory } from '../transport.js';
+import type { Service } from '../../domain/types.js';
+import { endpointOf, requiredString, settingsBlock } from './provider-mail.js';
 import { rawComposer, splitRecipients } from './raw-mime.js';
 import { classifySesError, describeSesFailure, sesFailureOf, sesTestReason } from './ses-errors.js';
 
@@ -55,27 +57,21 @@ const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 /** SES's rule for configuration set names: letters, digits, _ and -, at most 64. */
 const CONFIGURATION_SET = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** `settings.ses`, checked; throws (the service is then held: brokenTransport) naming the field. */
-export function readSesSettings(settings: Readonly<Record<string, unknown>>): SesSettings {
-  const ses = settings.ses;
-  if (typeof ses !== 'object' || ses === null || Array.isArray(ses)) throw new Error('ses: the service has no ses settings');
-  const field = (name: string): string | undefined => {
-    const v: unknown = Reflect.get(ses, name);
-    if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'string' || v === '') throw new Error(`ses.${name}: must be a non-empty string`);
-    return v;
-  };
-  const region = field('region');
-  if (region === undefined || !REGION.test(region)) throw new Error('ses.region: must be an AWS region such as eu-west-1');
-  const accessKeyId = field('access_key_id');
-  const secretAccessKey = field('secret_access_key');
+/** `settings.ses`, checked (provider-mail.ts's readers); throws (the service is then held: brokenTransport) naming the field. */
+export function readSesSettings(svc: Pick<Service, 'id' | 'settings'>): SesSettings {
+  const block = settingsBlock(svc, 'ses');
+  const given = (name: string): string | undefined => (block[name] === undefined || block[name] === null ? undefined : requiredString(block, 'ses', name));
+  const region = requiredString(block, 'ses', 'region');
+  if (!REGION.test(region)) throw new Error('ses.region: must be an AWS region such as eu-west-1');
+  const accessKeyId = given('access_key_id');
+  const secretAccessKey = given('secret_access_key');
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
     throw new Error('ses.access_key_id and ses.secret_access_key: give both, or neither for the AWS SDK\'s default credential chain');
   }
-  const configurationSet = field('configuration_set');
+  const configurationSet = given('configuration_set');
   if (configurationSet !== undefined && !CONFIGURATION_SET.test(configurationSet)) throw new Error('ses.configuration_set: letters, digits, _ and - only, at most 64');
-  const endpoint = field('endpoint');
-  if (endpoint !== undefined && !/^https?:\/\/[^/]/.test(endpoint)) throw new Error('ses.endpoint: must be an http(s) URL');
+  // No default: without an endpoint the SDK derives https://email.<region>.amazonaws.com itself.
+  const endpoint = given('endpoint') === undefined ? undefined : endpointOf(block, 'ses', '');
   return {
     region,
     credentials: accessKeyId !== undefined && secretAccessKey !== undefined ? { accessKeyId, secretAccessKey } : undefined,
@@ -107,9 +103,12 @@ export function sesClient(s: SesSettings, o: SesTransportOptions = DEFAULTS): SE
 export const sesTransport: TransportFactory = (service, context) => createSesTransport(DEFAULTS)(service, context);
 
 export const createSesTransport = (options: SesTransportOptions): TransportFactory => (service): Transport => {
-  const settings = readSesSettings(service.settings);
+  const settings = readSesSettings(service);
   const client = sesClient(settings, options);
   const composer = rawComposer();
+  // Sends in flight: close() waits for them, since client.destroy() would abort them mid-request
+  // (a send SES may already have accepted, then retried: sent twice). Each ends within requestTimeoutMs.
+  const inFlight = new Set<Promise<unknown>>();
   return {
     async send(mail) {
       const raw = await composer.compose(mail);
@@ -120,13 +119,15 @@ export const createSesTransport = (options: SesTransportOptions): TransportFacto
         ...(split.bcc.length > 0 ? { BccAddresses: split.bcc } : {}),
       };
       try {
-        const out = await client.send(new SendEmailCommand({
+        const sending = client.send(new SendEmailCommand({
           FromEmailAddress: mail.email.from.address,
           Destination: destination,
           Content: { Raw: { Data: raw.bytes } },
           ...(settings.configurationSet !== undefined ? { ConfigurationSetName: settings.configurationSet } : {}),
           EmailTags: [{ Name: 'mailroom_message_id', Value: mail.messageId }],
         }));
+        inFlight.add(sending);
+        const out = await sending.finally(() => inFlight.delete(sending));
         // A 200 is a hand-off even without an id: retrying it would send the message twice.
         const id = out.MessageId;
         return id !== undefined && id !== '' ? { response: `ses 200 ${id}`, providerMessageId: id } : { response: 'ses 200 (no MessageId)' };
@@ -148,6 +149,7 @@ export const createSesTransport = (options: SesTransportOptions): TransportFacto
       if (enabled === false) throw new ServiceTestError('other', 'ses: GetAccount answers SendingEnabled: false (sending is paused for this account in this region)');
     },
     async close() {
+      await Promise.allSettled([...inFlight]);
       client.destroy();
       composer.close();
     },

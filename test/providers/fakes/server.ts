@@ -25,16 +25,21 @@ export interface FakeServer {
   port: number;
   /** Every request received, in order (scripted ones too). */
   requests: FakeRequest[];
-  /** Answers served, in order, to the next requests on `path` (or any path when no path is given). */
-  script(answer: FakeAnswer & { path?: string }): void;
+  /**
+   * Answers served, in order, to the next requests on `path` (or any path when no path is given);
+   * `after`: that many matching requests pass through to the handler first (a second request fails).
+   */
+  script(answer: ScriptedAnswer): void;
   close(): Promise<void>;
 }
+
+export type ScriptedAnswer = FakeAnswer & { path?: string; after?: number };
 
 export type FakeHandler = (req: FakeRequest) => FakeAnswer;
 
 export async function startFake(handler: FakeHandler): Promise<FakeServer> {
   const requests: FakeRequest[] = [];
-  const scripted: Array<FakeAnswer & { path?: string }> = [];
+  const scripted: ScriptedAnswer[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -42,7 +47,13 @@ export async function startFake(handler: FakeHandler): Promise<FakeServer> {
       const r: FakeRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks) };
       requests.push(r);
       const i = scripted.findIndex((s) => s.path === undefined || s.path === r.path);
-      const answer = i >= 0 ? scripted.splice(i, 1)[0]! : handler(r);
+      const pending = i >= 0 ? scripted[i] : undefined;
+      let answer: FakeAnswer;
+      if (pending === undefined) answer = handler(r);
+      else if ((pending.after ?? 0) > 0) {
+        pending.after = (pending.after ?? 0) - 1;
+        answer = handler(r);
+      } else answer = scripted.splice(i, 1)[0]!;
       const body = answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
       const type = typeof answer.body === 'object' ? { 'content-type': 'application/json' } : {};
       res.writeHead(answer.status, { ...type, ...answer.headers });

@@ -48,6 +48,8 @@ export interface SesFake {
   failNext(error: SesError, times?: number): void;
   /** GetAccount's answer. */
   account: Record<string, unknown>;
+  /** Each answer waits this long after the request arrived (a send in flight when the transport closes). */
+  answerDelayMs: number;
   close(): Promise<void>;
 }
 
@@ -121,6 +123,7 @@ export async function startSesFake(creds: SesCredentials, closer?: Closer): Prom
     url: '',
     received: [],
     requests: [],
+    answerDelayMs: 0,
     account: { SendingEnabled: true, ProductionAccessEnabled: true, EnforcementStatus: 'HEALTHY', SendQuota: { Max24HourSend: 50000, MaxSendRate: 14, SentLast24Hours: 0 } },
     failNext(error, times = 1) {
       for (let i = 0; i < times; i += 1) queue.push(error);
@@ -131,7 +134,9 @@ export async function startSesFake(creds: SesCredentials, closer?: Closer): Prom
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      void handle(req, Buffer.concat(chunks)).then(({ status, body, type }) => {
+      const answered = handle(req, Buffer.concat(chunks));
+      const delayed = fake.answerDelayMs > 0 ? answered.then(async (a) => { await new Promise((r) => setTimeout(r, fake.answerDelayMs)); return a; }) : answered;
+      void delayed.then(({ status, body, type }) => {
         const path = new URL(req.url ?? '/', 'http://x').pathname;
         fake.requests.push({ method: req.method ?? '', path, status });
         res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-requestid': randomUUID(), ...(type !== undefined ? { 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazonaws.sesv2/` } : {}) });

@@ -1,0 +1,91 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { postmarkTransport } from '../../src/delivery/transports/postmark.js';
+import { sendgridTransport } from '../../src/delivery/transports/sendgrid.js';
+import { Closer } from '../support/cleanup.js';
+import { DIALECTS, postgresAvailable } from '../support/stores.js';
+import { startPostmark, type PostmarkFake } from '../providers/fakes/postmark.js';
+import { startSendgrid, type SendgridFake } from '../providers/fakes/sendgrid.js';
+import { insertQueued, privateHeaders } from './harness.js';
+import { failoverSetup, type FailoverSetup } from './failover-harness.js';
+
+/**
+ * Failover between HTTP providers: `primary` is Postmark (failing over to `backup`), `backup` is
+ * SendGrid, each a loopback fake speaking its API. The failover harness's SMTP services are
+ * replaced by these two; its breakers, clock and retry policy are used as they are.
+ */
+
+const pgUp = await postgresAvailable();
+
+/** Each message id (our metadata at Postmark, custom_args at SendGrid) and how many times it was accepted. */
+function deliveries(postmark: PostmarkFake, sendgrid: SendgridFake): Map<string, number> {
+  const ids = [
+    ...postmark.sent.map((s) => (s.json.Metadata as Record<string, unknown> | undefined)?.mailroom_message_id),
+    ...sendgrid.sent.map((s) => (s.json.custom_args as Record<string, unknown> | undefined)?.mailroom_message_id),
+  ];
+  const counts = new Map<string, number>();
+  for (const id of ids) counts.set(String(id), (counts.get(String(id)) ?? 0) + 1);
+  return counts;
+}
+
+async function viaOf(s: FailoverSetup, id: string): Promise<{ status: string; sent_via?: string }> {
+  const res = await s.app.inject({ method: 'GET', url: `/v1/messages/${id}`, headers: privateHeaders });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json<{ status: string; sent_via?: string }>();
+}
+
+describe.each(DIALECTS)('failover between HTTP providers on %s', (dialect) => {
+  const skip = dialect === 'postgres' && !pgUp;
+  let closer = new Closer();
+  beforeEach(() => {
+    closer = new Closer();
+  });
+  afterEach(async () => {
+    await closer.closeAll();
+  });
+
+  it.skipIf(skip)('Postmark answering 503 fails over to SendGrid and comes back after the half-open probe; no message accepted twice', async () => {
+    const s = await failoverSetup(dialect, closer);
+    const postmark = await startPostmark();
+    closer.defer(() => postmark.close());
+    const sendgrid = await startSendgrid();
+    closer.defer(() => sendgrid.close());
+    const now = s.clock.now();
+    await s.store.services.put('acme', 'primary', { provider: 'postmark', settings: { postmark: { server_token: postmark.token, endpoint: postmark.url }, failover: ['backup'] }, is_default: true, max_per_second: null }, now);
+    await s.store.services.put('acme', 'backup', { provider: 'sendgrid', settings: { sendgrid: { api_key: sendgrid.key, endpoint: sendgrid.url } }, is_default: false, max_per_second: null }, now);
+    const worker = s.worker({ transports: { postmark: postmarkTransport, sendgrid: sendgridTransport } });
+
+    // Postmark is down: five sends answer 503, deferred, and the breaker opens.
+    for (let i = 0; i < 5; i += 1) postmark.script({ path: '/email', status: 503, body: 'Service Unavailable' });
+    const first = await insertQueued(s.store, 5, s.clock.now(), 'primary');
+    expect(await worker.runOnce()).toBe(5);
+    const opened = await s.admin('/organizations/acme/services/primary');
+    expect(opened.breaker).toMatchObject({ state: 'open', consecutive_failures: 5 });
+    expect(String((opened.breaker as { last_error?: string }).last_error)).toMatch(/postmark 503/);
+
+    // The retries find it open: all through SendGrid, Postmark hears nothing.
+    const postmarkRequests = postmark.requests.length;
+    s.clock.advance(10_000);
+    expect(await worker.runOnce()).toBe(5);
+    expect(postmark.requests.length).toBe(postmarkRequests);
+    expect(sendgrid.sent).toHaveLength(5);
+    for (const id of first) expect(await viaOf(s, id)).toMatchObject({ status: 'sent', sent_via: 'backup' });
+
+    // 30 s after it opened: half-open, Postmark is back. One message is the probe; the others fail over.
+    s.clock.advance(20_000);
+    const second = await insertQueued(s.store, 3, s.clock.now(), 'primary');
+    expect(await worker.runOnce()).toBe(3);
+    expect(postmark.sent).toHaveLength(1);
+    expect(sendgrid.sent).toHaveLength(7);
+    expect((await s.admin('/organizations/acme/services/primary')).breaker).toEqual({ state: 'closed', consecutive_failures: 0 });
+
+    // Closed again: messages go through Postmark.
+    const third = await insertQueued(s.store, 2, s.clock.now(), 'primary');
+    expect(await worker.runOnce()).toBe(2);
+    for (const id of third) expect(await viaOf(s, id)).toMatchObject({ status: 'sent', sent_via: 'primary' });
+    expect(postmark.sent).toHaveLength(3);
+
+    const counts = deliveries(postmark, sendgrid);
+    expect([...counts.keys()].sort()).toEqual([...first, ...second, ...third].sort());
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+  });
+});
