@@ -112,6 +112,9 @@ export type HttpProvider = (typeof HTTP_PROVIDERS)[number];
  */
 const LOOPBACK_HOST = 'localhost|127(\\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}|\\[::1\\]';
 const ENDPOINT_PATTERN = `^(https://[^/?#\\s]+|http://(${LOOPBACK_HOST})(:[0-9]{1,5})?)(/[^?#\\s]*)?$`;
+const ENDPOINT_RULE = new RegExp(ENDPOINT_PATTERN);
+/** The same rule for a stored value (a row written before the rule existed must not send either). */
+export const isAllowedEndpoint = (url: string): boolean => url.length <= 2048 && ENDPOINT_RULE.test(url);
 const Endpoint = Type.Optional(Type.String({
   pattern: ENDPOINT_PATTERN,
   maxLength: 2048,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isAllowedEndpoint } from '../../config/resources.js';
 import type { Service } from '../../domain/types.js';
 import type { Address } from '../../templates/recipients.js';
 import { DeliveryError, type DeliveryReceipt, type OutgoingEmail, type Refusal } from '../transport.js';
@@ -137,5 +138,7 @@ export function endpointOf(block: Record<string, unknown>, provider: string, fal
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`${provider}.endpoint must be an http(s) URL`);
   if (url.search !== '' || url.hash !== '') throw new Error(`${provider}.endpoint must not carry a query or fragment`);
+  // The secret goes with every request: plain http only to a loopback host, as the input schema says.
+  if (!isAllowedEndpoint(raw)) throw new Error(`${provider}.endpoint must be https, or http to a loopback host`);
   return url.toString().replace(/\/+$/, '');
 }
