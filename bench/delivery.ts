@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { alternateRounds, median } from './rounds.js';
 import { applyConfig } from '../src/admin/apply.js';
 import { loadConfig } from '../src/config/env.js';
 import { systemClock } from '../src/domain/clock.js';
@@ -67,11 +68,6 @@ async function sink(): Promise<{ port: number; count: () => Promise<number>; clo
   };
 }
 
-/** The middle value (the lower middle of an even count). */
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)] ?? 0;
-}
 
 /**
  * Messages per second to a loopback sink in another process: nodemailer's pool driven
@@ -160,30 +156,14 @@ export async function deliveryBench(messages: number, rounds = 5): Promise<Deliv
 
     // Warm both paths (JIT, pool sockets) before measuring either.
     worker.start();
-    const warm = Math.min(500, messages);
-    await rawRun(warm);
-    await queueRun(warm);
-    rawCpu.length = 0;
-    queueCpu.length = 0;
-    const raws: number[] = [];
-    const queueds: number[] = [];
-    const ratios: number[] = [];
-    // A pause before each run lets the previous one's background work (the WAL checkpoint of
-    // the queue's writes, the sink's backlog) finish instead of landing on the other path.
-    const settle = () => new Promise((r) => setTimeout(r, 1000));
-    for (let r = 0; r < rounds; r++) {
-      await settle();
-      const raw = await rawRun(messages);
-      await settle();
-      const queued = await queueRun(messages);
-      raws.push(raw);
-      queueds.push(queued);
-      ratios.push(queued / raw);
-    }
+    const figures = await alternateRounds(rawRun, queueRun, messages, rounds, () => {
+      rawCpu.length = 0;
+      queueCpu.length = 0;
+    });
     await transport.close();
     await worker.stop();
     await store.close();
-    return { raw: median(raws), queued: median(queueds), ratio: median(ratios), ratios, rawCpuMicros: median(rawCpu), queueCpuMicros: median(queueCpu), messages };
+    return { ...figures, rawCpuMicros: median(rawCpu), queueCpuMicros: median(queueCpu), messages };
   } finally {
     await smtp.close();
     fs.rmSync(dir, { recursive: true, force: true });

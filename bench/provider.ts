@@ -5,6 +5,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { alternateRounds, median } from './rounds.js';
 import { applyConfig } from '../src/admin/apply.js';
 import { loadConfig } from '../src/config/env.js';
 import { systemClock } from '../src/domain/clock.js';
@@ -136,11 +137,6 @@ function postmarkJson(i: number, id: string): string {
   });
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)] ?? 0;
-}
-
 /**
  * Messages per second to a loopback Postmark fake in another process, measured as the SMTP line
  * is (delivery.ts): raw `fetch` and the queue path alternate for `rounds` rounds after a warm-up,
@@ -227,28 +223,14 @@ export async function providerBench(messages: number, rounds = 5): Promise<Provi
     };
 
     worker.start();
-    const warm = Math.min(500, messages);
-    await rawRun(warm);
-    await queueRun(warm);
-    rawCpu.length = 0;
-    queueCpu.length = 0;
-    const raws: number[] = [];
-    const queueds: number[] = [];
-    const ratios: number[] = [];
-    const settle = () => new Promise((r) => setTimeout(r, 1000));
-    for (let r = 0; r < rounds; r++) {
-      await settle();
-      const raw = await rawRun(messages);
-      await settle();
-      const queued = await queueRun(messages);
-      raws.push(raw);
-      queueds.push(queued);
-      ratios.push(queued / raw);
-    }
+    const figures = await alternateRounds(rawRun, queueRun, messages, rounds, () => {
+      rawCpu.length = 0;
+      queueCpu.length = 0;
+    });
     await worker.stop();
     await store.close();
     return {
-      raw: median(raws), queued: median(queueds), ratio: median(ratios), ratios, rawCpuMicros: median(rawCpu), queueCpuMicros: median(queueCpu),
+      ...figures, rawCpuMicros: median(rawCpu), queueCpuMicros: median(queueCpu),
       rawBodyBytes: median(rawBytes), queueBodyBytes: median(queueBytes), messages,
     };
   } finally {
