@@ -141,7 +141,7 @@ describe('Mailgun error table (every row, through the HTTP client against the fa
 
   it('no answer: refused connection → temporary; an endpoint name that does not resolve → service', async () => {
     const port = await freePort();
-    for (const [endpoint, kind] of [[`http://127.0.0.1:${port}`, 'temporary'], ['http://mailgun-endpoint.invalid', 'service']] as const) {
+    for (const [endpoint, kind] of [[`http://127.0.0.1:${port}`, 'temporary'], ['https://mailgun-endpoint.invalid', 'service']] as const) {
       const transport = mailgunTransport(service({ mailgun: { domain: ACCOUNT.domain, api_key: 'k', endpoint } }), { dataDir: '/nonexistent' });
       const err = await failure(transport.send(MAIL));
       await transport.close();

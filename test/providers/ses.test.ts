@@ -148,7 +148,7 @@ describe('SES error table (every row, through the SDK against the fake)', () => 
 
   it('no answer: refused connection → temporary; an endpoint name that does not resolve → service', async () => {
     const port = await freePort();
-    for (const [endpoint, kind] of [[`http://127.0.0.1:${port}`, 'temporary'], ['http://ses-endpoint.invalid', 'service']] as const) {
+    for (const [endpoint, kind] of [[`http://127.0.0.1:${port}`, 'temporary'], ['https://ses-endpoint.invalid', 'service']] as const) {
       const transport = sesTransport(service({ ses: { region: 'eu-west-1', access_key_id: 'AKIA0', secret_access_key: 'x', endpoint } }), { dataDir: '/nonexistent' });
       const err = await failure(transport.send(MAIL));
       await transport.close();
