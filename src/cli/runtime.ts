@@ -88,7 +88,7 @@ export function buildServices(config: Config, deps: ServiceDeps): Services {
   const http = deps.webhookHttp
     ?? createWebhookHttp({ policy: settings.urlPolicy, timeoutMs: settings.attemptTimeoutMs, maxConnectionsPerOrigin: settings.endpointConcurrency });
   const wakeup = new Wakeup();
-  const breakers = redis === undefined ? new LocalBreakers(clock) : new RedisBreakers(redis, clock);
+  const breakers = redis === undefined ? new LocalBreakers(clock, config.breaker) : new RedisBreakers(redis, clock, config.breaker);
   exposeBreakers(metrics, breakers);
   const protection = createProtection({
     config, clock, metrics, logger: logger.child({ component: 'protection' }), redis, ...deps.protection,

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { DEFAULT_RETRY_SCHEDULE_SECONDS, parseRetrySchedule } from '../webhooks/schedule.js';
 import type { WebhookSettings } from '../webhooks/types.js';
+import { breakerSettings, webhookSettings, type BreakerSettings } from './env-sections.js';
 
 /** Everything the process reads from its environment, parsed once at start and frozen. */
 export interface Config {
@@ -59,6 +59,8 @@ export interface Config {
   readonly snsCertHosts: readonly string[];
   /** Outbound webhooks (issue 13): retries, timeouts, rotation grace, pacing, URL rules. */
   readonly webhooks: WebhookSettings;
+  /** Each service's circuit breaker (issue 14): MAILROOM_BREAKER_* (defaults 5 failures in 60 s, half-open after 30 s). */
+  readonly breaker: BreakerSettings;
   /** Request rate limits and anomaly detection (src/protection/rate-limits.ts). */
   readonly limits: {
     /** Per-organization guard on public-key requests that fail before the template and CAPTCHA checks. */
@@ -207,6 +209,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     },
     snsCertHosts: snsCertHosts(read('MAILROOM_SNS_CERT_HOSTS'), problems),
     webhooks: webhookSettings(read, int, oneOf, problems),
+    breaker: breakerSettings(int),
     limits: {
       // The spec asks for a flood guard of at least 50 requests per second.
       floodPerSecond: int('MAILROOM_FLOOD_GUARD_PER_SECOND', 50, 50, 1_000_000),
@@ -221,39 +224,6 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   };
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return deepFreeze(config);
-}
-
-/**
- * Outbound webhooks' settings. The attempt timeout is 15 s by the issue; the variable exists so
- * tests (and operators of slow receivers) can move it. The per-endpoint and overall in-flight
- * limits are per process.
- */
-function webhookSettings(
-  read: (name: string) => string | undefined,
-  int: (name: string, fallback: number, min: number, max: number) => number,
-  oneOf: <T extends string>(name: string, allowed: readonly T[], fallback: T) => T,
-  problems: string[],
-): WebhookSettings {
-  const rawSchedule = read('MAILROOM_WEBHOOK_RETRY_SCHEDULE');
-  let retryScheduleSeconds: readonly number[] = DEFAULT_RETRY_SCHEDULE_SECONDS;
-  if (rawSchedule !== undefined) {
-    const parsed = parseRetrySchedule(rawSchedule);
-    if (parsed.ok) retryScheduleSeconds = parsed.seconds;
-    else problems.push(parsed.problem);
-  }
-  return {
-    retryScheduleSeconds,
-    attemptTimeoutMs: int('MAILROOM_WEBHOOK_TIMEOUT_SECONDS', 15, 1, 300) * 1000,
-    secretGraceMs: int('MAILROOM_WEBHOOK_SECRET_GRACE_SECONDS', 86_400, 0, 30 * 86_400) * 1000,
-    disableAfterMs: int('MAILROOM_WEBHOOK_DISABLE_AFTER_SECONDS', 5 * 86_400, 1, 365 * 86_400) * 1000,
-    endpointConcurrency: int('MAILROOM_WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100),
-    maxInFlight: int('MAILROOM_WEBHOOK_MAX_IN_FLIGHT', 64, 1, 10_000),
-    urlPolicy: {
-      // Read raw: a bad MAILROOM_ENV is reported once, where `env` is parsed.
-      production: read('MAILROOM_ENV') === 'production',
-      allowPrivate: oneOf('MAILROOM_WEBHOOK_ALLOW_PRIVATE', ['true', 'false'] as const, 'false') === 'true',
-    },
-  };
 }
 
 /**
