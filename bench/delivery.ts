@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { alternateRounds, median } from './rounds.js';
+import { alternateRounds, askChild, median } from './rounds.js';
 import { applyConfig } from '../src/admin/apply.js';
 import { loadConfig } from '../src/config/env.js';
 import { systemClock } from '../src/domain/clock.js';
@@ -46,17 +46,7 @@ function email(i: number): RenderedEmail {
 /** The sink runs in a child process (smtp-sink.ts); messages are counted there. */
 async function sink(): Promise<{ port: number; count: () => Promise<number>; close: () => Promise<void> }> {
   const child = fork(fileURLToPath(new URL('./smtp-sink.js', import.meta.url)), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const ask = <T>(message: string, pick: (m: Record<string, number>) => T | undefined): Promise<T> => new Promise((resolve) => {
-    const onMessage = (m: Record<string, number>) => {
-      const value = pick(m);
-      if (value !== undefined) {
-        child.off('message', onMessage);
-        resolve(value);
-      }
-    };
-    child.on('message', onMessage);
-    if (message !== '') child.send(message);
-  });
+  const ask = askChild(child);
   const port = await ask('', (m) => m.port);
   return {
     port,

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { alternateRounds, median } from './rounds.js';
+import { alternateRounds, askChild, median } from './rounds.js';
 import { applyConfig } from '../src/admin/apply.js';
 import { loadConfig } from '../src/config/env.js';
 import { systemClock } from '../src/domain/clock.js';
@@ -82,17 +82,7 @@ if (process.env[FAKE_ENV] === '1') serveFake();
 
 async function fake(): Promise<{ port: number; counts: () => Promise<FakeCounts>; close: () => Promise<void> }> {
   const child = fork(fileURLToPath(import.meta.url), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { ...process.env, [FAKE_ENV]: '1' } });
-  const ask = <T>(message: string, pick: (m: Record<string, number>) => T | undefined): Promise<T> => new Promise((resolve) => {
-    const onMessage = (m: Record<string, number>) => {
-      const value = pick(m);
-      if (value !== undefined) {
-        child.off('message', onMessage);
-        resolve(value);
-      }
-    };
-    child.on('message', onMessage);
-    if (message !== '') child.send(message);
-  });
+  const ask = askChild(child);
   const port = await ask('', (m) => m.port);
   return {
     port,

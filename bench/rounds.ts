@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 /** The middle value (the lower middle of an even count). */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -41,4 +42,22 @@ export async function alternateRounds(
     ratios.push(queued / raw);
   }
   return { raw: median(raws), queued: median(queueds), ratio: median(ratios), ratios };
+}
+
+/**
+ * Asks a bench helper process (a sink or a fake, forked so its CPU is not the sender's) over
+ * IPC: sends `message` (none when empty) and resolves with the first answer `pick` accepts.
+ */
+export function askChild(child: ChildProcess) {
+  return <T>(message: string, pick: (m: Record<string, number>) => T | undefined): Promise<T> => new Promise((resolve) => {
+    const onMessage = (m: Record<string, number>) => {
+      const value = pick(m);
+      if (value !== undefined) {
+        child.off('message', onMessage);
+        resolve(value);
+      }
+    };
+    child.on('message', onMessage);
+    if (message !== '') child.send(message);
+  });
 }
