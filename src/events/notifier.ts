@@ -1,8 +1,5 @@
 import type { EventNotifier } from './types.js';
 
-/** A notifier that takes every recorded event and does nothing with it (tests, tools). */
-export const noNotifier: EventNotifier = { notify: () => undefined };
-
 /**
  * The process's notifier (buildServices): every recorded event after hand-off already has its
  * webhook deliveries in the outbox (written in the event's transaction,

@@ -1,30 +1,16 @@
 import { Redis } from 'ioredis';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { LocalBreakers, PROBE_WAIT_MS, type Breakers } from '../../src/delivery/breaker.js';
 import { RedisBreakers } from '../../src/delivery/breaker-redis.js';
 import { ManualClock } from '../../src/domain/clock.js';
-import { Closer } from '../support/cleanup.js';
+import { closerPerTest } from '../support/cleanup.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { insertQueued, row } from './harness.js';
 import { deliveriesPerMessage, failoverSetup, takeDown } from './failover-harness.js';
+import { REDIS_URL, redisAvailable } from '../support/redis.js';
 
 const pgUp = await postgresAvailable();
-const REDIS_URL = process.env.MAILROOM_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-async function redisAvailable(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
-  try {
-    await probe.connect();
-    await probe.ping();
-    return true;
-  } catch (err) {
-    if (process.env.CI === 'true') throw new Error(`Redis is required under CI: ${String(err)}`);
-    console.warn(`\n*** Redis unreachable at ${REDIS_URL}: the shared breaker tests are SKIPPED ***\n`);
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
 const redisUp = await redisAvailable();
 const uniquePrefix = () => `test-breaker-${process.pid}-${Math.random().toString(36).slice(2)}:`;
 
@@ -114,13 +100,7 @@ behaviour('RedisBreakers (two workers, one Redis)', async (clock) => redisPair(c
 
 describe.each(DIALECTS)('two workers sharing a breaker through Redis on %s', (dialect) => {
   const skip = (dialect === 'postgres' && !pgUp) || !redisUp;
-  let closer = new Closer();
-  beforeEach(() => {
-    closer = new Closer();
-  });
-  afterEach(async () => {
-    await closer.closeAll();
-  });
+  const closer = closerPerTest();
 
   it.skipIf(skip)("one worker's failures open it; the other fails over at once and shows it open", async () => {
     const prefix = uniquePrefix();

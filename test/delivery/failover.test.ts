@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UNAVAILABLE } from '../../src/delivery/failover.js';
 import { recordProviderEvents } from '../../src/events/record.js';
 import { ADMIN_TOKEN } from '../support/app.js';
-import { Closer } from '../support/cleanup.js';
+import { closerPerTest } from '../support/cleanup.js';
 import { smtpError } from '../support/smtp-sink.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { insertQueued, privateHeaders, row } from './harness.js';
@@ -23,13 +23,7 @@ const gauge = async (s: FailoverSetup, service: string): Promise<string | undefi
 
 describe.each(DIALECTS)('failover and the circuit breaker on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
-  let closer = new Closer();
-  beforeEach(() => {
-    closer = new Closer();
-  });
-  afterEach(async () => {
-    await closer.closeAll();
-  });
+  const closer = closerPerTest();
 
   it.skipIf(skip)('a provider that is down: its breaker opens, messages fail over, one probe brings it back; no message sent twice', async () => {
     const s = await failoverSetup(dialect, closer);

@@ -6,24 +6,10 @@ import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryHarness, newWorker, row, seedSmtpOrg, send, smtpService } from './harness.js';
 import { startSink, waitFor } from '../support/smtp-sink.js';
 import { tempDir } from '../support/cleanup.js';
+import { REDIS_URL, redisAvailable } from '../support/redis.js';
 
 const pgUp = await postgresAvailable();
-const REDIS_URL = process.env.MAILROOM_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-async function redisAvailable(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
-  try {
-    await probe.connect();
-    await probe.ping();
-    return true;
-  } catch (err) {
-    if (process.env.CI === 'true') throw new Error(`Redis is required under CI: ${String(err)}`);
-    console.warn(`\n*** Redis unreachable at ${REDIS_URL}: the RedisPacer test is SKIPPED ***\n`);
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
 const redisUp = await redisAvailable();
 
 /**

@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postmarkTransport } from '../../src/delivery/transports/postmark.js';
 import { sendgridTransport } from '../../src/delivery/transports/sendgrid.js';
-import { Closer } from '../support/cleanup.js';
+import { closerPerTest } from '../support/cleanup.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { startPostmark, type PostmarkFake } from '../providers/fakes/postmark.js';
 import { startSendgrid, type SendgridFake } from '../providers/fakes/sendgrid.js';
@@ -35,13 +35,7 @@ async function viaOf(s: FailoverSetup, id: string): Promise<{ status: string; se
 
 describe.each(DIALECTS)('failover between HTTP providers on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
-  let closer = new Closer();
-  beforeEach(() => {
-    closer = new Closer();
-  });
-  afterEach(async () => {
-    await closer.closeAll();
-  });
+  const closer = closerPerTest();
 
   it.skipIf(skip)('Postmark answering 503 fails over to SendGrid and comes back after the half-open probe; no message accepted twice', async () => {
     const s = await failoverSetup(dialect, closer);

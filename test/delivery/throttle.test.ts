@@ -1,29 +1,16 @@
 import { Redis } from 'ioredis';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import { LocalPacer, MAX_THROTTLE_PAUSE_MS, RedisPacer, THROTTLE_PAUSE_MS, throttlePause } from '../../src/delivery/pacing.js';
 import { DeliveryError, type TransportFactory } from '../../src/delivery/transport.js';
-import { Closer } from '../support/cleanup.js';
+import { closerPerTest } from '../support/cleanup.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { insertQueued, row } from './harness.js';
 import { failoverSetup } from './failover-harness.js';
+import { REDIS_URL, redisAvailable } from '../support/redis.js';
 
 const pgUp = await postgresAvailable();
-const REDIS_URL = process.env.MAILROOM_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-async function redisAvailable(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
-  try {
-    await probe.connect();
-    await probe.ping();
-    return true;
-  } catch (err) {
-    if (process.env.CI === 'true') throw new Error(`Redis is required under CI: ${String(err)}`);
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
 const redisUp = await redisAvailable();
 
 /** A provider answering 429 to the first `throttled` sends (with Retry-After when given), then accepting. */
@@ -44,13 +31,7 @@ function throttlingProvider(throttled: number, retryAfterMs: number | undefined)
 
 describe.each(DIALECTS)('throttling on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
-  let closer = new Closer();
-  beforeEach(() => {
-    closer = new Closer();
-  });
-  afterEach(async () => {
-    await closer.closeAll();
-  });
+  const closer = closerPerTest();
 
   it.skipIf(skip)('Retry-After sets the retry exactly; the service pauses (capped) and the throttled send does not count for the breaker', async () => {
     const s = await failoverSetup(dialect, closer, { primarySettings: {} });

@@ -1,6 +1,5 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Redis } from 'ioredis';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { TestApp } from '../support/app.js';
@@ -123,28 +122,8 @@ export async function deadUrl(): Promise<string> {
   return `http://127.0.0.1:${port}/siteverify`;
 }
 
-export const REDIS_URL = process.env.MAILROOM_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-let redisReachable: Promise<boolean> | undefined;
-
-/** Whether Redis answers; under CI its absence is a failure, elsewhere its tests are skipped. */
-export function redisAvailable(): Promise<boolean> {
-  redisReachable ??= (async () => {
-    const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2000, retryStrategy: () => null });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      await client.ping();
-      return true;
-    } catch (err) {
-      if (process.env.CI === 'true') throw new Error(`Redis is required under CI: ${String(err)}`);
-      console.warn(`\n*** Redis unreachable at ${REDIS_URL}: the cross-process tests are SKIPPED ***\n`);
-      return false;
-    } finally {
-      client.disconnect();
-    }
-  })();
-  return redisReachable;
-}
+// Shared with the delivery tests (pacing, breakers, throttling).
+export { REDIS_URL, redisAvailable } from '../support/redis.js';
 
 /** A 429 `rate_limited` with a numeric Retry-After header and `details.scope`; returns Retry-After. */
 export function expectLimited(res: LightMyRequestResponse, scope: string): number {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterEach } from 'vitest';
 
 /** Cleanup: everything a test opens is closed in afterEach, newest first. */
 export class Closer {
@@ -18,6 +19,16 @@ export class Closer {
       }
     }
   }
+}
+
+/**
+ * One Closer for every test of the enclosing describe: closeAll empties it, so the same object
+ * serves the next test. Call at describe level (it registers the afterEach).
+ */
+export function closerPerTest(): Closer {
+  const closer = new Closer();
+  afterEach(() => closer.closeAll());
+  return closer;
 }
 
 /** A temporary directory, removed when `closer` closes. */
