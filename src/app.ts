@@ -20,7 +20,9 @@ import { registerSend } from './http/routes/send.js';
 import { registerSendBatch } from './http/routes/send-batch.js';
 import { registerSendForm } from './http/routes/send-form.js';
 import { registerUploads } from './http/routes/uploads.js';
+import { registerTemplateRender } from './http/routes/template-render.js';
 import { registerTemplates, TemplateResource } from './http/routes/templates.js';
+import { registerUi } from './http/ui-static.js';
 import { registerTurnstileWidget } from './http/routes/turnstile-widget.js';
 import { validatorCompiler } from './http/validation.js';
 import { createSendDeps } from './send/accept.js';
@@ -127,12 +129,14 @@ export async function buildApp(services: AppServices): Promise<App> {
   registerSend(app, sendDeps);
   registerSendBatch(app, sendDeps);
   registerSendForm(app, sendDeps);
+  registerTemplateRender(app, sendDeps);
   registerUploads(app, { ...services, blobs: blobs.blobs, uploadSecret: blobs.uploadSecret, protection });
   registerMessages(app, services);
   registerHistory(app, services);
   await registerProviderEventsRoute(app, services);
   registerMetrics(app, metrics, config.metricsToken);
-  await app.register(async (admin) => registerAdminRoutes(admin, services), { prefix: '/admin/v1' });
+  await app.register(async (admin) => registerAdminRoutes(admin, services, sendDeps), { prefix: '/admin/v1' });
+  await registerUi(app, services);
 
   return app;
 }

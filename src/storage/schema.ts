@@ -249,6 +249,23 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
+/** A signed-in UI browser (migration 0007): the SHA-256 of its cookie's id, never the id. */
+export interface AdminSessionsTable {
+  id_hash: string;
+  csrf_token: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** One version of a template's content: `fields` is its TemplateFields as JSON. */
+export interface TemplateVersionsTable {
+  org_id: string;
+  template_id: string;
+  version: number;
+  fields: string;
+  created_at: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -267,4 +284,6 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  admin_sessions: AdminSessionsTable;
+  template_versions: TemplateVersionsTable;
 }

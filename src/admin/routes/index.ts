@@ -1,12 +1,19 @@
 import type { App, AppServices } from '../../http/app-types.js';
+import type { SendDeps } from '../../send/accept.js';
 import { installAdminAuth } from './auth.js';
 import { registerCreditRoutes } from './credits.js';
 import { registerKeyRoutes } from './keys.js';
 import { registerListRoutes } from './lists.js';
+import { registerMessageHistoryRoutes } from './message-history.js';
 import { registerMessageRoutes } from './messages.js';
 import { registerOrganizationRoutes } from './organizations.js';
+import { registerOverviewRoutes } from './overview.js';
 import { registerServiceRoutes } from './services.js';
 import { registerServiceTestRoutes } from './service-test.js';
+import { registerSessionRoutes } from './session.js';
+import { registerTemplateRenderRoutes } from './template-render.js';
+import { registerTemplateSendTestRoutes } from './template-send-test.js';
+import { registerTemplateVersionRoutes } from './template-versions.js';
 import { registerTemplateRoutes } from './templates.js';
 import { registerWebhookRoutes } from './webhooks.js';
 
@@ -16,17 +23,23 @@ import { registerWebhookRoutes } from './webhooks.js';
  * MAILROOM_ADMIN_TOKEN nothing is registered, so every /admin/v1 URL is a 404 `not_found` and
  * the OpenAPI document does not advertise an API that is switched off.
  */
-export function registerAdminRoutes(app: App, services: AppServices): void {
+export function registerAdminRoutes(app: App, services: AppServices, sendDeps: SendDeps): void {
   const token = services.config.adminToken;
   if (token === undefined) return;
   installAdminAuth(app, token);
+  registerSessionRoutes(app, services);
   registerOrganizationRoutes(app, services);
   registerKeyRoutes(app, services);
   registerServiceRoutes(app, services);
   registerServiceTestRoutes(app, services);
   registerTemplateRoutes(app, services);
+  registerTemplateVersionRoutes(app, services);
+  registerTemplateRenderRoutes(app, sendDeps);
+  registerTemplateSendTestRoutes(app, sendDeps);
   registerCreditRoutes(app, services);
   registerListRoutes(app, services);
   registerMessageRoutes(app, services);
+  registerMessageHistoryRoutes(app, services);
+  registerOverviewRoutes(app, services);
   registerWebhookRoutes(app, services);
 }

@@ -1,0 +1,6 @@
+import type { App } from '../../http/app-types.js';
+import type { SendDeps } from '../../send/accept.js';
+
+export function registerTemplateRenderRoutes(_app: App, _deps: SendDeps): void {
+  // Owned by a helper of issue 15; replaced by the real routes.
+}

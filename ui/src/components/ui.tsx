@@ -1,0 +1,174 @@
+/**
+ * The few building blocks every page uses, so pages look and behave alike: labelled fields
+ * with their error beside them, tables, notices, buttons that show progress, a copy button.
+ * Every control has a visible label (or aria-label) and keeps the browser's focus ring.
+ */
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { ApiFailure } from '../api/client';
+
+let nextId = 0;
+/** A stable id per component instance, for label/for and aria-describedby pairs. */
+export function useId(prefix: string): string {
+  const [id] = useState(() => `${prefix}-${++nextId}`);
+  return id;
+}
+
+export function PageHeader(props: { title: string; children?: ComponentChildren }) {
+  return (
+    <header class="page-header">
+      <h1>{props.title}</h1>
+      {props.children !== undefined && <div class="page-actions">{props.children}</div>}
+    </header>
+  );
+}
+
+export function Section(props: { title: string; children: ComponentChildren }) {
+  return (
+    <section class="card" aria-label={props.title}>
+      <h2>{props.title}</h2>
+      {props.children}
+    </section>
+  );
+}
+
+/** The input attributes pages use; kept narrow so every field stays a plain labelled input. */
+interface InputProps {
+  type?: 'text' | 'password' | 'email' | 'url' | 'number' | 'search' | 'date' | 'datetime-local';
+  name?: string;
+  placeholder?: string;
+  autoComplete?: string;
+  required?: boolean;
+  disabled?: boolean;
+  readOnly?: boolean;
+  min?: number | string;
+  max?: number | string;
+  step?: number | string;
+  inputMode?: 'text' | 'numeric' | 'decimal' | 'email' | 'url';
+}
+
+/** A labelled text input; `error` is shown under it and announced with the field. */
+export function Field(props: InputProps & { label: string; value: string; onValue: (v: string) => void; error?: string | undefined; hint?: string }) {
+  const { label, value, onValue, error, hint, ...rest } = props;
+  const id = useId('f');
+  return (
+    <div class={`field${error !== undefined ? ' has-error' : ''}`}>
+      <label for={id}>{label}</label>
+      <input
+        {...(rest as object)}
+        id={id}
+        value={value}
+        onInput={(e) => onValue((e.target as HTMLInputElement).value)}
+        aria-invalid={error !== undefined ? 'true' : undefined}
+        aria-describedby={error !== undefined ? `${id}-err` : hint !== undefined ? `${id}-hint` : undefined}
+      />
+      {hint !== undefined && error === undefined && <small id={`${id}-hint`} class="hint">{hint}</small>}
+      {error !== undefined && <small id={`${id}-err`} class="field-error" role="alert">{error}</small>}
+    </div>
+  );
+}
+
+export function Checkbox(props: { label: string; checked: boolean; onChecked: (v: boolean) => void; disabled?: boolean }) {
+  const id = useId('c');
+  return (
+    <div class="field checkbox">
+      <input id={id} type="checkbox" checked={props.checked} disabled={props.disabled} onChange={(e) => props.onChecked((e.target as HTMLInputElement).checked)} />
+      <label for={id}>{props.label}</label>
+    </div>
+  );
+}
+
+export function Select(props: { label: string; value: string; options: ReadonlyArray<readonly [string, string]>; onValue: (v: string) => void; error?: string | undefined }) {
+  const id = useId('s');
+  return (
+    <div class={`field${props.error !== undefined ? ' has-error' : ''}`}>
+      <label for={id}>{props.label}</label>
+      <select id={id} value={props.value} onChange={(e) => props.onValue((e.target as HTMLSelectElement).value)}>
+        {props.options.map(([value, text]) => <option key={value} value={value}>{text}</option>)}
+      </select>
+      {props.error !== undefined && <small class="field-error" role="alert">{props.error}</small>}
+    </div>
+  );
+}
+
+/** A notice: `error` for failures (role=alert), `ok` for confirmations, `info` otherwise. */
+export function Notice(props: { kind: 'error' | 'ok' | 'info'; children: ComponentChildren }) {
+  return <div class={`notice notice-${props.kind}`} role={props.kind === 'error' ? 'alert' : 'status'}>{props.children}</div>;
+}
+
+/** Shows an API failure (code and message) or any other error. */
+export function ErrorNotice(props: { error: unknown }) {
+  if (props.error === undefined || props.error === null) return null;
+  const e = props.error;
+  if (e instanceof ApiFailure) return <Notice kind="error"><strong>{e.code}</strong>: {e.message}</Notice>;
+  return <Notice kind="error">{e instanceof Error ? e.message : String(e)}</Notice>;
+}
+
+/** A button that runs an async action, disabled while it runs. */
+export function ActionButton(props: { onClick: () => Promise<void> | void; children: ComponentChildren; kind?: 'primary' | 'danger' | 'plain'; disabled?: boolean; label?: string; type?: 'button' | 'submit' }) {
+  const [busy, setBusy] = useState(false);
+  return (
+    <button
+      type={props.type ?? 'button'}
+      class={`btn btn-${props.kind ?? 'plain'}`}
+      disabled={busy || props.disabled === true}
+      aria-busy={busy ? 'true' : undefined}
+      aria-label={props.label}
+      onClick={async () => {
+        setBusy(true);
+        try {
+          await props.onClick();
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
+      {props.children}
+    </button>
+  );
+}
+
+/** Copies a value to the clipboard and says so. */
+export function CopyButton(props: { value: string; label?: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <button
+      type="button"
+      class="btn btn-plain btn-small"
+      aria-label={props.label ?? 'Copy to clipboard'}
+      onClick={async () => {
+        await navigator.clipboard.writeText(props.value).catch(() => undefined);
+        setDone(true);
+        setTimeout(() => setDone(false), 1500);
+      }}
+    >
+      {done ? 'Copied' : 'Copy'}
+    </button>
+  );
+}
+
+/** A table with a caption (read by screen readers) and a message when empty. */
+export function Table(props: { caption: string; head: string[]; empty?: string; children: ComponentChildren; rows: number }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class="visually-hidden">{props.caption}</caption>
+        <thead><tr>{props.head.map((h) => <th key={h} scope="col">{h}</th>)}</tr></thead>
+        <tbody>
+          {props.rows === 0
+            ? <tr><td colSpan={props.head.length} class="empty">{props.empty ?? 'Nothing here yet.'}</td></tr>
+            : props.children}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function Loading() {
+  return <p class="loading" role="status">Loading…</p>;
+}
+
+/** A status word as a coloured badge (colour is never the only signal: the word is there). */
+export function Badge(props: { value: string }) {
+  return <span class={`badge badge-${props.value.replace(/[^a-z_]/g, '')}`}>{props.value}</span>;
+}

@@ -1,0 +1,6 @@
+import { PageHeader } from '../components/ui';
+import type { PageProps } from './page-props';
+
+export function Services(props: PageProps) {
+  return <PageHeader title={`Services ${JSON.stringify(props.params)}`} />;
+}

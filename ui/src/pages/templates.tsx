@@ -1,0 +1,6 @@
+import { PageHeader } from '../components/ui';
+import type { PageProps } from './page-props';
+
+export function Templates(props: PageProps) {
+  return <PageHeader title={`Templates ${JSON.stringify(props.params)}`} />;
+}

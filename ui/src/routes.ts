@@ -1,0 +1,48 @@
+import type { FunctionComponent } from 'preact';
+import { Keys } from './pages/keys';
+import { MessageDetail } from './pages/message-detail';
+import { Messages } from './pages/messages';
+import { OrganizationEdit } from './pages/organization-edit';
+import { Organizations } from './pages/organizations';
+import { Overview } from './pages/overview';
+import type { PageProps } from './pages/page-props';
+import { ServiceEdit } from './pages/service-edit';
+import { Services } from './pages/services';
+import { Suppressions } from './pages/suppressions';
+import { TemplateEditor } from './pages/template-editor';
+import { Templates } from './pages/templates';
+import { WebhookDetail } from './pages/webhook-detail';
+import { Webhooks } from './pages/webhooks';
+
+/**
+ * Every screen and its hash route, most specific first. `:org` is an organization id; `new`
+ * as an id opens the page's create form (`#/orgs/new`, `#/orgs/acme/templates/new`).
+ */
+export const ROUTES: ReadonlyArray<readonly [string, FunctionComponent<PageProps>, string]> = [
+  ['/', Organizations, 'Organizations'],
+  ['/orgs', Organizations, 'Organizations'],
+  ['/orgs/:org', Overview, 'Overview'],
+  ['/orgs/:org/settings', OrganizationEdit, 'Settings'],
+  ['/orgs/:org/keys', Keys, 'Keys'],
+  ['/orgs/:org/services', Services, 'Services'],
+  ['/orgs/:org/services/:id', ServiceEdit, 'Service'],
+  ['/orgs/:org/templates', Templates, 'Templates'],
+  ['/orgs/:org/templates/:id', TemplateEditor, 'Template'],
+  ['/orgs/:org/messages', Messages, 'Messages'],
+  ['/orgs/:org/messages/:id', MessageDetail, 'Message'],
+  ['/orgs/:org/suppressions', Suppressions, 'Suppressions'],
+  ['/orgs/:org/webhooks', Webhooks, 'Webhooks'],
+  ['/orgs/:org/webhooks/:id', WebhookDetail, 'Webhook'],
+];
+
+/** The organization's sections, in the navigation's order. */
+export const ORG_SECTIONS: ReadonlyArray<readonly [string, string]> = [
+  ['', 'Overview'],
+  ['templates', 'Templates'],
+  ['messages', 'Messages'],
+  ['services', 'Services'],
+  ['keys', 'Keys'],
+  ['suppressions', 'Suppressions'],
+  ['webhooks', 'Webhooks'],
+  ['settings', 'Settings'],
+];
