@@ -1,6 +1,81 @@
-import { PageHeader } from '../components/ui';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiFailure } from '../api/client';
+import { organizationsApi } from '../api/organizations';
+import { OrgCredits } from '../components/org-credits';
+import { formFromOrganization, formProblems, NEW_ORG_FORM, settingsFromForm, type OrgForm } from '../components/org-form';
+import { OrgSettingsFields } from '../components/org-settings-form';
+import { ErrorNotice, Loading, Notice, PageHeader } from '../components/ui';
+import { useLoad } from '../components/use-load';
+import { formatTime } from '../lib/format';
+import { href } from '../lib/route-match';
+import { navigate } from '../router';
 import type { PageProps } from './page-props';
 
+/**
+ * `#/orgs/new` creates an organization (PUT, every setting), `#/orgs/:org/settings` edits one
+ * (PATCH) and tops up its credits. Field errors from the server show beside their fields.
+ */
 export function OrganizationEdit(props: PageProps) {
-  return <PageHeader title={`OrganizationEdit ${JSON.stringify(props.params)}`} />;
+  const creating = props.params.org === undefined || props.params.org === 'new';
+  const org = creating ? '' : (props.params.org as string);
+  const loaded = useLoad(() => (creating ? Promise.resolve(undefined) : organizationsApi.get(org)), [org]);
+  const [form, setForm] = useState<OrgForm>({ ...NEW_ORG_FORM });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [failure, setFailure] = useState<unknown>();
+  const [saved, setSaved] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  // Filled once: a reload after a top-up must not undo edits not saved yet.
+  const filled = useRef(false);
+  useEffect(() => {
+    if (loaded.data === undefined || filled.current) return;
+    filled.current = true;
+    setForm(formFromOrganization(loaded.data));
+  }, [loaded.data]);
+
+  const set = <K extends keyof OrgForm>(key: K, value: OrgForm[K]) => setForm((f) => ({ ...f, [key]: value }));
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setSaved(undefined);
+    setFailure(undefined);
+    const local = formProblems(form, creating);
+    setErrors(local);
+    if (Object.keys(local).length > 0) return;
+    setBusy(true);
+    try {
+      const body = settingsFromForm(form, creating);
+      if (creating) {
+        await organizationsApi.create(form.id, body);
+        navigate(href('orgs', form.id, 'settings'));
+        return;
+      }
+      const updated = await organizationsApi.update(org, body);
+      setForm(formFromOrganization(updated));
+      setSaved(`Saved at ${formatTime(updated.updated_at)}.`);
+    } catch (err) {
+      if (err instanceof ApiFailure) setErrors(err.fieldIssues());
+      setFailure(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (!creating && loaded.data === undefined) return loaded.loading ? <Loading /> : <ErrorNotice error={loaded.error} />;
+  return (
+    <>
+      <PageHeader title={creating ? 'New organization' : `Settings of ${org}`}>
+        {!creating && <a class="btn btn-plain" href={href('orgs', org)}>Overview</a>}
+      </PageHeader>
+      {!creating && loaded.data !== undefined && (
+        <OrgCredits org={org} credits={loaded.data.credits} held={loaded.data.held} onChanged={() => void loaded.reload()} />
+      )}
+      <form onSubmit={submit} aria-label={creating ? 'New organization' : 'Organization settings'} noValidate>
+        <OrgSettingsFields form={form} set={set} creating={creating} errors={errors} />
+        {saved !== undefined && <Notice kind="ok">{saved}</Notice>}
+        <ErrorNotice error={failure} />
+        <div class="form-actions">
+          <button class="btn btn-primary" type="submit" disabled={busy}>{creating ? 'Create organization' : 'Save settings'}</button>
+        </div>
+      </form>
+    </>
+  );
 }

@@ -1,0 +1,46 @@
+import { useState } from 'preact/hooks';
+import { ApiFailure } from '../api/client';
+import { organizationsApi } from '../api/organizations';
+import { formatCount } from '../lib/format';
+import { href } from '../lib/route-match';
+import { ErrorNotice, Field, Notice, Section } from './ui';
+
+/** The balance and a top-up form (POST …/credits); held messages it pays for are released. */
+export function OrgCredits(props: { org: string; credits: number; held: number; onChanged: () => void }) {
+  const [amount, setAmount] = useState('');
+  const [error, setError] = useState<unknown>();
+  const [done, setDone] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const n = Number(amount);
+  const invalid = amount !== '' && (!Number.isInteger(n) || n < 1) ? 'must be a whole number, at least 1' : undefined;
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (invalid !== undefined || amount === '') return;
+    setBusy(true);
+    setError(undefined);
+    setDone(undefined);
+    try {
+      const r = await organizationsApi.topUp(props.org, n);
+      setDone(`Added ${formatCount(n)} credits: the balance is ${formatCount(r.credits)}${r.released.length > 0 ? `, ${r.released.length} held message${r.released.length === 1 ? '' : 's'} released` : ''}.`);
+      setAmount('');
+      props.onChanged();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const fieldError = invalid ?? (error instanceof ApiFailure ? error.fieldIssues().amount : undefined);
+  return (
+    <Section title="Credits">
+      <p><span class="stat">{formatCount(props.credits)}</span> <span class="stat-label">credits left</span></p>
+      {props.held > 0 && <p><a href={`${href('orgs', props.org, 'messages')}?status=held`}>{formatCount(props.held)} messages held</a> for lack of credits.</p>}
+      {done !== undefined && <Notice kind="ok">{done}</Notice>}
+      {fieldError === undefined && <ErrorNotice error={error} />}
+      <form class="inline-form" onSubmit={submit} aria-label="Top up credits">
+        <Field label="Credits to add" type="number" min={1} inputMode="numeric" value={amount} onValue={setAmount} error={fieldError} />
+        <button class="btn btn-primary" type="submit" disabled={busy || amount === '' || invalid !== undefined}>Top up</button>
+      </form>
+    </Section>
+  );
+}
