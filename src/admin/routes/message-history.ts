@@ -1,5 +1,85 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { readStoredContent } from '../../delivery/stored.js';
+import { formatAddress } from '../../delivery/transports/provider-mail.js';
+import { isPlausibleMessageId } from '../../domain/ids.js';
+import { pastRetention } from '../../domain/retention.js';
+import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../../http/app-types.js';
+import { HistoryPage, historyPage, HistoryQuery, tidyBoundErrors } from '../../http/history-query.js';
+import { Message, messageBody } from '../../http/routes/messages.js';
+import { responses } from '../../http/schemas.js';
+import type { Store } from '../../storage/store.js';
+import { ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, LookupId, OrgParams, requireOrganization } from './common.js';
 
-export function registerMessageHistoryRoutes(_app: App, _services: AppServices): void {
-  // Owned by a helper of issue 15; replaced by the real routes.
+/**
+ * The operator's view of an organization's messages (the UI's Messages page): the list is
+ * GET /v1/history's query and page (history-query.ts), the detail GET /v1/messages/{id}'s body
+ * as a private key sees it (messages.ts), plus the rendered content as stored for sending.
+ */
+
+const Content = Type.Object({
+  subject: Type.String(),
+  html: Type.Union([Type.String(), Type.Null()], { description: 'Null when the template has no HTML part' }),
+  text: Type.Union([Type.String(), Type.Null()], { description: 'Null when the template has no text part' }),
+  from: Type.String({ description: '`"Name" <address>`, or the bare address' }),
+  reply_to: Type.Array(Type.String()),
+  to: Type.Array(Type.String()),
+  cc: Type.Array(Type.String()),
+  bcc: Type.Array(Type.String()),
+}, { description: 'The rendered email as stored for sending; null when it is no longer stored or cannot be read' });
+
+const MessageDetail = Type.Composite([Message, Type.Object({ content: Type.Union([Content, Type.Null()]) })]);
+
+/** The stored rendered email, as addresses in their header form; null when missing or unreadable. */
+async function storedContent(store: Store, messageId: string): Promise<Static<typeof Content> | null> {
+  const row = await store.messages.content(messageId);
+  if (row === undefined) return null;
+  const stored = readStoredContent(row.content, row.attachments);
+  if (!stored.ok) return null;
+  const e = stored.email;
+  return {
+    subject: e.subject,
+    html: e.html === '' ? null : e.html,
+    text: e.text === '' ? null : e.text,
+    from: formatAddress(e.from),
+    reply_to: e.reply_to.map(formatAddress),
+    to: e.to.map(formatAddress),
+    cc: e.cc.map(formatAddress),
+    bcc: e.bcc.map(formatAddress),
+  };
+}
+
+export function registerMessageHistoryRoutes(app: App, { store, clock, config }: AppServices): void {
+  app.get('/organizations/:org/messages', {
+    schema: {
+      tags: ADMIN_TAGS,
+      security: ADMIN_SECURITY,
+      summary: "An organization's message history, newest first: GET /v1/history's filters, items and paging",
+      params: OrgParams,
+      querystring: HistoryQuery,
+      response: responses({ 200: HistoryPage }, [...ADMIN_ERRORS, 'invalid_body']),
+    },
+    attachValidation: true,
+  }, async (request) => {
+    if (request.validationError !== undefined) throw tidyBoundErrors(request.validationError);
+    const org = await requireOrganization(store, request.params.org);
+    return historyPage({ store, clock, config }, org.id, request.query);
+  });
+
+  app.get('/organizations/:org/messages/:id', {
+    schema: {
+      tags: ADMIN_TAGS,
+      security: ADMIN_SECURITY,
+      summary: 'One message as GET /v1/messages/{id} shows it to a private key, with its rendered content',
+      params: Type.Object({ org: LookupId, id: Type.String({ minLength: 1, maxLength: 64 }) }),
+      response: responses({ 200: MessageDetail }, [...ADMIN_ERRORS, 'invalid_body', 'message_not_found']),
+    },
+  }, async (request) => {
+    const org = await requireOrganization(store, request.params.org);
+    const id = request.params.id;
+    const message = isPlausibleMessageId(id) ? await store.messages.get(org.id, id) : undefined;
+    if (message === undefined || pastRetention(message.created_at, clock.now(), config.retentionDays)) throw new ApiError('message_not_found');
+    const [body, content] = await Promise.all([messageBody(store, message, true), storedContent(store, message.id)]);
+    return { ...body, content };
+  });
 }

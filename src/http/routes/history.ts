@@ -1,123 +1,13 @@
-import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
 import { requirePrivateKey } from '../../domain/caller.js';
-import { MESSAGE_STATUSES, type MessageStatus } from '../../domain/types.js';
-import { ApiError } from '../../errors/api-error.js';
-import type { HistoryFilter } from '../../storage/messages.js';
 import type { App, AppServices } from '../app-types.js';
 import { authenticate } from '../auth.js';
 import { headerValue } from '../headers.js';
-import { responses, Timestamp } from '../schemas.js';
-import { iso, isoOrNull, queryBound } from '../time.js';
-import { isPlausibleMessageId } from '../../domain/ids.js';
-import { retentionCutoff } from '../../domain/retention.js';
-
-const HistoryItem = Type.Object({
-  message_id: Type.String(),
-  status: Type.String(),
-  template_id: Type.String(),
-  service_id: Type.String(),
-  subject: Type.Union([Type.String(), Type.Null()]),
-  to: Type.Array(Type.String()),
-  created_at: Timestamp,
-  sent_at: Type.Union([Timestamp, Type.Null()]),
-});
-
-/** Either a plain date or a date-time: an operator typing `?to=2030-01-01` means a day. */
-function DateOrDateTime(description: string) {
-  return Type.Union([Type.String({ format: 'date' }), Type.String({ format: 'date-time' })], { description });
-}
-
-const Query = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
-  cursor: Type.Optional(Type.String({ maxLength: 2048 })),
-  status: Type.Optional(Type.String({ maxLength: 500, description: 'One status or a comma-separated list' })),
-  template_id: Type.Optional(Type.String({ maxLength: 64 })),
-  service_id: Type.Optional(Type.String({ maxLength: 64 })),
-  from: Type.Optional(DateOrDateTime('Inclusive lower bound: a date-time, or a plain date (YYYY-MM-DD) meaning the start of that UTC day')),
-  to: Type.Optional(DateOrDateTime('Upper bound: a date-time (exclusive), or a plain date (YYYY-MM-DD) meaning the end of that UTC day (that day included)')),
-  q: Type.Optional(Type.String({ maxLength: 254, description: 'Recipient e-mail address, exact match' })),
-});
-
-const badQuery = (field: string, message: string) =>
-  new ApiError('invalid_body', { message: `The request query is invalid: ${field} ${message}.`, details: { fields: [{ field, message }] } });
-
-/** Opaque cursor: the (created_at, id) of the last item of the previous page. */
-export function encodeCursor(createdAt: number, id: string): string {
-  return Buffer.from(JSON.stringify([createdAt, id])).toString('base64url');
-}
-
-/** The last millisecond a Date can hold (ECMA-262 time values are within ±8.64e15 ms). */
-const MAX_TIME_MS = 8.64e15;
+import { HistoryPage, historyPage, HistoryQuery, tidyBoundErrors } from '../history-query.js';
+import { responses } from '../schemas.js';
 
 /**
- * A created_at of a cursor this endpoint returned: a millisecond time since the epoch. 1e20 is
- * an integer too, but past PostgreSQL's bigint (a 500) and SQLite's exact integers.
- */
-function isCursorTime(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_TIME_MS;
-}
-
-function decodeCursor(cursor: string): { created_at: number; id: string } {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2) {
-      const [createdAt, id]: unknown[] = value;
-      if (isCursorTime(createdAt) && typeof id === 'string' && isPlausibleMessageId(id)) return { created_at: createdAt, id };
-    }
-  } catch {
-    // fall through to the 400 below
-  }
-  throw badQuery('cursor', 'is not a cursor returned by this endpoint');
-}
-
-/**
- * The instant of a `from`/`to` that passed the date or date-time format (a plain date is a
- * whole UTC day: see queryBound). The date-time format also lets through what names no
- * instant Date.parse can read (a leap second, an hour-only or "-00" offset, a Unicode space as
- * the separator): NaN made PostgreSQL answer 500 and SQLite match nothing.
- */
-function parseInstant(field: 'from' | 'to', value: string): number {
-  const ms = queryBound(value, field === 'from' ? 'lower' : 'upper');
-  if (ms === undefined) throw badQuery(field, 'must be a date (YYYY-MM-DD) or a date-time that names a real instant (no leap second, offset as +hh:mm)');
-  return ms;
-}
-
-type Validation = NonNullable<FastifyRequest['validationError']>;
-
-/**
- * A `from`/`to` that is neither form fails both branches of its anyOf, and Ajv reports three
- * lines for it; the client gets one per field, saying what is accepted. Other fields' issues
- * pass as they are, to the one error handler.
- */
-function tidyBoundErrors(error: Validation): Validation {
-  const seen = new Set<string>();
-  error.validation = error.validation.flatMap((v: Validation['validation'][number]) => {
-    const field = v.instancePath === '/from' || v.instancePath === '/to' ? v.instancePath : undefined;
-    if (field === undefined) return [v];
-    if (seen.has(field)) return [];
-    seen.add(field);
-    return [{ ...v, keyword: 'format', message: 'must be a date (YYYY-MM-DD) or a date-time' }];
-  });
-  return error;
-}
-
-/** C0 and C1 control characters and DEL. */
-const CONTROL = /\p{Cc}/u;
-
-/**
- * A control character in a filter is a client bug (a stray NUL or escape), never a value worth
- * matching; PostgreSQL refuses NUL in a text parameter outright (a 500), SQLite matched nothing.
- * A 400 names the value instead, the same on both.
- */
-function textFilter(field: 'template_id' | 'service_id' | 'q', value: string): string {
-  if (CONTROL.test(value)) throw badQuery(field, 'must not contain control characters');
-  return value;
-}
-
-/**
- * GET /v1/history: private key, newest first, keyset pagination on (created_at, id), so a page
- * boundary never skips or repeats an item however many messages arrive meanwhile.
+ * GET /v1/history: private key, newest first, keyset pagination on (created_at, id). The query,
+ * its checks and the page live in history-query.ts, shared with the admin API's message list.
  */
 export function registerHistory(app: App, { store, clock, config }: AppServices): void {
   app.get('/v1/history', {
@@ -125,10 +15,10 @@ export function registerHistory(app: App, { store, clock, config }: AppServices)
       tags: ['messages'],
       summary: 'Message history, newest first',
       security: [{ privateKey: [] }],
-      querystring: Query,
-      response: responses({
-        200: Type.Object({ items: Type.Array(HistoryItem), next_cursor: Type.Union([Type.String(), Type.Null()]) }),
-      }, ['invalid_body', 'unauthorized', 'invalid_public_key', 'invalid_private_key', 'private_key_required', 'private_key_in_browser', 'rate_limited']),
+      querystring: HistoryQuery,
+      response: responses({ 200: HistoryPage }, [
+        'invalid_body', 'unauthorized', 'invalid_public_key', 'invalid_private_key', 'private_key_required', 'private_key_in_browser', 'rate_limited',
+      ]),
     },
     // Validation failures reach the handler, which tidies those of from/to and throws.
     attachValidation: true,
@@ -136,40 +26,6 @@ export function registerHistory(app: App, { store, clock, config }: AppServices)
     if (request.validationError !== undefined) throw tidyBoundErrors(request.validationError);
     const caller = await authenticate(request, store);
     requirePrivateKey(caller, headerValue(request, 'origin'));
-    const q = request.query;
-    const filter: HistoryFilter = {};
-    if (q.status !== undefined) {
-      const statuses = q.status.split(',').map((s) => s.trim()).filter(Boolean);
-      const unknown = statuses.filter((s) => !(MESSAGE_STATUSES as readonly string[]).includes(s));
-      if (unknown.length > 0 || statuses.length === 0) throw badQuery('status', `must be one or more of ${MESSAGE_STATUSES.join(', ')}`);
-      filter.statuses = statuses as MessageStatus[];
-    }
-    if (q.template_id !== undefined) filter.template_id = textFilter('template_id', q.template_id);
-    if (q.service_id !== undefined) filter.service_id = textFilter('service_id', q.service_id);
-    const retentionStart = retentionCutoff(clock.now(), config.retentionDays);
-    filter.from = Math.max(retentionStart, q.from !== undefined ? parseInstant('from', q.from) : retentionStart);
-    if (q.to !== undefined) filter.to = parseInstant('to', q.to);
-    // Surrounding whitespace is trimmed as before; only what is left must be free of controls.
-    if (q.q !== undefined) filter.recipient = textFilter('q', q.q.trim()).toLowerCase();
-    if (q.cursor !== undefined) filter.before = decodeCursor(q.cursor);
-
-    // One row more than the page tells whether another page exists.
-    const rows = await store.messages.history(caller.org.id, filter, q.limit + 1);
-    const page = rows.slice(0, q.limit);
-    const to = await store.messages.toAddresses(page.map((r) => r.id));
-    const last = page[page.length - 1];
-    return {
-      items: page.map((r) => ({
-        message_id: r.id,
-        status: r.status,
-        template_id: r.template_id,
-        service_id: r.service_id,
-        subject: r.subject,
-        to: to.get(r.id) ?? [],
-        created_at: iso(r.created_at),
-        sent_at: isoOrNull(r.sent_at),
-      })),
-      next_cursor: rows.length > q.limit && last !== undefined ? encodeCursor(last.created_at, last.id) : null,
-    };
+    return historyPage({ store, clock, config }, caller.org.id, request.query);
   });
 }

@@ -1,9 +1,11 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { checkPrivateKeyOrigin } from '../../domain/caller.js';
 import { digestsEqual, isPlausibleMessageId, sha256 } from '../../domain/ids.js';
 import { pastRetention } from '../../domain/retention.js';
 import { checkPublicOrigin } from '../../domain/origin.js';
 import { ApiError } from '../../errors/api-error.js';
+import type { StoredMessage } from '../../storage/messages.js';
+import type { Store } from '../../storage/store.js';
 import type { App, AppServices } from '../app-types.js';
 import { authenticate } from '../auth.js';
 import { clientInfo } from '../headers.js';
@@ -12,7 +14,8 @@ import { iso, isoOrNull } from '../time.js';
 import { timelineEntry } from './timeline.js';
 import { TimelineEventSchema } from './timeline-schema.js';
 
-const Message = Type.Object({
+/** The body of GET /v1/messages/{id}; the admin API's message detail extends it. */
+export const Message = Type.Object({
   message_id: Type.String(),
   status: Type.String(),
   created_at: Timestamp,
@@ -49,6 +52,30 @@ function sentVia(events: ReadonlyArray<{ type: string; detail: Record<string, un
 }
 
 /**
+ * A stored message as GET /v1/messages/{id} shows it. `withPrivate` (a private key, or the admin
+ * API): the recipients, their addresses in the timeline and the provider's id. A public key is a
+ * browser's: the template's fixed and Bcc addresses are not for it to see.
+ */
+export async function messageBody(store: Store, message: StoredMessage, withPrivate: boolean): Promise<Static<typeof Message>> {
+  const events = await store.messages.events(message.id);
+  const recipients = withPrivate ? await store.messages.recipientsOf(message) : undefined;
+  return {
+    message_id: message.id,
+    status: message.status,
+    created_at: iso(message.created_at),
+    sent_at: isoOrNull(message.sent_at),
+    template_id: message.template_id,
+    service_id: message.service_id,
+    ...sentVia(events),
+    ...(withPrivate && message.provider_message_id !== null ? { provider_message_id: message.provider_message_id } : {}),
+    events: events.map((e) => timelineEntry(e, withPrivate)),
+    ...(recipients !== undefined ? {
+      recipients: recipients.map((r) => ({ address: r.address, kind: r.kind, state: r.state, ...(r.reason !== null ? { reason: r.reason } : {}) })),
+    } : {}),
+  };
+}
+
+/**
  * GET /v1/messages/{id}: any message of the organization with a private key; with a public
  * key only alongside that message's status token (header, or the deprecated `?token=`).
  * A wrong or missing token looks exactly like a missing message.
@@ -81,22 +108,6 @@ export function registerMessages(app: App, { store, clock, config }: AppServices
       const token = header !== undefined && header !== '' ? header : request.query.token;
       if (token === undefined || token === '' || !digestsEqual(sha256(token), message.status_token_hash)) throw notFound();
     }
-    const events = await store.messages.events(message.id);
-    // A public key is a browser's: the template's fixed and Bcc addresses are not for it to see.
-    const recipients = caller.key.type === 'private' ? await store.messages.recipientsOf(message) : undefined;
-    return {
-      message_id: message.id,
-      status: message.status,
-      created_at: iso(message.created_at),
-      sent_at: isoOrNull(message.sent_at),
-      template_id: message.template_id,
-      service_id: message.service_id,
-      ...sentVia(events),
-      ...(caller.key.type === 'private' && message.provider_message_id !== null ? { provider_message_id: message.provider_message_id } : {}),
-      events: events.map((e) => timelineEntry(e, caller.key.type === 'private')),
-      ...(recipients !== undefined ? {
-        recipients: recipients.map((r) => ({ address: r.address, kind: r.kind, state: r.state, ...(r.reason !== null ? { reason: r.reason } : {}) })),
-      } : {}),
-    };
+    return messageBody(store, message, caller.key.type === 'private');
   });
 }
