@@ -1,6 +1,84 @@
-import { PageHeader } from '../components/ui';
+import { useState } from 'preact/hooks';
+import { keysApi, type ApiKey, type IssuedKey } from '../api/keys';
+import { IssuedKeyNotice } from '../components/key-issued';
+import { KeyRotateForm } from '../components/key-rotate';
+import { ActionButton, Badge, CopyButton, ErrorNotice, Loading, PageHeader, Section, Select, Table } from '../components/ui';
+import { useLoad } from '../components/use-load';
+import { formatTime } from '../lib/format';
 import type { PageProps } from './page-props';
 
+/**
+ * An organization's keys: public keys in full (they are public), private keys by their prefix
+ * only (the server keeps no value to show). A new or rotated key's value is shown once.
+ */
 export function Keys(props: PageProps) {
-  return <PageHeader title={`Keys ${JSON.stringify(props.params)}`} />;
+  const org = props.params.org as string;
+  const { data, error, loading, reload } = useLoad(() => keysApi.list(org), [org]);
+  const [type, setType] = useState<ApiKey['type']>('private');
+  const [issued, setIssued] = useState<IssuedKey | undefined>();
+  const [rotating, setRotating] = useState<ApiKey | undefined>();
+  const [failure, setFailure] = useState<unknown>();
+
+  const act = async (what: () => Promise<void>) => {
+    setFailure(undefined);
+    try {
+      await what();
+    } catch (err) {
+      setFailure(err);
+    }
+  };
+  const create = () => act(async () => {
+    setIssued(await keysApi.create(org, type));
+    await reload();
+  });
+  const revoke = (k: ApiKey) => act(async () => {
+    if (!window.confirm(`Revoke key ${k.id}? Sends with it are refused at once.`)) return;
+    await keysApi.revoke(org, k.id);
+    await reload();
+  });
+
+  return (
+    <>
+      <PageHeader title="Keys" />
+      {issued !== undefined && <IssuedKeyNotice issued={issued} onDismiss={() => setIssued(undefined)} />}
+      <ErrorNotice error={failure} />
+      <Section title="New key">
+        <form class="inline-form" onSubmit={(e) => { e.preventDefault(); void create(); }} aria-label="Create a key">
+          <Select label="Type" value={type} options={[['private', 'Private (servers: sk_…)'], ['public', 'Public (browsers: pk_…)']]} onValue={(v) => setType(v === 'public' ? 'public' : 'private')} />
+          <button class="btn btn-primary" type="submit">Create key</button>
+        </form>
+      </Section>
+      {rotating !== undefined && (
+        <KeyRotateForm org={org} apiKey={rotating} onCancel={() => setRotating(undefined)}
+          onRotated={(k) => { setIssued(k); setRotating(undefined); void reload(); }} />
+      )}
+      <ErrorNotice error={error} />
+      {loading && data === undefined ? <Loading /> : data !== undefined && (
+        <Table caption="Keys" head={['Id', 'Type', 'Key', 'Status', 'Created', 'Stops working', 'Actions']} rows={data.items.length} empty="No keys yet.">
+          {data.items.map((k) => (
+            <tr key={k.id}>
+              <td><code>{k.id}</code></td>
+              <td>{k.type}</td>
+              <td>
+                {k.public_key !== null
+                  ? <><code class="key-value">{k.public_key}</code> <CopyButton value={k.public_key} label={`Copy public key ${k.id}`} /></>
+                  : <code title="Only a fragment is kept for display">{k.hint}</code>}
+              </td>
+              <td><Badge value={k.status} /></td>
+              <td>{formatTime(k.created_at)}</td>
+              <td>{k.expires_at === null ? '—' : formatTime(k.expires_at)}</td>
+              <td class="row-actions">
+                {k.status !== 'revoked' && (
+                  <>
+                    {k.status === 'active' && <button type="button" class="btn btn-plain btn-small" aria-label={`Rotate key ${k.id}`} onClick={() => setRotating(k)}>Rotate</button>}
+                    <ActionButton kind="danger" label={`Revoke key ${k.id}`} onClick={() => revoke(k)}>Revoke</ActionButton>
+                  </>
+                )}
+              </td>
+            </tr>
+          ))}
+        </Table>
+      )}
+    </>
+  );
 }

@@ -1,0 +1,195 @@
+/**
+ * The service form: which fields each provider's block has (README "Providers", src/config/
+ * resources.ts), the form's values as inputs hold them, and the PUT body they make. Pure:
+ * unit-tested in test/ui/service-form.test.ts.
+ *
+ * Secrets are write-only: the form starts them empty. A secret typed is sent; one left empty
+ * while a value is stored is sent as the API's mask "********", which keeps the stored value
+ * (and is refused, naming the field, when its destination changed: then it must be typed);
+ * one left empty with nothing stored is left out. PUT rather than PATCH, so that clearing an
+ * optional field clears it.
+ */
+import type { Provider, Service } from '../api/services';
+
+export const SECRET_MASK = '********';
+
+export interface FieldSpec {
+  /** Dotted path in the resource: `smtp.host`, `events.secret`. */
+  path: string;
+  label: string;
+  kind: 'text' | 'number' | 'secret' | 'checkbox' | 'list' | 'select';
+  options?: ReadonlyArray<readonly [string, string]>;
+  required?: boolean;
+  hint?: string;
+}
+
+const endpoint: FieldSpec = { path: 'endpoint', label: 'Endpoint', kind: 'text', hint: 'Optional: replaces the API base URL (https, or http to a loopback host).' };
+
+/** Each provider's block, field paths relative to the block. */
+export const PROVIDER_FIELDS: Readonly<Record<Provider, readonly FieldSpec[]>> = {
+  smtp: [
+    { path: 'host', label: 'Host', kind: 'text', required: true },
+    { path: 'port', label: 'Port', kind: 'number', required: true },
+    { path: 'secure', label: 'TLS from the first byte (port 465); otherwise STARTTLS when offered', kind: 'checkbox' },
+    { path: 'user', label: 'User', kind: 'text' },
+    { path: 'pass', label: 'Password', kind: 'secret' },
+    { path: 'dkim.domain_name', label: 'DKIM domain', kind: 'text', hint: 'Optional: all three DKIM fields, or none.' },
+    { path: 'dkim.key_selector', label: 'DKIM key selector', kind: 'text' },
+    { path: 'dkim.private_key', label: 'DKIM private key', kind: 'secret' },
+  ],
+  outbox: [],
+  ses: [
+    { path: 'region', label: 'Region', kind: 'text', required: true, hint: 'e.g. eu-west-1' },
+    { path: 'access_key_id', label: 'Access key id', kind: 'text', hint: 'With the secret, or neither (the AWS default credential chain).' },
+    { path: 'secret_access_key', label: 'Secret access key', kind: 'secret' },
+    { path: 'configuration_set', label: 'Configuration set', kind: 'text' },
+    endpoint,
+  ],
+  postmark: [
+    { path: 'server_token', label: 'Server API token', kind: 'secret', required: true },
+    { path: 'message_stream', label: 'Message stream', kind: 'text', hint: 'Default outbound.' },
+    endpoint,
+  ],
+  sendgrid: [{ path: 'api_key', label: 'API key (mail.send scope)', kind: 'secret', required: true }, endpoint],
+  mailgun: [
+    { path: 'domain', label: 'Sending domain', kind: 'text', required: true },
+    { path: 'api_key', label: 'Private API key', kind: 'secret', required: true },
+    { path: 'region', label: 'Region', kind: 'select', options: [['us', 'US (api.mailgun.net)'], ['eu', 'EU (api.eu.mailgun.net)']] },
+    endpoint,
+  ],
+  resend: [{ path: 'api_key', label: 'API key (re_…)', kind: 'secret', required: true }, endpoint],
+};
+
+/** Settings every service has, besides its provider block. */
+export const COMMON_FIELDS: readonly FieldSpec[] = [
+  { path: 'from_email', label: 'Default from address', kind: 'text' },
+  { path: 'from_name', label: 'Default from name', kind: 'text' },
+  { path: 'max_per_second', label: 'Most messages per second', kind: 'number', hint: 'Empty: no pacing.' },
+  { path: 'failover', label: 'Failover services', kind: 'list', hint: 'Service ids tried in order while this one\'s breaker is open, one per line.' },
+  { path: 'failover_on_service_error', label: 'Also fail over on a service error (authentication, unverified sender)', kind: 'checkbox' },
+];
+
+/** SMTP only: VERP bounces and feedback loops through the inbound listener. */
+export const SMTP_EXTRA_FIELDS: readonly FieldSpec[] = [
+  { path: 'bounce_domain', label: 'Bounce domain', kind: 'text', hint: 'Envelope sender bounce+<token>@<domain>; its MX points at mailroom.' },
+  { path: 'complaint_address', label: 'Complaint address', kind: 'text' },
+];
+
+export const EVENT_SOURCES = ['ses', 'postmark', 'sendgrid', 'mailgun', 'resend'] as const;
+
+/** The `events` block's settings per source (README "Provider events intake"). */
+export const EVENT_FIELDS: Readonly<Record<(typeof EVENT_SOURCES)[number], readonly FieldSpec[]>> = {
+  ses: [{ path: 'events.topic_arns', label: 'SNS topic ARNs', kind: 'list', hint: 'Optional allowlist, one per line.' }],
+  postmark: [
+    { path: 'events.username', label: 'Webhook user name', kind: 'text', required: true },
+    { path: 'events.password', label: 'Webhook password', kind: 'secret', required: true },
+  ],
+  sendgrid: [{ path: 'events.public_key', label: 'Verification key', kind: 'text', required: true, hint: 'As the console shows it (base64 DER) or PEM.' }],
+  mailgun: [{ path: 'events.signing_key', label: 'Webhook signing key', kind: 'secret', required: true }],
+  resend: [{ path: 'events.secret', label: 'Signing secret (whsec_…)', kind: 'secret', required: true }],
+};
+
+export type FormValues = Record<string, string | boolean>;
+
+export interface ServiceForm {
+  id: string;
+  provider: Provider;
+  default: boolean;
+  /** '' for no events block. */
+  events_source: string;
+  values: FormValues;
+  /** Paths of secrets stored on the server (the resource shows their mask). */
+  stored: ReadonlySet<string>;
+}
+
+export const newServiceForm = (): ServiceForm => ({
+  id: '', provider: 'smtp', default: false, events_source: '', values: { 'smtp.port': '587' }, stored: new Set(),
+});
+
+/** The fields the form shows for a provider and events source, paths absolute. */
+export function visibleFields(provider: Provider, eventsSource: string): FieldSpec[] {
+  const block = PROVIDER_FIELDS[provider].map((f) => ({ ...f, path: `${provider}.${f.path}` }));
+  const events = (EVENT_FIELDS as Record<string, readonly FieldSpec[]>)[eventsSource] ?? [];
+  return [...block, ...COMMON_FIELDS, ...(provider === 'smtp' ? SMTP_EXTRA_FIELDS : []), ...events];
+}
+
+function read(obj: unknown, path: string): unknown {
+  let at = obj;
+  for (const part of path.split('.')) at = typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[part] : undefined;
+  return at;
+}
+
+function write(obj: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let at = obj;
+  for (const part of parts.slice(0, -1)) {
+    if (typeof at[part] !== 'object' || at[part] === null) at[part] = {};
+    at = at[part] as Record<string, unknown>;
+  }
+  at[parts[parts.length - 1] as string] = value;
+}
+
+/** Every field any provider or source may show, absolute paths. */
+const ALL_FIELDS: FieldSpec[] = [
+  ...Object.entries(PROVIDER_FIELDS).flatMap(([p, fields]) => fields.map((f) => ({ ...f, path: `${p}.${f.path}` }))),
+  ...COMMON_FIELDS, ...SMTP_EXTRA_FIELDS, ...Object.values(EVENT_FIELDS).flat(),
+];
+
+export function formFromService(s: Service): ServiceForm {
+  const values: FormValues = {};
+  const stored = new Set<string>();
+  for (const f of ALL_FIELDS) {
+    const v = read(s, f.path);
+    if (f.kind === 'secret') {
+      if (v === SECRET_MASK) stored.add(f.path);
+      values[f.path] = '';
+    } else if (f.kind === 'checkbox') values[f.path] = v === true;
+    else if (f.kind === 'list') values[f.path] = Array.isArray(v) ? v.join('\n') : '';
+    else if (v !== undefined && v !== null) values[f.path] = String(v);
+  }
+  return { id: s.id, provider: s.provider, default: s.default, events_source: s.events?.source ?? '', values, stored };
+}
+
+/** Form problems found before asking the server, keyed by path. */
+export function serviceFormProblems(f: ServiceForm, creating: boolean): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (creating && !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(f.id)) out.id = '1 to 64 of A-Z a-z 0-9 _ . - (starting with a letter or digit)';
+  for (const field of visibleFields(f.provider, f.events_source)) {
+    const v = f.values[field.path];
+    const empty = v === undefined || v === '';
+    if (field.required === true && empty && !(field.kind === 'secret' && f.stored.has(field.path))) out[field.path] = 'is required';
+    if (field.kind === 'number' && !empty && !Number.isFinite(Number(v))) out[field.path] = 'must be a number';
+  }
+  return out;
+}
+
+/** The PUT body: the provider's block, the common settings, the events block; secrets as described above. */
+export function serviceBody(f: ServiceForm): Record<string, unknown> {
+  const body: Record<string, unknown> = { provider: f.provider, default: f.default };
+  if (f.provider !== 'outbox') body[f.provider] = {};
+  for (const field of visibleFields(f.provider, f.events_source)) {
+    const v = f.values[field.path];
+    if (field.kind === 'checkbox') {
+      if (v === true) write(body, field.path, true);
+      else if (field.path.endsWith('.secure') || field.path === 'failover_on_service_error') write(body, field.path, false);
+      continue;
+    }
+    const text = typeof v === 'string' ? v : '';
+    if (field.kind === 'secret') {
+      if (text !== '') write(body, field.path, text);
+      else if (f.stored.has(field.path)) write(body, field.path, SECRET_MASK);
+      continue;
+    }
+    if (text.trim() === '') continue;
+    if (field.kind === 'number') write(body, field.path, Number(text));
+    else if (field.kind === 'list') write(body, field.path, text.split(/[\n,]/).map((s) => s.trim()).filter((s) => s !== ''));
+    else write(body, field.path, text.trim());
+  }
+  const dkim = read(body, 'smtp.dkim');
+  // DKIM is all three or nothing: a form with only the (masked) key left is no DKIM.
+  if (typeof dkim === 'object' && dkim !== null && read(dkim, 'domain_name') === undefined && read(dkim, 'key_selector') === undefined) {
+    delete (body.smtp as Record<string, unknown>).dkim;
+  }
+  if (f.events_source !== '') write(body, 'events.source', f.events_source);
+  return body;
+}
