@@ -1,0 +1,78 @@
+/**
+ * A CodeMirror 6 editor as a controlled input: `value` in, `onValue` out. HTML gets syntax
+ * highlighting; text is plain with wrapped lines. The editable content carries the label
+ * (aria-labelledby), and Tab is left to move focus (CodeMirror's default without
+ * indentWithTab), so the editor never traps keyboard users. CodeMirror's styles go in through
+ * adoptedStyleSheets, which the UI's CSP allows.
+ */
+import { html } from '@codemirror/lang-html';
+import { Compartment, EditorState } from '@codemirror/state';
+import { EditorView } from '@codemirror/view';
+import { basicSetup } from 'codemirror';
+import { useEffect, useRef } from 'preact/hooks';
+
+export interface CodeEditorProps {
+  /** The id of the element that labels the editor (a visible <label> or heading). */
+  labelledBy: string;
+  /** The id of an element describing it (an error under it), if any. */
+  describedBy?: string | undefined;
+  language: 'html' | 'text';
+  value: string;
+  onValue: (value: string) => void;
+  invalid?: boolean;
+}
+
+export function CodeEditor(props: CodeEditorProps) {
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | null>(null);
+  const onValue = useRef(props.onValue);
+  onValue.current = props.onValue;
+  const labels = useRef(new Compartment());
+  const attributes = () => {
+    const out: Record<string, string> = { 'aria-labelledby': props.labelledBy, 'aria-multiline': 'true' };
+    if (props.describedBy !== undefined) out['aria-describedby'] = props.describedBy;
+    if (props.invalid === true) out['aria-invalid'] = 'true';
+    return EditorView.contentAttributes.of(out);
+  };
+
+  useEffect(() => {
+    if (host.current === null) return undefined;
+    const editor = new EditorView({
+      parent: host.current,
+      state: EditorState.create({
+        doc: props.value,
+        extensions: [
+          basicSetup,
+          props.language === 'html' ? html() : [],
+          EditorView.lineWrapping,
+          labels.current.of(attributes()),
+          EditorView.updateListener.of((update) => {
+            if (update.docChanged) onValue.current(update.state.doc.toString());
+          }),
+        ],
+      }),
+    });
+    view.current = editor;
+    return () => {
+      editor.destroy();
+      view.current = null;
+    };
+    // The editor is built once; later values and labels arrive through the effects below.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [props.language]);
+
+  useEffect(() => {
+    view.current?.dispatch({ effects: labels.current.reconfigure(attributes()) });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [props.labelledBy, props.describedBy, props.invalid]);
+
+  // A value changed from outside (a reload, a restored version) replaces the document.
+  useEffect(() => {
+    const editor = view.current;
+    if (editor === null) return;
+    const current = editor.state.doc.toString();
+    if (current !== props.value) editor.dispatch({ changes: { from: 0, to: current.length, insert: props.value } });
+  }, [props.value]);
+
+  return <div class={`code-editor${props.invalid === true ? ' has-error' : ''}`} ref={host} />;
+}

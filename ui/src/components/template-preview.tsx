@@ -1,0 +1,116 @@
+/**
+ * The live preview: the sample parameters form and what the server renders from the unsaved
+ * draft with them (POST …/render, ~400 ms after the last change; an older answer arriving late
+ * is dropped). The HTML is shown in an iframe with `sandbox=""`: no scripts, no same-origin,
+ * no forms, no top navigation, so a template's HTML can never act in the operator's session.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiFailure } from '../api/client';
+import { templatesApi, type ParamSpec, type RenderResult, type TemplateWrite } from '../api/templates';
+import { paramIssues, sampleFields, sampleParams, type ParamIssues, type SampleValues } from '../lib/params-form';
+import { ParamsSample } from './params-sample';
+import { ErrorNotice, Notice, Section } from './ui';
+
+const DEBOUNCE_MS = 400;
+
+type Outcome =
+  | { kind: 'idle' }
+  | { kind: 'ok'; result: RenderResult }
+  | { kind: 'invalid'; issues: ParamIssues }
+  | { kind: 'error'; error: unknown };
+
+/** Renders `write` with the samples after a pause in typing; `blocked` holds it back (the form has problems). */
+function useRender(org: string, id: string, write: TemplateWrite, params: Record<string, unknown>, blocked: boolean) {
+  const [outcome, setOutcome] = useState<Outcome>({ kind: 'idle' });
+  const [busy, setBusy] = useState(false);
+  const sequence = useRef(0);
+  const key = JSON.stringify([org, id, write, params]);
+  useEffect(() => {
+    if (blocked) return undefined;
+    const mine = ++sequence.current;
+    const timer = setTimeout(() => {
+      setBusy(true);
+      templatesApi.render(org, id, { template_params: params, template: write }).then(
+        (result) => { if (mine === sequence.current) setOutcome({ kind: 'ok', result }); },
+        (error: unknown) => {
+          if (mine !== sequence.current) return;
+          if (error instanceof ApiFailure && error.code === 'invalid_template_params') setOutcome({ kind: 'invalid', issues: paramIssues(error.details) });
+          else setOutcome({ kind: 'error', error });
+        },
+      ).finally(() => { if (mine === sequence.current) setBusy(false); });
+    }, DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+    // `key` stands for everything the render depends on.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key, blocked]);
+  return { outcome, busy };
+}
+
+export function TemplatePreview(props: {
+  org: string;
+  /** The id to render under (a new template's may not exist yet: the draft stands alone). */
+  id: string;
+  write: TemplateWrite;
+  specs: readonly ParamSpec[];
+  samples: SampleValues;
+  onSamples: (values: SampleValues) => void;
+  blocked: boolean;
+}) {
+  const params = sampleParams(props.specs, props.samples);
+  const { outcome, busy } = useRender(props.org, props.id, props.write, params, props.blocked);
+  const issues = outcome.kind === 'invalid' ? outcome.issues : { byParam: {}, summary: [] };
+  return (
+    <Section title="Preview">
+      <h3 class="sub-title">Sample parameters</h3>
+      <ParamsSample fields={sampleFields(props.specs)} values={props.samples} issues={issues.byParam} onValues={props.onSamples} />
+      <p class="hint preview-status" role="status" aria-live="polite">
+        {props.blocked ? 'Fix the fields marked above to update the preview.' : busy ? 'Rendering…' : outcome.kind === 'ok' ? 'Rendered as a send would be.' : ''}
+      </p>
+      {outcome.kind === 'invalid' && (
+        <Notice kind="error">
+          <strong>The sample parameters do not pass the schema</strong>
+          <ul class="issue-list">{issues.summary.map((s) => <li key={s}>{s}</li>)}</ul>
+        </Notice>
+      )}
+      {outcome.kind === 'error' && <RenderError error={outcome.error} />}
+      {outcome.kind === 'ok' && <Rendered result={outcome.result} />}
+    </Section>
+  );
+}
+
+function RenderError(props: { error: unknown }) {
+  const fields = props.error instanceof ApiFailure ? Object.entries(props.error.fieldIssues()) : [];
+  return (
+    <>
+      <ErrorNotice error={props.error} />
+      {fields.length > 0 && <ul class="issue-list">{fields.map(([f, m]) => <li key={f}><code>{f}</code> {m}</li>)}</ul>}
+    </>
+  );
+}
+
+function Rendered(props: { result: RenderResult }) {
+  const r = props.result;
+  const list = (values: string[]) => (values.length === 0 ? '—' : values.join(', '));
+  return (
+    <div class="rendered">
+      <dl class="rendered-head">
+        <dt>Subject</dt><dd data-testid="preview-subject">{r.subject}</dd>
+        <dt>From</dt><dd>{r.from}</dd>
+        {r.reply_to.length > 0 && <><dt>Reply-To</dt><dd>{list(r.reply_to)}</dd></>}
+        <dt>To</dt><dd>{list(r.to)}</dd>
+        {r.cc.length > 0 && <><dt>Cc</dt><dd>{list(r.cc)}</dd></>}
+        {r.bcc.length > 0 && <><dt>Bcc</dt><dd>{list(r.bcc)}</dd></>}
+        <dt>Service</dt><dd>{r.service_id}</dd>
+      </dl>
+      {r.html !== null && r.html !== '' && (
+        <iframe class="preview" title="HTML preview of the rendered email" sandbox="" srcdoc={r.html} referrerpolicy="no-referrer" />
+      )}
+      {r.text !== null && r.text !== '' && (
+        <>
+          <h3 class="sub-title">Text</h3>
+          <pre class="preview-text" tabIndex={0} aria-label="Text part of the rendered email">{r.text}</pre>
+        </>
+      )}
+    </div>
+  );
+}
