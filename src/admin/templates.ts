@@ -1,7 +1,8 @@
 import { templateFields } from '../config/normalize.js';
 import type { TemplateInput } from '../config/resources.js';
 import type { Template } from '../domain/types.js';
-import type { Store } from '../storage/store.js';
+import type { TemplateFields } from '../storage/templates.js';
+import type { Repos, Store } from '../storage/store.js';
 import { templateProblems } from '../templates/check.js';
 import { CONTENT_FIELDS, TEMPLATE_REQUIRED, type TemplatePut } from './routes/bodies.js';
 import { fieldPath, invalidFields } from './routes/common.js';
@@ -66,18 +67,65 @@ export function nestContent(patch: TemplateBody): Record<string, unknown> {
 
 /**
  * Creates or replaces a template from a complete input: content must be valid Handlebars, the
- * parameter schema satisfiable and `service_id` a service of the organization.
+ * parameter schema satisfiable and `service_id` a service of the organization. Every write
+ * stores a version (src/storage/templates.ts), whichever way it came (PUT, PATCH, restore).
  */
 export async function putTemplate(store: Store, orgId: string, id: string, input: TemplateInput): Promise<{ created: boolean; template: Template | undefined }> {
-  const fields = templateFields(id, input);
-  const problems = templateProblems(fields, fields.params).map((p) => ({ field: fieldPath(p.path), message: p.message }));
-  if (problems.length > 0) throw invalidFields(problems);
+  return putTemplateFields(store, orgId, id, templateFields(id, input));
+}
+
+async function putTemplateFields(store: Store, orgId: string, id: string, fields: TemplateFields): Promise<{ created: boolean; template: Template | undefined }> {
+  checkTemplateFields(fields);
   const now = store.clock.now();
   return store.transaction(async (tx) => {
-    if (fields.service_id !== null && (await tx.services.get(orgId, fields.service_id)) === undefined) {
-      throw invalidFields([{ field: 'service_id', message: `"${fields.service_id}" names no service of organization "${orgId}"` }]);
-    }
+    await checkTemplateService(tx, orgId, fields.service_id);
     const result = await tx.templates.put(orgId, id, fields, now);
     return { created: result === 'created', template: await tx.templates.get(orgId, id) };
   });
+}
+
+/** 400 `invalid_body` naming each field a PUT of these fields would be refused for. */
+function checkTemplateFields(fields: TemplateFields): void {
+  const problems = templateProblems(fields, fields.params).map((p) => ({ field: fieldPath(p.path), message: p.message }));
+  if (problems.length > 0) throw invalidFields(problems);
+}
+
+async function checkTemplateService(repos: Pick<Repos, 'services'>, orgId: string, serviceId: string | null): Promise<void> {
+  if (serviceId !== null && (await repos.services.get(orgId, serviceId)) === undefined) {
+    throw invalidFields([{ field: 'service_id', message: `"${serviceId}" names no service of organization "${orgId}"` }]);
+  }
+}
+
+/**
+ * A stored version written again as a new one. `frozen` stays as it is now: it records a plan
+ * downgrade, not content, so restoring an older text must not thaw (or freeze) the template.
+ */
+export async function restoreTemplate(store: Store, current: Template, fields: TemplateFields): Promise<Template | undefined> {
+  const { template } = await putTemplateFields(store, current.org_id, current.id, { ...fields, frozen: current.frozen });
+  return template;
+}
+
+/** What the render route's `template` may hold: any part of a PATCH body (content flat or under `content`). */
+export type TemplateDraft = Omit<TemplateBody, 'id'>;
+
+/**
+ * An editor's unsaved edits as the template a send would use: the draft's fields over the stored
+ * template, or over a PUT's defaults when `id` is not stored yet. Refused as a PUT of the same
+ * fields would be (400 `invalid_body` naming the field), so the preview never renders what
+ * could not be saved.
+ */
+export async function draftTemplate(store: Store, orgId: string, id: string, stored: Template | undefined, draft: TemplateDraft): Promise<Template> {
+  const { content, ...flat } = nestContent(draft);
+  const edits = { ...flat, ...(content as Record<string, string> | undefined) } as TemplateInput;
+  const base: TemplateInput = stored === undefined ? {} : storedFields(stored);
+  const fields = templateFields(id, { ...base, ...edits });
+  checkTemplateFields(fields);
+  await checkTemplateService(store, orgId, fields.service_id);
+  const now = store.clock.now();
+  return { ...fields, org_id: orgId, id, version: stored?.version ?? 0, created_at: stored?.created_at ?? now, updated_at: now };
+}
+
+function storedFields(t: Template): TemplateFields {
+  const { org_id: _o, id: _i, version: _v, created_at: _c, updated_at: _u, ...fields } = t;
+  return fields;
 }

@@ -16,9 +16,10 @@ import { checkLinks } from '../protection/links.js';
 import type { RecipientCharge } from '../protection/rate-limits.js';
 import type { StoredResponse } from '../storage/idempotency.js';
 import type { Store } from '../storage/store.js';
-import { compileParamsValidator, templateKey, type ParamsValidator } from '../templates/params.js';
-import { allRecipients, compileTemplate, renderEmail, type RenderedEmail } from '../templates/render.js';
+import { templateKey, type ParamsValidator } from '../templates/params.js';
+import { allRecipients, type compileTemplate, type RenderedEmail } from '../templates/render.js';
 import { IdempotencyGuard, type IdempotencyRequest } from './idempotency.js';
+import { checkParams, findTemplate, renderForService, resolveService } from './render-step.js';
 import type { SendAccepted, SendInput } from './request.js';
 
 /** Spec, Limits: 256 kB of JSON template parameters per message. */
@@ -94,6 +95,11 @@ export interface SendContext {
   client: ClientInfo;
   /** The request was already counted toward the rate limits (a batch item: `countSendRequest`). */
   requestCounted?: boolean;
+  /**
+   * A send test from the admin API: this one address replaces the template's To, Cc and Bcc
+   * (checked as an e-mail address without Handlebars braces by the route).
+   */
+  testRecipient?: string;
 }
 
 export interface SendOutcome {
@@ -144,14 +150,16 @@ async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
   if (key.type === 'private' && ctx.requestCounted !== true) await limits.countRequest(ctx.caller, ctx.client);
 
   // Step 4.
-  const template = await deps.store.catalog.template(org.id, input.template_id);
-  if (template === undefined) throw new ApiError('template_not_found', { message: `Template "${input.template_id}" does not exist.` });
-  if (template.frozen) {
+  const stored = await findTemplate(deps.store, org.id, input.template_id);
+  if (stored.frozen) {
     throw new ApiError('plan_limit_reached', { message: 'This template is frozen after a plan downgrade.', details: { reason: 'template_frozen' } });
   }
+  // A send test names one address instead of the template's recipients: that template is no
+  // stored version, so no cache may hold what is compiled from it.
+  const template = ctx.testRecipient === undefined ? stored : { ...stored, to: ctx.testRecipient, cc: '', bcc: '' };
+  const cacheKey = ctx.testRecipient === undefined ? templateKey(template) : undefined;
   const service = await resolveService(deps.store, org, template, input.service_id);
-  const cacheKey = templateKey(template);
-  const shape = deps.shapes.getOrCreate(cacheKey, () => analyseTemplate(template));
+  const shape = cacheKey === undefined ? analyseTemplate(template) : deps.shapes.getOrCreate(cacheKey, () => analyseTemplate(template));
   // Limits rule 3: a public-key request counts toward plan, key, IP and anomaly limits once it
   // passed the template lookup and, where the template requires one, the CAPTCHA; so before
   // the recipient lock when it requires none, and only after the CAPTCHA when it does.
@@ -166,18 +174,11 @@ async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
   }
 
   // Step 5.
-
   const params = input.template_params;
-  const issues = deps.validators.getOrCreate(cacheKey, () => compileParamsValidator(template.params, template.strict_params))(params, input.params_source);
-  if (issues.length > 0) throw new ApiError('invalid_template_params', { details: { issues } });
+  checkParams(deps, template, cacheKey, params, input.params_source);
   const locked = isLockedSend(shape, key.type);
   if (locked) checkLockedContent(params, template.params, shape);
-
-  const compiled = deps.renderers.getOrCreate(cacheKey, () => compileTemplate(template));
-  const email = renderEmail(compiled, template, params, {
-    from_email: stringSetting(service.settings.from_email),
-    from_name: stringSetting(service.settings.from_name),
-  });
+  const email = renderForService(deps, template, cacheKey, service, params);
   await checkLists(deps.store, org, email, params);
   if (locked || template.enforce_link_allowlist) checkLinks(email, org.security.link_domains);
   const charge = locked ? await limits.countRecipients(org, allRecipients(email)) : undefined;
@@ -188,35 +189,6 @@ async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
       throw err;
     });
   return { template, service, email, charge, attachments };
-}
-
-function stringSetting(v: unknown): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : undefined;
-}
-
-/**
- * `service_id` omitted or `default_service`: the template's service, else the organization's
- * default. A template linked to a service that no longer exists cannot send (422).
- */
-async function resolveService(store: Store, org: Organization, template: Template, requested: string | undefined): Promise<Service> {
-  if (requested !== undefined && requested !== '' && requested !== 'default_service') {
-    const service = await store.catalog.service(org.id, requested);
-    if (service === undefined) throw new ApiError('service_not_found', { message: `Service "${requested}" does not exist.` });
-    return service;
-  }
-  if (template.service_id !== null) {
-    const linked = await store.catalog.service(org.id, template.service_id);
-    if (linked === undefined) {
-      throw new ApiError('service_unavailable_for_template', {
-        message: `The template's service "${template.service_id}" no longer exists.`,
-        details: { reason: 'service_deleted' },
-      });
-    }
-    return linked;
-  }
-  const fallback = await store.catalog.defaultService(org.id);
-  if (fallback === undefined) throw new ApiError('service_not_found', { message: 'No service_id was given and the organization has no default service.' });
-  return fallback;
 }
 
 /**

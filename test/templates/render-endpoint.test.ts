@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { freshAppEach, type TestApp } from '../support/app.js';
+import { bearer, expectError, expectInvalidField, type ErrorBody } from '../support/http.js';
+import { CONTACT_TEMPLATE, PUBLIC_KEY, seedOrg } from '../support/seed.js';
+import { PARAMS, send } from '../support/send.js';
+import { creditsOf, totalMessageCount } from '../support/stored.js';
+import { DIALECTS, postgresAvailable } from '../support/stores.js';
+import { admin } from '../admin/helpers.js';
+
+const pgUp = await postgresAvailable();
+
+interface Rendered {
+  subject: string;
+  html: string | null;
+  text: string | null;
+  from: string;
+  reply_to: string[];
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  service_id: string;
+  template_version: number | null;
+}
+
+const RENDER = '/organizations/acme/templates/contact/render';
+
+const renderV1 = (t: TestApp, id: string, body: unknown, headers: Record<string, string> = bearer()) =>
+  t.app.inject({ method: 'POST', url: `/v1/templates/${id}/render`, headers, payload: body as Record<string, unknown> });
+
+describe.each(DIALECTS)('template render on %s', (dialect) => {
+  const skip = dialect === 'postgres' && !pgUp;
+  let t!: TestApp;
+  freshAppEach(dialect, skip, (app) => { t = app; });
+
+  const seed = () => seedOrg(t.store, {
+    services: [
+      { id: 'outbox', provider: 'outbox', default: true, from_name: 'Acme Mail' },
+      { id: 'second', provider: 'outbox', default: false },
+    ],
+    templates: [{ ...CONTACT_TEMPLATE, cc: 'audit@acme.test', from_name: '' }],
+  });
+
+  it.skipIf(skip)('admin: the stored template, rendered as a send; nothing stored, no credit used', async () => {
+    await seed();
+    const credits = await creditsOf(t);
+    const res = await admin(t, 'POST', RENDER, { template_params: PARAMS });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json<Rendered>()).toEqual({
+      subject: 'Message from Ada',
+      html: '<p>Hello there</p>',
+      text: 'Hello there',
+      from: 'Acme Mail <noreply@acme.test>',
+      reply_to: ['ada@example.org'],
+      to: ['owner@acme.test'],
+      cc: ['audit@acme.test'],
+      bcc: [],
+      service_id: 'outbox',
+      template_version: 1,
+    });
+    // HTML escapes parameters, as a send's HTML does.
+    const escaped = await admin(t, 'POST', RENDER, { template_params: { ...PARAMS, message: '<b>hi</b>' }, service_id: 'second' });
+    expect(escaped.json<Rendered>()).toMatchObject({ html: '<p>&lt;b&gt;hi&lt;/b&gt;</p>', text: '<b>hi</b>', service_id: 'second' });
+    expect(await totalMessageCount(t)).toBe(0);
+    expect(await creditsOf(t)).toBe(credits);
+  });
+
+  it.skipIf(skip)('admin: 422 issues exactly as a send gets them', async () => {
+    await seed();
+    const bad = { template_params: { name: 'x'.repeat(101), email: 'not-an-email', extra: 1 } };
+    const rendered = expectError(await admin(t, 'POST', RENDER, bad), 422, 'invalid_template_params');
+    const sent = expectError(await send(t, { template_id: 'contact', ...bad }, bearer()), 422, 'invalid_template_params');
+    expect(rendered.details).toEqual(sent.details);
+    expect(rendered.details?.issues?.map((i) => i.param)).toEqual(['name', 'email', 'message', 'extra']);
+    // A rendered recipient that is no address: the send's 422 too.
+    const draft = await admin(t, 'POST', RENDER, { template_params: PARAMS, template: { to: '{{name}}' } });
+    expectError(draft, 422, 'invalid_recipient');
+    expectError(await admin(t, 'POST', RENDER, { template_params: PARAMS, service_id: 'nope' }), 404, 'service_not_found');
+  });
+
+  it.skipIf(skip)('admin: a draft overrides the stored template without changing it', async () => {
+    await seed();
+    const res = await admin(t, 'POST', RENDER, {
+      template_params: { ...PARAMS, extra: 'ok' },
+      template: { subject: 'Draft {{name}}', content: { html: '<h1>{{extra}}</h1>' }, strict_params: false, bcc: 'hidden@acme.test' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json<Rendered>()).toMatchObject({
+      subject: 'Draft Ada', html: '<h1>ok</h1>', text: 'Hello there', bcc: ['hidden@acme.test'], template_version: null,
+    });
+    // A draft's parameter schema is the one checked.
+    const stricter = await admin(t, 'POST', RENDER, {
+      template_params: PARAMS, template: { params: [...(CONTACT_TEMPLATE.params ?? []), { name: 'code', type: 'integer', required: true }] },
+    });
+    expect(expectError(stricter, 422, 'invalid_template_params').details?.issues).toEqual([{ param: 'code', code: 'required', message: 'code is required' }]);
+    const stored = (await admin(t, 'GET', '/organizations/acme/templates/contact')).json<{ version: number; content: { subject: string } }>();
+    expect(stored).toMatchObject({ version: 1, content: { subject: 'Message from {{name}}' } });
+  });
+
+  it.skipIf(skip)('admin: a draft of a template not stored yet takes the PUT defaults; without a draft it is 404', async () => {
+    await seed();
+    const url = '/organizations/acme/templates/fresh/render';
+    expectError(await admin(t, 'POST', url, { template_params: {} }), 404, 'template_not_found');
+    const res = await admin(t, 'POST', url, {
+      template_params: { who: 'Bo' }, template: { subject: 'Hi {{who}}', to: 'x@acme.test', from_email: 'me@acme.test', text: 'Yo {{who}}' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json<Rendered>()).toEqual({
+      subject: 'Hi Bo', html: null, text: 'Yo Bo', from: 'Acme Mail <me@acme.test>', reply_to: [], to: ['x@acme.test'], cc: [], bcc: [],
+      service_id: 'outbox', template_version: null,
+    });
+    expect((await admin(t, 'GET', '/organizations/acme/templates/fresh')).statusCode).toBe(404);
+    expectError(await admin(t, 'POST', '/organizations/nope/templates/contact/render', {}), 404, 'not_found');
+  });
+
+  it.skipIf(skip)('admin: a draft a PUT would refuse is refused the same way', async () => {
+    await seed();
+    const broken = await admin(t, 'POST', RENDER, { template_params: PARAMS, template: { html: '<p>{{#if name}}</p>' } });
+    expectInvalidField(broken, 'html');
+    const put = await admin(t, 'PATCH', '/organizations/acme/templates/contact', { html: '<p>{{#if name}}</p>' });
+    expect(put.json<ErrorBody>().error).toMatchObject({ code: 'invalid_body', details: broken.json<ErrorBody>().error.details });
+    expectInvalidField(await admin(t, 'POST', RENDER, { template: { params: [{ name: 'a', type: 'string', pattern: '(' }] } }), 'params.0.pattern');
+    expectInvalidField(await admin(t, 'POST', RENDER, { template: { service_id: 'ghost' } }), 'service_id');
+    expectInvalidField(await admin(t, 'POST', RENDER, { template: { id: 'other' } }), 'id');
+    expectError(await admin(t, 'POST', RENDER, { template: { nonsense: 1 } }), 400, 'invalid_body');
+  });
+
+  it.skipIf(skip)('/v1: a private key renders; a public key is refused; nothing stored, no credit used', async () => {
+    await seed();
+    const credits = await creditsOf(t);
+    const res = await renderV1(t, 'contact', { template_params: PARAMS });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json<Rendered>()).toMatchObject({ subject: 'Message from Ada', to: ['owner@acme.test'], template_version: 1 });
+    const issues = expectError(await renderV1(t, 'contact', { template_params: { name: 'Ada' } }), 422, 'invalid_template_params');
+    expect(issues.details?.issues?.map((i) => i.param)).toEqual(['email', 'message']);
+    expectError(await renderV1(t, 'missing', {}), 404, 'template_not_found');
+    expectError(await renderV1(t, 'contact', { template_params: PARAMS }, { 'x-mail-public-key': PUBLIC_KEY }), 403, 'private_key_required');
+    expectError(await renderV1(t, 'contact', { template_params: PARAMS }, {}), 401, 'unauthorized');
+    expectError(await renderV1(t, 'contact', { template: { subject: 'x' } }), 400, 'invalid_body');
+    expect(await totalMessageCount(t)).toBe(0);
+    expect(await creditsOf(t)).toBe(credits);
+  });
+
+  it.skipIf(skip)('both routes are in the OpenAPI document', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{ paths: Record<string, Record<string, { tags: string[]; security: unknown }>> }>();
+    const v1 = doc.paths['/v1/templates/{id}/render']?.post;
+    expect(v1?.tags).toEqual(['templates']);
+    expect(v1?.security).toEqual([{ privateKey: [] }]);
+    expect(doc.paths['/admin/v1/organizations/{org}/templates/{id}/render']?.post?.tags).toEqual(['admin']);
+  });
+});
