@@ -1,6 +1,36 @@
-import { PageHeader } from '../components/ui';
+import '../ops-pages.css';
+import { getMessage } from '../api/messages';
+import { MessageActions } from '../components/message-actions';
+import { MessageContent } from '../components/message-content';
+import { MessageFacts } from '../components/message-facts';
+import { Timeline } from '../components/timeline';
+import { ErrorNotice, Loading, PageHeader, Section } from '../components/ui';
+import { useLoad } from '../components/use-load';
+import { href } from '../lib/route-match';
 import type { PageProps } from './page-props';
 
+/** `#/orgs/:org/messages/:id`: status, recipients, the timeline, the content as sent, and release/cancel. */
 export function MessageDetail(props: PageProps) {
-  return <PageHeader title={`MessageDetail ${JSON.stringify(props.params)}`} />;
+  const org = props.params.org ?? '';
+  const id = props.params.id ?? '';
+  const message = useLoad(() => getMessage(org, id), [org, id]);
+  const m = message.data;
+  return (
+    <>
+      <p class="breadcrumb"><a href={href('orgs', org, 'messages')}>Messages</a> / <span class="mono">{id}</span></p>
+      <PageHeader title={`Message ${id}`}>
+        <button type="button" class="btn btn-plain" onClick={() => void message.reload()} aria-busy={message.loading ? 'true' : undefined}>Reload</button>
+      </PageHeader>
+      <ErrorNotice error={message.error} />
+      {message.loading && m === undefined && <Loading />}
+      {m !== undefined && (
+        <>
+          <MessageActions org={org} id={m.message_id} status={m.status} onDone={message.reload} />
+          <MessageFacts org={org} message={m} />
+          <Section title="Timeline"><Timeline events={m.events} /></Section>
+          <MessageContent content={m.content} />
+        </>
+      )}
+    </>
+  );
 }

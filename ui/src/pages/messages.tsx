@@ -1,6 +1,54 @@
-import { PageHeader } from '../components/ui';
+import '../ops-pages.css';
+import { api, orgPath } from '../api/client';
+import { listMessages } from '../api/messages';
+import { MessageFilterForm } from '../components/message-filter-form';
+import { MessageTable } from '../components/message-table';
+import { ErrorNotice, Loading, PageHeader } from '../components/ui';
+import { useLoad } from '../components/use-load';
+import { filterProblems, filtersFromQuery, filtersToQuery, hasFilters } from '../lib/message-filters';
+import { hrefWithQuery } from '../lib/route-match';
 import type { PageProps } from './page-props';
 
+/** The ids of the organization's templates and services, for the filter's selects (best effort). */
+async function ids(org: string, what: 'templates' | 'services'): Promise<string[] | undefined> {
+  try {
+    return (await api.get<{ items: Array<{ id: string }> }>(orgPath(org, what))).items.map((i) => i.id);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `#/orgs/:org/messages?status=&template_id=&service_id=&from=&to=&q=&cursor=`: the history,
+ * newest first, filtered by the hash query and paged with the server's cursor.
+ */
 export function Messages(props: PageProps) {
-  return <PageHeader title={`Messages ${JSON.stringify(props.params)}`} />;
+  const org = props.params.org ?? '';
+  const queryText = props.query.toString();
+  const filters = filtersFromQuery(props.query);
+  const cursor = props.query.get('cursor') ?? undefined;
+  const valid = Object.keys(filterProblems(filters)).length === 0;
+  const page = useLoad(() => (valid ? listMessages(org, filtersToQuery(filters, cursor)) : Promise.resolve(undefined)), [org, queryText]);
+  const choices = useLoad(async () => ({ templates: await ids(org, 'templates'), services: await ids(org, 'services') }), [org]);
+  const here = (c?: string) => hrefWithQuery(['orgs', org, 'messages'], filtersToQuery(filters, c));
+  return (
+    <>
+      <PageHeader title="Messages">
+        <button type="button" class="btn btn-plain" onClick={() => void page.reload()}>Reload</button>
+      </PageHeader>
+      <MessageFilterForm key={`${queryText}|${choices.data === undefined ? 0 : 1}`} org={org} filters={filters}
+        templates={choices.data?.templates} services={choices.data?.services} />
+      {!valid && <ErrorNotice error={new Error(`The link's filters are not valid: ${Object.values(filterProblems(filters)).join('; ')}.`)} />}
+      <ErrorNotice error={page.error} />
+      {page.loading && page.data === undefined ? <Loading /> : page.data !== undefined && (
+        <section aria-label="Message list">
+          <MessageTable org={org} items={page.data.items} filtered={hasFilters(filters)} />
+          <nav class="pager" aria-label="Pages">
+            {cursor !== undefined && <a class="btn btn-plain" href={here()}>First page</a>}
+            {page.data.next_cursor !== null && <a class="btn btn-plain" href={here(page.data.next_cursor)}>Next page</a>}
+          </nav>
+        </section>
+      )}
+    </>
+  );
 }

@@ -1,0 +1,38 @@
+import { Fragment } from 'preact';
+import type { MessageContent as Content } from '../api/messages';
+import { Section } from './ui';
+
+const list = (a: readonly string[] | undefined) => (a === undefined || a.length === 0 ? '—' : a.join(', '));
+
+/**
+ * The email as it was rendered for sending. The HTML goes into an iframe with an empty sandbox
+ * (no scripts, no same origin, no forms, no navigation of the top page), so whatever the
+ * template put in it can never run in the operator's session.
+ */
+export function MessageContent(props: { content: Content | null | undefined }) {
+  const c = props.content;
+  if (c === undefined) return null;
+  if (c === null) {
+    return <Section title="Content"><p class="hint">The rendered content is no longer stored (retention removed it).</p></Section>;
+  }
+  const extra = Object.entries(c.headers ?? {});
+  return (
+    <Section title="Content as sent">
+      <dl class="facts facts-wide">
+        <dt>Subject</dt><dd>{c.subject}</dd>
+        <dt>From</dt><dd>{c.from}</dd>
+        <dt>Reply-To</dt><dd>{list(c.reply_to)}</dd>
+        <dt>To</dt><dd>{list(c.to)}</dd>
+        <dt>Cc</dt><dd>{list(c.cc)}</dd>
+        <dt>Bcc</dt><dd>{list(c.bcc)}</dd>
+        {extra.map(([k, v]) => <Fragment key={k}><dt>{k}</dt><dd class="mono wrap">{v}</dd></Fragment>)}
+      </dl>
+      <h3>Text</h3>
+      {c.text === null ? <p class="hint">No text part.</p> : <pre class="message-text" tabIndex={0} aria-label="Text part">{c.text}</pre>}
+      <h3>HTML</h3>
+      {c.html === null ? <p class="hint">No HTML part.</p> : (
+        <iframe class="message-html" title="HTML part as sent (scripts disabled)" sandbox="" srcdoc={c.html} referrerpolicy="no-referrer" />
+      )}
+    </Section>
+  );
+}
