@@ -1,3 +1,4 @@
+import '../components/org-pages.css';
 import { useState } from 'preact/hooks';
 import { keysApi, type ApiKey, type IssuedKey } from '../api/keys';
 import { IssuedKeyNotice } from '../components/key-issued';

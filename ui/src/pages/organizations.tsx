@@ -1,3 +1,4 @@
+import '../components/org-pages.css';
 import { organizationsApi } from '../api/organizations';
 import { Badge, ErrorNotice, Loading, PageHeader, Table } from '../components/ui';
 import { useLoad } from '../components/use-load';

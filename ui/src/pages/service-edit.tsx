@@ -1,3 +1,4 @@
+import '../components/org-pages.css';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
 import { PROVIDERS, servicesApi, type Provider, type Service } from '../api/services';

@@ -1,3 +1,4 @@
+import '../components/org-pages.css';
 import { servicesApi } from '../api/services';
 import { Badge, ErrorNotice, Loading, PageHeader, Table } from '../components/ui';
 import { useLoad } from '../components/use-load';
