@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { carrySamples, describeSpec, paramIssues, sampleFields, sampleParams } from '../../ui/src/lib/params-form.js';
-import type { ParamSpec } from '../../ui/src/api/templates.js';
+import type { ParamSpec } from '../../ui/src/api/template-types.js';
 
 const SPECS: ParamSpec[] = [
   { name: 'name', type: 'string', required: true, max_length: 40 },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TemplateResource } from '../../ui/src/api/templates.js';
+import type { TemplateResource } from '../../ui/src/api/template-types.js';
 import { changedFields, draftFromResource, draftToWrite, emptyDraft, formField, formIssues } from '../../ui/src/lib/template-draft.js';
 
 const RESOURCE: TemplateResource = {

@@ -4,7 +4,7 @@
  * would carry. Values the server must judge are passed on as typed (a number field holding
  * "abc" goes as the text), so the preview shows the very issue a send would get.
  */
-import type { ParamSpec, ParamType } from '../api/templates';
+import type { ParamSpec, ParamType } from '../api/template-types.js';
 
 export type SampleInput = 'text' | 'email' | 'url' | 'number' | 'textarea' | 'select' | 'boolean';
 

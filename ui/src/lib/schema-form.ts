@@ -4,7 +4,7 @@
  * ParamSpecs checks what the server would refuse (src/templates/check.ts, ParamSpecInput), so
  * the operator sees it beside the input before saving.
  */
-import { PARAM_TYPES, type ParamSpec, type ParamType } from '../api/templates';
+import { PARAM_TYPES, type ParamSpec, type ParamType } from '../api/template-types.js';
 
 export interface ParamRow {
   /** Stable per row while editing (list keys, label ids); not sent. */

@@ -3,8 +3,8 @@
  * save (PUT creates, PATCH updates) and for the live preview (the render route's `template`).
  * Server field names (`content.subject`, `params.0.name`) are mapped onto the form's fields.
  */
-import { CONTENT_FIELDS, FLAG_FIELDS, type ContentField, type FlagField, type TemplateResource, type TemplateWrite } from '../api/templates';
-import { rowsFromSpecs, rowsToSpecs, type ParamRow } from './schema-form';
+import { CONTENT_FIELDS, FLAG_FIELDS, type ContentField, type FlagField, type TemplateResource, type TemplateWrite } from '../api/template-types.js';
+import { rowsFromSpecs, rowsToSpecs, type ParamRow } from './schema-form.js';
 
 export interface TemplateDraft extends Record<ContentField, string>, Record<FlagField, boolean> {
   /** The template id (editable only before the first save). */

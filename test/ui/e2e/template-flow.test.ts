@@ -1,0 +1,156 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { orgBody } from '../../admin/helpers.js';
+import {
+  chromiumAvailable, closeUi, expectNoSeriousA11yViolations, openUi, shot, signIn, startUiServer, type UiServer,
+} from './harness.js';
+
+/**
+ * Issue 15, templates: create a template with parameters in the editor, see a validation issue
+ * and then a valid render in the live preview, save, send a test through a loopback SMTP sink,
+ * find it in the history, restore an older version; and a template's <script> previewed
+ * without running.
+ */
+describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI: templates', () => {
+  let ui: UiServer;
+  let page: Page;
+  const consoleErrors: string[] = [];
+
+  beforeAll(async () => {
+    ui = await startUiServer({ smtp: true });
+    const org = await ui.admin('PUT', '/organizations/acme', orgBody({ name: 'Acme', credits: 100 }));
+    expect(org.status, JSON.stringify(org.body)).toBe(201);
+    const service = await ui.admin('PUT', '/organizations/acme/services/relay', {
+      provider: 'smtp', default: true, from_email: 'noreply@example.com', from_name: 'Acme',
+      smtp: { host: '127.0.0.1', port: ui.smtp?.port },
+    });
+    expect(service.status, JSON.stringify(service.body)).toBe(201);
+    page = await openUi(ui.baseUrl, { cleanup: ui.cleanup });
+    page.on('console', (msg) => { if (msg.type() === 'error') consoleErrors.push(msg.text()); });
+    await signIn(page, ui.baseUrl, ui.token);
+  }, 60_000);
+
+  afterAll(async () => {
+    if (page !== undefined) await closeUi(page);
+    await ui?.stop();
+  });
+
+  const preview = () => page.getByRole('region', { name: 'Preview' });
+  const param = (n: number) => page.getByRole('group', { name: `Parameter ${n}` });
+
+  it('creates a template with parameters, previews it live, saves, sends a test and restores a version', async () => {
+    await page.goto(`${ui.baseUrl}/ui/#/orgs/acme/templates`);
+    await page.getByRole('link', { name: 'New template' }).click();
+    await page.getByRole('heading', { name: 'New template' }).waitFor();
+
+    await page.getByLabel('Template id').fill('welcome');
+    await page.getByLabel('Subject').fill('Welcome {{name}}');
+    await page.getByLabel('To', { exact: true }).fill('ops@example.com');
+    await page.getByRole('textbox', { name: 'HTML' }).fill('<h1>Hello {{name}}</h1><p>Your code is {{code}}.</p>');
+    await page.getByRole('textbox', { name: 'Text' }).fill('Hello {{name}}, your code is {{code}}.');
+
+    await page.getByRole('button', { name: 'Add parameter' }).click();
+    await param(1).getByLabel('Name').fill('name');
+    await param(1).getByLabel('Required').check();
+    await page.getByRole('button', { name: 'Add parameter' }).click();
+    await param(2).getByLabel('Name').fill('code');
+    await param(2).getByLabel('Type').selectOption('integer');
+    await param(2).getByLabel('Minimum').fill('1');
+
+    // A bad sample: the server's issue shows beside the field, and in the summary.
+    await preview().getByLabel('name (required)').fill('Ada');
+    await preview().getByLabel('code').fill('0');
+    const codeField = preview().locator('.field.has-error', { hasText: 'code must be at least 1' });
+    await codeField.waitFor();
+    expect(await codeField.locator('input').getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => preview().getByRole('alert').filter({ hasText: 'do not pass the schema' }).count()).toBe(1);
+    await shot(page, 'template-validation-issue');
+
+    // A good one: the render, with the HTML inside the sandboxed frame.
+    await preview().getByLabel('code').fill('7');
+    await expect.poll(() => preview().getByTestId('preview-subject').textContent()).toBe('Welcome Ada');
+    await expect.poll(() => page.frameLocator('iframe.preview').locator('h1').textContent()).toBe('Hello Ada');
+    expect(await preview().locator('.preview-text').textContent()).toBe('Hello Ada, your code is 7.');
+    expect(await page.locator('iframe.preview').getAttribute('sandbox')).toBe('');
+    await shot(page, 'template-editor-preview');
+
+    await page.getByRole('button', { name: 'Create template' }).click();
+    await page.getByRole('heading', { name: 'Template welcome' }).waitFor();
+    const created = await ui.admin('GET', '/organizations/acme/templates/welcome');
+    expect(created.body).toMatchObject({
+      version: 1,
+      params: [{ name: 'name', type: 'string', required: true }, { name: 'code', type: 'integer', minimum: 1 }],
+      content: { subject: 'Welcome {{name}}', to: 'ops@example.com' },
+    });
+
+    // An edit is a new version; a server-side refusal lands on its field.
+    await page.getByLabel('Subject').fill('Hi {{name}');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.locator('.field.has-error', { hasText: 'is not a valid template' }).getByLabel('Subject').waitFor();
+    await page.getByLabel('Subject').fill('Hi {{name}}');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Saved as version 2.').waitFor();
+
+    await preview().getByLabel('name (required)').fill('Ada');
+    await preview().getByLabel('code').fill('7');
+    await expect.poll(() => preview().getByTestId('preview-subject').textContent()).toBe('Hi Ada');
+    await expectNoSeriousA11yViolations(page);
+
+    await page.getByLabel('Send a test to').fill('tester@example.com');
+    await page.getByRole('button', { name: 'Send test' }).click();
+    const link = page.getByRole('status').getByRole('link');
+    await link.waitFor();
+    const messageId = (await link.textContent()) ?? '';
+    expect(messageId).toMatch(/^msg_/);
+    expect(await link.getAttribute('href')).toBe(`#/orgs/acme/messages/${messageId}`);
+    await expect.poll(() => ui.smtp?.received.some((m) => m.rcptTo.includes('tester@example.com')), { timeout: 15_000 }).toBe(true);
+    const mail = await ui.smtp?.parse(ui.smtp.received.findIndex((m) => m.rcptTo.includes('tester@example.com')));
+    expect(mail?.subject).toBe('Hi Ada');
+
+    // The history shows versions 2 and 1; restoring 1 stores version 3 with its content.
+    const history = page.getByRole('region', { name: 'Version history' });
+    await history.getByRole('cell', { name: '1', exact: true }).waitFor();
+    await history.getByRole('button', { name: 'View version 1' }).click();
+    await history.getByRole('region', { name: 'Version 1' }).getByText('Welcome {{name}}').waitFor();
+    await shot(page, 'template-history');
+    page.once('dialog', (d) => void d.accept());
+    await history.getByRole('button', { name: 'Restore version 1' }).click();
+    await page.getByText('Restored as version 3.').waitFor();
+    await expect.poll(() => page.getByLabel('Subject').inputValue()).toBe('Welcome {{name}}');
+    const restored = await ui.admin('GET', '/organizations/acme/templates/welcome');
+    expect(restored.body).toMatchObject({ version: 3, content: { subject: 'Welcome {{name}}' } });
+
+    // The test message is in the history with its timeline.
+    await expect.poll(async () => {
+      const detail = await ui.admin('GET', `/organizations/acme/messages/${messageId}`);
+      return (detail.body as { status?: string }).status;
+    }, { timeout: 15_000 }).toBe('delivered');
+    const detail = await ui.admin('GET', `/organizations/acme/messages/${messageId}`);
+    expect((detail.body as { events: Array<{ type: string }> }).events.map((e) => e.type)).toContain('sent');
+    await link.click();
+    await page.getByText(messageId).first().waitFor();
+    await page.goto(`${ui.baseUrl}/ui/#/orgs/acme/messages`);
+    await page.getByText(messageId).first().waitFor();
+
+    expect(consoleErrors.filter((e) => /Content Security Policy/i.test(e)), consoleErrors.join('\n')).toEqual([]);
+  }, 120_000);
+
+  it('previews a template holding <script> without running it', async () => {
+    const put = await ui.admin('PUT', '/organizations/acme/templates/pwn', {
+      subject: 'Pwn', to: 'ops@example.com', from_email: '', service_id: null, params: [],
+      html: '<p>Before</p><script>document.title = "pwned"; parent.__pwned = 1;</script><img src="x" onerror="parent.__pwned = 2">',
+      captcha: false, allow_dynamic_recipients: false, allow_attachments: false, strict_params: false, enforce_link_allowlist: false, frozen: false,
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(201);
+    await page.goto(`${ui.baseUrl}/ui/#/orgs/acme/templates/pwn`);
+    await page.evaluate('window.__flag = "kept"');
+    await expect.poll(() => page.frameLocator('iframe.preview').locator('p').textContent()).toBe('Before');
+    const frame = page.locator('iframe.preview');
+    expect(await frame.getAttribute('sandbox')).toBe('');
+    expect(await page.title()).toBe('Template · acme · mailroom');
+    expect(await page.evaluate('[window.__pwned, window.__flag]')).toEqual([undefined, 'kept']);
+    const inner = page.frames().find((f) => f !== page.mainFrame());
+    expect(await inner?.title()).not.toBe('pwned');
+    await shot(page, 'template-script-sandboxed');
+  }, 60_000);
+});
