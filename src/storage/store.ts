@@ -9,6 +9,7 @@ import { idempotencyRepo } from './idempotency.js';
 import { blockListRepo, suppressionsRepo } from './lists.js';
 import { messagesRepo } from './messages.js';
 import { organizationsRepo } from './organizations.js';
+import { overviewRepo } from './overview.js';
 import { providerEventsRepo } from './provider-events.js';
 import { queueRepo } from './queue.js';
 import { ReadCache } from './read-cache.js';
@@ -39,6 +40,7 @@ function repos(db: Kysely<Database>, dialect: Dialect) {
     providerEvents: providerEventsRepo(db, dialect),
     webhookDeliveries: webhookDeliveriesRepo(db, dialect),
     webhookEndpoints: webhookEndpointsRepo(db),
+    overview: overviewRepo(db),
   };
 }
 

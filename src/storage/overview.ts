@@ -1,0 +1,117 @@
+import { sql, type Kysely } from 'kysely';
+import { MESSAGE_STATUSES } from '../domain/types.js';
+import { bool } from './json.js';
+import type { Database } from './schema.js';
+
+/**
+ * The reads behind an organization's overview (the operator UI's first page), each served from
+ * an index so the page stays fast with 100,000 messages and more (README, Operator UI):
+ * - counts per UTC day and status: the covering index messages_org_status_time (org_id,
+ *   status, created_at, id), every status named so the planner walks it per status instead of
+ *   reading each row of messages_org_time for its status;
+ * - the queue: the org's queued rows of the same index;
+ * - each service's last failure: messages_org_service_error (migration 0008, only rows with a
+ *   last_error), then those messages' events (events_message).
+ */
+
+export const DAY_MS = 86_400_000;
+
+export interface DayStatusCount {
+  /** Days since the epoch (UTC). */
+  day: number;
+  status: string;
+  count: number;
+}
+
+export interface QueueView {
+  depth: number;
+  /** The earliest next_attempt_at among queued messages already due; null when none is. */
+  oldestDueAt: number | null;
+}
+
+export interface ServiceRow {
+  id: string;
+  provider: string;
+  isDefault: boolean;
+}
+
+export interface FailureEvent {
+  messageId: string;
+  type: string;
+  at: number;
+  reason: string | null;
+}
+
+/** Events that say a service did not take a message: a retry, a give-up, a hold on its error. */
+export const FAILURE_EVENTS = ['failed', 'deferred', 'held_service_error'] as const;
+/** Message statuses a service failure leaves behind (queued: waiting for its retry). */
+const FAILURE_STATUSES = ['queued', 'failed', 'held_service_error'] as const;
+/** Messages with a failure looked at per service: the newest failure is among them unless bounces crowd them out. */
+const CANDIDATES = 10;
+
+/** The event's `reason`; a detail that cannot be read shows none rather than failing the page. */
+function reasonOf(detail: string | null): string | null {
+  if (detail === null) return null;
+  try {
+    const d: unknown = JSON.parse(detail);
+    return typeof d === 'object' && d !== null && 'reason' in d && typeof d.reason === 'string' ? d.reason : null;
+  } catch {
+    return null;
+  }
+}
+
+export function overviewRepo(db: Kysely<Database>) {
+  return {
+    /** Messages created in [from, to) per UTC day and status. */
+    async dailyCounts(orgId: string, from: number, to: number): Promise<DayStatusCount[]> {
+      const day = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
+      const rows = await db.selectFrom('messages')
+        .select([day.as('day'), 'status', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('org_id', '=', orgId).where('status', 'in', MESSAGE_STATUSES)
+        .where('created_at', '>=', from).where('created_at', '<', to)
+        .groupBy([day, 'status']).execute();
+      return rows.map((r) => ({ day: Number(r.day), status: r.status, count: Number(r.n) }));
+    },
+
+    /** Queued messages of the organization and the earliest one due at `now`. */
+    async queue(orgId: string, now: number): Promise<QueueView> {
+      const row = await db.selectFrom('messages')
+        .select((eb) => [
+          eb.fn.countAll<number>().as('depth'),
+          eb.fn.min<number>(eb.case().when('next_attempt_at', '<=', now).then(eb.ref('next_attempt_at')).end()).as('oldest'),
+        ])
+        .where('org_id', '=', orgId).where('status', '=', 'queued').executeTakeFirstOrThrow();
+      return { depth: Number(row.depth), oldestDueAt: row.oldest === null ? null : Number(row.oldest) };
+    },
+
+    /** Messages held for credits or for their service's error. */
+    async held(orgId: string): Promise<number> {
+      const row = await db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('org_id', '=', orgId).where('status', 'in', ['held', 'held_service_error']).executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    /** The organization's services, their settings unread (a damaged row must not hide the page). */
+    async services(orgId: string): Promise<ServiceRow[]> {
+      const rows = await db.selectFrom('services').select(['id', 'provider', 'is_default'])
+        .where('org_id', '=', orgId).orderBy('id').execute();
+      return rows.map((r) => ({ id: r.id, provider: r.provider, isDefault: bool(r.is_default) }));
+    },
+
+    /**
+     * The newest failure event of the service's messages: among its latest messages that carry
+     * an error (the partial index), the latest failed/deferred/held_service_error event.
+     */
+    async lastFailure(orgId: string, serviceId: string): Promise<FailureEvent | undefined> {
+      const candidates = await db.selectFrom('messages').select('id')
+        .where('org_id', '=', orgId).where('service_id', '=', serviceId).where('last_error', 'is not', null)
+        .where('status', 'in', FAILURE_STATUSES)
+        .orderBy('updated_at', 'desc').limit(CANDIDATES).execute();
+      if (candidates.length === 0) return undefined;
+      const e = await db.selectFrom('message_events').select(['message_id', 'type', 'at', 'detail'])
+        .where('message_id', 'in', candidates.map((c) => c.id)).where('type', 'in', FAILURE_EVENTS)
+        .orderBy('at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+      return e === undefined ? undefined : { messageId: e.message_id, type: e.type, at: Number(e.at), reason: reasonOf(e.detail) };
+    },
+  };
+}
