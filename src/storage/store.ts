@@ -17,6 +17,7 @@ import type { CommitFollowUp } from './wal-keeper.js';
 import type { Database } from './schema.js';
 import { servicesRepo } from './services.js';
 import { templatesRepo } from './templates.js';
+import { templateVersionsRepo } from './template-versions.js';
 import { uploadsRepo } from './uploads.js';
 import { webhookTokensRepo } from './webhook-tokens.js';
 import { webhookDeliveriesRepo } from './webhook-deliveries.js';
@@ -29,6 +30,7 @@ function repos(db: Kysely<Database>, dialect: Dialect) {
     keys: apiKeysRepo(db),
     services: servicesRepo(db),
     templates: templatesRepo(db),
+    templateVersions: templateVersionsRepo(db),
     suppressions: suppressionsRepo(db),
     blockList: blockListRepo(db),
     messages,

@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { ParamSpec, Template } from '../domain/types.js';
 import { bool, int, parseJson } from './json.js';
 import type { Database, TemplatesTable } from './schema.js';
+import { templateVersionsRepo } from './template-versions.js';
 
 export type TemplateFields = Omit<Template, 'org_id' | 'id' | 'version' | 'created_at' | 'updated_at'>;
 
@@ -57,6 +58,7 @@ function toColumns(f: TemplateFields) {
 }
 
 export function templatesRepo(db: Kysely<Database>) {
+  const versions = templateVersionsRepo(db);
   return {
     async get(orgId: string, id: string): Promise<Template | undefined> {
       const row = await db.selectFrom('templates').selectAll()
@@ -76,14 +78,22 @@ export function templatesRepo(db: Kysely<Database>) {
       return row !== undefined;
     },
 
-    /** Creates or replaces; the version moves on every write, which retires cached renderers. */
+    /**
+     * Creates or replaces; the version moves on every write, which retires cached renderers.
+     * Every write also stores the version it made (template-versions.ts), whoever wrote it:
+     * the admin API, a restore or the config file.
+     */
     async put(orgId: string, id: string, fields: TemplateFields, now: number): Promise<'created' | 'updated'> {
       const columns = toColumns(fields);
       const updated = await db.updateTable('templates')
         .set((eb) => ({ ...columns, version: eb('version', '+', 1), updated_at: now }))
-        .where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
-      if (updated.numUpdatedRows > 0n) return 'updated';
+        .where('org_id', '=', orgId).where('id', '=', id).returning('version').executeTakeFirst();
+      if (updated !== undefined) {
+        await versions.record(orgId, id, updated.version, fields, now);
+        return 'updated';
+      }
       await db.insertInto('templates').values({ ...columns, org_id: orgId, id, version: 1, created_at: now, updated_at: now }).execute();
+      await versions.record(orgId, id, 1, fields, now);
       return 'created';
     },
 
