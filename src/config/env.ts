@@ -11,6 +11,8 @@ export interface Config {
   readonly databaseUrl: string;
   readonly redisUrl: string | undefined;
   readonly adminToken: string | undefined;
+  /** How long an operator UI sign-in lasts (MAILROOM_UI_SESSION_HOURS, default 12). */
+  readonly uiSessionMs: number;
   readonly configFile: string | undefined;
   readonly env: 'development' | 'production';
   readonly dataDir: string;
@@ -178,6 +180,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     databaseUrl,
     redisUrl,
     adminToken,
+    uiSessionMs: int('MAILROOM_UI_SESSION_HOURS', 12, 1, 24 * 30) * 3_600_000,
     configFile,
     env: oneOf('MAILROOM_ENV', ['development', 'production'] as const, 'development'),
     dataDir,

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../domain/clock.js';
 import type { ApiKey, Organization, Service, Template } from '../domain/types.js';
+import { adminSessionsRepo } from './admin-sessions.js';
 import { apiKeysRepo } from './api-keys.js';
 import { creditsRepo } from './credits.js';
 import { migrate, openDatabase, type Dialect } from './dialect.js';
@@ -42,6 +43,7 @@ function repos(db: Kysely<Database>, dialect: Dialect) {
     providerEvents: providerEventsRepo(db, dialect),
     webhookDeliveries: webhookDeliveriesRepo(db, dialect),
     webhookEndpoints: webhookEndpointsRepo(db),
+    adminSessions: adminSessionsRepo(db),
     overview: overviewRepo(db),
   };
 }

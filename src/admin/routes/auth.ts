@@ -1,9 +1,17 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.js';
-import type { App } from '../../http/app-types.js';
+import type { App, AppServices } from '../../http/app-types.js';
+import { headerValue } from '../../http/headers.js';
+import { originAllowed, requestSession, secretsEqual, sessionCookieValue, type SessionDeps } from '../session.js';
 
 const CHALLENGE = { 'www-authenticate': 'Bearer realm="mailroom-admin"' };
+
+/** Methods that change nothing: a cookie alone may call them (no CSRF token). */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The one route open to anyone: it is where the token is presented. */
+export const SIGN_IN_ROUTE = '/admin/v1/session';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
@@ -14,23 +22,54 @@ function bearer(request: FastifyRequest): string | undefined {
   return /^Bearer\s+(\S+)$/i.exec(value.trim())?.[1];
 }
 
-/**
- * Guards every route of the admin context with `Authorization: Bearer <MAILROOM_ADMIN_TOKEN>`.
- * The check runs after the body is parsed (a malformed or oversized body is a 400/413 for
- * anyone, as everywhere in the API) and before it is validated, so only an operator learns
- * what the schemas expect. Comparing SHA-256 digests makes both sides the same length, so
- * timingSafeEqual reveals neither the token nor its length. API keys mean nothing here: a
- * sk_/pk_ value is just a wrong token.
- */
-export function installAdminAuth(app: App, adminToken: string): void {
+/** Whether `presented` is the admin token; SHA-256 digests make both sides the same length. */
+export function adminTokenMatcher(adminToken: string): (presented: string) => boolean {
   const expected = digest(adminToken);
+  return (presented) => timingSafeEqual(digest(presented), expected);
+}
+
+/**
+ * Guards every route of the admin context with EITHER `Authorization: Bearer
+ * <MAILROOM_ADMIN_TOKEN>` OR the operator UI's session cookie. The check runs after the body is
+ * parsed (a malformed or oversized body is a 400/413 for anyone, as everywhere in the API) and
+ * before it is validated, so only an operator learns what the schemas expect. Comparing SHA-256
+ * digests makes both sides the same length, so timingSafeEqual reveals neither the token nor
+ * its length. API keys mean nothing here: a sk_/pk_ value is just a wrong token.
+ *
+ * A header, when sent, decides alone (a script's wrong token is not rescued by a browser's
+ * cookie). With the cookie, a state-changing method must carry the session's CSRF token, and a
+ * browser's Origin must be this server: the cookie is SameSite=Strict already, these two hold
+ * even where SameSite is not honoured.
+ */
+export function installAdminAuth(app: App, services: AppServices, adminToken: string): void {
+  const tokenMatches = adminTokenMatcher(adminToken);
+  const deps: SessionDeps = services;
   app.addHook('preValidation', async (request) => {
-    const presented = bearer(request);
-    if (presented === undefined) {
-      throw new ApiError('unauthorized', { message: 'Send the admin token: Authorization: Bearer <MAILROOM_ADMIN_TOKEN>.', headers: CHALLENGE });
+    if (request.method === 'POST' && request.routeOptions.url === SIGN_IN_ROUTE) {
+      if (!originAllowed(request, services.config.baseUrl)) throw crossOrigin();
+      return;
     }
-    if (!timingSafeEqual(digest(presented), expected)) {
-      throw new ApiError('unauthorized', { message: 'The admin token is wrong.', headers: CHALLENGE });
+    const presented = bearer(request);
+    if (presented !== undefined || request.headers.authorization !== undefined || sessionCookieValue(request) === undefined) {
+      if (presented === undefined) {
+        throw new ApiError('unauthorized', { message: 'Send the admin token: Authorization: Bearer <MAILROOM_ADMIN_TOKEN>, or sign in to the operator UI.', headers: CHALLENGE });
+      }
+      if (!tokenMatches(presented)) throw new ApiError('unauthorized', { message: 'The admin token is wrong.', headers: CHALLENGE });
+      return;
+    }
+    const session = await requestSession(deps, request);
+    if (session === undefined) {
+      throw new ApiError('unauthorized', { message: 'The operator UI session has expired or was ended: sign in again.', headers: CHALLENGE });
+    }
+    if (SAFE_METHODS.has(request.method)) return;
+    if (!originAllowed(request, services.config.baseUrl)) throw crossOrigin();
+    const csrf = headerValue(request, 'x-csrf-token');
+    if (csrf === undefined || !secretsEqual(csrf, session.csrfToken)) {
+      throw new ApiError('forbidden', { message: 'A call made with the session cookie must carry the session\'s CSRF token in X-CSRF-Token (the csrf_token of POST /admin/v1/session).' });
     }
   });
+}
+
+function crossOrigin(): ApiError {
+  return new ApiError('forbidden', { message: 'The Origin header names another site: the admin API takes state-changing calls from its own origin only.' });
 }

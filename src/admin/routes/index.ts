@@ -26,7 +26,7 @@ import { registerWebhookRoutes } from './webhooks.js';
 export function registerAdminRoutes(app: App, services: AppServices, sendDeps: SendDeps): void {
   const token = services.config.adminToken;
   if (token === undefined) return;
-  installAdminAuth(app, token);
+  installAdminAuth(app, services, token);
   registerSessionRoutes(app, services);
   registerOrganizationRoutes(app, services);
   registerKeyRoutes(app, services);

@@ -1,5 +1,92 @@
+import { Type } from '@sinclair/typebox';
+import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../../http/app-types.js';
+import { clientInfo } from '../../http/headers.js';
+import { responses, Timestamp } from '../../http/schemas.js';
+import { iso } from '../../http/time.js';
+import type { AdminSession } from '../../storage/admin-sessions.js';
+import {
+  clearedSessionCookie, endSession, requestSession, sessionCookie, SignInLimiter, startSession, type SessionDeps,
+} from '../session.js';
+import { adminTokenMatcher } from './auth.js';
+import { ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_TAGS, NoContent } from './common.js';
 
-export function registerSessionRoutes(_app: App, _services: AppServices): void {
-  // Owned by a helper of issue 15; replaced by the real routes.
+const SignInInput = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 4096, description: 'MAILROOM_ADMIN_TOKEN' }),
+}, { additionalProperties: false });
+
+const SessionResource = Type.Object({
+  expires_at: Timestamp,
+  csrf_token: Type.String({ description: 'Send back in X-CSRF-Token on every call other than GET/HEAD/OPTIONS made with the session cookie' }),
+});
+
+const COOKIE_NOTE = 'The session is the `mailroom_session` cookie (HttpOnly, SameSite=Strict, Secure in production).';
+
+const body = (s: AdminSession) => ({ expires_at: iso(s.expiresAt), csrf_token: s.csrfToken });
+
+/**
+ * The operator UI's sign-in, session check and sign-out (issue 15). The admin hook lets
+ * POST /session through without credentials; the other two go through it like any admin
+ * route (DELETE with the cookie thus needs the CSRF token).
+ */
+export function registerSessionRoutes(app: App, services: AppServices): void {
+  const adminToken = services.config.adminToken;
+  if (adminToken === undefined) return;
+  const tokenMatches = adminTokenMatcher(adminToken);
+  const deps: SessionDeps = services;
+  const limiter = new SignInLimiter(services.clock);
+
+  app.post('/session', {
+    schema: {
+      tags: ADMIN_TAGS,
+      security: [],
+      summary: 'Sign in to the operator UI: exchange the admin token for a session cookie',
+      description: `${COOKIE_NOTE} After 5 wrong tokens from one client address within 15 minutes, every attempt from it is refused with 429 until the oldest leaves the window (counted per process).`,
+      body: SignInInput,
+      response: responses({ 200: SessionResource }, [...ADMIN_BODY_ERRORS, 'rate_limited', 'forbidden']),
+    },
+  }, async (request, reply) => {
+    const address = clientInfo(request).ip;
+    const wait = limiter.retryAfterSeconds(address);
+    if (wait !== undefined) {
+      throw new ApiError('rate_limited', {
+        message: `Too many wrong admin tokens from this address: try again in ${wait} seconds.`,
+        headers: { 'retry-after': String(wait) },
+      });
+    }
+    if (!tokenMatches(request.body.token)) {
+      limiter.fail(address);
+      throw new ApiError('unauthorized', { message: 'The admin token is wrong.' });
+    }
+    limiter.succeed(address);
+    const { cookieValue, session } = await startSession(deps);
+    return reply.header('set-cookie', sessionCookie(deps, cookieValue)).header('cache-control', 'no-store').send(body(session));
+  });
+
+  app.get('/session', {
+    schema: {
+      tags: ADMIN_TAGS,
+      security: [],
+      summary: 'The operator UI session the cookie holds (401 when none)',
+      description: COOKIE_NOTE,
+      response: responses({ 200: SessionResource }, ADMIN_ERRORS),
+    },
+  }, async (request, reply) => {
+    const session = await requestSession(deps, request);
+    if (session === undefined) throw new ApiError('unauthorized', { message: 'No operator UI session: sign in.' });
+    return reply.header('cache-control', 'no-store').send(body(session));
+  });
+
+  app.delete('/session', {
+    schema: {
+      tags: ADMIN_TAGS,
+      security: [],
+      summary: 'Sign out of the operator UI: the session ends in every process and the cookie is cleared',
+      description: `${COOKIE_NOTE} With the cookie, X-CSRF-Token is required.`,
+      response: responses({ 204: NoContent }, [...ADMIN_ERRORS, 'forbidden']),
+    },
+  }, async (request, reply) => {
+    await endSession(deps, request);
+    return reply.code(204).header('set-cookie', clearedSessionCookie(deps)).send();
+  });
 }
