@@ -2,7 +2,7 @@
  * The organization settings form's values (strings and booleans, as inputs hold them) and
  * their conversion to and from the admin API's resource. Pure: unit-tested in test/ui/.
  */
-import { OUT_OF_CREDIT_MODES, PLANS, type Organization, type OrganizationSettings } from '../api/organizations';
+import { OUT_OF_CREDIT_MODES, PLANS, type Organization, type OrganizationSettings } from '../api/organization-types.js';
 
 export interface OrgForm {
   id: string;

@@ -9,7 +9,7 @@
  * one left empty with nothing stored is left out. PUT rather than PATCH, so that clearing an
  * optional field clears it.
  */
-import type { Provider, Service } from '../api/services';
+import type { Provider, Service } from '../api/service-types.js';
 
 export const SECRET_MASK = '********';
 

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { keysApi, type ApiKey, type IssuedKey } from '../api/keys';
 import { IssuedKeyNotice } from '../components/key-issued';
 import { KeyRotateForm } from '../components/key-rotate';
-import { ActionButton, Badge, CopyButton, ErrorNotice, Loading, PageHeader, Section, Select, Table } from '../components/ui';
+import { Badge, CopyButton, ErrorNotice, Loading, PageHeader, Section, Select, Table } from '../components/ui';
 import { useLoad } from '../components/use-load';
 import { formatTime } from '../lib/format';
 import type { PageProps } from './page-props';
@@ -68,12 +68,12 @@ export function Keys(props: PageProps) {
               <td><Badge value={k.status} /></td>
               <td>{formatTime(k.created_at)}</td>
               <td>{k.expires_at === null ? '—' : formatTime(k.expires_at)}</td>
-              <td class="row-actions">
+              <td>
                 {k.status !== 'revoked' && (
-                  <>
+                  <div class="row-actions">
                     {k.status === 'active' && <button type="button" class="btn btn-plain btn-small" aria-label={`Rotate key ${k.id}`} onClick={() => setRotating(k)}>Rotate</button>}
-                    <ActionButton kind="danger" label={`Revoke key ${k.id}`} onClick={() => revoke(k)}>Revoke</ActionButton>
-                  </>
+                    <button type="button" class="btn btn-danger btn-small" aria-label={`Revoke key ${k.id}`} onClick={() => void revoke(k)}>Revoke</button>
+                  </div>
                 )}
               </td>
             </tr>

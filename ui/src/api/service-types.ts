@@ -1,0 +1,33 @@
+/** Email services as the admin API shows them (src/admin/routes/services.ts, service-test.ts); no DOM, shared with unit tests. */
+
+export const PROVIDERS = ['smtp', 'outbox', 'ses', 'postmark', 'sendgrid', 'mailgun', 'resend'] as const;
+export type Provider = (typeof PROVIDERS)[number];
+
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
+/** A service as GET shows it: secrets read "********" when set; a block per provider. */
+export interface Service {
+  id: string;
+  provider: Provider;
+  default: boolean;
+  from_email?: string;
+  from_name?: string;
+  max_per_second: number | null;
+  bounce_domain?: string;
+  complaint_address?: string;
+  failover?: string[];
+  failover_on_service_error?: boolean;
+  events?: Record<string, unknown> & { source: string };
+  events_url: string;
+  breaker?: { state: BreakerState; opened_at?: string; consecutive_failures: number; last_error?: string };
+  version: number;
+  created_at: string;
+  updated_at: string;
+  [block: string]: unknown;
+}
+
+export interface ServiceTestResult {
+  ok: true;
+  latency_ms: number;
+  sent?: { to: string; response: string; provider_message_id?: string; latency_ms: number };
+}
