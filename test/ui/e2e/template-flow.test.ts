@@ -96,17 +96,6 @@ describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI
     await expect.poll(() => preview().getByTestId('preview-subject').textContent()).toBe('Hi Ada');
     await expectNoSeriousA11yViolations(page);
 
-    await page.getByLabel('Send a test to').fill('tester@example.com');
-    await page.getByRole('button', { name: 'Send test' }).click();
-    const link = page.getByRole('status').getByRole('link');
-    await link.waitFor();
-    const messageId = (await link.textContent()) ?? '';
-    expect(messageId).toMatch(/^msg_/);
-    expect(await link.getAttribute('href')).toBe(`#/orgs/acme/messages/${messageId}`);
-    await expect.poll(() => ui.smtp?.received.some((m) => m.rcptTo.includes('tester@example.com')), { timeout: 15_000 }).toBe(true);
-    const mail = await ui.smtp?.parse(ui.smtp.received.findIndex((m) => m.rcptTo.includes('tester@example.com')));
-    expect(mail?.subject).toBe('Hi Ada');
-
     // The history shows versions 2 and 1; restoring 1 stores version 3 with its content.
     const history = page.getByRole('region', { name: 'Version history' });
     await history.getByRole('cell', { name: '1', exact: true }).waitFor();
@@ -120,17 +109,34 @@ describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI
     const restored = await ui.admin('GET', '/organizations/acme/templates/welcome');
     expect(restored.body).toMatchObject({ version: 3, content: { subject: 'Welcome {{name}}' } });
 
+    await page.getByLabel('Send a test to').fill('tester@example.com');
+    await page.getByRole('button', { name: 'Send test' }).click();
+    const link = page.getByRole('status').getByRole('link');
+    await link.waitFor();
+    const messageId = (await link.textContent()) ?? '';
+    expect(messageId).toMatch(/^msg_/);
+    expect(await link.getAttribute('href')).toBe(`#/orgs/acme/messages/${messageId}`);
+    await expect.poll(() => ui.smtp?.received.some((m) => m.rcptTo.includes('tester@example.com')), { timeout: 15_000 }).toBe(true);
+    const mail = await ui.smtp?.parse(ui.smtp.received.findIndex((m) => m.rcptTo.includes('tester@example.com')));
+    expect(mail?.subject).toBe('Welcome Ada');
+
     // The test message is in the history with its timeline.
     await expect.poll(async () => {
       const detail = await ui.admin('GET', `/organizations/acme/messages/${messageId}`);
       return (detail.body as { status?: string }).status;
-    }, { timeout: 15_000 }).toBe('delivered');
+    }, { timeout: 15_000 }).toBe('sent');
     const detail = await ui.admin('GET', `/organizations/acme/messages/${messageId}`);
     expect((detail.body as { events: Array<{ type: string }> }).events.map((e) => e.type)).toContain('sent');
-    await link.click();
-    await page.getByText(messageId).first().waitFor();
     await page.goto(`${ui.baseUrl}/ui/#/orgs/acme/messages`);
-    await page.getByText(messageId).first().waitFor();
+    await page.getByRole('link', { name: `Message ${messageId}` }).click();
+    const timeline = page.getByRole('list', { name: 'Timeline, oldest first' });
+    await timeline.getByText('sent', { exact: true }).first().waitFor();
+    await shot(page, 'template-test-message');
+
+    await page.goto(`${ui.baseUrl}/ui/#/orgs/acme/templates`);
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'welcome' }) });
+    await expect.poll(() => row.getByRole('cell').allTextContents()).toEqual(['welcome', 'welcome', 'Welcome {{name}}', '3', expect.stringMatching(/UTC$/)]);
+    await shot(page, 'templates-list');
 
     expect(consoleErrors.filter((e) => /Content Security Policy/i.test(e)), consoleErrors.join('\n')).toEqual([]);
   }, 120_000);
