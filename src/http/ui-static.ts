@@ -45,16 +45,21 @@ export function projectRoot(from = path.dirname(fileURLToPath(import.meta.url)))
   }
 }
 
-export async function registerUi(app: App, services: AppServices): Promise<void> {
+/** `root` is dist/ui; tests point it elsewhere to see what an unbuilt checkout answers. */
+export async function registerUi(app: App, services: Pick<AppServices, 'config'>, root = path.join(projectRoot(), 'dist/ui')): Promise<void> {
   if (services.config.adminToken === undefined) return;
-  const root = path.join(projectRoot(), 'dist/ui');
   const index = path.join(root, 'index.html');
   const assets = path.join(root, 'assets') + path.sep;
 
   await app.register(async (ui) => {
     // onRequest, so the 308, the 404 and 503 envelopes carry the headers too.
-    ui.addHook('onRequest', async (_request, reply) => {
+    ui.addHook('onRequest', async (request, reply) => {
       reply.headers(SECURITY_HEADERS);
+      // A directory (`/ui/assets/`) is not a page: the static sender would answer it with a bare 400.
+      const pathname = request.url.split('?')[0] ?? '';
+      if (pathname.endsWith('/') && pathname !== '/ui/') {
+        throw new ApiError('not_found', { message: `No endpoint matches ${request.method} ${pathname}.` });
+      }
     });
 
     // The router ignores a trailing slash, so /ui and /ui/ reach this one route: /ui is sent to
