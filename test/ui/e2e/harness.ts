@@ -140,7 +140,9 @@ export async function openUi(baseUrl: string, opts: OpenUiOptions = {}): Promise
   browsers.set(page, browser);
   page.on('pageerror', (err) => console.warn(`[ui page error] ${err.message}`));
   page.on('console', (msg) => {
-    if (msg.type() === 'error') console.warn(`[ui console] ${msg.text()}`);
+    // A 4xx the test provoked logs "Failed to load resource" too: only other errors (a CSP
+    // refusal, an exception) are worth printing.
+    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) console.warn(`[ui console] ${msg.text()}`);
   });
   await page.goto(`${baseUrl}/ui/${opts.hash ?? ''}`);
   return page;

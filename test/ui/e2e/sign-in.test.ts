@@ -1,0 +1,86 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  chromiumAvailable, closeUi, expectNoSeriousA11yViolations, openUi, shot, signIn, signOut, startUiServer, submitToken, type UiServer,
+} from './harness.js';
+
+/**
+ * Signing in and out of the operator UI (issue 15) in Chromium against a real `mailroom serve`:
+ * the token becomes an HttpOnly cookie the page cannot read, a wrong token is refused with a
+ * message, and sign-out ends the session on the server.
+ */
+describe.skipIf(!chromiumAvailable('the operator UI sign-in flow'))('operator UI: sign in and out', () => {
+  let ui: UiServer;
+  let page: Page;
+
+  beforeAll(async () => {
+    ui = await startUiServer();
+    page = await openUi(ui.baseUrl, { cleanup: ui.cleanup });
+  }, 60_000);
+
+  afterAll(async () => {
+    if (page !== undefined) await closeUi(page);
+    await ui?.stop();
+  });
+
+  it('a wrong token is refused with a clear message', async () => {
+    await page.getByLabel('Admin token').waitFor();
+    await shot(page, 'sign-in');
+    await expectNoSeriousA11yViolations(page);
+
+    await submitToken(page, 'not-the-admin-token-at-all');
+    const message = page.getByRole('alert');
+    await message.waitFor();
+    expect(await message.textContent()).toContain('admin token is not right');
+    // The field says it is invalid, to assistive technology too.
+    expect(await page.getByLabel('Admin token').getAttribute('aria-invalid')).toBe('true');
+    await shot(page, 'sign-in-wrong-token');
+    await expectNoSeriousA11yViolations(page);
+    expect(await page.context().cookies()).toEqual([]);
+  });
+
+  it('signs in to the organizations page with an HttpOnly cookie JavaScript cannot read', async () => {
+    await signIn(page, ui.baseUrl, ui.token);
+    await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor();
+    const cookies = await page.context().cookies();
+    expect(cookies).toHaveLength(1);
+    expect(cookies[0]).toMatchObject({ name: 'mailroom_session', httpOnly: true, sameSite: 'Strict', path: '/' });
+    expect(await page.evaluate('document.cookie')).toBe('');
+    // Neither the token nor the cookie is left where page scripts could read it.
+    const stored = await page.evaluate('JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage)])');
+    expect(stored).not.toContain(ui.token);
+    expect(await page.content()).not.toContain(ui.token);
+    await shot(page, 'signed-in-organizations');
+    await expectNoSeriousA11yViolations(page);
+  });
+
+  it('a reload keeps the session', async () => {
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor();
+  });
+
+  it('signs out back to the form, and the old cookie is dead on the server', async () => {
+    const [cookie] = await page.context().cookies();
+    await signOut(page);
+    expect(await page.getByLabel('Admin token').inputValue()).toBe('');
+    await shot(page, 'signed-out');
+    expect(await page.context().cookies()).toEqual([]);
+    // Replaying the cookie the browser had is refused: the session row is gone.
+    const replay = await fetch(`${ui.baseUrl}/admin/v1/organizations`, { headers: { cookie: `mailroom_session=${cookie?.value ?? ''}` } });
+    expect(replay.status).toBe(401);
+  });
+
+  // Last: it leaves this address locked out of signing in for 15 minutes.
+  it('repeated wrong tokens are rate-limited, and the form says how long to wait', async () => {
+    for (let i = 0; i < 5; i++) {
+      await submitToken(page, `wrong-token-number-${i}`);
+      await page.getByText('admin token is not right').waitFor();
+      await page.getByLabel('Admin token').fill('');
+    }
+    await submitToken(page, ui.token);
+    await page.getByText(/Too many failed attempts\. Try again in \d+ seconds\./).waitFor();
+    await shot(page, 'sign-in-rate-limited');
+    expect(await page.context().cookies()).toEqual([]);
+  });
+});
