@@ -49,6 +49,9 @@ describe('the operator UI static files', () => {
     expectUiHeaders(redirect.headers);
     expect((await t.app.inject({ method: 'GET', url: '/ui?x=1' })).headers.location).toBe('/ui/?x=1');
     expect((await t.app.inject({ method: 'HEAD', url: '/ui/' })).statusCode).toBe(200);
+    // Pages, not API: none of it is in the OpenAPI document.
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{ paths: Record<string, unknown> }>();
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/ui'))).toEqual([]);
   });
 
   it('hashed assets are cached for a year, immutable', async () => {
