@@ -94,6 +94,7 @@ describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI
     await preview().getByLabel('name (required)').fill('Ada');
     await preview().getByLabel('code').fill('7');
     await expect.poll(() => preview().getByTestId('preview-subject').textContent()).toBe('Hi Ada');
+    await expect.poll(() => page.frameLocator('iframe.preview').locator('h1').textContent()).toBe('Hello Ada');
     await expectNoSeriousA11yViolations(page);
 
     // The history shows versions 2 and 1; restoring 1 stores version 3 with its content.
@@ -101,6 +102,8 @@ describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI
     await history.getByRole('cell', { name: '1', exact: true }).waitFor();
     await history.getByRole('button', { name: 'View version 1' }).click();
     await history.getByRole('region', { name: 'Version 1' }).getByText('Welcome {{name}}').waitFor();
+    // A full-page picture taken while scrolled down leaves the sandboxed (cross-origin) frame unpainted.
+    await page.evaluate('window.scrollTo(0, 0)');
     await shot(page, 'template-history');
     page.once('dialog', (d) => void d.accept());
     await history.getByRole('button', { name: 'Restore version 1' }).click();

@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { templatesApi, type TemplateResource, type TemplateVersion } from '../api/templates';
 import { formatTime } from '../lib/format';
 import { useLoad } from './use-load';
-import { ActionButton, Badge, ErrorNotice, Loading, Section, Table } from './ui';
+import { Badge, ErrorNotice, Loading, Section, Table } from './ui';
 
 export function TemplateVersions(props: { org: string; id: string; reloadKey: number; onRestored: (t: TemplateResource) => void }) {
   const { data, error, loading, reload } = useLoad(() => templatesApi.versions(props.org, props.id), [props.org, props.id, props.reloadKey]);
@@ -30,18 +30,17 @@ export function TemplateVersions(props: { org: string; id: string; reloadKey: nu
     <Section title="Version history">
       <ErrorNotice error={error ?? restoreError} />
       {loading && data === undefined ? <Loading /> : (
-        <Table caption="Versions of this template" head={['Version', 'Saved', 'Subject', 'Actions']} rows={items.length} empty="No versions stored yet.">
+        <Table caption="Versions of this template" head={['Version', 'Saved, subject', 'Actions']} rows={items.length} empty="No versions stored yet.">
           {items.map((v) => (
             <tr key={v.version}>
               <td>{v.version} {v.current && <Badge value="current" />}</td>
-              <td>{formatTime(v.created_at)}</td>
-              <td>{v.template.content.subject}</td>
-              <td class="row-actions">
+              <td>{formatTime(v.created_at)}<br /><span class="hint">{v.template.content.subject}</span></td>
+              <td><div class="row-actions">
                 <button type="button" class="btn btn-small" aria-expanded={open === v.version} onClick={() => setOpen(open === v.version ? undefined : v.version)} aria-label={`View version ${v.version}`}>
                   {open === v.version ? 'Hide' : 'View'}
                 </button>
-                {!v.current && <ActionButton label={`Restore version ${v.version}`} onClick={() => restore(v)}>Restore</ActionButton>}
-              </td>
+                {!v.current && <button type="button" class="btn btn-small" aria-label={`Restore version ${v.version}`} onClick={() => void restore(v)}>Restore</button>}
+              </div></td>
             </tr>
           ))}
         </Table>
