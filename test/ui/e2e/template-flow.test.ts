@@ -48,6 +48,11 @@ describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI
     await page.getByLabel('To', { exact: true }).fill('ops@example.com');
     await page.getByRole('textbox', { name: 'HTML' }).fill('<h1>Hello {{name}}</h1><p>Your code is {{code}}.</p>');
     await page.getByRole('textbox', { name: 'Text' }).fill('Hello {{name}}, your code is {{code}}.');
+    // Tab leaves a code editor (no focus trap) for the next one.
+    await page.getByRole('textbox', { name: 'HTML' }).focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.getAttribute("aria-labelledby") === document.querySelectorAll(".code-editor .cm-content")[1].getAttribute("aria-labelledby")')).toBe(true);
+    expect(await page.getByRole('textbox', { name: 'HTML' }).textContent()).not.toContain('\t');
 
     await page.getByRole('button', { name: 'Add parameter' }).click();
     await param(1).getByLabel('Name').fill('name');
@@ -140,6 +145,7 @@ describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'welcome' }) });
     await expect.poll(() => row.getByRole('cell').allTextContents()).toEqual(['welcome', 'welcome', 'Welcome {{name}}', '3', expect.stringMatching(/UTC$/)]);
     await shot(page, 'templates-list');
+    await expectNoSeriousA11yViolations(page);
 
     expect(consoleErrors.filter((e) => /Content Security Policy/i.test(e)), consoleErrors.join('\n')).toEqual([]);
   }, 120_000);
