@@ -83,7 +83,7 @@ export class Outcomes {
       const bounced = err.recipients.length > 0 ? err.recipients : email.to.map((a) => a.address);
       await store.transaction(async (tx) => {
         if (await tx.queue.markFinal(m.id, m.lease_until, 'bounced', now, reason)) {
-          for (const address of bounced) await tx.suppressions.add(m.org_id, address, 'hard_bounce', now);
+          for (const address of bounced) await tx.suppressions.add(m.org_id, address, 'hard_bounce', now, m.id);
         }
       });
       metrics.bounced.inc({ service: m.service_id });

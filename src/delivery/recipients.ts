@@ -213,7 +213,7 @@ export async function settleApart(deps: SettleDeps, m: ClaimedMessage, input: Om
   const plan = planOutcome({ ...input, retryAt, attempts: m.attempts });
   const moved = await store.transaction(async (tx) => {
     if (!(await tx.queue.settleRecipients(m.id, m.lease_until, now, plan.outcome))) return false;
-    for (const address of plan.suppress) await tx.suppressions.add(m.org_id, address, 'hard_bounce', now);
+    for (const address of plan.suppress) await tx.suppressions.add(m.org_id, address, 'hard_bounce', now, m.id);
     // Provider events about recipients accepted earlier, reported while a retry was owed to
     // others, moved nothing then; the message has now left for good: apply them.
     if (plan.outcome.next.status !== 'queued' && plan.outcome.next.status !== 'held_service_error') await replayEarlyEvents(tx, m.id, now);

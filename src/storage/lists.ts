@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Suppression } from '../domain/types.js';
 import type { Database } from './schema.js';
 
@@ -18,11 +18,46 @@ async function inChunks(values: readonly string[], find: (chunk: string[]) => Pr
 /** Addresses compare case-insensitively; both lists store them lower-cased. */
 export const normalizeAddress = (email: string): string => email.trim().toLowerCase();
 
+/**
+ * One page of a list, in order of the stored value: `q` a case-insensitive substring of it,
+ * `after` the last value of the previous page (keyset: entries added or removed meanwhile
+ * never shift a page), `limit` undefined for the whole list.
+ */
+export interface ListPage {
+  q?: string | undefined;
+  after?: string | undefined;
+  limit?: number | undefined;
+}
+
+/** A suppression as the admin API lists it: with the message whose bounce or complaint caused it. */
+export interface SuppressionEntry extends Suppression {
+  message_id: string | null;
+}
+
+/**
+ * `value` contains `q`, case-insensitively: both lists store values lower-cased, so `q` is
+ * lower-cased too and the match is the same on SQLite (LIKE ignores ASCII case) and PostgreSQL
+ * (LIKE does not). `%`, `_` and `\` in `q` match themselves.
+ */
+function containing(column: 'email' | 'value', q: string) {
+  const pattern = `%${normalizeAddress(q).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql<boolean>`${sql.ref(column)} like ${pattern} escape ${sql.lit('\\')}`;
+}
+
 export function suppressionsRepo(db: Kysely<Database>) {
   return {
     async list(orgId: string): Promise<Suppression[]> {
       return db.selectFrom('suppressions').select(['email', 'reason', 'created_at'])
         .where('org_id', '=', orgId).orderBy('email').execute();
+    },
+
+    /** A page of the list by address (the primary key's order), with each entry's message. */
+    async page(orgId: string, page: ListPage): Promise<SuppressionEntry[]> {
+      let q = db.selectFrom('suppressions').select(['email', 'reason', 'created_at', 'message_id']).where('org_id', '=', orgId);
+      if (page.q !== undefined && page.q.trim() !== '') q = q.where(containing('email', page.q));
+      if (page.after !== undefined) q = q.where('email', '>', page.after);
+      q = q.orderBy('email');
+      return (page.limit === undefined ? q : q.limit(page.limit)).execute();
     },
 
     /**
@@ -62,6 +97,15 @@ export function blockListRepo(db: Kysely<Database>) {
     async list(orgId: string): Promise<string[]> {
       const rows = await db.selectFrom('block_list').select('value').where('org_id', '=', orgId).orderBy('value').execute();
       return rows.map((r) => r.value);
+    },
+
+    /** A page of the list in value order. */
+    async page(orgId: string, page: ListPage): Promise<string[]> {
+      let q = db.selectFrom('block_list').select('value').where('org_id', '=', orgId);
+      if (page.q !== undefined && page.q.trim() !== '') q = q.where(containing('value', page.q));
+      if (page.after !== undefined) q = q.where('value', '>', page.after);
+      q = q.orderBy('value');
+      return (await (page.limit === undefined ? q : q.limit(page.limit)).execute()).map((r) => r.value);
     },
 
     async add(orgId: string, value: string, now: number): Promise<boolean> {

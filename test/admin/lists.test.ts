@@ -47,7 +47,7 @@ describe.each(DIALECTS)('admin suppressions and block list on %s', (dialect) => 
 
     const list = await admin(t, 'GET', '/organizations/acme/block-list');
     expect(list.statusCode).toBe(200);
-    expect(list.json()).toEqual({ items: ['bad.test', 'spammer@bad.test'], watch_variable: 'email' });
+    expect(list.json()).toEqual({ items: ['bad.test', 'spammer@bad.test'], watch_variable: 'email', next_cursor: null });
 
     const removed = await admin(t, 'DELETE', '/organizations/acme/block-list/spammer@bad.test');
     expect(removed.statusCode, removed.body).toBe(204);
@@ -62,8 +62,8 @@ describe.each(DIALECTS)('admin suppressions and block list on %s', (dialect) => 
     await createOrg(t, 'beta');
     await admin(t, 'POST', '/organizations/acme/suppressions', { email: 'x@example.com' });
     await admin(t, 'POST', '/organizations/acme/block-list', { value: 'y@example.com' });
-    expect((await admin(t, 'GET', '/organizations/beta/suppressions')).json()).toEqual({ items: [] });
-    expect((await admin(t, 'GET', '/organizations/beta/block-list')).json()).toEqual({ items: [], watch_variable: null });
+    expect((await admin(t, 'GET', '/organizations/beta/suppressions')).json()).toEqual({ items: [], next_cursor: null });
+    expect((await admin(t, 'GET', '/organizations/beta/block-list')).json()).toEqual({ items: [], watch_variable: null, next_cursor: null });
     expectError(await admin(t, 'DELETE', '/organizations/beta/suppressions/x@example.com'), 404, 'not_found');
     expectError(await admin(t, 'DELETE', '/organizations/beta/block-list/y@example.com'), 404, 'not_found');
   });

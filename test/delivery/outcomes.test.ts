@@ -213,6 +213,8 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
     expect((await view(t, id)).status).toBe('bounced');
     expect(await t.store.suppressions.findAmong('acme', ['owner@acme.test', 'audit@acme.test'])).toEqual(['owner@acme.test']);
     expect((await t.store.suppressions.get('acme', 'owner@acme.test'))?.reason).toBe('hard_bounce');
+    // The admin API's list says which message's bounce put it there.
+    expect((await t.store.suppressions.page('acme', { q: 'owner@acme.test' }))[0]?.message_id).toBe(id);
     expect((await metrics.registry.getSingleMetricAsString('mailroom_messages_bounced_total'))).toMatch(/service="smtp"} 1/);
 
     const again = await t.app.inject({ method: 'POST', url: '/v1/send', headers: privateHeaders, payload: { template_id: 'contact', template_params: PARAMS } });

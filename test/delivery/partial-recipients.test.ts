@@ -109,6 +109,8 @@ describe.each(DIALECTS)('a relay refusing some recipients of a message, on %s', 
     expect(v.events[3]?.details).toMatchObject({ recipient: ARCHIVE, hard: false, reason: expect.stringMatching(/5\.7\.1/) });
     expect(stateOf(v)).toEqual({ [OWNER]: 'sent', [AUDIT]: 'bounced', [ARCHIVE]: 'bounced' });
     expect(await t.store.suppressions.findAmong('acme', [OWNER, AUDIT, ARCHIVE])).toEqual([AUDIT]);
+    // The admin API's list says which message's bounce put it there.
+    expect((await t.store.suppressions.page('acme', { q: AUDIT }))[0]?.message_id).toBe(id);
     expect(await worker.runOnce()).toBe(0);
   });
 
