@@ -70,6 +70,7 @@ describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI
     expect(await codeField.locator('input').getAttribute('aria-invalid')).toBe('true');
     await expect.poll(() => preview().getByRole('alert').filter({ hasText: 'do not pass the schema' }).count()).toBe(1);
     await shot(page, 'template-validation-issue');
+    await expectNoSeriousA11yViolations(page);
 
     // A good one: the render, with the HTML inside the sandboxed frame.
     await preview().getByLabel('code').fill('7');
@@ -92,12 +93,14 @@ describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI
     await page.getByLabel('Subject').fill('Hi {{name}');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.locator('.field.has-error', { hasText: 'is not a valid template' }).getByLabel('Subject').waitFor();
+    await shot(page, 'template-save-error');
     await page.getByLabel('Subject').fill('Hi {{name}}');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved as version 2.').waitFor();
 
-    await preview().getByLabel('name (required)').fill('Ada');
-    await preview().getByLabel('code').fill('7');
+    // The samples typed before the first save are still there.
+    expect(await preview().getByLabel('name (required)').inputValue()).toBe('Ada');
+    expect(await preview().getByLabel('code').inputValue()).toBe('7');
     await expect.poll(() => preview().getByTestId('preview-subject').textContent()).toBe('Hi Ada');
     await expect.poll(() => page.frameLocator('iframe.preview').locator('h1').textContent()).toBe('Hello Ada');
     await expectNoSeriousA11yViolations(page);

@@ -17,6 +17,12 @@ import { navigate } from '../router';
 import type { PageProps } from './page-props';
 
 /**
+ * Sample values typed while creating a template, handed to the editor that opens once it is
+ * saved (the page remounts on the new route). Memory only: samples may hold real addresses.
+ */
+const carriedSamples = new Map<string, SampleValues>();
+
+/**
  * The template editor (`#/orgs/:org/templates/:id`, `new` to create): the template's fields and
  * parameter schema on the left, the live preview, "Send test" and the version history beside
  * them. Saving creates with PUT or changes the edited fields with PATCH; the server's 400/422
@@ -82,7 +88,11 @@ function Editor(props: {
   const [notice, setNotice] = useState<string | undefined>();
   const [attempted, setAttempted] = useState(false);
   const [saving, setSaving] = useState(false);
-  const [rawSamples, setRawSamples] = useState<SampleValues>({});
+  const [rawSamples, setRawSamples] = useState<SampleValues>(() => {
+    const carried = carriedSamples.get(`${org}/${draft.id}`) ?? {};
+    carriedSamples.clear();
+    return carried;
+  });
   const [versionsKey, setVersionsKey] = useState(0);
 
   const { write, issues: local } = draftToWrite(draft, { checkId: isNew });
@@ -124,6 +134,7 @@ function Editor(props: {
       const saved = isNew ? await templatesApi.create(org, draft.id, write) : await templatesApi.update(org, draft.id, body);
       setServerIssues({});
       if (isNew) {
+        carriedSamples.set(`${org}/${saved.id}`, samples);
         navigate(href('orgs', org, 'templates', saved.id));
         return;
       }
