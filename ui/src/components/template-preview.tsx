@@ -28,8 +28,9 @@ function useRender(org: string, id: string, write: TemplateWrite, params: Record
   useEffect(() => {
     if (blocked) return undefined;
     const mine = ++sequence.current;
+    // Busy from the first change: what is shown no longer matches the draft.
+    setBusy(true);
     const timer = setTimeout(() => {
-      setBusy(true);
       templatesApi.render(org, id, { template_params: params, template: write }).then(
         (result) => { if (mine === sequence.current) setOutcome({ kind: 'ok', result }); },
         (error: unknown) => {
@@ -73,7 +74,7 @@ export function TemplatePreview(props: {
         </Notice>
       )}
       {outcome.kind === 'error' && <RenderError error={outcome.error} />}
-      {outcome.kind === 'ok' && <Rendered result={outcome.result} />}
+      {outcome.kind === 'ok' && <Rendered result={outcome.result} stale={busy} />}
     </Section>
   );
 }
@@ -88,11 +89,11 @@ function RenderError(props: { error: unknown }) {
   );
 }
 
-function Rendered(props: { result: RenderResult }) {
+function Rendered(props: { result: RenderResult; stale: boolean }) {
   const r = props.result;
   const list = (values: string[]) => (values.length === 0 ? '—' : values.join(', '));
   return (
-    <div class="rendered">
+    <div class={`rendered${props.stale ? ' stale' : ''}`}>
       <dl class="rendered-head">
         <dt>Subject</dt><dd data-testid="preview-subject">{r.subject}</dd>
         <dt>From</dt><dd>{r.from}</dd>
