@@ -26,6 +26,8 @@ export function templateVersionsRepo(db: Kysely<Database>) {
     async record(orgId: string, templateId: string, version: number, fields: TemplateFields, now: number): Promise<void> {
       await db.insertInto('template_versions')
         .values({ org_id: orgId, template_id: templateId, version, fields: JSON.stringify(fields), created_at: now })
+        // Two writers storing the same unrecorded version (templatesRepo.put) store the same content.
+        .onConflict((oc) => oc.columns(['org_id', 'template_id', 'version']).doNothing())
         .execute();
       const oldestKept = await db.selectFrom('template_versions').select('version')
         .where('org_id', '=', orgId).where('template_id', '=', templateId)
@@ -43,6 +45,13 @@ export function templateVersionsRepo(db: Kysely<Database>) {
         .where('org_id', '=', orgId).where('template_id', '=', templateId)
         .orderBy('version', 'desc').execute();
       return rows.map(toVersion(orgId, templateId));
+    },
+
+    async has(orgId: string, templateId: string, version: number): Promise<boolean> {
+      const row = await db.selectFrom('template_versions').select('version')
+        .where('org_id', '=', orgId).where('template_id', '=', templateId).where('version', '=', version)
+        .executeTakeFirst();
+      return row !== undefined;
     },
 
     async get(orgId: string, templateId: string, version: number): Promise<TemplateVersion | undefined> {

@@ -59,6 +59,16 @@ function toColumns(f: TemplateFields) {
 
 export function templatesRepo(db: Kysely<Database>) {
   const versions = templateVersionsRepo(db);
+  /**
+   * A template last written before versions were kept (migration 0007) has no row for the
+   * content about to be replaced: it is stored first, so the edit can be undone.
+   */
+  const keepUnrecorded = async (orgId: string, id: string): Promise<void> => {
+    const row = await db.selectFrom('templates').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+    if (row === undefined || (await versions.has(orgId, id, row.version))) return;
+    const { org_id: _o, id: _i, version, created_at: _c, updated_at, ...fields } = toRecord(row);
+    await versions.record(orgId, id, version, fields, updated_at);
+  };
   return {
     async get(orgId: string, id: string): Promise<Template | undefined> {
       const row = await db.selectFrom('templates').selectAll()
@@ -84,6 +94,7 @@ export function templatesRepo(db: Kysely<Database>) {
      * the admin API, a restore or the config file.
      */
     async put(orgId: string, id: string, fields: TemplateFields, now: number): Promise<'created' | 'updated'> {
+      await keepUnrecorded(orgId, id);
       const columns = toColumns(fields);
       const updated = await db.updateTable('templates')
         .set((eb) => ({ ...columns, version: eb('version', '+', 1), updated_at: now }))
