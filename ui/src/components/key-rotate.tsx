@@ -34,7 +34,7 @@ export function KeyRotateForm(props: { org: string; apiKey: ApiKey; onRotated: (
         <Field label="Grace period (seconds)" type="number" min={0} max={MAX_GRACE_SECONDS} inputMode="numeric" value={grace} onValue={setGrace}
           error={invalid ?? serverField} hint="0 stops the old key at once; 3600 is an hour, 86400 a day." />
         {serverField === undefined && <ErrorNotice error={error} />}
-        <div class="form-actions">
+        <div class="org-form-actions">
           <button class="btn btn-primary" type="submit" disabled={busy || invalid !== undefined}>Rotate</button>
           <button class="btn btn-plain" type="button" onClick={props.onCancel}>Cancel</button>
         </div>

@@ -37,7 +37,7 @@ export function OrgCredits(props: { org: string; credits: number; held: number; 
       {props.held > 0 && <p><a href={`${href('orgs', props.org, 'messages')}?status=held`}>{formatCount(props.held)} messages held</a> for lack of credits.</p>}
       {done !== undefined && <Notice kind="ok">{done}</Notice>}
       {fieldError === undefined && <ErrorNotice error={error} />}
-      <form class="inline-form" onSubmit={submit} aria-label="Top up credits">
+      <form class="org-inline-form" onSubmit={submit} aria-label="Top up credits">
         <Field label="Credits to add" type="number" min={1} inputMode="numeric" value={amount} onValue={setAmount} error={fieldError} />
         <button class="btn btn-primary" type="submit" disabled={busy || amount === '' || invalid !== undefined}>Top up</button>
       </form>

@@ -25,7 +25,7 @@ export function ServiceTestPanel(props: { org: string; id: string }) {
   const details = failure instanceof ApiFailure ? (failure.details as { reason?: string; stage?: string } | undefined) : undefined;
   return (
     <Section title="Test">
-      <form class="inline-form" onSubmit={run} aria-label="Test the service">
+      <form class="org-inline-form" onSubmit={run} aria-label="Test the service">
         <Field label="Also send a test message to (optional)" type="email" autoComplete="off" value={to} onValue={setTo} />
         <button class="btn btn-primary" type="submit" disabled={busy}>{busy ? 'Testing…' : 'Test'}</button>
       </form>

@@ -44,7 +44,7 @@ export function Keys(props: PageProps) {
       {issued !== undefined && <IssuedKeyNotice issued={issued} onDismiss={() => setIssued(undefined)} />}
       <ErrorNotice error={failure} />
       <Section title="New key">
-        <form class="inline-form" onSubmit={(e) => { e.preventDefault(); void create(); }} aria-label="Create a key">
+        <form class="org-inline-form" onSubmit={(e) => { e.preventDefault(); void create(); }} aria-label="Create a key">
           <Select label="Type" value={type} options={[['private', 'Private (servers: sk_…)'], ['public', 'Public (browsers: pk_…)']]} onValue={(v) => setType(v === 'public' ? 'public' : 'private')} />
           <button class="btn btn-primary" type="submit">Create key</button>
         </form>
@@ -63,14 +63,14 @@ export function Keys(props: PageProps) {
               <td>
                 {k.public_key !== null
                   ? <><code class="key-value">{k.public_key}</code> <CopyButton value={k.public_key} label={`Copy public key ${k.id}`} /></>
-                  : <code title="Only a fragment is kept for display">{k.hint}</code>}
+                  : <code class="key-hint" title="Only a fragment is kept for display">{k.hint}</code>}
               </td>
               <td><Badge value={k.status} /></td>
               <td>{formatTime(k.created_at)}</td>
               <td>{k.expires_at === null ? '—' : formatTime(k.expires_at)}</td>
               <td>
                 {k.status !== 'revoked' && (
-                  <div class="row-actions">
+                  <div class="key-actions">
                     {k.status === 'active' && <button type="button" class="btn btn-plain btn-small" aria-label={`Rotate key ${k.id}`} onClick={() => setRotating(k)}>Rotate</button>}
                     <button type="button" class="btn btn-danger btn-small" aria-label={`Revoke key ${k.id}`} onClick={() => void revoke(k)}>Revoke</button>
                   </div>

@@ -73,7 +73,7 @@ export function OrganizationEdit(props: PageProps) {
         <OrgSettingsFields form={form} set={set} creating={creating} errors={errors} />
         {saved !== undefined && <Notice kind="ok">{saved}</Notice>}
         <ErrorNotice error={failure} />
-        <div class="form-actions">
+        <div class="org-form-actions">
           <button class="btn btn-primary" type="submit" disabled={busy}>{creating ? 'Create organization' : 'Save settings'}</button>
         </div>
       </form>

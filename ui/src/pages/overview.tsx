@@ -1,6 +1,7 @@
 import '../components/org-pages.css';
 import { OVERVIEW_DAYS, overviewApi, type OverviewDays } from '../api/overview';
 import { MessagesChart } from '../components/chart';
+import { OrganizationEdit } from './organization-edit';
 import { Badge, ErrorNotice, Loading, PageHeader, Section, Table } from '../components/ui';
 import { useLoad } from '../components/use-load';
 import { formatAge, formatCount, formatTime } from '../lib/format';
@@ -10,6 +11,12 @@ import type { PageProps } from './page-props';
 
 /** `#/orgs/:org?days=30`: the organization at a glance. The range lives in the URL, so it survives a reload. */
 export function Overview(props: PageProps) {
+  // `#/orgs/new` matches this page's route (`/orgs/:org`): it is the create form.
+  if (props.params.org === 'new') return <OrganizationEdit {...props} />;
+  return <OrgOverview {...props} />;
+}
+
+function OrgOverview(props: PageProps) {
   const org = props.params.org as string;
   const asked = Number(props.query.get('days'));
   const days: OverviewDays = (OVERVIEW_DAYS as readonly number[]).includes(asked) ? (asked as OverviewDays) : 7;

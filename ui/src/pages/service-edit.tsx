@@ -72,6 +72,13 @@ export function ServiceEdit(props: PageProps) {
   const field = (spec: (typeof fields)[number]) => (
     <ServiceField key={spec.path} spec={spec} values={form.values} stored={form.stored.has(spec.path)} error={errors[spec.path]} onValue={setValue} />
   );
+  // Inputs side by side, checkboxes each on their own line under them.
+  const group = (specs: typeof fields) => (
+    <>
+      <div class="form-row">{specs.filter((f) => f.kind !== 'checkbox').map(field)}</div>
+      {specs.filter((f) => f.kind === 'checkbox').map(field)}
+    </>
+  );
   return (
     <>
       <PageHeader title={creating ? 'New service' : `Service ${id}`}>
@@ -88,19 +95,19 @@ export function ServiceEdit(props: PageProps) {
           </div>
           <Checkbox label="Default service of the organization" checked={form.default} onChecked={(v) => setForm((f) => ({ ...f, default: v }))} />
           {errors[form.provider] !== undefined && <Notice kind="error">{form.provider}: {errors[form.provider]}</Notice>}
-          {form.provider === 'outbox' ? <p>The outbox stores messages on disk instead of sending them: no settings.</p> : <div class="form-row">{providerFields.map(field)}</div>}
+          {form.provider === 'outbox' ? <p>The outbox stores messages on disk instead of sending them: no settings.</p> : group(providerFields)}
         </Section>
         <Section title="Sending">
-          <div class="form-row">{commonFields.map(field)}</div>
+          {group(commonFields)}
         </Section>
         <Section title="Provider events">
           <Select label="Events source" value={form.events_source} error={errors.events ?? errors['events.source']}
             options={[['', 'None'], ...EVENT_SOURCES.map((s) => [s, s] as const)]} onValue={(v) => setForm((f) => ({ ...f, events_source: v }))} />
-          <div class="form-row">{eventFields.map(field)}</div>
+          {group(eventFields)}
         </Section>
         {saved !== undefined && <Notice kind="ok">{saved}</Notice>}
         <ErrorNotice error={failure} />
-        <div class="form-actions">
+        <div class="org-form-actions">
           <button class="btn btn-primary" type="submit" disabled={busy}>{creating ? 'Create service' : 'Save service'}</button>
         </div>
       </form>
