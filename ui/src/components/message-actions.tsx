@@ -11,7 +11,8 @@ export function MessageActions(props: { org: string; id: string; status: string;
   const [error, setError] = useState<unknown>();
   const [done, setDone] = useState<string | undefined>();
   const can = messageActions(props.status);
-  if (!can.release && !can.cancel) return null;
+  // After an action the status allows none: the notice of what was done stays.
+  if (!can.release && !can.cancel && error === undefined && done === undefined) return null;
   const run = async (what: 'release' | 'cancel') => {
     if (what === 'cancel' && !window.confirm(`Cancel message ${props.id}? It will not be sent.`)) return;
     setError(undefined);
@@ -29,10 +30,10 @@ export function MessageActions(props: { org: string; id: string; status: string;
       {props.status === 'held_service_error' && (
         <Notice kind="info">Held because its service's settings or credentials are broken: it is retried when the service is changed.</Notice>
       )}
-      <div class="page-actions">
+      {(can.release || can.cancel) && <div class="page-actions">
         {can.release && <ActionButton kind="primary" onClick={() => run('release')}>Release</ActionButton>}
         {can.cancel && <ActionButton kind="danger" onClick={() => run('cancel')}>Cancel message</ActionButton>}
-      </div>
+      </div>}
       <ErrorNotice error={error} />
       {done !== undefined && <Notice kind="ok">{done}</Notice>}
     </div>

@@ -41,7 +41,7 @@ export function Messages(props: PageProps) {
       {!valid && <ErrorNotice error={new Error(`The link's filters are not valid: ${Object.values(filterProblems(filters)).join('; ')}.`)} />}
       <ErrorNotice error={page.error} />
       {page.loading && page.data === undefined ? <Loading /> : page.data !== undefined && (
-        <section aria-label="Message list">
+        <section class="card" aria-label="Message list">
           <MessageTable org={org} items={page.data.items} filtered={hasFilters(filters)} />
           <nav class="pager" aria-label="Pages">
             {cursor !== undefined && <a class="btn btn-plain" href={here()}>First page</a>}

@@ -19,7 +19,9 @@ export function Webhooks(props: PageProps) {
     <>
       <PageHeader title="Webhooks" />
       <ErrorNotice error={list.error} />
-      {list.loading && list.data === undefined ? <Loading /> : list.data !== undefined && <WebhookTable org={org} items={list.data.items} />}
+      <Section title="Endpoints">
+        {list.loading && list.data === undefined ? <Loading /> : list.data !== undefined && <WebhookTable org={org} items={list.data.items} />}
+      </Section>
       <Section title="Add an endpoint">
         {created !== undefined && (
           <div class="created">
