@@ -35,7 +35,11 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
   };
 
   it('creates an organization and changes its settings', async () => {
+    await page.getByRole('table', { name: 'Organizations' }).waitFor();
+    await expectNoSeriousA11yViolations(page);
     await page.getByRole('link', { name: 'New organization' }).click();
+    await page.getByRole('heading', { name: 'New organization' }).waitFor();
+    await expectNoSeriousA11yViolations(page);
     await page.getByLabel('Id', { exact: true }).fill(org);
     await page.getByLabel('Name').fill('Globex Corporation');
     await page.getByLabel('Starting credits').fill('5');
@@ -92,6 +96,39 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
     await expect(page.locator('#events-url').textContent()).resolves.toContain(`${ui.baseUrl}/v1/provider-events/`);
     await shot(page, 'service-edit-tested');
     await expectNoSeriousA11yViolations(page);
+
+    // Saving again keeps what is not shown (no password was ever set, none is sent).
+    await page.getByLabel('Default from name').fill('Globex');
+    await page.getByRole('button', { name: 'Save service' }).click();
+    await page.getByText('Saved (version 2)').waitFor();
+    expect((await ui.admin('GET', `/organizations/${org}/services/sink`)).body).toMatchObject({ from_name: 'Globex', smtp: { pass: '' } });
+
+    await go(`#/orgs/${org}/services`);
+    await page.getByRole('table', { name: 'Services' }).getByRole('link', { name: 'sink' }).waitFor();
+    await expectNoSeriousA11yViolations(page);
+  });
+
+  it("shows the provider's error when a service test fails", async () => {
+    // A secret set through the API reads back as the mask; the page shows it empty, and a
+    // port nothing listens on makes the test fail at connect.
+    const put = await ui.admin('PUT', `/organizations/${org}/services/dead`, {
+      provider: 'smtp', default: false, smtp: { host: '127.0.0.1', port: 1, user: 'u', pass: 'secret-pass' }, from_email: 'noreply@globex.example',
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(201);
+    await go(`#/orgs/${org}/services/dead`);
+    const password = page.getByLabel('Password');
+    await password.waitFor();
+    expect(await password.inputValue()).toBe('');
+    expect(await password.getAttribute('placeholder')).toBe('unchanged (write-only)');
+    expect(await page.content()).not.toContain('secret-pass');
+    await page.getByRole('button', { name: 'Test', exact: true }).click();
+    await page.getByText(/Test failed \(connect/).waitFor();
+    // Saved without typing it, the stored password stays.
+    await page.getByLabel('Default from name').fill('Dead');
+    await page.getByRole('button', { name: 'Save service' }).click();
+    await page.getByText('Saved (version 2)').waitFor();
+    const stored = await ui.admin('GET', `/organizations/${org}/services/dead`);
+    expect(stored.body).toMatchObject({ from_name: 'Dead', smtp: { user: 'u', pass: '********' } });
   });
 
   let privateKey = '';
