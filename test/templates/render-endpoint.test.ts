@@ -141,10 +141,13 @@ describe.each(DIALECTS)('template render on %s', (dialect) => {
   });
 
   it.skipIf(skip)('both routes are in the OpenAPI document', async () => {
-    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{ paths: Record<string, Record<string, { tags: string[]; security: unknown }>> }>();
+    type Operation = { tags: string[]; security: unknown; requestBody?: unknown; responses: Record<string, unknown> };
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{ paths: Record<string, Record<string, Operation>> }>();
     const v1 = doc.paths['/v1/templates/{id}/render']?.post;
     expect(v1?.tags).toEqual(['templates']);
     expect(v1?.security).toEqual([{ privateKey: [] }]);
+    expect(v1?.requestBody).toBeDefined();
+    expect(Object.keys(v1?.responses ?? {})).toEqual(expect.arrayContaining(['200', '403', '404', '422']));
     expect(doc.paths['/admin/v1/organizations/{org}/templates/{id}/render']?.post?.tags).toEqual(['admin']);
   });
 });
