@@ -106,6 +106,10 @@ export async function buildApp(services: AppServices): Promise<App> {
           privateKey: { type: 'http', scheme: 'bearer', description: 'Private key sk_…' },
           publicKey: { type: 'apiKey', in: 'header', name: 'X-Mail-Public-Key', description: 'Public key pk_…' },
           adminToken: { type: 'http', scheme: 'bearer', description: 'MAILROOM_ADMIN_TOKEN (admin API only)' },
+          adminSession: {
+            type: 'apiKey', in: 'cookie', name: 'mailroom_session',
+            description: 'The operator UI\'s session (POST /admin/v1/session). Writes made with it must also send X-CSRF-Token and a same-origin Origin.',
+          },
         },
         schemas: WEBHOOK_COMPONENT_SCHEMAS,
       },

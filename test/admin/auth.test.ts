@@ -67,7 +67,7 @@ describe.each(DIALECTS)('admin API access on %s', (dialect) => {
       const op = doc.paths[path]?.[method];
       expect(op, `${method.toUpperCase()} ${path}`).toBeDefined();
       expect(op?.tags).toEqual(['admin']);
-      expect(op?.security).toEqual([{ adminToken: [] }]);
+      expect(op?.security).toEqual([{ adminToken: [] }, { adminSession: [] }]);
     }
     expect(doc.paths['/admin/v1/organizations/{org}']?.put?.requestBody).toBeDefined();
   });

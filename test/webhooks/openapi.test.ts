@@ -57,7 +57,7 @@ describe('OpenAPI document: outbound webhooks', () => {
         [`${admin}/{id}/deliveries/{delivery_id}/replay`, 'post'],
       ] as const;
       for (const [p, method] of routes) {
-        expect(doc.paths[p]?.[method], `${method} ${p}`).toMatchObject({ tags: ['admin'], security: [{ adminToken: [] }] });
+        expect(doc.paths[p]?.[method], `${method} ${p}`).toMatchObject({ tags: ['admin'], security: [{ adminToken: [] }, { adminSession: [] }] });
       }
     } finally {
       await t.cleanup();

@@ -6,7 +6,8 @@ import type { Store } from '../../storage/store.js';
 
 /** What every admin route's schema carries, so the OpenAPI document groups and secures them. */
 export const ADMIN_TAGS: string[] = ['admin'];
-export const ADMIN_SECURITY: Array<Record<string, string[]>> = [{ adminToken: [] }];
+/** The admin token as a bearer, or the UI's session cookie (writes with it also need X-CSRF-Token). */
+export const ADMIN_SECURITY: Array<Record<string, string[]>> = [{ adminToken: [] }, { adminSession: [] }];
 
 /** Errors any admin route can answer besides its own. */
 export const ADMIN_ERRORS: readonly ErrorCode[] = ['unauthorized', 'not_found'];

@@ -79,7 +79,7 @@ describe.skipIf(!chromiumAvailable('the operator UI sign-in flow'))('operator UI
       await page.getByLabel('Admin token').fill('');
     }
     await submitToken(page, ui.token);
-    await page.getByText(/Too many failed attempts\. Try again in \d+ seconds\./).waitFor();
+    await page.getByText(/Too many failed attempts\. Try again in \d+ (seconds|minutes)\./).waitFor();
     await shot(page, 'sign-in-rate-limited');
     expect(await page.context().cookies()).toEqual([]);
   });

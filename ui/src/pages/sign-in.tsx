@@ -3,6 +3,13 @@ import { api, ApiFailure } from '../api/client';
 import type { Session } from '../api/types';
 import { Field, Notice } from '../components/ui';
 
+/** 900 → `15 minutes`, 40 → `40 seconds`. */
+function waitText(seconds: number): string {
+  if (seconds < 90) return `${seconds} seconds`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minutes`;
+}
+
 /**
  * The admin token is typed once and exchanged for an HttpOnly session cookie: the page keeps
  * neither the token nor the cookie (only the CSRF token, in memory).
@@ -21,7 +28,7 @@ export function SignIn(props: { onSignedIn: (s: Session) => void; expired?: bool
       props.onSignedIn(session);
     } catch (err) {
       if (err instanceof ApiFailure && err.status === 429) {
-        setError(`Too many failed attempts. Try again in ${err.retryAfterSeconds ?? 60} seconds.`);
+        setError(`Too many failed attempts. Try again in ${waitText(err.retryAfterSeconds ?? 60)}.`);
       } else if (err instanceof ApiFailure && err.status === 401) {
         setError('That admin token is not right. Paste the value of MAILROOM_ADMIN_TOKEN.');
       } else {
