@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { readStoredContent } from '../../delivery/stored.js';
-import { formatAddress } from '../../delivery/transports/provider-mail.js';
+import { formatAddress } from '../../send/preview.js';
 import { isPlausibleMessageId } from '../../domain/ids.js';
 import { pastRetention } from '../../domain/retention.js';
 import { ApiError } from '../../errors/api-error.js';
@@ -21,7 +21,7 @@ const Content = Type.Object({
   subject: Type.String(),
   html: Type.Union([Type.String(), Type.Null()], { description: 'Null when the template has no HTML part' }),
   text: Type.Union([Type.String(), Type.Null()], { description: 'Null when the template has no text part' }),
-  from: Type.String({ description: '`"Name" <address>`, or the bare address' }),
+  from: Type.String({ description: 'As the render endpoint writes addresses: `a@x.org` or `Name <a@x.org>`' }),
   reply_to: Type.Array(Type.String()),
   to: Type.Array(Type.String()),
   cc: Type.Array(Type.String()),
