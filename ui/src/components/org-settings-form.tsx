@@ -42,7 +42,7 @@ export function OrgSettingsFields(props: { form: OrgForm; set: Set; creating: bo
         <div class="form-row">
           {props.creating && <Field label="Starting credits" type="number" min={0} value={f.credits} onValue={(v) => set('credits', v)} error={e.credits} />}
           <Select label="When credits run out" value={f.when_out_of_credits}
-            options={OUT_OF_CREDIT_MODES.map((m) => [m, m === 'hold' ? 'Hold messages until a top-up' : 'Reject sends'] as const)}
+            options={OUT_OF_CREDIT_MODES.map((m) => [m, m === 'hold' ? 'Hold messages' : 'Reject sends'] as const)}
             onValue={(v) => set('when_out_of_credits', v)} error={e.when_out_of_credits} />
           <Field label="Hold queue limit" type="number" min={0} value={f.hold_queue_limit} onValue={(v) => set('hold_queue_limit', v)} error={e.hold_queue_limit}
             hint="Most messages held at once." />
