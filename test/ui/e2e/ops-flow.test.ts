@@ -127,7 +127,7 @@ describe.skipIf(!chromiumAvailable('the operations E2E test'))('operator UI: mes
   it('lists messages, filters them by status into the link, and pages', async () => {
     await go('#/orgs/acme/messages');
     const table = page.getByRole('table', { name: 'Messages, newest first' });
-    await table.getByRole('link', { name: `Message ${ids.held}` }).waitFor();
+    await table.getByRole('link', { name: `message ${ids.held}` }).waitFor();
     expect(await table.locator('tbody tr').count()).toBe(3);
 
     await page.getByLabel('held', { exact: true }).check();
@@ -140,13 +140,26 @@ describe.skipIf(!chromiumAvailable('the operations E2E test'))('operator UI: mes
 
     // The filter is a link: opening it fresh shows the same view, the box still checked.
     await go('#/orgs/acme/messages?status=bounced,failed&q=BOUNCE@example.com');
-    await table.getByRole('link', { name: `Message ${ids.bounce}` }).waitFor();
-    expect(await table.locator('tbody tr').count()).toBe(1);
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(1);
+    await table.getByRole('link', { name: `message ${ids.bounce}` }).waitFor();
     expect(await page.getByLabel('failed', { exact: true }).isChecked()).toBe(true);
     await page.getByRole('button', { name: 'Clear' }).click();
     await page.waitForURL(/#\/orgs\/acme\/messages$/);
     await expect.poll(() => table.locator('tbody tr').count()).toBe(3);
     await shot(page, 'messages');
+
+    // Pages of two: the next page has the oldest message, "First page" goes back.
+    await go('#/orgs/acme/messages?limit=2');
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(2);
+    await table.getByRole('link', { name: `message ${ids.later}` }).waitFor();
+    await page.getByRole('link', { name: 'Next page' }).click();
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(1);
+    await table.getByRole('link', { name: `message ${ids.bounce}` }).waitFor();
+    expect(page.url()).toMatch(/cursor=.*limit=2|limit=2.*cursor=/);
+    expect(await page.getByRole('link', { name: 'Next page' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'First page' }).click();
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(2);
+    await table.getByRole('link', { name: `message ${ids.held}` }).waitFor();
   });
 
   it("shows a message's timeline and content, cancels a queued one and releases a held one", async () => {
@@ -190,6 +203,8 @@ describe.skipIf(!chromiumAvailable('the operations E2E test'))('operator UI: mes
     const bounced = table.locator('tr', { hasText: 'bounce@example.com' });
     await bounced.waitFor();
     expect(await bounced.textContent()).toContain('Hard bounce');
+    // …and from which message: a link to it.
+    expect(await bounced.getByRole('link', { name: ids.bounce }).getAttribute('href')).toBe(`#/orgs/acme/messages/${ids.bounce}`);
 
     await page.getByLabel('Address to suppress').fill('Gone@Example.com');
     await page.getByLabel('Reason').selectOption('manual');

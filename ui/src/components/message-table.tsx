@@ -3,19 +3,24 @@ import { href } from '../lib/route-match';
 import type { MessageSummary } from '../api/messages';
 import { Badge, Table } from './ui';
 
-/** The history as a table: one row per message, its id a link to the message's detail. */
+/**
+ * The history as a table: one row per message, its time a link to the message's detail (named
+ * with the message id too, for screen readers and for finding it by id).
+ */
 export function MessageTable(props: { org: string; items: MessageSummary[]; filtered: boolean }) {
   return (
-    <Table caption="Messages, newest first" head={['Time', 'Status', 'Template', 'To', 'Subject', 'Message']} rows={props.items.length}
+    <Table caption="Messages, newest first" head={['Time', 'Status', 'Template', 'To', 'Subject']} rows={props.items.length}
       empty={props.filtered ? 'No message matches these filters.' : 'No messages yet.'}>
       {props.items.map((m) => (
         <tr key={m.message_id}>
-          <td class="nowrap">{formatTime(m.created_at)}</td>
+          <td class="nowrap">
+            <a href={href('orgs', props.org, 'messages', m.message_id)} aria-label={`${formatTime(m.created_at)}, message ${m.message_id}`}
+              title={m.message_id}>{formatTime(m.created_at)}</a>
+          </td>
           <td><Badge value={m.status} /></td>
           <td>{m.template_id}</td>
-          <td>{m.to.join(', ') || '—'}</td>
+          <td class="wrap">{m.to.join(', ') || '—'}</td>
           <td>{m.subject ?? '—'}</td>
-          <td><a class="mono" href={href('orgs', props.org, 'messages', m.message_id)} aria-label={`Message ${m.message_id}`}>{m.message_id}</a></td>
         </tr>
       ))}
     </Table>

@@ -5,10 +5,13 @@ import { SuppressionPager, SuppressionSearch } from './suppression-search';
 import { ActionButton, ErrorNotice, Field, Loading, Notice, Section, Table } from './ui';
 import { useLoad } from './use-load';
 
+/** Entries per page (the server answers the whole list when no limit is given). */
+const PAGE_SIZE = 50;
+
 /** The block list: addresses (or values of the watched parameter) refused with 403. */
 export function BlockList(props: { org: string; q: string; cursor: string | undefined }) {
   const { org, q, cursor } = props;
-  const page = useLoad(() => listBlockList(org, { q: q === '' ? undefined : q, cursor }), [org, q, cursor]);
+  const page = useLoad(() => listBlockList(org, { q: q === '' ? undefined : q, cursor, limit: PAGE_SIZE }), [org, q, cursor]);
   const [value, setValue] = useState('');
   const [note, setNote] = useState<string | undefined>();
   const [error, setError] = useState<unknown>();

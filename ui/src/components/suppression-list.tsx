@@ -6,6 +6,9 @@ import { reasonBeyondSource, sourceLabel, suppressionSource } from '../lib/suppr
 import { SuppressionPager, SuppressionSearch } from './suppression-search';
 import { ActionButton, ErrorNotice, Field, Loading, Notice, Section, Select, Table } from './ui';
 import { useLoad } from './use-load';
+
+/** Entries per page (the server answers the whole list when no limit is given). */
+const PAGE_SIZE = 50;
 import { ApiFailure } from '../api/client';
 
 /** Adds an address to the suppression list, with the reason an operator gives. */
@@ -39,7 +42,7 @@ function AddSuppression(props: { org: string; onAdded: (email: string, created: 
 /** The suppression list: search, paging, add, remove, and why each address is there. */
 export function SuppressionList(props: { org: string; q: string; cursor: string | undefined }) {
   const { org, q, cursor } = props;
-  const page = useLoad(() => listSuppressions(org, { q: q === '' ? undefined : q, cursor }), [org, q, cursor]);
+  const page = useLoad(() => listSuppressions(org, { q: q === '' ? undefined : q, cursor, limit: PAGE_SIZE }), [org, q, cursor]);
   const [note, setNote] = useState<string | undefined>();
   const [error, setError] = useState<unknown>();
   const remove = async (email: string) => {

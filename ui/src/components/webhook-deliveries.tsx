@@ -88,10 +88,12 @@ export function WebhookDeliveries(props: { org: string; id: string; query: URLSe
           ))}
         </Table>
       )}
-      <nav class="pager" aria-label="Pages">
-        {cursor !== undefined && <a class="btn btn-plain" href={link({ cursor: undefined })}>First page</a>}
-        {log.data?.next_cursor !== null && log.data?.next_cursor !== undefined && <a class="btn btn-plain" href={link({ cursor: log.data.next_cursor })}>Next page</a>}
-      </nav>
+      {(cursor !== undefined || (log.data?.next_cursor ?? null) !== null) && (
+        <nav class="pager" aria-label="Pages">
+          {cursor !== undefined && <a class="btn btn-plain" href={link({ cursor: undefined })}>First page</a>}
+          {log.data?.next_cursor !== null && log.data?.next_cursor !== undefined && <a class="btn btn-plain" href={link({ cursor: log.data.next_cursor })}>Next page</a>}
+        </nav>
+      )}
     </Section>
   );
 }

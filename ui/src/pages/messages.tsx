@@ -19,7 +19,7 @@ async function ids(org: string, what: 'templates' | 'services'): Promise<string[
 }
 
 /**
- * `#/orgs/:org/messages?status=&template_id=&service_id=&from=&to=&q=&cursor=`: the history,
+ * `#/orgs/:org/messages?status=&template_id=&service_id=&from=&to=&q=&cursor=[&limit=]`: the history,
  * newest first, filtered by the hash query and paged with the server's cursor.
  */
 export function Messages(props: PageProps) {
@@ -27,10 +27,12 @@ export function Messages(props: PageProps) {
   const queryText = props.query.toString();
   const filters = filtersFromQuery(props.query);
   const cursor = props.query.get('cursor') ?? undefined;
+  // Page size: the server's default (25) unless the link names one (`&limit=100`, kept while paging).
+  const limit = props.query.get('limit') ?? undefined;
   const valid = Object.keys(filterProblems(filters)).length === 0;
-  const page = useLoad(() => (valid ? listMessages(org, filtersToQuery(filters, cursor)) : Promise.resolve(undefined)), [org, queryText]);
+  const page = useLoad(() => (valid ? listMessages(org, { ...filtersToQuery(filters, cursor), limit }) : Promise.resolve(undefined)), [org, queryText]);
   const choices = useLoad(async () => ({ templates: await ids(org, 'templates'), services: await ids(org, 'services') }), [org]);
-  const here = (c?: string) => hrefWithQuery(['orgs', org, 'messages'], filtersToQuery(filters, c));
+  const here = (c?: string) => hrefWithQuery(['orgs', org, 'messages'], { ...filtersToQuery(filters, c), limit });
   return (
     <>
       <PageHeader title="Messages">
@@ -43,10 +45,12 @@ export function Messages(props: PageProps) {
       {page.loading && page.data === undefined ? <Loading /> : page.data !== undefined && (
         <section class="card" aria-label="Message list">
           <MessageTable org={org} items={page.data.items} filtered={hasFilters(filters)} />
-          <nav class="pager" aria-label="Pages">
-            {cursor !== undefined && <a class="btn btn-plain" href={here()}>First page</a>}
-            {page.data.next_cursor !== null && <a class="btn btn-plain" href={here(page.data.next_cursor)}>Next page</a>}
-          </nav>
+          {(cursor !== undefined || page.data.next_cursor !== null) && (
+            <nav class="pager" aria-label="Pages">
+              {cursor !== undefined && <a class="btn btn-plain" href={here()}>First page</a>}
+              {page.data.next_cursor !== null && <a class="btn btn-plain" href={here(page.data.next_cursor)}>Next page</a>}
+            </nav>
+          )}
         </section>
       )}
     </>
