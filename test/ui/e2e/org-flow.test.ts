@@ -129,6 +129,11 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
     await page.getByText('Saved (version 2)').waitFor();
     const stored = await ui.admin('GET', `/organizations/${org}/services/dead`);
     expect(stored.body).toMatchObject({ from_name: 'Dead', smtp: { user: 'u', pass: '********' } });
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('table', { name: 'Services' }).waitFor();
+    expect((await ui.admin('GET', `/organizations/${org}/services/dead`)).status).toBe(404);
   });
 
   let privateKey = '';

@@ -8,7 +8,7 @@ import {
   EVENT_SOURCES, formFromService, newServiceForm, serviceBody, serviceFormProblems, visibleFields, type ServiceForm,
 } from '../components/service-form';
 import { ServiceTestPanel } from '../components/service-test';
-import { Badge, Checkbox, ErrorNotice, Field, Loading, Notice, PageHeader, Section, Select } from '../components/ui';
+import { ActionButton, Badge, Checkbox, ErrorNotice, Field, Loading, Notice, PageHeader, Section, Select } from '../components/ui';
 import { useLoad } from '../components/use-load';
 import { formatTime } from '../lib/format';
 import { href } from '../lib/route-match';
@@ -84,6 +84,18 @@ export function ServiceEdit(props: PageProps) {
       <PageHeader title={creating ? 'New service' : `Service ${id}`}>
         {current?.breaker !== undefined && <span>Breaker <Badge value={current.breaker.state} /></span>}
         <a class="btn btn-plain" href={href('orgs', org, 'services')}>All services</a>
+        {!creating && (
+          <ActionButton kind="danger" onClick={async () => {
+            if (!window.confirm(`Delete service ${id}? Templates that name it keep the name.`)) return;
+            setFailure(undefined);
+            try {
+              await servicesApi.remove(org, id);
+              navigate(href('orgs', org, 'services'));
+            } catch (err) {
+              setFailure(err);
+            }
+          }}>Delete</ActionButton>
+        )}
       </PageHeader>
       {!creating && <ServiceTestPanel org={org} id={id} />}
       <form onSubmit={submit} aria-label={creating ? 'New service' : `Service ${id}`} noValidate>
