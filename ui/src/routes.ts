@@ -21,6 +21,7 @@ import { Webhooks } from './pages/webhooks';
 export const ROUTES: ReadonlyArray<readonly [string, FunctionComponent<PageProps>, string]> = [
   ['/', Organizations, 'Organizations'],
   ['/orgs', Organizations, 'Organizations'],
+  ['/orgs/new', OrganizationEdit, 'New organization'],
   ['/orgs/:org', Overview, 'Overview'],
   ['/orgs/:org/settings', OrganizationEdit, 'Settings'],
   ['/orgs/:org/keys', Keys, 'Keys'],

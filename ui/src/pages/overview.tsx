@@ -1,7 +1,6 @@
 import '../components/org-pages.css';
 import { OVERVIEW_DAYS, overviewApi, type OverviewDays } from '../api/overview';
 import { MessagesChart } from '../components/chart';
-import { OrganizationEdit } from './organization-edit';
 import { Badge, ErrorNotice, Loading, PageHeader, Section, Table } from '../components/ui';
 import { useLoad } from '../components/use-load';
 import { formatAge, formatCount, formatTime } from '../lib/format';
@@ -11,8 +10,6 @@ import type { PageProps } from './page-props';
 
 /** `#/orgs/:org?days=30`: the organization at a glance. The range lives in the URL, so it survives a reload. */
 export function Overview(props: PageProps) {
-  // `#/orgs/new` matches this page's route (`/orgs/:org`): it is the create form.
-  if (props.params.org === 'new') return <OrganizationEdit {...props} />;
   return <OrgOverview {...props} />;
 }
 
