@@ -268,6 +268,31 @@ describe.skipIf(!chromiumAvailable('the operations E2E test'))('operator UI: mes
     expect(await row.locator('.badge').textContent()).toBe('succeeded');
     expect(await log.locator('table.attempts').first().textContent()).toContain('thanks');
 
+    expect(await row.getByRole('button', { name: /^Replay/ }).count()).toBe(0);
+
+    // A range replay sends the events the endpoint subscribes to but never got (it did not exist
+    // yet): the held message's `sent` and the hard bounce.
+    const local = (ms: number) => new Date(ms - new Date(ms).getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    await page.getByLabel('Since (your local time)').fill(local(Date.now() - 3_600_000));
+    await page.getByLabel('Until (your local time)').fill(local(Date.now() + 120_000));
+    await page.getByLabel('Only deliveries that failed').uncheck();
+    await page.getByRole('button', { name: 'Replay range' }).click();
+    await page.getByText('2 deliveries queued.').waitFor();
+    const sentRow = log.locator('tr.delivery-row', { hasText: 'message.sent' });
+    await expect.poll(async () => {
+      await page.getByRole('button', { name: 'Reload log' }).click();
+      return (await sentRow.count()) === 1 ? sentRow.locator('.badge').textContent() : 'absent';
+    }, { timeout: 20_000 }).toBe('succeeded');
+    expect(await sentRow.getByRole('link', { name: ids.held }).count()).toBe(1);
+    const sentIds = () => hooks.filter((h) => h.body.includes('"message.sent"')).map((h) => h.headers['webhook-id']);
+    expect(sentIds()).toHaveLength(1);
+
+    // Replay that delivery: the receiver gets it again, with the same webhook-id.
+    await sentRow.getByRole('button', { name: /^Replay delivery/ }).click();
+    await page.getByText(/queued again/).waitFor();
+    await expect.poll(() => sentIds().length, { timeout: 20_000 }).toBe(2);
+    expect(new Set(sentIds()).size).toBe(1);
+
     await page.getByLabel('Outcome').selectOption('failed');
     await page.waitForURL(/state=failed/);
     await page.getByText('No delivery matches.').waitFor();

@@ -30,6 +30,12 @@ function Attempts(props: { d: WebhookDelivery }) {
   );
 }
 
+/**
+ * A test event is posted once by the test call itself, not by the dispatcher, which sends only
+ * deliveries of message events: a replayed test delivery would wait forever. Send a new one.
+ */
+const TEST_EVENT = 'webhook.test';
+
 const EVENT_OPTIONS: ReadonlyArray<readonly [string, string]> = [['', 'Any'], ...WEBHOOK_EVENT_TYPES.map((t) => [t, t] as const)];
 const STATE_OPTIONS: ReadonlyArray<readonly [string, string]> = [['', 'Any'], ...DELIVERY_STATES.map((s) => [s, s] as const)];
 
@@ -80,8 +86,9 @@ export function WebhookDeliveries(props: { org: string; id: string; query: URLSe
                 <td><Badge value={d.state} /></td>
                 <td>{d.attempts}</td>
                 <td>{d.last_status ?? (d.last_error !== null ? 'no answer' : '—')}{d.last_error !== null && <div class="hint wrap">{d.last_error}</div>}</td>
-                <td>{d.message_id !== null ? <a class="mono" href={href('orgs', org, 'messages', d.message_id)}>{d.message_id}</a> : '—'}</td>
-                <td><ActionButton label={`Replay delivery ${d.id}`} onClick={() => replay(d)}>Replay</ActionButton></td>
+                <td class="wrap">{d.message_id !== null ? <a class="mono" href={href('orgs', org, 'messages', d.message_id)}>{d.message_id}</a> : '—'}</td>
+                <td>{d.event_type === TEST_EVENT ? <span class="hint" title="A test event is not replayed: send a new one">—</span>
+                  : <ActionButton label={`Replay delivery ${d.id}`} onClick={() => replay(d)}>Replay</ActionButton>}</td>
               </tr>
               <tr class="delivery-attempts"><td colSpan={7}><Attempts d={d} /></td></tr>
             </Fragment>
