@@ -38,7 +38,7 @@ export function Messages(props: PageProps) {
       <PageHeader title="Messages">
         <button type="button" class="btn btn-plain" onClick={() => void page.reload()}>Reload</button>
       </PageHeader>
-      <MessageFilterForm key={`${queryText}|${choices.data === undefined ? 0 : 1}`} org={org} filters={filters}
+      <MessageFilterForm key={queryText} org={org} filters={filters}
         templates={choices.data?.templates} services={choices.data?.services} />
       {!valid && <ErrorNotice error={new Error(`The link's filters are not valid: ${Object.values(filterProblems(filters)).join('; ')}.`)} />}
       <ErrorNotice error={page.error} />
