@@ -42,8 +42,10 @@ describe('the message timeline as the detail page shows it', () => {
     expect(messageActions('held_service_error')).toEqual({ release: false, cancel: true });
     expect(messageActions('queued')).toEqual({ release: false, cancel: true });
     for (const s of ['sending', 'sent', 'delivered', 'bounced', 'failed', 'discarded']) expect(messageActions(s)).toEqual({ release: false, cancel: false });
-    expect(isSettling('sent')).toBe(true);
-    expect(isSettling('delivered')).toBe(false);
+    expect(isSettling('queued')).toBe(true);
+    expect(isSettling('sending')).toBe(true);
+    expect(isSettling('sent')).toBe(false);
+    expect(isSettling('held')).toBe(false);
   });
 });
 

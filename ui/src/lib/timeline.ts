@@ -107,5 +107,8 @@ export function messageActions(status: string): { release: boolean; cancel: bool
   };
 }
 
-/** Whether the message may still change by itself (the detail page offers a reload then). */
-export const isSettling = (status: string): boolean => ['queued', 'sending', 'sent'].includes(status);
+/**
+ * Whether a worker is about to change the message (the detail page says to reload). A `sent`
+ * message may still get a provider's delivered or bounced, but maybe never: not said for it.
+ */
+export const isSettling = (status: string): boolean => status === 'queued' || status === 'sending';

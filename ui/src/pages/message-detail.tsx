@@ -4,9 +4,10 @@ import { MessageActions } from '../components/message-actions';
 import { MessageContent } from '../components/message-content';
 import { MessageFacts } from '../components/message-facts';
 import { Timeline } from '../components/timeline';
-import { ErrorNotice, Loading, PageHeader, Section } from '../components/ui';
+import { ErrorNotice, Loading, Notice, PageHeader, Section } from '../components/ui';
 import { useLoad } from '../components/use-load';
 import { href } from '../lib/route-match';
+import { isSettling } from '../lib/timeline';
 import type { PageProps } from './page-props';
 
 /** `#/orgs/:org/messages/:id`: status, recipients, the timeline, the content as sent, and release/cancel. */
@@ -25,6 +26,7 @@ export function MessageDetail(props: PageProps) {
       {message.loading && m === undefined && <Loading />}
       {m !== undefined && (
         <>
+          {isSettling(m.status) && <Notice kind="info">Delivery is under way: Reload to see the events that follow.</Notice>}
           <MessageActions org={org} id={m.message_id} status={m.status} onDone={message.reload} />
           <MessageFacts org={org} message={m} />
           <Section title="Timeline"><Timeline events={m.events} /></Section>
