@@ -17,7 +17,7 @@ export function MessageContent(props: { content: Content | null | undefined }) {
   }
   const extra = Object.entries(c.headers ?? {});
   return (
-    <Section title="Content as sent">
+    <Section title="Content, as rendered for sending">
       <dl class="facts facts-wide">
         <dt>Subject</dt><dd>{c.subject}</dd>
         <dt>From</dt><dd>{c.from}</dd>
