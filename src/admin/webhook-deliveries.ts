@@ -37,13 +37,18 @@ export const waitsForEnable = (endpointId: string): string =>
 /**
  * Queues one delivery again (its `webhook-id` and body unchanged). 404 when the organization
  * (or, given `endpointId`, that endpoint) has no such delivery; 409 `conflict` while it is being
- * sent: that attempt is left to finish and nothing changes.
+ * sent (that attempt is left to finish and nothing changes) and for a `webhook.test` delivery.
  */
 export async function replayDelivery(
   store: Store, orgId: string, deliveryId: string, endpointId?: string,
 ): Promise<{ endpointId: string; endpointEnabled: boolean }> {
   const r = await store.webhookDeliveries.replayOne(orgId, deliveryId, store.clock.now(), endpointId);
   if (r.outcome === 'not_found') throw deliveryNotFound(orgId, deliveryId, endpointId);
+  if (r.outcome === 'test_event') {
+    throw new ApiError('conflict', {
+      message: `Webhook delivery "${deliveryId}" is a webhook.test event: those are sent once and not replayed. Send a new test event (POST …/webhooks/{id}/test).`,
+    });
+  }
   if (r.outcome === 'in_flight') {
     throw new ApiError('conflict', {
       message: `Webhook delivery "${deliveryId}" is being sent right now: it was left to finish. Replay it after this attempt if needed.`,

@@ -52,6 +52,8 @@ export class ReplayRangeTooLong extends Error {
  */
 export type ReplayOneResult =
   | { outcome: 'not_found' }
+  /** A `webhook.test` delivery: sent once, when asked for, and never queued (the dispatcher claims message events only). */
+  | { outcome: 'test_event' }
   | { outcome: 'queued' | 'in_flight'; endpointId: string; endpointEnabled: boolean };
 
 /** Deliveries not in flight now: a replay must not let a second send start beside the one under way. */
@@ -132,8 +134,9 @@ export function deliveryLog(db: Kysely<Database>, dialect: Dialect) {
       if (id === undefined) return { outcome: 'not_found' };
       const found = await db.selectFrom('webhook_deliveries as d')
         .innerJoin('webhook_endpoints as w', (j) => j.onRef('w.org_id', '=', 'd.org_id').onRef('w.id', '=', 'd.endpoint_id'))
-        .select(['d.endpoint_id', 'w.enabled']).where('d.org_id', '=', orgId).where('d.id', '=', id).executeTakeFirst();
+        .select(['d.endpoint_id', 'd.event_id', 'w.enabled']).where('d.org_id', '=', orgId).where('d.id', '=', id).executeTakeFirst();
       if (found === undefined || (endpointId !== undefined && found.endpoint_id !== endpointId)) return { outcome: 'not_found' };
+      if (found.event_id === null) return { outcome: 'test_event' };
       const moved = await db.updateTable('webhook_deliveries')
         .set({ state: 'pending', next_attempt_at: now, lease_until: null, attempts: 0, updated_at: now })
         .where('id', '=', id).where(notInFlight(now)).executeTakeFirst();

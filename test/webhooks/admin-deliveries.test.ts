@@ -213,6 +213,9 @@ describe.each(DIALECTS)('admin webhook delivery log, replay and test on %s', (di
     expect(last?.verifiedWith).toEqual([A_SECRET]);
     expect(last?.payload).toMatchObject({ type: 'webhook.test', data: { organization_id: 'acme', endpoint_id: 'a' } });
     expect((await admin(t, 'GET', `${HOOKS}/deliveries/${result.delivery_id}`)).json<Delivery>()).toMatchObject({ event_type: 'webhook.test', state: 'succeeded', attempts: 1 });
+    // A test event is sent when asked for, never queued: a replay of one would wait forever, so it is refused.
+    const noReplay = expectError(await admin(t, 'POST', `${HOOKS}/deliveries/${result.delivery_id}/replay`), 409, 'conflict');
+    expect(noReplay.message).toMatch(/webhook\.test.*not replayed/);
 
     // A receiver that is down: still a 200 from the call, ok false, the error said.
     const down = (await admin(t, 'POST', `${HOOKS}/b/test`)).json<{ ok: boolean; status: number | null; error: string | null }>();
