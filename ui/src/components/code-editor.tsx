@@ -46,6 +46,12 @@ export function CodeEditor(props: CodeEditorProps) {
   const onValue = useRef(props.onValue);
   onValue.current = props.onValue;
   const labels = useRef(new Compartment());
+  // What the editor reported through onValue since the page last handed its own document back.
+  // A render can still carry one of these after newer keystrokes (fast typing, a held key): it
+  // is an echo, not a change from outside, and writing it back would undo those keystrokes and
+  // make the page and the editor overwrite each other forever (a frozen page, found by the
+  // keyboard E2E test typing at full speed).
+  const echoes = useRef<string[]>([]);
   const attributes = () => {
     const out: Record<string, string> = { 'aria-labelledby': props.labelledBy, 'aria-multiline': 'true' };
     if (props.describedBy !== undefined) out['aria-describedby'] = props.describedBy;
@@ -66,7 +72,10 @@ export function CodeEditor(props: CodeEditorProps) {
           EditorView.lineWrapping,
           labels.current.of(attributes()),
           EditorView.updateListener.of((update) => {
-            if (update.docChanged) onValue.current(update.state.doc.toString());
+            if (!update.docChanged) return;
+            const doc = update.state.doc.toString();
+            echoes.current.push(doc);
+            onValue.current(doc);
           }),
         ],
       }),
@@ -85,12 +94,21 @@ export function CodeEditor(props: CodeEditorProps) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [props.labelledBy, props.describedBy, props.invalid]);
 
-  // A value changed from outside (a reload, a restored version) replaces the document.
+  // A value changed from outside (a reload, a restored version) replaces the document; an echo
+  // of the editor's own older content does not.
   useEffect(() => {
     const editor = view.current;
     if (editor === null) return;
     const current = editor.state.doc.toString();
-    if (current !== props.value) editor.dispatch({ changes: { from: 0, to: current.length, insert: props.value } });
+    const echo = echoes.current.indexOf(props.value);
+    if (current === props.value) {
+      echoes.current = [];
+    } else if (echo >= 0) {
+      echoes.current = echoes.current.slice(echo + 1);
+    } else {
+      echoes.current = [];
+      editor.dispatch({ changes: { from: 0, to: current.length, insert: props.value } });
+    }
   }, [props.value]);
 
   return <div class={`code-editor${props.invalid === true ? ' has-error' : ''}`} ref={host} />;
