@@ -109,7 +109,8 @@ function Rendered(props: { result: RenderResult; stale: boolean }) {
       {r.text !== null && r.text !== '' && (
         <>
           <h3 class="sub-title">Text</h3>
-          <pre class="preview-text" tabIndex={0} aria-label="Text part of the rendered email">{r.text}</pre>
+          {/* Focusable so a keyboard can scroll it; a region, because a <pre> (no role) cannot carry a name. */}
+          <pre class="preview-text" tabIndex={0} role="region" aria-label="Text part of the rendered email">{r.text}</pre>
         </>
       )}
     </div>
