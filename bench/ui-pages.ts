@@ -11,7 +11,8 @@ import { BENCH_ORG, seedUiBench } from './ui-seed.js';
  * How long the operator UI's pages take to show their content with 100,000 messages stored
  * (issue 15: "under a second"). A measurement, not a test: it prints figures and asserts nothing.
  *
- *   npm run bench:ui            (BENCH_UI_MESSAGES=20000 for a quicker, smaller run)
+ *   npm run bench:ui            (BENCH_UI_MESSAGES=20000 for a quicker, smaller run;
+ *                               BENCH_UI_SCREENSHOTS=docs/screenshots saves the README pictures)
  *
  * Seeds a temp data dir (bench/ui-seed.ts), starts the built `mailroom serve` on it (worker off,
  * so nothing changes the data under the measurement), signs in with Debian's Chromium and times
@@ -25,6 +26,7 @@ import { BENCH_ORG, seedUiBench } from './ui-seed.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MESSAGES = Number(process.env.BENCH_UI_MESSAGES ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_UI_ROUNDS ?? 5);
+const SCREENSHOTS = process.env.BENCH_UI_SCREENSHOTS;
 const CHROMIUM = process.env.MAILROOM_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const TOKEN = 'bench-ui-admin-token-0123456789';
 const TIMEOUT_MS = 30_000;
@@ -203,6 +205,28 @@ function print(rows: Row[]): void {
   console.log(`\nslowest single load: ${worst.toFixed(0)} ms${worst > 1000 ? '  (over the 1 s goal)' : ''}`);
 }
 
+/**
+ * BENCH_UI_SCREENSHOTS=<dir>: after measuring, saves the README's pictures from this realistic
+ * data set (a month of mixed traffic shows what the overview is for; the tests' data is a day).
+ */
+async function saveScreenshots(page: Page, base: string, dir: string): Promise<void> {
+  fs.mkdirSync(dir, { recursive: true });
+  const org = `#/orgs/${BENCH_ORG}`;
+  await page.goto(`${base}/ui/${org}?days=30`);
+  await page.locator('svg[role="img"]').first().waitFor();
+  await page.screenshot({ path: path.join(dir, 'overview.png') });
+  // Taller, so the HTML editor shows beside the preview; a sample value typed, as an operator would.
+  await page.setViewportSize({ width: 1280, height: 1400 });
+  await page.goto(`${base}/ui/${org}/templates/receipt`);
+  await page.locator('iframe.preview').waitFor();
+  await page.getByLabel('name', { exact: true }).fill('Ada Lovelace');
+  await page.getByLabel('message', { exact: true }).fill('Thank you for your order.');
+  await page.waitForTimeout(1200);
+  await page.screenshot({ path: path.join(dir, 'template-editor.png') });
+  await page.setViewportSize({ width: 1280, height: 860 });
+  console.log(`screenshots saved in ${dir}`);
+}
+
 async function main(): Promise<void> {
   if (!fs.existsSync(path.join(ROOT, 'dist/ui/index.html'))) throw new Error('dist/ui/index.html is missing: run `npm run build` first');
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found (apt-get install chromium, or set MAILROOM_TEST_CHROMIUM)`);
@@ -227,6 +251,7 @@ async function main(): Promise<void> {
     console.log(`chromium ${version}, headless; ${ROUNDS} rounds per page after one warm-up`);
     const rows = await measure(page, base, cases(seeded.sampleMessageId));
     print(rows);
+    if (SCREENSHOTS !== undefined) await saveScreenshots(page, base, SCREENSHOTS);
     console.log(`run time ${((performance.now() - started) / 1000).toFixed(0)} s`);
   } finally {
     await browser?.close();
