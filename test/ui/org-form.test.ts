@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Organization } from '../../ui/src/api/organization-types.js';
-import { entries, formFromOrganization, formProblems, NEW_ORG_FORM, settingsFromForm } from '../../ui/src/components/org-form.js';
+import { changedSettings, entries, formFromOrganization, formProblems, NEW_ORG_FORM, settingsFromForm } from '../../ui/src/components/org-form.js';
 
 const ORG: Organization = {
   id: 'acme', name: 'Acme', plan: 'pro', credits: 40, overdraft: 5, when_out_of_credits: 'reject', hold_queue_limit: 100,
@@ -42,6 +42,34 @@ describe('organization form', () => {
       id: expect.any(String), credits: expect.any(String), 'security.ip_limit.requests': expect.any(String),
       'captcha.site_key': 'is required with CAPTCHA on', 'captcha.secret_key': 'is required with CAPTCHA on',
     });
+  });
+
+  it('refuses the id "new" when creating: #/orgs/new is the create page, such an organization could never be opened', () => {
+    expect(formProblems({ ...NEW_ORG_FORM, id: 'new' }, true).id).toMatch(/"new" is reserved/);
+    expect(formProblems({ ...NEW_ORG_FORM, id: 'newco' }, true)).toEqual({});
+  });
+
+  it('a PATCH carries only the settings changed since load, security key by key', () => {
+    const loaded = formFromOrganization(ORG);
+    const base = settingsFromForm(loaded, false);
+    expect(changedSettings(base, settingsFromForm(loaded, false))).toEqual({});
+
+    const edited = { ...loaded, plan: 'business_50k', block_headless: false, ip_requests: '20', allowed_origins: 'acme.test' };
+    expect(changedSettings(base, settingsFromForm(edited, false))).toEqual({
+      plan: 'business_50k',
+      security: { block_headless: false, ip_limit: { requests: 20, per_seconds: 60 }, allowed_origins: ['acme.test'] },
+    });
+  });
+
+  it('a PATCH sends the CAPTCHA when a secret is typed or it is switched off, and the watched parameter when changed', () => {
+    const loaded = formFromOrganization(ORG);
+    const base = settingsFromForm(loaded, false);
+    expect(changedSettings(base, settingsFromForm({ ...loaded, captcha_secret_key: 'new-secret' }, false)))
+      .toEqual({ captcha: { site_key: 'site', secret_key: 'new-secret' } });
+    expect(changedSettings(base, settingsFromForm({ ...loaded, captcha: false }, false))).toEqual({ captcha: null });
+    // The block list's entries are never sent: only the watched parameter.
+    expect(changedSettings(base, settingsFromForm({ ...loaded, watch_variable: '' }, false)))
+      .toEqual({ security: { block_list: { watch_variable: null } } });
   });
 
   it('splits list fields on lines and commas', () => {

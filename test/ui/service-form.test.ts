@@ -23,6 +23,8 @@ describe('service form', () => {
     f.id = 'sink';
     f.values = { 'smtp.host': ' 127.0.0.1 ', 'smtp.port': '2525', 'smtp.user': '', 'smtp.pass': '', from_email: 'a@b.test', max_per_second: '' };
     expect(serviceFormProblems(f, true)).toEqual({});
+    // `new` is the create page's address: a service named so could never be opened.
+    expect(serviceFormProblems({ ...f, id: 'new' }, true).id).toMatch(/"new" is reserved/);
     expect(serviceBody(f)).toEqual({
       provider: 'smtp', default: false, smtp: { host: '127.0.0.1', port: 2525, secure: false }, from_email: 'a@b.test', failover_on_service_error: false,
     });

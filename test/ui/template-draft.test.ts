@@ -30,6 +30,8 @@ describe('the template editor draft', () => {
     expect(write.service_id).toBe('smtp');
     expect(issues.id).toBeDefined();
     expect(draftToWrite({ ...draft, id: 'ok.id-1' }, { checkId: true }).issues).toEqual({});
+    // `new` is the create page's address (…/templates/new): such a template could never be opened.
+    expect(draftToWrite({ ...draft, id: 'new' }, { checkId: true }).issues.id).toMatch(/"new" is reserved/);
   });
 
   it('finds the changed fields for a PATCH', () => {

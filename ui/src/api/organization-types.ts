@@ -41,6 +41,9 @@ export type OrganizationSettings = Omit<Organization, 'id' | 'held' | 'created_a
   captcha: { site_key?: string; secret_key?: string } | null;
 };
 
+/** A PATCH body: any of the settings; `security` merges into the stored one a key at a time. */
+export type OrganizationPatch = Partial<Omit<OrganizationSettings, 'security'>> & { security?: Partial<Security> };
+
 export interface TopUpResult {
   credits: number;
   released: string[];

@@ -2,7 +2,8 @@
  * The organization settings form's values (strings and booleans, as inputs hold them) and
  * their conversion to and from the admin API's resource. Pure: unit-tested in test/ui/.
  */
-import { OUT_OF_CREDIT_MODES, PLANS, type Organization, type OrganizationSettings } from '../api/organization-types.js';
+import { OUT_OF_CREDIT_MODES, PLANS, type Organization, type OrganizationPatch, type OrganizationSettings } from '../api/organization-types.js';
+import { reservedIdProblem } from '../lib/resource-id.js';
 
 export interface OrgForm {
   id: string;
@@ -69,6 +70,7 @@ export function formFromOrganization(o: Organization): OrgForm {
 export function formProblems(f: OrgForm, creating: boolean): Record<string, string> {
   const out: Record<string, string> = {};
   if (creating && !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(f.id)) out.id = '1 to 64 of A-Z a-z 0-9 _ . - (starting with a letter or digit)';
+  else if (creating && reservedIdProblem(f.id) !== undefined) out.id = reservedIdProblem(f.id) as string;
   const whole = (field: string, text: string, min: number) => {
     const n = int(text);
     if (!Number.isInteger(n) || n < min) out[field] = `must be a whole number, at least ${min}`;
@@ -85,8 +87,8 @@ export function formProblems(f: OrgForm, creating: boolean): Record<string, stri
 }
 
 /**
- * The body of a PUT (creating) or PATCH (editing). Both carry every setting: PATCH merges
- * `security` one level deep, and the block list's entries are left out so they are not touched.
+ * Every setting the form holds: the body of a PUT (creating), and what `changedSettings`
+ * compares to build a PATCH. The block list's entries are left out so they are not touched.
  * The CAPTCHA secret is sent only when typed (an edit without it keeps the stored one).
  */
 export function settingsFromForm(f: OrgForm, creating: boolean): OrganizationSettings {
@@ -117,4 +119,25 @@ export function settingsFromForm(f: OrgForm, creating: boolean): OrganizationSet
     },
     captcha,
   };
+}
+
+/**
+ * The PATCH body: only the settings that differ from `base` (the settings as loaded), so a save
+ * does not write back values another operator (or the config file) changed meanwhile. PATCH
+ * merges `security` one level deep, so it is compared key by key; `captcha` is sent whole when it
+ * differs (a typed secret makes it differ; left out of the object, the stored secret stays).
+ */
+export function changedSettings(base: OrganizationSettings, next: OrganizationSettings): OrganizationPatch {
+  const differs = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(next)) {
+    if (key === 'security') continue;
+    if (differs(value, (base as unknown as Record<string, unknown>)[key])) out[key] = value;
+  }
+  const security: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(next.security)) {
+    if (differs(value, (base.security as unknown as Record<string, unknown>)[key])) security[key] = value;
+  }
+  if (Object.keys(security).length > 0) out.security = security;
+  return out as OrganizationPatch;
 }

@@ -1,4 +1,5 @@
 import { OUT_OF_CREDIT_MODES, PLANS } from '../api/organizations';
+import { IdField, type TakenId } from './id-field';
 import type { OrgForm } from './org-form';
 import { Checkbox, Field, Section, Select, useId } from './ui';
 
@@ -20,16 +21,17 @@ export function ListField(props: { label: string; value: string; onValue: (v: st
 
 /**
  * The settings the declarative file can set, grouped as the README describes them. `errors`
- * are keyed by the admin API's field names (`security.ip_limit.requests`).
+ * are keyed by the admin API's field names (`security.ip_limit.requests`); `taken` says the
+ * typed id belongs to an existing organization.
  */
-export function OrgSettingsFields(props: { form: OrgForm; set: Set; creating: boolean; errors: Record<string, string> }) {
+export function OrgSettingsFields(props: { form: OrgForm; set: Set; creating: boolean; errors: Record<string, string>; taken?: TakenId | undefined }) {
   const { form: f, set, errors: e } = props;
   return (
     <>
       <Section title="General">
         <div class="form-row">
           {props.creating && (
-            <Field label="Id" value={f.id} onValue={(v) => set('id', v)} error={e.id} required autoComplete="off"
+            <IdField label="Id" value={f.id} onValue={(v) => set('id', v)} error={e.id} taken={props.taken} required
               hint="Used in URLs and the API; cannot change later." />
           )}
           <Field label="Name" value={f.name} onValue={(v) => set('name', v)} error={e.name} hint="Left empty: the id." />

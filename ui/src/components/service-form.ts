@@ -10,6 +10,7 @@
  * optional field clears it.
  */
 import type { Provider, Service } from '../api/service-types.js';
+import { reservedIdProblem } from '../lib/resource-id.js';
 
 export const SECRET_MASK = '********';
 
@@ -154,6 +155,7 @@ export function formFromService(s: Service): ServiceForm {
 export function serviceFormProblems(f: ServiceForm, creating: boolean): Record<string, string> {
   const out: Record<string, string> = {};
   if (creating && !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(f.id)) out.id = '1 to 64 of A-Z a-z 0-9 _ . - (starting with a letter or digit)';
+  else if (creating && reservedIdProblem(f.id) !== undefined) out.id = reservedIdProblem(f.id) as string;
   for (const field of visibleFields(f.provider, f.events_source)) {
     const v = f.values[field.path];
     const empty = v === undefined || v === '';

@@ -1,11 +1,13 @@
 /**
  * The template's own fields: id (new templates only), name, service, addresses, subject, the
  * switches, and the HTML and text bodies in code editors. Each problem the form or the server
- * found is shown under its field (`issues` keyed by form field, lib/template-draft.ts).
+ * found is shown under its field (`issues` keyed by form field, lib/template-draft.ts); `taken`
+ * says the typed id belongs to an existing template.
  */
 import type { FlagField, ServiceSummary } from '../api/templates';
 import type { TemplateDraft } from '../lib/template-draft';
 import { CodeEditor } from './code-editor';
+import { IdField, type TakenId } from './id-field';
 import { Checkbox, Field, Section, Select, useId } from './ui';
 
 type Patch = Partial<Omit<TemplateDraft, 'params'>>;
@@ -24,6 +26,7 @@ export function TemplateFields(props: {
   isNew: boolean;
   services: readonly ServiceSummary[];
   issues: Readonly<Record<string, string>>;
+  taken?: TakenId | undefined;
   onChange: (patch: Patch) => void;
 }) {
   const { draft, issues, onChange } = props;
@@ -40,7 +43,8 @@ export function TemplateFields(props: {
       <Section title="Template">
         <div class="form-row">
           {props.isNew
-            ? text('id', 'Template id', { hint: 'Used in sends as template_id; cannot change later', required: true })
+            ? <IdField label="Template id" value={draft.id} onValue={(v) => onChange({ id: v })} error={issues.id} taken={props.taken}
+                hint="Used in sends as template_id; cannot change later" required />
             : <Field label="Template id" value={draft.id} onValue={() => undefined} readOnly />}
           {text('name', 'Name', { hint: 'Left empty: the id' })}
           <Select label="Service" value={draft.service_id} options={serviceOptions} onValue={(v) => onChange({ service_id: v })} error={issues.service_id} />

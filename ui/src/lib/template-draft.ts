@@ -4,6 +4,7 @@
  * Server field names (`content.subject`, `params.0.name`) are mapped onto the form's fields.
  */
 import { CONTENT_FIELDS, FLAG_FIELDS, type ContentField, type FlagField, type TemplateResource, type TemplateWrite } from '../api/template-types.js';
+import { reservedIdProblem } from './resource-id.js';
 import { rowsFromSpecs, rowsToSpecs, type ParamRow } from './schema-form.js';
 
 export interface TemplateDraft extends Record<ContentField, string>, Record<FlagField, boolean> {
@@ -41,6 +42,7 @@ export function draftFromResource(t: TemplateResource): TemplateDraft {
 export function draftToWrite(draft: TemplateDraft, options: { checkId: boolean }): { write: TemplateWrite; issues: Record<string, string> } {
   const { specs, issues } = rowsToSpecs(draft.params);
   if (options.checkId && !ID.test(draft.id)) issues.id = 'must be 1–64 of A–Z a–z 0–9 _ . - starting with a letter or digit';
+  else if (options.checkId && reservedIdProblem(draft.id) !== undefined) issues.id = reservedIdProblem(draft.id) as string;
   const write: TemplateWrite = {
     name: draft.name.trim() === '' ? draft.id : draft.name,
     service_id: draft.service_id === '' ? null : draft.service_id,

@@ -1,9 +1,10 @@
 import '../components/org-pages.css';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
-import { organizationsApi } from '../api/organizations';
+import { organizationsApi, type OrganizationSettings } from '../api/organizations';
 import { OrgCredits } from '../components/org-credits';
-import { formFromOrganization, formProblems, NEW_ORG_FORM, settingsFromForm, type OrgForm } from '../components/org-form';
+import { idTaken, type TakenId } from '../components/id-field';
+import { changedSettings, formFromOrganization, formProblems, NEW_ORG_FORM, settingsFromForm, type OrgForm } from '../components/org-form';
 import { OrgSettingsFields } from '../components/org-settings-form';
 import { ErrorNotice, Loading, Notice, PageHeader } from '../components/ui';
 import { useLoad } from '../components/use-load';
@@ -14,7 +15,8 @@ import type { PageProps } from './page-props';
 
 /**
  * `#/orgs/new` creates an organization (PUT, every setting), `#/orgs/:org/settings` edits one
- * (PATCH) and tops up its credits. Field errors from the server show beside their fields.
+ * (PATCH with the settings changed since load) and tops up its credits. Field errors from the
+ * server show beside their fields. PUT also replaces, so creating first checks the id is free.
  */
 export function OrganizationEdit(props: PageProps) {
   const creating = props.params.org === undefined || props.params.org === 'new';
@@ -25,19 +27,28 @@ export function OrganizationEdit(props: PageProps) {
   const [failure, setFailure] = useState<unknown>();
   const [saved, setSaved] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const [taken, setTaken] = useState<TakenId | undefined>();
+  // The settings as loaded (or last saved): a save sends only what differs from them.
+  const [base, setBase] = useState<OrganizationSettings | undefined>();
   // Filled once: a reload after a top-up must not undo edits not saved yet.
   const filled = useRef(false);
   useEffect(() => {
     if (loaded.data === undefined || filled.current) return;
     filled.current = true;
-    setForm(formFromOrganization(loaded.data));
+    const f = formFromOrganization(loaded.data);
+    setForm(f);
+    setBase(settingsFromForm(f, false));
   }, [loaded.data]);
 
-  const set = <K extends keyof OrgForm>(key: K, value: OrgForm[K]) => setForm((f) => ({ ...f, [key]: value }));
+  const set = <K extends keyof OrgForm>(key: K, value: OrgForm[K]) => {
+    if (key === 'id') setTaken(undefined);
+    setForm((f) => ({ ...f, [key]: value }));
+  };
   const submit = async (e: Event) => {
     e.preventDefault();
     setSaved(undefined);
     setFailure(undefined);
+    setTaken(undefined);
     const local = formProblems(form, creating);
     setErrors(local);
     if (Object.keys(local).length > 0) return;
@@ -45,12 +56,23 @@ export function OrganizationEdit(props: PageProps) {
     try {
       const body = settingsFromForm(form, creating);
       if (creating) {
+        if (await idTaken(() => organizationsApi.get(form.id))) {
+          setTaken({ what: 'An organization', href: href('orgs', form.id, 'settings') });
+          return;
+        }
         await organizationsApi.create(form.id, body);
         navigate(href('orgs', form.id, 'settings'));
         return;
       }
-      const updated = await organizationsApi.update(org, body);
-      setForm(formFromOrganization(updated));
+      const changes = base === undefined ? body : changedSettings(base, body);
+      if (Object.keys(changes).length === 0) {
+        setSaved('No changes to save.');
+        return;
+      }
+      const updated = await organizationsApi.update(org, changes);
+      const f = formFromOrganization(updated);
+      setForm(f);
+      setBase(settingsFromForm(f, false));
       setSaved(`Saved at ${formatTime(updated.updated_at)}.`);
     } catch (err) {
       if (err instanceof ApiFailure) setErrors(err.fieldIssues());
@@ -70,7 +92,7 @@ export function OrganizationEdit(props: PageProps) {
         <OrgCredits org={org} credits={loaded.data.credits} held={loaded.data.held} onChanged={() => void loaded.reload()} />
       )}
       <form onSubmit={submit} aria-label={creating ? 'New organization' : 'Organization settings'} noValidate>
-        <OrgSettingsFields form={form} set={set} creating={creating} errors={errors} />
+        <OrgSettingsFields form={form} set={set} creating={creating} errors={errors} taken={taken} />
         {saved !== undefined && <Notice kind="ok">{saved}</Notice>}
         <ErrorNotice error={failure} />
         <div class="org-form-actions">

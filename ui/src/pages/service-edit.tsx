@@ -2,13 +2,14 @@ import '../components/org-pages.css';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
 import { PROVIDERS, servicesApi, type Provider, type Service } from '../api/services';
+import { IdField, idTaken, type TakenId } from '../components/id-field';
 import { ServiceEventsUrl } from '../components/service-events-url';
 import { ServiceField } from '../components/service-fields';
 import {
   EVENT_SOURCES, formFromService, newServiceForm, serviceBody, serviceFormProblems, visibleFields, type ServiceForm,
 } from '../components/service-form';
 import { ServiceTestPanel } from '../components/service-test';
-import { ActionButton, Badge, Checkbox, ErrorNotice, Field, Loading, Notice, PageHeader, Section, Select } from '../components/ui';
+import { ActionButton, Badge, Checkbox, ErrorNotice, Loading, Notice, PageHeader, Section, Select } from '../components/ui';
 import { useLoad } from '../components/use-load';
 import { formatTime } from '../lib/format';
 import { href } from '../lib/route-match';
@@ -17,7 +18,8 @@ import type { PageProps } from './page-props';
 
 /**
  * `#/orgs/:org/services/:id` edits a service (`new` creates one): the provider's own fields,
- * secrets write-only, a Test button, and the events URL to give the provider.
+ * secrets write-only, a Test button, and the events URL to give the provider. The save is a
+ * PUT, which also replaces: creating first checks that the id is free.
  */
 export function ServiceEdit(props: PageProps) {
   const org = props.params.org as string;
@@ -30,6 +32,7 @@ export function ServiceEdit(props: PageProps) {
   const [failure, setFailure] = useState<unknown>();
   const [saved, setSaved] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const [taken, setTaken] = useState<TakenId | undefined>();
   const filled = useRef(false);
   useEffect(() => {
     if (loaded.data === undefined || filled.current) return;
@@ -43,11 +46,16 @@ export function ServiceEdit(props: PageProps) {
     e.preventDefault();
     setSaved(undefined);
     setFailure(undefined);
+    setTaken(undefined);
     const local = serviceFormProblems(form, creating);
     setErrors(local);
     if (Object.keys(local).length > 0) return;
     setBusy(true);
     try {
+      if (creating && await idTaken(() => servicesApi.get(org, form.id))) {
+        setTaken({ what: 'A service', href: href('orgs', org, 'services', form.id) });
+        return;
+      }
       const service = await servicesApi.create(org, creating ? form.id : id, serviceBody(form));
       if (creating) {
         navigate(href('orgs', org, 'services', service.id));
@@ -101,7 +109,10 @@ export function ServiceEdit(props: PageProps) {
       <form onSubmit={submit} aria-label={creating ? 'New service' : `Service ${id}`} noValidate>
         <Section title="Provider">
           <div class="form-row">
-            {creating && <Field label="Id (required)" value={form.id} onValue={(v) => setForm((f) => ({ ...f, id: v }))} error={errors.id} autoComplete="off" hint="Templates name the service by it." />}
+            {creating && (
+              <IdField label="Id (required)" value={form.id} error={errors.id} taken={taken} hint="Templates name the service by it."
+                onValue={(v) => { setTaken(undefined); setForm((f) => ({ ...f, id: v })); }} />
+            )}
             <Select label="Provider" value={form.provider} options={PROVIDERS.map((p) => [p, p] as const)} error={errors.provider}
               onValue={(v) => setForm((f) => ({ ...f, provider: v as Provider }))} />
           </div>

@@ -12,7 +12,8 @@ function waitText(seconds: number): string {
 
 /**
  * The admin token is typed once and exchanged for an HttpOnly session cookie: the page keeps
- * neither the token nor the cookie (only the CSRF token, in memory).
+ * neither the token nor the cookie (only the CSRF token, in memory). autocomplete="off": the
+ * token is a server secret, not a password for the browser to offer to save and fill.
  */
 export function SignIn(props: { onSignedIn: (s: Session) => void; expired?: boolean }) {
   const [token, setToken] = useState('');
@@ -44,7 +45,7 @@ export function SignIn(props: { onSignedIn: (s: Session) => void; expired?: bool
         <h1 id="sign-in-title">mailroom</h1>
         <p>Sign in with the admin token (<code>MAILROOM_ADMIN_TOKEN</code>).</p>
         {props.expired === true && <Notice kind="info">Your session ended. Sign in again.</Notice>}
-        <Field label="Admin token" type="password" autoComplete="current-password" value={token} onValue={setToken} error={error} required />
+        <Field label="Admin token" type="password" autoComplete="off" value={token} onValue={setToken} error={error} required />
         <button class="btn btn-primary" type="submit" disabled={busy || token === ''}>{busy ? 'Signing in…' : 'Sign in'}</button>
       </form>
     </main>

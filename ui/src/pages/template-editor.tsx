@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
+import { idTaken, type TakenId } from '../components/id-field';
 import { templatesApi, type TemplateResource, type TemplateWrite } from '../api/templates';
 import { ParamsSchema } from '../components/params-schema';
 import { TemplateFields } from '../components/template-fields';
@@ -26,7 +27,8 @@ const carriedSamples = new Map<string, SampleValues>();
  * The template editor (`#/orgs/:org/templates/:id`, `new` to create): the template's fields and
  * parameter schema on the left, the live preview, "Send test" and the version history beside
  * them. Saving creates with PUT or changes the edited fields with PATCH; the server's 400/422
- * issues are shown under the fields they name.
+ * issues are shown under the fields they name. PUT also replaces, so creating first checks that
+ * the id is free.
  */
 export function TemplateEditor(props: PageProps) {
   const org = props.params.org ?? '';
@@ -88,6 +90,7 @@ function Editor(props: {
   const [notice, setNotice] = useState<string | undefined>();
   const [attempted, setAttempted] = useState(false);
   const [saving, setSaving] = useState(false);
+  const [taken, setTaken] = useState<TakenId | undefined>();
   const [rawSamples, setRawSamples] = useState<SampleValues>(() => {
     const carried = carriedSamples.get(`${org}/${draft.id}`) ?? {};
     carriedSamples.clear();
@@ -106,6 +109,7 @@ function Editor(props: {
 
   const change = (patch: Partial<TemplateDraft>) => {
     setNotice(undefined);
+    if ('id' in patch) setTaken(undefined);
     setServerIssues((current) => {
       const next = { ...current };
       for (const key of Object.keys(next)) {
@@ -131,6 +135,11 @@ function Editor(props: {
     }
     setSaving(true);
     try {
+      if (isNew && await idTaken(() => templatesApi.get(org, draft.id))) {
+        setTaken({ what: 'A template', href: href('orgs', org, 'templates', draft.id) });
+        setSaveError(new Error('Nothing was saved: the id is taken.'));
+        return;
+      }
       const saved = isNew ? await templatesApi.create(org, draft.id, write) : await templatesApi.update(org, draft.id, body);
       setServerIssues({});
       if (isNew) {
@@ -162,7 +171,7 @@ function Editor(props: {
       <ErrorNotice error={saveError} />
       <div class="template-editor">
         <form id="template-form" class="template-form" aria-label="Template" onSubmit={(e) => { e.preventDefault(); void save(); }}>
-          <TemplateFields draft={draft} isNew={isNew} services={props.services} issues={issues} onChange={change} />
+          <TemplateFields draft={draft} isNew={isNew} services={props.services} issues={issues} taken={taken} onChange={change} />
           <ParamsSchema rows={draft.params} issues={issues} onRows={(rows: ParamRow[]) => change({ params: rows })} />
         </form>
         <div class="template-side">
