@@ -73,6 +73,37 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
     await expectNoSeriousA11yViolations(page);
   });
 
+  it('refuses to create an organization over an existing one, or one with the id "new"', async () => {
+    const before = await ui.admin('GET', `/organizations/${org}`);
+    await go('#/orgs/new');
+    await page.getByRole('heading', { name: 'New organization' }).waitFor();
+    const id = page.getByLabel('Id', { exact: true });
+    await id.fill(org);
+    await page.getByLabel('Name').fill('Not Globex');
+    await page.getByLabel('Starting credits').fill('7');
+    await page.getByRole('button', { name: 'Create organization' }).click();
+    await page.getByText('An organization with this id already exists').waitFor();
+    expect(await id.getAttribute('aria-invalid')).toBe('true');
+    await shot(page, 'org-create-id-taken');
+    await expectNoSeriousA11yViolations(page);
+    // Nothing was written: the existing organization is as it was.
+    const after = await ui.admin('GET', `/organizations/${org}`);
+    expect(after.body).toEqual(before.body);
+    expect(after.body).toMatchObject({ name: 'Globex Corporation', credits: 1005, plan: 'pro' });
+
+    // `new` is the create page's own address: refused before asking the server.
+    await id.fill('new');
+    await page.getByRole('button', { name: 'Create organization' }).click();
+    await page.getByText('"new" is reserved').waitFor();
+    expect((await ui.admin('GET', '/organizations/new')).status).toBe(404);
+
+    // The link opens the existing organization.
+    await id.fill(org);
+    await page.getByRole('button', { name: 'Create organization' }).click();
+    await page.getByRole('link', { name: 'open it' }).click();
+    await page.getByRole('heading', { name: `Settings of ${org}` }).waitFor();
+  });
+
   it('creates an SMTP service pointed at the sink and tests it', async () => {
     await go(`#/orgs/${org}/services`);
     await page.getByRole('link', { name: 'New service' }).click();
@@ -102,6 +133,14 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
     await page.getByRole('button', { name: 'Save service' }).click();
     await page.getByText('Saved (version 2)').waitFor();
     expect((await ui.admin('GET', `/organizations/${org}/services/sink`)).body).toMatchObject({ from_name: 'Globex', smtp: { pass: '' } });
+
+    // A second "sink" is refused: the form does not replace the existing service.
+    await go(`#/orgs/${org}/services/new`);
+    await page.getByLabel('Id (required)').fill('sink');
+    await page.getByRole('combobox', { name: 'Provider', exact: true }).selectOption('outbox');
+    await page.getByRole('button', { name: 'Create service' }).click();
+    await page.getByText('A service with this id already exists').waitFor();
+    expect((await ui.admin('GET', `/organizations/${org}/services/sink`)).body).toMatchObject({ provider: 'smtp', version: 2, from_name: 'Globex' });
 
     await go(`#/orgs/${org}/services`);
     await page.getByRole('table', { name: 'Services' }).getByRole('link', { name: 'sink' }).waitFor();

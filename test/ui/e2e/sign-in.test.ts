@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   chromiumAvailable, closeUi, expectNoSeriousA11yViolations, openUi, shot, signIn, signOut, startUiServer, submitToken, type UiServer,
@@ -25,6 +25,8 @@ describe.skipIf(!chromiumAvailable('the operator UI sign-in flow'))('operator UI
 
   it('a wrong token is refused with a clear message', async () => {
     await page.getByLabel('Admin token').waitFor();
+    // The token is a server secret: the browser is not invited to save it as a password.
+    expect(await page.getByLabel('Admin token').getAttribute('autocomplete')).toBe('off');
     await shot(page, 'sign-in');
     await expectNoSeriousA11yViolations(page);
 
@@ -58,6 +60,22 @@ describe.skipIf(!chromiumAvailable('the operator UI sign-in flow'))('operator UI
     await page.reload();
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
     await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor();
+  });
+
+  it('a sign-out the server does not confirm leaves the operator signed in, and says so', async () => {
+    const failDelete = (route: Route) => (route.request().method() === 'DELETE'
+      ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'unavailable', message: 'Try again later.' } }) })
+      : route.fallback());
+    await page.route('**/admin/v1/session', failDelete);
+    try {
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByText('Sign-out failed, so you are still signed in (unavailable: Try again later.)').waitFor();
+      await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor();
+      expect(await page.context().cookies()).toHaveLength(1);
+      await shot(page, 'sign-out-failed');
+    } finally {
+      await page.unroute('**/admin/v1/session', failDelete);
+    }
   });
 
   it('signs out back to the form, and the old cookie is dead on the server', async () => {

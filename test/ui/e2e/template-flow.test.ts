@@ -171,4 +171,27 @@ describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI
     expect(await inner?.title()).not.toBe('pwned');
     await shot(page, 'template-script-sandboxed');
   }, 60_000);
+
+  it('refuses to create a template over an existing one, or one with the id "new"', async () => {
+    const before = await ui.admin('GET', '/organizations/acme/templates/pwn');
+    expect(before.status).toBe(200);
+    await page.goto(`${ui.baseUrl}/ui/#/orgs/acme/templates/new`);
+    await page.getByRole('heading', { name: 'New template' }).waitFor();
+    await page.getByLabel('Template id').fill('pwn');
+    await page.getByLabel('Subject').fill('Replaced');
+    await page.getByLabel('To', { exact: true }).fill('ops@example.com');
+    await page.getByRole('button', { name: 'Create template' }).click();
+    await page.getByText('A template with this id already exists').waitFor();
+    expect(await page.getByRole('link', { name: 'open it' }).getAttribute('href')).toBe('#/orgs/acme/templates/pwn');
+    await shot(page, 'template-create-id-taken');
+    await expectNoSeriousA11yViolations(page);
+    const after = await ui.admin('GET', '/organizations/acme/templates/pwn');
+    expect(after.body).toEqual(before.body);
+
+    await page.getByLabel('Template id').fill('new');
+    await page.getByText('"new" is reserved').waitFor();
+    await page.getByRole('button', { name: 'Create template' }).click();
+    await page.getByText('Fix the fields marked in red first.').waitFor();
+    expect((await ui.admin('GET', '/organizations/acme/templates/new')).status).toBe(404);
+  }, 60_000);
 });
