@@ -76,5 +76,5 @@ function SignedIn(props: { onSignOut: () => Promise<void>; signOutError: unknown
 function SignOutFailed(props: { error: unknown }) {
   const e = props.error;
   const why = e instanceof ApiFailure ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e);
-  return <Notice kind="error">Sign-out failed, so you are still signed in ({why}). Try again.</Notice>;
+  return <Notice kind="error">Sign-out failed, so you are still signed in. Try again. The server said: {why}</Notice>;
 }

@@ -69,7 +69,7 @@ describe.skipIf(!chromiumAvailable('the operator UI sign-in flow'))('operator UI
     await page.route('**/admin/v1/session', failDelete);
     try {
       await page.getByRole('button', { name: 'Sign out' }).click();
-      await page.getByText('Sign-out failed, so you are still signed in (unavailable: Try again later.)').waitFor();
+      await page.getByText('Sign-out failed, so you are still signed in. Try again. The server said: unavailable: Try again later.').waitFor();
       await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor();
       expect(await page.context().cookies()).toHaveLength(1);
       await shot(page, 'sign-out-failed');
