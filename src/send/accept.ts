@@ -12,14 +12,13 @@ import type { Metrics } from '../observability/metrics.js';
 import { ApiError } from '../errors/api-error.js';
 import { analyseTemplate, checkLockedContent, checkTemplateLock, isLockedSend, type TemplateShape } from '../protection/dynamic-lock.js';
 import type { Protection } from '../protection/index.js';
-import { checkLinks } from '../protection/links.js';
 import type { RecipientCharge } from '../protection/rate-limits.js';
 import type { StoredResponse } from '../storage/idempotency.js';
 import type { Store } from '../storage/store.js';
 import { templateKey, type ParamsValidator } from '../templates/params.js';
 import { allRecipients, type compileTemplate, type RenderedEmail } from '../templates/render.js';
 import { IdempotencyGuard, type IdempotencyRequest } from './idempotency.js';
-import { checkParams, findTemplate, renderForService, resolveService } from './render-step.js';
+import { checkNotFrozen, checkParams, checkRenderedLinks, findTemplate, renderForService, resolveService } from './render-step.js';
 import type { SendAccepted, SendInput } from './request.js';
 
 /** Spec, Limits: 256 kB of JSON template parameters per message. */
@@ -151,9 +150,7 @@ async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
 
   // Step 4.
   const stored = await findTemplate(deps.store, org.id, input.template_id);
-  if (stored.frozen) {
-    throw new ApiError('plan_limit_reached', { message: 'This template is frozen after a plan downgrade.', details: { reason: 'template_frozen' } });
-  }
+  checkNotFrozen(stored);
   // A send test names one address instead of the template's recipients: that template is no
   // stored version, so no cache may hold what is compiled from it.
   const template = ctx.testRecipient === undefined ? stored : { ...stored, to: ctx.testRecipient, cc: '', bcc: '' };
@@ -180,7 +177,7 @@ async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
   if (locked) checkLockedContent(params, template.params, shape);
   const email = renderForService(deps, template, cacheKey, service, params);
   await checkLists(deps.store, org, email, params);
-  if (locked || template.enforce_link_allowlist) checkLinks(email, org.security.link_domains);
+  checkRenderedLinks(org, template, email, locked);
   const charge = locked ? await limits.countRecipients(org, allRecipients(email)) : undefined;
   // Last, because it stores bytes: every cheaper check has passed by now.
   const attachments = await storeAttachments({ store: deps.store, blobs: deps.blobs, now: deps.clock.now() }, org, template, input.attachments)

@@ -1,15 +1,20 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Organization, Template } from '../domain/types.js';
+import type { Lru } from '../domain/lru.js';
 import type { ErrorCode } from '../errors/catalog.js';
+import { analyseTemplate, checkTemplateLock, type TemplateShape } from '../protection/dynamic-lock.js';
 import { templateKey } from '../templates/params.js';
-import type { Address } from '../templates/recipients.js';
-import { checkParams, renderForService, resolveService, type CacheKey, type RenderCaches } from './render-step.js';
+import { renderedView, RenderedView } from '../templates/rendered-view.js';
+import {
+  checkNotFrozen, checkParams, checkRenderedLinks, FROZEN_MESSAGE, renderForService, resolveService, type CacheKey, type RenderCaches,
+} from './render-step.js';
 import type { Store } from '../storage/store.js';
 
 /**
  * A send rendered and not sent (issue 15: the editor's live preview, and POST /v1/templates/{id}/render):
- * the send path's own parameter check and renderer (src/send/render-step.ts), and nothing after
- * them — no key or rate limits, no CAPTCHA, no block or suppression list, no credit, nothing stored.
+ * the send path's own frozen refusal, parameter check, renderer and link check (src/send/render-step.ts),
+ * and nothing else — no key or rate limits, no CAPTCHA, no block or suppression list (they depend on who
+ * sends, to whom, when: not on the template), no credit, nothing stored.
  */
 
 export const RenderBody = Type.Object({
@@ -17,30 +22,35 @@ export const RenderBody = Type.Object({
   service_id: Type.Optional(Type.String({ maxLength: 64, description: 'As in a send: left out, the template\'s service, else the default' })),
 });
 
-const Addresses = Type.Array(Type.String(), { description: 'Each as `address` or `"Name" <address>`' });
-
-export const RenderedTemplate = Type.Object({
-  subject: Type.String(),
-  html: Type.Union([Type.String(), Type.Null()], { description: 'null when the template has no HTML body' }),
-  text: Type.Union([Type.String(), Type.Null()], { description: 'null when the template has no text body' }),
-  from: Type.String(),
-  reply_to: Addresses,
-  to: Addresses,
-  cc: Addresses,
-  bcc: Addresses,
-  service_id: Type.String({ description: 'The service a send would go through' }),
-  template_version: Type.Union([Type.Integer(), Type.Null()], { description: 'The stored version rendered; null for a draft' }),
-});
+export const RenderedTemplate = Type.Composite([
+  RenderedView,
+  Type.Object({
+    service_id: Type.String({ description: 'The service a send would go through' }),
+    template_version: Type.Union([Type.Integer(), Type.Null()], { description: 'The stored version rendered; null for a draft' }),
+  }),
+]);
 export type RenderedTemplate = Static<typeof RenderedTemplate>;
+
+/** Something a send of this template would meet that a preview renders anyway (the admin editor's). */
+export const RenderWarning = Type.Object({
+  code: Type.Union([Type.Literal('template_frozen')], {
+    description: '`template_frozen`: a send of this template is refused (403 `plan_limit_reached`, `details.reason` `template_frozen`)',
+  }),
+  message: Type.String(),
+});
+export type RenderWarning = Static<typeof RenderWarning>;
 
 /** What a render can answer besides 200, as a send would (the route adds its own key or body errors). */
 export const RENDER_ERRORS: readonly ErrorCode[] = [
   'invalid_body', 'payload_too_large', 'template_not_found', 'service_not_found', 'invalid_template_params',
-  'template_render_failed', 'invalid_recipient', 'service_unavailable_for_template',
+  'template_render_failed', 'invalid_recipient', 'service_unavailable_for_template', 'dynamic_recipient_not_allowed',
+  'link_not_allowed',
 ];
 
 export interface PreviewDeps extends RenderCaches {
   store: Store;
+  /** The send path's (SendDeps.shapes): what the dynamic-recipient lock knows of each stored version. */
+  shapes: Lru<TemplateShape>;
 }
 
 export interface PreviewRequest {
@@ -50,33 +60,41 @@ export interface PreviewRequest {
   stored: boolean;
   params: Record<string, unknown>;
   serviceId: string | undefined;
+  /**
+   * A frozen template: `refuse` as a send does (the /v1 render, what a client would send), or
+   * `warn`: render it with a `template_frozen` warning (the admin editor, where the operator
+   * must still see and fix the template a plan downgrade froze).
+   */
+  frozen: 'refuse' | 'warn';
 }
 
-/** JSON parameters, as /v1/send takes them. */
-export async function previewSend(deps: PreviewDeps, req: PreviewRequest): Promise<RenderedTemplate> {
-  const { template } = req;
+export interface Preview {
+  rendered: RenderedTemplate;
+  warnings: RenderWarning[];
+}
+
+/**
+ * JSON parameters, as /v1/send takes them; refused where a send of a private key is refused
+ * from the template lookup to the rendered links (step 4 and 5 of accept.ts, in its order).
+ */
+export async function previewSend(deps: PreviewDeps, req: PreviewRequest): Promise<Preview> {
+  const { org, template } = req;
+  if (req.frozen === 'refuse') checkNotFrozen(template);
   // A stored version shares the send path's cache key, so a preview warms the cache a send uses.
   const key: CacheKey = req.stored ? templateKey(template) : undefined;
-  const service = await resolveService(deps.store, req.org, template, req.serviceId);
+  const service = await resolveService(deps.store, org, template, req.serviceId);
+  // A private-key send's part of the dynamic-recipient lock: a recipient built from parameters
+  // needs allow_dynamic_recipients (neither render takes a public key, so no send it previews is locked).
+  const shape = key === undefined ? analyseTemplate(template) : deps.shapes.getOrCreate(key, () => analyseTemplate(template));
+  checkTemplateLock(template, shape, 'private');
   checkParams(deps, template, key, req.params, 'json');
   const email = renderForService(deps, template, key, service, req.params);
+  checkRenderedLinks(org, template, email, false);
+  const warnings: RenderWarning[] = template.frozen
+    ? [{ code: 'template_frozen', message: `${FROZEN_MESSAGE} A send of it is refused (403 plan_limit_reached).` }]
+    : [];
   return {
-    subject: email.subject,
-    html: email.html === '' ? null : email.html,
-    text: email.text === '' ? null : email.text,
-    from: formatAddress(email.from),
-    reply_to: email.reply_to.map(formatAddress),
-    to: email.to.map(formatAddress),
-    cc: email.cc.map(formatAddress),
-    bcc: email.bcc.map(formatAddress),
-    service_id: service.id,
-    template_version: req.stored ? template.version : null,
+    rendered: { ...renderedView(email), service_id: service.id, template_version: req.stored ? template.version : null },
+    warnings,
   };
-}
-
-/** A display name is quoted when it holds a character that would end it in an address list. */
-export function formatAddress(a: Address): string {
-  if (a.name === '') return a.address;
-  const name = /[",;<>@()\\]/.test(a.name) ? `"${a.name.replace(/["\\]/g, '\\$&')}"` : a.name;
-  return `${name} <${a.address}>`;
 }

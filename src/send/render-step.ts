@@ -1,14 +1,16 @@
 import type { Lru } from '../domain/lru.js';
 import type { Organization, Service, Template } from '../domain/types.js';
 import { ApiError } from '../errors/api-error.js';
+import { checkLinks } from '../protection/links.js';
 import type { Store } from '../storage/store.js';
 import { compileParamsValidator, type ParamsSource, type ParamsValidator } from '../templates/params.js';
 import { compileTemplate, renderEmail, type RenderedEmail } from '../templates/render.js';
 
 /**
- * Step 4's lookups and step 5's parameter check and rendering, shared by a send (src/send/accept.ts)
- * and a render without sending (src/send/preview.ts), so a preview is rendered exactly as the send
- * would be: the same validator, the same renderer, the same recipient parsing and sender defaults.
+ * Step 4's lookups and step 5's parameter check, rendering and link check, shared by a send
+ * (src/send/accept.ts) and a render without sending (src/send/preview.ts), so a preview is
+ * rendered and refused exactly as the send would be: the same validator, the same renderer, the
+ * same recipient parsing and sender defaults, the same frozen and link refusals.
  */
 
 /** The compiled code of each template version, kept by the send path (createSendDeps). */
@@ -33,6 +35,13 @@ export async function findTemplate(store: Store, orgId: string, id: string): Pro
   return template;
 }
 
+export const FROZEN_MESSAGE = 'This template is frozen after a plan downgrade.';
+
+/** Step 4: a template frozen after a plan downgrade sends nothing until it is unfrozen (403). */
+export function checkNotFrozen(template: Template): void {
+  if (template.frozen) throw new ApiError('plan_limit_reached', { message: FROZEN_MESSAGE, details: { reason: 'template_frozen' } });
+}
+
 /** Step 5, first half: 422 `invalid_template_params` with one issue per failing parameter. */
 export function checkParams(
   caches: RenderCaches, template: Template, key: CacheKey, params: Record<string, unknown>, source: ParamsSource,
@@ -49,6 +58,15 @@ export function renderForService(caches: RenderCaches, template: Template, key: 
     from_email: stringSetting(service.settings.from_email),
     from_name: stringSetting(service.settings.from_name),
   });
+}
+
+/**
+ * Step 5, after rendering: 403 `link_not_allowed` (checkLinks) when the email links outside the
+ * organization's link domains, for a template with `enforce_link_allowlist` and for every locked
+ * send (a public key and a dynamic recipient: Authentication rule 10).
+ */
+export function checkRenderedLinks(org: Organization, template: Template, email: RenderedEmail, locked: boolean): void {
+  if (locked || template.enforce_link_allowlist) checkLinks(email, org.security.link_domains);
 }
 
 function stringSetting(v: unknown): string | undefined {

@@ -56,6 +56,7 @@ describe.each(DIALECTS)('template render on %s', (dialect) => {
       bcc: [],
       service_id: 'outbox',
       template_version: 1,
+      warnings: [],
     });
     // HTML escapes parameters, as a send's HTML does.
     const escaped = await admin(t, 'POST', RENDER, { template_params: { ...PARAMS, message: '<b>hi</b>' }, service_id: 'second' });
@@ -72,8 +73,11 @@ describe.each(DIALECTS)('template render on %s', (dialect) => {
     expect(rendered.details).toEqual(sent.details);
     expect(rendered.details?.issues?.map((i) => i.param)).toEqual(['name', 'email', 'message', 'extra']);
     // A rendered recipient that is no address: the send's 422 too.
-    const draft = await admin(t, 'POST', RENDER, { template_params: PARAMS, template: { to: '{{name}}' } });
+    const draft = await admin(t, 'POST', RENDER, { template_params: PARAMS, template: { to: '{{name}}', allow_dynamic_recipients: true } });
     expectError(draft, 422, 'invalid_recipient');
+    // A recipient from parameters on a template that does not allow it: a private-key send's 403.
+    const dynamic = await admin(t, 'POST', RENDER, { template_params: PARAMS, template: { to: '{{email}}' } });
+    expectError(dynamic, 403, 'dynamic_recipient_not_allowed');
     expectError(await admin(t, 'POST', RENDER, { template_params: PARAMS, service_id: 'nope' }), 404, 'service_not_found');
   });
 
@@ -106,7 +110,7 @@ describe.each(DIALECTS)('template render on %s', (dialect) => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json<Rendered>()).toEqual({
       subject: 'Hi Bo', html: null, text: 'Yo Bo', from: 'Acme Mail <me@acme.test>', reply_to: [], to: ['x@acme.test'], cc: [], bcc: [],
-      service_id: 'outbox', template_version: null,
+      service_id: 'outbox', template_version: null, warnings: [],
     });
     expect((await admin(t, 'GET', '/organizations/acme/templates/fresh')).statusCode).toBe(404);
     expectError(await admin(t, 'POST', '/organizations/nope/templates/contact/render', {}), 404, 'not_found');
@@ -140,6 +144,53 @@ describe.each(DIALECTS)('template render on %s', (dialect) => {
     expect(await creditsOf(t)).toBe(credits);
   });
 
+  it.skipIf(skip)('both: links outside the link domains are refused with the body a send gets', async () => {
+    await seedOrg(t.store, {
+      security: { allowed_origins: ['example.com'], link_domains: ['acme.test'] },
+      templates: [
+        { ...CONTACT_TEMPLATE, enforce_link_allowlist: true, html: '<p>{{message}} <a href="https://evil.test/x?u={{email}}">x</a> <img src="https://cdn.acme.test/a.png"></p>' },
+        { ...CONTACT_TEMPLATE, id: 'open', html: '<a href="https://evil.test/">{{message}}</a>' },
+      ],
+    });
+    const sent = await send(t, { template_id: 'contact', template_params: PARAMS }, bearer());
+    const sentError = expectError(sent, 403, 'link_not_allowed');
+    expect(sentError.details).toEqual({ hosts: ['evil.test'] });
+    for (const res of [await admin(t, 'POST', RENDER, { template_params: PARAMS }), await renderV1(t, 'contact', { template_params: PARAMS })]) {
+      expect(res.json()).toEqual(sent.json());
+      expect(res.statusCode).toBe(403);
+    }
+    // The links as drafted are checked: a draft that fixes them renders, one that turns enforcement on is refused.
+    const fixed = await admin(t, 'POST', RENDER, { template_params: PARAMS, template: { html: '<a href="https://www.acme.test/">{{message}}</a>' } });
+    expect(fixed.statusCode, fixed.body).toBe(200);
+    const open = '/organizations/acme/templates/open/render';
+    expect((await admin(t, 'POST', open, { template_params: PARAMS })).statusCode).toBe(200);
+    expect((await renderV1(t, 'open', { template_params: PARAMS })).statusCode).toBe(200);
+    const enforced = await admin(t, 'POST', open, { template_params: PARAMS, template: { enforce_link_allowlist: true } });
+    expect(expectError(enforced, 403, 'link_not_allowed').details).toEqual({ hosts: ['evil.test'] });
+  });
+
+  it.skipIf(skip)('frozen: /v1 refuses as a send does; the admin editor renders with a template_frozen warning', async () => {
+    await seedOrg(t.store, { templates: [{ ...CONTACT_TEMPLATE, frozen: true }] });
+    const sent = await send(t, { template_id: 'contact', template_params: PARAMS }, bearer());
+    expect(expectError(sent, 403, 'plan_limit_reached').details).toEqual({ reason: 'template_frozen' });
+    const v1 = await renderV1(t, 'contact', { template_params: PARAMS });
+    expect(v1.statusCode).toBe(403);
+    expect(v1.json()).toEqual(sent.json());
+    // Refused before the parameters are looked at, as a send is.
+    expect((await renderV1(t, 'contact', { template_params: {} })).json()).toEqual(sent.json());
+
+    const res = await admin(t, 'POST', RENDER, { template_params: PARAMS });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json<Rendered & { warnings: Array<{ code: string; message: string }> }>();
+    expect(body).toMatchObject({ subject: 'Message from Ada', template_version: 1 });
+    expect(body.warnings).toEqual([{ code: 'template_frozen', message: expect.stringContaining('plan_limit_reached') as string }]);
+    // Still the send's checks otherwise, and a draft that unfreezes it has no warning.
+    expectError(await admin(t, 'POST', RENDER, { template_params: {} }), 422, 'invalid_template_params');
+    const unfrozen = await admin(t, 'POST', RENDER, { template_params: PARAMS, template: { frozen: false } });
+    expect(unfrozen.json<{ warnings: unknown[] }>().warnings).toEqual([]);
+    expect(await totalMessageCount(t)).toBe(0);
+  });
+
   it.skipIf(skip)('both routes are in the OpenAPI document', async () => {
     type Operation = { tags: string[]; security: unknown; requestBody?: unknown; responses: Record<string, unknown> };
     const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{ paths: Record<string, Record<string, Operation>> }>();
@@ -148,6 +199,9 @@ describe.each(DIALECTS)('template render on %s', (dialect) => {
     expect(v1?.security).toEqual([{ privateKey: [] }]);
     expect(v1?.requestBody).toBeDefined();
     expect(Object.keys(v1?.responses ?? {})).toEqual(expect.arrayContaining(['200', '403', '404', '422']));
-    expect(doc.paths['/admin/v1/organizations/{org}/templates/{id}/render']?.post?.tags).toEqual(['admin']);
+    const adminOp = doc.paths['/admin/v1/organizations/{org}/templates/{id}/render']?.post;
+    expect(adminOp?.tags).toEqual(['admin']);
+    expect(JSON.stringify(adminOp?.responses['200'])).toContain('template_frozen');
+    expect(Object.keys(adminOp?.responses ?? {})).toEqual(expect.arrayContaining(['200', '403', '422']));
   });
 });

@@ -1,6 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { readStoredContent } from '../../delivery/stored.js';
-import { formatAddress } from '../../send/preview.js';
 import { isPlausibleMessageId } from '../../domain/ids.js';
 import { pastRetention } from '../../domain/retention.js';
 import { ApiError } from '../../errors/api-error.js';
@@ -9,6 +8,7 @@ import { HistoryPage, historyPage, HistoryQuery, tidyBoundErrors } from '../../h
 import { Message, messageBody } from '../../http/routes/messages.js';
 import { responses } from '../../http/schemas.js';
 import type { Store } from '../../storage/store.js';
+import { renderedView, RenderedView } from '../../templates/rendered-view.js';
 import { ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, LookupId, OrgParams, requireOrganization } from './common.js';
 
 /**
@@ -17,36 +17,19 @@ import { ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, LookupId, OrgParams, requireO
  * as a private key sees it (messages.ts), plus the rendered content as stored for sending.
  */
 
-const Content = Type.Object({
-  subject: Type.String(),
-  html: Type.Union([Type.String(), Type.Null()], { description: 'Null when the template has no HTML part' }),
-  text: Type.Union([Type.String(), Type.Null()], { description: 'Null when the template has no text part' }),
-  from: Type.String({ description: 'As the render endpoint writes addresses: `a@x.org` or `Name <a@x.org>`' }),
-  reply_to: Type.Array(Type.String()),
-  to: Type.Array(Type.String()),
-  cc: Type.Array(Type.String()),
-  bcc: Type.Array(Type.String()),
-}, { description: 'The rendered email as stored for sending; null when it is no longer stored or cannot be read' });
+const Content = Type.Composite([RenderedView], {
+  description: 'The rendered email as stored for sending, written as the render endpoints write it; null when it is no longer stored or cannot be read',
+});
 
 const MessageDetail = Type.Composite([Message, Type.Object({ content: Type.Union([Content, Type.Null()]) })]);
 
 /** The stored rendered email, as addresses in their header form; null when missing or unreadable. */
-async function storedContent(store: Store, messageId: string): Promise<Static<typeof Content> | null> {
+async function storedContent(store: Store, messageId: string): Promise<RenderedView | null> {
   const row = await store.messages.content(messageId);
   if (row === undefined) return null;
   const stored = readStoredContent(row.content, row.attachments);
   if (!stored.ok) return null;
-  const e = stored.email;
-  return {
-    subject: e.subject,
-    html: e.html === '' ? null : e.html,
-    text: e.text === '' ? null : e.text,
-    from: formatAddress(e.from),
-    reply_to: e.reply_to.map(formatAddress),
-    to: e.to.map(formatAddress),
-    cc: e.cc.map(formatAddress),
-    bcc: e.bcc.map(formatAddress),
-  };
+  return renderedView(stored.email);
 }
 
 export function registerMessageHistoryRoutes(app: App, { store, clock, config }: AppServices): void {

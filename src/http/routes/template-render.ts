@@ -20,11 +20,14 @@ export function registerTemplateRender(app: App, deps: SendDeps): void {
       tags: ['templates'],
       summary: 'Render a template with parameters, without sending',
       description: 'Validates `template_params` and renders subject, bodies and recipients exactly as POST /v1/send would, '
-        + 'with the service\'s sender defaults, and answers the same 422 errors. Nothing is sent or stored and no credit is used.',
+        + 'with the service\'s sender defaults, and answers the same 422 errors, and the same 403s a send would get once '
+        + 'the template is found: `plan_limit_reached` (`details.reason` `template_frozen`) for a frozen template, '
+        + '`dynamic_recipient_not_allowed`, and `link_not_allowed` (with `enforce_link_allowlist`, `details.hosts`). '
+        + 'Nothing is sent or stored and no credit is used.',
       security: [{ privateKey: [] }],
       params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
       body: Type.Composite([RenderBody], { additionalProperties: false }),
-      response: responses({ 200: RenderedTemplate }, [...KEY_ERRORS, 'bad_request', ...RENDER_ERRORS, 'rate_limited']),
+      response: responses({ 200: RenderedTemplate }, [...KEY_ERRORS, 'bad_request', ...RENDER_ERRORS, 'plan_limit_reached', 'rate_limited']),
     },
   }, async (request) => {
     const body = request.body;
@@ -35,8 +38,9 @@ export function registerTemplateRender(app: App, deps: SendDeps): void {
     const id = request.params.id;
     const template = /\p{Cc}/u.test(id) ? undefined : await deps.store.catalog.template(caller.org.id, id);
     if (template === undefined) throw new ApiError('template_not_found', { message: `Template "${id.replace(/\p{Cc}/gu, '?')}" does not exist.` });
-    return previewSend(deps, {
-      org: caller.org, template, stored: true, params: (body.template_params ?? {}) as Record<string, unknown>, serviceId: body.service_id,
+    const { rendered } = await previewSend(deps, {
+      org: caller.org, template, stored: true, params: (body.template_params ?? {}) as Record<string, unknown>, serviceId: body.service_id, frozen: 'refuse',
     });
+    return rendered;
   });
 }
