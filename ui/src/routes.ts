@@ -1,4 +1,5 @@
 import type { FunctionComponent } from 'preact';
+import { lazyPage } from './components/lazy-page';
 import { Keys } from './pages/keys';
 import { MessageDetail } from './pages/message-detail';
 import { Messages } from './pages/messages';
@@ -9,10 +10,12 @@ import type { PageProps } from './pages/page-props';
 import { ServiceEdit } from './pages/service-edit';
 import { Services } from './pages/services';
 import { Suppressions } from './pages/suppressions';
-import { TemplateEditor } from './pages/template-editor';
 import { Templates } from './pages/templates';
 import { WebhookDetail } from './pages/webhook-detail';
 import { Webhooks } from './pages/webhooks';
+
+// CodeMirror comes with the template editor: in its own chunk, fetched when the editor opens.
+const TemplateEditor = lazyPage<PageProps>(() => import('./pages/template-editor').then((m) => m.TemplateEditor));
 
 /**
  * Every screen and its hash route, most specific first. `:org` is an organization id; `new`

@@ -1,6 +1,6 @@
 /**
  * A CodeMirror 6 editor as a controlled input: `value` in, `onValue` out. HTML gets syntax
- * highlighting; text is plain with wrapped lines. The editable content carries the label
+ * highlighting; both get Handlebars expressions marked, with wrapped lines. The editable content carries the label
  * (aria-labelledby), and Tab is left to move focus (CodeMirror's default without
  * indentWithTab), so the editor never traps keyboard users. CodeMirror's styles go in through
  * adoptedStyleSheets, which the UI's CSP allows.
@@ -8,7 +8,7 @@
 import { html } from '@codemirror/lang-html';
 import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { Compartment, EditorState } from '@codemirror/state';
-import { EditorView } from '@codemirror/view';
+import { Decoration, EditorView, MatchDecorator, ViewPlugin, type DecorationSet, type ViewUpdate } from '@codemirror/view';
 import { tags } from '@lezer/highlight';
 import { basicSetup } from 'codemirror';
 import { useEffect, useRef } from 'preact/hooks';
@@ -28,6 +28,29 @@ const READABLE = HighlightStyle.define([
   { tag: [tags.propertyName, tags.variableName, tags.definition(tags.variableName)], color: '#0a3069' },
   { tag: tags.invalid, color: '#a40e26', textDecoration: 'underline' },
 ]);
+
+/**
+ * Handlebars expressions (`{{name}}`, `{{{raw}}}`, `{{#if x}}`, `{{/if}}`, `{{! note }}`) marked
+ * with the `cm-mustache` class (styled in template-editor.css) in both editors: they are what an
+ * operator looks for in a template, and the HTML grammar does not know them. Matched within a
+ * line, as MatchDecorator does; the triple form first, so `{{{x}}}` is one mark.
+ */
+const MUSTACHE = new MatchDecorator({
+  regexp: /\{\{\{[^]*?\}\}\}|\{\{[^]*?\}\}/g,
+  decoration: Decoration.mark({ class: 'cm-mustache' }),
+});
+const mustaches = ViewPlugin.fromClass(
+  class {
+    decorations: DecorationSet;
+    constructor(view: EditorView) {
+      this.decorations = MUSTACHE.createDeco(view);
+    }
+    update(update: ViewUpdate) {
+      this.decorations = MUSTACHE.updateDeco(update, this.decorations);
+    }
+  },
+  { decorations: (plugin) => plugin.decorations },
+);
 
 export interface CodeEditorProps {
   /** The id of the element that labels the editor (a visible <label> or heading). */
@@ -69,6 +92,7 @@ export function CodeEditor(props: CodeEditorProps) {
           basicSetup,
           syntaxHighlighting(READABLE),
           props.language === 'html' ? html() : [],
+          mustaches,
           EditorView.lineWrapping,
           labels.current.of(attributes()),
           EditorView.updateListener.of((update) => {

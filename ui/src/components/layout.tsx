@@ -1,14 +1,23 @@
 import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
 import { href } from '../lib/route-match';
 import { ORG_SECTIONS } from '../routes';
 
 /**
  * The frame of every signed-in screen: a skip link, the navigation (the organization's
- * sections when one is open) and the main region. The current section is marked with
- * aria-current, not colour alone.
+ * sections when one is open) and the main region, which takes focus on every change of page.
+ * The current section is marked with aria-current, not colour alone.
  */
 export function Layout(props: { org: string | undefined; onSignOut: () => Promise<void>; children: ComponentChildren }) {
   const current = window.location.hash.split('?')[0] ?? '';
+  // A new page (not a new query on the same one, nor the first load) takes focus to the main
+  // region, so a screen reader user lands on it instead of staying on the link left behind.
+  const shown = useRef(current);
+  useEffect(() => {
+    if (shown.current === current) return;
+    shown.current = current;
+    document.getElementById('main')?.focus();
+  }, [current]);
   return (
     <div class="shell">
       <a class="skip-link" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>

@@ -1,8 +1,9 @@
 /**
  * The live preview: the sample parameters form and what the server renders from the unsaved
- * draft with them (POST …/render, ~400 ms after the last change; an older answer arriving late
- * is dropped). The HTML is shown in an iframe with `sandbox=""`: no scripts, no same-origin,
- * no forms, no top navigation, so a template's HTML can never act in the operator's session.
+ * draft with them (POST …/render: at once when the editor opens, then ~400 ms after the last
+ * change; an older answer arriving late is dropped). The HTML is shown in an iframe with
+ * `sandbox=""`: no scripts, no same-origin, no forms, no top navigation, so a template's HTML
+ * can never act in the operator's session.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
@@ -24,13 +25,17 @@ function useRender(org: string, id: string, write: TemplateWrite, params: Record
   const [outcome, setOutcome] = useState<Outcome>({ kind: 'idle' });
   const [busy, setBusy] = useState(false);
   const sequence = useRef(0);
+  // Nothing rendered yet: no typing to wait out, so the first render goes at once.
+  const rendered = useRef(false);
   const key = JSON.stringify([org, id, write, params]);
   useEffect(() => {
     if (blocked) return undefined;
     const mine = ++sequence.current;
     // Busy from the first change: what is shown no longer matches the draft.
     setBusy(true);
+    const delay = rendered.current ? DEBOUNCE_MS : 0;
     const timer = setTimeout(() => {
+      rendered.current = true;
       templatesApi.render(org, id, { template_params: params, template: write }).then(
         (result) => { if (mine === sequence.current) setOutcome({ kind: 'ok', result }); },
         (error: unknown) => {
@@ -39,7 +44,7 @@ function useRender(org: string, id: string, write: TemplateWrite, params: Record
           else setOutcome({ kind: 'error', error });
         },
       ).finally(() => { if (mine === sequence.current) setBusy(false); });
-    }, DEBOUNCE_MS);
+    }, delay);
     return () => clearTimeout(timer);
     // `key` stands for everything the render depends on.
     // eslint-disable-next-line react-hooks/exhaustive-deps

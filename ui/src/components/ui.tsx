@@ -4,7 +4,7 @@
  * Every control has a visible label (or aria-label) and keeps the browser's focus ring.
  */
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
 
 let nextId = 0;
@@ -128,22 +128,52 @@ export function ActionButton(props: { onClick: () => Promise<void> | void; child
   );
 }
 
-/** Copies a value to the clipboard and says so. */
-export function CopyButton(props: { value: string; label?: string }) {
-  const [done, setDone] = useState(false);
+/**
+ * Copies a value to the clipboard and says so in a live region. The clipboard API is missing on
+ * plain http away from localhost, and writeText can be refused: then nothing is claimed, the
+ * text is selected instead (the `target` element's, or the value in a readonly field shown for
+ * it, which takes focus) and the operator is told to copy it with Ctrl+C.
+ */
+export function CopyButton(props: { value: string; label?: string; target?: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const field = useRef<HTMLInputElement>(null);
+  const fallback = state === 'failed' && props.target === undefined;
+  // The readonly field exists from the render that shows it: select it then.
+  useEffect(() => {
+    if (!fallback || field.current === null) return;
+    field.current.focus();
+    field.current.select();
+  }, [fallback]);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const copy = async () => {
+    clearTimeout(timer.current);
+    try {
+      // Undefined outside a secure context, whatever the type says.
+      const clipboard = navigator.clipboard as Clipboard | undefined;
+      if (clipboard === undefined) throw new Error('no clipboard');
+      await clipboard.writeText(props.value);
+      setState('copied');
+      timer.current = setTimeout(() => setState('idle'), 2000);
+    } catch {
+      setState('failed');
+      const target = props.target === undefined ? null : document.getElementById(props.target);
+      if (target !== null) window.getSelection()?.selectAllChildren(target);
+    }
+  };
   return (
-    <button
-      type="button"
-      class="btn btn-plain btn-small"
-      aria-label={props.label ?? 'Copy to clipboard'}
-      onClick={async () => {
-        await navigator.clipboard.writeText(props.value).catch(() => undefined);
-        setDone(true);
-        setTimeout(() => setDone(false), 1500);
-      }}
-    >
-      {done ? 'Copied' : 'Copy'}
-    </button>
+    <>
+      <button type="button" class="btn btn-plain btn-small" aria-label={props.label ?? 'Copy to clipboard'} onClick={() => void copy()}>
+        {state === 'copied' ? 'Copied' : 'Copy'}
+      </button>
+      {fallback && (
+        <input ref={field} class="copy-fallback" type="text" readOnly value={props.value} aria-label="Text to copy" onFocus={(e) => (e.target as HTMLInputElement).select()} />
+      )}
+      <span class="copy-status" role="status">
+        {state === 'copied' && <span class="visually-hidden">Copied to the clipboard</span>}
+        {state === 'failed' && 'Copy failed — select and copy (Ctrl+C)'}
+      </span>
+    </>
   );
 }
 
