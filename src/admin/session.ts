@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config/env.js';
 import type { Clock } from '../domain/clock.js';
@@ -18,12 +18,22 @@ export const SESSION_COOKIE = 'mailroom_session';
 export interface SessionDeps {
   store: Pick<Store, 'adminSessions'>;
   clock: Clock;
-  config: Pick<Config, 'uiSessionMs' | 'env'>;
+  config: Pick<Config, 'uiSessionMs' | 'env' | 'baseUrl' | 'adminToken'>;
 }
 
 const sha256 = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
-/** Only the id's hash is stored: a copy of the database signs nobody in. */
-const idHash = (cookieValue: string): string => sha256(cookieValue).toString('hex');
+
+/**
+ * What is stored for a cookie: HMAC-SHA256 of its value keyed by the admin token. Only a hash is
+ * kept, so a copy of the database signs nobody in; keyed by the token, so changing
+ * MAILROOM_ADMIN_TOKEN ends every session (the old rows match no cookie any more and age out).
+ */
+function idHash(deps: SessionDeps, cookieValue: string): string {
+  const key = deps.config.adminToken;
+  // Unreachable: the session routes and the admin hook exist only when the token is set.
+  if (key === undefined) throw new Error('operator UI sessions need MAILROOM_ADMIN_TOKEN');
+  return createHmac('sha256', key).update(cookieValue, 'utf8').digest('hex');
+}
 const random = (): string => randomBytes(32).toString('base64url');
 
 /** Equal strings, compared in constant time over their digests (lengths are not revealed either). */
@@ -36,7 +46,7 @@ export async function startSession(deps: SessionDeps): Promise<{ cookieValue: st
   const now = deps.clock.now();
   await deps.store.adminSessions.purgeExpired(now);
   const cookieValue = random();
-  const session: AdminSession = { idHash: idHash(cookieValue), csrfToken: random(), createdAt: now, expiresAt: now + deps.config.uiSessionMs };
+  const session: AdminSession = { idHash: idHash(deps, cookieValue), csrfToken: random(), createdAt: now, expiresAt: now + deps.config.uiSessionMs };
   await deps.store.adminSessions.insert(session);
   return { cookieValue, session };
 }
@@ -46,12 +56,13 @@ export async function requestSession(deps: SessionDeps, request: FastifyRequest)
   const value = sessionCookieValue(request);
   // A real id is 43 characters; anything far off is not worth a query.
   if (value === undefined || value.length > 128) return undefined;
-  return deps.store.adminSessions.live(idHash(value), deps.clock.now());
+  return deps.store.adminSessions.live(idHash(deps, value), deps.clock.now());
 }
 
+/** Ends the session the request's cookie names, if it names one (sign-out, and a new sign-in). */
 export async function endSession(deps: SessionDeps, request: FastifyRequest): Promise<void> {
   const value = sessionCookieValue(request);
-  if (value !== undefined) await deps.store.adminSessions.delete(idHash(value));
+  if (value !== undefined && value.length <= 128) await deps.store.adminSessions.delete(idHash(deps, value));
 }
 
 export function sessionCookieValue(request: FastifyRequest): string | undefined {
@@ -67,7 +78,10 @@ export function sessionCookieValue(request: FastifyRequest): string | undefined 
   return undefined;
 }
 
-/** Secure in production (served over HTTPS there); Path=/ so a path prefix in front still works. */
+/**
+ * Secure in production and whenever MAILROOM_BASE_URL is https (a development server behind TLS
+ * too); Path=/ so a path prefix in front still works.
+ */
 export function sessionCookie(deps: SessionDeps, value: string): string {
   return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${Math.floor(deps.config.uiSessionMs / 1000)}${secure(deps)}`;
 }
@@ -76,7 +90,8 @@ export function clearedSessionCookie(deps: SessionDeps): string {
   return `${SESSION_COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict${secure(deps)}`;
 }
 
-const secure = (deps: SessionDeps): string => (deps.config.env === 'production' ? '; Secure' : '');
+const secure = (deps: SessionDeps): string =>
+  (deps.config.env === 'production' || new URL(deps.config.baseUrl).protocol === 'https:' ? '; Secure' : '');
 
 /**
  * Whether an `Origin` header, when there is one, names this server: the Host the request was
@@ -98,9 +113,12 @@ export function originAllowed(request: FastifyRequest, baseUrl: string): boolean
 }
 
 /**
- * Failed sign-ins per client address, in this process (each `mailroom serve` counts its own):
- * after `max` failures within `windowMs` every attempt is refused, right token or not, until the
- * oldest failure leaves the window. A success clears the address's count.
+ * Wrong admin tokens per client address, in this process (each `mailroom serve` counts its own),
+ * from POST /session and from a wrong bearer on any admin route alike (one counter, so neither
+ * path is a way around the other): after `max` failures within `windowMs` every attempt is
+ * refused, right token or not, until the oldest failure leaves the window. A success does not
+ * clear the count: behind a proxy that MAILROOM_TRUST_PROXY does not name, every client shares
+ * one address, and a script's right token must not reset a guesser's budget.
  */
 export class SignInLimiter {
   private readonly failures = new Map<string, number[]>();
@@ -121,10 +139,6 @@ export class SignInLimiter {
     this.failures.set(address, recent);
     // Bounded memory under a flood of addresses: forget those with nothing in the window.
     if (this.failures.size > 10_000) for (const key of [...this.failures.keys()]) this.recent(key);
-  }
-
-  succeed(address: string): void {
-    this.failures.delete(address);
   }
 
   private recent(address: string): number[] {

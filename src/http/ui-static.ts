@@ -15,9 +15,12 @@ import type { App, AppServices } from './app-types.js';
  * Scripts only from the UI's own files (no inline script, no eval). Inline styles are allowed:
  * the template preview is an `<iframe sandbox srcdoc>` that inherits this policy, and e-mail
  * HTML is styled inline; the sandbox without allow-scripts keeps a template's script inert.
+ * Images only from the UI itself and data: URLs, never remote: a preview or a sent message's
+ * content may hold tracking pixels, and opening it must not tell its recipients' trackers the
+ * operator's address (the preview shows remote images as blocked).
  */
 export const UI_CSP = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data: https:",
+  "default-src 'none'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:",
   "connect-src 'self'", "font-src 'self'", "frame-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
 ].join('; ');
 

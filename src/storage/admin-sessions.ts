@@ -1,7 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
-/** A signed-in operator UI browser, as stored: the cookie's id only as its SHA-256. */
+/**
+ * A signed-in operator UI browser, as stored: the cookie's id only as its HMAC-SHA256 keyed by
+ * the admin token (src/admin/session.ts), so rows made under an older token match no cookie.
+ * The column keeps its name `id_hash`: no migration, old rows just stop matching and expire.
+ */
 export interface AdminSession {
   idHash: string;
   csrfToken: string;

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { App } from '../../src/http/app-types.js';
 import { expectError } from '../admin/helpers.js';
+import { ADMIN_SECURITY } from '../../src/admin/routes/common.js';
 import { ADMIN_TOKEN, buildTestApp, freshApp, freshAppEach, testConfig, type TestApp } from '../support/app.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, openTestStore, postgresAvailable } from '../support/stores.js';
@@ -30,8 +31,8 @@ function call(app: App, method: InjectOptions['method'], path: string, opts: { c
   return app.inject(options);
 }
 
-async function signIn(app: App, token = ADMIN_TOKEN, ip?: string): Promise<Signed> {
-  const res = await call(app, 'POST', '/session', { body: { token }, ...(ip === undefined ? {} : { ip }) });
+async function signIn(app: App, token = ADMIN_TOKEN, ip?: string, cookie?: string): Promise<Signed> {
+  const res = await call(app, 'POST', '/session', { body: { token }, ...(ip === undefined ? {} : { ip }), ...(cookie === undefined ? {} : { cookie }) });
   expect(res.statusCode, res.body).toBe(200);
   const setCookie = String(res.headers['set-cookie']);
   const value = /^mailroom_session=([^;]+);/.exec(setCookie)?.[1];
@@ -145,6 +146,83 @@ describe.each(DIALECTS)('operator UI session on %s', (dialect) => {
     await signIn(t.app, ADMIN_TOKEN, ip);
   });
 
+  it.skipIf(skip)('wrong bearers on admin routes count toward the same limit: then sign-in and the bearer are 429 before comparing', async () => {
+    const ip = '203.0.113.20';
+    for (let i = 0; i < 5; i++) {
+      const res = await call(t.app, 'GET', '/organizations', { bearer: `wrong-token-${i}-wrong-token`, ip });
+      expectError(res, 401, 'unauthorized');
+      expect(res.headers['www-authenticate']).toContain('Bearer');
+    }
+    const signInRefused = await call(t.app, 'POST', '/session', { body: { token: ADMIN_TOKEN }, ip });
+    expectError(signInRefused, 429, 'rate_limited');
+    expect(Number(signInRefused.headers['retry-after'])).toBe(15 * 60);
+    expect(signInRefused.headers['set-cookie']).toBeUndefined();
+    const bearerRefused = await call(t.app, 'GET', '/organizations', { bearer: ADMIN_TOKEN, ip });
+    expectError(bearerRefused, 429, 'rate_limited');
+    expect(Number(bearerRefused.headers['retry-after'])).toBe(15 * 60);
+    // Another address is not affected, by bearer or sign-in.
+    expect((await call(t.app, 'GET', '/organizations', { bearer: ADMIN_TOKEN, ip: '203.0.113.21' })).statusCode).toBe(200);
+    await signIn(t.app, ADMIN_TOKEN, '203.0.113.21');
+    t.clock.advance(15 * 60_000);
+    expect((await call(t.app, 'GET', '/organizations', { bearer: ADMIN_TOKEN, ip })).statusCode).toBe(200);
+  });
+
+  it.skipIf(skip)('wrong sign-ins and wrong bearers share one count; a right token does not reset it; a signed-in cookie is not locked out', async () => {
+    const ip = '203.0.113.30';
+    const { cookie } = await signIn(t.app, ADMIN_TOKEN, ip);
+    for (let i = 0; i < 3; i++) expectError(await call(t.app, 'POST', '/session', { body: { token: `wrong-${i}` }, ip }), 401, 'unauthorized');
+    expect((await call(t.app, 'GET', '/organizations', { bearer: ADMIN_TOKEN, ip })).statusCode).toBe(200);
+    expectError(await call(t.app, 'DELETE', '/organizations/acme/keys/key_x', { bearer: 'wrong-token-wrong-token', ip }), 401, 'unauthorized');
+    expectError(await call(t.app, 'GET', '/organizations', { bearer: 'wrong-token-wrong-token', ip }), 401, 'unauthorized');
+    expectError(await call(t.app, 'GET', '/organizations', { bearer: ADMIN_TOKEN, ip }), 429, 'rate_limited');
+    expectError(await call(t.app, 'POST', '/session', { body: { token: ADMIN_TOKEN }, ip }), 429, 'rate_limited');
+    // The cookie compares no token: the operator already signed in keeps working.
+    expect((await call(t.app, 'GET', '/organizations', { cookie, ip })).statusCode).toBe(200);
+  });
+
+  it.skipIf(skip)('signing in again with a still-valid session cookie ends that session; a wrong token leaves it alone', async () => {
+    const first = await signIn(t.app);
+    expectError(await call(t.app, 'POST', '/session', { body: { token: 'wrong-token' }, cookie: first.cookie }), 401, 'unauthorized');
+    expect((await call(t.app, 'GET', '/session', { cookie: first.cookie })).statusCode).toBe(200);
+    const second = await signIn(t.app, ADMIN_TOKEN, undefined, first.cookie);
+    expect(second.cookie).not.toBe(first.cookie);
+    expectError(await call(t.app, 'GET', '/session', { cookie: first.cookie }), 401, 'unauthorized');
+    expectError(await call(t.app, 'GET', '/organizations', { cookie: first.cookie }), 401, 'unauthorized');
+    expect((await call(t.app, 'GET', '/session', { cookie: second.cookie })).json<{ csrf_token: string }>().csrf_token).toBe(second.csrf);
+    expect((await call(t.app, 'GET', '/organizations', { cookie: second.cookie })).statusCode).toBe(200);
+  });
+
+  it.skipIf(skip)('a new admin token ends every session: one made under token X is refused by an app with token Y on the same database', async () => {
+    const { cookie, csrf } = await signIn(t.app);
+    const clock = new ManualClock(t.clock.now());
+    const store = await openTestStore(t.database.url, clock);
+    const rotated = await buildTestApp(testConfig({ MAILROOM_ADMIN_TOKEN: 'rotated-admin-token-9876543210' }), { store, clock });
+    try {
+      expectError(await call(rotated, 'GET', '/session', { cookie }), 401, 'unauthorized');
+      expectError(await call(rotated, 'GET', '/organizations', { cookie }), 401, 'unauthorized');
+      expectError(await call(rotated, 'POST', '/organizations/acme/credits', { cookie, csrf, body: { amount: 1 } }), 401, 'unauthorized');
+      // The new token signs in there, and that session means nothing to the old token's app.
+      const fresh = await signIn(rotated, 'rotated-admin-token-9876543210');
+      expect((await call(rotated, 'GET', '/organizations', { cookie: fresh.cookie })).statusCode).toBe(200);
+      expectError(await call(t.app, 'GET', '/session', { cookie: fresh.cookie }), 401, 'unauthorized');
+      // The old app, still on token X, still honours its own session.
+      expect((await call(t.app, 'GET', '/session', { cookie })).statusCode).toBe(200);
+    } finally {
+      await rotated.close();
+      await store.close();
+    }
+  });
+
+  it.skipIf(skip)('the OpenAPI document says what each /session method needs: nothing to sign in, the cookie to read, either to sign out', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{ paths: Record<string, Record<string, { security?: unknown }>> }>();
+    const ops = doc.paths['/admin/v1/session'];
+    expect(ops?.post?.security).toEqual([]);
+    expect(ops?.get?.security).toEqual([{ adminSession: [] }]);
+    expect(ops?.delete?.security).toEqual(ADMIN_SECURITY);
+    // A bearer passes the admin hook, but only a cookie names a session to read.
+    expectError(await call(t.app, 'GET', '/session', { bearer: ADMIN_TOKEN }), 401, 'unauthorized');
+  });
+
   it.skipIf(skip)('a session made by one app instance holds on a second one over the same database, and a sign-out ends it there', async () => {
     const { cookie, csrf } = await signIn(t.app);
     const clock = new ManualClock(t.clock.now());
@@ -174,6 +252,15 @@ describe('operator UI session settings', () => {
     expect(setCookie).toContain('; Secure');
     expect(setCookie).toContain('Max-Age=7200');
     expect(res.json<{ expires_at: string }>().expires_at).toBe(new Date(t.clock.now() + 2 * 3_600_000).toISOString());
+  });
+
+  it('the cookie is Secure when MAILROOM_BASE_URL is https, in development too, and so is the clearing one', async () => {
+    t = await freshApp('sqlite', { MAILROOM_ENV: 'development', MAILROOM_BASE_URL: 'https://mailroom.test' });
+    const { res, cookie, csrf } = await signIn(t.app);
+    expect(String(res.headers['set-cookie'])).toMatch(/^mailroom_session=[^;]+;.*; Secure$/);
+    const out = await call(t.app, 'DELETE', '/session', { cookie, csrf });
+    expect(out.statusCode, out.body).toBe(204);
+    expect(String(out.headers['set-cookie'])).toMatch(/^mailroom_session=;.*; Secure$/);
   });
 
   it('MAILROOM_UI_SESSION_HOURS must be a whole number of hours', () => {

@@ -2,8 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../../http/app-types.js';
+import type { Clock } from '../../domain/clock.js';
 import { headerValue } from '../../http/headers.js';
-import { originAllowed, requestSession, secretsEqual, sessionCookieValue, type SessionDeps } from '../session.js';
+import { originAllowed, requestSession, secretsEqual, sessionCookieValue, SignInLimiter, type SessionDeps } from '../session.js';
 
 const CHALLENGE = { 'www-authenticate': 'Bearer realm="mailroom-admin"' };
 
@@ -29,20 +30,46 @@ export function adminTokenMatcher(adminToken: string): (presented: string) => bo
 }
 
 /**
+ * Checks a presented admin token for a client address, throwing when it may not pass: 429
+ * `rate_limited` (with Retry-After) once the address has too many wrong tokens, before any
+ * comparison, else 401 `unauthorized` for a wrong one, which counts. One gate serves POST
+ * /session and the bearer on every admin route, so both draw on the same per-address budget.
+ */
+export type AdminTokenGate = (presented: string, address: string, challenge?: Record<string, string>) => void;
+
+export function adminTokenGate(adminToken: string, clock: Clock): AdminTokenGate {
+  const matches = adminTokenMatcher(adminToken);
+  const limiter = new SignInLimiter(clock);
+  return (presented, address, challenge) => {
+    const wait = limiter.retryAfterSeconds(address);
+    if (wait !== undefined) {
+      throw new ApiError('rate_limited', {
+        message: `Too many wrong admin tokens from this address: try again in ${wait} seconds.`,
+        headers: { 'retry-after': String(wait) },
+      });
+    }
+    if (matches(presented)) return;
+    limiter.fail(address);
+    throw new ApiError('unauthorized', { message: 'The admin token is wrong.', ...(challenge === undefined ? {} : { headers: challenge }) });
+  };
+}
+
+/**
  * Guards every route of the admin context with EITHER `Authorization: Bearer
  * <MAILROOM_ADMIN_TOKEN>` OR the operator UI's session cookie. The check runs after the body is
  * parsed (a malformed or oversized body is a 400/413 for anyone, as everywhere in the API) and
  * before it is validated, so only an operator learns what the schemas expect. Comparing SHA-256
  * digests makes both sides the same length, so timingSafeEqual reveals neither the token nor
- * its length. API keys mean nothing here: a sk_/pk_ value is just a wrong token.
+ * its length. API keys mean nothing here: a sk_/pk_ value is just a wrong token. Wrong tokens
+ * count against the client address as failed sign-ins do (`gate`), so a bearer is no way
+ * around the sign-in limit.
  *
  * A header, when sent, decides alone (a script's wrong token is not rescued by a browser's
  * cookie). With the cookie, a state-changing method must carry the session's CSRF token, and a
  * browser's Origin must be this server: the cookie is SameSite=Strict already, these two hold
  * even where SameSite is not honoured.
  */
-export function installAdminAuth(app: App, services: AppServices, adminToken: string): void {
-  const tokenMatches = adminTokenMatcher(adminToken);
+export function installAdminAuth(app: App, services: AppServices, gate: AdminTokenGate): void {
   const deps: SessionDeps = services;
   app.addHook('preValidation', async (request) => {
     if (request.method === 'POST' && request.routeOptions.url === SIGN_IN_ROUTE) {
@@ -54,7 +81,7 @@ export function installAdminAuth(app: App, services: AppServices, adminToken: st
       if (presented === undefined) {
         throw new ApiError('unauthorized', { message: 'Send the admin token: Authorization: Bearer <MAILROOM_ADMIN_TOKEN>, or sign in to the operator UI.', headers: CHALLENGE });
       }
-      if (!tokenMatches(presented)) throw new ApiError('unauthorized', { message: 'The admin token is wrong.', headers: CHALLENGE });
+      gate(presented, request.ip, CHALLENGE);
       return;
     }
     const session = await requestSession(deps, request);

@@ -1,6 +1,6 @@
 import type { App, AppServices } from '../../http/app-types.js';
 import type { SendDeps } from '../../send/accept.js';
-import { installAdminAuth } from './auth.js';
+import { adminTokenGate, installAdminAuth } from './auth.js';
 import { registerCreditRoutes } from './credits.js';
 import { registerKeyRoutes } from './keys.js';
 import { registerListRoutes } from './lists.js';
@@ -26,8 +26,10 @@ import { registerWebhookRoutes } from './webhooks.js';
 export function registerAdminRoutes(app: App, services: AppServices, sendDeps: SendDeps): void {
   const token = services.config.adminToken;
   if (token === undefined) return;
-  installAdminAuth(app, services, token);
-  registerSessionRoutes(app, services);
+  // One gate, so wrong tokens at sign-in and wrong bearers share one per-address limit.
+  const gate = adminTokenGate(token, services.clock);
+  installAdminAuth(app, services, gate);
+  registerSessionRoutes(app, services, gate);
   registerOrganizationRoutes(app, services);
   registerKeyRoutes(app, services);
   registerServiceRoutes(app, services);

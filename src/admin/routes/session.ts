@@ -1,15 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../../http/app-types.js';
-import { clientInfo } from '../../http/headers.js';
 import { responses, Timestamp } from '../../http/schemas.js';
 import { iso } from '../../http/time.js';
 import type { AdminSession } from '../../storage/admin-sessions.js';
-import {
-  clearedSessionCookie, endSession, requestSession, sessionCookie, SignInLimiter, startSession, type SessionDeps,
-} from '../session.js';
-import { adminTokenMatcher } from './auth.js';
-import { ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_TAGS, NoContent } from './common.js';
+import { clearedSessionCookie, endSession, requestSession, sessionCookie, startSession, type SessionDeps } from '../session.js';
+import type { AdminTokenGate } from './auth.js';
+import { ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, NoContent } from './common.js';
 
 const SignInInput = Type.Object({
   token: Type.String({ minLength: 1, maxLength: 4096, description: 'MAILROOM_ADMIN_TOKEN' }),
@@ -20,45 +17,33 @@ const SessionResource = Type.Object({
   csrf_token: Type.String({ description: 'Send back in X-CSRF-Token on every call other than GET/HEAD/OPTIONS made with the session cookie' }),
 });
 
-const COOKIE_NOTE = 'The session is the `mailroom_session` cookie (HttpOnly, SameSite=Strict, Secure in production).';
+const COOKIE_NOTE = 'The session is the `mailroom_session` cookie (HttpOnly, SameSite=Strict, Secure in production or when MAILROOM_BASE_URL is https).';
 
 const body = (s: AdminSession) => ({ expires_at: iso(s.expiresAt), csrf_token: s.csrfToken });
 
 /**
  * The operator UI's sign-in, session check and sign-out (issue 15). The admin hook lets
  * POST /session through without credentials; the other two go through it like any admin
- * route (DELETE with the cookie thus needs the CSRF token).
+ * route (DELETE with the cookie thus needs the CSRF token). `gate` is the admin hook's too, so
+ * wrong tokens here and wrong bearers elsewhere share one per-address limit.
  */
-export function registerSessionRoutes(app: App, services: AppServices): void {
-  const adminToken = services.config.adminToken;
-  if (adminToken === undefined) return;
-  const tokenMatches = adminTokenMatcher(adminToken);
+export function registerSessionRoutes(app: App, services: AppServices, gate: AdminTokenGate): void {
   const deps: SessionDeps = services;
-  const limiter = new SignInLimiter(services.clock);
 
   app.post('/session', {
     schema: {
       tags: ADMIN_TAGS,
       security: [],
       summary: 'Sign in to the operator UI: exchange the admin token for a session cookie',
-      description: `${COOKIE_NOTE} After 5 wrong tokens from one client address within 15 minutes, every attempt from it is refused with 429 until the oldest leaves the window (counted per process).`,
+      description: `${COOKIE_NOTE} After 5 wrong admin tokens from one client address within 15 minutes (here or as a bearer on any admin route), every attempt from it is refused with 429 and Retry-After until the oldest leaves the window (counted per process). A still-valid session named by the request's cookie is ended first.`,
       body: SignInInput,
       response: responses({ 200: SessionResource }, [...ADMIN_BODY_ERRORS, 'rate_limited', 'forbidden']),
     },
   }, async (request, reply) => {
-    const address = clientInfo(request).ip;
-    const wait = limiter.retryAfterSeconds(address);
-    if (wait !== undefined) {
-      throw new ApiError('rate_limited', {
-        message: `Too many wrong admin tokens from this address: try again in ${wait} seconds.`,
-        headers: { 'retry-after': String(wait) },
-      });
-    }
-    if (!tokenMatches(request.body.token)) {
-      limiter.fail(address);
-      throw new ApiError('unauthorized', { message: 'The admin token is wrong.' });
-    }
-    limiter.succeed(address);
+    gate(request.body.token, request.ip);
+    // Signing in again replaces the browser's session: the old one must not stay usable by
+    // whoever copied its cookie.
+    await endSession(deps, request);
     const { cookieValue, session } = await startSession(deps);
     return reply.header('set-cookie', sessionCookie(deps, cookieValue)).header('cache-control', 'no-store').send(body(session));
   });
@@ -66,7 +51,8 @@ export function registerSessionRoutes(app: App, services: AppServices): void {
   app.get('/session', {
     schema: {
       tags: ADMIN_TAGS,
-      security: [],
+      // Only the cookie names a session: a bearer passes the admin hook but finds none here.
+      security: [{ adminSession: [] }],
       summary: 'The operator UI session the cookie holds (401 when none)',
       description: COOKIE_NOTE,
       response: responses({ 200: SessionResource }, ADMIN_ERRORS),
@@ -80,7 +66,7 @@ export function registerSessionRoutes(app: App, services: AppServices): void {
   app.delete('/session', {
     schema: {
       tags: ADMIN_TAGS,
-      security: [],
+      security: ADMIN_SECURITY,
       summary: 'Sign out of the operator UI: the session ends in every process and the cookie is cleared',
       description: `${COOKIE_NOTE} With the cookie, X-CSRF-Token is required.`,
       response: responses({ 204: NoContent }, [...ADMIN_ERRORS, 'forbidden']),
