@@ -64,19 +64,22 @@ describe.each(DIALECTS)('failover between HTTP providers on %s', (dialect) => {
     expect(sendgrid.sent).toHaveLength(5);
     for (const id of first) expect(await viaOf(s, id)).toMatchObject({ status: 'sent', sent_via: 'backup' });
 
-    // 30 s after it opened: half-open, Postmark is back. One message is the probe; the others fail over.
+    // 30 s after it opened: half-open, Postmark is back. One message is the probe; those admitted
+    // while it is in flight fail over, and any admitted after it closed the breaker go through
+    // Postmark (the worker sends three at once, so which of the two depends on timing).
     s.clock.advance(20_000);
     const second = await insertQueued(s.store, 3, s.clock.now(), 'primary');
     expect(await worker.runOnce()).toBe(3);
-    expect(postmark.sent).toHaveLength(1);
-    expect(sendgrid.sent).toHaveLength(7);
+    const viaPostmark = postmark.sent.length;
+    expect(viaPostmark).toBeGreaterThanOrEqual(1);
+    expect(viaPostmark + sendgrid.sent.length).toBe(5 + 3);
     expect((await s.admin('/organizations/acme/services/primary')).breaker).toEqual({ state: 'closed', consecutive_failures: 0 });
 
     // Closed again: messages go through Postmark.
     const third = await insertQueued(s.store, 2, s.clock.now(), 'primary');
     expect(await worker.runOnce()).toBe(2);
     for (const id of third) expect(await viaOf(s, id)).toMatchObject({ status: 'sent', sent_via: 'primary' });
-    expect(postmark.sent).toHaveLength(3);
+    expect(postmark.sent).toHaveLength(viaPostmark + 2);
 
     const counts = deliveries(postmark, sendgrid);
     expect([...counts.keys()].sort()).toEqual([...first, ...second, ...third].sort());
