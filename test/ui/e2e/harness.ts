@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { cleanup, type Cleanup, freePort, requireBuild, ROOT, startCli, tempDir, type Running } from '../../cli/processes.js';
+import { orgBody } from '../../admin/helpers.js';
 import { launchChromium } from '../../support/browser.js';
 import { startSink, type Sink, type SinkOptions } from '../../support/smtp-sink.js';
 
@@ -204,4 +205,18 @@ export async function expectNoSeriousA11yViolations(page: Page, exclude: string[
   const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   const report = serious.map((v) => `${v.impact ?? '?'} ${v.id}: ${v.help}\n${v.nodes.map((n) => `    at ${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`).join('\n')}`).join('\n');
   expect(serious, `axe found serious/critical violations on ${page.url()}:\n${report}`).toEqual([]);
+}
+
+/**
+ * Organization `acme` (100 credits) with its default SMTP service `relay` pointed at the
+ * harness's loopback sink (start the server with `smtp: true`): what most flows start from.
+ */
+export async function seedAcmeWithRelay(ui: UiServer): Promise<void> {
+  const org = await ui.admin('PUT', '/organizations/acme', orgBody({ name: 'Acme', credits: 100 }));
+  expect(org.status, JSON.stringify(org.body)).toBe(201);
+  const service = await ui.admin('PUT', '/organizations/acme/services/relay', {
+    provider: 'smtp', default: true, from_email: 'noreply@example.com', from_name: 'Acme',
+    smtp: { host: '127.0.0.1', port: ui.smtp?.port },
+  });
+  expect(service.status, JSON.stringify(service.body)).toBe(201);
 }

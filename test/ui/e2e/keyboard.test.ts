@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orgBody } from '../../admin/helpers.js';
 import { expectVisibleNamedFocus, pressUntil, walkTabOrder } from './focus.js';
 import {
+  seedAcmeWithRelay,
   chromiumAvailable, closeUi, expectNoSeriousA11yViolations, openUi, shot, startUiServer, type UiServer,
 } from './harness.js';
 
@@ -23,14 +23,8 @@ describe.skipIf(!chromiumAvailable('the keyboard-only E2E test'))('operator UI: 
 
   beforeAll(async () => {
     ui = await startUiServer({ smtp: true });
-    const org = await ui.admin('PUT', '/organizations/acme', orgBody({ name: 'Acme', credits: 100 }));
-    expect(org.status, JSON.stringify(org.body)).toBe(201);
-    // A service, so the preview renders (and its frame and text part are in the Tab order).
-    const service = await ui.admin('PUT', '/organizations/acme/services/relay', {
-      provider: 'smtp', default: true, from_email: 'noreply@example.com', from_name: 'Acme',
-      smtp: { host: '127.0.0.1', port: ui.smtp?.port },
-    });
-    expect(service.status, JSON.stringify(service.body)).toBe(201);
+    // With a service, so the preview renders (and its frame and text part are in the Tab order).
+    await seedAcmeWithRelay(ui);
     page = await openUi(ui.baseUrl, { cleanup: ui.cleanup });
   }, 60_000);
 

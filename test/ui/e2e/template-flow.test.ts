@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orgBody } from '../../admin/helpers.js';
 import {
+  seedAcmeWithRelay,
   chromiumAvailable, closeUi, expectNoSeriousA11yViolations, openUi, shot, signIn, startUiServer, type UiServer,
 } from './harness.js';
 
@@ -18,13 +18,7 @@ describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI
 
   beforeAll(async () => {
     ui = await startUiServer({ smtp: true });
-    const org = await ui.admin('PUT', '/organizations/acme', orgBody({ name: 'Acme', credits: 100 }));
-    expect(org.status, JSON.stringify(org.body)).toBe(201);
-    const service = await ui.admin('PUT', '/organizations/acme/services/relay', {
-      provider: 'smtp', default: true, from_email: 'noreply@example.com', from_name: 'Acme',
-      smtp: { host: '127.0.0.1', port: ui.smtp?.port },
-    });
-    expect(service.status, JSON.stringify(service.body)).toBe(201);
+    await seedAcmeWithRelay(ui);
     page = await openUi(ui.baseUrl, { cleanup: ui.cleanup });
     page.on('console', (msg) => { if (msg.type() === 'error') consoleErrors.push(msg.text()); });
     await signIn(page, ui.baseUrl, ui.token);

@@ -4,6 +4,7 @@
  * the operator's release and cancel of a held message.
  */
 import { api, orgPath } from './client';
+import type { RenderedEmailView } from './template-types';
 import type { Page } from './types';
 
 /** Every status a message can be in (src/domain/types.ts MESSAGE_STATUSES). */
@@ -44,15 +45,7 @@ export interface MessageRecipient {
 }
 
 /** The rendered email as stored for sending; null once retention removed it. */
-export interface MessageContent {
-  subject: string;
-  html: string | null;
-  text: string | null;
-  from: string;
-  reply_to: string[];
-  to: string[];
-  cc: string[];
-  bcc: string[];
+export interface MessageContent extends RenderedEmailView {
   headers?: Record<string, string>;
 }
 

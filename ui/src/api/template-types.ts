@@ -45,8 +45,8 @@ export type TemplateWrite = Partial<Record<ContentField, string>> & Partial<Reco
   params?: ParamSpec[];
 };
 
-/** POST …/render → 200. */
-export interface RenderResult {
+/** A rendered email as the API shows it (src/templates/rendered-view.ts): a preview, or a message's content. */
+export interface RenderedEmailView {
   subject: string;
   html: string | null;
   text: string | null;
@@ -55,8 +55,13 @@ export interface RenderResult {
   to: string[];
   cc: string[];
   bcc: string[];
+}
+
+/** POST …/render → 200; `warnings` (admin render only) e.g. a frozen template that sends would refuse. */
+export interface RenderResult extends RenderedEmailView {
   service_id: string;
   template_version: number | null;
+  warnings?: Array<{ code: string; message: string }>;
 }
 
 export interface TemplateVersion {

@@ -99,6 +99,7 @@ function Rendered(props: { result: RenderResult; stale: boolean }) {
   const list = (values: string[]) => (values.length === 0 ? '—' : values.join(', '));
   return (
     <div class={`rendered${props.stale ? ' stale' : ''}`}>
+      {(r.warnings ?? []).map((w) => <Notice key={w.code} kind="info">{w.message}</Notice>)}
       <dl class="rendered-head">
         <dt>Subject</dt><dd data-testid="preview-subject">{r.subject}</dd>
         <dt>From</dt><dd>{r.from}</dd>
