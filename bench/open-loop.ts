@@ -1,0 +1,95 @@
+import { Pool } from 'undici';
+
+/**
+ * Open-loop load: request i is due at start + i / rate, whatever happened to the ones before,
+ * and its latency counts from that due time, not from when it left. A closed loop (autocannon's
+ * connections, or its fixed-rate mode that sends each second's requests in a burst) waits for
+ * answers before sending more, so a server that stalls for 500 ms simply receives fewer
+ * requests in that time and the stall never shows in its percentiles.
+ */
+export interface OpenLoopOptions {
+  url: string;
+  /** Path and method of every request; the body and headers come from `request(i)`. */
+  path: string;
+  rate: number;
+  seconds: number;
+  request: (i: number) => { body: string; headers: Record<string, string> };
+  /** Sockets the generator may open; enough that none is ever the wait (default 256). */
+  connections?: number;
+}
+
+export interface OpenLoopFigures {
+  sent: number;
+  /** Milliseconds from due time to the end of the answer. */
+  p50: number;
+  p99: number;
+  p999: number;
+  max: number;
+  non2xx: number;
+  errors: number;
+  /** How late the generator itself dispatched at its worst (its own event loop's lag), ms. */
+  dispatchLagMax: number;
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0;
+}
+
+export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopFigures> {
+  const pool = new Pool(o.url, { connections: o.connections ?? 256, pipelining: 1, keepAliveTimeout: 30_000 });
+  const total = Math.round(o.rate * o.seconds);
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let errors = 0;
+  let dispatchLagMax = 0;
+  const inFlight = new Set<Promise<void>>();
+  const start = performance.now() + 50;
+  let next = 0;
+  const fire = (i: number, due: number) => {
+    const { body, headers } = o.request(i);
+    const p = pool.request({ path: o.path, method: 'POST', body, headers })
+      .then(async (res) => {
+        await res.body.dump();
+        latencies.push(performance.now() - due);
+        if (res.statusCode < 200 || res.statusCode > 299) non2xx += 1;
+      }, () => {
+        latencies.push(performance.now() - due);
+        errors += 1;
+      })
+      .finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  };
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = performance.now();
+      while (next < total) {
+        const due = start + (next * 1000) / o.rate;
+        if (due > now) break;
+        dispatchLagMax = Math.max(dispatchLagMax, now - due);
+        fire(next, due);
+        next += 1;
+      }
+      if (next >= total) {
+        resolve();
+        return;
+      }
+      const wait = start + (next * 1000) / o.rate - performance.now();
+      setTimeout(tick, Math.max(0, Math.floor(wait)));
+    };
+    setTimeout(tick, 50);
+  });
+  await Promise.all([...inFlight]);
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  return {
+    sent: total,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    p999: percentile(latencies, 0.999),
+    max: latencies[latencies.length - 1] ?? 0,
+    non2xx,
+    errors,
+    dispatchLagMax,
+  };
+}
