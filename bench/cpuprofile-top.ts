@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Reads V8 `.cpuprofile` files (from `node --cpu-prof`) and prints the functions with the most
+ * self time, summed over every node of the call tree and every file given, with their share.
+ * Usage: node dist/bench/cpuprofile-top.js FILE.cpuprofile… [--top N] [--by file]
+ * `--by file` sums by script instead (which module, or which package in node_modules).
+ */
+interface CallFrame { functionName: string; url: string; lineNumber: number }
+interface ProfileNode { id: number; callFrame: CallFrame; hitCount?: number }
+interface Profile { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[]; startTime: number; endTime: number }
+
+function isProfile(v: unknown): v is Profile {
+  return typeof v === 'object' && v !== null && Array.isArray((v as { nodes?: unknown }).nodes);
+}
+
+function shortUrl(url: string): string {
+  if (url === '') return '(native)';
+  const nm = url.lastIndexOf('node_modules/');
+  if (nm >= 0) return url.slice(nm + 'node_modules/'.length);
+  const dist = url.indexOf('/dist/');
+  if (dist >= 0) return url.slice(dist + 1);
+  return url.replace(/^file:\/\//, '');
+}
+
+function main(argv: readonly string[]): void {
+  const files: string[] = [];
+  let top = 40;
+  let byFile = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (a === '--top') top = Number(argv[++i] ?? 40);
+    else if (a === '--by') byFile = argv[++i] === 'file';
+    else files.push(a);
+  }
+  if (files.length === 0) {
+    console.error('usage: cpuprofile-top FILE.cpuprofile… [--top N] [--by file]');
+    process.exitCode = 1;
+    return;
+  }
+  const selfUs = new Map<string, number>();
+  let totalUs = 0;
+  for (const file of files) {
+    const parsed: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+    if (!isProfile(parsed)) throw new Error(`${file}: not a .cpuprofile`);
+    const byId = new Map(parsed.nodes.map((n) => [n.id, n]));
+    // Self time of a sample is the delta that follows it; without deltas, hit counts × interval.
+    const samples = parsed.samples ?? [];
+    const deltas = parsed.timeDeltas ?? [];
+    for (let i = 0; i < samples.length; i++) {
+      const node = byId.get(samples[i] ?? -1);
+      if (node === undefined) continue;
+      const us = deltas[i + 1] ?? 0;
+      const f = node.callFrame;
+      const key = byFile ? shortUrl(f.url) : `${f.functionName || '(anonymous)'}  ${shortUrl(f.url)}${f.url === '' ? '' : `:${f.lineNumber + 1}`}`;
+      selfUs.set(key, (selfUs.get(key) ?? 0) + us);
+      totalUs += us;
+    }
+  }
+  const rows = [...selfUs].sort((a, b) => b[1] - a[1]).slice(0, top);
+  console.log(`${path.basename(files[0] ?? '')}${files.length > 1 ? ` and ${files.length - 1} more` : ''}: ${(totalUs / 1000).toFixed(0)} ms sampled`);
+  for (const [key, us] of rows) {
+    console.log(`${(us / 1000).toFixed(1).padStart(9)} ms ${((100 * us) / Math.max(totalUs, 1)).toFixed(1).padStart(5)}%  ${key}`);
+  }
+}
+
+main(process.argv.slice(2));
