@@ -8,6 +8,7 @@ import * as m0005 from './0005_events_intake.js';
 import * as m0006 from './0006_webhooks.js';
 import * as m0007 from './0007_ui.js';
 import * as m0008 from './0008_service_errors.js';
+import * as m0009 from './0009_retention_index.js';
 
 /** Numbered, applied in name order. Add a file and a line here; never edit an applied one. */
 export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: Dialect) => Promise<void>>> = {
@@ -19,4 +20,5 @@ export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: 
   '0006_webhooks': m0006.up,
   '0007_ui': m0007.up,
   '0008_service_errors': m0008.up,
+  '0009_retention_index': m0009.up,
 };
