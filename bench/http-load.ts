@@ -39,6 +39,8 @@ const SETUP_REQUEST = path.resolve(path.dirname(fileURLToPath(import.meta.url)),
 export async function httpLoad(opts: {
   url: string; body: string; headers: Record<string, string>; seconds: number; connections: number;
   uniqueIdempotencyKey?: boolean; keysFile?: string;
+  /** Stop after this many requests instead of after `seconds`. */
+  amount?: number;
 }): Promise<LoadFigures> {
   const setup = opts.uniqueIdempotencyKey === true || opts.keysFile !== undefined;
   if (opts.keysFile === undefined) delete process.env.BENCH_KEYS_FILE;
@@ -49,7 +51,7 @@ export async function httpLoad(opts: {
     headers: opts.headers,
     body: opts.body,
     connections: opts.connections,
-    duration: opts.seconds,
+    ...(opts.amount === undefined ? { duration: opts.seconds } : { amount: opts.amount }),
     workers: 1,
     ...(setup ? { requests: [{ setupRequest: SETUP_REQUEST }] } : {}),
   });

@@ -16,6 +16,11 @@ export interface OpenLoopOptions {
   request: (i: number) => { body: string; headers: Record<string, string> };
   /** Sockets the generator may open; enough that none is ever the wait (default 256). */
   connections?: number;
+  /**
+   * A request with no answer after this long (default 30 s) counts as an error at that latency,
+   * so a server that cannot keep up ends the run in bounded time instead of draining its backlog.
+   */
+  timeoutMs?: number;
 }
 
 export interface OpenLoopFigures {
@@ -37,7 +42,8 @@ export function percentile(sorted: readonly number[], p: number): number {
 }
 
 export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopFigures> {
-  const pool = new Pool(o.url, { connections: o.connections ?? 256, pipelining: 1, keepAliveTimeout: 30_000 });
+  const timeout = o.timeoutMs ?? 30_000;
+  const pool = new Pool(o.url, { connections: o.connections ?? 256, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: timeout, bodyTimeout: timeout });
   const total = Math.round(o.rate * o.seconds);
   const latencies: number[] = [];
   let non2xx = 0;
