@@ -38,11 +38,14 @@ async function openRun(ctx: BenchContext, server: BenchServer, seconds: number):
 export async function latencyGoal(ctx: BenchContext): Promise<LatencyRun[]> {
   const { settings, sink } = ctx;
   const results: LatencyRun[] = [];
-  const measure = async (name: string, server: BenchServer) => {
+  /** Warm-up, then the measured run; `after` gets the number of sends accepted by both. */
+  const measure = async (name: string, server: BenchServer, after: (accepted: number) => Promise<void> = async () => undefined) => {
     try {
-      await openRun(ctx, server, settings.openWarmSeconds);
+      const warm = await openRun(ctx, server, settings.openWarmSeconds);
       await pause(1000);
-      results.push({ name, ...(await openRun(ctx, server, settings.openSeconds)) });
+      const measured = await openRun(ctx, server, settings.openSeconds);
+      results.push({ name, ...measured });
+      await after([warm, measured].reduce((sum, f) => sum + f.sent - f.non2xx - f.errors, 0));
     } finally {
       await server.stop();
     }
@@ -50,12 +53,8 @@ export async function latencyGoal(ctx: BenchContext): Promise<LatencyRun[]> {
   await measure('baseline (durable row)', await startBaseline(ctx.scratch('baseline-latency.db')));
   const before = await sink.count();
   const on = await startMailroom({ dataDir: ctx.freshDataDir('latency-on'), worker: 'on', logLevel: settings.logLevel, nodeArgs: settings.nodeArgs });
-  await measure('POST /v1/send, worker on', {
-    ...on,
-    stop: async () => {
-      await drained(sink, before + Math.round(settings.rate * (settings.openSeconds + settings.openWarmSeconds)), 60_000);
-      await on.stop();
-    },
+  await measure('POST /v1/send, worker on', on, async (accepted) => {
+    await drained(sink, before + accepted, 60_000);
   });
   if (settings.workerOff) {
     await measure('POST /v1/send, worker off', await startMailroom({ dataDir: ctx.freshDataDir('latency-off'), worker: 'off', logLevel: settings.logLevel, nodeArgs: settings.nodeArgs }));
