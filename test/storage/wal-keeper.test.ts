@@ -3,7 +3,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, migrate } from '../../src/storage/dialect.js';
-import { GroupCommit } from '../../src/storage/group-commit.js';
+import { GroupCommit, SLICE_MS } from '../../src/storage/group-commit.js';
 import { WalKeeper, type CommitFollowUp } from '../../src/storage/wal-keeper.js';
 import { freshDatabase, type TestDatabase } from '../support/stores.js';
 
@@ -76,6 +76,69 @@ describe('SQLite group commit and its write-ahead log', () => {
     const group = new GroupCommit(db, failing);
     const writes = ['a', 'b'].map((v) => group.run((conn) => sql`insert into scratch (v) values (${v})`.execute(conn)));
     for (const w of writes) await expect(w).rejects.toThrow('EIO');
+  });
+
+  it('sends (durable) and bookkeeping (not durable) asked for in one turn commit apart, sends first; the bookkeeping does not wait for the flush', async () => {
+    const { db } = await open();
+    const flush = new HeldFlush();
+    const group = new GroupCommit(db, flush);
+    const claim = group.run((conn) => sql`insert into scratch (v) values ('claim')`.execute(conn), { durable: false });
+    const send = group.run((conn) => sql`insert into scratch (v) values ('send')`.execute(conn), { durable: true });
+    await claim;
+    expect(flush.calls).toEqual([true, false]);
+    const rows = await sql<{ v: string }>`select v from scratch order by rowid`.execute(db);
+    expect(rows.rows.map((r) => r.v)).toEqual(['send', 'claim']);
+    expect(await settled(send)).toBe(false);
+    flush.release();
+    await send;
+  });
+
+  it('a transaction stops taking jobs after SLICE_MS of work: the rest commit next, in their order, each job once', async () => {
+    const { db } = await open();
+    const flush = new HeldFlush();
+    const group = new GroupCommit(db, flush);
+    // Each job holds the loop past the slice: one job a transaction.
+    const busy = () => {
+      const until = performance.now() + SLICE_MS + 1;
+      while (performance.now() < until) { /* the CPU a large batch would take */ }
+    };
+    const writes = ['a', 'b', 'c'].map((v) => group.run(async (conn) => {
+      busy();
+      await sql`insert into scratch (v) values (${v})`.execute(conn);
+      if (v === 'b') throw new Error('b refused');
+    }));
+    const deadline = Date.now() + 5_000;
+    while (flush.calls.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    expect(flush.calls).toEqual([true, true, true]);
+    flush.release();
+    await writes[0];
+    await expect(writes[1]).rejects.toThrow('b refused');
+    await writes[2];
+    const rows = await sql<{ v: string }>`select v from scratch order by rowid`.execute(db);
+    expect(rows.rows.map((r) => r.v)).toEqual(['a', 'c']);
+  });
+
+  it('bookkeeping waits behind a backlog of sends, but not for ever (OTHERS_WAIT_MS)', async () => {
+    const { db } = await open();
+    const group = new GroupCommit(db, new HeldFlush());
+    // Sends that keep coming, each taking a whole slice: a backlog that never clears.
+    let sending = true;
+    const busy = () => {
+      const until = performance.now() + SLICE_MS + 1;
+      while (performance.now() < until) { /* a slice's worth of sends */ }
+    };
+    const keepSending = () => {
+      if (!sending) return;
+      void group.run(async (conn) => { busy(); await sql`insert into scratch (v) values ('send')`.execute(conn); }).catch(() => undefined);
+      setImmediate(keepSending);
+    };
+    keepSending();
+    // Resolves although the sends never stop (starved, it would time the test out).
+    await group.run((conn) => sql`insert into scratch (v) values ('claim')`.execute(conn), { durable: false });
+    sending = false;
+    const sendsBefore = await sql<{ n: number }>`select count(*) as n from scratch where rowid < (select rowid from scratch where v = 'claim')`.execute(db);
+    // Sends went first (the claim was asked for right after the first).
+    expect(sendsBefore.rows[0]?.n).toBeGreaterThan(0);
   });
 
   it('durable writes through the real WAL flush all commit and resolve, however many at once', async () => {
