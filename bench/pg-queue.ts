@@ -12,9 +12,11 @@ import { analyzeSchema, seedQueued, unsentCount } from './pg-queue-seed.js';
  * Goal 4 of issue 16: mailroom's PostgreSQL queue against pg-boss, claim → mark sent → next
  * with a no-op transport, on the same database at the same concurrency.
  *
- * A shape is `loops x batch`: `loops` workers run side by side in this process, each one
- * claiming up to `batch` due jobs, doing nothing with them and marking them done in one call,
- * then claiming again, until all `jobs` pre-loaded jobs are done. Jobs in flight: loops × batch.
+ * A shape is `loops x batch` (BENCH_PG_SHAPES, default 8x1,32x1,4x8): `loops` workers run side
+ * by side in this process, each one claiming up to `batch` due jobs, doing nothing with them and
+ * marking them done in one call, then claiming again, until all BENCH_PG_JOBS (20,000) pre-loaded
+ * jobs are done. Jobs in flight: loops × batch; 8x1 and 32x1 are pg-boss's `work` with its
+ * default batchSize 1 and localConcurrency 8 or 32, 4x8 is batching. BENCH_PG_ROUNDS (3) rounds.
  * - mailroom: the worker's own calls, as src/delivery/leases.ts and outcomes.ts make them:
  *   `queue.claim` in a transaction with synchronous_commit off (durable: false), then
  *   `queue.markSentMany` in a background transaction (the same). Each claim also reads the
@@ -32,7 +34,7 @@ import { analyzeSchema, seedQueued, unsentCount } from './pg-queue-seed.js';
 const PG_URL = process.env.BENCH_PG_URL ?? process.env.MAILROOM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const JOBS = Number(process.env.BENCH_PG_JOBS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_PG_ROUNDS ?? 3);
-const SHAPES = (process.env.BENCH_PG_SHAPES ?? '8x1,32x1,8x4,4x8').split(',').map((s) => {
+const SHAPES = (process.env.BENCH_PG_SHAPES ?? '8x1,32x1,4x8').split(',').map((s) => {
   const [loops, batch] = s.split('x').map(Number);
   if (loops === undefined || batch === undefined || !(loops > 0) || !(batch > 0)) throw new Error(`BENCH_PG_SHAPES: "${s}" is not LOOPSxBATCH`);
   return { loops, batch };
