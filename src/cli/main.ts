@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { applyConfig, generatedLines, webhookApplyOptions } from '../admin/apply.js';
 import { ConfigError, loadConfig, type Config } from '../config/env.js';
-import { readConfigFile } from '../config/file.js';
 import { systemClock } from '../domain/clock.js';
 import { ApiError } from '../errors/api-error.js';
 import { migrate, openDatabase } from '../storage/dialect.js';
@@ -115,6 +114,8 @@ async function runApply(store: Store, config: Config, args: string[], env: NodeJ
     err(commandHelp(['apply']) ?? 'Usage: mailroom apply FILE');
     return 1;
   }
+  // Loaded on use: the YAML parser is ~70 modules that only `apply` and a MAILROOM_CONFIG start read.
+  const { readConfigFile } = await import('../config/file.js');
   const report = await applyConfig(store, readConfigFile(file, env), webhookApplyOptions(config));
   if (report.changes.length === 0) out('No changes.');
   for (const line of report.changes) out(`  ${line}`);

@@ -2,7 +2,6 @@ import { buildApp } from '../app.js';
 import { applyConfig, generatedLines, webhookApplyOptions } from '../admin/apply.js';
 import { demoInstructions, ensureDemo } from '../bootstrap/demo.js';
 import type { Config } from '../config/env.js';
-import { readConfigFile } from '../config/file.js';
 import { readTlsMaterial, reloadOnSighup } from '../http/tls.js';
 import { verpSecret } from '../delivery/verp.js';
 import { recordProviderEvents } from '../events/record.js';
@@ -25,6 +24,8 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   const runtime = await createRuntime(config);
   const { store } = runtime;
   if (config.configFile !== undefined) {
+    // Loaded only for a MAILROOM_CONFIG file: the YAML parser (~70 modules) stays out of a server without one.
+    const { readConfigFile } = await import('../config/file.js');
     const report = await applyConfig(store, readConfigFile(config.configFile), webhookApplyOptions(config));
     out(`Applied ${config.configFile}: ${report.changes.length === 0 ? 'no changes' : `${report.changes.length} change(s)`}`);
     for (const line of generatedLines(report)) out(line);
