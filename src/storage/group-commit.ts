@@ -14,17 +14,17 @@ const COMMIT = CompiledQuery.raw('commit');
 const ROLLBACK = CompiledQuery.raw('rollback');
 
 /**
- * Work after which a transaction commits and leaves the rest of the queue to the next (ms):
- * ~30 sends at ~150 µs each. Below the durable baseline's p99 at 500 sends/s (6–21 ms), so
- * the slicing itself never makes the tail; at that rate a turn's batch is 1–10 sends and
- * takes well under it.
+ * Jobs per transaction at most: ~10 ms of work at ~150 µs a send. A count, not a time: cut by
+ * the clock, a starved CPU (load 18 here) made slices of a few sends, and the extra commits
+ * cost throughput when it was scarcest (CPU per send 4.9 → 7.5 ms in one such run). Above
+ * the 50 connections of the throughput goal, so a closed loop's turn still commits as one.
  */
-export const SLICE_MS = 4;
+export const MAX_JOBS = 64;
 
 /**
  * The longest the bookkeeping waits behind a backlog of sends (ms). A claim every 50 ms of
  * up to 50 messages still lets the worker deliver ~1,000 msg/s, while under overload
- * it takes at most one slice in 13 (4 ms in 54) of the loop from acceptance.
+ * it takes at most one transaction in 50 ms of the loop from acceptance.
  */
 export const OTHERS_WAIT_MS = 50;
 
@@ -53,10 +53,10 @@ interface Job<R> {
  *   which the sends wait for anyway (fdatasync here: p50 ~3 ms, p99 ~15 ms). Under a backlog
  *   of sends the bookkeeping waits, up to OTHERS_WAIT_MS: delivery slows while acceptance
  *   catches up, and catches up in turn after.
- * - A transaction stops taking jobs after SLICE_MS of work; the rest commit in the next one,
- *   after a turn of the event loop. A backlog (after a GC pause or a starved CPU) otherwise
- *   went into one transaction: 150 sends held the loop for ~250 ms on this busy 2-core
- *   machine, during which no finished flush could answer and no request was read.
+ * - A transaction takes at most MAX_JOBS jobs; the rest commit in the next one, after a turn
+ *   of the event loop. A backlog (after a GC pause or a starved CPU) otherwise went into one
+ *   transaction: 150 sends held the loop for ~250 ms on this busy 2-core machine, during
+ *   which no finished flush could answer and no request was read.
  */
 export class GroupCommit {
   private queue: Array<Job<never>> = [];
@@ -141,15 +141,13 @@ export class GroupCommit {
       await this.db.connection().execute(async (conn) => {
         if (!fullCommit) await conn.executeQuery(SYNC_NORMAL);
         await conn.executeQuery(BEGIN);
-        const started = performance.now();
         try {
-          for (const [i, job] of taken.entries()) {
-            if (i > 0 && performance.now() - started >= SLICE_MS) {
-              // The rest go first in the next transaction, in their order.
-              batch = taken.slice(0, i);
-              this.queue = [...taken.slice(i), ...this.queue];
-              break;
-            }
+          if (taken.length > MAX_JOBS) {
+            // The rest go first in the next transaction, in their order.
+            batch = taken.slice(0, MAX_JOBS);
+            this.queue = [...taken.slice(MAX_JOBS), ...this.queue];
+          }
+          for (const job of batch) {
             await conn.executeQuery(SAVEPOINT);
             try {
               outcomes.push({ ok: true, value: await job.fn(conn) });
