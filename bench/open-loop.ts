@@ -17,8 +17,9 @@ export interface OpenLoopOptions {
   /** Sockets the generator may open; enough that none is ever the wait (default 256). */
   connections?: number;
   /**
-   * A request with no answer after this long (default 30 s) counts as an error at that latency,
-   * so a server that cannot keep up ends the run in bounded time instead of draining its backlog.
+   * Requests still unanswered this long (default 30 s) after the last one was due are abandoned
+   * and count as errors at that latency, so a server that cannot keep up ends the run in bounded
+   * time instead of draining its whole backlog.
    */
   timeoutMs?: number;
 }
@@ -43,7 +44,8 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopFigures> {
   const timeout = o.timeoutMs ?? 30_000;
-  const pool = new Pool(o.url, { connections: o.connections ?? 256, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: timeout, bodyTimeout: timeout });
+  const pool = new Pool(o.url, { connections: o.connections ?? 256, pipelining: 1, keepAliveTimeout: 30_000 });
+  const abandon = new AbortController();
   const total = Math.round(o.rate * o.seconds);
   const latencies: number[] = [];
   let non2xx = 0;
@@ -54,7 +56,7 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopFigures> {
   let next = 0;
   const fire = (i: number, due: number) => {
     const { body, headers } = o.request(i);
-    const p = pool.request({ path: o.path, method: 'POST', body, headers })
+    const p = pool.request({ path: o.path, method: 'POST', body, headers, signal: abandon.signal })
       .then(async (res) => {
         await res.body.dump();
         latencies.push(performance.now() - due);
@@ -85,8 +87,10 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopFigures> {
     };
     setTimeout(tick, 50);
   });
+  const deadline = setTimeout(() => abandon.abort(), timeout);
   await Promise.all([...inFlight]);
-  await pool.close();
+  clearTimeout(deadline);
+  await pool.destroy();
   latencies.sort((a, b) => a - b);
   return {
     sent: total,
