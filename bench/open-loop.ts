@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Pool } from 'undici';
 
 /**
@@ -46,6 +47,8 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopFigures> {
   const timeout = o.timeoutMs ?? 30_000;
   const pool = new Pool(o.url, { connections: o.connections ?? 256, pipelining: 1, keepAliveTimeout: 30_000 });
   const abandon = new AbortController();
+  // One signal for every request in flight (thousands when the server falls behind).
+  setMaxListeners(0, abandon.signal);
   const total = Math.round(o.rate * o.seconds);
   const latencies: number[] = [];
   let non2xx = 0;
