@@ -29,9 +29,18 @@ const FIELDS: readonly Field[] = ['subject', 'to', 'cc', 'bcc', 'from_name', 'fr
  */
 export function compileTemplate(t: TemplateContent): Compiled {
   const out = {} as Compiled;
-  for (const f of FIELDS) out[f] = hb.compile(t[f], { noEscape: f !== 'html', knownHelpersOnly: true, strict: false });
+  for (const f of FIELDS) {
+    const source = t[f];
+    // Handlebars has no syntax outside `{{…}}`: a field without one renders as itself. Most
+    // fields of a template are such (from, cc, bcc, reply_to, often the text): each Handlebars
+    // call builds its prototype-access rules (~2–3 µs), about a dozen µs of a send's CPU.
+    out[f] = source.includes('{{') ? hb.compile(source, { noEscape: f !== 'html', knownHelpersOnly: true, strict: false }) : () => source;
+  }
   return out;
 }
+
+/** Options of every render: never a parameter's prototype properties or methods. */
+const RUNTIME_OPTIONS: Handlebars.RuntimeOptions = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false };
 
 export interface SenderDefaults {
   from_email?: string | undefined;
@@ -41,7 +50,7 @@ export interface SenderDefaults {
 export function renderEmail(compiled: Compiled, template: Template, params: Record<string, unknown>, sender: SenderDefaults): RenderedEmail {
   const raw = {} as Record<Field, string>;
   try {
-    for (const f of FIELDS) raw[f] = compiled[f](params, { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false });
+    for (const f of FIELDS) raw[f] = compiled[f](params, RUNTIME_OPTIONS);
   } catch (err) {
     throw new ApiError('template_render_failed', { details: { reason: err instanceof Error ? err.message.split('\n')[0] : 'render error' } });
   }
