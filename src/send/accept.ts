@@ -207,12 +207,10 @@ async function checkLists(store: Store, org: Organization, email: RenderedEmail,
     candidates.add(v);
     if (v.includes('@')) candidates.add(v.slice(v.lastIndexOf('@')));
   }
-  const blocked = await store.blockList.findAmong(org.id, [...candidates]);
-  if (blocked.length > 0) throw new ApiError('recipient_blocked');
-
-  const suppressed = await store.suppressions.findAmong(org.id, recipients);
-  if (suppressed.length > 0) {
-    throw new ApiError('recipient_suppressed', { message: 'A recipient is on the suppression list; no credit was used.', details: { recipients: suppressed } });
+  const hits = await store.listHits.among(org.id, [...candidates], recipients);
+  if (hits.blocked.length > 0) throw new ApiError('recipient_blocked');
+  if (hits.suppressed.length > 0) {
+    throw new ApiError('recipient_suppressed', { message: 'A recipient is on the suppression list; no credit was used.', details: { recipients: hits.suppressed } });
   }
 }
 

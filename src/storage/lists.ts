@@ -1,5 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Suppression } from '../domain/types.js';
+import type { Dialect } from './dialect.js';
 import type { Database } from './schema.js';
 
 /**
@@ -125,6 +126,56 @@ export function blockListRepo(db: Kysely<Database>) {
     async findAmong(orgId: string, values: readonly string[]): Promise<string[]> {
       return inChunks(values.map(normalizeAddress), async (chunk) => (await db.selectFrom('block_list').select('value')
         .where('org_id', '=', orgId).where('value', 'in', chunk).execute()).map((r) => r.value));
+    },
+  };
+}
+
+/** What a send finds of its recipients on the two lists. */
+export interface ListHits {
+  blocked: string[];
+  suppressed: string[];
+}
+
+/**
+ * The send path's one look at both lists: a single statement (UNION ALL over the two primary
+ * keys) instead of one query per list, its text built once per shape (how many values of each)
+ * and per dialect. A send has one recipient, so two block-list values and one address: building
+ * two queries with the query builder cost ~40 µs of a send's CPU, more than SQLite's two lookups.
+ * Longer lists go in slices, as `findAmong` does.
+ */
+export function listHitsRepo(db: Kysely<Database>, dialect: Dialect) {
+  const texts = new Map<string, string>();
+  const text = (blockCount: number, suppressCount: number): string => {
+    const shape = `${blockCount}:${suppressCount}`;
+    let t = texts.get(shape);
+    if (t === undefined) {
+      let n = 0;
+      const mark = () => (dialect === 'postgres' ? `$${++n}` : '?');
+      const marks = (count: number) => Array.from({ length: count }, mark).join(', ');
+      const parts: string[] = [];
+      if (blockCount > 0) parts.push(`select 'b' as list, value from block_list where org_id = ${mark()} and value in (${marks(blockCount)})`);
+      if (suppressCount > 0) parts.push(`select 's' as list, email as value from suppressions where org_id = ${mark()} and email in (${marks(suppressCount)})`);
+      t = parts.join(' union all ');
+      // Shapes are few (a message's recipient count); keep the map from growing without end.
+      if (texts.size < 256) texts.set(shape, t);
+    }
+    return t;
+  };
+  return {
+    async among(orgId: string, blockValues: readonly string[], addresses: readonly string[]): Promise<ListHits> {
+      const hits: ListHits = { blocked: [], suppressed: [] };
+      const block = blockValues.map(normalizeAddress);
+      const suppress = addresses.map(normalizeAddress);
+      for (let i = 0; i < Math.max(block.length, suppress.length); i += IN_CHUNK) {
+        const b = block.slice(i, i + IN_CHUNK);
+        const s = suppress.slice(i, i + IN_CHUNK);
+        const params: string[] = [];
+        if (b.length > 0) params.push(orgId, ...b);
+        if (s.length > 0) params.push(orgId, ...s);
+        const { rows } = await db.executeQuery(CompiledQuery.raw(text(b.length, s.length), params) as CompiledQuery<{ list: string; value: string }>);
+        for (const r of rows) (r.list === 'b' ? hits.blocked : hits.suppressed).push(r.value);
+      }
+      return hits;
     },
   };
 }

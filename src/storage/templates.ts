@@ -1,6 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { ParamSpec, Template } from '../domain/types.js';
 import { bool, int, parseJson } from './json.js';
+import { compiledOnce } from './compiled.js';
+import type { Dialect } from './dialect.js';
 import type { Database, TemplatesTable } from './schema.js';
 import { templateVersionsRepo } from './template-versions.js';
 
@@ -57,7 +59,11 @@ function toColumns(f: TemplateFields) {
   };
 }
 
-export function templatesRepo(db: Kysely<Database>) {
+/** Read on a catalog miss of the send path: compiled once (building it cost ~15–20 µs). */
+const byId = compiledOnce<{ org_id: string; id: string }, Selectable<TemplatesTable>>((db, p) => db.selectFrom('templates').selectAll()
+  .where('org_id', '=', p('org_id')).where('id', '=', p('id')));
+
+export function templatesRepo(db: Kysely<Database>, dialect: Dialect) {
   const versions = templateVersionsRepo(db);
   /**
    * A template last written before versions were kept (migration 0007) has no row for the
@@ -71,8 +77,7 @@ export function templatesRepo(db: Kysely<Database>) {
   };
   return {
     async get(orgId: string, id: string): Promise<Template | undefined> {
-      const row = await db.selectFrom('templates').selectAll()
-        .where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      const row = (await byId(db, dialect, { org_id: orgId, id })).rows[0];
       return row === undefined ? undefined : toRecord(row);
     },
 
