@@ -3,9 +3,10 @@ import type { Kysely } from 'kysely';
 /**
  * Retention (issue 16, goal 3): the purge asks for messages created before a cutoff across all
  * organizations, which no index led with. Without one, SQLite walked messages_org_status_time
- * whole and PostgreSQL scanned the table: at 10 million messages each later batch of the purge
- * read past every newer message of the organizations it had already emptied (~1 s a batch, the
- * writer held throughout). Led by created_at, the oldest messages are the first entries read.
+ * from its start and PostgreSQL scanned the table, so each batch read past every newer message
+ * of the organizations already emptied: at 1 M seeded messages a batch of 500 took a median
+ * 140 ms of CPU (rising through the purge) against 80–90 ms with this index, the writer held
+ * throughout. Led by created_at, the oldest messages are the first entries read.
  * An insert lands at the right edge of this B-tree (ids and times grow together), the cheapest
  * place for one more index on the send path.
  */
