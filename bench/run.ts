@@ -8,8 +8,11 @@ import { printMemoryGoal, printSendGoal, sendGoal } from './send-goal.js';
 /**
  * `npm run bench`: goals 1, 2 and 5 of issue 16 (send vs the durable baseline, latency under a
  * steady load, memory), then delivery through the queue to an SMTP sink and to a Postmark fake.
- * BENCH_ONLY=send|latency|memory|delivery|provider runs one part. With the defaults the whole
- * run takes about 7 minutes on this 2-core machine (estimated from its parts; build not included).
+ * BENCH_ONLY=send|latency|memory|delivery|provider runs one part. Run time with the defaults,
+ * build not included: 11 min 12 s measured on this 2-core machine while other processes kept its
+ * load average at 8-24 (send + memory ~5 min, latency ~4 min, delivery and provider ~2 min); on a
+ * quiet machine the parts add up to ~7 min. Profile the server with
+ * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" (passed to every `mailroom serve`).
  */
 async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
