@@ -5,6 +5,12 @@ import type { Generated } from 'kysely';
  * (BIGINT on PostgreSQL, read back as numbers), booleans are 0/1 and structured settings are
  * JSON text, so one query layer serves SQLite and PostgreSQL without per-dialect mapping.
  */
+/** One row (id 1): bumped by triggers on every catalog change (migration 0010). */
+export interface CatalogStampTable {
+  id: number;
+  stamp: number;
+}
+
 export interface OrganizationsTable {
   id: string;
   name: string;
@@ -268,6 +274,7 @@ export interface TemplateVersionsTable {
 
 export interface Database {
   organizations: OrganizationsTable;
+  catalog_stamp: CatalogStampTable;
   api_keys: ApiKeysTable;
   services: ServicesTable;
   webhook_tokens: WebhookTokensTable;

@@ -4,6 +4,7 @@ import type { ApiKey, Organization, Service, Template } from '../domain/types.js
 import { adminSessionsRepo } from './admin-sessions.js';
 import { apiKeysRepo } from './api-keys.js';
 import { creditsRepo } from './credits.js';
+import { compiledOnce } from './compiled.js';
 import { migrate, openDatabase, type Dialect } from './dialect.js';
 import { GroupCommit } from './group-commit.js';
 import { idempotencyRepo } from './idempotency.js';
@@ -111,8 +112,8 @@ export interface TransactionOptions {
 /** How long a background write on SQLite may wait for others to share its commit. */
 const BACKGROUND_LINGER_MS = 10;
 
-/** See ReadCache: how stale another process's catalog change may look here. */
-const CATALOG_TTL_MS = 1000;
+/** The catalog stamp (migration 0010), read before the cached catalog is trusted; see ReadCache. */
+const catalogStamp = compiledOnce<Record<string, never>, { stamp: number | string }>((db) => db.selectFrom('catalog_stamp').select('stamp').where('id', '=', 1));
 
 type Wrap = <K extends keyof RepoSet>(name: K, repo: RepoSet[K]) => RepoSet[K];
 
@@ -165,7 +166,8 @@ function cachedCatalog(r: RepoSet, cache: ReadCache): CachedCatalog {
 
 export function storeOver(db: Kysely<Database>, dialect: Dialect, clock: Clock, file?: CommitFollowUp): Store {
   const group = dialect === 'sqlite' ? new GroupCommit(db, file) : undefined;
-  const cache = new ReadCache(CATALOG_TTL_MS);
+  // PostgreSQL returns a bigint as a string; only equality matters.
+  const cache = new ReadCache(async () => Number((await catalogStamp(db, dialect, {})).rows[0]?.stamp ?? 0));
   // A transaction's catalog writes become visible at its commit: clear again once it is done
   // (a reader in between may have cached the old rows).
   const inTransaction = <T>(run: (makeRepos: (conn: Kysely<Database>) => Repos) => Promise<T>): Promise<T> => {
