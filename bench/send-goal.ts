@@ -51,7 +51,7 @@ async function run(ctx: BenchContext, server: BenchServer, seconds: number, amou
 export async function sendGoal(ctx: BenchContext, withBaseline: boolean): Promise<SendGoalFigures> {
   const { settings, sink } = ctx;
   const baselineServer = withBaseline ? await startBaseline(ctx.scratch('baseline-send.db')) : undefined;
-  const mailroom = await startMailroom({ dataDir: ctx.freshDataDir('send-data'), worker: 'on', logLevel: settings.logLevel, nodeArgs: settings.nodeArgs });
+  const mailroom = await startMailroom({ dataDir: ctx.freshDataDir('send-data'), worker: process.env.BENCH_SEND_WORKER === 'off' ? 'off' : 'on', logLevel: settings.logLevel, nodeArgs: settings.nodeArgs });
   try {
     // A few seconds' settle: start-up work (migrations check, caches, the worker's first poll) ends.
     await pause(3000);
