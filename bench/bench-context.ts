@@ -26,6 +26,9 @@ export interface SendSettings {
   nodeArgs: string[];
 }
 
+/** The heap flags mailroom ships with (package.json "start", bin/mailroom.js, deploy/*.service). */
+export const SERVE_NODE_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=1024'] as const;
+
 export function sendSettings(env: NodeJS.ProcessEnv = process.env): SendSettings {
   const num = (name: string, fallback: number) => {
     const value = Number(env[name] ?? fallback);
@@ -42,7 +45,9 @@ export function sendSettings(env: NodeJS.ProcessEnv = process.env): SendSettings
     openWarmSeconds: num('BENCH_OPEN_WARM_SECONDS', 5),
     workerOff: (env.BENCH_WORKER_OFF ?? 'on') !== 'off',
     logLevel: env.BENCH_LOG_LEVEL ?? 'info',
-    nodeArgs: (env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    // `npm start`, bin/mailroom.js and the systemd units run Node with these heap flags (see the
+    // README's Performance section); BENCH_NODE_ARGS adds to them (a later flag wins).
+    nodeArgs: [...SERVE_NODE_FLAGS, ...(env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)],
   };
 }
 

@@ -49,9 +49,9 @@ function unitKeys(file: string): Map<string, string[]> {
 describe('systemd units in deploy/', () => {
   it('start `serve` and `worker --metrics-port <instance>` with the shared environment file, and stop with SIGTERM', () => {
     const serve = unitKeys(path.join(DEPLOY, 'mailroom.service'));
-    expect(serve.get('Service.ExecStart')).toEqual(['/usr/bin/node /opt/mailroom/bin/mailroom.js serve']);
+    expect(serve.get('Service.ExecStart')).toEqual(['/usr/bin/node --max-semi-space-size=4 --max-old-space-size=1024 /opt/mailroom/bin/mailroom.js serve']);
     const worker = unitKeys(path.join(DEPLOY, 'mailroom-worker@.service'));
-    expect(worker.get('Service.ExecStart')).toEqual(['/usr/bin/node /opt/mailroom/bin/mailroom.js worker --metrics-port %i']);
+    expect(worker.get('Service.ExecStart')).toEqual(['/usr/bin/node --max-semi-space-size=4 --max-old-space-size=1024 /opt/mailroom/bin/mailroom.js worker --metrics-port %i']);
     for (const unit of [serve, worker]) {
       expect(unit.get('Service.EnvironmentFile')).toEqual(['/etc/mailroom/mailroom.env']);
       expect(unit.get('Service.KillSignal')).toEqual(['SIGTERM']);
