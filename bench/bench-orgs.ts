@@ -21,6 +21,22 @@ export const SEND_BODY = JSON.stringify({
   template_params: { name: 'Ada Lovelace', email: 'ada@example.com', company: 'Analytical Engines', plan: 'pro', message: 'The engine is ready. '.repeat(8) },
 });
 
+/** The five-parameter template every bench sends (SEND_BODY's parameters), as the declarative file writes it. */
+export function benchTemplate(id: string, subject: string, fromEmail: string) {
+  return {
+    id, subject, to: '{{email}}', from_email: fromEmail,
+    html: '<p>Dear {{name}},</p><p>{{message}}</p><p>Plan: {{plan}}</p>', text: '{{message}}',
+    allow_dynamic_recipients: true, strict_params: true,
+    params: [
+      { name: 'name', type: 'string', required: true, max_length: 100 },
+      { name: 'email', type: 'email', required: true },
+      { name: 'company', type: 'string' },
+      { name: 'plan', type: 'string', enum: ['free', 'pro'] },
+      { name: 'message', type: 'string', required: true },
+    ],
+  };
+}
+
 export function orgId(i: number): string {
   return `bench${String(i).padStart(3, '0')}`;
 }
@@ -41,18 +57,7 @@ export function benchOrgsYaml(smtpPort: number, count = ORGANIZATIONS): string {
     credits: 100_000_000,
     keys: [{ type: 'private', key: privateKey(i) }],
     services: [{ id: 'sink', provider: 'smtp', default: true, smtp: { host: '127.0.0.1', port: smtpPort } }],
-    templates: [{
-      id: 'bench', subject: 'Hello {{name}} from {{company}}', to: '{{email}}', from_email: 'bench@mailroom.test',
-      html: '<p>Dear {{name}},</p><p>{{message}}</p><p>Plan: {{plan}}</p>', text: '{{message}}',
-      allow_dynamic_recipients: true, strict_params: true,
-      params: [
-        { name: 'name', type: 'string', required: true, max_length: 100 },
-        { name: 'email', type: 'email', required: true },
-        { name: 'company', type: 'string' },
-        { name: 'plan', type: 'string', enum: ['free', 'pro'] },
-        { name: 'message', type: 'string', required: true },
-      ],
-    }],
+    templates: [benchTemplate('bench', 'Hello {{name}} from {{company}}', 'bench@mailroom.test')],
   }));
   return YAML.stringify({ organizations });
 }

@@ -1,4 +1,5 @@
 import type { ConfigFile } from '../src/config/resources.js';
+import { benchTemplate } from './bench-orgs.js';
 import { orgId, SCALE_ORGS, SCALE_TEMPLATES } from './scale-seed.js';
 
 /** Organization n's private key (bench only). */
@@ -13,18 +14,7 @@ export function orgsConfig(): ConfigFile {
       id: orgId(n), plan: 'business_200k', credits: 100_000_000,
       keys: [{ type: 'private' as const, key: privateKeyOf(n) }],
       services: [{ id: 'outbox', provider: 'outbox', default: true }],
-      templates: SCALE_TEMPLATES.map((id) => ({
-        id, subject: 'Your ' + id + ' from {{company}}', to: '{{email}}', from_email: 'noreply@mailroom.test',
-        html: '<p>Dear {{name}},</p><p>{{message}}</p><p>Plan: {{plan}}</p>', text: '{{message}}',
-        allow_dynamic_recipients: true, strict_params: true,
-        params: [
-          { name: 'name', type: 'string', required: true, max_length: 100 },
-          { name: 'email', type: 'email', required: true },
-          { name: 'company', type: 'string' },
-          { name: 'plan', type: 'string', enum: ['free', 'pro'] },
-          { name: 'message', type: 'string', required: true },
-        ],
-      })),
+      templates: SCALE_TEMPLATES.map((id) => benchTemplate(id, 'Your ' + id + ' from {{company}}', 'noreply@mailroom.test')),
     })),
   } as ConfigFile;
 }
