@@ -67,7 +67,9 @@ export async function runKeys(store: Store, args: string[], options: OrgCommandO
     const rotation = await rotateKey(store, org, arg, graceSeconds === undefined ? 0 : Number(graceSeconds));
     out(`${rotation.key.id}  ${rotation.value}`);
     const { previous } = rotation;
-    out(keyAuthenticates(previous, now)
+    // Judged at the rotation's own instant: `now` was read before it, so an old key cut off at
+    // once would look alive for the milliseconds between (it read "keeps working until" under load).
+    out(keyAuthenticates(previous, previous.revoked_at ?? now)
       ? `The old key ${previous.id} keeps working until ${iso(previous.expires_at)}.`
       : `The old key ${previous.id} stopped working now.`);
     return 0;
