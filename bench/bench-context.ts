@@ -20,6 +20,8 @@ export interface SendSettings {
   openWarmSeconds: number;
   /** BENCH_WORKER_OFF (on): also the open loop against mailroom with MAILROOM_WORKER=off. */
   workerOff: boolean;
+  /** BENCH_WORKER_ON (on): the open loop against mailroom with its worker on (off: only the worker-off run). */
+  workerOn: boolean;
   /** BENCH_LOG_LEVEL (info, `mailroom serve`'s default: one line per request, to a file). */
   logLevel: string;
   /** BENCH_NODE_ARGS (none): Node options for every `mailroom serve`, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
@@ -44,6 +46,7 @@ export function sendSettings(env: NodeJS.ProcessEnv = process.env): SendSettings
     openSeconds: num('BENCH_OPEN_SECONDS', 30),
     openWarmSeconds: num('BENCH_OPEN_WARM_SECONDS', 5),
     workerOff: (env.BENCH_WORKER_OFF ?? 'on') !== 'off',
+    workerOn: (env.BENCH_WORKER_ON ?? 'on') !== 'off',
     logLevel: env.BENCH_LOG_LEVEL ?? 'info',
     // `npm start`, bin/mailroom.js and the systemd units run Node with these heap flags (see the
     // README's Performance section); BENCH_NODE_ARGS adds to them (a later flag wins).

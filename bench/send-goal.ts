@@ -26,6 +26,8 @@ export interface SendGoalFigures {
   mailroom: RunFigures[];
   /** Seconds the worker took after each mailroom run to deliver its backlog (undefined: gave up). */
   drainSeconds: Array<number | undefined>;
+  /** false with BENCH_SEND_WORKER=off: the accept path alone, nothing delivered. */
+  workerOn: boolean;
   memory: MemoryFigures;
 }
 
@@ -51,7 +53,11 @@ async function run(ctx: BenchContext, server: BenchServer, seconds: number, amou
 export async function sendGoal(ctx: BenchContext, withBaseline: boolean): Promise<SendGoalFigures> {
   const { settings, sink } = ctx;
   const baselineServer = withBaseline ? await startBaseline(ctx.scratch('baseline-send.db')) : undefined;
-  const mailroom = await startMailroom({ dataDir: ctx.freshDataDir('send-data'), worker: process.env.BENCH_SEND_WORKER === 'off' ? 'off' : 'on', logLevel: settings.logLevel, nodeArgs: settings.nodeArgs });
+  // BENCH_SEND_WORKER=off measures the accept path alone (README, Performance): nothing is
+  // delivered then, so there is no drain to wait for.
+  const workerOn = process.env.BENCH_SEND_WORKER !== 'off';
+  const mailroom = await startMailroom({ dataDir: ctx.freshDataDir('send-data'), worker: workerOn ? 'on' : 'off', logLevel: settings.logLevel, nodeArgs: settings.nodeArgs });
+  const drain = (expected: number) => (workerOn ? drained(sink, expected) : Promise.resolve(undefined));
   try {
     // A few seconds' settle: start-up work (migrations check, caches, the worker's first poll) ends.
     await pause(3000);
@@ -73,7 +79,7 @@ export async function sendGoal(ctx: BenchContext, withBaseline: boolean): Promis
     }
     await mailroomRun(0, everyOrgTwice);
     await mailroomRun(settings.warmSeconds);
-    await drained(sink, expected);
+    await drain(expected);
     const baseline: RunFigures[] = [];
     const runs: RunFigures[] = [];
     const drainSeconds: Array<number | undefined> = [];
@@ -85,11 +91,11 @@ export async function sendGoal(ctx: BenchContext, withBaseline: boolean): Promis
       }
       await pause(1000);
       runs.push(await mailroomRun(settings.seconds));
-      drainSeconds.push(await drained(sink, expected));
+      drainSeconds.push(await drain(expected));
       await pause(2000);
       idleAfterRuns.push(rssMb(mailroom.pid));
     }
-    return { baseline, mailroom: runs, drainSeconds, memory: { idleAfterStart, peak: rss.stop(), idleAfterRuns } };
+    return { baseline, mailroom: runs, drainSeconds, workerOn, memory: { idleAfterStart, peak: rss.stop(), idleAfterRuns } };
   } finally {
     await mailroom.stop();
     await baselineServer?.stop();
@@ -124,7 +130,8 @@ export function printSendGoal(f: SendGoalFigures, seconds: number, connections: 
     const b = f.baseline[i];
     if (b !== undefined) console.log(`  round ${i + 1} ${runLine('baseline', b).trimEnd()}`);
     const drain = f.drainSeconds[i];
-    const tail = `   ratio ${(ratios[i] ?? Number.NaN).toFixed(2)}x   (worker drained the run in ${drain === undefined ? '> 120' : drain.toFixed(1)} s)`;
+    const worker = f.workerOn ? `worker drained the run in ${drain === undefined ? '> 120' : drain.toFixed(1)} s` : 'worker off';
+    const tail = `   ratio ${(ratios[i] ?? Number.NaN).toFixed(2)}x   (${worker})`;
     console.log(`  round ${i + 1} ${runLine('mailroom send', m)}${tail}`);
   });
   const b = medianRun(f.baseline);

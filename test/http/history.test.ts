@@ -179,6 +179,13 @@ describe.each(DIALECTS)('GET /v1/history filters on %s', (dialect) => {
       expect(ids(await history({ status: 'failed,sent' }))).toEqual([m.m5, m.m3]);
       expect(ids(await history({ status: 'sent,queued' }))).toEqual([m.m5, m.m4, m.m2, m.m1]);
       expect(ids(await history({ status: 'held' }))).toEqual([]);
+      // A status named twice lists each message once.
+      expect(ids(await history({ status: 'queued,failed,queued' }))).toEqual([m.m4, m.m3, m.m2, m.m1]);
+    });
+
+    it.skipIf(skip)('a list of statuses pages newest first across the statuses, by cursor', async () => {
+      const pages = await allPages(history, { status: 'queued,failed,sent', limit: 2 });
+      expect(pages.map(ids)).toEqual([[m.m5, m.m4], [m.m3, m.m2], [m.m1]]);
     });
 
     it.skipIf(skip)('an unknown status → 400 invalid_body naming status', async () => {

@@ -10,6 +10,7 @@ import * as m0007 from './0007_ui.js';
 import * as m0008 from './0008_service_errors.js';
 import * as m0009 from './0009_retention_index.js';
 import * as m0010 from './0010_catalog_stamp.js';
+import * as m0011 from './0011_planner_stats.js';
 
 /** Numbered, applied in name order. Add a file and a line here; never edit an applied one. */
 export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: Dialect) => Promise<void>>> = {
@@ -23,4 +24,5 @@ export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: 
   '0008_service_errors': m0008.up,
   '0009_retention_index': m0009.up,
   '0010_catalog_stamp': m0010.up,
+  '0011_planner_stats': m0011.up,
 };
