@@ -19,6 +19,8 @@ import { countRange, DAY_MS, firstIndexAt, messageIdOf, SCALE_ORGS, SCALE_TEMPLA
 const SECONDS = Number(process.env.BENCH_SCALE_SECONDS ?? 10);
 const PURGE_SECONDS = Number(process.env.BENCH_SCALE_PURGE_SECONDS ?? 45);
 const CONNECTIONS = 50;
+/** Each open-loop run first runs this long over the same connections, not counted (LoadSpec.warmSeconds). */
+const WARM_SECONDS = 3;
 /** Open-loop rates: reads alone, and the mix under the purge (a third sends). */
 const READ_RATE = Number(process.env.BENCH_SCALE_READ_RATE ?? 150);
 const MIX_RATE = Number(process.env.BENCH_SCALE_MIX_RATE ?? 150);
@@ -146,7 +148,7 @@ export async function measure(o: { file: string; plan: SeedPlan | undefined; dat
     failures.push(...failuresOf('send', thr));
 
     const reads = readRequests(clock.now(), sampleMessages(o.file, o.plan));
-    const r = await load({ url, mode: 'open', rate: READ_RATE, seconds: SECONDS, connections: 64, requests: reads });
+    const r = await load({ url, mode: 'open', rate: READ_RATE, seconds: SECONDS, warmSeconds: WARM_SECONDS, connections: 64, requests: reads });
     failures.push(...failuresOf('read', r));
     const filtered: Record<string, number> = {};
     for (const [kind, k] of Object.entries(r.kinds)) if (kind.startsWith('filtered: ')) filtered[kind.slice(10)] = k.p99;
@@ -183,12 +185,13 @@ async function purgeUnderLoad(
     mix.push(reads[i] as LoadRequest);
     if (i % 2 === 1) mix.push(sends[i % sends.length] as LoadRequest);
   }
-  const quiet = await load({ url, mode: 'open', rate, seconds: SECONDS, connections: 64, requests: mix, samples: true });
+  const quiet = await load({ url, mode: 'open', rate, seconds: SECONDS, warmSeconds: WARM_SECONDS, connections: 64, requests: mix, samples: true });
   failures.push(...failuresOf('quiet mix', quiet));
   const dayEnd = firstIndexAt(plan, plan.start + DAY_MS);
   const due = countRange(file, plan, 0, dayEnd);
-  const busy = load({ url, mode: 'open', rate, seconds: PURGE_SECONDS, connections: 64, requests: mix, samples: true });
-  await new Promise((r) => setTimeout(r, 2000));
+  const busy = load({ url, mode: 'open', rate, seconds: PURGE_SECONDS, warmSeconds: WARM_SECONDS, connections: 64, requests: mix, samples: true });
+  // The purge starts 2 s into the measured run (the load child starts, then warms up first).
+  await new Promise((r) => setTimeout(r, WARM_SECONDS * 1000 + 2000));
   const started = Date.now();
   const stopAt = started + (PURGE_SECONDS - 4) * 1000;
   while (Date.now() < stopAt) {
