@@ -38,6 +38,8 @@ export interface PurgeFigures {
   p999: number;
   max: number;
   quietP99: number;
+  /** p99 during the purge of each kind of request (sends wait for the flush; reads do not). */
+  byKind: Record<string, number>;
   due: number;
   purged: number;
   seconds: number;
@@ -203,8 +205,11 @@ async function purgeUnderLoad(
   const result = await busy;
   failures.push(...failuresOf('purge mix', result));
   const during: number[] = [];
-  for (const list of Object.values(result.samples ?? {})) {
-    for (const [at, latency] of list) if (at >= started && at <= ended) during.push(latency);
+  const byKind: Record<string, number> = {};
+  for (const [kind, list] of Object.entries(result.samples ?? {})) {
+    const mine = list.filter(([at]) => at >= started && at <= ended).map(([, latency]) => latency).sort((a, b) => a - b);
+    during.push(...mine);
+    byKind[kind] = percentile(mine, 0.99);
   }
   during.sort((a, b) => a - b);
   const quietAll = Object.values(quiet.samples ?? {}).flatMap((list) => list.map(([, latency]) => latency)).sort((a, b) => a - b);
@@ -214,6 +219,7 @@ async function purgeUnderLoad(
     p999: percentile(during, 0.999),
     max: during[during.length - 1] ?? 0,
     quietP99: percentile(quietAll, 0.99),
+    byKind,
     due,
     purged: due - left,
     seconds: (ended - started) / 1000,

@@ -86,6 +86,7 @@ function report(label: string, m: Measured, empty: Measured | undefined): void {
     const p = m.purge;
     console.log(line(`API p99 during the purge (${p.rate}/s mixed)`, p.p99, 'ms', '< 20 ms', p.p99 < 20));
     console.log(`    the same load without a purge: p99 ${p.quietP99.toFixed(1)} ms; during it p99.9 ${p.p999.toFixed(1)} ms, max ${p.max.toFixed(1)} ms`);
+    console.log(`    p99 during it by kind: ${Object.entries(p.byKind).map(([kind, v]) => `${kind} ${v.toFixed(1)} ms`).join(', ')}`);
     console.log(`    purged ${p.purged.toLocaleString('en')} of ${p.due.toLocaleString('en')} messages of the oldest day in ${p.seconds.toFixed(1)} s (${(p.purged / Math.max(p.seconds, 0.001)).toFixed(0)} msg/s)`);
   }
   if (m.failures.length > 0) console.log(`    failures: ${m.failures.join('; ')}`);

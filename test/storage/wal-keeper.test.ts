@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, migrate } from '../../src/storage/dialect.js';
 import { GroupCommit, MAX_JOBS } from '../../src/storage/group-commit.js';
-import { WalKeeper, type CommitFollowUp } from '../../src/storage/wal-keeper.js';
+import { BACKSTOP_CHECKPOINT_PAGES, WalKeeper, type CommitFollowUp } from '../../src/storage/wal-keeper.js';
 import { freshDatabase, type TestDatabase } from '../support/stores.js';
 
 /** A follow-up that holds every durable commit until the test lets it go. */
@@ -191,6 +191,6 @@ describe('SQLite group commit and its write-ahead log', () => {
     while (warnings.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     for (let i = 0; i < 64; i++) await keeper.committed(false);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/checkpoint thread stopped .*the writer now checkpoints every 10000 pages/);
+    expect(warnings[0]).toMatch(new RegExp(`checkpoint thread stopped .*the writer now checkpoints every ${BACKSTOP_CHECKPOINT_PAGES} pages`));
   });
 });
