@@ -47,6 +47,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await sql`analyze sqlite_schema`.execute(db);
   const tables = [...new Set(PLANNER_STATS.map(([table]) => table))];
   await sql`delete from sqlite_stat1 where tbl in (${sql.join(tables)})`.execute(db);
+  // Samples from an earlier ANALYZE of these tables would no longer agree with the counts.
+  const stat4 = await sql<{ n: number }>`select count(*) as n from sqlite_master where name = 'sqlite_stat4'`.execute(db);
+  if (Number(stat4.rows[0]?.n ?? 0) > 0) await sql`delete from sqlite_stat4 where tbl in (${sql.join(tables)})`.execute(db);
   for (const [table, index, stat] of PLANNER_STATS) {
     await sql`insert into sqlite_stat1 (tbl, idx, stat) values (${table}, ${index}, ${stat})`.execute(db);
   }
