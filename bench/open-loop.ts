@@ -43,6 +43,38 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0;
 }
 
+/**
+ * The schedule of an open loop: calls `fire(i, due)` for i = 0 … rate × seconds − 1 once its due
+ * time, `startDelayMs` from now plus i / rate (performance.now() ms), has come, never early and
+ * never waiting for an earlier request. Resolves after the last call, with the generator's own
+ * worst lag (how late it fired against a due time), which a latency figure also contains.
+ */
+export async function openSchedule(rate: number, seconds: number, fire: (i: number, due: number) => void, startDelayMs = 50): Promise<{ lagMax: number }> {
+  const total = Math.round(rate * seconds);
+  const start = performance.now() + startDelayMs;
+  let lagMax = 0;
+  let next = 0;
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = performance.now();
+      while (next < total) {
+        const due = start + (next * 1000) / rate;
+        if (due > now) break;
+        lagMax = Math.max(lagMax, now - due);
+        fire(next, due);
+        next += 1;
+      }
+      if (next >= total) {
+        resolve();
+        return;
+      }
+      setTimeout(tick, Math.max(0, Math.floor(start + (next * 1000) / rate - performance.now())));
+    };
+    setTimeout(tick, startDelayMs);
+  });
+  return { lagMax };
+}
+
 export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopFigures> {
   const timeout = o.timeoutMs ?? 30_000;
   const pool = new Pool(o.url, { connections: o.connections ?? 256, pipelining: 1, keepAliveTimeout: 30_000 });
@@ -53,10 +85,7 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopFigures> {
   const latencies: number[] = [];
   let non2xx = 0;
   let errors = 0;
-  let dispatchLagMax = 0;
   const inFlight = new Set<Promise<void>>();
-  const start = performance.now() + 50;
-  let next = 0;
   const fire = (i: number, due: number) => {
     const { body, headers } = o.request(i);
     const p = pool.request({ path: o.path, method: 'POST', body, headers, signal: abandon.signal })
@@ -71,25 +100,7 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopFigures> {
       .finally(() => inFlight.delete(p));
     inFlight.add(p);
   };
-  await new Promise<void>((resolve) => {
-    const tick = () => {
-      const now = performance.now();
-      while (next < total) {
-        const due = start + (next * 1000) / o.rate;
-        if (due > now) break;
-        dispatchLagMax = Math.max(dispatchLagMax, now - due);
-        fire(next, due);
-        next += 1;
-      }
-      if (next >= total) {
-        resolve();
-        return;
-      }
-      const wait = start + (next * 1000) / o.rate - performance.now();
-      setTimeout(tick, Math.max(0, Math.floor(wait)));
-    };
-    setTimeout(tick, 50);
-  });
+  const { lagMax: dispatchLagMax } = await openSchedule(o.rate, o.seconds, fire);
   const deadline = setTimeout(() => abandon.abort(), timeout);
   await Promise.all([...inFlight]);
   clearTimeout(deadline);

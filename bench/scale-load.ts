@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { Pool } from 'undici';
-import { percentile } from './open-loop.js';
+import { openSchedule, percentile } from './open-loop.js';
 
 /**
  * The load of bench/scale.ts, run as a child process so that generating it never shares the
@@ -103,26 +103,11 @@ async function runOn(pool: Pool, spec: LoadSpec, phase: string): Promise<LoadRes
     };
     await Promise.all(Array.from({ length: spec.connections }, loop));
   } else {
-    const rate = spec.rate ?? 100;
-    const total = Math.round(rate * spec.seconds);
     const inFlight = new Set<Promise<void>>();
-    let next = 0;
-    await new Promise<void>((resolve) => {
-      const tick = () => {
-        const now = performance.now();
-        while (next < total && t0 + (next * 1000) / rate <= now) {
-          const p = one(t0 + (next * 1000) / rate).finally(() => inFlight.delete(p));
-          inFlight.add(p);
-          next += 1;
-        }
-        if (next >= total) {
-          resolve();
-          return;
-        }
-        setTimeout(tick, Math.max(0, Math.floor(t0 + (next * 1000) / rate - performance.now())));
-      };
-      tick();
-    });
+    await openSchedule(spec.rate ?? 100, spec.seconds, (_i, due) => {
+      const p = one(due).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    }, 0);
     await Promise.all([...inFlight]);
   }
   const seconds = (performance.now() - t0) / 1000;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { applyConfig } from '../src/admin/apply.js';
 import { systemClock } from '../src/domain/clock.js';
 import { openStore } from '../src/storage/store.js';
-import { countRange, DAY_MS, firstIndexAt, refillRange, SCALE_ORGS, seedAll, SPAN_MS, type SeedPlan } from './scale-seed.js';
+import { countRange, DAY_MS, firstIndexAt, refillRange, SCALE_ORGS, SEED_VERSION, seedAll, SPAN_MS, type SeedPlan } from './scale-seed.js';
 import { measure, type Measured } from './scale-measure.js';
 import { orgsConfig } from './scale-orgs.js';
 
@@ -26,6 +26,8 @@ const DB_FILE = process.env.BENCH_SCALE_DB ?? `/tmp/scale/mailroom-${MESSAGES}.d
 interface SideFile extends SeedPlan {
   seedSeconds: number;
   seededAt: string;
+  /** SEED_VERSION of the rows (absent: 1, whose ids past ~3.5 M messages came from doubles). */
+  version?: number;
 }
 
 async function createOrgs(file: string): Promise<void> {
@@ -40,8 +42,10 @@ async function createOrgs(file: string): Promise<void> {
 /** The seeded database, made if missing; the oldest day put back if a purge took it. */
 async function seeded(): Promise<SideFile> {
   const side = `${DB_FILE}.json`;
-  if (fs.existsSync(DB_FILE) && fs.existsSync(side)) {
-    const plan = JSON.parse(fs.readFileSync(side, 'utf8')) as SideFile;
+  const previous = fs.existsSync(DB_FILE) && fs.existsSync(side) ? JSON.parse(fs.readFileSync(side, 'utf8')) as SideFile : undefined;
+  if (previous !== undefined && previous.version !== SEED_VERSION) console.log(`${DB_FILE} holds seed version ${previous.version ?? 1}, not ${SEED_VERSION}: seeding again`);
+  if (previous !== undefined && previous.version === SEED_VERSION) {
+    const plan = previous;
     // Opening migrates: a new index is built over every stored row (timed).
     const t = performance.now();
     await openStore(`sqlite:${DB_FILE}`, { clock: systemClock }).then((s) => s.close());
@@ -66,7 +70,7 @@ async function seeded(): Promise<SideFile> {
   const seedSeconds = (performance.now() - t) / 1000;
   const bytes = fs.statSync(DB_FILE).size;
   console.log(`seeding took ${seedSeconds.toFixed(0)} s; the file holds ${(bytes / 1e9).toFixed(2)} GB`);
-  const out: SideFile = { ...plan, seedSeconds, seededAt: new Date().toISOString() };
+  const out: SideFile = { ...plan, seedSeconds, seededAt: new Date().toISOString(), version: SEED_VERSION };
   fs.writeFileSync(side, JSON.stringify(out));
   return out;
 }
