@@ -6,7 +6,7 @@ import { isPlausibleMessageId } from '../domain/ids.js';
 import { retentionCutoff } from '../domain/retention.js';
 import { MESSAGE_STATUSES, type MessageStatus } from '../domain/types.js';
 import { ApiError } from '../errors/api-error.js';
-import type { HistoryFilter } from '../storage/messages.js';
+import type { HistoryFilter } from '../storage/history.js';
 import type { Store } from '../storage/store.js';
 import { Timestamp } from './schemas.js';
 import { iso, isoOrNull, queryBound } from './time.js';

@@ -5,6 +5,7 @@ import { compiledOnce } from './compiled.js';
 import type { Dialect } from './dialect.js';
 import { parseJson } from './json.js';
 import { recipientsOf, type RecipientView } from './recipient-states.js';
+import { historyPage, newestFirst, type HistoryFilter, type HistoryRow } from './history.js';
 import type { Database, MessagesTable } from './schema.js';
 import { fanOutNewMessage, insertEvents } from './webhook-outbox.js';
 
@@ -80,30 +81,6 @@ export interface NewMessage {
   created_at: number;
 }
 
-export interface HistoryFilter {
-  statuses?: readonly MessageStatus[];
-  template_id?: string;
-  service_id?: string;
-  /** Inclusive lower bound, ms. */
-  from?: number;
-  /** Exclusive upper bound, ms. */
-  to?: number;
-  /** Exact recipient address (lower-cased). */
-  recipient?: string;
-  /** Keyset position: items strictly older than this (created_at, id). */
-  before?: { created_at: number; id: string };
-}
-
-export interface HistoryRow {
-  id: string;
-  status: MessageStatus;
-  template_id: string;
-  service_id: string;
-  subject: string | null;
-  created_at: number;
-  sent_at: number | null;
-}
-
 const insertMessage = compiledOnce<{
   id: string; org_id: string; template_id: string; service_id: string; status: string; status_token_hash: string;
   key_type: string; subject: string; header_message_id: string; credit_taken: number; next_attempt_at: number | null;
@@ -138,49 +115,7 @@ const insertRecipient = compiledOnce<{ message_id: string; org_id: string; kind:
 const insertFirstEvent = compiledOnce<{ message_id: string; type: string; at: number }>((db, p) =>
   db.insertInto('message_events').values({ message_id: p('message_id'), type: p('type'), at: p('at'), detail: null }));
 
-/**
- * The first `limit` rows of pages each already newest first, newest first. A message seen in two
- * pages (its status moved between the two reads, or a status named twice) is listed once.
- */
-export function newestFirst(pages: ReadonlyArray<readonly HistoryRow[]>, limit: number): HistoryRow[] {
-  const seen = new Set<string>();
-  const out: HistoryRow[] = [];
-  for (const r of pages.flat().sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))) {
-    if (out.length === limit) break;
-    if (seen.has(r.id)) continue;
-    seen.add(r.id);
-    out.push(r);
-  }
-  return out;
-}
-
 export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
-  /** One page of history with at most one status: a single index walk in time order. */
-  async function historyPage(orgId: string, f: HistoryFilter, limit: number): Promise<HistoryRow[]> {
-    let q = db.selectFrom('messages')
-      .select(['id', 'status', 'template_id', 'service_id', 'subject', 'created_at', 'sent_at'])
-      .where('org_id', '=', orgId);
-    if (f.statuses !== undefined && f.statuses.length > 0) q = q.where('status', 'in', f.statuses);
-    if (f.template_id !== undefined) q = q.where('template_id', '=', f.template_id);
-    if (f.service_id !== undefined) q = q.where('service_id', '=', f.service_id);
-    if (f.from !== undefined) q = q.where('created_at', '>=', f.from);
-    if (f.to !== undefined) q = q.where('created_at', '<', f.to);
-    if (f.recipient !== undefined) {
-      const recipient = f.recipient;
-      q = q.where('id', 'in', (eb) => eb.selectFrom('message_recipients').select('message_id')
-        .where('org_id', '=', orgId).where('email', '=', recipient));
-    }
-    if (f.before !== undefined) {
-      const b = f.before;
-      q = q.where((eb) => eb.or([
-        eb('created_at', '<', b.created_at),
-        eb.and([eb('created_at', '=', b.created_at), eb('id', '<', b.id)]),
-      ]));
-    }
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
-    return rows.map((r) => ({ ...r, status: messageStatusColumn(r.status) }));
-  }
-
   return {
     /** The message, its recipients and its first event: call inside the acceptance transaction. */
     async insert(m: NewMessage): Promise<void> {
@@ -214,8 +149,8 @@ export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
      */
     async history(orgId: string, f: HistoryFilter, limit: number): Promise<HistoryRow[]> {
       const statuses = f.statuses ?? [];
-      if (statuses.length <= 1) return historyPage(orgId, f, limit);
-      const pages = await Promise.all(statuses.map((s) => historyPage(orgId, { ...f, statuses: [s] }, limit)));
+      if (statuses.length <= 1) return historyPage(db, orgId, f, limit);
+      const pages = await Promise.all(statuses.map((s) => historyPage(db, orgId, { ...f, statuses: [s] }, limit)));
       return newestFirst(pages, limit);
     },
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newestFirst, type HistoryRow } from '../../src/storage/messages.js';
+import { newestFirst, type HistoryRow } from '../../src/storage/history.js';
 
 const row = (id: string, created_at: number, status: HistoryRow['status'] = 'queued'): HistoryRow =>
   ({ id, status, template_id: 't', service_id: 's', subject: null, created_at, sent_at: null });

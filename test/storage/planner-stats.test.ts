@@ -2,7 +2,8 @@ import Sqlite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase } from '../../src/storage/dialect.js';
-import { messagesRepo, type HistoryFilter } from '../../src/storage/messages.js';
+import type { HistoryFilter } from '../../src/storage/history.js';
+import { messagesRepo } from '../../src/storage/messages.js';
 import type { Database } from '../../src/storage/schema.js';
 import { freshDatabase, type TestDatabase } from '../support/stores.js';
 

@@ -1,0 +1,76 @@
+import type { Kysely } from 'kysely';
+import type { MessageStatus } from '../domain/types.js';
+import { messageStatusColumn } from './columns.js';
+import type { Database } from './schema.js';
+
+/**
+ * `GET /v1/history` (and the admin API's message list) reads here: one page is one index walk
+ * in (created_at, id) order, and a filter with several statuses is one walk per status, merged
+ * (messagesRepo.history). Migration 0011 tells SQLite's planner which walk serves each filter.
+ */
+
+export interface HistoryFilter {
+  statuses?: readonly MessageStatus[];
+  template_id?: string;
+  service_id?: string;
+  /** Inclusive lower bound, ms. */
+  from?: number;
+  /** Exclusive upper bound, ms. */
+  to?: number;
+  /** Exact recipient address (lower-cased). */
+  recipient?: string;
+  /** Keyset position: items strictly older than this (created_at, id). */
+  before?: { created_at: number; id: string };
+}
+
+export interface HistoryRow {
+  id: string;
+  status: MessageStatus;
+  template_id: string;
+  service_id: string;
+  subject: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
+/**
+ * The first `limit` rows of pages each already newest first, newest first. A message seen in two
+ * pages (its status moved between the two reads, or a status named twice) is listed once.
+ */
+export function newestFirst(pages: ReadonlyArray<readonly HistoryRow[]>, limit: number): HistoryRow[] {
+  const seen = new Set<string>();
+  const out: HistoryRow[] = [];
+  for (const r of pages.flat().sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))) {
+    if (out.length === limit) break;
+    if (seen.has(r.id)) continue;
+    seen.add(r.id);
+    out.push(r);
+  }
+  return out;
+}
+
+/** One page of history with at most one status: a single index walk in time order. */
+export async function historyPage(db: Kysely<Database>, orgId: string, f: HistoryFilter, limit: number): Promise<HistoryRow[]> {
+  let q = db.selectFrom('messages')
+    .select(['id', 'status', 'template_id', 'service_id', 'subject', 'created_at', 'sent_at'])
+    .where('org_id', '=', orgId);
+  if (f.statuses !== undefined && f.statuses.length > 0) q = q.where('status', 'in', f.statuses);
+  if (f.template_id !== undefined) q = q.where('template_id', '=', f.template_id);
+  if (f.service_id !== undefined) q = q.where('service_id', '=', f.service_id);
+  if (f.from !== undefined) q = q.where('created_at', '>=', f.from);
+  if (f.to !== undefined) q = q.where('created_at', '<', f.to);
+  if (f.recipient !== undefined) {
+    const recipient = f.recipient;
+    q = q.where('id', 'in', (eb) => eb.selectFrom('message_recipients').select('message_id')
+      .where('org_id', '=', orgId).where('email', '=', recipient));
+  }
+  if (f.before !== undefined) {
+    const b = f.before;
+    q = q.where((eb) => eb.or([
+      eb('created_at', '<', b.created_at),
+      eb.and([eb('created_at', '=', b.created_at), eb('id', '<', b.id)]),
+    ]));
+  }
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return rows.map((r) => ({ ...r, status: messageStatusColumn(r.status) }));
+}
