@@ -55,11 +55,19 @@ function leasePairs(items: ReadonlyArray<{ id: string; lease: number }>) {
 }
 
 /**
+ * The predicates of the partial indexes messages_due and messages_leased (migration 0012), as
+ * literals: SQLite uses a partial index only when the statement's text implies its predicate,
+ * and a bound `status = ?` does not.
+ */
+const IS_QUEUED = sql<boolean>`status = 'queued'`;
+const IS_SENDING = sql<boolean>`status = 'sending'`;
+
+/**
  * The message table is the queue. Claiming is one UPDATE … RETURNING over the due rows:
  * PostgreSQL skips rows another worker has locked (FOR UPDATE SKIP LOCKED), so no message is
  * claimed twice (claimPostgres below); SQLite has a single writer, so the statement is atomic as it is.
  * Messages of suspended organizations are not claimed: they wait, still queued. The order is
- * the due time alone, which the (status, next_attempt_at) index yields as it is: adding `id` as
+ * the due time alone, which messages_due (migration 0012) yields as it is: adding `id` as
  * a tie-break made SQLite sort every message due at the same millisecond on each claim
  * (~2 ms per claim with 4,000 queued, the worker's largest cost).
  */
@@ -243,7 +251,7 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
      */
     async reapExpired(now: number, giveUp: (attempts: number, createdAt: number) => string | undefined): Promise<ReapResult> {
       const expired = await db.selectFrom('messages').select(['id', 'service_id', 'attempts', 'created_at'])
-        .where('status', '=', 'sending').where('lease_until', '<', now).limit(500).execute();
+        .where(IS_SENDING).where('lease_until', '<', now).limit(500).execute();
       const result: ReapResult = { requeued: 0, failed: [] };
       for (const m of expired) {
         const reason = giveUp(Number(m.attempts), Number(m.created_at));
@@ -292,7 +300,7 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
           eb.fn.sum<number>(eb.case().when('next_attempt_at', '<=', now).then(1).else(0).end()).as('due'),
           eb.fn.min<number>(eb.case().when('next_attempt_at', '<=', now).then(eb.ref('next_attempt_at')).end()).as('oldest'),
         ])
-        .where('status', '=', 'queued').executeTakeFirstOrThrow();
+        .where(IS_QUEUED).executeTakeFirstOrThrow();
       const oldest = row.oldest === null ? null : Number(row.oldest);
       return { queued: Number(row.queued), due: Number(row.due ?? 0), oldestDueAgeMs: oldest === null ? 0 : Math.max(0, now - oldest) };
     },

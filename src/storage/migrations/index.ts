@@ -11,6 +11,7 @@ import * as m0008 from './0008_service_errors.js';
 import * as m0009 from './0009_retention_index.js';
 import * as m0010 from './0010_catalog_stamp.js';
 import * as m0011 from './0011_planner_stats.js';
+import * as m0012 from './0012_partial_queue_indexes.js';
 
 /** Numbered, applied in name order. Add a file and a line here; never edit an applied one. */
 export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: Dialect) => Promise<void>>> = {
@@ -25,4 +26,5 @@ export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: 
   '0009_retention_index': m0009.up,
   '0010_catalog_stamp': m0010.up,
   '0011_planner_stats': m0011.up,
+  '0012_partial_queue_indexes': m0012.up,
 };

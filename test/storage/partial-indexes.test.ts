@@ -1,0 +1,149 @@
+import Sqlite from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate, openDatabase } from '../../src/storage/dialect.js';
+import { providerEventsRepo } from '../../src/storage/provider-events.js';
+import { queueRepo } from '../../src/storage/queue.js';
+import type { Database } from '../../src/storage/schema.js';
+import { freshDatabase, PG_URL, postgresAvailable, type TestDatabase } from '../support/stores.js';
+
+/**
+ * Migration 0012 narrows messages_due, messages_leased and messages_provider_message_id to the
+ * rows their readers want. A partial index serves only statements whose text implies its
+ * predicate, so each reader's plan is read from the database itself: a statement that stopped
+ * implying it would walk the whole table instead, silently, at 10 M rows.
+ */
+const PARTIAL = {
+  messages_due: /where .*status.* = 'queued'/i,
+  messages_leased: /where .*status.* = 'sending'/i,
+  messages_provider_message_id: /where .*provider_message_id.* is not null/i,
+};
+
+async function migrated(dialect: 'sqlite' | 'postgres'): Promise<TestDatabase> {
+  const database = await freshDatabase(dialect);
+  const opened = await openDatabase(database.url);
+  await migrate(opened);
+  await opened.file?.close();
+  await opened.db.destroy();
+  return database;
+}
+
+describe('partial queue indexes on SQLite (migration 0012)', () => {
+  let database: TestDatabase;
+  let raw: Sqlite.Database;
+  let plans: string[];
+  let db: Kysely<Database>;
+
+  beforeAll(async () => {
+    database = await migrated('sqlite');
+    raw = new Sqlite(database.url.slice('sqlite:'.length));
+    plans = [];
+    const explaining = {
+      close: () => raw.close(),
+      prepare: (text: string) => {
+        if (/^(select|update|delete)/.test(text.trimStart())) {
+          const params = (text.match(/\?/g) ?? []).map(() => 1);
+          const rows = raw.prepare(`explain query plan ${text}`).all(...params) as Array<{ detail: string }>;
+          plans.push(rows.map((r) => r.detail).join(' | '));
+        }
+        return raw.prepare(text);
+      },
+    };
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: explaining }) });
+  });
+  afterAll(async () => {
+    raw.close();
+    await database.drop();
+  });
+
+  async function planOf(run: () => Promise<unknown>): Promise<string> {
+    plans = [];
+    await run();
+    return plans.join(' || ');
+  }
+
+  it('the three indexes are partial, with the predicates their readers imply', () => {
+    for (const [name, predicate] of Object.entries(PARTIAL)) {
+      const row = raw.prepare('select sql from sqlite_master where name = ?').get(name) as { sql: string } | undefined;
+      expect(row?.sql, name).toMatch(predicate);
+    }
+  });
+
+  it('the claim walks messages_due', async () => {
+    expect(await planOf(() => queueRepo(db, 'sqlite').claim(1_000, 10, 60_000))).toMatch(/SEARCH messages USING INDEX messages_due \(next_attempt_at<\?\)/);
+  });
+
+  it('the reaper walks messages_leased', async () => {
+    expect(await planOf(() => queueRepo(db, 'sqlite').reapExpired(1_000, () => undefined)))
+      .toMatch(/SEARCH messages USING INDEX messages_leased \(lease_until<\?\)/);
+  });
+
+  it('the queue depth counts messages_due alone', async () => {
+    expect(await planOf(() => queueRepo(db, 'sqlite').depth(1_000))).toMatch(/SCAN messages USING COVERING INDEX messages_due/);
+  });
+
+  it("a provider's event finds its message by messages_provider_message_id", async () => {
+    expect(await planOf(() => providerEventsRepo(db, 'sqlite').findMessage({ orgId: 'acme', providerMessageId: 'p-1' })))
+      .toMatch(/SEARCH messages USING INDEX messages_provider_message_id \(provider_message_id=\?\)/);
+  });
+
+  it('statistics describe the indexes as they now are', () => {
+    const rows = raw.prepare("select idx, stat from sqlite_stat1 where tbl = 'messages'").all() as Array<{ idx: string; stat: string }>;
+    const stats = new Map(rows.map((r) => [r.idx, r.stat]));
+    expect(stats.get('messages_due')).toBe('1000 1');
+    expect(stats.get('messages_leased')).toBe('100 1');
+    expect(stats.get('messages_org_status_time')).toBe('1000000 1000 330 1 1');
+  });
+});
+
+const pgUp = await postgresAvailable();
+
+describe.skipIf(!pgUp)('partial queue indexes on PostgreSQL (migration 0012)', () => {
+  let database: TestDatabase;
+  let client: pg.Client;
+
+  beforeAll(async () => {
+    database = await migrated('postgres');
+    const schema = new URL(database.url).searchParams.get('schema') ?? '';
+    client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    await client.query(`set search_path to "${schema}"`);
+  });
+  afterAll(async () => {
+    await client.end();
+    await database.drop();
+  });
+
+  it('the three indexes are partial, with the predicates their readers imply', async () => {
+    const { rows } = await client.query<{ indexname: string; indexdef: string }>(
+      'select indexname, indexdef from pg_indexes where schemaname = current_schema() and tablename = $1', ['messages']);
+    const defs = new Map(rows.map((r) => [r.indexname, r.indexdef]));
+    for (const [name, predicate] of Object.entries(PARTIAL)) expect(defs.get(name), name).toMatch(predicate);
+  });
+
+  // With sequential scans priced out, the plan shows whether PostgreSQL can prove each reader's
+  // WHERE implies the index's (on an empty table it would rightly scan).
+  const planOf = async (text: string, params: unknown[] = []): Promise<string> => {
+    await client.query('begin');
+    try {
+      await client.query('set local enable_seqscan = off');
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`explain ${text}`, params);
+      return rows.map((r) => r['QUERY PLAN']).join('\n');
+    } finally {
+      await client.query('rollback');
+    }
+  };
+
+  it("the claim's, the reaper's, the depth's and the provider lookup's statements use them", async () => {
+    expect(await planOf("select id from messages where status = 'queued' and next_attempt_at <= 1000 order by next_attempt_at limit 10"))
+      .toMatch(/Index Scan using messages_due/);
+    expect(await planOf("select id from messages where status = 'sending' and lease_until < $1 limit 500", [1000]))
+      .toMatch(/using messages_leased/);
+    expect(await planOf("select count(*) from messages where status = 'queued'")).toMatch(/using messages_due/);
+    // A bound value implies NOT NULL (= is strict); the ORDER BY of the real lookup is left out, as
+    // on an empty table the planner would rightly walk the time index instead.
+    expect(await planOf('select id from messages where provider_message_id = $1 and org_id = $2', ['p-1', 'acme']))
+      .toMatch(/using messages_provider_message_id/);
+  });
+});
