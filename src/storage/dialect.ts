@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase as Sql
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { namingPool } from './prepared-pool.js';
 import { BACKSTOP_CHECKPOINT_PAGES, WalKeeper, type CommitFollowUp } from './wal-keeper.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -82,6 +83,11 @@ async function openPostgres(url: string): Promise<Kysely<Database>> {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema');
   parsed.searchParams.delete('schema');
+  // `prepare=off`: no named prepared statements (prepared-pool.ts), for a pooler between us and
+  // PostgreSQL that cannot keep them (PgBouncer in transaction mode before 1.21).
+  const prepare = parsed.searchParams.get('prepare') ?? 'on';
+  parsed.searchParams.delete('prepare');
+  if (prepare !== 'on' && prepare !== 'off') throw new Error(`MAILROOM_DATABASE_URL: prepare must be on or off, not "${prepare}"`);
   if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     throw new Error(`MAILROOM_DATABASE_URL: schema "${schema}" must be a plain lower-case identifier`);
   }
@@ -104,7 +110,7 @@ async function openPostgres(url: string): Promise<Kysely<Database>> {
     types: pgTypes,
     ...(schema !== null ? { options: `-c search_path=${schema}` } : {}),
   });
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: prepare === 'on' ? namingPool(pool) : pool }) });
 }
 
 /**
