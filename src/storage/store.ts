@@ -173,8 +173,9 @@ const ROLLBACK = CompiledQuery.raw('rollback');
  * A PostgreSQL transaction whose COMMIT does not wait for the WAL flush (the worker's
  * bookkeeping: see Store.transaction). BEGIN and SET LOCAL go in one round trip: a claim or an
  * outcome is one statement, so this is 3 round trips instead of Kysely's 4 (goal 4, README).
+ * Exported for test/storage/transaction-options.test.ts, which reads the setting inside.
  */
-async function withoutFlush<T>(db: Kysely<Database>, fn: (conn: Kysely<Database>) => Promise<T>): Promise<T> {
+export async function withoutFlush<T>(db: Kysely<Database>, fn: (conn: Kysely<Database>) => Promise<T>): Promise<T> {
   return db.connection().execute(async (conn) => {
     await conn.executeQuery(BEGIN_WITHOUT_FLUSH);
     let result: T;

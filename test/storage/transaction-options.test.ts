@@ -1,6 +1,10 @@
+import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/storage/dialect.js';
+import type { Database } from '../../src/storage/schema.js';
+import { withoutFlush } from '../../src/storage/store.js';
 import { seedOrg } from '../support/seed.js';
-import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
+import { DIALECTS, freshDatabase, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
 
 const pgUp = await postgresAvailable();
 
@@ -50,5 +54,22 @@ describe.each(DIALECTS)('store.transaction options on %s', (dialect) => {
       await tx.blockList.add('no-such-org', 'x@example.com', 1);
     }, { durable: false })).rejects.toThrow();
     expect(await t.store.blockList.list('acme')).toEqual([]);
+  });
+});
+
+describe.skipIf(!pgUp)('withoutFlush on PostgreSQL', () => {
+  it('runs its statements with synchronous_commit off, and only them', async () => {
+    const database = await freshDatabase('postgres');
+    const opened = await openDatabase(database.url);
+    const setting = async (db: Kysely<Database>) =>
+      (await sql<{ s: string }>`select current_setting('synchronous_commit') as s`.execute(db)).rows[0]?.s;
+    try {
+      const before = await setting(opened.db);
+      const inside = await withoutFlush(opened.db, (conn) => setting(conn));
+      expect({ before, inside, after: await setting(opened.db) }).toEqual({ before: 'on', inside: 'off', after: 'on' });
+    } finally {
+      await opened.db.destroy();
+      await database.drop();
+    }
   });
 });
