@@ -7,8 +7,8 @@ import type pg from 'pg';
  * planning took 0.34 ms against 0.25 ms executing it (EXPLAIN ANALYZE, 3,000 queued). Sent as a
  * named prepared statement, a connection parses it once and, after five runs, reuses a generic
  * plan when that costs no more than the custom ones. bench:pg, 8 loops × batch 1: PostgreSQL's
- * CPU a job 1.40 → 1.06 ms, jobs/s 0.63–0.65× → 0.75–0.86× pg-boss (statements alone 0.70–0.73×
- * → 0.93–0.97×).
+ * CPU a job 1.35–1.99 → 0.95–1.42 ms, jobs/s 0.63–0.65× → 0.75–0.86× pg-boss (statements alone
+ * 0.70–0.73× → 0.93–0.97×).
  *
  * Which statements get a name: the ones with parameters (Kysely's, not `begin`/`commit`, and
  * never a multi-command string, which the extended protocol refuses) once they have run
@@ -18,10 +18,14 @@ import type pg from 'pg';
  * connections), and MAX_COUNTED bounds this side's map of texts seen. Names are handed out per
  * exact text, so two statements never share one.
  *
- * One caveat of prepared statements: after a migration alters a table, a `select *` prepared
- * earlier fails ("cached plan must not change result type"). Migrations run before the store
- * serves (dialect.ts migrate), and no statement of this code selects `*` across one.
+ * A statement that selects or returns `*` is never named. Prepared, it would fail after another
+ * process's migration adds a column to its table ("cached plan must not change result type"),
+ * on every run for the life of the connection: a rolling upgrade would break the processes of
+ * the old release still serving. Unnamed, it just returns the new column too. Statements naming
+ * their columns are unaffected by an added column. The claim and mark-sent name theirs.
  */
+const SELECTS_STAR = /(?:\bselect|\breturning|,)\s+(?:(?:"[^"]*"|\w+)\.)?\*/i;
+
 export const HOT_AFTER = 3;
 export const MAX_NAMED = 100;
 export const MAX_COUNTED = 2_000;
@@ -60,7 +64,7 @@ export function namingPool(pool: pg.Pool, limits: NamingLimits = { hotAfter: HOT
       function query<R>(sqlOrCursor: string | PostgresCursor<R>, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
         if (typeof sqlOrCursor !== 'string') return raw.query(sqlOrCursor as unknown as pg.Submittable) as unknown as PostgresCursor<R>;
         const values = [...(parameters ?? [])];
-        const name = values.length > 0 ? nameOf(sqlOrCursor) : undefined;
+        const name = values.length > 0 && !SELECTS_STAR.test(sqlOrCursor) ? nameOf(sqlOrCursor) : undefined;
         const result = name === undefined ? raw.query(sqlOrCursor, values) : raw.query({ name, text: sqlOrCursor, values });
         return result as unknown as Promise<PostgresQueryResult<R>>;
       }

@@ -50,6 +50,30 @@ describe.skipIf(!pgUp)('namingPool (PostgreSQL)', () => {
     expect(Number((await sql<{ n: number }>`select ${1}::int + 5 as n`.execute(db)).rows[0]?.n)).toBe(6);
   });
 
+  it('never names a statement that selects or returns *, so a column another process adds cannot break it', async () => {
+    const table = `t_star_${Date.now().toString(36)}`;
+    await sql`create table ${sql.table(table)} (id int primary key, a text)`.execute(db);
+    try {
+      await sql`insert into ${sql.table(table)} values (1, 'x')`.execute(db);
+      const star = () => sql<Record<string, unknown>>`select * from ${sql.table(table)} where id = ${1}`.execute(db);
+      const named = () => sql<{ a: string }>`select a from ${sql.table(table)} where id = ${1}`.execute(db);
+      for (let i = 0; i < 4; i++) {
+        await star();
+        await named();
+      }
+      expect(await prepared()).toEqual([`select a from "${table}" where id = $1`]);
+      // A migration of a newer release, from its own connection.
+      const other = new pg.Client({ connectionString: PG_URL });
+      await other.connect();
+      await other.query(`alter table ${table} add column b text`);
+      await other.end();
+      expect((await star()).rows[0]).toEqual({ id: 1, a: 'x', b: null });
+      expect((await named()).rows[0]).toEqual({ a: 'x' });
+    } finally {
+      await sql`drop table ${sql.table(table)}`.execute(db);
+    }
+  });
+
   it('a named statement that fails at run time fails alone; the next run of it succeeds', async () => {
     const divide = (d: number) => sql<{ q: number }>`select 10 / ${d}::int as q`.execute(db);
     for (let i = 0; i < 3; i++) await divide(5);
