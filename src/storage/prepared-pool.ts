@@ -15,8 +15,8 @@ import type pg from 'pg';
  * HOT_AFTER times in this pool, so the handful on the hot path are named and a one-off admin
  * query is not. Each name stays prepared on every connection that ran it, for its life, holding
  * a parse tree and plans in that backend: MAX_NAMED bounds them (at most 100 × the pool's 10
- * connections), and MAX_COUNTED bounds this side's map of texts seen. Names are handed out per
- * exact text, so two statements never share one.
+ * connections), and MAX_COUNTED bounds this side's map of texts seen but not yet hot. Names are
+ * handed out per exact text, so two statements never share one.
  *
  * A statement that selects or returns `*` is never named. Prepared, it would fail after another
  * process's migration adds a column to its table ("cached plan must not change result type"),
@@ -47,7 +47,10 @@ export function namingPool(pool: pg.Pool, limits: NamingLimits = { hotAfter: HOT
     if (names.size >= limits.maxNamed) return undefined;
     const uses = (seen.get(text) ?? 0) + 1;
     if (uses < limits.hotAfter) {
-      if (seen.has(text) || seen.size < limits.maxCounted) seen.set(text, uses);
+      // Full of texts that never came back: start counting afresh, so a statement that turns
+      // hot late (a first webhook endpoint, days after start) can still be named.
+      if (!seen.has(text) && seen.size >= limits.maxCounted) seen.clear();
+      seen.set(text, uses);
       return undefined;
     }
     seen.delete(text);

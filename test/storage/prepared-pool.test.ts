@@ -74,6 +74,14 @@ describe.skipIf(!pgUp)('namingPool (PostgreSQL)', () => {
     }
   });
 
+  it('a statement that turns hot after the count of cold ones is full is still named', async () => {
+    await db.destroy();
+    open({ hotAfter: 3, maxNamed: 4, maxCounted: 2 });
+    for (const k of [1, 2, 3]) await sql`select ${k}::int + ${sql.lit(k)} as cold`.execute(db);
+    for (let i = 0; i < 3; i++) await sql`select ${i}::int as late`.execute(db);
+    expect(await prepared()).toEqual(['select $1::int as late']);
+  });
+
   it('a named statement that fails at run time fails alone; the next run of it succeeds', async () => {
     const divide = (d: number) => sql<{ q: number }>`select 10 / ${d}::int as q`.execute(db);
     for (let i = 0; i < 3; i++) await divide(5);
