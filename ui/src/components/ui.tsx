@@ -4,7 +4,7 @@
  * Every control has a visible label (or aria-label) and keeps the browser's focus ring.
  */
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
 
 let nextId = 0;
@@ -139,8 +139,10 @@ export function CopyButton(props: { value: string; label?: string; target?: stri
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const field = useRef<HTMLInputElement>(null);
   const fallback = state === 'failed' && props.target === undefined;
-  // The readonly field exists from the render that shows it: select it then.
-  useEffect(() => {
+  // The readonly field exists from the render that shows it: select it in that same commit. A
+  // plain effect ran after the paint, so the "Copy failed" status could be read (and was, by
+  // test/ui/e2e/keyboard.test.ts, once in three full runs) while focus was still on the button.
+  useLayoutEffect(() => {
     if (!fallback || field.current === null) return;
     field.current.focus();
     field.current.select();
