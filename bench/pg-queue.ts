@@ -2,7 +2,7 @@ import os from 'node:os';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { systemClock } from '../src/domain/clock.js';
-import type { ClaimedMessage } from '../src/storage/queue.js';
+import type { ClaimedMessage } from '../src/storage/queue-types.js';
 import { openStore, type Store } from '../src/storage/store.js';
 import { median } from './rounds.js';
 import { backendCpu, cpuBetween } from './pg-queue-cpu.js';

@@ -1,7 +1,7 @@
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { Service } from '../domain/types.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { ClaimedMessage } from '../storage/queue.js';
+import type { ClaimedMessage } from '../storage/queue-types.js';
 import type { RenderedEmail } from '../templates/render.js';
 import type { Breakers } from './breaker.js';
 import { pickRoute, UNAVAILABLE, type Route } from './failover.js';

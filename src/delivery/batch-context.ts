@@ -1,6 +1,6 @@
 import type { Service } from '../domain/types.js';
 import { CorruptRowError } from '../storage/json.js';
-import type { ClaimedMessage, SettledState } from '../storage/queue.js';
+import type { ClaimedMessage, SettledState } from '../storage/queue-types.js';
 import type { Store } from '../storage/store.js';
 import { allRecipients } from '../templates/render.js';
 import { readSmtpSettings } from './smtp-settings.js';

@@ -1,5 +1,5 @@
 import type { Clock } from '../domain/clock.js';
-import type { ClaimedMessage } from '../storage/queue.js';
+import type { ClaimedMessage } from '../storage/queue-types.js';
 import type { Store } from '../storage/store.js';
 
 export interface LeaseDeps {

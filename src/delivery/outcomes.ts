@@ -1,7 +1,7 @@
 import type { Clock } from '../domain/clock.js';
 import { refundsCredit } from '../credits/refund-policy.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { ClaimedMessage } from '../storage/queue.js';
+import type { ClaimedMessage } from '../storage/queue-types.js';
 import type { Store } from '../storage/store.js';
 import type { RenderedEmail } from '../templates/render.js';
 import type { Leases } from './leases.js';

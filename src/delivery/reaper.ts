@@ -1,7 +1,7 @@
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { Clock } from '../domain/clock.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { ReapResult } from '../storage/queue.js';
+import type { ReapResult } from '../storage/queue-types.js';
 import type { Store } from '../storage/store.js';
 import { housekeeping } from './housekeeping.js';
 import { DEFAULT_RETRY, reapGiveUpReason, type RetryPolicy } from './retry.js';

@@ -1,7 +1,7 @@
 import type { Clock } from '../domain/clock.js';
 import { replayEarlyEvents } from '../events/record.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { ClaimedMessage, RecipientOutcome, SettledState } from '../storage/queue.js';
+import type { ClaimedMessage, RecipientOutcome, SettledState } from '../storage/queue-types.js';
 import type { Store } from '../storage/store.js';
 import { allRecipients, type RenderedEmail } from '../templates/render.js';
 import { DEFAULT_RETRY, nextAttemptAt, type RetryPolicy } from './retry.js';

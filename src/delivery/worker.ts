@@ -1,7 +1,7 @@
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { Clock } from '../domain/clock.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { ClaimedMessage, SettledState } from '../storage/queue.js';
+import type { ClaimedMessage, SettledState } from '../storage/queue-types.js';
 import type { Store } from '../storage/store.js';
 import { readBatchContext, serviceKey, type BatchContext } from './batch-context.js';
 import { Leases } from './leases.js';

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { ClaimedMessage } from './queue.js';
+import type { ClaimedMessage } from './queue-types.js';
 import type { Database } from './schema.js';
 import { fanOutEvents } from './webhook-outbox.js';
 
