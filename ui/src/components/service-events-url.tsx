@@ -7,7 +7,7 @@ export function ServiceEventsUrl(props: { org: string; id: string; url: string; 
   const [error, setError] = useState<unknown>();
   return (
     <Section title="Events URL">
-      <p>Paste this into the provider's webhook settings{props.hasEvents ? '' : ' (it answers once the service has an events source below)'}. Treat it as a secret: the token in it is all that names the service.</p>
+      <p>Paste this into the provider's webhook settings{props.hasEvents ? '' : ' (it answers once the service has an events source, chosen under Provider events above)'}. Treat it as a secret: the token in it is all that names the service.</p>
       <p class="key-value"><code id="events-url">{props.url}</code> <CopyButton value={props.url} label="Copy the events URL" /></p>
       <ErrorNotice error={error} />
       <ActionButton kind="danger" onClick={async () => {
