@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page, type Request } from 'playwright-core';
+import { chromium, type Browser, type Page, type Response } from 'playwright-core';
 import { BENCH_ORG, seedUiBench } from './ui-seed.js';
 
 /**
@@ -100,7 +100,8 @@ async function away(page: Page): Promise<void> {
   })()`);
 }
 
-interface ApiCall { method: string; path: string; body: string | null }
+/** `status`: what the page got, so a replay is checked against it (an editor's preview of empty samples is a 422). */
+interface ApiCall { method: string; path: string; body: string | null; status: number }
 
 /** The server's time for one admin API call, from here with the bearer token (keep-alive, as a browser). */
 async function apiMs(base: string, call: ApiCall): Promise<number> {
@@ -109,7 +110,7 @@ async function apiMs(base: string, call: ApiCall): Promise<number> {
   const t0 = performance.now();
   const res = await fetch(`${base}${call.path}`, { method: call.method, headers, ...(call.body === null ? {} : { body: call.body }) });
   await res.arrayBuffer();
-  if (!res.ok) throw new Error(`${call.method} ${call.path}: ${res.status}`);
+  if (res.status !== call.status) throw new Error(`${call.method} ${call.path}: ${res.status}, the page got ${call.status}`);
   return performance.now() - t0;
 }
 
@@ -168,15 +169,16 @@ async function measure(page: Page, base: string, list: PageCase[]): Promise<Row[
     const row: Row = { name: c.name, first: await inApp(page, c), app: [], reload: [], api: new Map() };
     // The page's own admin API calls (method and body too: the preview's render is a POST).
     const calls = new Map<string, ApiCall>();
-    const seen = (req: Request): void => {
+    const seen = (res: Response): void => {
+      const req = res.request();
       const url = new URL(req.url());
       if (url.pathname.startsWith('/admin/v1/') && url.pathname !== '/admin/v1/session') {
-        calls.set(`${req.method()} ${url.pathname}${url.search}`, { method: req.method(), path: url.pathname + url.search, body: req.postData() });
+        calls.set(`${req.method()} ${url.pathname}${url.search}`, { method: req.method(), path: url.pathname + url.search, body: req.postData(), status: res.status() });
       }
     };
-    page.on('request', seen);
+    page.on('response', seen);
     for (let i = 0; i < ROUNDS; i++) row.app.push(await inApp(page, c));
-    page.off('request', seen);
+    page.off('response', seen);
     await reloaded(page, base, c);
     for (let i = 0; i < ROUNDS; i++) row.reload.push(await reloaded(page, base, c));
     for (const [key, call] of calls) {

@@ -13,6 +13,18 @@ const MIX: ReadonlyArray<readonly [string, number]> = [
   ['delivered', 0.70], ['sent', 0.10], ['bounced', 0.05], ['complained', 0.01], ['failed', 0.04],
   ['held', 0.02], ['held_service_error', 0.01], ['queued', 0.02], ['discarded', 0.05],
 ];
+/**
+ * The queue of a healthy organization: what came in over the last few minutes, not messages of
+ * past weeks. A drawn `queued` older than this is delivered instead, and the last RECENT_QUEUED
+ * messages are queued within it (some retrying after an error).
+ */
+const QUEUED_WITHIN = 300_000;
+const RECENT_QUEUED = 14;
+/** Each service's failure as its transport words it (SMTP's socket error, src/delivery/transports/http-errors.ts). */
+const SERVICE_ERRORS: Readonly<Record<'relay' | 'postmark', string>> = {
+  relay: 'connect ECONNREFUSED 10.0.0.9:587',
+  postmark: 'HTTP 503 Service Unavailable',
+};
 const TEMPLATE_IDS = ['contact', 'welcome', 'receipt', 'password-reset'] as const;
 
 function statusAt(r: number): string {
@@ -35,6 +47,7 @@ function template(id: string, subject: string, required = true): TemplateInput {
     html: `<h1>${subject}</h1><p>Hello {{name}},</p><p>{{message}}</p><p>The Acme team</p>`,
     text: `${subject}\n\nHello {{name}},\n\n{{message}}\n\nThe Acme team`,
     strict_params: true,
+    allow_dynamic_recipients: required,
     params: [
       { name: 'name', type: 'string', required, max_length: 100 },
       { name: 'email', type: 'email', required },
@@ -69,7 +82,11 @@ export async function seedUiBench(dataDir: string, count: number): Promise<SeedR
       plan: 'pro',
       credits: 250_000,
       keys: [{ type: 'public', key: 'pk_bench_public_0001' }, { type: 'private', key: 'sk_bench_private_key_000000000000' }],
-      services: [{ id: 'outbox', provider: 'outbox', default: true }, { id: 'second', provider: 'outbox' }],
+      // Never contacted: the bench runs with the worker off.
+      services: [
+        { id: 'relay', provider: 'smtp', default: true, smtp: { host: 'smtp.acme.internal', port: 587 } },
+        { id: 'postmark', provider: 'postmark', postmark: { server_token: 'bench-token-never-used' } },
+      ],
       templates: [
         template('contact', 'Message from {{name}}'), template('welcome', 'Welcome to Acme, {{name}}'),
         template('receipt', 'Your Acme receipt', false), template('password-reset', 'Reset your Acme password'),
@@ -98,17 +115,20 @@ export async function seedUiBench(dataDir: string, count: number): Promise<SeedR
   db.transaction(() => {
     for (let i = 0; i < count; i++) {
       const id = `msg_${String(i).padStart(8, '0')}${Math.floor(rand() * 1e9).toString(36)}`;
-      const created = now - Math.floor(rand() * 90 * DAY);
-      const status = statusAt(rand());
+      const recent = i >= count - RECENT_QUEUED;
+      const created = now - Math.floor(rand() * (recent ? QUEUED_WITHIN : 90 * DAY));
+      const drawn = statusAt(rand());
+      const status = recent ? 'queued' : drawn === 'queued' && created < now - QUEUED_WITHIN ? 'delivered' : drawn;
       const templateId = TEMPLATE_IDS[Math.floor(rand() * TEMPLATE_IDS.length)] ?? 'contact';
       const to = `user${Math.floor(rand() * 5000)}@example.org`;
       const cc = rand() < 0.1 ? `team${Math.floor(rand() * 50)}@example.org` : undefined;
+      const service = rand() < 0.8 ? 'relay' : 'postmark';
       const failing = ['failed', 'held_service_error', 'bounced'].includes(status) || (status === 'queued' && rand() < 0.3);
-      const error = failing ? (status === 'bounced' ? '550 5.1.1 mailbox unavailable' : 'connect ECONNREFUSED 10.0.0.9:587') : null;
+      const error = failing ? (status === 'bounced' ? '550 5.1.1 mailbox unavailable' : SERVICE_ERRORS[service]) : null;
       const sent = ['delivered', 'sent', 'bounced', 'complained'].includes(status);
       const subject = `Hello User ${i % 5000}, about your request`;
       insertMessage.run({
-        id, org_id: BENCH_ORG, template_id: templateId, service_id: rand() < 0.8 ? 'outbox' : 'second', status,
+        id, org_id: BENCH_ORG, template_id: templateId, service_id: service, status,
         status_token_hash: `h${i}`, key_type: rand() < 0.7 ? 'public' : 'private', subject, header_message_id: `<${id}@acme.test>`,
         credit_taken: status === 'discarded' ? 0 : 1, attempts: failing ? 3 : 1,
         next_attempt_at: status === 'queued' ? created + 60_000 : null, last_error: error,
@@ -124,14 +144,14 @@ export async function seedUiBench(dataDir: string, count: number): Promise<SeedR
       insertRecipient.run(id, BENCH_ORG, 'to', to, created);
       if (cc !== undefined) insertRecipient.run(id, BENCH_ORG, 'cc', cc, created);
       insertEvent.run(id, 'queued', created, null);
-      if (sent) insertEvent.run(id, 'sent', created + 1000, JSON.stringify({ provider: 'outbox', response: '250 2.0.0 OK queued' }));
-      if (status === 'delivered') insertEvent.run(id, 'delivered', created + 5000, JSON.stringify({ provider: 'outbox', recipient: to }));
+      if (sent) insertEvent.run(id, 'sent', created + 1000, JSON.stringify({ provider: service, response: '250 2.0.0 OK queued' }));
+      if (status === 'delivered') insertEvent.run(id, 'delivered', created + 5000, JSON.stringify({ provider: service, recipient: to }));
       if (status === 'bounced') {
         insertEvent.run(id, 'bounced', created + 5000, JSON.stringify({ recipient: to, reason: error, hard: true }));
         insertSuppression.run(BENCH_ORG, to, 'hard_bounce', created + 5000, id);
       }
       if (status === 'complained') {
-        insertEvent.run(id, 'complained', created + 5000, JSON.stringify({ recipient: to, provider: 'outbox' }));
+        insertEvent.run(id, 'complained', created + 5000, JSON.stringify({ recipient: to, provider: service }));
         insertSuppression.run(BENCH_ORG, to, 'complaint', created + 5000, id);
       }
       if (status === 'failed' || status === 'held_service_error') insertEvent.run(id, status, created + 5000, JSON.stringify({ reason: error }));
