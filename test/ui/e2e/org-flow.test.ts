@@ -162,6 +162,8 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
     expect(await page.content()).not.toContain('secret-pass');
     await page.getByRole('button', { name: 'Test', exact: true }).click();
     await page.getByText(/Test failed \(connect/).waitFor();
+    await shot(page, 'service-test-failed');
+    await expectNoSeriousA11yViolations(page);
     // Saved without typing it, the stored password stays.
     await page.getByLabel('Default from name').fill('Dead');
     await page.getByRole('button', { name: 'Save service' }).click();
@@ -184,6 +186,8 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
     await page.getByText('it will not be shown again').waitFor();
     privateKey = (await page.locator('.notice code').first().textContent()) ?? '';
     expect(privateKey).toMatch(/^sk_/);
+    await shot(page, 'key-created-once');
+    await expectNoSeriousA11yViolations(page);
     await page.getByRole('button', { name: 'I have copied it' }).click();
     await page.reload();
     await page.getByRole('table', { name: 'Keys' }).waitFor();
@@ -242,6 +246,13 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
     await page.getByRole('button', { name: '30 days' }).click();
     await page.getByRole('img', { name: /over 30 days/ }).waitFor();
     expect(await page.getByRole('button', { name: '30 days' }).getAttribute('aria-pressed')).toBe('true');
+    await page.getByRole('button', { name: '90 days' }).click();
+    const quarter = page.getByRole('img', { name: /over 90 days/ });
+    await quarter.waitFor();
+    // Today's sends are in every range: the 90 days count the same four.
+    expect(await quarter.getAttribute('aria-label')).toContain('4 accepted');
+    expect(page.url()).toContain('days=90');
+    await shot(page, 'overview-90-days');
     await page.getByRole('button', { name: '7 days' }).click();
     await page.getByRole('img', { name: /over 7 days/ }).waitFor();
     await shot(page, 'overview');

@@ -83,6 +83,7 @@ describe.skipIf(!chromiumAvailable('the operator UI sign-in flow'))('operator UI
     await signOut(page);
     expect(await page.getByLabel('Admin token').inputValue()).toBe('');
     await shot(page, 'signed-out');
+    await expectNoSeriousA11yViolations(page);
     expect(await page.context().cookies()).toEqual([]);
     // Replaying the cookie the browser had is refused: the session row is gone.
     const replay = await fetch(`${ui.baseUrl}/admin/v1/organizations`, { headers: { cookie: `mailroom_session=${cookie?.value ?? ''}` } });
@@ -107,6 +108,7 @@ describe.skipIf(!chromiumAvailable('the operator UI sign-in flow'))('operator UI
     await submitToken(page, ui.token);
     await page.getByText(/Too many failed attempts\. Try again in \d+ (seconds|minutes)\./).waitFor();
     await shot(page, 'sign-in-rate-limited');
+    await expectNoSeriousA11yViolations(page);
     expect(await page.context().cookies()).toEqual([]);
   });
 });

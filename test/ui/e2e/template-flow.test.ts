@@ -99,6 +99,16 @@ describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI
     await expect.poll(() => page.frameLocator('iframe.preview').locator('h1').textContent()).toBe('Hello Ada');
     await expectNoSeriousA11yViolations(page);
 
+    // Editing the stored template: a bad sample shows its issue again, and a good one renders again.
+    await preview().getByLabel('code').fill('0');
+    await preview().locator('.field.has-error', { hasText: 'code must be at least 1' }).waitFor();
+    await shot(page, 'template-edit-validation-issue');
+    await preview().getByLabel('code').fill('8');
+    await expect.poll(() => preview().locator('.preview-text').textContent()).toBe('Hello Ada, your code is 8.');
+    expect(await preview().locator('.field.has-error').count()).toBe(0);
+    await preview().getByLabel('code').fill('7');
+    await expect.poll(() => preview().locator('.preview-text').textContent()).toBe('Hello Ada, your code is 7.');
+
     // The history shows versions 2 and 1; restoring 1 stores version 3 with its content.
     const history = page.getByRole('region', { name: 'Version history' });
     await history.getByRole('cell', { name: '1', exact: true }).waitFor();
@@ -164,6 +174,7 @@ describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI
     const inner = page.frames().find((f) => f !== page.mainFrame());
     expect(await inner?.title()).not.toBe('pwned');
     await shot(page, 'template-script-sandboxed');
+    await expectNoSeriousA11yViolations(page);
   }, 60_000);
 
   it('refuses to create a template over an existing one, or one with the id "new"', async () => {
