@@ -66,11 +66,13 @@ export async function registerUi(app: App, services: Pick<AppServices, 'config'>
     });
 
     // The router ignores a trailing slash, so /ui and /ui/ reach this one route: /ui is sent to
-    // /ui/, since the page's relative asset and API URLs resolve against that slash.
+    // /ui/, since the page's relative asset and API URLs resolve against that slash. The target
+    // is relative (`ui/`), so behind a proxy that mounts mailroom under a path prefix the
+    // browser stays under it (/mail/ui → /mail/ui/).
     ui.get('/ui/', { schema: { hide: true } }, async (request, reply) => {
       const query = request.url.indexOf('?');
       const pathname = query === -1 ? request.url : request.url.slice(0, query);
-      if (!pathname.endsWith('/')) return reply.redirect(`/ui/${query === -1 ? '' : request.url.slice(query)}`, 308);
+      if (!pathname.endsWith('/')) return reply.redirect(`ui/${query === -1 ? '' : request.url.slice(query)}`, 308);
       // Read on every request (it is a few hundred bytes): a rebuild shows without a restart,
       // and a missing build says what to do instead of a bare 404.
       let html: Buffer;

@@ -45,9 +45,11 @@ describe('the operator UI static files', () => {
 
     const redirect = await t.app.inject({ method: 'GET', url: '/ui' });
     expect(redirect.statusCode).toBe(308);
-    expect(redirect.headers.location).toBe('/ui/');
+    // Relative, so it resolves under a proxy's path prefix too: new URL('ui/', 'https://x/mail/ui').
+    expect(redirect.headers.location).toBe('ui/');
+    expect(new URL(String(redirect.headers.location), 'https://proxy.example/mail/ui').pathname).toBe('/mail/ui/');
     expectUiHeaders(redirect.headers);
-    expect((await t.app.inject({ method: 'GET', url: '/ui?x=1' })).headers.location).toBe('/ui/?x=1');
+    expect((await t.app.inject({ method: 'GET', url: '/ui?x=1' })).headers.location).toBe('ui/?x=1');
     expect((await t.app.inject({ method: 'HEAD', url: '/ui/' })).statusCode).toBe(200);
     // Pages, not API: none of it is in the OpenAPI document.
     const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{ paths: Record<string, unknown> }>();
