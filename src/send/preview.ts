@@ -27,6 +27,10 @@ export const RenderedTemplate = Type.Composite([
   Type.Object({
     service_id: Type.String({ description: 'The service a send would go through' }),
     template_version: Type.Union([Type.Integer(), Type.Null()], { description: 'The stored version rendered; null for a draft' }),
+    recipients: Type.Array(Type.Object({
+      address: Type.String(),
+      kind: Type.Union([Type.Literal('to'), Type.Literal('cc'), Type.Literal('bcc')]),
+    }), { description: 'Every address the send would deliver to (To, then Cc, then Bcc; bare addresses, as the message detail lists them): what the block and suppression lists would be checked against' }),
   }),
 ]);
 export type RenderedTemplate = Static<typeof RenderedTemplate>;
@@ -94,7 +98,10 @@ export async function previewSend(deps: PreviewDeps, req: PreviewRequest): Promi
     ? [{ code: 'template_frozen', message: `${FROZEN_MESSAGE} A send of it is refused (403 plan_limit_reached).` }]
     : [];
   return {
-    rendered: { ...renderedView(email), service_id: service.id, template_version: req.stored ? template.version : null },
+    rendered: {
+      ...renderedView(email), service_id: service.id, template_version: req.stored ? template.version : null,
+      recipients: (['to', 'cc', 'bcc'] as const).flatMap((kind) => email[kind].map((a) => ({ address: a.address, kind }))),
+    },
     warnings,
   };
 }

@@ -20,6 +20,7 @@ interface Rendered {
   bcc: string[];
   service_id: string;
   template_version: number | null;
+  recipients: Array<{ address: string; kind: 'to' | 'cc' | 'bcc' }>;
 }
 
 const RENDER = '/organizations/acme/templates/contact/render';
@@ -56,6 +57,7 @@ describe.each(DIALECTS)('template render on %s', (dialect) => {
       bcc: [],
       service_id: 'outbox',
       template_version: 1,
+      recipients: [{ address: 'owner@acme.test', kind: 'to' }, { address: 'audit@acme.test', kind: 'cc' }],
       warnings: [],
     });
     // HTML escapes parameters, as a send's HTML does.
@@ -90,6 +92,8 @@ describe.each(DIALECTS)('template render on %s', (dialect) => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json<Rendered>()).toMatchObject({
       subject: 'Draft Ada', html: '<h1>ok</h1>', text: 'Hello there', bcc: ['hidden@acme.test'], template_version: null,
+      // Bare addresses, To then Cc then Bcc.
+      recipients: [{ address: 'owner@acme.test', kind: 'to' }, { address: 'audit@acme.test', kind: 'cc' }, { address: 'hidden@acme.test', kind: 'bcc' }],
     });
     // A draft's parameter schema is the one checked.
     const stricter = await admin(t, 'POST', RENDER, {
@@ -110,7 +114,7 @@ describe.each(DIALECTS)('template render on %s', (dialect) => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json<Rendered>()).toEqual({
       subject: 'Hi Bo', html: null, text: 'Yo Bo', from: 'Acme Mail <me@acme.test>', reply_to: [], to: ['x@acme.test'], cc: [], bcc: [],
-      service_id: 'outbox', template_version: null, warnings: [],
+      service_id: 'outbox', template_version: null, recipients: [{ address: 'x@acme.test', kind: 'to' }], warnings: [],
     });
     expect((await admin(t, 'GET', '/organizations/acme/templates/fresh')).statusCode).toBe(404);
     expectError(await admin(t, 'POST', '/organizations/nope/templates/contact/render', {}), 404, 'not_found');
@@ -133,7 +137,10 @@ describe.each(DIALECTS)('template render on %s', (dialect) => {
     const credits = await creditsOf(t);
     const res = await renderV1(t, 'contact', { template_params: PARAMS });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json<Rendered>()).toMatchObject({ subject: 'Message from Ada', to: ['owner@acme.test'], template_version: 1 });
+    expect(res.json<Rendered>()).toMatchObject({
+      subject: 'Message from Ada', to: ['owner@acme.test'], template_version: 1,
+      recipients: [{ address: 'owner@acme.test', kind: 'to' }, { address: 'audit@acme.test', kind: 'cc' }],
+    });
     const issues = expectError(await renderV1(t, 'contact', { template_params: { name: 'Ada' } }), 422, 'invalid_template_params');
     expect(issues.details?.issues?.map((i) => i.param)).toEqual(['email', 'message']);
     expectError(await renderV1(t, 'missing', {}), 404, 'template_not_found');
