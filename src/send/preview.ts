@@ -30,7 +30,7 @@ export const RenderedTemplate = Type.Composite([
     recipients: Type.Array(Type.Object({
       address: Type.String(),
       kind: Type.Union([Type.Literal('to'), Type.Literal('cc'), Type.Literal('bcc')]),
-    }), { description: 'Every address the send would deliver to (To, then Cc, then Bcc; bare addresses, as the message detail lists them): what the block and suppression lists would be checked against' }),
+    }), { description: 'Every address the send would deliver to, To then Cc then Bcc, without display names, as the message detail lists them' }),
   }),
 ]);
 export type RenderedTemplate = Static<typeof RenderedTemplate>;

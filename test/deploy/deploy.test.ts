@@ -8,6 +8,7 @@ import { systemClock } from '../../src/domain/clock.js';
 import { openStore } from '../../src/storage/store.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { cleanup, freePort, requireBuild, ROOT, startCli, startProcess, tempDir } from '../cli/processes.js';
+import { programInstalled } from '../support/programs.js';
 
 const DEPLOY = path.join(ROOT, 'deploy');
 /** Where Debian keeps local CA certificates (and where Caddy's trust installer would write). */
@@ -16,16 +17,8 @@ const c = cleanup();
 afterEach(() => c.run());
 beforeAll(requireBuild);
 
-/**
- * Whether a program is on PATH. `installedByCi` ones (.ci/run installs them) are a failure when
- * missing under CI (CI=true), never a skip; the others are skipped with a visible notice.
- */
-function has(program: string, installedByCi: boolean): boolean {
-  const found = spawnSync('sh', ['-c', `command -v ${program}`]).status === 0;
-  if (!found && installedByCi && process.env.CI === 'true') throw new Error(`${program} is required under CI (.ci/run installs it)`);
-  if (!found) console.warn(`\n*** ${program} is not installed: its deployment test is SKIPPED ***\n`);
-  return found;
-}
+/** Whether a program this file runs is on PATH (see test/support/programs.ts). */
+const has = (program: string, installedByCi: boolean): boolean => programInstalled(program, installedByCi, 'its deployment test');
 
 /** `[Section] Key=value` lines of a unit file, comments dropped. */
 function unitKeys(file: string): Map<string, string[]> {

@@ -95,6 +95,9 @@ describe.each(DIALECTS)('template render on %s', (dialect) => {
       // Bare addresses, To then Cc then Bcc.
       recipients: [{ address: 'owner@acme.test', kind: 'to' }, { address: 'audit@acme.test', kind: 'cc' }, { address: 'hidden@acme.test', kind: 'bcc' }],
     });
+    // A display name stays in `to` and is left out of `recipients`.
+    const named = await admin(t, 'POST', RENDER, { template_params: PARAMS, template: { to: 'Ops Team <ops@acme.test>', cc: '' } });
+    expect(named.json<Rendered>()).toMatchObject({ to: ['Ops Team <ops@acme.test>'], recipients: [{ address: 'ops@acme.test', kind: 'to' }] });
     // A draft's parameter schema is the one checked.
     const stricter = await admin(t, 'POST', RENDER, {
       template_params: PARAMS, template: { params: [...(CONTACT_TEMPLATE.params ?? []), { name: 'code', type: 'integer', required: true }] },

@@ -1,15 +1,14 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orgBody } from '../../admin/helpers.js';
 import { freePort, startProcess, tempDir } from '../../cli/processes.js';
+import { programInstalled } from '../../support/programs.js';
 import { chromiumAvailable, closeUi, openUi, shot, signIn, signOut, startUiServer, type UiServer } from './harness.js';
 
-const hasCaddy = spawnSync('sh', ['-c', 'command -v caddy']).status === 0;
 // .ci/run installs Caddy: under CI its absence is a failure, never a quiet skip.
-if (!hasCaddy && process.env.CI === 'true') throw new Error('caddy is required under CI (.ci/run installs it)');
+const hasCaddy = programInstalled('caddy', true, 'the operator UI behind a path prefix');
 
 /**
  * The operator UI behind a real reverse proxy (Caddy) that mounts mailroom under a path prefix,
