@@ -20,10 +20,17 @@ export const recipientStateColumn: (value: string) => RecipientState = oneOf('me
 export const settledStateColumn: (value: string) => (typeof SETTLED_STATES)[number] = oneOf('message_recipients.state (settled)', SETTLED_STATES);
 const recipientKindColumn: (value: string) => RecipientKind = oneOf('message_recipients.kind', RECIPIENT_KINDS);
 
+/**
+ * What a read shows: a stored state, or `discarded` for a recipient of a discarded message that
+ * was never sent to (the message was cancelled, or every To address was suppressed). Never
+ * stored: it is read from the message's status, so messages discarded before it existed read so too.
+ */
+export type RecipientViewState = RecipientState | 'discarded';
+
 export interface RecipientView {
   address: string;
   kind: RecipientKind;
-  state: RecipientState;
+  state: RecipientViewState;
   reason: string | null;
 }
 
@@ -31,7 +38,7 @@ export interface RecipientView {
  * What a stored `pending` means once its message is final: the message's own outcome, which
  * then applied to every recipient not settled apart. Until then it is still pending.
  */
-function resolvePending(status: MessageStatus): RecipientState {
+function resolvePending(status: MessageStatus): RecipientViewState {
   switch (status) {
     case 'sent':
     case 'delivered':
@@ -42,11 +49,21 @@ function resolvePending(status: MessageStatus): RecipientState {
     case 'failed':
       return 'failed';
     case 'discarded':
-      // Every To address was suppressed: nobody got it (the suppressed ones are written apart).
-      return 'failed';
+      // Cancelled by an operator, or every To address was suppressed (those are written apart):
+      // nobody got it, and nothing failed (issue 25: a cancelled message's recipients read failed).
+      return 'discarded';
     default:
       return 'pending';
   }
+}
+
+/**
+ * A `deferred` recipient (owed a retry) of a message cancelled while held on a service error was
+ * never sent to either: it reads `discarded` with the pending ones.
+ */
+function shownState(stored: RecipientState, status: MessageStatus): RecipientViewState {
+  if (stored === 'pending' || (stored === 'deferred' && status === 'discarded')) return resolvePending(status);
+  return stored;
 }
 
 /** Each recipient of a message with its own state, To first, then Cc, then Bcc. */
@@ -57,7 +74,7 @@ export async function recipientsOf(db: Kysely<Database>, message: { id: string; 
   return rows.map((r) => ({
     address: r.email,
     kind: recipientKindColumn(r.kind),
-    state: r.state === 'pending' ? resolvePending(message.status) : recipientStateColumn(r.state),
+    state: shownState(recipientStateColumn(r.state), message.status),
     reason: r.reason,
   })).sort((a, b) => (order[a.kind] ?? 3) - (order[b.kind] ?? 3));
 }

@@ -32,11 +32,12 @@ export const Message = Type.Object({
   recipients: Type.Optional(Type.Array(Type.Object({
     address: Type.String(),
     kind: Type.Union([Type.Literal('to'), Type.Literal('cc'), Type.Literal('bcc')]),
-    state: Type.Union(['pending', 'sent', 'deferred', 'delivered', 'bounced', 'complained', 'failed', 'suppressed'].map((s) => Type.Literal(s)), {
+    state: Type.Union(['pending', 'sent', 'deferred', 'delivered', 'bounced', 'complained', 'failed', 'suppressed', 'discarded'].map((s) => Type.Literal(s)), {
       description: 'pending: not delivered yet; sent: the relay accepted it for this recipient; deferred: refused for now, '
         + 'retried for this recipient alone; delivered: the provider reported delivery; bounced: refused for good, at hand-off '
         + 'or reported later (suppressed when hard); complained: the recipient reported it as spam (suppressed); '
-        + 'failed: its retries ran out, the message failed, or the provider rejected it; suppressed: on the suppression list since the send, dropped',
+        + 'failed: its retries ran out, the message failed, or the provider rejected it; suppressed: on the suppression list since the send, dropped; '
+        + 'discarded: never sent, as the message was discarded (cancelled by an operator, or every To address suppressed)',
     }),
     reason: Type.Optional(Type.String({ description: "The relay's reply, or why it was not sent" })),
   }), { description: 'Each recipient and its own delivery state. Private-key reads only: a public key must not learn fixed or Bcc addresses' })),
