@@ -1,7 +1,8 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
 /**
- * The addresses a production webhook may never reach: everything that is not the public internet.
+ * The addresses a webhook may never reach: everything that is not the public internet (development
+ * also allows loopback, isLoopbackAddress below; MAILROOM_WEBHOOK_ALLOW_PRIVATE=true, all of them).
  * IPv6 forms that carry an IPv4 address (mapped, translated, NAT64, 6to4, Teredo) are judged by the
  * IPv4 address they carry, so `::ffff:127.0.0.1` or `2002:7f00:1::` cannot sneak loopback through.
  */
@@ -105,4 +106,19 @@ export function isBlockedAddress(ip: string): boolean {
   const canonical = Array.from({ length: 8 }, (_, i) => (((bytes[i * 2] ?? 0) << 8) | (bytes[i * 2 + 1] ?? 0)).toString(16)).join(':');
   if (embeddedIPv4(bytes).some((v4) => v4List.check(v4, 'ipv4'))) return true;
   return v6List.check(canonical, 'ipv6');
+}
+
+/**
+ * True for this machine's loopback: 127.0.0.0/8, ::1 and the IPv4-mapped ::ffff:127.x.y.z (a
+ * socket to it is an IPv4 loopback connection). Development lets webhooks reach these and no
+ * other blocked address; the unspecified 0.0.0.0 also reaches this machine on Linux but is not
+ * what anyone registers, so it stays refused.
+ */
+export function isLoopbackAddress(ip: string): boolean {
+  if (isIPv4(ip)) return ip.split('.')[0] === '127';
+  const bytes = ipv6Bytes(ip);
+  if (bytes === null) return false;
+  const zeros = (n: number): number[] => new Array<number>(n).fill(0);
+  if (startsWith(bytes, [...zeros(15), 1])) return true;
+  return startsWith(bytes, [...zeros(10), 0xff, 0xff, 127]);
 }

@@ -101,7 +101,7 @@ function refusal(parsed: URL, policy: WebhookUrlPolicy): string | null {
   const literal = ipLiteral(parsed.hostname);
   const bad = literal === null ? undefined : forbiddenAddress(rule, [literal]);
   if (bad === undefined) return null;
-  return rule === 'public' ? `blocked address: ${bad}` : `url must use https in production: ${bad} is a public address`;
+  return rule === 'private' ? `url must use https in production: ${bad} is a public address` : `blocked address: ${bad}`;
 }
 
 /** Up to 64 KiB of the body, then the stream is destroyed; the first 1 KiB is returned as text. */

@@ -1,16 +1,18 @@
 import { promises as dnsPromises, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import type { WebhookUrlPolicy } from './types.js';
-import { isBlockedAddress } from './blocked-addresses.js';
+import { isBlockedAddress, isLoopbackAddress } from './blocked-addresses.js';
 
 /**
  * An endpoint URL is request input that becomes a URL this server fetches (SSRF). In production
- * it must be https and reach only public addresses (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true adds private
- * ones, and http to those alone): checked at registration (endpointUrlRefusal) and again at every
- * connection (guardedLookup), because a name may resolve differently later (DNS rebinding).
+ * it must be https and reach only public addresses; in development http and loopback are allowed
+ * too, and nothing else: a private, link-local or metadata address (169.254.169.254 in any
+ * spelling) is refused in every mode unless MAILROOM_WEBHOOK_ALLOW_PRIVATE=true. Checked at
+ * registration (endpointUrlRefusal) and again at every connection (guardedLookup), because a
+ * name may resolve differently later (DNS rebinding).
  */
 
-export { isBlockedAddress } from './blocked-addresses.js';
+export { isBlockedAddress, isLoopbackAddress } from './blocked-addresses.js';
 
 /** Resolves a name to all its A/AAAA records (dns.promises.lookup with all: true by default). */
 export type LookupFn = (hostname: string) => Promise<readonly LookupAddress[]>;
@@ -20,30 +22,44 @@ export const systemLookup: LookupFn = (hostname) => dnsPromises.lookup(hostname,
 /** Browsers' practical limit; longer is more likely abuse than an endpoint. */
 const MAX_URL_LENGTH = 2048;
 
-/** Names that are local by definition, whatever DNS says. */
-const LOCAL_NAMES = new Set(['localhost', 'localhost.localdomain', 'metadata', 'metadata.google.internal']);
+/** Names that are loopback by definition, whatever DNS says (RFC 6761), and also `*.localhost`. */
+const LOOPBACK_NAMES = new Set(['localhost', 'localhost.localdomain']);
+/** Cloud metadata services' names: link-local by definition (GCP, AWS). */
+const METADATA_NAMES = new Set(['metadata', 'metadata.google.internal', 'instance-data', 'instance-data.ec2.internal']);
 
 /**
  * Which addresses a connection may reach: `any`; `public` only (no loopback, private, link-local
- * or metadata address); or `private` only.
+ * or metadata address); `private` only; or `public-or-loopback` (development: a receiver on this
+ * machine, never the LAN, link-local or the metadata service).
  */
-export type AddressRule = 'any' | 'public' | 'private';
+export type AddressRule = 'any' | 'public' | 'private' | 'public-or-loopback';
 
 /**
- * The rule for a URL's scheme under the policy. Development: any. Production: https to public
- * addresses only. MAILROOM_WEBHOOK_ALLOW_PRIVATE=true opens private, loopback and link-local
- * addresses, not plaintext across the internet: https may go anywhere, http only to those.
+ * The rule for a URL's scheme under the policy. Production: https to public addresses only.
+ * Development: http or https to public and loopback addresses. MAILROOM_WEBHOOK_ALLOW_PRIVATE=true
+ * opens private, loopback and link-local addresses: in development to anything; in production
+ * not plaintext across the internet (https may go anywhere, http only to those).
  */
 export function addressRule(policy: WebhookUrlPolicy, protocol: string): AddressRule {
-  if (!policy.production) return 'any';
-  if (!policy.allowPrivate) return 'public';
-  return protocol === 'https:' ? 'any' : 'private';
+  if (policy.allowPrivate) {
+    if (!policy.production) return 'any';
+    return protocol === 'https:' ? 'any' : 'private';
+  }
+  return policy.production ? 'public' : 'public-or-loopback';
+}
+
+function allowedBy(rule: AddressRule, address: string): boolean {
+  switch (rule) {
+    case 'any': return true;
+    case 'public': return !isBlockedAddress(address);
+    case 'private': return isBlockedAddress(address);
+    case 'public-or-loopback': return !isBlockedAddress(address) || isLoopbackAddress(address);
+  }
 }
 
 /** The first address the rule forbids, or undefined when every one is allowed. */
 export function forbiddenAddress(rule: AddressRule, addresses: readonly string[]): string | undefined {
-  if (rule === 'any') return undefined;
-  return addresses.find((a) => (rule === 'public' ? isBlockedAddress(a) : !isBlockedAddress(a)));
+  return addresses.find((a) => !allowedBy(rule, a));
 }
 
 const HTTPS_IN_PRODUCTION = 'url must use https in production';
@@ -54,9 +70,11 @@ export function ipLiteral(hostname: string): string | null {
   return isIP(bare) === 0 ? null : bare;
 }
 
-function isLocalName(hostname: string): boolean {
+/** What a name is by definition, before any DNS: loopback, a metadata service, or nothing known. */
+function localName(hostname: string): 'loopback' | 'metadata' | null {
   const name = hostname.toLowerCase().replace(/\.+$/, '');
-  return LOCAL_NAMES.has(name) || name.endsWith('.localhost');
+  if (LOOPBACK_NAMES.has(name) || name.endsWith('.localhost')) return 'loopback';
+  return METADATA_NAMES.has(name) ? 'metadata' : null;
 }
 
 /** The parsed URL, or why it is not an acceptable endpoint URL under any policy. */
@@ -91,8 +109,9 @@ export interface UrlRefusal {
 
 /**
  * Null when the URL may be registered; otherwise a sentence saying why not (the 400's message).
- * In production the name is resolved now and every address it has must pass the rule
- * (addressRule); a name that does not resolve is refused, marked `unresolved`.
+ * The name is resolved now and every address it has must pass the rule (addressRule). In
+ * production a name that does not resolve is refused, marked `unresolved`; in development it
+ * is accepted (a receiver that is not up yet), since every connection is checked anyway.
  */
 export async function endpointUrlRefusal(
   url: string,
@@ -110,20 +129,30 @@ export async function endpointUrlRefusal(
     const bad = forbiddenAddress(rule, [literal]);
     return bad === undefined ? null : refuse(forbiddenSentence(rule, bad));
   }
-  if (isLocalName(parsed.hostname)) {
-    // Local by definition: refused where only public addresses go, private where http goes.
-    return rule === 'private' ? null
-      : refuse(`url host ${parsed.hostname} is local: loopback, private, link-local and metadata hosts are refused in production`);
+  const local = localName(parsed.hostname);
+  if (local !== null) {
+    // Local by definition: allowed where http goes (private), and loopback in development.
+    return rule === 'private' || (rule === 'public-or-loopback' && local === 'loopback') ? null
+      : refuse(`url host ${parsed.hostname} is local: ${refusedList(rule)}`);
   }
   let addresses: readonly LookupAddress[];
   try {
     addresses = await lookup(parsed.hostname);
   } catch {
-    return refuse(`url host ${parsed.hostname} does not resolve`, true);
+    addresses = [];
   }
-  if (addresses.length === 0) return refuse(`url host ${parsed.hostname} does not resolve`, true);
+  if (addresses.length === 0) {
+    return rule === 'public-or-loopback' ? null : refuse(`url host ${parsed.hostname} does not resolve`, true);
+  }
   const bad = forbiddenAddress(rule, addresses.map((a) => a.address));
   return bad === undefined ? null : refuse(forbiddenSentence(rule, bad, parsed.hostname));
+}
+
+/** What the rule refuses, for the 400's message (public-or-loopback is development's). */
+function refusedList(rule: AddressRule): string {
+  return rule === 'public-or-loopback'
+    ? 'private, link-local and metadata addresses are refused in development too (loopback is allowed; MAILROOM_WEBHOOK_ALLOW_PRIVATE=true allows the rest)'
+    : 'loopback, private, link-local and metadata addresses are refused in production';
 }
 
 /** endpointUrlRefusal's sentence alone: null when the URL may be registered. */
@@ -137,7 +166,7 @@ function forbiddenSentence(rule: AddressRule, address: string, hostname?: string
     return `${HTTPS_IN_PRODUCTION}: ${what} (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true allows http to private, loopback and link-local addresses only)`;
   }
   const what = hostname === undefined ? `url host ${address}` : `url host ${hostname} resolves to ${address}, which`;
-  return `${what} is a blocked address: loopback, private, link-local and metadata addresses are refused in production`;
+  return `${what} is a blocked address: ${refusedList(rule)}`;
 }
 
 /** The error a refused connection fails with; its message names the address. */

@@ -178,12 +178,18 @@ describe('checkEndpointUrl in production', () => {
 });
 
 describe('checkEndpointUrl outside production', () => {
-  it('lets http and https to loopback and private receivers through, without resolving', async () => {
+  it('lets http and https to loopback receivers through, without resolving', async () => {
     const noDns: LookupFn = async () => {
       throw new Error('must not resolve');
     };
-    for (const url of ['http://127.0.0.1:3000/hook', 'https://127.0.0.1/hook', 'http://localhost:8080/', 'http://[::1]:9000/', 'http://10.0.0.1/', 'http://receiver.test/']) {
+    for (const url of ['http://127.0.0.1:3000/hook', 'https://127.0.0.1/hook', 'http://localhost:8080/', 'http://[::1]:9000/']) {
       expect(await checkEndpointUrl(url, development, noDns)).toBeNull();
+    }
+  });
+
+  it('refuses private, link-local and metadata addresses (issue 25: only http and loopback are relaxed)', async () => {
+    for (const url of ['http://10.0.0.1/', 'http://169.254.169.254/latest/meta-data', 'http://[fe80::1]/']) {
+      expect(await checkEndpointUrl(url, development, fakeDns({}))).toMatch(/blocked address.*in development too/);
     }
   });
 });
@@ -244,8 +250,16 @@ describe('guardedLookup (the connection-time check)', () => {
     }
   });
 
+  it('in development, passes loopback answers and refuses other blocked ones', async () => {
+    const lookup = guardedLookup(development, dns, 'http:');
+    expect(await callLookup(lookup, 'rebound.example.com', {})).toEqual({ error: null, address: '127.0.0.1', family: 4 });
+    for (const host of ['mixed.example.com', 'mapped.example.com']) {
+      expect((await callLookup(lookup, host, { all: true })).error?.message).toMatch(/blocked address/);
+    }
+  });
+
   it('passes blocked answers through when the policy allows them', async () => {
-    for (const policy of [development, productionAllowPrivate]) {
+    for (const policy of [{ production: false, allowPrivate: true }, productionAllowPrivate]) {
       const lookup = guardedLookup(policy, dns);
       expect(await callLookup(lookup, 'rebound.example.com', {})).toEqual({ error: null, address: '127.0.0.1', family: 4 });
       expect(await callLookup(lookup, 'mixed.example.com', { all: true })).toMatchObject({ error: null, address: [{}, {}] });
