@@ -3,6 +3,7 @@ import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/observability/metrics.js';
+import { messageEventPayload } from '../../src/webhooks/payload.js';
 import { buildTestApp, testConfig, type TestApp } from '../support/app.js';
 import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
 import { addresses, smtpError, startSink } from '../support/smtp-sink.js';
@@ -42,7 +43,16 @@ describe.each(DIALECTS)('outbox transport and /metrics on %s', (dialect) => {
     expect(mail.messageId).toBe(m.header_message_id);
     const sent = await t.store.messages.events(id);
     expect(sent.at(-1)).toMatchObject({ type: 'sent' });
-    expect(String(sent.at(-1)?.detail?.response)).toContain(`${id}.eml`);
+    // Named relative to the data dir: the detail reaches organizations' webhook receivers
+    // (issue 25: it carried the server's absolute path).
+    const detail = sent.at(-1)?.detail ?? {};
+    expect(detail.response).toBe(`written to outbox/${id}.eml`);
+    const payload = messageEventPayload({
+      eventType: 'sent', at: t.clock.now(), detail: JSON.stringify(detail), messageId: id, orgId: 'acme', templateId: 'contact',
+      serviceId: 'outbox', messageStatus: 'sent', sequence: 1,
+    });
+    expect(payload).toContain(`written to outbox/${id}.eml`);
+    expect(payload).not.toContain(dataDir);
   });
 
   it.skipIf(skip)('/metrics after sends and delivery: accepted, sent, deferred, queue depth and the send-duration histogram', async () => {

@@ -45,11 +45,11 @@ describe('TransportThread: the built-in transports in a worker thread', () => {
     await closer.closeAll();
   });
 
-  function threaded(file?: string): { thread: TransportThread; open: (service: Service) => Transport } {
+  function threaded(file?: string): { thread: TransportThread; open: (service: Service) => Transport; dataDir: string } {
     const thread = file === undefined ? new TransportThread(['smtp', 'outbox']) : new TransportThread(['smtp'], file);
     closer.defer(() => thread.close());
     const dataDir = tempDir(closer);
-    return { thread, open: (service) => {
+    return { thread, dataDir, open: (service) => {
       const factory = thread.factories[service.provider];
       if (factory === undefined) throw new Error(`no factory for ${service.provider}`);
       return factory(service, { dataDir });
@@ -88,11 +88,11 @@ describe('TransportThread: the built-in transports in a worker thread', () => {
   });
 
   it('the outbox transport writes its file from the thread', async () => {
-    const { open } = threaded();
+    const { open, dataDir } = threaded();
     const outbox = open({ ...smtpService(0), provider: 'outbox', settings: {} });
     const receipt = await outbox.send(mail(3));
     const file = /written to (.*)$/.exec(receipt.response)?.[1] ?? '';
-    expect(fs.readFileSync(file, 'utf8')).toContain('Message-ID: <msg_3@mailroom.test>');
+    expect(fs.readFileSync(path.join(dataDir, file), 'utf8')).toContain('Message-ID: <msg_3@mailroom.test>');
     expect(path.basename(file)).toBe('msg_3.eml');
   });
 
