@@ -17,6 +17,17 @@ const SessionResource = Type.Object({
   csrf_token: Type.String({ description: 'Send back in X-CSRF-Token on every call other than GET/HEAD/OPTIONS made with the session cookie' }),
 });
 
+/**
+ * GET /session with the admin token as a bearer (issue 25): a script asking "am I signed in?"
+ * learns that it is, by bearer. The session's fields say what they mean for a bearer: it never
+ * expires (MAILROOM_ADMIN_TOKEN holds until it is changed) and needs no CSRF token.
+ */
+const BearerAuthResource = Type.Object({
+  auth: Type.Literal('bearer', { description: 'The request was authorized by Authorization: Bearer <MAILROOM_ADMIN_TOKEN>, not by a UI session' }),
+  expires_at: Type.Null({ description: 'null: the admin token does not expire' }),
+  csrf_token: Type.Null({ description: 'null: calls made with the bearer need no X-CSRF-Token' }),
+});
+
 const COOKIE_NOTE = 'The session is the `mailroom_session` cookie (HttpOnly, SameSite=Strict, Secure in production or when MAILROOM_BASE_URL is https).';
 
 const body = (s: AdminSession) => ({ expires_at: iso(s.expiresAt), csrf_token: s.csrfToken });
@@ -51,13 +62,18 @@ export function registerSessionRoutes(app: App, services: AppServices, gate: Adm
   app.get('/session', {
     schema: {
       tags: ADMIN_TAGS,
-      // Only the cookie names a session: a bearer passes the admin hook but finds none here.
-      security: [{ adminSession: [] }],
-      summary: 'The operator UI session the cookie holds (401 when none)',
-      description: COOKIE_NOTE,
-      response: responses({ 200: SessionResource }, ADMIN_ERRORS),
+      security: ADMIN_SECURITY,
+      summary: 'The operator UI session the cookie holds, or {"auth": "bearer", …} for the admin token as a bearer (401 with neither)',
+      description: `${COOKIE_NOTE} With the cookie: the session's expiry and CSRF token. With \`Authorization: Bearer <MAILROOM_ADMIN_TOKEN>\` `
+        + '(which decides alone when sent, as on every admin route): `{"auth": "bearer", "expires_at": null, "csrf_token": null}`. '
+        + 'A wrong bearer is 401 like anywhere else.',
+      response: responses({ 200: Type.Union([SessionResource, BearerAuthResource]) }, ADMIN_ERRORS),
     },
   }, async (request, reply) => {
+    // The admin hook has checked it: an Authorization header that reaches here is the right token.
+    if (request.headers.authorization !== undefined) {
+      return reply.header('cache-control', 'no-store').send({ auth: 'bearer' as const, expires_at: null, csrf_token: null });
+    }
     const session = await requestSession(deps, request);
     if (session === undefined) throw new ApiError('unauthorized', { message: 'No operator UI session: sign in.' });
     return reply.header('cache-control', 'no-store').send(body(session));
