@@ -8,6 +8,7 @@ import { ErrorEnvelope } from './errors/envelope.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling, routePattern } from './errors/handler.js';
 import { installBodyLimits } from './http/body-limits.js';
 import { installJsonBodyParser } from './http/json-body.js';
+import { loggedPath } from './http/request-log.js';
 import type { App, AppServices } from './http/app-types.js';
 import { registerDocs } from './http/routes/docs.js';
 import { registerHealth } from './http/routes/health.js';
@@ -50,7 +51,7 @@ const EXPOSED_HEADERS = ['X-Mail-Message-Id', 'X-Mail-Status', 'Retry-After', 'X
 export async function buildApp(services: AppServices): Promise<App> {
   const { config, metrics, protection, blobs } = services;
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: { level: config.logLevel, ...(services.logStream === undefined ? {} : { stream: services.logStream }) },
     // Fastify's two lines per request cost ~35% of throughput here (README, Performance); one line
     // per response in onResponse below is far cheaper.
     logController: new LogController({ disableRequestLogging: true }),
@@ -80,8 +81,8 @@ export async function buildApp(services: AppServices): Promise<App> {
     reply.header('x-request-id', request.id);
   });
   app.addHook('onResponse', async (request, reply) => {
-    // The path only: `?token=` status tokens must not reach the logs.
-    request.log.info({ method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    // Never a secret: no query (`?token=` status tokens, upload signatures), no events token (src/http/request-log.ts).
+    request.log.info({ method: request.method, path: loggedPath(request), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
 
   // Browsers call this API from any origin; whether an origin may *send* is the allowed-origins

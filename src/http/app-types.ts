@@ -36,6 +36,8 @@ export interface AppServices {
   onAccepted?: () => void;
   /** Certificate and key (MAILROOM_TLS_*): the server speaks HTTPS. Absent: plain HTTP. */
   https?: HttpsOptions;
+  /** Where the app's log lines go (tests read them). Absent: standard output, as pino does. */
+  logStream?: { write(line: string): void };
 }
 
 export type App = FastifyInstance<
