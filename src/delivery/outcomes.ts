@@ -1,8 +1,11 @@
 import type { Clock } from '../domain/clock.js';
 import { refundsCredit } from '../credits/refund-policy.js';
+import { countApplied } from '../events/apply.js';
+import { settleEarlyEvents } from '../events/early.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ClaimedMessage } from '../storage/queue-types.js';
-import type { Store } from '../storage/store.js';
+import type { Repos, Store } from '../storage/store.js';
+import type { Recorded } from '../events/apply.js';
 import type { RenderedEmail } from '../templates/render.js';
 import type { Leases } from './leases.js';
 import { settleApart, type PlanInput } from './recipients.js';
@@ -24,6 +27,12 @@ const SENT_BUFFER_MS = 10;
 /** Outcome writes: nobody waits on them, so they may share a commit with others. */
 const BACKGROUND = { background: true } as const;
 
+interface SentItem {
+  m: ClaimedMessage;
+  detail: Record<string, unknown>;
+  providerMessageId: string | undefined;
+}
+
 /** The final states a worker writes for a message as a whole, other than sent and bounced. */
 export type FinalStatus = 'failed' | 'held_service_error' | 'discarded';
 
@@ -34,7 +43,7 @@ export type FinalStatus = 'failed' | 'held_service_error' | 'discarded';
  */
 export class Outcomes {
   private readonly pending = new Set<Promise<void>>();
-  private sentBuffer: Array<{ m: ClaimedMessage; detail: Record<string, unknown>; providerMessageId: string | undefined }> = [];
+  private sentBuffer: SentItem[] = [];
 
   constructor(private readonly deps: OutcomeDeps, private readonly leases: Leases) {}
 
@@ -53,13 +62,30 @@ export class Outcomes {
     this.sentBuffer.push({ m, detail, providerMessageId });
     if (this.sentBuffer.length === 1) {
       const batch = this.sentBuffer;
-      const write = new Promise<void>((resolve) => setTimeout(resolve, SENT_BUFFER_MS)).then(() => this.leases.settled()).then(() => {
+      const write = new Promise<void>((resolve) => setTimeout(resolve, SENT_BUFFER_MS)).then(() => this.leases.settled()).then(async () => {
         this.sentBuffer = [];
         const now = this.deps.clock.now();
-        return this.deps.store.transaction((tx) => tx.queue.markSentMany(batch.map((b) => ({ id: b.m.id, lease: b.m.lease_until, detail: b.detail, ...(b.providerMessageId !== undefined ? { providerMessageId: b.providerMessageId } : {}) })), now), BACKGROUND);
+        const early = await this.deps.store.transaction((tx) => this.markSent(tx, batch, now), BACKGROUND);
+        if (early.length > 0) {
+          countApplied(this.deps.metrics, early);
+          this.deps.logger.info({ events: early.map((r) => ({ message_id: r.message.id, type: r.event.type, source: r.event.source })) },
+            'provider events that came before their message was settled were applied');
+        }
       });
       this.inBackground(m, write);
     }
+  }
+
+  /**
+   * The `sent` write of a batch, and in the same transaction the provider events that came
+   * before it (src/events/early.ts: a bounce can be reported before `sent` is written, naming
+   * the provider id written here). The ids are locked first, as the intake locks them.
+   */
+  private async markSent(tx: Repos, batch: readonly SentItem[], now: number): Promise<Recorded[]> {
+    const named = batch.flatMap((b) => (b.providerMessageId !== undefined ? [{ orgId: b.m.org_id, providerMessageId: b.providerMessageId }] : []));
+    await tx.providerEvents.lockProviderIds(named);
+    const moved = new Set(await tx.queue.markSentMany(batch.map((b) => ({ id: b.m.id, lease: b.m.lease_until, detail: b.detail, ...(b.providerMessageId !== undefined ? { providerMessageId: b.providerMessageId } : {}) })), now));
+    return settleEarlyEvents(tx, batch.filter((b) => moved.has(b.m.id)).map((b) => ({ id: b.m.id, orgId: b.m.org_id, providerMessageId: b.providerMessageId })), now);
   }
 
   /** A send refused or failed as a whole: retried later, bounced, held or failed by its kind. */

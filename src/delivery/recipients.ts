@@ -1,5 +1,6 @@
 import type { Clock } from '../domain/clock.js';
-import { replayEarlyEvents } from '../events/record.js';
+import { countApplied, type Recorded } from '../events/apply.js';
+import { replayEarlyEvents } from '../events/early.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ClaimedMessage, RecipientOutcome, SettledState } from '../storage/queue-types.js';
 import type { Store } from '../storage/store.js';
@@ -211,14 +212,18 @@ export async function settleApart(deps: SettleDeps, m: ClaimedMessage, input: Om
   const now = clock.now();
   const retryAt = nextAttemptAt(deps.retry ?? DEFAULT_RETRY, m.attempts, m.created_at, now, deps.random);
   const plan = planOutcome({ ...input, retryAt, attempts: m.attempts });
+  const providerMessageId = plan.outcome.providerMessageId;
+  let early: Recorded[] = [];
   const moved = await store.transaction(async (tx) => {
+    if (providerMessageId !== undefined) await tx.providerEvents.lockProviderIds([{ orgId: m.org_id, providerMessageId }]);
     if (!(await tx.queue.settleRecipients(m.id, m.lease_until, now, plan.outcome))) return false;
     for (const address of plan.suppress) await tx.suppressions.add(m.org_id, address, 'hard_bounce', now, m.id);
-    // Provider events about recipients accepted earlier, reported while a retry was owed to
-    // others, moved nothing then; the message has now left for good: apply them.
-    if (plan.outcome.next.status !== 'queued' && plan.outcome.next.status !== 'held_service_error') await replayEarlyEvents(tx, m.id, now);
+    // Provider events that came before this settle (src/events/early.ts): applied to states
+    // once the message has left for good; while a retry is still owed, only taken in.
+    early = await replayEarlyEvents(tx, m.id, now);
     return true;
   });
+  countApplied(metrics, early);
   const status = plan.outcome.next.status;
   if (moved) {
     if (status === 'queued') metrics.deferred.inc({ service: m.service_id });

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { MessageStatus } from '../domain/types.js';
 import { messageStatusColumn } from './columns.js';
 import { recipientStateColumn, type RecipientState } from './recipient-states.js';
@@ -15,6 +15,8 @@ export interface MatchedMessage {
   service_id: string;
   status: MessageStatus;
   credit_taken: boolean;
+  /** The provider's id recorded at hand-off, if any (a settle looks for early events naming it). */
+  provider_message_id: string | null;
 }
 
 export interface StoredRecipient {
@@ -31,7 +33,29 @@ export interface MessageLookup {
   headerMessageId?: string;
 }
 
-const MATCH_COLUMNS = ['id', 'org_id', 'service_id', 'status', 'credit_taken'] as const;
+/** An event that arrived before its message was settled, as a settle reads it back (src/events/early.ts). */
+export interface EarlyEventRow {
+  source: string;
+  scope: string;
+  event_key: string;
+  /** Null: stored unmatched, found by the provider id the settle just recorded. */
+  message_id: string | null;
+  org_id: string | null;
+  provider_message_id: string | null;
+  detail: string;
+}
+
+/** A message being settled: its id, organization, and the provider id this settle records. */
+export interface SettlingMessage {
+  id: string;
+  orgId: string;
+  providerMessageId?: string | undefined;
+}
+
+/** Events and settles that name one (organization, provider id) take one lock (lockProviderIds). */
+const PROVIDER_ID_LOCK_CLASS = 4_242_013;
+
+const MATCH_COLUMNS = ['id', 'org_id', 'service_id', 'status', 'credit_taken', 'provider_message_id'] as const;
 
 /** `<id@host>` and `id@host` name the same Message-ID header; stored ones have the brackets. */
 const bracketed = (id: string): string => {
@@ -40,8 +64,9 @@ const bracketed = (id: string): string => {
 };
 
 export function providerEventsRepo(db: Kysely<Database>, dialect: Dialect) {
-  const toMatched = (row: { id: string; org_id: string; service_id: string; status: string; credit_taken: number }): MatchedMessage => ({
+  const toMatched = (row: { id: string; org_id: string; service_id: string; status: string; credit_taken: number; provider_message_id: string | null }): MatchedMessage => ({
     id: row.id, org_id: row.org_id, service_id: row.service_id, status: messageStatusColumn(row.status), credit_taken: row.credit_taken === 1,
+    provider_message_id: row.provider_message_id,
   });
 
   return {
@@ -101,6 +126,52 @@ export function providerEventsRepo(db: Kysely<Database>, dialect: Dialect) {
       const rows = await db.selectFrom('provider_events').select('detail')
         .where('message_id', '=', messageId).orderBy('received_at').orderBy('event_key').execute();
       return rows.map((r) => r.detail);
+    },
+
+    /**
+     * PostgreSQL: serializes, to the end of the transaction, an event naming a provider id and
+     * the settle that records that id (both take this lock first, before any row lock, in one
+     * sorted order, so they cannot deadlock). Without it an event could miss the id the settle
+     * has not committed yet while the settle misses the event not committed yet: stored
+     * unmatched, and found by no one. SQLite runs one transaction at a time already.
+     */
+    async lockProviderIds(keys: ReadonlyArray<{ orgId: string; providerMessageId: string }>): Promise<void> {
+      if (dialect !== 'postgres' || keys.length === 0) return;
+      const texts = [...new Set(keys.map((k) => `${k.orgId} ${k.providerMessageId}`))];
+      // A 32-bit hash: two ids sharing a lock only wait for each other.
+      await sql`select pg_advisory_xact_lock(${PROVIDER_ID_LOCK_CLASS}, s.h) from (
+        select distinct hashtext(k) as h from unnest(cast(${texts} as text[])) as k order by h) as s`.execute(db);
+    },
+
+    /**
+     * The events a settle must apply, in arrival order: those matched to these messages while
+     * they were not settled, and those stored unmatched that name the provider id the settle
+     * records, in the message's organization. One statement for a whole batch of settles.
+     */
+    async earlyEvents(messages: readonly SettlingMessage[]): Promise<EarlyEventRow[]> {
+      if (messages.length === 0) return [];
+      const columns = ['source', 'scope', 'event_key', 'message_id', 'org_id', 'provider_message_id', 'detail', 'received_at'] as const;
+      const named = messages.filter((m) => m.providerMessageId !== undefined && m.providerMessageId !== '');
+      let q = db.selectFrom('provider_events').select(columns).where('message_id', 'in', messages.map((m) => m.id));
+      if (named.length > 0) {
+        q = q.unionAll(db.selectFrom('provider_events').select(columns).where('message_id', 'is', null)
+          .where('org_id', 'in', [...new Set(named.map((m) => m.orgId))])
+          .where('provider_message_id', 'in', named.map((m) => m.providerMessageId ?? '')));
+      }
+      const rows = await q.execute();
+      const orgOf = new Map(named.map((m) => [m.providerMessageId ?? '', m.orgId]));
+      return rows
+        .filter((r) => r.message_id !== null || (r.provider_message_id !== null && orgOf.get(r.provider_message_id) === r.org_id))
+        .sort((a, b) => Number(a.received_at) - Number(b.received_at) || (a.event_key < b.event_key ? -1 : a.event_key > b.event_key ? 1 : 0))
+        .map(({ received_at: _at, ...r }) => r);
+    },
+
+    /** Gives an unmatched event its message, unless another settle already did; returns whether this one did. */
+    async claimEvent(key: Pick<EarlyEventRow, 'source' | 'scope' | 'event_key'>, messageId: string): Promise<boolean> {
+      const r = await db.updateTable('provider_events').set({ message_id: messageId })
+        .where('source', '=', key.source).where('scope', '=', key.scope).where('event_key', '=', key.event_key)
+        .where('message_id', 'is', null).executeTakeFirst();
+      return r.numUpdatedRows > 0n;
     },
 
     /** Sets one recipient's state, only from `from` (the caller's forward-only check, as a compare-and-set). */

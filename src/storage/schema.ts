@@ -175,6 +175,8 @@ export interface ProviderEventsTable {
   /** The normalized event as JSON (ProviderEvent). */
   detail: string;
   received_at: number;
+  /** The provider's message id the event names (match.providerMessageId): how a settle finds an early event (migration 0013). */
+  provider_message_id: string | null;
 }
 
 export interface IdempotencyTable {

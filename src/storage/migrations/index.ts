@@ -12,6 +12,7 @@ import * as m0009 from './0009_retention_index.js';
 import * as m0010 from './0010_catalog_stamp.js';
 import * as m0011 from './0011_planner_stats.js';
 import * as m0012 from './0012_partial_queue_indexes.js';
+import * as m0013 from './0013_early_provider_events.js';
 
 /** Numbered, applied in name order. Add a file and a line here; never edit an applied one. */
 export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: Dialect) => Promise<void>>> = {
@@ -27,4 +28,5 @@ export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: 
   '0010_catalog_stamp': m0010.up,
   '0011_planner_stats': m0011.up,
   '0012_partial_queue_indexes': m0012.up,
+  '0013_early_provider_events': m0013.up,
 };
