@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
 import { CONTACT_TEMPLATE, PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { messageCount } from '../support/stored.js';
+import { creditsOf, messageCount } from '../support/stored.js';
 import { RawConnection, type RawResponse } from '../http/raw-http.js';
 
 const pgUp = await postgresAvailable();
@@ -123,6 +123,7 @@ describe.each(DIALECTS)('a send-form body cut short on %s', (dialect) => {
       }
     }
     expect(await messageCount(t!)).toBe(0);
+    expect(await creditsOf(t!)).toBe(1000);
   });
 
   it.skipIf(skip)('fuzz: every cut of a valid form answers 400, or 202/200 when the closing boundary is whole; never no answer', { timeout: 300_000 }, async () => {
