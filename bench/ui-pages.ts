@@ -28,7 +28,7 @@ const MESSAGES = Number(process.env.BENCH_UI_MESSAGES ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_UI_ROUNDS ?? 5);
 const SCREENSHOTS = process.env.BENCH_UI_SCREENSHOTS;
 const CHROMIUM = process.env.MAILROOM_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const TOKEN = 'bench-ui-admin-token-0123456789';
+const TOKEN = 'bench-ui-admin-token-0123456789abcdef';
 const TIMEOUT_MS = 30_000;
 
 /** An element that must be in the page and laid out; with `text`, one whose text contains it. */

@@ -115,10 +115,11 @@ export function originAllowed(request: FastifyRequest, baseUrl: string): boolean
 /**
  * Wrong admin tokens per client address, in this process (each `mailroom serve` counts its own),
  * from POST /session and from a wrong bearer on any admin route alike (one counter, so neither
- * path is a way around the other): after `max` failures within `windowMs` every attempt is
- * refused, right token or not, until the oldest failure leaves the window. A success does not
- * clear the count: behind a proxy that MAILROOM_TRUST_PROXY does not name, every client shares
- * one address, and a script's right token must not reset a guesser's budget.
+ * path is a way around the other): after `max` failures within `windowMs` every wrong token is
+ * refused with 429 until the oldest failure leaves the window; the right one still passes
+ * (adminTokenGate). A success does not clear the count: behind a proxy that
+ * MAILROOM_TRUST_PROXY does not name, every client shares one address, and a script's right
+ * token must not reset a guesser's budget.
  */
 export class SignInLimiter {
   private readonly failures = new Map<string, number[]>();

@@ -91,6 +91,8 @@ export class ConfigError extends Error {
 type Env = Readonly<Record<string, string | undefined>>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** MAILROOM_ADMIN_TOKEN's shortest length: 32 hex characters are 128 bits (`openssl rand -hex 24` makes 48). */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
 
 /**
  * Parses the MAILROOM_* variables. Every bad value is reported at once, each naming its
@@ -153,8 +155,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const redisUrl = rawRedis === undefined ? undefined : url('MAILROOM_REDIS_URL', '', ['redis:', 'rediss:']) || undefined;
 
   const adminToken = read('MAILROOM_ADMIN_TOKEN');
-  if (adminToken !== undefined && adminToken.length < 16) {
-    problems.push('MAILROOM_ADMIN_TOKEN must be at least 16 characters (it guards the whole admin API)');
+  // 32 characters: the right token is accepted even from an address locked out for wrong ones
+  // (src/admin/routes/auth.ts), so its length, not the lockout, is what stops guessing.
+  if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
+    problems.push(`MAILROOM_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters, it has ${adminToken.length} (it guards the whole admin API; make one with: openssl rand -hex 24)`);
   }
   const metricsToken = read('MAILROOM_METRICS_TOKEN');
   if (metricsToken !== undefined && metricsToken.length < 16) {

@@ -6,7 +6,7 @@ import type { App } from '../../src/http/app-types.js';
 import type { Dialect } from '../../src/storage/dialect.js';
 import { freshStore, type TestStore } from './stores.js';
 
-export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
 export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({

@@ -30,10 +30,14 @@ export function adminTokenMatcher(adminToken: string): (presented: string) => bo
 }
 
 /**
- * Checks a presented admin token for a client address, throwing when it may not pass: 429
- * `rate_limited` (with Retry-After) once the address has too many wrong tokens, before any
- * comparison, else 401 `unauthorized` for a wrong one, which counts. One gate serves POST
- * /session and the bearer on every admin route, so both draw on the same per-address budget.
+ * Checks a presented admin token for a client address, throwing when it may not pass. The right
+ * token always passes: behind a proxy MAILROOM_TRUST_PROXY does not name, every client shares one
+ * address, and a lockout that refused it let one person's typos (or anyone on the internet) lock
+ * every operator out for 15 minutes (issue 25). A wrong one is 429 `rate_limited` (with
+ * Retry-After) once the address has too many wrong tokens, else 401 `unauthorized`, which counts.
+ * Guessing is stopped by the token's length (32 characters or more, src/config/env.ts), the
+ * throttle only slows it. One gate serves POST /session and the bearer on every admin route, so
+ * both draw on the same per-address budget.
  */
 export type AdminTokenGate = (presented: string, address: string, challenge?: Record<string, string>) => void;
 
@@ -41,6 +45,7 @@ export function adminTokenGate(adminToken: string, clock: Clock): AdminTokenGate
   const matches = adminTokenMatcher(adminToken);
   const limiter = new SignInLimiter(clock);
   return (presented, address, challenge) => {
+    if (matches(presented)) return;
     const wait = limiter.retryAfterSeconds(address);
     if (wait !== undefined) {
       throw new ApiError('rate_limited', {
@@ -48,7 +53,6 @@ export function adminTokenGate(adminToken: string, clock: Clock): AdminTokenGate
         headers: { 'retry-after': String(wait) },
       });
     }
-    if (matches(presented)) return;
     limiter.fail(address);
     throw new ApiError('unauthorized', { message: 'The admin token is wrong.', ...(challenge === undefined ? {} : { headers: challenge }) });
   };

@@ -46,7 +46,7 @@ export function registerSessionRoutes(app: App, services: AppServices, gate: Adm
       tags: ADMIN_TAGS,
       security: [],
       summary: 'Sign in to the operator UI: exchange the admin token for a session cookie',
-      description: `${COOKIE_NOTE} After 5 wrong admin tokens from one client address within 15 minutes (here or as a bearer on any admin route), every attempt from it is refused with 429 and Retry-After until the oldest leaves the window (counted per process). A still-valid session named by the request's cookie is ended first.`,
+      description: `${COOKIE_NOTE} After 5 wrong admin tokens from one client address within 15 minutes (here or as a bearer on any admin route), every wrong token from it is refused with 429 and Retry-After until the oldest leaves the window (counted per process); the right token is always accepted. A still-valid session named by the request's cookie is ended first.`,
       body: SignInInput,
       response: responses({ 200: SessionResource }, [...ADMIN_BODY_ERRORS, 'rate_limited', 'forbidden']),
     },

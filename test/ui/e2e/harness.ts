@@ -24,8 +24,8 @@ import { startSink, type Sink, type SinkOptions } from '../../support/smtp-sink.
 
 export { chromiumAvailable } from '../../support/browser.js';
 
-/** The admin token every UI server starts with (MAILROOM_ADMIN_TOKEN: 16 characters or more). */
-export const ADMIN_TOKEN = 'ui-e2e-admin-token-0123456789';
+/** The admin token every UI server starts with (MAILROOM_ADMIN_TOKEN: 32 characters or more). */
+export const ADMIN_TOKEN = 'ui-e2e-admin-token-0123456789abcdef';
 
 export const SHOT_DIR = path.join(ROOT, 'test-output/ui');
 const AXE_SOURCE = path.join(ROOT, 'node_modules/axe-core/axe.min.js');
