@@ -68,13 +68,16 @@ export const createSmtpTransport = (options: SmtpTransportOptions): TransportFac
   const optionsOf = (mail: OutgoingEmail): MailOptions => mailOptions(mail, trackingHeaders(service.settings, mail.messageId));
   const bounceDomain = typeof service.settings.bounce_domain === 'string' ? service.settings.bounce_domain : undefined;
   const secret = bounceDomain === undefined ? undefined : verpSecret(context.dataDir);
+  // With an events source, the relay's id in its 250 is what that source's events name.
+  const events = service.settings.events;
+  const replyIds = { events: typeof events === 'object' && events !== null && 'source' in events && typeof events.source === 'string' };
   const transaction = async (mail: MailOptions): Promise<DeliveryReceipt> => {
     try {
       const info = await attempt(mail);
       // Recipients refused one by one while the others were accepted: each with its reply.
       const refused = info.rejectedErrors === undefined ? [] : refusalsOf(info.rejectedErrors.map(smtpFailureOf));
       const response = String(info.response ?? '');
-      const providerMessageId = providerMessageIdOf(response);
+      const providerMessageId = providerMessageIdOf(response, replyIds);
       return { response, ...(providerMessageId !== undefined ? { providerMessageId } : {}), ...(refused.length > 0 ? { refused } : {}) };
     } catch (error) {
       const err = smtpFailureOf(error);
