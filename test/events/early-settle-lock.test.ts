@@ -1,0 +1,97 @@
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { admin } from '../admin/helpers.js';
+import { deliveryHarness, seedSmtpOrg, send, smtpService, view, type MessageView } from '../delivery/harness.js';
+import { databaseOf } from '../support/db.js';
+import { CONTACT_TEMPLATE } from '../support/seed.js';
+import { postgresAvailable } from '../support/stores.js';
+import type { TestApp } from '../support/app.js';
+import { heldRelay } from './held-relay.js';
+import { newSvixSecret, post, svixHeaders } from './intake-support.js';
+import { suppressionRows } from './support.js';
+
+const pgUp = await postgresAvailable();
+const RESEND_ID = '9b2c8e51-7d4a-4f0e-8a61-3c5d2e1f0a99';
+const OWNER = 'owner@acme.test';
+const SVIX_ID = 'msg_race_0001';
+
+/** Polls until `check` holds (a liveness bound, not a timing assertion). */
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Backends of this database waiting for a lock while running a statement that starts with `prefix`. */
+async function waiting(t: TestApp, prefix: string): Promise<boolean> {
+  const r = await sql<{ n: string }>`select count(*) as n from pg_stat_activity
+    where datname = current_database() and wait_event_type = 'Lock' and query like ${`${prefix}%`}`.execute(databaseOf(t.store));
+  return Number(r.rows[0]?.n ?? 0) > 0;
+}
+
+/**
+ * PostgreSQL only (SQLite runs one transaction at a time): the event and the settle that
+ * records the provider id it names commit at the same moment. Here the event's transaction has
+ * looked for the id (not there yet) and is held before its commit, by a row of the same key
+ * another transaction inserted and has not committed, while the worker settles the message.
+ * Without a lock both miss each other: the settle commits `sent` without the event, which is
+ * then stored unmatched. With the provider-id lock the settle waits for the event and takes it.
+ */
+describe('an event and the settle of its provider id committing at once, on postgres', () => {
+  const h = deliveryHarness('postgres');
+
+  it.skipIf(!pgUp)('the settle waits for the event and applies it', async () => {
+    const t = await h.app();
+    const relay = await heldRelay(h.closer, `OK ${RESEND_ID}`);
+    const secret = newSvixSecret();
+    await seedSmtpOrg(t.store, smtpService(relay.port, { events: { source: 'resend', secret } }), { templates: [CONTACT_TEMPLATE] });
+    const shown = await admin(t, 'GET', '/organizations/acme/services/smtp');
+    const eventsPath = new URL(shown.json<{ events_url: string }>().events_url).pathname;
+    const { worker } = h.worker(t);
+    const id = await send(t);
+    const running = worker.runOnce();
+    await relay.received();
+
+    // The blocker: a row with the event's key, inserted and not committed.
+    let unblock: () => void = () => undefined;
+    const blocked = new Promise<void>((resolve) => { unblock = resolve; });
+    let inserted: () => void = () => undefined;
+    const ready = new Promise<void>((resolve) => { inserted = resolve; });
+    const blocker = databaseOf(t.store).connection().execute(async (conn) => {
+      await sql`begin`.execute(conn);
+      await conn.insertInto('provider_events').values({
+        source: 'resend', scope: 'service:smtp', event_key: SVIX_ID, service_id: 'smtp', org_id: 'acme', message_id: null,
+        type: 'bounced', recipient: null, at: 0, detail: '{}', received_at: 0, provider_message_id: null,
+      }).execute();
+      inserted();
+      await blocked;
+      await sql`rollback`.execute(conn);
+    });
+    await ready;
+
+    const body = JSON.stringify({
+      type: 'email.bounced', created_at: '2026-01-01T00:00:05.000Z',
+      data: { email_id: RESEND_ID, to: [OWNER], bounce: { type: 'Permanent', subType: 'General', message: 'No such user' } },
+    });
+    const posted = post(t, eventsPath, body, svixHeaders(secret, body, t.clock.now(), SVIX_ID));
+    await until(() => waiting(t, 'insert into "provider_events"'), 'the event to wait at its insert');
+
+    relay.release();
+    let settled = false;
+    void running.then(() => { settled = true; });
+    // The settle either waits for the event's lock (with it) or finishes without the event.
+    await until(async () => settled || await waiting(t, 'select pg_advisory_xact_lock'), 'the settle to wait or finish');
+    unblock();
+    await blocker;
+    const res = await posted;
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await running).toBe(1);
+
+    const v = await view(t, id) as MessageView & { recipients?: Array<{ address: string; state: string }> };
+    expect(v.status).toBe('bounced');
+    expect(v.recipients).toEqual([expect.objectContaining({ address: OWNER, state: 'bounced' })]);
+    expect(await suppressionRows(t.store)).toEqual([{ email: OWNER, reason: 'hard_bounce', message_id: id }]);
+  });
+});
