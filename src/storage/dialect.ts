@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { Database } from './schema.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { namingPool } from './prepared-pool.js';
-import { BACKSTOP_CHECKPOINT_PAGES, WalKeeper, type CommitFollowUp } from './wal-keeper.js';
+import { BACKSTOP_CHECKPOINT_PAGES, WAL_KEPT_BYTES, WalKeeper, type CommitFollowUp } from './wal-keeper.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -44,6 +44,8 @@ function openSqlite(file: string): Kysely<Database> {
   // in batches of 16). They hold at most one transaction's changed pages.
   sqlite.pragma('temp_store = MEMORY');
   sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+  // When the WAL starts over by itself, its file is cut back to this (see WalKeeper).
+  sqlite.pragma(`journal_size_limit = ${WAL_KEPT_BYTES}`);
   // Another process (mailroom worker beside mailroom serve) may hold the write lock briefly.
   sqlite.pragma('busy_timeout = 5000');
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });

@@ -116,6 +116,9 @@ export class GroupCommit {
 
   private async flush(): Promise<void> {
     try {
+      // The WAL is being reset (WalKeeper): jobs queue meanwhile and join this transaction.
+      const reset = this.file?.beforeBegin?.();
+      if (reset !== undefined) await reset;
       await this.flushSlice();
     } finally {
       // What the slice left, and the other kind's jobs, go in the next turn.

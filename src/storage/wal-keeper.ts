@@ -3,26 +3,65 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
-/** What group commit needs from the file behind it after each COMMIT. */
+/** What group commit needs from the file behind it around each transaction. */
 export interface CommitFollowUp {
   /** Resolves once the commit just made is durable (`durable`), or at once. */
   committed(durable: boolean): Promise<void>;
+  /**
+   * Undefined when the next transaction may begin at once; otherwise a promise to wait for
+   * first (the WAL is being reset while the writer stands aside). Never rejects.
+   */
+  beforeBegin?(): Promise<void> | undefined;
   close(): Promise<void>;
 }
 
 /**
- * The writer's own automatic checkpoint, in pages: only a backstop behind the thread's. It runs
- * inside a commit, on the event loop, and under heavy writes costs ~55 ms of blocking I/O: at
- * 10,000 pages (40 MB) the retention purge (~40 MB of WAL a second at 1,700 messages/s) reached
- * it every ~1 s, before the thread's checkpoint let the WAL start over, and held the API's p99
- * at 28 ms and p99.9 at 103 ms (bench:scale, 1 M messages); at 50,000 (200 MB of disk at most)
- * 16 and 26 ms.
+ * The most a WAL file takes while no other process holds a read transaction open for long
+ * (README, Performance): 40 MiB. Checked by test/storage/wal-bound.test.ts at a smaller scale.
  */
-export const BACKSTOP_CHECKPOINT_PAGES = 50_000;
+export const WAL_BOUND_BYTES = 40 * 1024 * 1024;
+
+/**
+ * Past this size the writer stands aside between two group commits while the thread runs a
+ * TRUNCATE checkpoint. 8 MiB below the bound leaves room for the transaction that crossed it
+ * (a group of 64 sends writes ~1.5 MB of frames) and a purge batch.
+ */
+export const WAL_RESET_BYTES = 32 * 1024 * 1024;
+
+/**
+ * `journal_size_limit` for the writer's connection: when the WAL starts over without our reset
+ * (a PASSIVE checkpoint caught up at an idle moment), SQLite cuts the file back to this.
+ */
+export const WAL_KEPT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The writer's own automatic checkpoint, in pages (10,000 × 4,120 bytes a frame = 41.2 MB, under
+ * WAL_BOUND_BYTES): only a backstop behind the reset at WAL_RESET_BYTES, reached when the
+ * checkpoint thread is gone. It runs inside a commit, on the event loop, and under heavy writes
+ * cost ~55 ms of blocking I/O each time: before the reset existed, the retention purge reached
+ * it every ~1 s and held the API's p99 at 28 ms (bench:scale, 1 M messages).
+ */
+export const BACKSTOP_CHECKPOINT_PAGES = 10_000;
+
+/**
+ * How long the thread's TRUNCATE checkpoint waits for another process's writer or readers
+ * (the writer of this process stands aside): sends queue meanwhile, the event loop runs on.
+ */
+const RESET_BUSY_MS = 100;
+/**
+ * A reset that another process's reader refused is tried again at the next commit, up to
+ * RESET_RETRIES times (a short read transaction ends within a few ms), then no sooner than
+ * RESET_BACKOFF_MS later, doubling up to 16× while refusals go on (a long one, such as a
+ * backup, would otherwise hold every commit back RESET_BUSY_MS).
+ */
+const RESET_RETRIES = 3;
+const RESET_BACKOFF_MS = 250;
 
 export interface WalKeeperOptions {
   /** How often the thread runs a PASSIVE checkpoint. */
   checkpointEveryMs?: number;
+  /** Reset the WAL past this size (WAL_RESET_BYTES; smaller in tests). */
+  resetAtBytes?: number;
   /** Told when the checkpoint thread stops unasked (the store has no logger of its own). */
   warn?: (message: string) => void;
 }
@@ -46,7 +85,14 @@ const COMMITS_BEFORE_CHECKPOINTER = 64;
  *   copying them into the database file and fsyncing it: ~7 ms every ~15 commits while the
  *   worker delivered 1,500 msg/s, 60 % of all commit time. A thread with its own connection runs
  *   PASSIVE checkpoints instead (they never block the writer); the writer's automatic checkpoint
- *   stays on at BACKSTOP_CHECKPOINT_PAGES in case the thread falls behind or dies.
+ *   stays on at BACKSTOP_CHECKPOINT_PAGES in case the thread dies.
+ * - Resetting. A checkpoint copies frames into the database, but the WAL only starts over when
+ *   one has copied all of them and a writer then begins; under sustained writes a PASSIVE
+ *   checkpoint never catches the writer (each commit adds frames while it copies), so the file
+ *   grew to the backstop's size (210 MB at 50,000 pages) and stayed there. Past
+ *   WAL_RESET_BYTES the writer stands aside between two commits (`beforeBegin`) while the thread
+ *   runs a TRUNCATE checkpoint: with no writer it copies the few frames the last PASSIVE one
+ *   left, waits up to RESET_BUSY_MS for readers, and cuts the file to 0 bytes.
  */
 export class WalKeeper implements CommitFollowUp {
   private fd: Promise<number> | undefined;
@@ -54,19 +100,65 @@ export class WalKeeper implements CommitFollowUp {
   private next: Promise<void> | undefined;
   private commits = 0;
   private checkpointer: Worker | undefined;
+  /** Once only: a thread that stopped is not started again (see startCheckpointer). */
+  private started = false;
+  /** The reset under way: the writer waits for it before its next BEGIN. */
+  private resetting: Promise<void> | undefined;
+  private endReset: (() => void) | undefined;
+  /** performance.now() before which no reset is tried (after resets that readers refused). */
+  private resetNotBefore = 0;
+  private refusals = 0;
 
   private readonly checkpointEveryMs: number;
+  private readonly resetAtBytes: number;
   private readonly warn: (message: string) => void;
 
   constructor(private readonly dbFile: string, options: WalKeeperOptions = {}) {
     this.checkpointEveryMs = options.checkpointEveryMs ?? 200;
+    this.resetAtBytes = options.resetAtBytes ?? WAL_RESET_BYTES;
     this.warn = options.warn ?? (() => undefined);
   }
 
   committed(durable: boolean): Promise<void> {
     this.commits += 1;
-    if (this.commits === COMMITS_BEFORE_CHECKPOINTER) this.startCheckpointer();
+    if (this.commits === COMMITS_BEFORE_CHECKPOINTER && !this.started) this.startCheckpointer();
+    this.resetIfLarge(); // may start the thread too: 64 commits of big rows can pass the size
     return durable ? this.sync() : Promise.resolve();
+  }
+
+  beforeBegin(): Promise<void> | undefined {
+    return this.resetting;
+  }
+
+  /** A stat a commit (~2 µs) rather than a count of frames, which only SQLite knows. */
+  private resetIfLarge(): void {
+    if (this.resetting !== undefined || performance.now() < this.resetNotBefore) return;
+    const size = fs.statSync(`${this.dbFile}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+    if (size <= this.resetAtBytes) return;
+    if (!this.started) this.startCheckpointer();
+    const worker = this.checkpointer;
+    if (worker === undefined) return;
+    this.resetting = new Promise<void>((resolve) => {
+      this.endReset = () => {
+        this.resetting = undefined;
+        this.endReset = undefined;
+        resolve();
+      };
+    });
+    worker.postMessage("reset");
+  }
+
+  /** The thread's answer: wal_checkpoint's row, busy = 1 when readers or a writer held it off. */
+  private resetDone(result: { busy: number }): void {
+    if (result.busy === 0) {
+      this.refusals = 0;
+    } else {
+      this.refusals += 1;
+      const over = this.refusals - RESET_RETRIES;
+      if (over > 0) this.resetNotBefore = performance.now() + RESET_BACKOFF_MS * 2 ** Math.min(over - 1, 4);
+      if (over === 1) this.warn(`the WAL could not be reset ${this.refusals} times in a row (another connection holds a read transaction open); it may grow past ${WAL_BOUND_BYTES / 1024 / 1024} MiB until that ends`);
+    }
+    this.endReset?.();
   }
 
   private sync(): Promise<void> {
@@ -106,16 +198,22 @@ export class WalKeeper implements CommitFollowUp {
   }
 
   private startCheckpointer(): void {
+    this.started = true;
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(CHECKPOINT_THREAD, { eval: true, workerData: { file: this.dbFile, driver, everyMs: this.checkpointEveryMs } });
+    const worker = new Worker(CHECKPOINT_THREAD, {
+      eval: true,
+      workerData: { file: this.dbFile, driver, everyMs: this.checkpointEveryMs, resetBusyMs: RESET_BUSY_MS },
+    });
     // Never a reason to keep the process alive or to crash it: the backstop bounds the WAL.
     // Not restarted either: whatever stopped it would most likely stop the next one too.
     worker.unref();
     const stopped = (reason: string) => {
       if (this.checkpointer !== worker) return;
       this.checkpointer = undefined;
+      this.endReset?.();
       this.warn(`the WAL checkpoint thread stopped (${reason}); the writer now checkpoints every ${BACKSTOP_CHECKPOINT_PAGES} pages itself, inside a commit`);
     };
+    worker.on('message', (result: { busy: number }) => this.resetDone(result));
     worker.on('error', (err) => stopped(err.message));
     worker.on('exit', (code) => stopped(`exit code ${code}`));
     this.checkpointer = worker;
@@ -126,6 +224,7 @@ export class WalKeeper implements CommitFollowUp {
     await this.next?.catch(() => undefined);
     const checkpointer = this.checkpointer;
     this.checkpointer = undefined;
+    this.endReset?.();
     await checkpointer?.terminate();
     const fd = this.fd;
     this.fd = undefined;
@@ -135,7 +234,7 @@ export class WalKeeper implements CommitFollowUp {
 }
 
 const CHECKPOINT_THREAD = `
-const { workerData } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 5000');
@@ -144,4 +243,15 @@ db.pragma('synchronous = FULL');
 setInterval(() => {
   try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* busy or closing: next round */ }
 }, workerData.everyMs);
+// The writer of this process stands aside until the answer: the busy wait is only for other
+// processes, and bounded.
+parentPort.on('message', () => {
+  let result = { busy: 1 };
+  try {
+    db.pragma('busy_timeout = ' + workerData.resetBusyMs);
+    result = db.pragma('wal_checkpoint(TRUNCATE)')[0];
+  } catch { /* SQLITE_BUSY from another checkpointer, or a full disk: tried again later */ }
+  try { db.pragma('busy_timeout = 5000'); } catch { /* closing */ }
+  parentPort.postMessage({ busy: result.busy });
+});
 `;
