@@ -2,6 +2,7 @@ import { buildApp } from '../app.js';
 import { applyConfig, generatedLines, webhookApplyOptions } from '../admin/apply.js';
 import { demoInstructions, ensureDemo } from '../bootstrap/demo.js';
 import type { Config } from '../config/env.js';
+import { modeBanner, modeSummary } from '../config/mode.js';
 import { readTlsMaterial, reloadOnSighup } from '../http/tls.js';
 import { verpSecret } from '../delivery/verp.js';
 import { recordProviderEvents } from '../events/record.js';
@@ -58,6 +59,8 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   }), config.inboundSmtp);
   if (inbound !== undefined) out(`inbound SMTP (bounces, feedback reports) on ${config.inboundSmtp?.host}:${inbound.port}`);
   out(`mailroom listening on ${config.baseUrl} (database: ${store.dialect}, worker: ${worker === undefined ? 'off' : 'on'})`);
+  // Which mode runs and what it gives away: `npm start` is development (issue 25).
+  for (const line of modeBanner(modeSummary(config))) out(line);
   if (demo !== undefined) out(demoInstructions(demo, config));
 
   const signal = await untilSignal();

@@ -8,6 +8,7 @@ import { registerMessageHistoryRoutes } from './message-history.js';
 import { registerMessageRoutes } from './messages.js';
 import { registerOrganizationRoutes } from './organizations.js';
 import { registerOverviewRoutes } from './overview.js';
+import { registerServerRoutes } from './server.js';
 import { registerServiceRoutes } from './services.js';
 import { registerServiceTestRoutes } from './service-test.js';
 import { registerSessionRoutes } from './session.js';
@@ -43,5 +44,6 @@ export function registerAdminRoutes(app: App, services: AppServices, sendDeps: S
   registerMessageRoutes(app, services);
   registerMessageHistoryRoutes(app, services);
   registerOverviewRoutes(app, services);
+  registerServerRoutes(app, services);
   registerWebhookRoutes(app, services);
 }

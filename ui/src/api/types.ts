@@ -10,6 +10,12 @@ export interface Session {
   csrf_token: string;
 }
 
+/** GET /admin/v1/server: the mode the server runs in and what it relaxes. */
+export interface ServerMode {
+  mode: 'development' | 'production';
+  relaxed: string[];
+}
+
 /** A page of a cursor-paginated list. */
 export interface Page<T> {
   items: T[];

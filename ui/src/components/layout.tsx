@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { href } from '../lib/route-match';
 import { ORG_SECTIONS } from '../routes';
+import { ServerModeNote } from './server-mode';
 
 /**
  * The frame of every signed-in screen: a skip link, the navigation (the organization's
@@ -23,6 +24,7 @@ export function Layout(props: { org: string | undefined; onSignOut: () => Promis
       <a class="skip-link" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>
       <nav class="sidebar" aria-label="Main">
         <a class="brand" href="#/">mailroom</a>
+        <ServerModeNote />
         <ul>
           <li><a href="#/orgs" aria-current={current === '#/orgs' || current === '#/' || current === '' ? 'page' : undefined}>Organizations</a></li>
         </ul>
