@@ -1,3 +1,4 @@
+import { canonicalAddress } from '../domain/addresses.js';
 import type { Clock } from '../domain/clock.js';
 import { countApplied, type Recorded } from '../events/apply.js';
 import { replayEarlyEvents } from '../events/early.js';
@@ -42,16 +43,16 @@ export function addressees(email: RenderedEmail, prior: ReadonlyMap<string, Sett
   const gone = new Set(suppressed);
   const owed = unsettled.filter((r) => !gone.has(r));
   // Only a retry after a partial outcome names its envelope: the usual send spends nothing here.
-  const spelled = prior.size === 0 ? undefined : new Map([...email.bcc, ...email.cc, ...email.to].map((a) => [a.address.toLowerCase(), a.address]));
+  const spelled = prior.size === 0 ? undefined : new Map([...email.bcc, ...email.cc, ...email.to].map((a) => [canonicalAddress(a.address), a.address]));
   const envelope = spelled === undefined ? owed : owed.map((r) => spelled.get(r) ?? r);
   if (suppressed.length === 0) return { email, owed, suppressed, envelope };
-  const keep = (list: RenderedEmail['to']) => list.filter((a) => !gone.has(a.address.toLowerCase()));
+  const keep = (list: RenderedEmail['to']) => list.filter((a) => !gone.has(canonicalAddress(a.address)));
   return { email: { ...email, to: keep(email.to), cc: keep(email.cc), bcc: keep(email.bcc) }, owed, suppressed, envelope };
 }
 
-/** The message's To addresses, lower-cased. */
+/** The message's To addresses, by canonicalAddress as allRecipients keys them. */
 export function toAddresses(email: RenderedEmail): Set<string> {
-  return new Set(email.to.map((a) => a.address.toLowerCase()));
+  return new Set(email.to.map((a) => canonicalAddress(a.address)));
 }
 
 /**
@@ -103,7 +104,8 @@ export function planOutcome(input: PlanInput): Plan {
   let providerMessageId: string | undefined;
   let held: string | undefined;
 
-  const refuse = (r: Refusal) => changes.set(r.address, r.kind === 'temporary'
+  // A relay may name an address otherwise spelled (nodemailer gives `zoë@` a U-label domain): key it as owed is.
+  const refuse = (r: Refusal) => changes.set(canonicalAddress(r.address), r.kind === 'temporary'
     ? { state: 'deferred', reason: r.reason }
     : { state: 'bounced', reason: r.reason, hard: r.kind === 'mailbox' });
 
@@ -116,7 +118,7 @@ export function planOutcome(input: PlanInput): Plan {
     } else if (err.refused.length > 0) {
       for (const r of err.refused) refuse(r);
     } else {
-      const hardOnes = new Set(err.recipients.length > 0 ? err.recipients.map((r) => r.toLowerCase()) : [...input.to]);
+      const hardOnes = new Set(err.recipients.length > 0 ? err.recipients.map(canonicalAddress) : [...input.to]);
       for (const address of owed) {
         changes.set(address, err.kind === 'temporary' ? { state: 'deferred', reason }
           : err.kind === 'mailbox' ? { state: 'bounced', reason, hard: hardOnes.has(address) }

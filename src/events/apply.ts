@@ -1,4 +1,5 @@
 import { refundsCredit } from '../credits/refund-policy.js';
+import { canonicalAddress } from '../domain/addresses.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { MatchedMessage, StoredRecipient } from '../storage/provider-events.js';
 import type { Repos } from '../storage/store.js';
@@ -35,8 +36,9 @@ const trimmedReason = (event: Pick<ProviderEvent, 'reason'>): string | undefined
  */
 function recipientOf(event: Pick<ProviderEvent, 'recipient'>, recipients: readonly StoredRecipient[]): StoredRecipient | undefined {
   if (event.recipient !== null) {
-    const wanted = event.recipient.trim().toLowerCase();
-    return recipients.find((r) => r.email.toLowerCase() === wanted);
+    // canonicalAddress: a provider may name `zoë@exämple.com` by either form of its domain.
+    const wanted = canonicalAddress(event.recipient);
+    return recipients.find((r) => canonicalAddress(r.email) === wanted);
   }
   const sentTo = recipients.filter((r) => r.state !== 'suppressed');
   return sentTo.length === 1 ? sentTo[0] : undefined;
@@ -53,7 +55,7 @@ export async function applyToMessage(tx: Repos, now: number, event: ProviderEven
   const reason = trimmedReason(event);
   const detail: Record<string, unknown> = {
     provider: event.source,
-    ...(target !== undefined ? { recipient: target.email } : event.recipient !== null ? { recipient: event.recipient.toLowerCase() } : {}),
+    ...(target !== undefined ? { recipient: target.email } : event.recipient !== null ? { recipient: canonicalAddress(event.recipient) } : {}),
     ...(reason !== undefined ? { reason } : {}),
     ...(event.bounceType !== undefined ? { bounce_type: event.bounceType } : {}),
     ...(event.status !== undefined && event.status !== null ? { status: event.status } : {}),

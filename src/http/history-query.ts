@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config/env.js';
+import { canonicalAddress } from '../domain/addresses.js';
 import type { Clock } from '../domain/clock.js';
 import { isPlausibleMessageId } from '../domain/ids.js';
 import { retentionCutoff } from '../domain/retention.js';
@@ -140,7 +141,7 @@ export function historyFilter(q: HistoryQuery, now: number, retentionDays: numbe
   filter.from = Math.max(retentionStart, q.from !== undefined ? parseInstant('from', q.from) : retentionStart);
   if (q.to !== undefined) filter.to = parseInstant('to', q.to);
   // Surrounding whitespace is trimmed as before; only what is left must be free of controls.
-  if (q.q !== undefined) filter.recipient = textFilter('q', q.q.trim()).toLowerCase();
+  if (q.q !== undefined) filter.recipient = canonicalAddress(textFilter('q', q.q.trim()));
   if (q.cursor !== undefined) filter.before = decodeCursor(q.cursor);
   return filter;
 }

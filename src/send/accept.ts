@@ -2,6 +2,7 @@ import { storeAttachments, type AttachmentRef } from '../attachments/resolve.js'
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { Config } from '../config/env.js';
 import { takeCredit } from '../credits/take.js';
+import { canonicalAddress } from '../domain/addresses.js';
 import type { Caller } from '../domain/caller.js';
 import type { ClientInfo } from '../domain/client.js';
 import type { Clock } from '../domain/clock.js';
@@ -203,7 +204,7 @@ async function checkLists(store: Store, org: Organization, email: RenderedEmail,
   const watched = org.security.block_list_watch_variable;
   const watchedValue = watched === null ? undefined : params[watched];
   if (typeof watchedValue === 'string' && watchedValue.trim() !== '') {
-    const v = watchedValue.trim().toLowerCase();
+    const v = canonicalAddress(watchedValue);
     candidates.add(v);
     if (v.includes('@')) candidates.add(v.slice(v.lastIndexOf('@')));
   }
@@ -246,9 +247,9 @@ async function persist(deps: SendDeps, ctx: SendContext, p: Prepared, idem: Idem
       credit_taken: status === 'queued',
       idempotency_key: ctx.idempotency?.key ?? null,
       recipients: [
-        ...p.email.to.map((a) => ({ kind: 'to' as const, email: a.address.toLowerCase() })),
-        ...p.email.cc.map((a) => ({ kind: 'cc' as const, email: a.address.toLowerCase() })),
-        ...p.email.bcc.map((a) => ({ kind: 'bcc' as const, email: a.address.toLowerCase() })),
+        ...p.email.to.map((a) => ({ kind: 'to' as const, email: canonicalAddress(a.address) })),
+        ...p.email.cc.map((a) => ({ kind: 'cc' as const, email: canonicalAddress(a.address) })),
+        ...p.email.bcc.map((a) => ({ kind: 'bcc' as const, email: canonicalAddress(a.address) })),
       ],
       created_at: now,
     });

@@ -1,4 +1,5 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { asciiDomain, canonicalAddress } from '../domain/addresses.js';
 import type { Suppression } from '../domain/types.js';
 import type { Dialect } from './dialect.js';
 import type { Database } from './schema.js';
@@ -16,8 +17,11 @@ async function inChunks(values: readonly string[], find: (chunk: string[]) => Pr
   return found;
 }
 
-/** Addresses compare case-insensitively; both lists store them lower-cased. */
-export const normalizeAddress = (email: string): string => email.trim().toLowerCase();
+/**
+ * Entries are stored and compared by canonicalAddress (src/domain/addresses.ts): lower-cased,
+ * an IDN domain as its A-label, so `zoë@exämple.com` and `zoë@xn--exmple-cua.com` are one entry.
+ */
+export const normalizeAddress = canonicalAddress;
 
 /**
  * One page of a list, in order of the stored value: `q` a case-insensitive substring of it,
@@ -36,13 +40,16 @@ export interface SuppressionEntry extends Suppression {
 }
 
 /**
- * `value` contains `q`, case-insensitively: both lists store values lower-cased, so `q` is
- * lower-cased too and the match is the same on SQLite (LIKE ignores ASCII case) and PostgreSQL
+ * `value` contains `q`, case-insensitively: both lists store values by normalizeAddress, so `q`
+ * is keyed so too and the match is the same on SQLite (LIKE ignores ASCII case) and PostgreSQL
  * (LIKE does not). `%`, `_` and `\` in `q` match themselves.
  */
 function containing(column: 'email' | 'value', q: string) {
-  const pattern = `%${normalizeAddress(q).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return sql<boolean>`${sql.ref(column)} like ${pattern} escape ${sql.lit('\\')}`;
+  const like = (text: string) => sql<boolean>`${sql.ref(column)} like ${`%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`} escape ${sql.lit('\\')}`;
+  const key = normalizeAddress(q);
+  // A whole IDN domain typed as the UI shows it (`exämple.com`) finds its stored A-label too.
+  const domain = key.includes('@') ? undefined : asciiDomain(key);
+  return domain === undefined || domain === key ? like(key) : sql<boolean>`(${like(key)} or ${like(domain)})`;
 }
 
 export function suppressionsRepo(db: Kysely<Database>) {

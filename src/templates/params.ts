@@ -1,3 +1,4 @@
+import { asciiDomainAddress } from '../domain/addresses.js';
 import type { ParamSpec, Template } from '../domain/types.js';
 
 export interface ParamIssue {
@@ -23,8 +24,12 @@ type Check = (value: unknown, source: ParamsSource) => ParamIssue[];
 const EMAIL = /^[^\s@<>(),;:"[\]\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
+/**
+ * An IDN domain (`zoë@exämple.com`) is checked in its A-label form, the one relays are given
+ * (src/domain/addresses.ts); a UTF-8 local part was always accepted and needs SMTPUTF8.
+ */
 export function isEmailAddress(value: string): boolean {
-  return value.length <= 254 && EMAIL.test(value);
+  return value.length <= 254 && EMAIL.test(asciiDomainAddress(value));
 }
 
 /** ISO 8601 date or date-time whose calendar day exists (2026-02-30 does not). */

@@ -1,4 +1,5 @@
 import Handlebars from 'handlebars';
+import { canonicalAddress } from '../domain/addresses.js';
 import type { Template, TemplateContent } from '../domain/types.js';
 import { ApiError } from '../errors/api-error.js';
 import { AddressError, headerText, parseAddress, parseAddressList, type Address } from './recipients.js';
@@ -84,7 +85,7 @@ export function renderEmail(compiled: Compiled, template: Template, params: Reco
   }
 }
 
-/** Every recipient address of a rendered email, lower-cased, without duplicates. */
+/** Every recipient address of a rendered email by its canonical key (lower-cased, IDN domain as A-label), without duplicates. */
 export function allRecipients(email: RenderedEmail): string[] {
-  return [...new Set([...email.to, ...email.cc, ...email.bcc].map((a) => a.address.toLowerCase()))];
+  return [...new Set([...email.to, ...email.cc, ...email.bcc].map((a) => canonicalAddress(a.address)))];
 }
