@@ -49,8 +49,8 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
     schema: {
       tags: ADMIN_TAGS, security: ADMIN_SECURITY, summary: 'Register a webhook endpoint',
       description: '`url` is required; `events` left out or ["*"] means every event type. `id` is generated (wh_…) when left out. '
-        + 'The answer carries the signing `secret` (generated unless given): it is shown this once. In production the URL must be '
-        + 'https and must not resolve to a loopback, private, link-local or metadata address (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true lifts this).',
+        + 'The answer carries the signing `secret` (generated unless given): it is shown this once. The URL must not resolve to a '
+        + 'private, link-local or metadata address in any mode; production also requires https and refuses loopback (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true lifts the address rules).',
       params: OrgParams,
       body: WebhookCreate,
       response: responses({ 201: CreatedWebhookResource }, ADMIN_CONFLICT_ERRORS),
