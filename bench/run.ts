@@ -4,11 +4,13 @@ import { latencyGoal, printLatencyGoal } from './latency-goal.js';
 import { machineLine } from './machine.js';
 import { providerBench } from './provider.js';
 import { printMemoryGoal, printSendGoal, sendGoal } from './send-goal.js';
+import { printWalBench, walBench } from './wal-size.js';
 
 /**
  * `npm run bench`: goals 1, 2 and 5 of issue 16 (send vs the durable baseline, latency under a
  * steady load, memory), then delivery through the queue to an SMTP sink and to a Postmark fake.
- * BENCH_ONLY=send|latency|memory|delivery|provider runs one part. Run time with the defaults,
+ * Then the SQLite WAL's size over BENCH_WAL_SECONDS (60) at the highest sustained rate.
+ * BENCH_ONLY=send|latency|memory|delivery|provider|wal runs one part. Run time with the defaults,
  * build not included: 11 min 12 s measured on this 2-core machine while other processes kept its
  * load average at 8-24 (send + memory ~5 min, latency ~4 min, delivery and provider ~2 min); on a
  * quiet machine the parts add up to ~7 min. Profile the server with
@@ -16,13 +18,13 @@ import { printMemoryGoal, printSendGoal, sendGoal } from './send-goal.js';
  */
 async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
-  const parts = ['send', 'latency', 'memory', 'delivery', 'provider'];
+  const parts = ['send', 'latency', 'memory', 'delivery', 'provider', 'wal'];
   if (only !== undefined && !parts.includes(only)) throw new Error(`BENCH_ONLY must be one of ${parts.join(', ')}`);
   const settings = sendSettings();
   console.log(`mailroom bench (SQLite, \`mailroom serve\` in a child process, MAILROOM_LOG_LEVEL=${settings.logLevel}, 300 organizations)`);
   console.log(machineLine());
   const wants = (part: string) => only === undefined || only === part;
-  if (wants('send') || wants('latency') || wants('memory')) {
+  if (wants('send') || wants('latency') || wants('memory') || wants('wal')) {
     const ctx = await openBenchContext(settings);
     try {
       if (wants('send') || only === 'memory') {
@@ -32,6 +34,7 @@ async function main(): Promise<void> {
         printMemoryGoal(send.memory, settings.rounds);
       }
       if (wants('latency')) printLatencyGoal(await latencyGoal(ctx), settings.rate, settings.openSeconds);
+      if (wants('wal')) printWalBench(await walBench(ctx, Number(process.env.BENCH_WAL_SECONDS ?? 60)), settings.connections);
     } finally {
       await ctx.close();
     }
