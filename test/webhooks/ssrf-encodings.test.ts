@@ -8,6 +8,8 @@ import { admin, createOrg } from '../admin/helpers.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { expectError } from '../support/http.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
+import { insertQueued } from '../delivery/harness.js';
+import { insertEndpoint, testDispatcher, testSecret, useWebhookStore } from './support.js';
 import { isBlockedAddress, isLoopbackAddress } from '../../src/webhooks/blocked-addresses.js';
 import { endpointUrlRefusal, type LookupFn } from '../../src/webhooks/url-guard.js';
 
@@ -180,5 +182,24 @@ describe.each(DIALECTS)('the admin API in development (what `npm start` runs) on
     }
     const ok = await admin(t, 'POST', '/organizations/acme/webhooks', { url: 'http://127.0.0.1:9/hook' });
     expect(ok.statusCode, ok.body).toBe(201);
+  });
+});
+
+describe.each(DIALECTS)('the webhook worker in development on %s', (dialect) => {
+  const t = useWebhookStore(dialect, pgUp);
+
+  it.skipIf(t.skip)('an endpoint stored with the metadata URL (registered before this check) is never posted to: each attempt logs the refusal', async () => {
+    for (const [id, host] of [['wh_meta', '169.254.169.254'], ['wh_dec', '2852039166'], ['wh_v6', '[::ffff:169.254.169.254]']] as const) {
+      await insertEndpoint(t.store, { id, url: `http://${host}/latest/meta-data`, secret: testSecret(1) }, t.clock.now());
+    }
+    const d = testDispatcher(t.store, t.clock, t.closer);
+    expect(d.settings.urlPolicy).toEqual(development);
+    await insertQueued(t.store, 1, t.clock.now(), 'outbox');
+    await d.pump();
+    const entries = await t.store.webhookDeliveries.list('acme', {}, 10);
+    expect(entries).toHaveLength(3);
+    for (const entry of entries) {
+      expect(entry.log[0], entry.endpoint_id).toMatchObject({ status: null, error: expect.stringMatching(/^blocked address: (169\.254\.169\.254|::ffff:a9fe:a9fe)$/) });
+    }
   });
 });
