@@ -6,6 +6,7 @@ import type { RenderedEmail } from '../templates/render.js';
 import type { Breakers } from './breaker.js';
 import { pickRoute, UNAVAILABLE, type Route } from './failover.js';
 import type { Outcomes } from './outcomes.js';
+import type { Prober } from './probe.js';
 import { throttlePause, type Pacer } from './pacing.js';
 import { sentDetail, uniformRefusal, type AttemptResult } from './recipients.js';
 import { loadAttachments, type StoredAttachment } from './stored.js';
@@ -22,6 +23,8 @@ import { DeliveryError, type DeliveryReceipt, type OutgoingEmail, type Transport
 
 export interface AttemptDeps {
   breakers: Breakers;
+  /** Synthetic probes of half-open breakers (probe.ts); absent: messages are the probes. */
+  prober?: Prober;
   pacer: Pacer;
   outcomes: Outcomes;
   metrics: Metrics;
@@ -59,7 +62,10 @@ export async function attemptThroughChain(deps: AttemptDeps, input: AttemptInput
   let held: DeliveryError | undefined;
   let attachments: OutgoingEmail['attachments'] | undefined;
   for (;;) {
-    const route = await pickRoute(deps.breakers, chain, from, breakerError);
+    const route = await pickRoute(deps.breakers, chain, from, {
+      messageId: m.id, now: () => deps.clock.now(), onBreakerError: breakerError,
+      ...(deps.prober !== undefined ? { prober: deps.prober } : {}),
+    });
     if (!('admission' in route)) {
       if (held !== undefined && route.retryAt === undefined) return failWhole(deps, input, held);
       const at = route.retryAt ?? deps.clock.now();

@@ -1,13 +1,15 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../domain/clock.js';
 import {
-  DEFAULT_BREAKER, newProbeToken, PROBE_WAIT_MS, type Admission, type BreakerOptions, type Breakers, type BreakerState, type BreakerView,
+  DEFAULT_BREAKER, newProbeToken, PROBE_WAIT_MS, PROBED_KEPT, type Admission, type BreakerOptions, type Breakers, type BreakerState, type BreakerView,
 } from './breaker.js';
 
 /**
  * The breakers of every worker sharing MAILROOM_REDIS_URL (the rules: breaker.ts). One hash per
  * service, `<prefix>breaker:<org>/<service>`: `run` (failure times of the current run,
- * comma-separated), `consecutive`, `opened_at`, `last_error`, `probe` and `probe_until`. Each
+ * comma-separated), `consecutive`, `opened_at`, `last_error`, `probe` and `probe_until`,
+ * `probed` (messages whose probe failed, comma-separated) and `probation` (closed by a
+ * synthetic probe: the next transient failure opens it at once). Each
  * change is one Lua script, so two workers never both take the probe and no failure is lost.
  * Times are the workers' clocks (ms), as in the pacer. A closed breaker with no failures has
  * no hash at all.
@@ -20,14 +22,14 @@ import {
 
 const CLOSED_CACHE_MS = 1_000;
 
-// ARGV: now, halfOpenAfterMs, token, probeTtlMs, probeWaitMs → {0, runLength} pass, {1, retryAt} refuse, {2} probe.
+// ARGV: now, halfOpenAfterMs, token, probeTtlMs, probeWaitMs, messageId ('' for none) →
+// {0, failing} pass, {1, retryAt} refuse, {2, again} probe (again: 1 when the message's last probe failed).
 const ADMIT = `
 local h = KEYS[1]
 local now = tonumber(ARGV[1])
 local opened = redis.call('HGET', h, 'opened_at')
 if not opened then
-  local run = redis.call('HGET', h, 'run')
-  if run then return {0, 1} end
+  if redis.call('HEXISTS', h, 'run') == 1 or redis.call('HEXISTS', h, 'probation') == 1 then return {0, 1} end
   return {0, 0}
 end
 opened = tonumber(opened)
@@ -35,9 +37,19 @@ if now < opened + tonumber(ARGV[2]) then return {1, opened + tonumber(ARGV[2])} 
 local untilAt = tonumber(redis.call('HGET', h, 'probe_until') or '0')
 if untilAt > now then return {1, now + tonumber(ARGV[5])} end
 redis.call('HSET', h, 'probe', ARGV[3], 'probe_until', now + tonumber(ARGV[4]))
-return {2}`;
+local again = 0
+local probed = redis.call('HGET', h, 'probed')
+if ARGV[6] ~= '' and probed then
+  local kept = {}
+  for id in string.gmatch(probed, '[^,]+') do
+    if id == ARGV[6] then again = 1 else table.insert(kept, id) end
+  end
+  if again == 1 then redis.call('HSET', h, 'probed', table.concat(kept, ',')) end
+end
+return {2, again}`;
 
-// ARGV: now, windowMs, failures, token ('' when not a probe), reason → 1 when it opened the breaker.
+// ARGV: now, windowMs, failures, token ('' when not a probe), reason, the probe's message ('' for
+// none), probedKept → 1 when it opened the breaker.
 const FAIL = `
 local h = KEYS[1]
 local now = tonumber(ARGV[1])
@@ -50,8 +62,20 @@ if redis.call('HEXISTS', h, 'opened_at') == 1 then
   if ARGV[4] ~= '' and redis.call('HGET', h, 'probe') == ARGV[4] then
     redis.call('HSET', h, 'opened_at', now)
     redis.call('HDEL', h, 'probe', 'probe_until')
+    if ARGV[6] ~= '' then
+      local ids = {}
+      for id in string.gmatch(redis.call('HGET', h, 'probed') or '', '[^,]+') do table.insert(ids, id) end
+      table.insert(ids, ARGV[6])
+      while #ids > tonumber(ARGV[7]) do table.remove(ids, 1) end
+      redis.call('HSET', h, 'probed', table.concat(ids, ','))
+    end
   end
   return 0
+end
+if redis.call('HEXISTS', h, 'probation') == 1 then
+  redis.call('HDEL', h, 'probation', 'run')
+  redis.call('HSET', h, 'opened_at', now)
+  return 1
 end
 local run = {}
 local stored = redis.call('HGET', h, 'run')
@@ -71,11 +95,16 @@ end
 redis.call('HSET', h, 'run', table.concat(run, ','))
 return 0`;
 
-// ARGV: token ('' when not a probe) → 1 when the breaker was reset (closed).
+// ARGV: token ('' when not a probe), '1' when a synthetic probe → 1 when the breaker was reset (closed).
 const SUCCEED = `
 local h = KEYS[1]
-if redis.call('HEXISTS', h, 'opened_at') == 1 and (ARGV[1] == '' or redis.call('HGET', h, 'probe') ~= ARGV[1]) then return 0 end
+local opened = redis.call('HEXISTS', h, 'opened_at') == 1
+if opened and (ARGV[1] == '' or redis.call('HGET', h, 'probe') ~= ARGV[1]) then return 0 end
 redis.call('DEL', h)
+if opened and ARGV[2] == '1' then
+  redis.call('HSET', h, 'probation', '1')
+  redis.call('PEXPIRE', h, 86400000)
+end
 return 1`;
 
 // ARGV: token → releases the probe it names.
@@ -97,16 +126,16 @@ export class RedisBreakers implements Breakers {
     this.prefix = `${prefix ?? 'mailroom:'}breaker:`;
   }
 
-  async admit(key: string): Promise<Admission> {
+  async admit(key: string, messageId?: string): Promise<Admission> {
     this.known.add(key);
     const now = this.clock.now();
     const cached = this.closed.get(key);
     if (cached !== undefined && now - cached.readAt < CLOSED_CACHE_MS) return { kind: 'pass' };
     const token = newProbeToken();
     const o = this.options;
-    const reply = await this.redis.eval(ADMIT, 1, this.prefix + key, now, o.halfOpenAfterMs, token, o.probeTtlMs, PROBE_WAIT_MS);
+    const reply = await this.redis.eval(ADMIT, 1, this.prefix + key, now, o.halfOpenAfterMs, token, o.probeTtlMs, PROBE_WAIT_MS, messageId ?? '');
     const [code, value] = Array.isArray(reply) ? reply.map(Number) : [0, 0];
-    if (code === 2) return { kind: 'probe', token };
+    if (code === 2) return messageId === undefined ? { kind: 'probe', token } : { kind: 'probe', token, messageId, ...(value === 1 ? { again: true } : {}) };
     if (code === 1) return { kind: 'refuse', retryAt: value ?? now + PROBE_WAIT_MS };
     this.closed.set(key, { readAt: now, failing: value === 1 });
     return { kind: 'pass' };
@@ -115,14 +144,17 @@ export class RedisBreakers implements Breakers {
   async succeeded(key: string, admission: Admission): Promise<void> {
     const cached = this.closed.get(key);
     if (admission.kind !== 'probe' && cached !== undefined && !cached.failing) return;
-    await this.redis.eval(SUCCEED, 1, this.prefix + key, admission.kind === 'probe' ? admission.token : '');
-    this.closed.set(key, { readAt: this.clock.now(), failing: false });
+    const synthetic = admission.kind === 'probe' && admission.synthetic === true;
+    const reset = await this.redis.eval(SUCCEED, 1, this.prefix + key, admission.kind === 'probe' ? admission.token : '', synthetic ? '1' : '');
+    // On probation, the next message's answer must reach Redis (it ends the probation or reopens).
+    this.closed.set(key, { readAt: this.clock.now(), failing: synthetic && Number(reset) === 1 });
   }
 
   async failed(key: string, admission: Admission, reason: string): Promise<void> {
     const o = this.options;
     this.closed.delete(key);
-    await this.redis.eval(FAIL, 1, this.prefix + key, this.clock.now(), o.windowMs, o.failures, admission.kind === 'probe' ? admission.token : '', reason.slice(0, 500));
+    const probe = admission.kind === 'probe' ? admission : undefined;
+    await this.redis.eval(FAIL, 1, this.prefix + key, this.clock.now(), o.windowMs, o.failures, probe?.token ?? '', reason.slice(0, 500), probe?.messageId ?? '', PROBED_KEPT);
   }
 
   async abandon(key: string, admission: Admission): Promise<void> {

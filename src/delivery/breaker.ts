@@ -11,10 +11,18 @@ import type { Metrics } from '../observability/metrics.js';
  *   `windowMs`, open it (defaults 5 in 60 s: one slow failure a minute is a flaky relay, not an
  *   outage);
  * - open: nothing goes until `halfOpenAfterMs` (30 s) have passed since it opened;
- * - half-open: ONE message (the probe) may go; its success closes the breaker, its transient
- *   failure opens it again for another 30 s. A probe whose worker never reports is forgotten
- *   after `probeTtlMs` (2 min: longer than any attempt, the 60 s socket timeout included) and
- *   another may be taken.
+ * - half-open: ONE probe may go; its success closes the breaker, its transient failure opens
+ *   it again for another 30 s. A probe whose worker never reports is forgotten after
+ *   `probeTtlMs` (2 min: longer than any attempt, the 60 s socket timeout included) and another
+ *   may be taken. The probe is the service's synthetic check (probe.ts: the service test's
+ *   read-only call) when the message can fail over; else a message. A message whose probe
+ *   failed is remembered (`probed`, the last PROBED_KEPT of them), so that on its next attempt it
+ *   is told so (`again`) and goes through its chain rather than probing a dead service on every
+ *   retry (issue 25: backoffs of 1, 2, 4 min all outlast the 30 s, so a lone message was the
+ *   probe every time and never failed over).
+ * - closed on probation: a synthetic probe proves the service answers, not that it takes mail
+ *   (a relay may greet and then refuse MAIL FROM). So the first transient failure of a message
+ *   after it opens the breaker again at once; the first success ends the probation.
  * Any answer of the service other than a transient failure (sent, a bounce, a refusal, an
  * authentication error) proves it reachable: it counts as a success here. Held or failed
  * messages are the outcomes' business, not the breaker's.
@@ -47,8 +55,12 @@ export interface BreakerView {
 /** Whether a message may go through a service now. */
 export type Admission =
   | { kind: 'pass' }
-  /** The one message of a half-open breaker; `token` names this probe when it reports. */
-  | { kind: 'probe'; token: string }
+  /**
+   * The one probe of a half-open breaker; `token` names it when it reports. `messageId`: the
+   * message admitted (none for a synthetic probe, `synthetic`); `again`: that message's last
+   * probe here failed (it was in `probed`, and is taken out now).
+   */
+  | { kind: 'probe'; token: string; messageId?: string; again?: boolean; synthetic?: boolean }
   /** Not now: try again at `retryAt` (when a probe may be taken, or the probe under way ends). */
   | { kind: 'refuse'; retryAt: number };
 
@@ -58,8 +70,12 @@ export type Admission =
  */
 export const PROBE_WAIT_MS = 5_000;
 
+/** Failed probes' messages a breaker remembers: one per 30 s at most, so 100 are ~50 min of them. */
+export const PROBED_KEPT = 100;
+
 export interface Breakers {
-  admit(key: string): Promise<Admission>;
+  /** `messageId`: the message asking, remembered if it is the probe and fails. */
+  admit(key: string, messageId?: string): Promise<Admission>;
   /** The service answered (anything but a transient failure). */
   succeeded(key: string, admission: Admission): Promise<void>;
   /** A transient failure (kind `temporary`) of a message admitted as `admission`. */
@@ -86,7 +102,13 @@ interface Record_ {
   openedAt: number | undefined;
   lastError: string | undefined;
   probe: { token: string; until: number } | undefined;
+  /** Messages whose probe failed while this breaker was open, oldest first. */
+  probed: string[];
+  /** Closed by a synthetic probe: the next transient failure opens it again at once. */
+  probation: boolean;
 }
+
+const freshRecord = (): Record_ => ({ run: [], consecutive: 0, openedAt: undefined, lastError: undefined, probe: undefined, probed: [], probation: false });
 
 /** The state a record is in at `now`: open turns half-open by time alone. */
 function stateOf(r: Record_, now: number, o: BreakerOptions): BreakerState {
@@ -106,13 +128,13 @@ export class LocalBreakers implements Breakers {
   private record(key: string): Record_ {
     let r = this.records.get(key);
     if (r === undefined) {
-      r = { run: [], consecutive: 0, openedAt: undefined, lastError: undefined, probe: undefined };
+      r = freshRecord();
       this.records.set(key, r);
     }
     return r;
   }
 
-  async admit(key: string): Promise<Admission> {
+  async admit(key: string, messageId?: string): Promise<Admission> {
     const r = this.records.get(key);
     if (r === undefined) return { kind: 'pass' };
     const now = this.clock.now();
@@ -122,7 +144,10 @@ export class LocalBreakers implements Breakers {
     if (r.probe !== undefined && r.probe.until > now) return { kind: 'refuse', retryAt: now + PROBE_WAIT_MS };
     const token = newProbeToken();
     r.probe = { token, until: now + this.options.probeTtlMs };
-    return { kind: 'probe', token };
+    if (messageId === undefined) return { kind: 'probe', token };
+    const again = r.probed.includes(messageId);
+    if (again) r.probed = r.probed.filter((id) => id !== messageId);
+    return { kind: 'probe', token, messageId, ...(again ? { again } : {}) };
   }
 
   async succeeded(key: string, admission: Admission): Promise<void> {
@@ -131,7 +156,8 @@ export class LocalBreakers implements Breakers {
     // Only the probe closes an open breaker: a send admitted before it opened proves little.
     if (r.openedAt !== undefined && !this.isProbe(r, admission)) return;
     // Kept, reset: the gauge goes back to 0 rather than vanishing.
-    this.records.set(key, { run: [], consecutive: 0, openedAt: undefined, lastError: undefined, probe: undefined });
+    const probation = r.openedAt !== undefined && admission.kind === 'probe' && admission.synthetic === true;
+    this.records.set(key, { ...freshRecord(), probation });
   }
 
   async failed(key: string, admission: Admission, reason: string): Promise<void> {
@@ -143,7 +169,14 @@ export class LocalBreakers implements Breakers {
       if (this.isProbe(r, admission)) {
         r.openedAt = now;
         r.probe = undefined;
+        if (admission.kind === 'probe' && admission.messageId !== undefined) r.probed = [...r.probed, admission.messageId].slice(-PROBED_KEPT);
       }
+      return;
+    }
+    if (r.probation) {
+      r.probation = false;
+      r.openedAt = now;
+      r.run = [];
       return;
     }
     r.run = [...r.run, now].filter((t) => t > now - this.options.windowMs).slice(-this.options.failures);

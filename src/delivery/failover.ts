@@ -2,7 +2,8 @@ import type { Service } from '../domain/types.js';
 import { CorruptRowError } from '../storage/json.js';
 import type { Store } from '../storage/store.js';
 import type { BatchContext } from './batch-context.js';
-import type { Admission, Breakers } from './breaker.js';
+import { PROBE_WAIT_MS, type Admission, type Breakers } from './breaker.js';
+import type { Prober } from './probe.js';
 import { readSmtpSettings } from './smtp-settings.js';
 
 /**
@@ -70,26 +71,67 @@ export interface Route {
   admission: Admission;
 }
 
+export interface PickOptions {
+  /** The message asking: a message whose last probe of a service failed is not its probe again while a failover can take it. */
+  messageId?: string;
+  /** Synthetic probes (probe.ts): where a service has one, a message that can fail over is never its probe. */
+  prober?: Prober;
+  now(): number;
+  onBreakerError(err: unknown): void;
+}
+
 /**
  * The first service from `from` on whose breaker lets this message through (closed, or
  * half-open and this message is the probe). None: `retryAt`, the soonest a breaker of the
  * chain may let one through, or undefined when nothing is left to try.
+ *
+ * A half-open breaker whose service has later services in the chain (a failover may take the
+ * message) is probed without this message where it can be (issue 25): by the synthetic probe,
+ * started in the background while the message goes on down the chain; or, without one, by
+ * another message when this one was the probe that last failed there (`again`). Only when no
+ * later service takes it does such a message probe the service itself, rather than wait.
  */
-export async function pickRoute(breakers: Breakers, chain: readonly Service[], from: number, onBreakerError: (err: unknown) => void): Promise<Route | { retryAt: number | undefined }> {
+export async function pickRoute(breakers: Breakers, chain: readonly Service[], from: number, options: PickOptions): Promise<Route | { retryAt: number | undefined }> {
+  const admit = async (key: string): Promise<Admission> => {
+    try {
+      return await breakers.admit(key, options.messageId);
+    } catch (err) {
+      // The breaker's store (Redis) failed: send as if there were no breaker.
+      options.onBreakerError(err);
+      return { kind: 'pass' };
+    }
+  };
   let retryAt: number | undefined;
+  let declined: number | undefined;
   for (let index = from; index < chain.length; index++) {
     const service = chain[index];
     if (service === undefined) continue;
     const key = keyOf(service);
-    let admission: Admission;
-    try {
-      admission = await breakers.admit(key);
-    } catch (err) {
-      // The breaker's store (Redis) failed: send as if there were no breaker.
-      onBreakerError(err);
-      admission = { kind: 'pass' };
+    const admission = await admit(key);
+    if (admission.kind === 'refuse') {
+      retryAt = Math.min(retryAt ?? Infinity, admission.retryAt);
+      continue;
     }
-    if (admission.kind !== 'refuse') return { index, service, key, admission };
+    if (admission.kind === 'probe' && index + 1 < chain.length) {
+      if (options.prober?.start(service, key, admission) === true) {
+        // Held by the synthetic probe: look again when a probe under way would be waited for.
+        retryAt = Math.min(retryAt ?? Infinity, options.now() + PROBE_WAIT_MS);
+        continue;
+      }
+      if (admission.again === true) {
+        await breakers.abandon(key, admission).catch(options.onBreakerError);
+        declined ??= index;
+        continue;
+      }
+    }
+    return { index, service, key, admission };
+  }
+  const service = declined === undefined ? undefined : chain[declined];
+  if (declined !== undefined && service !== undefined) {
+    // Nothing later in the chain takes it: probing again beats waiting.
+    const key = keyOf(service);
+    const admission = await admit(key);
+    if (admission.kind !== 'refuse') return { index: declined, service, key, admission };
     retryAt = Math.min(retryAt ?? Infinity, admission.retryAt);
   }
   return { retryAt };

@@ -75,8 +75,16 @@ export interface DeliveryErrorOptions {
 export type ServiceTestReason = 'auth' | 'tls' | 'connect' | 'timeout' | 'unverified_sender' | 'other';
 
 export class ServiceTestError extends Error {
-  constructor(readonly reason: ServiceTestReason, message: string) {
+  /**
+   * Whether the service failed for now (nothing answered, or it answered "try later": HTTP 5xx
+   * or 429, SMTP 4xx) rather than answering no: the circuit breaker's synthetic probe (probe.ts)
+   * reads it. Connection, timeout and TLS failures are transient unless said otherwise.
+   */
+  readonly transient: boolean;
+
+  constructor(readonly reason: ServiceTestReason, message: string, transient?: boolean) {
     super(message);
+    this.transient = transient ?? (reason === 'connect' || reason === 'timeout' || reason === 'tls');
     this.name = 'ServiceTestError';
   }
 }

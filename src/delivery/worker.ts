@@ -14,7 +14,9 @@ import { failoverSettings, serviceChain } from './failover.js';
 import { addressees, toAddresses, type AttemptResult } from './recipients.js';
 import type { RetryPolicy } from './retry.js';
 import { readStoredContent } from './stored.js';
+import { syntheticProber } from './probe.js';
 import { TransportCache } from './transport-cache.js';
+import { TRANSPORTS } from './transports/index.js';
 import type { TransportFactory } from './transport.js';
 
 export interface WorkerLogger {
@@ -97,7 +99,8 @@ export class DeliveryWorker {
     const breakers = deps.breakers ?? new LocalBreakers(deps.clock);
     exposeBreakers(deps.metrics, breakers);
     this.attemptDeps = {
-      breakers, pacer: deps.pacer, outcomes: this.outcomes, metrics: deps.metrics, logger: deps.logger, blobs: deps.blobs, clock: deps.clock,
+      breakers, prober: syntheticProber({ factories: deps.transports ?? TRANSPORTS, dataDir: deps.dataDir, breakers, logger: deps.logger }),
+      pacer: deps.pacer, outcomes: this.outcomes, metrics: deps.metrics, logger: deps.logger, blobs: deps.blobs, clock: deps.clock,
       transportFor: (s) => this.transports.forService(s),
       renew: async (m) => (await this.leases.renew([m])).has(m.id),
     };

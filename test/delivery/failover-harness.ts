@@ -28,7 +28,7 @@ export interface FailoverSetup extends TestStore {
   primary: Sink;
   backup: Sink;
   dataDir: string;
-  worker(extra?: { breakers?: Breakers; pacer?: Pacer; transports?: Readonly<Record<string, TransportFactory>> }): DeliveryWorker;
+  worker(extra?: { breakers?: Breakers; pacer?: Pacer; transports?: Readonly<Record<string, TransportFactory>>; retry?: RetryPolicy }): DeliveryWorker;
   admin(url: string): Promise<Record<string, unknown>>;
 }
 
@@ -58,7 +58,7 @@ export async function failoverSetup(dialect: Dialect, closer: Closer, options: S
     ...ts, app, metrics, breakers, primary, backup, dataDir,
     worker: (extra = {}) => {
       const worker = new DeliveryWorker({
-        store: ts.store, clock: ts.clock, dataDir, metrics, logger: captureLogger(), retry: QUICK_RETRY, random: () => 0.5,
+        store: ts.store, clock: ts.clock, dataDir, metrics, logger: captureLogger(), retry: extra.retry ?? QUICK_RETRY, random: () => 0.5,
         pacer: extra.pacer ?? new LocalPacer(ts.clock), breakers: extra.breakers ?? breakers,
         ...(extra.transports !== undefined ? { transports: extra.transports } : {}),
       }, { batchSize: 50, leaseMs: 60_000, pollMs: 20, reapEveryMs: 10_000 });

@@ -134,7 +134,7 @@ export function verifyFailure(failure: unknown, message?: string, unverifiedSend
   if (failure instanceof ProviderConnectionError) return new ServiceTestError(failure.reason, failure.message);
   if (typeof failure === 'number') {
     const reason: ServiceTestReason = unverifiedSender ? 'unverified_sender' : failure === 401 || failure === 403 ? 'auth' : 'other';
-    return new ServiceTestError(reason, message ?? `HTTP ${failure}`);
+    return new ServiceTestError(reason, message ?? `HTTP ${failure}`, failure >= 500 || failure === 429);
   }
   const text = failure instanceof Error ? failure.message : String(failure);
   return new ServiceTestError(unverifiedSender ? 'unverified_sender' : 'other', message ?? text);

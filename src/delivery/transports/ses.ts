@@ -157,7 +157,9 @@ export const createSesTransport = (options: SesTransportOptions): TransportFacto
       } catch (error) {
         const f = sesFailureOf(error);
         const hint = f.name === 'AccessDeniedException' ? ' (the test calls ses:GetAccount: a key allowed only to send is refused it, and may still send)' : '';
-        throw new ServiceTestError(sesTestReason(f), `${describeSesFailure(f)}${hint}`);
+        const reason = sesTestReason(f);
+        // What a send failing so would be retried for (5xx, throttling, no answer) is transient.
+        throw new ServiceTestError(reason, `${describeSesFailure(f)}${hint}`, classifySesError(f).kind === 'temporary' || undefined);
       }
       if (enabled === false) throw new ServiceTestError('other', 'ses: GetAccount answers SendingEnabled: false (sending is paused for this account in this region)');
     },

@@ -48,7 +48,9 @@ export async function verifySmtp(smtp: SmtpSettings, timeoutMs: number): Promise
     const err = smtpFailureOf(error);
     const reason = smtpVerifyReason(err);
     const where = `${smtp.host}:${smtp.port} (secure: ${smtp.secure})`;
-    throw new ServiceTestError(reason, `${where}: ${(err.response ?? err.message).trim()}`);
+    // A 4xx reply (421 at the greeting, 454 to STARTTLS) is the relay saying "not now".
+    const later = err.responseCode !== undefined && err.responseCode >= 400 && err.responseCode < 500;
+    throw new ServiceTestError(reason, `${where}: ${(err.response ?? err.message).trim()}`, later || undefined);
   } finally {
     clearTimeout(timer);
     transporter.close();
