@@ -2,6 +2,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { organizationFields } from '../config/normalize.js';
 import type { OrganizationSettingsInput } from '../config/resources.js';
 import type { Organization } from '../domain/types.js';
+import { invalidFields } from './routes/common.js';
+import { linkDomainProblems } from '../protection/links.js';
 import { normalizeAddress } from '../storage/lists.js';
 import type { Store } from '../storage/store.js';
 
@@ -9,9 +11,12 @@ import type { Store } from '../storage/store.js';
  * Writes an organization from a complete admin PUT body (required fields checked already), in
  * one transaction. Unlike the config file, which only ever adds block-list entries, a PUT that
  * names `security.block_list.list` makes the list exactly that: the PUT replaces. A body equal
- * to what is stored changes nothing, not even `updated_at`.
+ * to what is stored changes nothing, not even `updated_at`. A link domain that is no domain name
+ * is a 400 naming it (`security.link_domains.<i>`), as the schema's own checks are.
  */
 export async function putOrganization(store: Store, id: string, body: OrganizationSettingsInput): Promise<{ created: boolean; org: Organization }> {
+  const problems = linkDomainProblems(body.security?.link_domains);
+  if (problems.length > 0) throw invalidFields(problems.map((p) => ({ field: `security.${p.field}`, message: p.message })));
   const now = store.clock.now();
   return store.transaction(async (tx) => {
     const current = await tx.organizations.get(id);

@@ -4,6 +4,7 @@ import YAML from 'yaml';
 import { templateProblems } from '../templates/check.js';
 import { ConfigError } from './env.js';
 import { parseEndpointUrl } from '../webhooks/url-guard.js';
+import { linkDomainProblems } from '../protection/links.js';
 import { eventFilter, eventsProblems, secretProblem, templateFields } from './normalize.js';
 import { failoverProblems, serviceProblems } from './provider-settings.js';
 import { ConfigFile } from './resources.js';
@@ -108,6 +109,8 @@ function semanticProblems(config: ConfigFile): string[] {
       if (s.failover === undefined) return;
       for (const p of failoverProblems(s.id, chains)) problems.push(`${at}/services/${i}/${p.field.replaceAll('.', '/')}: ${p.message}`);
     });
+
+    for (const p of linkDomainProblems(org.security?.link_domains)) problems.push(`${at}/security/${p.field.replace('.', '/')}: ${p.message}`);
 
     const templateIds = new Set<string>();
     (org.templates ?? []).forEach((t, i) => {

@@ -4,6 +4,7 @@ import {
 import type { OrganizationFields } from '../storage/organizations.js';
 import type { ServiceFields } from '../storage/services.js';
 import type { TemplateFields } from '../storage/templates.js';
+import { linkDomainList } from '../protection/links.js';
 import { isValidSecret } from '../webhooks/signing.js';
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES, type WebhookEventFilter, type WebhookEventType } from '../webhooks/types.js';
 import { providerSettings } from './provider-settings.js';
@@ -25,7 +26,7 @@ export function securityFrom(input: SecurityInput | undefined, base: SecuritySet
     block_headless: i.block_headless ?? base.block_headless,
     ip_limit: i.ip_limit ?? base.ip_limit,
     recipient_daily_limit: i.recipient_daily_limit ?? base.recipient_daily_limit,
-    link_domains: i.link_domains?.map((d) => d.toLowerCase()) ?? base.link_domains,
+    link_domains: i.link_domains !== undefined ? linkDomainList(i.link_domains) : base.link_domains,
     block_list_watch_variable: i.block_list?.watch_variable !== undefined ? i.block_list.watch_variable : base.block_list_watch_variable,
     public_overdraft: i.public_overdraft ?? base.public_overdraft,
   };

@@ -31,7 +31,9 @@ export const SecurityInput = Type.Object({
     per_seconds: Type.Integer({ minimum: 1, maximum: 86_400 }),
   }, { additionalProperties: false })),
   recipient_daily_limit: Type.Optional(Type.Integer({ minimum: 1 })),
-  link_domains: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  link_domains: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
+    description: 'Domains links may point to, each covering its subdomains: example.com (*.example.com means the same; one trailing dot is dropped). An IDN is stored as its A-label (exämple.com → xn--exmple-cua.com). No scheme, port, path or IP address (400 naming the entry)',
+  })),
   block_list: Type.Optional(Type.Object({
     list: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     watch_variable: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),

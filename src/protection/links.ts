@@ -1,4 +1,5 @@
 import { Parser } from 'htmlparser2';
+import { asciiDomain } from '../domain/addresses.js';
 import { ApiError } from '../errors/api-error.js';
 
 /** Attributes whose value is one URL. */
@@ -100,8 +101,44 @@ export function linkHosts(email: { html: string; text: string }): string[] {
   return [...out].sort();
 }
 
-/** `example.com`, `*.example.com`, `https://example.com/x` → `example.com`. */
-export function normalizeLinkDomain(entry: string): string {
+/**
+ * A link domain as it is stored and matched (issue 25: any text was stored before): a host name
+ * (src/domain/addresses.ts asciiDomain) in its lower-cased A-label form, as a URL's host is
+ * (`exämple.com` → `xn--exmple-cua.com`). An entry covers the domain and every subdomain, so
+ * `*.example.com` is accepted as another spelling of `example.com`, and one trailing dot (the
+ * fully qualified form) is dropped. Undefined for anything else: a scheme, port, path, user,
+ * IP address, a single label, `*` anywhere but in front.
+ */
+export function linkDomain(entry: string): string | undefined {
+  let d = entry.trim();
+  if (d.startsWith('*.')) d = d.slice(2);
+  if (d.endsWith('.')) d = d.slice(0, -1);
+  return asciiDomain(d);
+}
+
+/** Entries of a `link_domains` list that are no domain name, as `link_domains.<i>` field problems. */
+export function linkDomainProblems(entries: readonly string[] | undefined): Array<{ field: string; message: string }> {
+  return (entries ?? []).flatMap((entry, i) => (linkDomain(entry) !== undefined ? [] : [{
+    field: `link_domains.${i}`,
+    message: `is ${JSON.stringify(entry.slice(0, 100))}, not a domain name: write example.com or *.example.com (an IDN as exämple.com or its xn-- form), without scheme, port or path`,
+  }]));
+}
+
+/**
+ * The list as stored: each entry by linkDomain, without repeats. An entry that is none (only a
+ * caller that skipped linkDomainProblems has one) is kept lower-cased, as before the rule.
+ */
+export function linkDomainList(entries: readonly string[]): string[] {
+  return [...new Set(entries.map((e) => linkDomain(e) ?? e.trim().toLowerCase()))];
+}
+
+/**
+ * The domain an entry stored before the rule covers: `https://example.com/x` or `example.com:80`
+ * still mean `example.com`, so an upgrade never turns a working allowlist into refusals.
+ */
+function storedLinkDomain(entry: string): string {
+  const checked = linkDomain(entry);
+  if (checked !== undefined) return checked;
   let d = entry.trim().toLowerCase();
   if (d.includes('://')) d = urlHost(d) ?? d;
   return d.replace(/^\*?\./, '').replace(/\.$/, '').replace(/:\d+$/, '');
@@ -110,7 +147,7 @@ export function normalizeLinkDomain(entry: string): string {
 /** A domain allows itself and every subdomain. */
 export function hostAllowed(host: string, domains: readonly string[]): boolean {
   return domains.some((entry) => {
-    const d = normalizeLinkDomain(entry);
+    const d = storedLinkDomain(entry);
     return d !== '' && (host === d || host.endsWith(`.${d}`));
   });
 }
