@@ -28,6 +28,26 @@ export const MAX_JOBS = 64;
  */
 export const OTHERS_WAIT_MS = 50;
 
+/**
+ * SYNC_NORMAL (unless `fullCommit`) and BEGIN IMMEDIATE. A transaction still open here is one
+ * whose ROLLBACK failed after an error (the connection is ours alone while a batch runs, so it
+ * is no one else's): it is rolled back now, or every later batch would fail on it ("cannot
+ * start a transaction within a transaction") long after the disk had room again.
+ */
+async function begin(conn: Kysely<Database>, fullCommit: boolean): Promise<void> {
+  const open = async () => {
+    if (!fullCommit) await conn.executeQuery(SYNC_NORMAL);
+    await conn.executeQuery(BEGIN);
+  };
+  try {
+    await open();
+  } catch (err) {
+    if (!/inside a transaction|within a transaction/.test(String(err))) throw err;
+    await conn.executeQuery(ROLLBACK);
+    await open();
+  }
+}
+
 interface Job<R> {
   fn: (db: Kysely<Database>) => Promise<unknown>;
   durable: boolean;
@@ -142,8 +162,7 @@ export class GroupCommit {
     let batch = taken;
     try {
       await this.db.connection().execute(async (conn) => {
-        if (!fullCommit) await conn.executeQuery(SYNC_NORMAL);
-        await conn.executeQuery(BEGIN);
+        await begin(conn, fullCommit);
         try {
           if (taken.length > MAX_JOBS) {
             // The rest go first in the next transaction, in their order.
@@ -157,7 +176,10 @@ export class GroupCommit {
               await conn.executeQuery(RELEASE);
             } catch (error) {
               outcomes.push({ ok: false, error });
-              await conn.executeQuery(ROLLBACK_TO);
+              // SQLITE_FULL or an I/O error may roll back the whole transaction, savepoints
+              // and all: then the batch fails with that cause (a full disk is a 503
+              // storage_full), not with the "no such savepoint" that follows it.
+              await conn.executeQuery(ROLLBACK_TO).catch(() => { throw error; });
               await conn.executeQuery(RELEASE);
             }
           }
@@ -166,7 +188,7 @@ export class GroupCommit {
           await conn.executeQuery(ROLLBACK).catch(() => undefined);
           throw err;
         } finally {
-          if (!fullCommit) await conn.executeQuery(SYNC_FULL);
+          if (!fullCommit) await conn.executeQuery(SYNC_FULL).catch(() => undefined);
         }
       });
     } catch (err) {

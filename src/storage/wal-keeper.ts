@@ -148,15 +148,19 @@ export class WalKeeper implements CommitFollowUp {
     worker.postMessage("reset");
   }
 
-  /** The thread's answer: wal_checkpoint's row, busy = 1 when readers or a writer held it off. */
-  private resetDone(result: { busy: number }): void {
+  /**
+   * The thread's answer: busy = 1 when readers or a writer held the reset off, `error` when it
+   * failed (SQLITE_BUSY: another checkpoint ran; SQLITE_FULL: no room to copy the frames to).
+   */
+  private resetDone(result: { busy: number; error?: string }): void {
     if (result.busy === 0) {
       this.refusals = 0;
     } else {
       this.refusals += 1;
       const over = this.refusals - RESET_RETRIES;
       if (over > 0) this.resetNotBefore = performance.now() + RESET_BACKOFF_MS * 2 ** Math.min(over - 1, 4);
-      if (over === 1) this.warn(`the WAL could not be reset ${this.refusals} times in a row (another connection holds a read transaction open); it may grow past ${WAL_BOUND_BYTES / 1024 / 1024} MiB until that ends`);
+      const why = result.error ?? 'another connection holds a read transaction open';
+      if (over === 1) this.warn(`the WAL could not be reset ${this.refusals} times in a row (${why}); it may grow past ${WAL_BOUND_BYTES / 1024 / 1024} MiB until that ends`);
     }
     this.endReset?.();
   }
@@ -213,7 +217,7 @@ export class WalKeeper implements CommitFollowUp {
       this.endReset?.();
       this.warn(`the WAL checkpoint thread stopped (${reason}); the writer now checkpoints every ${BACKSTOP_CHECKPOINT_PAGES} pages itself, inside a commit`);
     };
-    worker.on('message', (result: { busy: number }) => this.resetDone(result));
+    worker.on('message', (result: { busy: number; error?: string }) => this.resetDone(result));
     worker.on('error', (err) => stopped(err.message));
     worker.on('exit', (code) => stopped(`exit code ${code}`));
     this.checkpointer = worker;
@@ -247,11 +251,12 @@ setInterval(() => {
 // processes, and bounded.
 parentPort.on('message', () => {
   let result = { busy: 1 };
+  let error;
   try {
     db.pragma('busy_timeout = ' + workerData.resetBusyMs);
     result = db.pragma('wal_checkpoint(TRUNCATE)')[0];
-  } catch { /* SQLITE_BUSY from another checkpointer, or a full disk: tried again later */ }
+  } catch (err) { error = String(err.code || err); /* another checkpointer (SQLITE_BUSY), a full disk: tried again later */ }
   try { db.pragma('busy_timeout = 5000'); } catch { /* closing */ }
-  parentPort.postMessage({ busy: result.busy });
+  parentPort.postMessage({ busy: result.busy, error });
 });
 `;
