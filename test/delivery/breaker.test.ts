@@ -63,6 +63,54 @@ function behaviour(name: string, make: (clock: ManualClock) => Promise<[Breakers
       expect(await a.admit(K)).toEqual(PASS);
     });
 
+    it('a message whose probe failed is told so (again) at its next probe, once; others are not', async () => {
+      const clock = new ManualClock();
+      const [a, b] = await make(clock);
+      for (let i = 0; i < 5; i++) await a.failed(K, PASS, 'connection refused');
+      clock.advance(30_000);
+      const first = await a.admit(K, 'msg_lone');
+      expect(first).toMatchObject({ kind: 'probe', messageId: 'msg_lone' });
+      expect(first).not.toHaveProperty('again');
+      await a.failed(K, first, 'connection refused');
+      clock.advance(30_000);
+      // The other worker sees it: the lone message is told, and the probe it was given released.
+      const second = await b.admit(K, 'msg_lone');
+      expect(second).toMatchObject({ kind: 'probe', messageId: 'msg_lone', again: true });
+      await b.abandon(K, second);
+      const other = await a.admit(K, 'msg_other');
+      expect(other).toMatchObject({ kind: 'probe', messageId: 'msg_other' });
+      expect(other).not.toHaveProperty('again');
+      await a.abandon(K, other);
+      // Told once: asking again in the same attempt (nothing else took it) it is the probe.
+      expect(await b.admit(K, 'msg_lone')).not.toHaveProperty('again');
+    });
+
+    it('closed by a synthetic probe: on probation, the next transient failure reopens it at once, a success ends it', async () => {
+      const clock = new ManualClock();
+      const [a, b] = await make(clock);
+      for (let i = 0; i < 5; i++) await a.failed(K, PASS, 'connection refused');
+      clock.advance(30_000);
+      const check = await a.admit(K);
+      if (check.kind !== 'probe') throw new Error(`not the probe: ${check.kind}`);
+      await a.succeeded(K, { ...check, synthetic: true });
+      expect((await b.view(K)).state).toBe('closed');
+      expect(await b.admit(K)).toEqual(PASS);
+      await b.failed(K, PASS, '421 not now');
+      expect(await a.view(K)).toMatchObject({ state: 'open', openedAt: clock.now() });
+
+      clock.advance(30_000);
+      const again = await b.admit(K);
+      if (again.kind !== 'probe') throw new Error(`not the probe: ${again.kind}`);
+      await b.succeeded(K, { ...again, synthetic: true });
+      clock.advance(1_000);
+      expect(await a.admit(K)).toEqual(PASS);
+      await a.succeeded(K, PASS);
+      clock.advance(1_000);
+      // Probation over: one failure is one of a run of five again.
+      await b.failed(K, PASS, '421 not now');
+      expect(await a.view(K)).toMatchObject({ state: 'closed', consecutiveFailures: 1 });
+    });
+
     it('a probe that never reports is forgotten after 2 minutes; an abandoned one at once', async () => {
       const clock = new ManualClock();
       const [a, b] = await make(clock);
