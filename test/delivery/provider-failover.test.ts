@@ -88,4 +88,39 @@ describe.each(DIALECTS)('failover between HTTP providers on %s', (dialect) => {
     expect([...counts.keys()].sort()).toEqual([...first, ...second, ...third].sort());
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
   });
+
+  it.skipIf(skip)('a lone message never goes to Postmark while it answers 503: its GET /server is the probe (503 reopens, 200 closes)', async () => {
+    const s = await failoverSetup(dialect, closer);
+    const postmark = await startPostmark();
+    closer.defer(() => postmark.close());
+    const sendgrid = await startSendgrid();
+    closer.defer(() => sendgrid.close());
+    const now = s.clock.now();
+    await s.store.services.put('acme', 'primary', { provider: 'postmark', settings: { postmark: { server_token: postmark.token, endpoint: postmark.url }, failover: ['backup'] }, is_default: true, max_per_second: null }, now);
+    await s.store.services.put('acme', 'backup', { provider: 'sendgrid', settings: { sendgrid: { api_key: sendgrid.key, endpoint: sendgrid.url } }, is_default: false, max_per_second: null }, now);
+    const worker = s.worker({ transports: { postmark: postmarkTransport, sendgrid: sendgridTransport } });
+    const breaker = async () => (await s.admin('/organizations/acme/services/primary')).breaker as { state: string; last_error?: string };
+    // Earlier traffic opened the breaker; Postmark still answers 503 to everything.
+    for (let i = 0; i < 5; i++) await s.breakers.failed('acme/primary', { kind: 'pass' }, 'postmark 503 (earlier traffic)');
+    postmark.script({ path: '/server', status: 503, body: 'Service Unavailable' });
+
+    s.clock.advance(30_000);
+    const [lone] = await insertQueued(s.store, 1, s.clock.now(), 'primary');
+    expect(await worker.runOnce()).toBe(1);
+    expect(await viaOf(s, lone!)).toMatchObject({ status: 'sent', sent_via: 'backup' });
+    await waitFor(async () => (await breaker()).state === 'open', 10_000, 'the 503 to GET /server reopening the breaker');
+    expect((await breaker()).last_error).toMatch(/^synthetic probe: .*503/);
+
+    // Postmark is back: the next half-open check passes and mail goes through it again.
+    s.clock.advance(30_000);
+    const [during] = await insertQueued(s.store, 1, s.clock.now(), 'primary');
+    expect(await worker.runOnce()).toBe(1);
+    await waitFor(async () => (await breaker()).state === 'closed', 10_000, 'the 200 to GET /server closing the breaker');
+    const [after] = await insertQueued(s.store, 1, s.clock.now(), 'primary');
+    expect(await worker.runOnce()).toBe(1);
+    expect(await viaOf(s, during!)).toMatchObject({ status: 'sent', sent_via: 'backup' });
+    expect(await viaOf(s, after!)).toMatchObject({ status: 'sent', sent_via: 'primary' });
+    expect(postmark.requests.filter((r) => r.path === '/email')).toHaveLength(1);
+    expect(postmark.requests.filter((r) => r.path === '/server')).toHaveLength(2);
+  });
 });
