@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { admin } from '../admin/helpers.js';
-import { deliveryHarness, row, seedSmtpOrg, send, smtpService, view, type MessageView } from '../delivery/harness.js';
+import { CONTACT_TEMPLATE as WITH_CC, deliveryHarness, row, seedSmtpOrg, send, smtpService, view, type MessageView } from '../delivery/harness.js';
+import { smtpError } from '../support/smtp-sink.js';
 import { databaseOf } from '../support/db.js';
 import { CONTACT_TEMPLATE } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
@@ -15,6 +16,7 @@ const pgUp = await postgresAvailable();
 /** Postmark's id for the message, as its relay answers DATA (`250 … queued as <id>`). */
 const PM_ID = 'b7bc2f4a-e38e-4336-af7d-e6c392c2f817';
 const OWNER = 'owner@acme.test';
+const AUDIT = 'audit@acme.test';
 const PM = { source: 'postmark' as const, username: 'hook', password: 'pm-secret-password' };
 
 type FullView = MessageView & { recipients?: Array<{ address: string; state: string }> };
@@ -30,11 +32,13 @@ describe.each(DIALECTS)('a provider event that arrives while its message is send
   const skip = dialect === 'postgres' && !pgUp;
   const h = deliveryHarness(dialect);
 
-  async function setup() {
+  /** One recipient (the seeded template's To only) unless `cc`; a Postmark events block, a webhook endpoint. */
+  async function setup(cc = false) {
     const t = await h.app();
-    const relay = await heldRelay(h.closer, `2.0.0 Ok: queued as ${PM_ID}`);
-    // One recipient (the seeded template's To only), a Postmark events block, a webhook endpoint.
-    await seedSmtpOrg(t.store, smtpService(relay.port, { events: PM }), { templates: [CONTACT_TEMPLATE] });
+    // With the Cc: refused for now on its first RCPT, so the first attempt leaves it owed a retry.
+    const rcpt = (address: string, n: number) => (cc && address === AUDIT && n === 1 ? smtpError(451, '4.2.1 Mailbox busy, try later') : undefined);
+    const relay = await heldRelay(h.closer, `2.0.0 Ok: queued as ${PM_ID}`, { rcpt });
+    await seedSmtpOrg(t.store, smtpService(relay.port, { events: PM }), { templates: [cc ? WITH_CC : CONTACT_TEMPLATE] });
     await insertEndpoint(t.store, { id: 'hook', url: 'https://hooks.example.test/in', secret: testSecret(7) }, t.clock.now());
     const shown = await admin(t, 'GET', '/organizations/acme/services/smtp');
     expect(shown.statusCode, shown.body).toBe(200);
@@ -100,6 +104,32 @@ describe.each(DIALECTS)('a provider event that arrives while its message is send
     relay.release();
     expect(await running).toBe(1);
     await expectBounced(t, id);
+    expect(await bounceWebhooks(t, id)).toHaveLength(1);
+  });
+
+  it.skipIf(skip)('naming only the provider id, while the Cc is owed a retry: taken in when the attempt settles, applied when the retry is sent', async () => {
+    const { t, relay, worker, eventsPath } = await setup(true);
+    const id = await send(t);
+    const running = worker.runOnce();
+    await relay.received();
+    const res = await post(t, eventsPath, hardBounce(), basic(PM.username, PM.password));
+    expect(res.json()).toMatchObject({ received: 1, unmatched: 1 });
+    relay.release();
+    expect(await running).toBe(1);
+
+    // Settled apart, back in the queue for the Cc: the bounce is its message's now (timeline,
+    // suppression, one webhook), its recipient's state waits for the message to leave.
+    expect((await row(t.store, id)).status).toBe('queued');
+    expect((await view(t, id)).events.filter((e) => e.type === 'bounced')).toHaveLength(1);
+    expect(await suppressionRows(t.store)).toEqual([{ email: OWNER, reason: 'hard_bounce', message_id: id }]);
+
+    t.clock.advance(60_000);
+    expect(await worker.runOnce()).toBe(1);
+    const v = await view(t, id) as FullView;
+    expect(Object.fromEntries((v.recipients ?? []).map((r) => [r.address, r.state]))).toEqual({ [OWNER]: 'bounced', [AUDIT]: 'sent' });
+    // One recipient bounced, the other got it: the message reads sent (the bounced rule wants every one).
+    expect(v.status).toBe('sent');
+    expect(v.events.filter((e) => e.type === 'bounced')).toHaveLength(1);
     expect(await bounceWebhooks(t, id)).toHaveLength(1);
   });
 });

@@ -15,7 +15,16 @@ export interface HeldRelay {
   release(): void;
 }
 
-export async function heldRelay(closer: Closer, reply: string, held = true): Promise<HeldRelay> {
+export interface HeldRelayOptions {
+  /** Hold each DATA reply until release() (default true). */
+  held?: boolean;
+  /** Answers RCPT TO of an address with this error instead (`n` counts that address's RCPTs, 1 = first). */
+  rcpt?: (address: string, n: number) => Error | undefined;
+}
+
+export async function heldRelay(closer: Closer, reply: string, options: HeldRelayOptions = {}): Promise<HeldRelay> {
+  const held = options.held ?? true;
+  const rcpts = new Map<string, number>();
   let releaseAll: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => { releaseAll = resolve; });
   const arrivals: Array<() => void> = [];
@@ -29,6 +38,11 @@ export async function heldRelay(closer: Closer, reply: string, held = true): Pro
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      const n = (rcpts.get(address.address) ?? 0) + 1;
+      rcpts.set(address.address, n);
+      callback(options.rcpt?.(address.address, n) ?? undefined);
+    },
     onData(stream, _session, callback) {
       data += 1;
       const n = data;

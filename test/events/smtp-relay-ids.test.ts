@@ -64,7 +64,7 @@ describe.each(DIALECTS)('a Resend event about a message sent over SMTP, on %s', 
     ['Postfix-style', `2.0.0 Ok: queued as ${QUEUE_ID}`, QUEUE_ID],
   ])('the relay answers as %s does: its id is stored, and a signed Resend bounce naming it bounces the message', async (_name, reply, id) => {
     const t = await h.app();
-    const relay = await heldRelay(h.closer, reply, false);
+    const relay = await heldRelay(h.closer, reply, { held: false });
     const secret = newSvixSecret();
     await seedSmtpOrg(t.store, smtpService(relay.port, { events: { source: 'resend', secret } }), { templates: [CONTACT_TEMPLATE] });
     const shown = await admin(t, 'GET', '/organizations/acme/services/smtp');
