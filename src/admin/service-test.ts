@@ -14,6 +14,8 @@ import { invalidFields, requireOrganization } from './routes/common.js';
  * transport, built in this process for the test and closed after it, checks its credentials
  * (Transport.verify: SMTP's connect/TLS/AUTH/QUIT, an HTTP provider's read-only call), and with
  * `to` sends one real message through it. Kept apart from the route so the rules read plainly.
+ * The same check (Transport.verify) is the circuit breaker's synthetic probe (delivery/probe.ts),
+ * which reads ServiceTestError.transient rather than the reason.
  */
 
 export type TestOutcome =
