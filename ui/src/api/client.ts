@@ -25,7 +25,11 @@ export class ApiFailure extends Error {
       if (!Array.isArray(list)) continue;
       for (const item of list as Array<Record<string, unknown>>) {
         const key = String(item.field ?? item.param ?? item.path ?? '');
-        if (key !== '' && out[key] === undefined) out[key] = String(item.message ?? item.code ?? 'invalid');
+        const message = String(item.message ?? item.code ?? 'invalid');
+        if (key !== '' && out[key] === undefined) out[key] = message;
+        // A list's entry (`security.link_domains.1`) is shown beside the list's own field, naming the entry.
+        const entry = /^(.+)\.(\d+)$/.exec(key);
+        if (entry !== null && out[entry[1]!] === undefined) out[entry[1]!] = `entry ${Number(entry[2]) + 1} ${message}`;
       }
     }
     return out;

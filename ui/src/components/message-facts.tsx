@@ -1,4 +1,5 @@
 import type { MessageDetail } from '../api/messages';
+import { AddressText } from './address-text';
 import { formatTime } from '../lib/format';
 import { href } from '../lib/route-match';
 import { Badge, Section, Table } from './ui';
@@ -25,7 +26,7 @@ export function MessageFacts(props: { org: string; message: MessageDetail }) {
         <Table caption="Recipients and their delivery state" head={['Address', 'Kind', 'State', 'Reason']} rows={recipients.length} empty="No recipients recorded.">
           {recipients.map((r) => (
             <tr key={`${r.kind}:${r.address}`}>
-              <td>{r.address}</td>
+              <td><AddressText value={r.address} /></td>
               <td>{r.kind}</td>
               <td><Badge value={r.state} /></td>
               <td class="mono wrap">{r.reason ?? '—'}</td>

@@ -68,7 +68,7 @@ export function OrgSettingsFields(props: { form: OrgForm; set: Set; creating: bo
         <div class="form-row">
           <ListField label="Allowed origins" value={f.allowed_origins} onValue={(v) => set('allowed_origins', v)} hint="One per line: example.com or *.example.com." error={e['security.allowed_origins']} />
           <ListField label="Mobile app schemes" value={f.mobile_app_schemes} onValue={(v) => set('mobile_app_schemes', v)} hint="One per line, e.g. myapp." error={e['security.mobile_app_schemes']} />
-          <ListField label="Link domains" value={f.link_domains} onValue={(v) => set('link_domains', v)} hint="Domains links in templates may point to, one per line." error={e['security.link_domains']} />
+          <ListField label="Link domains" value={f.link_domains} onValue={(v) => set('link_domains', v)} hint="Domains links in templates may point to, one per line: example.com covers its subdomains (*.example.com means the same); no scheme, port or path." error={e['security.link_domains']} />
         </div>
       </Section>
       <Section title="CAPTCHA">

@@ -1,4 +1,6 @@
 import { useState } from 'preact/hooks';
+import { AddressText } from './address-text';
+import { readableAddress } from '../lib/idn';
 import { addBlockListEntry, blockListValue, listBlockList, removeBlockListEntry } from '../api/lists';
 import { ApiFailure } from '../api/client';
 import { SuppressionPager, SuppressionSearch } from './suppression-search';
@@ -22,7 +24,7 @@ export function BlockList(props: { org: string; q: string; cursor: string | unde
     try {
       const r = await addBlockListEntry(org, value.trim());
       setValue('');
-      setNote(`${r.value} is on the block list.`);
+      setNote(`${readableAddress(r.value)} is on the block list.`);
       await page.reload();
     } catch (err) {
       setError(err);
@@ -33,7 +35,7 @@ export function BlockList(props: { org: string; q: string; cursor: string | unde
     setError(undefined);
     try {
       await removeBlockListEntry(org, v);
-      setNote(`"${v}" is no longer blocked.`);
+      setNote(`"${readableAddress(v)}" is no longer blocked.`);
       await page.reload();
     } catch (err) {
       setError(err);
@@ -58,8 +60,8 @@ export function BlockList(props: { org: string; q: string; cursor: string | unde
           empty={q !== '' ? `No entry contains "${q}".` : 'The block list is empty.'}>
           {items.map((v) => (
             <tr key={v}>
-              <td>{v}</td>
-              <td><ActionButton kind="danger" label={`Remove ${v}`} onClick={() => remove(v)}>Remove</ActionButton></td>
+              <td><AddressText value={v} /></td>
+              <td><ActionButton kind="danger" label={`Remove ${readableAddress(v)}`} onClick={() => remove(v)}>Remove</ActionButton></td>
             </tr>
           ))}
         </Table>

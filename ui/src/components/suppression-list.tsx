@@ -1,4 +1,6 @@
 import { useState } from 'preact/hooks';
+import { AddressText } from './address-text';
+import { readableAddress } from '../lib/idn';
 import { addSuppression, listSuppressions, removeSuppression, SUPPRESSION_REASONS } from '../api/lists';
 import { formatTime } from '../lib/format';
 import { href } from '../lib/route-match';
@@ -46,11 +48,11 @@ export function SuppressionList(props: { org: string; q: string; cursor: string 
   const [note, setNote] = useState<string | undefined>();
   const [error, setError] = useState<unknown>();
   const remove = async (email: string) => {
-    if (!window.confirm(`Remove ${email} from the suppression list? Messages to it will be sent again.`)) return;
+    if (!window.confirm(`Remove ${readableAddress(email)} from the suppression list? Messages to it will be sent again.`)) return;
     setError(undefined);
     try {
       await removeSuppression(org, email);
-      setNote(`${email} is no longer suppressed.`);
+      setNote(`${readableAddress(email)} is no longer suppressed.`);
       await page.reload();
     } catch (e) {
       setError(e);
@@ -60,7 +62,7 @@ export function SuppressionList(props: { org: string; q: string; cursor: string 
   return (
     <Section title="Suppressions">
       <p class="hint">Recipients refused with 451: added by hand, or by a hard bounce or a spam complaint.</p>
-      <AddSuppression org={org} onAdded={async (email) => { setNote(`${email} is suppressed.`); await page.reload(); }} />
+      <AddSuppression org={org} onAdded={async (email) => { setNote(`${readableAddress(email)} is suppressed.`); await page.reload(); }} />
       <SuppressionSearch org={org} list={undefined} q={q} label="Search suppressions" />
       {note !== undefined && <Notice kind="ok">{note}</Notice>}
       <ErrorNotice error={error ?? page.error} />
@@ -72,12 +74,12 @@ export function SuppressionList(props: { org: string; q: string; cursor: string 
             const more = reasonBeyondSource(s);
             return (
               <tr key={s.email}>
-                <td>{s.email}</td>
+                <td><AddressText value={s.email} /></td>
                 <td><span class={`source source-${source}`}>{sourceLabel(source)}</span>{more !== undefined && <div class="hint mono wrap">{more}</div>}</td>
                 <td>{s.message_id !== undefined && s.message_id !== null
                   ? <a class="mono" href={href('orgs', org, 'messages', s.message_id)}>{s.message_id}</a> : '—'}</td>
                 <td class="nowrap">{formatTime(s.created_at)}</td>
-                <td><ActionButton kind="danger" label={`Remove ${s.email}`} onClick={() => remove(s.email)}>Remove</ActionButton></td>
+                <td><ActionButton kind="danger" label={`Remove ${readableAddress(s.email)}`} onClick={() => remove(s.email)}>Remove</ActionButton></td>
               </tr>
             );
           })}
