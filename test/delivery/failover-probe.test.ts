@@ -111,6 +111,25 @@ describe.each(DIALECTS)('failover at low volume on %s', (dialect) => {
       expect((await row(s.store, id!)).attempts).toBe(2);
     });
 
+    it.skipIf(skip)('a message that failed as the probe probes again when nothing later in its chain takes it, rather than wait', async () => {
+      const [breakers] = breakersFor(kind, lateClock.clock, closer);
+      const s = lateClock.bind(await failoverSetup(dialect, closer, { breakers }));
+      const worker = s.worker({ breakers, transports: { smtp: smtpWithoutCheck }, retry: DEFAULT_RETRY });
+      await primaryDown(s, breakers);
+      s.clock.advance(30_000);
+      const [id] = await insertQueued(s.store, 1, s.clock.now(), 'primary');
+      expect(await worker.runOnce()).toBe(1); // the probe, failed
+      // The backup's breaker opens meanwhile and is still open at the retry (30 s later).
+      s.clock.advance(10_000);
+      for (let i = 0; i < 5; i++) await breakers.failed('acme/backup', { kind: 'pass' }, 'other traffic');
+      s.clock.set(Number((await row(s.store, id!)).next_attempt_at));
+      expect(await worker.runOnce()).toBe(1);
+      const m = await row(s.store, id!);
+      expect(m).toMatchObject({ status: 'queued', attempts: 2 });
+      expect((await breakerOf(s)).last_error).toMatch(/ECONNREFUSED/);
+      expect(s.backup.received).toHaveLength(0);
+    });
+
     it.skipIf(skip)('with a synthetic probe, customer mail never goes to the dead primary; the probe closes the breaker when it is back', async () => {
       const [breakers] = breakersFor(kind, lateClock.clock, closer);
       const s = lateClock.bind(await failoverSetup(dialect, closer, { breakers }));
