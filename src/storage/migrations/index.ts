@@ -13,6 +13,7 @@ import * as m0010 from './0010_catalog_stamp.js';
 import * as m0011 from './0011_planner_stats.js';
 import * as m0012 from './0012_partial_queue_indexes.js';
 import * as m0013 from './0013_early_provider_events.js';
+import * as m0014 from './0014_idn_list_keys.js';
 
 /** Numbered, applied in name order. Add a file and a line here; never edit an applied one. */
 export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: Dialect) => Promise<void>>> = {
@@ -29,4 +30,5 @@ export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: 
   '0011_planner_stats': m0011.up,
   '0012_partial_queue_indexes': m0012.up,
   '0013_early_provider_events': m0013.up,
+  '0014_idn_list_keys': m0014.up,
 };
