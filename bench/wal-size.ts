@@ -60,7 +60,7 @@ export function printWalBench(f: WalFigures, connections: number): void {
   const errors = f.load.non2xx + f.load.errors > 0 ? `, non-2xx ${f.load.non2xx}, errors ${f.load.errors}` : '';
   console.log('');
   console.log(`SQLite WAL under the highest sustained rate (issue 25 §2): closed loop, ${connections} connections, ${f.load.seconds} s, worker on`);
-  console.log(`  ${f.load.rps.toFixed(0)} sends/s, ${f.load.ok} accepted${errors}; worker drained the run ${f.drainSeconds === undefined ? 'not within 120 s' : `in ${f.drainSeconds.toFixed(1)} s more`}`);
+  console.log(`  ${f.load.rps.toFixed(0)} sends/s (p50 ${f.load.p50} ms, p99 ${f.load.p99} ms), ${f.load.ok} accepted${errors}; worker drained the run ${f.drainSeconds === undefined ? 'not within 120 s' : `in ${f.drainSeconds.toFixed(1)} s more`}`);
   const row = f.samples.filter(([t]) => t % 5 === 0).map(([t, wal, dbMb]) => `${String(t).padStart(3)} s ${wal.toFixed(1).padStart(5)}/${dbMb.toFixed(0)}`);
   for (let i = 0; i < row.length; i += 6) console.log(`  WAL/database MB at ${row.slice(i, i + 6).join('   ')}`);
   console.log(`  WAL max ${f.maxMb.toFixed(1)} MB (sampled every 100 ms), after the run and its delivery ${f.finalMb.toFixed(1)} MB`);
