@@ -49,7 +49,10 @@ export function canonicalAddress(value: string): string {
   return `${local}@${asciiDomain(domain) ?? domain.normalize('NFC').toLowerCase()}`;
 }
 
-/** The address with its domain in A-label form and the local part as written (what a relay is given). */
+/**
+ * The address with its domain in A-label form and the local part as written: what nodemailer
+ * gives a relay, envelope and headers, for an ASCII local part (`ann@exämple.com` → `ann@xn--exmple-cua.com`).
+ */
 export function asciiDomainAddress(address: string): string {
   const at = address.lastIndexOf('@');
   if (at === -1 || !NON_ASCII.test(address.slice(at + 1))) return address;

@@ -1,3 +1,4 @@
+import { canonicalAddress } from '../../domain/addresses.js';
 import { DeliveryError, ServiceTestError, type Refusal, type ServiceTestReason } from '../transport.js';
 import { ProviderConnectionError, type ProviderHttp, type ProviderRequest, type ProviderResponse } from './http-client.js';
 
@@ -98,8 +99,9 @@ export const permanent = (message: string) => new DeliveryError('permanent', mes
  * To address (outcomes.ts), so an unparsed list fails the message without suppressing anyone.
  */
 export function mailbox(message: string, refusedAddresses: readonly string[], allRecipients: readonly string[]): DeliveryError {
-  const refusedSet = new Set(refusedAddresses.map((a) => a.trim().toLowerCase()).filter((a) => a !== ''));
-  const all = [...new Set(allRecipients.map((a) => a.toLowerCase()))];
+  // canonicalAddress: a provider may name `zoë@exämple.com` by the other form of its domain.
+  const refusedSet = new Set(refusedAddresses.map(canonicalAddress).filter((a) => a !== ''));
+  const all = [...new Set(allRecipients.map(canonicalAddress))];
   const named = all.filter((a) => refusedSet.has(a));
   if (named.length === 0) return permanent(message);
   const refused: Refusal[] = all.map((address) => refusedSet.has(address)
@@ -115,8 +117,8 @@ export function mailbox(message: string, refusedAddresses: readonly string[], al
  * are deferred. Unnamed: the whole message fails.
  */
 export function invalidRecipients(message: string, invalid: readonly string[], allRecipients: readonly string[]): DeliveryError {
-  const bad = new Set(invalid.map((a) => a.toLowerCase()));
-  const all = [...new Set(allRecipients.map((a) => a.toLowerCase()))];
+  const bad = new Set(invalid.map(canonicalAddress));
+  const all = [...new Set(allRecipients.map(canonicalAddress))];
   if (!all.some((a) => bad.has(a)) || all.every((a) => bad.has(a))) return permanent(message);
   const refused: Refusal[] = all.map((address) => bad.has(address)
     ? { address, kind: 'permanent', reason: message.slice(0, 500) }
