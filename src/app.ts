@@ -75,7 +75,7 @@ export async function buildApp(services: AppServices): Promise<App> {
   app.addHook('onRoute', (route) => {
     if (route.url !== '*' && route.method !== 'OPTIONS') patterns.push(routePattern(route.url));
   });
-  installErrorHandling(app, config.docsUrl, patterns);
+  installErrorHandling(app, config.docsUrl, patterns, services.store.health);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -11,6 +11,8 @@ import { openBlobStore, type OpenedBlobs } from '../blobs/index.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { TURNSTILE_TEST_SECRETS } from '../protection/captcha.js';
 import { createProtection, type Protection, type ProtectionOptions } from '../protection/index.js';
+import { failFastOnceReady, guardRedis, REDIS_CLIENT_OPTIONS } from '../net/redis-client.js';
+import { RETRY_AFTER_SECONDS } from '../storage/health.js';
 import { openStore, type Store } from '../storage/store.js';
 import { nudgingNotifier } from '../events/notifier.js';
 import type { EventNotifier } from '../events/types.js';
@@ -88,22 +90,36 @@ export function buildServices(config: Config, deps: ServiceDeps): Services {
   const { store, clock } = deps;
   const logger = deps.logger ?? pino({ level: config.logLevel });
   const owned = deps.redis === undefined && config.redisUrl !== undefined
-    // A command waits through at most 2 reconnections, then fails: the limiter gives up even
-    // sooner (MAILROOM_RATE_LIMIT_TIMEOUT_MS, 1 s) and fails closed for public keys.
-    ? new (redisClass())(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true })
+    // Commands fail at once while the connection is down, never queue (src/net/redis-client.ts).
+    ? new (redisClass())(config.redisUrl, REDIS_CLIENT_OPTIONS)
     : undefined;
-  owned?.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis'));
   const redis = deps.redis ?? owned;
   const metrics = deps.metrics ?? createMetrics(() => store.queue.depth(clock.now()), () => store.webhookDeliveries.stats(clock.now()));
+  // One circuit for every user of the connection: while Redis is down none waits for it.
+  const redisCircuit = redis === undefined ? undefined
+    : guardRedis(redis, { clock, timeoutMs: config.limits.backendTimeoutMs, logger, metrics });
+  if (owned !== undefined) {
+    failFastOnceReady(owned);
+    // A listener, so that no connection error ends the process. The first error after a
+    // connection is logged at warn; the failed reconnections after it (one per 2 s while Redis is
+    // down) at debug: the circuit logs the outage once (src/net/redis-client.ts).
+    let told = false;
+    owned.on('ready', () => { told = false; });
+    owned.on('error', (err: Error) => {
+      if (told) logger.debug({ component: 'redis', err: err.message }, 'redis connection error');
+      else logger.warn({ component: 'redis', err: err.message }, 'redis connection error');
+      told = true;
+    });
+  }
   const settings = config.webhooks;
   // Connections per origin as many as attempts per endpoint may run at once.
   const http = deps.webhookHttp
     ?? createWebhookHttp({ policy: settings.urlPolicy, timeoutMs: settings.attemptTimeoutMs, maxConnectionsPerOrigin: settings.endpointConcurrency });
   const wakeup = new Wakeup();
-  const breakers = redis === undefined ? new LocalBreakers(clock, config.breaker) : new RedisBreakers(redis, clock, config.breaker);
+  const breakers = redis === undefined ? new LocalBreakers(clock, config.breaker) : new RedisBreakers(redis, clock, { ...config.breaker, circuit: redisCircuit });
   exposeBreakers(metrics, breakers);
   const protection = createProtection({
-    config, clock, metrics, logger: logger.child({ component: 'protection' }), redis, ...deps.protection,
+    config, clock, metrics, logger: logger.child({ component: 'protection' }), redis, redisCircuit, ...deps.protection,
   });
   return {
     store,
@@ -119,6 +135,7 @@ export function buildServices(config: Config, deps: ServiceDeps): Services {
     logger,
     close: async () => {
       if (deps.webhookHttp === undefined) await http.close();
+      redisCircuit?.stop();
       if (owned !== undefined) await owned.quit().catch(() => owned.disconnect());
     },
   };
@@ -143,6 +160,7 @@ export interface Runtime extends Services {
 export async function createRuntime(config: Config): Promise<Runtime> {
   const logger = pino({ level: config.logLevel });
   const store = await openStore(config.databaseUrl, { clock: systemClock, warn: (message) => logger.warn({ component: 'store' }, message) });
+  logStorageHealth(store, logger);
   const services = buildServices(config, { store, clock: systemClock, logger });
   if (config.env === 'production') {
     if (services.redis === undefined) logger.info('MAILROOM_REDIS_URL is not set: rate limits and used CAPTCHA tokens are kept in this process only');
@@ -167,6 +185,22 @@ export async function createRuntime(config: Config): Promise<Runtime> {
       await services.close();
     },
   };
+}
+
+/**
+ * One line when the database goes away or the disk fills, one when it is over (with how long it
+ * lasted): requests meanwhile answer 503 without a line each beyond the request log.
+ */
+function logStorageHealth(store: Store, logger: pino.Logger): void {
+  store.health.listen(({ kind, state, message, lastedMs }) => {
+    if (state === 'began') {
+      logger.warn({ component: 'store', reason: kind, err: message }, kind === 'database_unavailable'
+        ? `database unavailable: requests that need it answer 503 service_unavailable (Retry-After ${RETRY_AFTER_SECONDS[kind]} s) and the worker pauses claiming, until it is back`
+        : `storage full: writes answer 503 service_unavailable, reason storage_full (Retry-After ${RETRY_AFTER_SECONDS[kind]} s), until one succeeds`);
+    } else {
+      logger.info({ component: 'store', reason: kind, lasted_ms: lastedMs }, kind === 'database_unavailable' ? 'database available again' : 'storage takes writes again');
+    }
+  });
 }
 
 /** Resolves on the first SIGTERM or SIGINT. */

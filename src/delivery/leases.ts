@@ -1,11 +1,28 @@
 import type { Clock } from '../domain/clock.js';
 import type { ClaimedMessage } from '../storage/queue-types.js';
+import { storageTrouble } from '../storage/availability.js';
 import type { Store } from '../storage/store.js';
+
+/**
+ * Storage trouble (the database away, a full disk) is an expected state, logged by the claim
+ * loop's pause: here a one-line warning, not an error with a stack every time a timer fires.
+ */
+export function logStorageAware(logger: LeaseDeps['logger'], err: unknown, msg: string, extra: object = {}): void {
+  const reason = storageTrouble(err);
+  if (reason === undefined) logger.error({ err, ...extra }, msg);
+  else logger.warn({ reason, err: err instanceof Error ? err.message : String(err), ...extra }, msg);
+}
 
 export interface LeaseDeps {
   store: Store;
+  /**
+   * The store that gives claims back (giveBack): the worker's, which tries again while the
+   * storage is unavailable (storage-retry.ts). Default: `store`. Claims are never retried here:
+   * the claim loop pauses instead (ClaimPause).
+   */
+  givingBack?: Store;
   clock: Clock;
-  logger: { error(obj: object, msg: string): void };
+  logger: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
 export interface LeaseOptions {
@@ -43,7 +60,7 @@ export class Leases {
 
   startHeartbeat(): void {
     this.heartbeat = setInterval(() => {
-      this.renewDue().catch((err: unknown) => this.deps.logger.error({ err }, 'renewing leases failed'));
+      this.renewDue().catch((err: unknown) => logStorageAware(this.deps.logger, err, 'renewing leases failed'));
     }, this.options.renewEveryMs);
     this.heartbeat.unref();
   }
@@ -100,9 +117,9 @@ export class Leases {
     for (const m of batch) void this.letGo(m);
     await this.writes;
     const now = this.deps.clock.now();
-    await this.deps.store.transaction(async (tx) => {
+    await (this.deps.givingBack ?? this.deps.store).transaction(async (tx) => {
       for (const m of batch) await tx.queue.release(m.id, m.lease_until, now, reason);
-    }, { durable: false }).catch((err: unknown) => this.deps.logger.error({ err, messages: batch.length }, 'giving claimed messages back failed; their leases will expire'));
+    }, { durable: false }).catch((err: unknown) => logStorageAware(this.deps.logger, err, 'giving claimed messages back failed; their leases will expire', { messages: batch.length }));
   }
 
   /** A stop: whatever is still held goes back to the queue untouched, one message at a time. */

@@ -4,6 +4,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { ReapResult } from '../storage/queue-types.js';
 import type { Store } from '../storage/store.js';
 import { housekeeping } from './housekeeping.js';
+import { logStorageAware } from './leases.js';
 import { DEFAULT_RETRY, reapGiveUpReason, type RetryPolicy } from './retry.js';
 
 export interface ReaperDeps {
@@ -70,8 +71,8 @@ export class Reaper {
   private readonly maintenance: Job;
 
   constructor(private readonly deps: ReaperDeps, private readonly options: ReaperOptions, private readonly onRequeued: () => void = () => undefined) {
-    this.reaping = new Job(() => this.reap(), (err) => deps.logger.error({ err }, 'reaping expired leases failed'));
-    this.maintenance = new Job(() => this.maintain(deps.clock.now()), (err) => deps.logger.error({ err }, 'maintenance failed'));
+    this.reaping = new Job(() => this.reap(), (err) => logStorageAware(deps.logger, err, 'reaping expired leases failed'));
+    this.maintenance = new Job(() => this.maintain(deps.clock.now()), (err) => logStorageAware(deps.logger, err, 'maintenance failed'));
   }
 
   /** Both run now, then on their own timers, until stop. */
@@ -93,7 +94,7 @@ export class Reaper {
     const now = this.deps.clock.now();
     if (now - this.reaping.last >= this.options.reapEveryMs) await this.reaping.run();
     if (now - this.maintenance.last >= this.options.maintenanceEveryMs) {
-      await this.maintenance.run().catch((err: unknown) => this.deps.logger.error({ err }, 'maintenance failed'));
+      await this.maintenance.run().catch((err: unknown) => logStorageAware(this.deps.logger, err, 'maintenance failed'));
     }
   }
 

@@ -4,7 +4,10 @@ import type { Metrics } from '../observability/metrics.js';
 import type { ClaimedMessage, SettledState } from '../storage/queue-types.js';
 import type { Store } from '../storage/store.js';
 import { readBatchContext, serviceKey, type BatchContext } from './batch-context.js';
+import { storageTrouble } from '../storage/availability.js';
+import { ClaimPause } from './claim-pause.js';
 import { Leases } from './leases.js';
+import { retryingStore, type StorageRetry } from './storage-retry.js';
 import { Outcomes } from './outcomes.js';
 import type { Pacer } from './pacing.js';
 import { MAINTENANCE_EVERY_MS, Reaper } from './reaper.js';
@@ -86,6 +89,9 @@ export class DeliveryWorker {
   private readonly outcomes: Outcomes;
   private readonly reaper: Reaper;
   private readonly attemptDeps: AttemptDeps;
+  /** Outcome and lease writes, tried again while the storage is unavailable (storage-retry.ts). */
+  private readonly writes: StorageRetry;
+  private readonly pause: ClaimPause;
   private running = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -93,8 +99,10 @@ export class DeliveryWorker {
   constructor(private readonly deps: WorkerDeps, options: Partial<WorkerOptions> = {}) {
     this.options = { ...DEFAULT_WORKER_OPTIONS, ...options };
     this.transports = new TransportCache(deps.dataDir, deps.transports);
-    this.leases = new Leases(deps, this.options);
-    this.outcomes = new Outcomes(deps, this.leases);
+    this.writes = retryingStore(deps.store, this.options.leaseMs);
+    this.pause = new ClaimPause(deps.logger, this.options.pollMs);
+    this.leases = new Leases({ ...deps, givingBack: this.writes.store }, this.options);
+    this.outcomes = new Outcomes({ ...deps, store: this.writes.store }, this.leases);
     this.reaper = new Reaper(deps, { reapEveryMs: this.options.reapEveryMs, maintenanceEveryMs: MAINTENANCE_EVERY_MS }, () => this.nudge());
     const breakers = deps.breakers ?? new LocalBreakers(deps.clock);
     exposeBreakers(deps.metrics, breakers);
@@ -131,6 +139,8 @@ export class DeliveryWorker {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all([this.loop, reaper]), new Promise((r) => { timer = setTimeout(r, graceMs); })]);
     clearTimeout(timer);
+    // Writes still waiting for the storage give up: their messages' leases expire as before.
+    this.writes.stop();
     await this.outcomes.drain();
     await this.leases.giveUpAll('worker_stopped');
     await this.transports.close();
@@ -167,10 +177,19 @@ export class DeliveryWorker {
 
   private dispatch(m: ClaimedMessage, context: BatchContext): Promise<void> {
     return this.deliver(m, context)
-      .catch((err: unknown) => this.deps.logger.error(
-        { err, message_id: m.id, org_id: m.org_id, service_id: m.service_id },
-        'delivery failed unexpectedly; the lease will expire and the reaper requeue (or, out of attempts, fail) it',
-      ))
+      .catch(async (err: unknown) => {
+        if (storageTrouble(err) !== undefined) {
+          // The storage failed under the attempt (a read before sending, or an outcome that could
+          // not be written for the whole lease): back to the queue as soon as writes work, not
+          // after the lease. Sent already or not, a resend keeps its Message-ID (at-least-once).
+          await this.leases.giveBack([m], 'storage_unavailable');
+          return;
+        }
+        this.deps.logger.error(
+          { err, message_id: m.id, org_id: m.org_id, service_id: m.service_id },
+          'delivery failed unexpectedly; the lease will expire and the reaper requeue (or, out of attempts, fail) it',
+        );
+      })
       .finally(() => void this.leases.letGo(m));
   }
 
@@ -187,11 +206,13 @@ export class DeliveryWorker {
     const nextSettled = () => new Promise<void>((resolve) => { settled = resolve; });
     while (this.running) {
       let claimed = 0;
+      let pauseMs: number | undefined;
       if (inFlight.size <= this.options.batchSize / 2) {
         let batch: ClaimedMessage[] = [];
         try {
           batch = await this.leases.claim(this.options.batchSize - inFlight.size);
           const context = await this.contextOrGiveBack(batch);
+          this.pause.succeeded();
           claimed = batch.length;
           for (const m of batch) {
             const p: Promise<void> = this.dispatch(m, context).finally(() => {
@@ -202,8 +223,10 @@ export class DeliveryWorker {
           }
         } catch (err) {
           // With a batch claimed, it was its context that failed: the batch went back to the queue.
-          // `claimed` stays 0, so the loop waits pollMs before trying again.
-          this.deps.logger.error({ err, ...(batch.length > 0 ? { messages: batch.length, released: true } : {}) }, 'claiming failed');
+          // `claimed` stays 0, so the loop waits pollMs before trying again; while the storage is
+          // unavailable, longer each time (ClaimPause), with one log line for the whole pause.
+          pauseMs = this.pause.failed(err);
+          if (pauseMs === undefined) this.deps.logger.error({ err, ...(batch.length > 0 ? { messages: batch.length, released: true } : {}) }, 'claiming failed');
         }
       }
       if (!this.running) break;
@@ -212,7 +235,7 @@ export class DeliveryWorker {
       } else if (claimed === 0) {
         // Nothing new to claim: wait for a send to finish, a nudge, or the poll interval.
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollMs);
+          const timer = setTimeout(resolve, pauseMs ?? this.options.pollMs);
           this.wake = () => {
             clearTimeout(timer);
             resolve();

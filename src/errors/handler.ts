@@ -5,6 +5,9 @@ import { endLingering, isLingering, lingerAfterAnswer } from './lingering-close.
 import { ApiError } from './api-error.js';
 import type { ErrorCode } from './catalog.js';
 import { errorBody } from './envelope.js';
+import { storageTrouble } from '../storage/availability.js';
+import type { StorageHealth } from '../storage/health.js';
+import { unavailableError } from './unavailable.js';
 
 interface ValidationIssue {
   instancePath?: string;
@@ -18,7 +21,7 @@ interface ValidationIssue {
  * mapped to the spec's codes; anything else is a 500 `internal_error` that names the request
  * id and never the cause, which goes to the log instead.
  */
-export function installErrorHandling(app: FastifyInstance, docsBase: string, routePatterns: readonly RegExp[]): void {
+export function installErrorHandling(app: FastifyInstance, docsBase: string, routePatterns: readonly RegExp[], health?: StorageHealth): void {
   const send = (reply: FastifyReply, err: ApiError) => {
     if (err.headers !== undefined) reply.headers(err.headers);
     // An answer that closes the connection before the body is read (ours, or Fastify's parser's
@@ -29,6 +32,14 @@ export function installErrorHandling(app: FastifyInstance, docsBase: string, rou
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiError) return send(reply, error);
+    // The database went away or the disk is full: an expected state, answered 503 with
+    // Retry-After. The log line comes once per spell of trouble (StorageHealth's listener),
+    // not a stack per request; here only a debug line.
+    const trouble = health?.report(error) ?? storageTrouble(error);
+    if (trouble !== undefined) {
+      request.log.debug({ reason: trouble, err: error.message }, 'storage unavailable');
+      return send(reply, unavailableError(trouble));
+    }
     const mapped = mapFastifyError(error, request) ?? mapUnstorableText(error);
     if (mapped !== undefined) return send(reply, mapped);
     request.log.error({ err: error }, 'unhandled error');

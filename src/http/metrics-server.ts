@@ -41,7 +41,7 @@ export async function startMetricsServer(deps: {
   app.addHook('onRoute', (route) => {
     if (route.url !== '*' && route.method !== 'OPTIONS') patterns.push(routePattern(route.url));
   });
-  installErrorHandling(app, config.docsUrl, patterns);
+  installErrorHandling(app, config.docsUrl, patterns, deps.store.health);
   app.addSchema(ErrorEnvelope);
   registerHealth(app, { store: deps.store });
   registerMetrics(app, deps.metrics, config.metricsToken);

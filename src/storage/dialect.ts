@@ -5,7 +5,8 @@ import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase as Sql
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { MIGRATIONS } from './migrations/index.js';
-import { namingPool } from './prepared-pool.js';
+import { StorageHealth } from './health.js';
+import { BOUNDED_SESSION, HOT_AFTER, namingPool, UNBOUNDED_SESSION } from './prepared-pool.js';
 import { BACKSTOP_CHECKPOINT_PAGES, WAL_KEPT_BYTES, WalKeeper, type CommitFollowUp } from './wal-keeper.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -13,6 +14,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface OpenedDatabase {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** This process's view of the storage's health (src/storage/health.ts); the pool reports into it. */
+  health: StorageHealth;
   /** SQLite file databases: flushes and checkpoints the WAL off the event loop (WalKeeper). */
   file?: CommitFollowUp;
 }
@@ -23,11 +26,12 @@ export interface OpenedDatabase {
  * `warn` hears of trouble the database copes with on its own (see WalKeeperOptions).
  */
 export async function openDatabase(url: string, warn?: (message: string) => void): Promise<OpenedDatabase> {
+  const health = new StorageHealth();
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
-    return { db: openSqlite(file), dialect: 'sqlite', ...(file === ':memory:' ? {} : { file: new WalKeeper(file, { warn }) }) };
+    return { db: openSqlite(file), dialect: 'sqlite', health, ...(file === ':memory:' ? {} : { file: new WalKeeper(file, { warn }) }) };
   }
-  return { db: await openPostgres(url), dialect: 'postgres' };
+  return { db: await openPostgres(url, health), dialect: 'postgres', health };
 }
 
 function openSqlite(file: string): Kysely<Database> {
@@ -81,7 +85,7 @@ const pgTypes = {
     oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
-async function openPostgres(url: string): Promise<Kysely<Database>> {
+async function openPostgres(url: string, health: StorageHealth): Promise<Kysely<Database>> {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema');
   parsed.searchParams.delete('schema');
@@ -95,7 +99,10 @@ async function openPostgres(url: string): Promise<Kysely<Database>> {
   }
   const connectionString = parsed.toString();
   if (schema !== null) {
-    const client = new pg.Client({ connectionString });
+    const client = new pg.Client({ connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    // A connection lost while it is open is reported by the query under way; without a
+    // listener its 'error' event would also end the process.
+    client.on('error', () => undefined);
     await client.connect();
     try {
       await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
@@ -110,10 +117,35 @@ async function openPostgres(url: string): Promise<Kysely<Database>> {
     connectionString,
     max: 10,
     types: pgTypes,
-    ...(schema !== null ? { options: `-c search_path=${schema}` } : {}),
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // Notices a peer that vanished without a word (a failover's old primary) on idle connections.
+    keepAlive: true,
+    options: [`-c statement_timeout=${STATEMENT_TIMEOUT_MS}`, ...(schema !== null ? [`-c search_path=${schema}`] : [])].join(' '),
   });
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: prepare === 'on' ? namingPool(pool) : pool }) });
+  // PostgreSQL going away (a restart's 57P01, a crash, a failover) makes every connection emit
+  // 'error': pg-pool listens only while a client is idle, and an 'error' event nobody hears ends
+  // the process. An idle client's error reaches the pool; a checked-out client's reaches its
+  // own listener, and the query under way rejects with it (handled by its caller). pg-pool then
+  // drops the dead client and connects anew on the next checkout: no loop of ours to back off.
+  pool.on('error', (err) => health.report(err));
+  pool.on('connect', (client) => client.on('error', (err) => health.report(err)));
+  const limits = prepare === 'on' ? undefined : { hotAfter: HOT_AFTER, maxNamed: 0, maxCounted: 0 };
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool, limits, { queryTimeoutMs: QUERY_TIMEOUT_MS, health }) }) });
 }
+
+/**
+ * Time bounds on PostgreSQL, so that a request never hangs on a database that went away:
+ * - connecting, or waiting for one of the pool's 10 connections: 5 s. A restarted or stopped
+ *   server refuses at once (ECONNREFUSED, 57P03); this bounds a host that does not answer at all.
+ * - one statement: 15 s, on the server (statement_timeout; the connection stays usable). The
+ *   slowest statements of a running service (housekeeping's purge of 500 messages, a history
+ *   page) take well under a second; migrations lift it for their session (UNBOUNDED_SESSION).
+ * - one query, on our side: 20 s, for a server that stopped answering without closing the
+ *   connection (statement_timeout cannot fire there); that connection is then dropped.
+ */
+export const CONNECT_TIMEOUT_MS = 5_000;
+export const STATEMENT_TIMEOUT_MS = 15_000;
+export const QUERY_TIMEOUT_MS = 20_000;
 
 /**
  * Applies pending migrations, once, however many processes start together: the whole run
@@ -125,11 +157,15 @@ async function openPostgres(url: string): Promise<Kysely<Database>> {
 export async function migrate({ db, dialect }: OpenedDatabase): Promise<string[]> {
   return db.connection().execute(async (conn) => {
     if (dialect === 'postgres') {
+      // Waiting for another process's migrations, or building an index on a large table, may
+      // take longer than a statement of a running service is allowed (STATEMENT_TIMEOUT_MS).
+      await sql.raw(UNBOUNDED_SESSION).execute(conn);
       await sql`select pg_advisory_lock(${MIGRATION_LOCK_ID})`.execute(conn);
       try {
         return await applyPending(conn, dialect, (step) => conn.transaction().execute(step));
       } finally {
         await sql`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`.execute(conn);
+        await sql.raw(BOUNDED_SESSION).execute(conn);
       }
     }
     await sql`begin immediate`.execute(conn);

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import { compiledOnce } from './compiled.js';
-import type { Dialect } from './dialect.js';
+import { CONNECT_TIMEOUT_MS, STATEMENT_TIMEOUT_MS, type Dialect } from './dialect.js';
 import type { Database, IdempotencyTable } from './schema.js';
 
 export interface StoredResponse {
@@ -10,18 +10,23 @@ export interface StoredResponse {
 }
 
 export type IdempotencyClaim =
-  | { kind: 'claimed' }
+  /** `at`: the claim's time (PostgreSQL's claim row), which fences its complete and release. */
+  | { kind: 'claimed'; at?: number }
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'conflict'; reason: 'different_body' | 'in_progress' };
 
 /** Spec, Idempotency: keys are remembered for 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
- * A claim whose request never finished (the process died between claim and reply) is taken
- * over after this long, so one crash does not block a key's retries for a whole day. 60 s is
- * far above any send's own time on this path (milliseconds).
+ * A claim whose request never finished (its process died between claim and reply, or it lost
+ * the database and could not remove its claim) is taken over after this long; until then a
+ * retry with the key is 409 `in_progress`. 20 s: what a request can take on the database, its
+ * wait for a connection (CONNECT_TIMEOUT_MS, 5 s) and a statement (STATEMENT_TIMEOUT_MS, 15 s;
+ * a send's statements take milliseconds). Was 60 s. A request slower still is fenced, not
+ * duplicated: its claim's time no longer matches at its commit (complete), so its transaction
+ * rolls back with 409 and the retry that took over is the one that counts.
  */
-export const IN_FLIGHT_LEASE_MS = 60_000;
+export const IN_FLIGHT_LEASE_MS = CONNECT_TIMEOUT_MS + STATEMENT_TIMEOUT_MS;
 
 const putRecord = compiledOnce<{
   org_id: string; key: string; request_hash: string; response_status: number; response_headers: string;
@@ -51,7 +56,7 @@ export function idempotencyRepo(db: Kysely<Database>, dialect: Dialect) {
         .values({ org_id: orgId, key, request_hash: hash, state: 'in_flight', response_status: null, response_headers: null, response_body: null, created_at: now, expires_at: now + IDEMPOTENCY_TTL_MS })
         .onConflict((oc) => oc.columns(['org_id', 'key']).doNothing())
         .executeTakeFirst();
-      if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return { kind: 'claimed' };
+      if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return { kind: 'claimed', at: now };
 
       // Take over an expired record, or an abandoned claim, with a compare-and-set on its state.
       const takeover = await db.updateTable('idempotency_records')
@@ -62,7 +67,7 @@ export function idempotencyRepo(db: Kysely<Database>, dialect: Dialect) {
           eb.and([eb('state', '=', 'in_flight'), eb('created_at', '<=', now - IN_FLIGHT_LEASE_MS)]),
         ]))
         .executeTakeFirst();
-      if (takeover.numUpdatedRows > 0n) return { kind: 'claimed' };
+      if (takeover.numUpdatedRows > 0n) return { kind: 'claimed', at: now };
 
       const row = await db.selectFrom('idempotency_records').selectAll()
         .where('org_id', '=', orgId).where('key', '=', key).executeTakeFirst();
@@ -94,18 +99,25 @@ export function idempotencyRepo(db: Kysely<Database>, dialect: Dialect) {
       });
     },
 
-    async complete(orgId: string, key: string, response: StoredResponse): Promise<void> {
-      await db.updateTable('idempotency_records')
+    /**
+     * Completes the claim taken at `claimedAt`; false when it is no longer ours (a retry took it
+     * over after IN_FLIGHT_LEASE_MS): the caller's transaction must then not commit.
+     */
+    async complete(orgId: string, key: string, response: StoredResponse, claimedAt?: number): Promise<boolean> {
+      let q = db.updateTable('idempotency_records')
         .set({ state: 'done', response_status: response.status, response_headers: JSON.stringify(response.headers), response_body: response.body })
-        .where('org_id', '=', orgId).where('key', '=', key)
-        .execute();
+        .where('org_id', '=', orgId).where('key', '=', key);
+      if (claimedAt !== undefined) q = q.where('state', '=', 'in_flight').where('created_at', '=', claimedAt);
+      return (await q.executeTakeFirst()).numUpdatedRows > 0n;
     },
 
     /** A request that failed before acceptance leaves no record: its retry runs afresh. */
-    async release(orgId: string, key: string): Promise<void> {
-      await db.deleteFrom('idempotency_records')
-        .where('org_id', '=', orgId).where('key', '=', key).where('state', '=', 'in_flight')
-        .execute();
+    async release(orgId: string, key: string, claimedAt?: number): Promise<void> {
+      let q = db.deleteFrom('idempotency_records')
+        .where('org_id', '=', orgId).where('key', '=', key).where('state', '=', 'in_flight');
+      // Only our own claim, never one a retry took over meanwhile.
+      if (claimedAt !== undefined) q = q.where('created_at', '=', claimedAt);
+      await q.execute();
     },
 
     async purgeExpired(now: number): Promise<number> {

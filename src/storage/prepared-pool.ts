@@ -36,7 +36,27 @@ export interface NamingLimits {
   maxCounted: number;
 }
 
-export function namingPool(pool: pg.Pool, limits: NamingLimits = { hotAfter: HOT_AFTER, maxNamed: MAX_NAMED, maxCounted: MAX_COUNTED }): PostgresPool {
+/**
+ * How the pool copes with a database that goes away (issue 25): each query gets a client-side
+ * time bound, and a client whose query failed for lack of the database (or timed out) is
+ * destroyed on release instead of going back to the pool, so the next checkout connects anew.
+ */
+export interface PoolGuard {
+  /** Client-side bound of one query (ms); 0 or absent: none. See dialect.ts for the number. */
+  queryTimeoutMs?: number;
+  /** Hears every failed query (it classifies) and every query that worked. */
+  health?: { report(err: unknown): unknown; reached(): void };
+}
+
+/**
+ * A session that runs `set statement_timeout = 0` (the migrations: an index build on a large
+ * table may take minutes) lifts the client-side bound too, until `reset statement_timeout`.
+ */
+export const UNBOUNDED_SESSION = 'set statement_timeout = 0';
+export const BOUNDED_SESSION = 'reset statement_timeout';
+
+export function namingPool(pool: pg.Pool, limits: NamingLimits = { hotAfter: HOT_AFTER, maxNamed: MAX_NAMED, maxCounted: MAX_COUNTED }, guard: PoolGuard = {}): PostgresPool {
+  const unbounded = new WeakSet<pg.PoolClient>();
   const seen = new Map<string, number>();
   const names = new Map<string, string>();
 
@@ -62,17 +82,37 @@ export function namingPool(pool: pg.Pool, limits: NamingLimits = { hotAfter: HOT
 
   return {
     async connect(): Promise<PostgresPoolClient> {
-      const raw = await pool.connect();
+      let raw: pg.PoolClient;
+      try {
+        raw = await pool.connect();
+      } catch (err) {
+        guard.health?.report(err);
+        throw err;
+      }
+      // Set when a query failed in a way that leaves the connection unusable or unknown.
+      let broken: Error | undefined;
+      const watched = <T>(p: Promise<T>): Promise<T> => p.then((r) => {
+        guard.health?.reached();
+        return r;
+      }, (err: unknown) => {
+        // A timed-out query may still be running on the server: the connection is not reused.
+        if (guard.health?.report(err) === 'database_unavailable' || (err as Error).message === 'Query read timeout') broken = err as Error;
+        throw err;
+      });
       function query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
       function query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
       function query<R>(sqlOrCursor: string | PostgresCursor<R>, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
         if (typeof sqlOrCursor !== 'string') return raw.query(sqlOrCursor as unknown as pg.Submittable) as unknown as PostgresCursor<R>;
+        if (sqlOrCursor === UNBOUNDED_SESSION) unbounded.add(raw);
+        if (sqlOrCursor === BOUNDED_SESSION) unbounded.delete(raw);
         const values = [...(parameters ?? [])];
         const name = values.length > 0 ? nameOf(sqlOrCursor) : undefined;
-        const result = name === undefined ? raw.query(sqlOrCursor, values) : raw.query({ name, text: sqlOrCursor, values });
-        return result as unknown as Promise<PostgresQueryResult<R>>;
+        // pg reads query_timeout per query; an unset one falls back to the pool's (none).
+        const timeout = unbounded.has(raw) || guard.queryTimeoutMs === undefined || guard.queryTimeoutMs <= 0 ? {} : { query_timeout: guard.queryTimeoutMs };
+        const result = raw.query({ text: sqlOrCursor, values, ...(name === undefined ? {} : { name }), ...timeout });
+        return watched(result) as unknown as Promise<PostgresQueryResult<R>>;
       }
-      return { query, release: () => raw.release() };
+      return { query, release: () => raw.release(broken) };
     },
     end: () => pool.end(),
   };

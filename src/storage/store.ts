@@ -6,6 +6,7 @@ import { apiKeysRepo } from './api-keys.js';
 import { creditsRepo } from './credits.js';
 import { compiledOnce } from './compiled.js';
 import { migrate, openDatabase, type Dialect } from './dialect.js';
+import { StorageHealth } from './health.js';
 import { GroupCommit } from './group-commit.js';
 import { idempotencyRepo } from './idempotency.js';
 import { blockListRepo, listHitsRepo, suppressionsRepo } from './lists.js';
@@ -101,6 +102,8 @@ export interface Store extends Repos {
   transaction<T>(fn: (tx: Repos) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Cheap round trip for the health check. */
   ping(): Promise<void>;
+  /** Storage trouble this process saw last, while it lasts (src/storage/health.ts). */
+  readonly health: StorageHealth;
   close(): Promise<void>;
 }
 
@@ -190,7 +193,7 @@ export async function withoutFlush<T>(db: Kysely<Database>, fn: (conn: Kysely<Da
   });
 }
 
-export function storeOver(db: Kysely<Database>, dialect: Dialect, clock: Clock, file?: CommitFollowUp): Store {
+export function storeOver(db: Kysely<Database>, dialect: Dialect, clock: Clock, file?: CommitFollowUp, health = new StorageHealth()): Store {
   const group = dialect === 'sqlite' ? new GroupCommit(db, file) : undefined;
   // PostgreSQL returns a bigint as a string; only equality matters.
   const cache = new ReadCache(async () => Number((await catalogStamp(db, dialect, {})).rows[0]?.stamp ?? 0));
@@ -200,7 +203,14 @@ export function storeOver(db: Kysely<Database>, dialect: Dialect, clock: Clock, 
     let wrote = false;
     const wrap = catalogAware(cache, () => { wrote = true; });
     const makeRepos = (conn: Kysely<Database>): Repos => Object.defineProperty(repos(conn, dialect, wrap), 'dialect', { value: dialect, enumerable: true }) as Repos;
-    return run(makeRepos).finally(() => {
+    // A commit shows the storage takes writes again (a full disk freed, the database back).
+    return run(makeRepos).then((result) => {
+      health.wrote();
+      return result;
+    }, (err: unknown) => {
+      health.report(err);
+      throw err;
+    }).finally(() => {
       if (wrote) cache.clear();
     });
   };
@@ -211,6 +221,7 @@ export function storeOver(db: Kysely<Database>, dialect: Dialect, clock: Clock, 
     catalog: cachedCatalog(base, cache),
     dialect,
     clock,
+    health,
     // PostgreSQL groups concurrent commits itself; SQLite's single writer needs our help.
     transaction: group !== undefined
       ? (fn, options) => inTransaction((make) => group.run((conn) => fn(make(conn)), {
@@ -221,7 +232,13 @@ export function storeOver(db: Kysely<Database>, dialect: Dialect, clock: Clock, 
         ? withoutFlush(db, (conn) => fn(make(conn)))
         : db.transaction().execute((trx) => fn(make(trx))))),
     ping: async () => {
-      await sql`select 1`.execute(db);
+      try {
+        await sql`select 1`.execute(db);
+      } catch (err) {
+        health.report(err);
+        throw err;
+      }
+      health.reached();
     },
     close: async () => {
       await group?.drain();
@@ -249,5 +266,5 @@ export async function openStore(url: string, options: OpenStoreOptions): Promise
     await db.destroy();
     throw err;
   }
-  return storeOver(db, dialect, options.clock, file);
+  return storeOver(db, dialect, options.clock, file, opened.health);
 }

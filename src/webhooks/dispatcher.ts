@@ -1,4 +1,5 @@
 import type { Clock } from '../domain/clock.js';
+import { ClaimPause } from '../delivery/claim-pause.js';
 import type { Metrics } from '../observability/metrics.js';
 import { messageEventPayload, webhookIdOf } from './payload.js';
 import type { AttemptRecord, ClaimedDelivery, WebhookStore } from './ports.js';
@@ -60,8 +61,12 @@ export class WebhookDispatcher {
   private nudged = false;
   private unlisten: (() => void) | undefined;
 
+  /** While the database is unavailable: claims back off, one log line (as the delivery worker's). */
+  private readonly pause: ClaimPause;
+
   constructor(private readonly deps: DispatcherDeps) {
     this.pollMs = deps.pollMs ?? 500;
+    this.pause = new ClaimPause(deps.logger, this.pollMs);
     this.leaseMs = deps.settings.attemptTimeoutMs + LEASE_MARGIN_MS;
   }
 
@@ -144,16 +149,19 @@ export class WebhookDispatcher {
   private async run(): Promise<void> {
     while (this.running) {
       let started = 0;
+      let pauseMs: number | undefined;
       this.nudged = false;
       try {
         started = await this.fill();
+        this.pause.succeeded();
       } catch (err) {
-        this.deps.logger.error({ err }, 'webhook claim failed');
+        pauseMs = this.pause.failed(err);
+        if (pauseMs === undefined) this.deps.logger.error({ err }, 'webhook claim failed');
       }
       if (!this.running) break;
-      if (started > 0 || this.nudged) continue;
+      if (pauseMs === undefined && (started > 0 || this.nudged)) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.pollMs);
+        const timer = setTimeout(resolve, pauseMs ?? this.pollMs);
         this.wake = () => {
           clearTimeout(timer);
           resolve();

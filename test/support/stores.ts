@@ -90,7 +90,7 @@ export async function openTestStore(url: string, clock: Clock): Promise<Store> {
     await opened.db.destroy();
     throw err;
   }
-  const store = storeOver(opened.db, opened.dialect, clock, opened.file);
+  const store = storeOver(opened.db, opened.dialect, clock, opened.file, opened.health);
   rememberDatabase(store, opened.db);
   return store;
 }

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { requirePrivateKey } from '../../domain/caller.js';
 import { ApiError } from '../../errors/api-error.js';
+import { unavailableError } from '../../errors/unavailable.js';
 import { ErrorEnvelope, errorBody, type ErrorBody } from '../../errors/envelope.js';
 import { acceptSend, checkParamsSize, countSendRequest, type SendDeps } from '../../send/accept.js';
 import { idempotencyKeyOf, requestDigest } from '../../send/idempotency-key.js';
@@ -90,8 +91,10 @@ export function registerSendBatch(app: App, deps: SendDeps): void {
         const accepted = JSON.parse(outcome.response.body) as SendAccepted;
         return { index, status: accepted.status, message_id: accepted.message_id, status_token: accepted.status_token, http_status: outcome.response.status };
       } catch (err) {
-        const e = err instanceof ApiError ? err : new ApiError('internal_error', { details: { request_id: request.id } });
-        if (!(err instanceof ApiError)) request.log.error({ err, index }, 'batch item failed unexpectedly');
+        // Storage trouble is 503 service_unavailable for the item (src/errors/unavailable.ts), not a 500.
+        const trouble = err instanceof ApiError ? undefined : deps.store.health.report(err);
+        const e = err instanceof ApiError ? err : trouble !== undefined ? unavailableError(trouble) : new ApiError('internal_error', { details: { request_id: request.id } });
+        if (!(err instanceof ApiError) && trouble === undefined) request.log.error({ err, index }, 'batch item failed unexpectedly');
         return { index, status: 'rejected', http_status: e.status, error: errorBody(docs, e.code, e.message, e.details).error };
       }
     }));
