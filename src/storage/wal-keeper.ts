@@ -29,6 +29,13 @@ export const WAL_BOUND_BYTES = 40 * 1024 * 1024;
 export const WAL_RESET_BYTES = 32 * 1024 * 1024;
 
 /**
+ * On a disk with little room the reset comes sooner: once the WAL takes half of what it could
+ * grow to (its size plus the free space), but never below this (each reset pauses the writes
+ * for ~40–120 ms). A disk freed of a few MB after it filled is not filled again by the WAL.
+ */
+export const WAL_MIN_RESET_BYTES = 1024 * 1024;
+
+/**
  * `journal_size_limit` for the writer's connection: when the WAL starts over without our reset
  * (a PASSIVE checkpoint caught up at an idle moment), SQLite cuts the file back to this.
  */
@@ -134,7 +141,7 @@ export class WalKeeper implements CommitFollowUp {
   private resetIfLarge(): void {
     if (this.resetting !== undefined || performance.now() < this.resetNotBefore) return;
     const size = fs.statSync(`${this.dbFile}-wal`, { throwIfNoEntry: false })?.size ?? 0;
-    if (size <= this.resetAtBytes) return;
+    if (size <= Math.min(WAL_MIN_RESET_BYTES, this.resetAtBytes) || size <= this.resetAt(size)) return;
     if (!this.started) this.startCheckpointer();
     const worker = this.checkpointer;
     if (worker === undefined) return;
@@ -146,6 +153,18 @@ export class WalKeeper implements CommitFollowUp {
       };
     });
     worker.postMessage("reset");
+  }
+
+  /** The size past which the WAL is reset: resetAtBytes, or less on a disk with little room (statfs, ~5 µs). */
+  private resetAt(size: number): number {
+    let free = Number.POSITIVE_INFINITY;
+    try {
+      const fsStats = fs.statfsSync(path.dirname(this.dbFile));
+      free = fsStats.bavail * fsStats.bsize;
+    } catch {
+      // No statfs here: the fixed size alone.
+    }
+    return Math.min(this.resetAtBytes, Math.max(WAL_MIN_RESET_BYTES, (size + free) / 2));
   }
 
   /**
