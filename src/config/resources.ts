@@ -221,7 +221,7 @@ export const TemplateInput = Type.Object({
 export type TemplateInput = Static<typeof TemplateInput>;
 
 export const SuppressionInput = Type.Object({
-  email: Type.String({ minLength: 3, maxLength: 254 }),
+  email: Type.String({ minLength: 3, maxLength: 254, description: 'Stored lower-cased with an IDN domain as its A-label (zoë@exämple.com is zoë@xn--exmple-cua.com); either spelling finds it' }),
   reason: Type.Optional(literals(['hard_bounce', 'complaint', 'manual'] as const)),
 }, { additionalProperties: false });
 export type SuppressionInput = Static<typeof SuppressionInput>;

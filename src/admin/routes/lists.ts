@@ -10,7 +10,7 @@ import {
 import { BlockListResource, SuppressionResource, suppressionResource } from './resources.js';
 
 const BlockListInput = Type.Object({
-  value: Type.String({ minLength: 1, maxLength: 254, pattern: '\\S', description: 'An address or value to refuse; compared case-insensitively' }),
+  value: Type.String({ minLength: 1, maxLength: 254, pattern: '\\S', description: 'An address, a whole domain as @example.com, or a watched value to refuse; compared case-insensitively, an IDN domain by its A-label (stored so: @exämple.com is @xn--exmple-cua.com)' }),
 }, { additionalProperties: false });
 
 /** Where a suppression came from, by its stored reason: what the config file and the API write. */
@@ -71,7 +71,8 @@ function pageOf<T>(rows: T[], limit: number | undefined, valueOf: (row: T) => st
 
 /**
  * Suppressions (recipients refused with 451) and the block list (recipients or watched values
- * refused with 403). Both store entries lower-cased; adding an existing entry is a 200 that
+ * refused with 403). Both store entries by canonicalAddress (lower-cased, an IDN domain as its
+ * A-label), and answer that form; adding an existing entry, in any spelling, is a 200 that
  * leaves it as it was, removing a missing one a 404.
  */
 export function registerListRoutes(app: App, { store }: AppServices): void {
