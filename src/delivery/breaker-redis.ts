@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../domain/clock.js';
+import type { RedisCircuit } from '../net/redis-circuit.js';
 import {
   DEFAULT_BREAKER, newProbeToken, PROBE_WAIT_MS, PROBED_KEPT, type Admission, type BreakerOptions, type Breakers, type BreakerState, type BreakerView,
 } from './breaker.js';
@@ -18,6 +19,9 @@ import {
  * reports a success only when that read saw failures: a healthy service costs no Redis round
  * trip per message. So another worker's opening reaches this one within a second, during which
  * it may still send a few messages the old way; each is an ordinary attempt.
+ *
+ * With the process's Redis circuit (`circuit`), every call fails at once, untried, while Redis
+ * is down, and waits at most its timeout otherwise: the worker then sends as if closed.
  */
 
 const CLOSED_CACHE_MS = 1_000;
@@ -119,11 +123,17 @@ export class RedisBreakers implements Breakers {
   private readonly closed = new Map<string, { readAt: number; failing: boolean }>();
   /** Every key this process has used, for /metrics. */
   private readonly known = new Set<string>();
+  private readonly circuit: RedisCircuit | undefined;
 
-  constructor(private readonly redis: Redis, private readonly clock: Clock, options: Partial<BreakerOptions> & { prefix?: string } = {}) {
-    const { prefix, ...rest } = options;
+  constructor(private readonly redis: Redis, private readonly clock: Clock, options: Partial<BreakerOptions> & { prefix?: string; circuit?: RedisCircuit | undefined } = {}) {
+    const { prefix, circuit, ...rest } = options;
     this.options = { ...DEFAULT_BREAKER, ...rest };
     this.prefix = `${prefix ?? 'mailroom:'}breaker:`;
+    this.circuit = circuit;
+  }
+
+  private command<T>(fn: () => Promise<T>): Promise<T> {
+    return this.circuit === undefined ? fn() : this.circuit.run(fn);
   }
 
   async admit(key: string, messageId?: string): Promise<Admission> {
@@ -133,7 +143,7 @@ export class RedisBreakers implements Breakers {
     if (cached !== undefined && now - cached.readAt < CLOSED_CACHE_MS) return { kind: 'pass' };
     const token = newProbeToken();
     const o = this.options;
-    const reply = await this.redis.eval(ADMIT, 1, this.prefix + key, now, o.halfOpenAfterMs, token, o.probeTtlMs, PROBE_WAIT_MS, messageId ?? '');
+    const reply = await this.command(() => this.redis.eval(ADMIT, 1, this.prefix + key, now, o.halfOpenAfterMs, token, o.probeTtlMs, PROBE_WAIT_MS, messageId ?? ''));
     const [code, value] = Array.isArray(reply) ? reply.map(Number) : [0, 0];
     if (code === 2) return messageId === undefined ? { kind: 'probe', token } : { kind: 'probe', token, messageId, ...(value === 1 ? { again: true } : {}) };
     if (code === 1) return { kind: 'refuse', retryAt: value ?? now + PROBE_WAIT_MS };
@@ -145,7 +155,7 @@ export class RedisBreakers implements Breakers {
     const cached = this.closed.get(key);
     if (admission.kind !== 'probe' && cached !== undefined && !cached.failing) return;
     const synthetic = admission.kind === 'probe' && admission.synthetic === true;
-    const reset = await this.redis.eval(SUCCEED, 1, this.prefix + key, admission.kind === 'probe' ? admission.token : '', synthetic ? '1' : '');
+    const reset = await this.command(() => this.redis.eval(SUCCEED, 1, this.prefix + key, admission.kind === 'probe' ? admission.token : '', synthetic ? '1' : ''));
     // On probation, the next message's answer must reach Redis (it ends the probation or reopens).
     this.closed.set(key, { readAt: this.clock.now(), failing: synthetic && Number(reset) === 1 });
   }
@@ -154,15 +164,15 @@ export class RedisBreakers implements Breakers {
     const o = this.options;
     this.closed.delete(key);
     const probe = admission.kind === 'probe' ? admission : undefined;
-    await this.redis.eval(FAIL, 1, this.prefix + key, this.clock.now(), o.windowMs, o.failures, probe?.token ?? '', reason.slice(0, 500), probe?.messageId ?? '', PROBED_KEPT);
+    await this.command(() => this.redis.eval(FAIL, 1, this.prefix + key, this.clock.now(), o.windowMs, o.failures, probe?.token ?? '', reason.slice(0, 500), probe?.messageId ?? '', PROBED_KEPT));
   }
 
   async abandon(key: string, admission: Admission): Promise<void> {
-    if (admission.kind === 'probe') await this.redis.eval(ABANDON, 1, this.prefix + key, admission.token);
+    if (admission.kind === 'probe') await this.command(() => this.redis.eval(ABANDON, 1, this.prefix + key, admission.token));
   }
 
   async view(key: string): Promise<BreakerView> {
-    const h = await this.redis.hgetall(this.prefix + key);
+    const h = await this.command(() => this.redis.hgetall(this.prefix + key));
     const openedAt = h.opened_at === undefined ? undefined : Number(h.opened_at);
     const state: BreakerState = openedAt === undefined ? 'closed'
       : this.clock.now() >= openedAt + this.options.halfOpenAfterMs ? 'half_open' : 'open';
@@ -179,7 +189,7 @@ export class RedisBreakers implements Breakers {
     const keys = new Set(this.known);
     let cursor = '0';
     do {
-      const [next, found] = await this.redis.scan(cursor, 'MATCH', `${this.prefix}*`, 'COUNT', 200);
+      const [next, found] = await this.command(() => this.redis.scan(cursor, 'MATCH', `${this.prefix}*`, 'COUNT', 200));
       cursor = next;
       for (const k of found) keys.add(k.slice(this.prefix.length));
     } while (cursor !== '0');

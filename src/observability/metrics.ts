@@ -29,6 +29,11 @@ export interface Metrics {
    * built (buildServices, else the delivery worker); unset, no series and no `breaker` field.
    */
   breakers: BreakerReadout;
+  /**
+   * Whether this process uses its Redis connection now (`mailroom_redis_available`, 1 or 0):
+   * set where the connection is built (buildServices); unset (no MAILROOM_REDIS_URL), no series.
+   */
+  redis: { available?: () => boolean };
 }
 
 export type BreakerStateName = 'closed' | 'half_open' | 'open';
@@ -105,7 +110,18 @@ export function createMetrics(
       registers: [registry],
     }),
     breakers: {},
+    redis: {},
   };
+  new Gauge({
+    name: 'mailroom_redis_available',
+    help: 'Redis answers (1), or is treated as down (0): not asked, rate limits fail open for private keys and closed for public ones, until a background probe answers',
+    registers: [registry],
+    collect() {
+      this.reset();
+      const available = metrics.redis.available;
+      if (available !== undefined) this.set(available() ? 1 : 0);
+    },
+  });
   new Gauge({
     name: 'mailroom_service_breaker_state',
     help: 'Circuit breaker of each outbound service: 0 closed, 1 half-open (one probe message may go), 2 open (its messages fail over or wait)',

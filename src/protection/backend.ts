@@ -1,5 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import { ApiError } from '../errors/api-error.js';
+import { RedisUnavailable } from '../net/redis-circuit.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { LimiterStore } from './store.js';
 
@@ -18,7 +19,9 @@ const LOG_EVERY_MS = 10_000;
  * `failOpen` (private keys: their owner is known and accountable) lets the request continue,
  * otherwise (public keys: anyone may hold one) the request is refused with 503
  * `service_unavailable`. Either way the failure is counted in
- * `mailroom_rate_limit_backend_errors_total{scope}` and logged (throttled).
+ * `mailroom_rate_limit_backend_errors_total{scope}` and logged (throttled), except while the
+ * Redis circuit is open (RedisUnavailable: the store was not even asked, so no wait): the
+ * circuit logs one line when Redis goes down and one when it is back.
  */
 export class LimiterBackend {
   private readonly lastLog = new Map<string, { at: number; suppressed: number }>();
@@ -58,6 +61,7 @@ export class LimiterBackend {
 
   private failed(scope: string, failOpen: boolean, err: unknown): void {
     this.metrics?.rateLimitBackendErrors.inc({ scope });
+    if (err instanceof RedisUnavailable) return;
     const now = this.clock.now();
     const last = this.lastLog.get(scope);
     if (last !== undefined && now - last.at < LOG_EVERY_MS) {

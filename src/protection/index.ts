@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/env.js';
 import type { Clock } from '../domain/clock.js';
+import type { RedisCircuit } from '../net/redis-circuit.js';
 import type { Metrics } from '../observability/metrics.js';
 import { LimiterBackend, type ProtectionLogger } from './backend.js';
 import { CaptchaGuard } from './captcha.js';
@@ -29,6 +30,8 @@ export interface ProtectionOptions {
   logger?: ProtectionLogger | undefined;
   /** Shares every limit and used token across processes; without it they live in this process. */
   redis?: Redis | undefined;
+  /** The process's circuit in front of `redis`: while Redis is down, checks do not wait for it. */
+  redisCircuit?: RedisCircuit | undefined;
   /** Prefix of every Redis key (default `mailroom:`): deployments or tests sharing one Redis. */
   keyPrefix?: string | undefined;
   /** Another store (tests); wins over `redis`. */
@@ -39,7 +42,7 @@ export interface ProtectionOptions {
 
 export function createProtection(options: ProtectionOptions): Protection {
   const { config, clock } = options;
-  const store = options.store ?? (options.redis !== undefined ? new RedisLimiterStore(options.redis, options.keyPrefix ?? 'mailroom:') : new MemoryLimiterStore(clock));
+  const store = options.store ?? (options.redis !== undefined ? new RedisLimiterStore(options.redis, options.keyPrefix ?? 'mailroom:', options.redisCircuit) : new MemoryLimiterStore(clock));
   const backend = new LimiterBackend(store, config.limits.backendTimeoutMs, options.metrics, options.logger, clock);
   const verifier = options.verifier ?? new TurnstileClient(config.turnstile.verifyUrl, config.turnstile.timeoutMs);
   return {

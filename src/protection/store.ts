@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../domain/clock.js';
+import type { RedisCircuit } from '../net/redis-circuit.js';
 
 /**
  * One counter of a check. Keys carry their window (`…:<window index>`, computed from the
@@ -177,19 +178,26 @@ const SCRIPTS = { consume: script(CONSUME), release: script(RELEASE), incrAndRea
 
 /**
  * Shared by every process of a deployment. Each operation is one Lua script (one round trip,
- * atomic); scripts run by SHA and are loaded on first use.
+ * atomic); scripts run by SHA and are loaded on first use. With a circuit (the process's, in
+ * front of its Redis connection), an operation fails at once, untried, while Redis is down.
  */
 export class RedisLimiterStore implements LimiterStore {
-  constructor(private readonly redis: Redis, private readonly prefix = 'mailroom:') {}
+  constructor(private readonly redis: Redis, private readonly prefix = 'mailroom:', private readonly circuit?: RedisCircuit) {}
 
-  private async run(s: Script, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
+  private command<T>(fn: () => Promise<T>): Promise<T> {
+    return this.circuit === undefined ? fn() : this.circuit.run(fn);
+  }
+
+  private run(s: Script, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
     const full = keys.map((k) => this.prefix + k);
-    try {
-      return await this.redis.evalsha(s.sha, full.length, ...full, ...args);
-    } catch (err) {
-      if (!(err instanceof Error) || !err.message.includes('NOSCRIPT')) throw err;
-      return this.redis.eval(s.source, full.length, ...full, ...args);
-    }
+    return this.command(async () => {
+      try {
+        return await this.redis.evalsha(s.sha, full.length, ...full, ...args);
+      } catch (err) {
+        if (!(err instanceof Error) || !err.message.includes('NOSCRIPT')) throw err;
+        return this.redis.eval(s.source, full.length, ...full, ...args);
+      }
+    });
   }
 
   async consume(counters: readonly Counter[]): Promise<number> {
@@ -213,11 +221,11 @@ export class RedisLimiterStore implements LimiterStore {
   }
 
   async claim(key: string, ttlMs: number): Promise<boolean> {
-    const ok = await this.redis.set(this.prefix + key, '1', 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX');
+    const ok = await this.command(() => this.redis.set(this.prefix + key, '1', 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX'));
     return ok === 'OK';
   }
 
   async unclaim(key: string): Promise<void> {
-    await this.redis.del(this.prefix + key);
+    await this.command(() => this.redis.del(this.prefix + key));
   }
 }
