@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { canonicalAddress } from '../domain/addresses.js';
 import { randomToken } from '../domain/ids.js';
 
 /**
@@ -76,9 +77,13 @@ function idFromBytes(bytes: Buffer): string | undefined {
   return undefined;
 }
 
-/** The 4 bytes naming a recipient in a token (lower-cased first: the token must not depend on spelling). */
+/**
+ * The 4 bytes naming a recipient in a token, of its canonicalAddress (the token must not depend
+ * on spelling: a bounce may name `zoë@exämple.com` by either form of the domain). ASCII
+ * addresses hash as before (trimmed, lower-cased), so tokens already out still match.
+ */
 export function recipientDigest(recipient: string): Buffer {
-  return createHash('sha256').update(recipient.trim().toLowerCase()).digest().subarray(0, RCPT_BYTES);
+  return createHash('sha256').update(canonicalAddress(recipient)).digest().subarray(0, RCPT_BYTES);
 }
 
 const mac = (secret: string, body: Buffer) => createHmac('sha256', secret).update(CONTEXT).update(body).digest().subarray(0, MAC_BYTES);

@@ -1,3 +1,4 @@
+import { canonicalAddress } from '../domain/addresses.js';
 import type { ProviderEventType } from '../events/types.js';
 import { fieldBlocks, parseEntity, parseFields, walk, type Fields, type Part } from './mime.js';
 
@@ -27,13 +28,13 @@ export interface Report {
   tokenAddresses: string[];
 }
 
-/** `rfc822; <Ada@Example.org>` → `ada@example.org`; undefined for another address type or nothing. */
+/** `rfc822; <Ada@Example.org>` → `ada@example.org` (by canonicalAddress); undefined for another address type or nothing. */
 export function addressOf(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const typed = /^\s*([A-Za-z0-9-]+)\s*;\s*(.*)$/.exec(value);
   if (typed !== null && typed[1]!.toLowerCase() !== 'rfc822') return undefined;
   const raw = (typed === null ? value : typed[2]!).trim().replace(/^<|>$/g, '').trim();
-  return /^[^\s@<>]+@[^\s@<>]+$/.test(raw) ? raw.toLowerCase() : undefined;
+  return /^[^\s@<>]+@[^\s@<>]+$/.test(raw) ? canonicalAddress(raw) : undefined;
 }
 
 const STATUS = /^([245])\.(\d{1,3})\.(\d{1,3})$/;

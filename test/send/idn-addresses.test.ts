@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addressees } from '../../src/delivery/recipients.js';
+import { recipientDigest } from '../../src/delivery/verp.js';
+import { addressOf } from '../../src/inbound/report.js';
 import { asciiDomain, canonicalAddress } from '../../src/domain/addresses.js';
 import { isEmailAddress } from '../../src/templates/params.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
@@ -42,6 +44,13 @@ describe('canonicalAddress', () => {
     expect(isEmailAddress(ASCII)).toBe(true);
     expect(isEmailAddress('zoë@exämple')).toBe(false);
     expect(isEmailAddress('zoë@ex ämple.com')).toBe(false);
+  });
+
+  it('a bounce report names the recipient by the same key, and its VERP token does not depend on the spelling', () => {
+    expect(addressOf('rfc822; <Zoë@Exämple.com>')).toBe(ASCII);
+    expect(recipientDigest(UNICODE).equals(recipientDigest(ASCII))).toBe(true);
+    // ASCII addresses hash as before the rule, so tokens already sent still match.
+    expect(recipientDigest(' Ann@Example.org').equals(recipientDigest('ann@example.org'))).toBe(true);
   });
 
   it('drops a recipient suppressed since acceptance whatever the spelling the message used', () => {
