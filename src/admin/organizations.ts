@@ -3,7 +3,7 @@ import { organizationFields } from '../config/normalize.js';
 import type { OrganizationSettingsInput } from '../config/resources.js';
 import type { Organization } from '../domain/types.js';
 import { invalidFields } from './routes/common.js';
-import { linkDomainProblems } from '../protection/links.js';
+import { linkDomainProblems } from '../domain/link-domains.js';
 import { normalizeAddress } from '../storage/lists.js';
 import type { Store } from '../storage/store.js';
 

@@ -4,7 +4,7 @@ import YAML from 'yaml';
 import { templateProblems } from '../templates/check.js';
 import { ConfigError } from './env.js';
 import { parseEndpointUrl } from '../webhooks/url-guard.js';
-import { linkDomainProblems } from '../protection/links.js';
+import { linkDomainProblems } from '../domain/link-domains.js';
 import { eventFilter, eventsProblems, secretProblem, templateFields } from './normalize.js';
 import { failoverProblems, serviceProblems } from './provider-settings.js';
 import { ConfigFile } from './resources.js';

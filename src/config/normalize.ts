@@ -4,7 +4,7 @@ import {
 import type { OrganizationFields } from '../storage/organizations.js';
 import type { ServiceFields } from '../storage/services.js';
 import type { TemplateFields } from '../storage/templates.js';
-import { linkDomainList } from '../protection/links.js';
+import { linkDomainList } from '../domain/link-domains.js';
 import { isValidSecret } from '../webhooks/signing.js';
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES, type WebhookEventFilter, type WebhookEventType } from '../webhooks/types.js';
 import { providerSettings } from './provider-settings.js';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/env.js';
 import { parseConfigText } from '../../src/config/file.js';
-import { hostAllowed, linkDomain } from '../../src/protection/links.js';
+import { linkDomain } from '../../src/domain/link-domains.js';
+import { hostAllowed } from '../../src/protection/links.js';
 import { admin, expectError, orgBody } from '../admin/helpers.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { bearer } from '../support/http.js';
