@@ -97,7 +97,7 @@ const COMMITS_BEFORE_CHECKPOINTER = 64;
  *   one has copied all of them and a writer then begins; under sustained writes a PASSIVE
  *   checkpoint never catches the writer (each commit adds frames while it copies), so the file
  *   grew to the backstop's size (210 MB at 50,000 pages) and stayed there. Past
- *   WAL_RESET_BYTES the writer stands aside between two commits (`beforeBegin`) while the thread
+ *   WAL_RESET_BYTES (less on a small disk: see WAL_MIN_RESET_BYTES) the writer stands aside between two commits (`beforeBegin`) while the thread
  *   runs a TRUNCATE checkpoint: with no writer it copies the few frames the last PASSIVE one
  *   left, waits up to RESET_BUSY_MS for readers, and cuts the file to 0 bytes.
  */
@@ -152,7 +152,7 @@ export class WalKeeper implements CommitFollowUp {
         resolve();
       };
     });
-    worker.postMessage("reset");
+    worker.postMessage('reset');
   }
 
   /** The size past which the WAL is reset: resetAtBytes, or less on a disk with little room (statfs, ~5 µs). */
