@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { buildServices, type Services } from '../../src/cli/runtime.js';
 import type { App } from '../../src/http/app-types.js';
-import { FAILURES_TO_OPEN } from '../../src/net/redis-circuit.js';
+import { FAILURES_TO_OPEN, RedisUnavailable } from '../../src/net/redis-circuit.js';
 import { testConfig } from '../support/app.js';
 import { org } from '../support/orgs.js';
 import { startPrivateRedis, redisServerPresent, type PrivateRedis } from '../support/private-redis.js';
@@ -91,7 +91,11 @@ describe.skipIf(!present).each(DIALECTS)('Redis down on %s', (dialect) => {
     const err = expectError(refused, 503, 'service_unavailable');
     expect(err.details?.reason).toBe('rate_limit_store_unavailable');
     expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+    // The services' shared circuit breakers do not ask it either (the worker then sends as if closed).
+    await expect(services.breakers.admit('acme/outbox', 'msg_1')).rejects.toBeInstanceOf(RedisUnavailable);
     expect(requestCommands()).toBe(before);
+    // Pacing is not behind the circuit, but the connection refuses at once rather than queueing.
+    await expect(services.pacer.acquire('acme/outbox', 10)).rejects.toThrow(/enableOfflineQueue/);
 
     await redis.start();
     expect(await counted()).toBe(0);
@@ -101,7 +105,7 @@ describe.skipIf(!present).each(DIALECTS)('Redis down on %s', (dialect) => {
     expectAccepted(await send(priv));
     expectAccepted(await send(pub));
     expect(await counted()).toBeGreaterThan(0);
-    expect(requestCommands()).toBeGreaterThan(before);
+    expect(requestCommands()).toBeGreaterThan(before + 1);
 
     // One line when it went down, one when it came back.
     const said = (start: string) => lines.filter((l) => l.component === 'redis' && l.msg.startsWith(start)).length;
