@@ -23,14 +23,14 @@ export class ClaimPause {
   constructor(private readonly logger: PauseLogger, private readonly pollMs: number, private readonly now: () => number = Date.now) {}
 
   /** A claim failed: the wait before the next one, or undefined when it was no storage trouble. */
-  failed(err: unknown): number | undefined {
+  failed(err: unknown, extra: object = {}): number | undefined {
     const kind = storageTrouble(err);
     if (kind === undefined) return undefined;
     if (this.pausedAt === undefined) {
       this.pausedAt = this.now();
       this.kind = kind;
       this.delay = Math.max(this.pollMs, 50);
-      this.logger.warn({ reason: kind, err: err instanceof Error ? err.message : String(err) },
+      this.logger.warn({ reason: kind, err: err instanceof Error ? err.message : String(err), ...extra },
         'claiming paused: the database is unavailable; retrying with backoff until it is back (messages under way are settled once it is)');
       return this.delay;
     }

@@ -225,8 +225,9 @@ export class DeliveryWorker {
           // With a batch claimed, it was its context that failed: the batch went back to the queue.
           // `claimed` stays 0, so the loop waits pollMs before trying again; while the storage is
           // unavailable, longer each time (ClaimPause), with one log line for the whole pause.
-          pauseMs = this.pause.failed(err);
-          if (pauseMs === undefined) this.deps.logger.error({ err, ...(batch.length > 0 ? { messages: batch.length, released: true } : {}) }, 'claiming failed');
+          const released = batch.length > 0 ? { messages: batch.length, released: true } : {};
+          pauseMs = this.pause.failed(err, released);
+          if (pauseMs === undefined) this.deps.logger.error({ err, ...released }, 'claiming failed');
         }
       }
       if (!this.running) break;
