@@ -12,14 +12,15 @@ import type { Store } from '../storage/store.js';
  * one transaction. Unlike the config file, which only ever adds block-list entries, a PUT that
  * names `security.block_list.list` makes the list exactly that: the PUT replaces. A body equal
  * to what is stored changes nothing, not even `updated_at`. A link domain that is no domain name
- * is a 400 naming it (`security.link_domains.<i>`), as the schema's own checks are.
+ * is a 400 naming it (`security.link_domains.<i>`), as the schema's own checks are, unless it is
+ * stored already (from before the rule).
  */
 export async function putOrganization(store: Store, id: string, body: OrganizationSettingsInput): Promise<{ created: boolean; org: Organization }> {
-  const problems = linkDomainProblems(body.security?.link_domains);
-  if (problems.length > 0) throw invalidFields(problems.map((p) => ({ field: `security.${p.field}`, message: p.message })));
   const now = store.clock.now();
   return store.transaction(async (tx) => {
     const current = await tx.organizations.get(id);
+    const problems = linkDomainProblems(body.security?.link_domains, current?.security.link_domains);
+    if (problems.length > 0) throw invalidFields(problems.map((p) => ({ field: `security.${p.field}`, message: p.message })));
     const fields = organizationFields(id, body, current);
     if (current === undefined) {
       await tx.organizations.insert(id, fields, now);

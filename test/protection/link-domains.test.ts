@@ -83,6 +83,17 @@ describe.each(DIALECTS)('link domains through the admin API on %s', (dialect) =>
     expect(again.statusCode, again.body).toBe(200);
   });
 
+  it.skipIf(skip)('an entry stored before the rule does not block a PATCH of another setting; a new bad one still does', async () => {
+    expect((await admin(t, 'PUT', '/organizations/acme', orgBody())).statusCode).toBe(201);
+    const org = await t.store.organizations.get('acme');
+    await t.store.organizations.update('acme', { ...org!, security: { ...org!.security, link_domains: ['https://old.example.com/x'] } }, t.clock.now());
+    const rename = await admin(t, 'PATCH', '/organizations/acme', { name: 'Acme Inc' });
+    expect(rename.statusCode, rename.body).toBe(200);
+    expect(await linkDomains()).toEqual(['https://old.example.com/x']);
+    const added = await admin(t, 'PATCH', '/organizations/acme', { security: { link_domains: ['https://old.example.com/x', 'https://new.example.com/'] } });
+    expect(expectError(added, 400, 'invalid_body').details).toEqual({ fields: [{ field: 'security.link_domains.1', message: expect.any(String) }] });
+  });
+
   it.skipIf(skip)('a template that enforces the allowlist sends a link to an IDN domain allowed as exämple.com', async () => {
     await seedOrg(t.store, {
       security: { link_domains: ['exämple.com'] },
