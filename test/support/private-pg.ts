@@ -10,7 +10,15 @@ import { freePort } from './smtp-sink.js';
  * and stopped as the `postgres` user through `su`, since PostgreSQL refuses to run as root.
  */
 
-export const PG_BIN = process.env.MAILROOM_TEST_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+/** Debian's PostgreSQL binaries: 15 where present (the machine's), else the newest installed. */
+function pgBin(): string {
+  const root = '/usr/lib/postgresql';
+  const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb'))) : [];
+  const chosen = versions.includes('15') ? '15' : versions.sort((a, b) => Number(b) - Number(a))[0] ?? '15';
+  return path.join(root, chosen, 'bin');
+}
+
+export const PG_BIN = process.env.MAILROOM_TEST_PG_BIN ?? pgBin();
 
 export interface PrivateCluster {
   port: number;
