@@ -31,13 +31,16 @@ export function retryingStore(store: Store, forMs: number, sleep: (ms: number) =
   const transaction: Store['transaction'] = async (fn, options) => {
     const deadline = Date.now() + forMs;
     for (let delay = WRITE_RETRY_FIRST_MS; ; delay = Math.min(delay * 2, WRITE_RETRY_MAX_MS)) {
+      let last: unknown;
       try {
         return await store.transaction(fn, options);
       } catch (err) {
         if (stopped || storageTrouble(err) === undefined || Date.now() + delay > deadline) throw err;
+        last = err;
       }
       await wait(delay);
-      if (stopped) throw new Error('the worker stopped while the storage was unavailable');
+      // Stopped while waiting: the storage's own error, so callers still see it for what it is.
+      if (stopped) throw last;
     }
   };
   return {
