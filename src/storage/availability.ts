@@ -24,9 +24,13 @@ const PG_LOST = /^(Connection terminated|timeout exceeded when trying to connect
 
 export function storageTrouble(err: unknown): StorageTrouble | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
-  const { code, message } = err as { code?: unknown; message?: unknown };
+  const { code, message, syscall, errors } = err as { code?: unknown; message?: unknown; syscall?: unknown; errors?: unknown };
   if (code === PG_FULL || code === 'SQLITE_FULL' || code === 'ENOSPC') return 'storage_full';
-  if (typeof code === 'string' && (PG_UNAVAILABLE.has(code) || NET_UNAVAILABLE.has(code))) return 'database_unavailable';
+  if (typeof code === 'string' && PG_UNAVAILABLE.has(code)) return 'database_unavailable';
+  // A socket's own error names its syscall (connect, read, write; an AggregateError of several
+  // addresses lists them): an HTTP client that hung up mid-upload ('aborted', ECONNRESET, no
+  // syscall) is not the database going away.
+  if (typeof code === 'string' && NET_UNAVAILABLE.has(code) && (typeof syscall === 'string' || Array.isArray(errors))) return 'database_unavailable';
   if (typeof message === 'string' && PG_LOST.test(message)) return 'database_unavailable';
   const cause = (err as { cause?: unknown }).cause;
   return cause !== undefined && cause !== err ? storageTrouble(cause) : undefined;
