@@ -178,6 +178,11 @@ describe('a PostgreSQL restart under load', () => {
       expect(Number(a.retryAfter)).toBeGreaterThan(0);
     }
     expect(`${api.output()}${worker.output()}`).not.toMatch(/Unhandled 'error' event/);
+    // The outages are logged as warnings, a line or two each, never an error with a stack per
+    // request or per poll.
+    const lines = `${api.output()}\n${worker.output()}`.split('\n');
+    expect(lines.filter((l) => l.includes('"level":50') || l.includes('"level":60'))).toEqual([]);
+    expect(lines.filter((l) => l.includes('"level":40')).length).toBeLessThan(20);
 
     const store = await openStore(dbUrl, { clock: systemClock, migrate: false });
     closer.defer(() => store.close());
