@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import type { ClaimedMessage } from '../storage/queue-types.js';
-import { storageTrouble } from '../storage/availability.js';
+import { storageTrouble } from '../errors/storage-trouble.js';
 import type { Store } from '../storage/store.js';
 
 /**

@@ -1,4 +1,4 @@
-import { storageTrouble } from '../storage/availability.js';
+import { storageTrouble } from '../errors/storage-trouble.js';
 import type { Store } from '../storage/store.js';
 
 /** Waits between tries of a write the storage refused: doubling from 250 ms, at most 5 s apart. */

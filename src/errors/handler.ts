@@ -5,8 +5,7 @@ import { endLingering, isLingering, lingerAfterAnswer } from './lingering-close.
 import { ApiError } from './api-error.js';
 import type { ErrorCode } from './catalog.js';
 import { errorBody } from './envelope.js';
-import { storageTrouble } from '../storage/availability.js';
-import type { StorageHealth } from '../storage/health.js';
+import { storageTrouble, type StorageTrouble } from './storage-trouble.js';
 import { unavailableError } from './unavailable.js';
 
 interface ValidationIssue {
@@ -21,7 +20,12 @@ interface ValidationIssue {
  * mapped to the spec's codes; anything else is a 500 `internal_error` that names the request
  * id and never the cause, which goes to the log instead.
  */
-export function installErrorHandling(app: FastifyInstance, docsBase: string, routePatterns: readonly RegExp[], health?: StorageHealth): void {
+/** What the handler needs of the storage health (src/storage/health.ts): to hear of trouble, once per error. */
+export interface TroubleReporter {
+  report(error: unknown): StorageTrouble | undefined;
+}
+
+export function installErrorHandling(app: FastifyInstance, docsBase: string, routePatterns: readonly RegExp[], health?: TroubleReporter): void {
   const send = (reply: FastifyReply, err: ApiError) => {
     if (err.headers !== undefined) reply.headers(err.headers);
     // An answer that closes the connection before the body is read (ours, or Fastify's parser's

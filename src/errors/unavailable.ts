@@ -1,6 +1,13 @@
-import type { StorageTrouble } from '../storage/availability.js';
-import { RETRY_AFTER_SECONDS } from '../storage/health.js';
+import type { StorageTrouble } from './storage-trouble.js';
 import { ApiError } from './api-error.js';
+
+/**
+ * How long to wait before asking again, in whole seconds (the `Retry-After` of a 503). A
+ * restart or a managed failover takes seconds (the pg-restart drill: the API accepted again
+ * within ~1-3 s of the server being back), so clients come back soon; a full disk needs
+ * someone to free space, so asking every few seconds only adds load.
+ */
+export const RETRY_AFTER_SECONDS: Readonly<Record<StorageTrouble, number>> = { database_unavailable: 5, storage_full: 30 };
 
 const MESSAGES: Readonly<Record<StorageTrouble, string>> = {
   database_unavailable: 'The database is unreachable for the moment; retry after the number of seconds in Retry-After (with the same Idempotency-Key, a send is never accepted twice).',

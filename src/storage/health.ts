@@ -1,4 +1,4 @@
-import { storageTrouble, type StorageTrouble } from './availability.js';
+import { storageTrouble, type StorageTrouble } from '../errors/storage-trouble.js';
 
 /** The storage trouble a process saw last, while it lasts. */
 export interface TroubleState {
@@ -11,13 +11,6 @@ export interface TroubleState {
   message: string;
 }
 
-/**
- * How long to wait before asking again, in whole seconds (the `Retry-After` of a 503). A
- * restart or a managed failover takes seconds (the pg-restart drill: the API accepted again
- * within ~1-3 s of the server being back), so clients come back soon; a full disk needs
- * someone to free space, so asking every few seconds only adds load.
- */
-export const RETRY_AFTER_SECONDS: Readonly<Record<StorageTrouble, number>> = { database_unavailable: 5, storage_full: 30 };
 
 export type HealthListener = (event: { kind: StorageTrouble; state: 'began' | 'ended'; message: string; lastedMs?: number }) => void;
 

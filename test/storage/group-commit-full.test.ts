@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { storageTrouble } from '../../src/storage/availability.js';
+import { storageTrouble } from '../../src/errors/storage-trouble.js';
 import { migrate, openDatabase } from '../../src/storage/dialect.js';
 import { GroupCommit } from '../../src/storage/group-commit.js';
 import { freshDatabase, type TestDatabase } from '../support/stores.js';

@@ -1,4 +1,4 @@
-import { storageTrouble, type StorageTrouble } from '../storage/availability.js';
+import { storageTrouble, type StorageTrouble } from '../errors/storage-trouble.js';
 
 /** The longest pause between two claims while the storage is unavailable (ms). */
 export const CLAIM_PAUSE_MAX_MS = 2_000;

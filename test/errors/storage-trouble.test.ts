@@ -2,7 +2,7 @@ import http from 'node:http';
 import net from 'node:net';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { storageTrouble } from '../../src/storage/availability.js';
+import { storageTrouble } from '../../src/errors/storage-trouble.js';
 import { freePort } from '../support/smtp-sink.js';
 
 /** storageTrouble on real errors: what the database reports, and what it must not be confused with. */
