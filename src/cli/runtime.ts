@@ -12,7 +12,7 @@ import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { TURNSTILE_TEST_SECRETS } from '../protection/captcha.js';
 import { createProtection, type Protection, type ProtectionOptions } from '../protection/index.js';
 import { failFastOnceReady, guardRedis, REDIS_CLIENT_OPTIONS } from '../net/redis-client.js';
-import { RETRY_AFTER_SECONDS } from '../storage/health.js';
+import { RETRY_AFTER_SECONDS } from '../errors/unavailable.js';
 import { openStore, type Store } from '../storage/store.js';
 import { nudgingNotifier } from '../events/notifier.js';
 import type { EventNotifier } from '../events/types.js';

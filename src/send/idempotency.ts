@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import { ApiError } from '../errors/api-error.js';
-import { storageTrouble } from '../storage/availability.js';
+import { storageTrouble } from '../errors/storage-trouble.js';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim, type StoredResponse } from '../storage/idempotency.js';
 import type { Repos, Store } from '../storage/store.js';
 

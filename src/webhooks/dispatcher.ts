@@ -1,5 +1,5 @@
 import type { Clock } from '../domain/clock.js';
-import { ClaimPause } from '../delivery/claim-pause.js';
+import { ClaimPause } from '../domain/claim-pause.js';
 import type { Metrics } from '../observability/metrics.js';
 import { messageEventPayload, webhookIdOf } from './payload.js';
 import type { AttemptRecord, ClaimedDelivery, WebhookStore } from './ports.js';
