@@ -125,7 +125,7 @@ export function buildServices(config: Config, deps: ServiceDeps): Services {
     store,
     clock,
     metrics,
-    pacer: redis === undefined ? new LocalPacer(clock) : new RedisPacer(redis, clock),
+    pacer: redis === undefined ? new LocalPacer(clock) : new RedisPacer(redis, clock, undefined, undefined, redisCircuit),
     breakers,
     redis,
     protection,

@@ -10,6 +10,7 @@ import type { Prober } from './probe.js';
 import { throttlePause, type Pacer } from './pacing.js';
 import { sentDetail, uniformRefusal, type AttemptResult } from './recipients.js';
 import { loadAttachments, type StoredAttachment } from './stored.js';
+import { RedisUnavailable } from '../net/redis-circuit.js';
 import { DeliveryError, type DeliveryReceipt, type OutgoingEmail, type Transport } from './transport.js';
 
 /**
@@ -55,7 +56,11 @@ const asDeliveryError = (error: unknown): DeliveryError =>
 
 export async function attemptThroughChain(deps: AttemptDeps, input: AttemptInput): Promise<void> {
   const { m, log, chain } = input;
-  const breakerError = (err: unknown) => deps.logger.warn({ ...log, err }, 'circuit breaker store failed; sending as if closed');
+  // While Redis is treated as down (RedisUnavailable, thrown untried) the circuit has logged the
+  // outage once (src/net/redis-client.ts): a line per message would repeat it at every send.
+  const breakerError = (err: unknown) => {
+    if (!(err instanceof RedisUnavailable)) deps.logger.warn({ ...log, err }, 'circuit breaker store failed; sending as if closed');
+  };
   /** Breaker bookkeeping never decides an outcome: its store failing is logged, no more. */
   const note = (p: Promise<void>) => p.catch(breakerError);
   let from = 0;

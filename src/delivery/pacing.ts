@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../domain/clock.js';
+import type { RedisCircuit } from '../net/redis-circuit.js';
 
 /**
  * Provider pacing (spec, Limits rule 6): a service's `max_per_second` delays messages, it never
@@ -71,20 +72,49 @@ const SLOW_READ_EVERY_MS = 1_000;
  * that finds its window full waits for the next window and tries again, so all workers
  * together send at most `perSecond` per second. A slow-down is the key
  * `mailroom:pace-slow:<service>` (its time, expiring with it), read at most once a second.
+ *
+ * Redis going away never holds mail back: every command runs through the process's Redis
+ * circuit (src/net/redis-circuit.ts: no answer within its timeout is a failure, and while Redis
+ * is down a command fails at once), and a pacing call whose command fails is paced by this
+ * worker alone (LocalPacer) instead. With M workers, a service may then get up to M × its
+ * rate until Redis is back; a provider that minds answers 429, which slowDown honours. Before,
+ * an unanswered INCR had no timeout and a refused one failed the attempt (issue 25).
  */
 export class RedisPacer implements Pacer {
   private readonly slowRead = new Map<string, { readAt: number; until: number }>();
-  constructor(private readonly redis: Redis, private readonly clock: Clock, private readonly sleep: Sleep = realSleep, private readonly prefix = 'mailroom:') {}
+  private readonly alone: LocalPacer;
+  constructor(
+    private readonly redis: Redis,
+    private readonly clock: Clock,
+    private readonly sleep: Sleep = realSleep,
+    private readonly prefix = 'mailroom:',
+    private readonly circuit?: RedisCircuit,
+  ) {
+    this.alone = new LocalPacer(clock, sleep);
+  }
+
+  /** One Redis command, through the circuit when there is one. */
+  private run<T>(command: () => Promise<T>): Promise<T> {
+    return this.circuit === undefined ? command() : this.circuit.run(command);
+  }
 
   async acquire(serviceKey: string, perSecond: number): Promise<void> {
+    try {
+      await this.acquireShared(serviceKey, perSecond);
+    } catch {
+      await this.alone.acquire(serviceKey, perSecond);
+    }
+  }
+
+  private async acquireShared(serviceKey: string, perSecond: number): Promise<void> {
     await this.waitSlowDown(serviceKey);
     const limit = Math.max(1, Math.floor(perSecond));
     for (;;) {
       const now = this.clock.now();
       const window = Math.floor(now / 1000);
       const key = `${this.prefix}pace:${serviceKey}:${window}`;
-      const count = await this.redis.incr(key);
-      if (count === 1) await this.redis.pexpire(key, 2000);
+      const count = await this.run(() => this.redis.incr(key));
+      if (count === 1) await this.run(() => this.redis.pexpire(key, 2000));
       if (count <= limit) return;
       await this.sleep((window + 1) * 1000 - now);
     }
@@ -93,11 +123,13 @@ export class RedisPacer implements Pacer {
   async slowDown(serviceKey: string, untilMs: number): Promise<void> {
     const now = this.clock.now();
     if (untilMs <= now) return;
+    // This worker keeps it too, for while Redis cannot be read.
+    await this.alone.slowDown(serviceKey, untilMs);
     // The later of the stored time and this one, expiring with it.
-    await this.redis.eval(
+    await this.run(() => this.redis.eval(
       "local c = tonumber(redis.call('GET', KEYS[1]) or '0') if tonumber(ARGV[1]) > c then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end return 0",
       1, `${this.prefix}pace-slow:${serviceKey}`, untilMs, untilMs - now,
-    );
+    ));
     this.slowRead.set(serviceKey, { readAt: now, until: Math.max(untilMs, this.slowRead.get(serviceKey)?.until ?? 0) });
   }
 
@@ -105,7 +137,13 @@ export class RedisPacer implements Pacer {
     const now = this.clock.now();
     let read = this.slowRead.get(serviceKey);
     if (read === undefined || now - read.readAt >= SLOW_READ_EVERY_MS) {
-      read = { readAt: now, until: Number((await this.redis.get(`${this.prefix}pace-slow:${serviceKey}`)) ?? 0) };
+      let stored: string | null;
+      try {
+        stored = await this.run(() => this.redis.get(`${this.prefix}pace-slow:${serviceKey}`));
+      } catch {
+        return this.alone.waitSlowDown(serviceKey);
+      }
+      read = { readAt: now, until: Number(stored ?? 0) };
       this.slowRead.set(serviceKey, read);
     }
     if (read.until <= now) return false;

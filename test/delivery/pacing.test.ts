@@ -1,4 +1,6 @@
+import net from 'node:net';
 import { Redis } from 'ioredis';
+import { RedisCircuit } from '../../src/net/redis-circuit.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import { LocalPacer, RedisPacer, type Sleep } from '../../src/delivery/pacing.js';
@@ -130,6 +132,52 @@ describe('pacers', () => {
       expect(windows).toEqual(windows.map((_, i) => windows[0]! + i));
       // A woken acquire waits exactly until the start of the next window.
       expect(new Set(virtual.requests)).toEqual(new Set([700, 1000]));
+    });
+  });
+  describe('RedisPacer while Redis is away (issue 25)', () => {
+    const closers: Array<() => Promise<unknown>> = [];
+    afterEach(async () => {
+      for (const close of closers.splice(0)) await close();
+    });
+
+    /** A Redis that takes connections and never answers: the failure that had no timeout. */
+    async function silentRedis(): Promise<number> {
+      const sockets: net.Socket[] = [];
+      const server = net.createServer((s) => { sockets.push(s); s.on('error', () => undefined); });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      closers.push(() => new Promise((resolve) => { sockets.forEach((s) => s.destroy()); server.close(resolve); }));
+      return (server.address() as net.AddressInfo).port;
+    }
+
+    function pacerOn(port: number, clock: ManualClock, sleep: Sleep) {
+      const redis = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 0, lazyConnect: false });
+      redis.on('error', () => undefined);
+      closers.push(async () => { redis.disconnect(); });
+      const circuit = new RedisCircuit({ ping: () => redis.ping(), clock, timeoutMs: 100 });
+      closers.push(async () => { circuit.stop(); });
+      return { pacer: new RedisPacer(redis, clock, sleep, 'mailroom:', circuit), circuit };
+    }
+
+    it('paces on its own, spaced by the rate, when Redis never answers (an INCR used to wait forever)', async () => {
+      const clock = new ManualClock(Date.UTC(2026, 0, 1));
+      const slept: number[] = [];
+      const { pacer, circuit } = pacerOn(await silentRedis(), clock, async (ms) => { slept.push(ms); clock.advance(ms); });
+      for (let i = 0; i < 4; i++) await pacer.acquire('svc', 2);
+      // Each acquire failed over to this worker's own schedule: 500 ms apart at 2 a second.
+      expect(slept.filter((ms) => ms > 0)).toEqual([500, 500, 500]);
+      // Three unanswered commands opened the circuit: the fourth was not sent at all.
+      expect(circuit.available).toBe(false);
+    });
+
+    it('keeps a throttling slow-down on its own when Redis refuses connections', async () => {
+      const port = await silentRedis();
+      await closers.splice(0)[0]!(); // nothing listens there any more
+      const clock = new ManualClock(Date.UTC(2026, 0, 1));
+      const slept: number[] = [];
+      const { pacer } = pacerOn(port, clock, async (ms) => { slept.push(ms); clock.advance(ms); });
+      await pacer.slowDown('svc', clock.now() + 3_000).catch(() => undefined);
+      expect(await pacer.waitSlowDown('svc')).toBe(true);
+      expect(slept).toEqual([3_000]);
     });
   });
 });
