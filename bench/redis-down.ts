@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { SEND_BODY } from './bench-orgs.js';
 import { openBenchContext, pause, sendSettings } from './bench-context.js';
-import { startMailroom } from './child-servers.js';
+import { freePort, startMailroom } from './child-servers.js';
 import { httpLoad, type LoadFigures } from './http-load.js';
 
 /**
@@ -12,14 +12,6 @@ import { httpLoad, type LoadFigures } from './http-load.js';
  * BENCH_CONNECTIONS (50) over the 300 bench organizations' private keys for BENCH_SECONDS (10)
  * each. `npx tsc -p tsconfig.build.json && node dist/bench/redis-down.js`
  */
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: 'ignore' });
