@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { lockMessagesTable } from '../support/db.js';
-import { freshStore, PG_URL, postgresAvailable } from '../support/stores.js';
+import { freshStore, postgresAvailable } from '../support/stores.js';
 import { deliveryHarness } from './harness.js';
 import { tempDir } from '../support/cleanup.js';
 import { waitFor } from '../support/smtp-sink.js';
@@ -19,33 +18,51 @@ beforeAll(() => {
   if (!fs.existsSync(BUILT_CLI)) throw new Error(`${BUILT_CLI} is missing: run \`npm run build\` first (npm test does)`);
 });
 
-/** Backends of other sessions waiting for a lock on this schema's messages table. */
-async function waitersOn(schema: string): Promise<number> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    const r = await client.query<{ n: string }>(
-      'select count(*) as n from pg_locks where not granted and relation = to_regclass($1)',
-      [`"${schema}".messages`],
-    );
-    return Number(r.rows[0]?.n ?? 0);
-  } finally {
-    await client.end();
-  }
+/**
+ * A TCP proxy in front of PostgreSQL that can go silent: after `freeze()` it forwards nothing
+ * either way and answers nothing, as a database behind a network partition (or a hung server)
+ * does. A lock held by another session no longer serves: statement_timeout (15 s) ends a lock
+ * wait on the server, and the stop then completes within the grace.
+ */
+async function silenceableProxy(target: { host: string; port: number }): Promise<{ port: number; freeze(): void; droppedBytes(): number; close(): Promise<void> }> {
+  let frozen = false;
+  let dropped = 0;
+  const sockets: net.Socket[] = [];
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target.port, target.host);
+    sockets.push(client, upstream);
+    client.on('error', () => undefined);
+    upstream.on('error', () => undefined);
+    client.on('data', (d: Buffer) => { if (frozen) dropped += d.length; else upstream.write(d); });
+    upstream.on('data', (d: Buffer) => { if (!frozen) client.write(d); });
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => { if (!frozen) client.destroy(); });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    freeze: () => { frozen = true; },
+    droppedBytes: () => dropped,
+    close: () => new Promise((resolve) => { sockets.forEach((s) => s.destroy()); server.close(() => resolve()); }),
+  };
 }
 
-// PostgreSQL only: there a statement waits on a lock for as long as it is held, which is what
-// makes a stop hang. SQLite gives up after its busy timeout.
+// PostgreSQL only: a database that stops answering over the network is what makes a stop hang
+// (our own query timeout, 20 s, outlasts the stop's hard deadline, 15 s). SQLite is in-process.
 describe('`mailroom worker` shutdown', () => {
   const h = deliveryHarness('postgres');
 
   it.skipIf(!pgUp)('a stop that hangs (the database never answers) ends at the hard deadline: exit 1, logged', { timeout: 60_000 }, async () => {
     const t = await freshStore('postgres');
     h.closer.defer(() => t.cleanup());
-    const schema = new URL(t.database.url).searchParams.get('schema') ?? '';
+    const pgAt = new URL(t.database.url);
+    const proxy = await silenceableProxy({ host: pgAt.hostname, port: Number(pgAt.port || 5432) });
+    h.closer.defer(() => proxy.close());
+    const viaProxy = new URL(t.database.url);
+    viaProxy.port = String(proxy.port);
 
     const child = spawn(process.execPath, [BIN, 'worker'], {
-      env: { PATH: process.env.PATH ?? '', MAILROOM_DATABASE_URL: t.database.url, MAILROOM_DATA_DIR: tempDir(h.closer), MAILROOM_WORKER_POLL_MS: '50', MAILROOM_LOG_LEVEL: 'info' },
+      env: { PATH: process.env.PATH ?? '', MAILROOM_DATABASE_URL: viaProxy.toString(), MAILROOM_DATA_DIR: tempDir(h.closer), MAILROOM_WORKER_POLL_MS: '50', MAILROOM_LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -62,11 +79,10 @@ describe('`mailroom worker` shutdown', () => {
     });
     await waitFor(() => output.includes('mailroom worker running'), 15_000, 'the worker to start');
 
-    // Hold the queue table: the worker's next claim waits on the lock, and so does its stop
-    // (the pool cannot close under a statement that never returns).
-    const release = await lockMessagesTable(t.store);
-    h.closer.defer(release);
-    await waitFor(async () => (await waitersOn(schema)) > 0, 10_000, 'the worker to wait on the lock');
+    // The database goes silent: the worker's next claim gets no answer, and so does its stop
+    // (the pool cannot close under a query that never returns).
+    proxy.freeze();
+    await waitFor(() => proxy.droppedBytes() > 0, 10_000, 'the worker to send a query that gets no answer');
 
     const signalled = Date.now();
     child.kill('SIGTERM');
