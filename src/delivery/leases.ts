@@ -110,6 +110,18 @@ export class Leases {
   }
 
   /**
+   * The storage failed under an attempt (a read before sending, or an outcome that could not be
+   * written for the whole lease): the message goes back to the queue as soon as writes work, not
+   * after its lease. Sent already or not, a resend keeps its Message-ID (at-least-once). False,
+   * doing nothing, for any other error.
+   */
+  async releaseOnStorageTrouble(m: ClaimedMessage, err: unknown): Promise<boolean> {
+    if (storageTrouble(err) === undefined) return false;
+    await this.giveBack([m], 'storage_unavailable');
+    return true;
+  }
+
+  /**
    * Releases these claims (queued again, due now, the attempt not counted). Should that fail too,
    * the leases, no longer renewed, expire and the reaper takes the messages back.
    */

@@ -4,7 +4,6 @@ import type { Metrics } from '../observability/metrics.js';
 import type { ClaimedMessage, SettledState } from '../storage/queue-types.js';
 import type { Store } from '../storage/store.js';
 import { readBatchContext, serviceKey, type BatchContext } from './batch-context.js';
-import { storageTrouble } from '../errors/storage-trouble.js';
 import { ClaimPause } from '../domain/claim-pause.js';
 import { Leases } from './leases.js';
 import { retryingStore, type StorageRetry } from './storage-retry.js';
@@ -137,7 +136,9 @@ export class DeliveryWorker {
     const reaper = this.reaper.stop();
     this.wake?.();
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all([this.loop, reaper]), new Promise((r) => { timer = setTimeout(r, graceMs); })]);
+    // A synthetic probe still under way (probe.ts) gets the same grace: after it, the breakers'
+    // store may be closed under it.
+    await Promise.race([Promise.all([this.loop, reaper, this.attemptDeps.prober?.settled()]), new Promise((r) => { timer = setTimeout(r, graceMs); })]);
     clearTimeout(timer);
     // Writes still waiting for the storage give up: their messages' leases expire as before.
     this.writes.stop();
@@ -178,13 +179,7 @@ export class DeliveryWorker {
   private dispatch(m: ClaimedMessage, context: BatchContext): Promise<void> {
     return this.deliver(m, context)
       .catch(async (err: unknown) => {
-        if (storageTrouble(err) !== undefined) {
-          // The storage failed under the attempt (a read before sending, or an outcome that could
-          // not be written for the whole lease): back to the queue as soon as writes work, not
-          // after the lease. Sent already or not, a resend keeps its Message-ID (at-least-once).
-          await this.leases.giveBack([m], 'storage_unavailable');
-          return;
-        }
+        if (await this.leases.releaseOnStorageTrouble(m, err)) return;
         this.deps.logger.error(
           { err, message_id: m.id, org_id: m.org_id, service_id: m.service_id },
           'delivery failed unexpectedly; the lease will expire and the reaper requeue (or, out of attempts, fail) it',

@@ -31,7 +31,9 @@ export class ClaimPause {
       this.kind = kind;
       this.delay = Math.max(this.pollMs, 50);
       this.logger.warn({ reason: kind, err: err instanceof Error ? err.message : String(err), ...extra },
-        'claiming paused: the database is unavailable; retrying with backoff until it is back (messages under way are settled once it is)');
+        kind === 'storage_full'
+          ? 'claiming paused: the storage is full; retrying with backoff until writes work (messages under way are settled once they do)'
+          : 'claiming paused: the database is unavailable; retrying with backoff until it is back (messages under way are settled once it is)');
       return this.delay;
     }
     this.delay = Math.min(this.delay * 2, CLAIM_PAUSE_MAX_MS);
@@ -41,7 +43,7 @@ export class ClaimPause {
   /** A claim worked: logs the end of a pause, if there was one. */
   succeeded(): void {
     if (this.pausedAt === undefined) return;
-    this.logger.info({ reason: this.kind, paused_ms: this.now() - this.pausedAt }, 'claiming resumed: the database is back');
+    this.logger.info({ reason: this.kind, paused_ms: this.now() - this.pausedAt }, this.kind === 'storage_full' ? 'claiming resumed: writes work again' : 'claiming resumed: the database is back');
     this.pausedAt = undefined;
     this.kind = undefined;
   }
