@@ -2,6 +2,7 @@ import type { BlobStore } from '../blobs/blob-store.js';
 import { newId } from '../domain/ids.js';
 import type { Organization, Template } from '../domain/types.js';
 import { ApiError } from '../errors/api-error.js';
+import { blobStoreUnavailable } from '../errors/unavailable.js';
 import type { Store } from '../storage/store.js';
 import type { AttachmentInput } from './input.js';
 import { PLAN_ATTACHMENT_LIMIT, blockedReason, cleanFilename } from './policy.js';
@@ -64,7 +65,7 @@ export async function storeAttachments(
   const refs: AttachmentRef[] = [];
   for (const f of files) {
     const blob_key = `${org.id}/${newId('att')}`;
-    await deps.blobs.put(blob_key, f.bytes, f.content_type ?? undefined);
+    await deps.blobs.put(blob_key, f.bytes, f.content_type ?? undefined).catch((err: unknown) => { throw blobStoreUnavailable(err); });
     refs.push({ blob_key, filename: f.filename, content_type: f.content_type, size: f.bytes.length });
   }
   return refs;

@@ -12,8 +12,9 @@ export class ApiError extends Error {
   readonly details: ErrorDetails | undefined;
   readonly headers: Readonly<Record<string, string>> | undefined;
 
-  constructor(code: ErrorCode, options: { message?: string; details?: ErrorDetails; headers?: Record<string, string> } = {}) {
-    super(options.message ?? ERROR_CATALOG[code].message);
+  /** `cause`: what went wrong underneath, for the log (the handler logs it at warn); never answered. */
+  constructor(code: ErrorCode, options: { message?: string; details?: ErrorDetails; headers?: Record<string, string>; cause?: unknown } = {}) {
+    super(options.message ?? ERROR_CATALOG[code].message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ApiError';
     this.code = code;
     this.status = ERROR_CATALOG[code].status;

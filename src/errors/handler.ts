@@ -35,7 +35,12 @@ export function installErrorHandling(app: FastifyInstance, docsBase: string, rou
   };
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof ApiError) return send(reply, error);
+    if (error instanceof ApiError) {
+      // An answer for trouble elsewhere (the attachment store refused a file): the operator
+      // needs what happened, which the client is never told.
+      if (error.cause !== undefined) request.log.warn({ err: error.cause, code: error.code, reason: error.details?.reason }, error.message);
+      return send(reply, error);
+    }
     // The database went away or the disk is full: an expected state, answered 503 with
     // Retry-After. The log line comes once per spell of trouble (StorageHealth's listener),
     // not a stack per request; here only a debug line.

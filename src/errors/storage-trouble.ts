@@ -22,16 +22,40 @@ const NET_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', '
 // server that stopped answering; 'Client was closed…': a query on a connection that just died.
 const PG_LOST = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|terminating connection|Query read timeout|Client was closed and is not queryable)/;
 
-export function storageTrouble(err: unknown): StorageTrouble | undefined {
+/**
+ * Set (not enumerable, so never serialised or logged) on an error that came from the database's
+ * own connection or files. A refused connection, a full disk or a dropped socket looks the same
+ * from the S3 blob store, an SMTP relay or a webhook receiver: only where it was caught says
+ * whose it was, and only the database's make the service unavailable or pause the worker.
+ */
+const FROM_DATABASE = Symbol('mailroom.fromDatabase');
+
+/** Marks `err` as the database's (its pool, its schema client, its WAL file); returns it. */
+export function fromDatabase<T>(err: T): T {
+  if (typeof err === 'object' && err !== null && Object.isExtensible(err)) {
+    Object.defineProperty(err, FROM_DATABASE, { value: true, enumerable: false });
+  }
+  return err;
+}
+
+function isFromDatabase(err: object): boolean {
+  return (err as { [FROM_DATABASE]?: boolean })[FROM_DATABASE] === true;
+}
+
+/**
+ * SQLSTATEs and SQLITE_FULL name the database whatever carried them. Node's network codes, pg's
+ * message-only errors and ENOSPC count only on an error marked fromDatabase (or whose cause, at
+ * any depth, is marked): an S3 PUT refused (ECONNREFUSED) or a full blob directory (ENOSPC) is
+ * not the database away or full (README, "When PostgreSQL goes away").
+ */
+export function storageTrouble(err: unknown, tagged = false): StorageTrouble | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
-  const { code, message, syscall, errors } = err as { code?: unknown; message?: unknown; syscall?: unknown; errors?: unknown };
-  if (code === PG_FULL || code === 'SQLITE_FULL' || code === 'ENOSPC') return 'storage_full';
+  const ours = tagged || isFromDatabase(err);
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (code === PG_FULL || code === 'SQLITE_FULL' || (ours && code === 'ENOSPC')) return 'storage_full';
   if (typeof code === 'string' && PG_UNAVAILABLE.has(code)) return 'database_unavailable';
-  // A socket's own error names its syscall (connect, read, write; an AggregateError of several
-  // addresses lists them): an HTTP client that hung up mid-upload ('aborted', ECONNRESET, no
-  // syscall) is not the database going away.
-  if (typeof code === 'string' && NET_UNAVAILABLE.has(code) && (typeof syscall === 'string' || Array.isArray(errors))) return 'database_unavailable';
-  if (typeof message === 'string' && PG_LOST.test(message)) return 'database_unavailable';
+  if (ours && typeof code === 'string' && NET_UNAVAILABLE.has(code)) return 'database_unavailable';
+  if (ours && typeof message === 'string' && PG_LOST.test(message)) return 'database_unavailable';
   const cause = (err as { cause?: unknown }).cause;
-  return cause !== undefined && cause !== err ? storageTrouble(cause) : undefined;
+  return cause !== undefined && cause !== err ? storageTrouble(cause, ours) : undefined;
 }

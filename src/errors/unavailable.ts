@@ -25,3 +25,18 @@ export function unavailableError(kind: StorageTrouble, details: Record<string, u
     headers: { 'retry-after': String(RETRY_AFTER_SECONDS[kind]) },
   });
 }
+
+/**
+ * The attachment store (S3 or the data dir's blobs) did not take a send's file: a refused or
+ * dropped connection, an S3 error, a full disk under the blob directory. Not the database's
+ * trouble (storage-trouble.ts counts only errors marked as the database's), so the health and
+ * the worker are untouched; the send is not accepted and may be retried as it is.
+ */
+export function blobStoreUnavailable(cause: unknown): ApiError {
+  return new ApiError('service_unavailable', {
+    message: 'The attachment store did not take the file for the moment; retry after the number of seconds in Retry-After (with the same Idempotency-Key, a send is never accepted twice).',
+    details: { reason: 'blob_store_unavailable' },
+    headers: { 'retry-after': '5' },
+    cause,
+  });
+}

@@ -5,7 +5,9 @@ import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase as Sql
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { fromDatabase } from '../errors/storage-trouble.js';
 import { StorageHealth } from './health.js';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, postgresUrlOptions } from './pg-options.js';
 import { BOUNDED_SESSION, HOT_AFTER, namingPool, UNBOUNDED_SESSION } from './prepared-pool.js';
 import { BACKSTOP_CHECKPOINT_PAGES, WAL_KEPT_BYTES, WalKeeper, type CommitFollowUp } from './wal-keeper.js';
 
@@ -86,29 +88,19 @@ const pgTypes = {
 };
 
 async function openPostgres(url: string, health: StorageHealth): Promise<Kysely<Database>> {
-  const parsed = new URL(url);
-  const schema = parsed.searchParams.get('schema');
-  parsed.searchParams.delete('schema');
-  // `prepare=off`: no named prepared statements (prepared-pool.ts), for a pooler between us and
-  // PostgreSQL that cannot keep them (PgBouncer in transaction mode before 1.21).
-  const prepare = parsed.searchParams.get('prepare') ?? 'on';
-  parsed.searchParams.delete('prepare');
-  if (prepare !== 'on' && prepare !== 'off') throw new Error(`MAILROOM_DATABASE_URL: prepare must be on or off, not "${prepare}"`);
-  if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
-    throw new Error(`MAILROOM_DATABASE_URL: schema "${schema}" must be a plain lower-case identifier`);
-  }
-  const connectionString = parsed.toString();
-  if (schema !== null) {
+  // schema, prepare and statement_timeout: mailroom's own URL parameters (pg-options.ts).
+  const { connectionString, schema, prepare, statementTimeoutMs, options } = postgresUrlOptions(url);
+  if (schema !== undefined) {
     const client = new pg.Client({ connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     // A connection lost while it is open is reported by the query under way; without a
     // listener its 'error' event would also end the process.
     client.on('error', () => undefined);
-    await client.connect();
+    await client.connect().catch((err: unknown) => { throw fromDatabase(err); });
     try {
       await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     } catch (err) {
       // Two processes creating the schema at once: the loser sees a unique violation (23505).
-      if ((err as { code?: string }).code !== '23505') throw err;
+      if ((err as { code?: string }).code !== '23505') throw fromDatabase(err);
     } finally {
       await client.end();
     }
@@ -120,17 +112,19 @@ async function openPostgres(url: string, health: StorageHealth): Promise<Kysely<
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // Notices a peer that vanished without a word (a failover's old primary) on idle connections.
     keepAlive: true,
-    options: [`-c statement_timeout=${STATEMENT_TIMEOUT_MS}`, ...(schema !== null ? [`-c search_path=${schema}`] : [])].join(' '),
+    ...(options === undefined ? {} : { options }),
   });
   // PostgreSQL going away (a restart's 57P01, a crash, a failover) makes every connection emit
   // 'error': pg-pool listens only while a client is idle, and an 'error' event nobody hears ends
   // the process. An idle client's error reaches the pool; a checked-out client's reaches its
-  // own listener, and the query under way rejects with it (handled by its caller). pg-pool then
-  // drops the dead client and connects anew on the next checkout: no loop of ours to back off.
-  pool.on('error', (err) => health.report(err));
-  pool.on('connect', (client) => client.on('error', (err) => health.report(err)));
-  const limits = prepare === 'on' ? undefined : { hotAfter: HOT_AFTER, maxNamed: 0, maxCounted: 0 };
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool, limits, { queryTimeoutMs: QUERY_TIMEOUT_MS, health }) }) });
+  // own listener, and the query under way rejects with it (handled by its caller, which reports
+  // it). These listeners only keep the process alive: an idle connection closed by the server's
+  // idle_session_timeout (57P05) or a load balancer cutting idle TCP is no outage, so it neither
+  // changes the health nor logs. pg-pool drops the dead client; the next checkout connects anew.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  const limits = prepare ? undefined : { hotAfter: HOT_AFTER, maxNamed: 0, maxCounted: 0 };
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool, limits, { queryTimeoutMs: QUERY_TIMEOUT_MS, health, statementTimeout: statementTimeoutMs !== undefined }) }) });
 }
 
 /**
@@ -140,11 +134,12 @@ async function openPostgres(url: string, health: StorageHealth): Promise<Kysely<
  * - one statement: 15 s, on the server (statement_timeout; the connection stays usable). The
  *   slowest statements of a running service (housekeeping's purge of 500 messages, a history
  *   page) take well under a second; migrations lift it for their session (UNBOUNDED_SESSION).
+ *   The URL's `statement_timeout=MS|off` sets it (pg-options.ts; off by default behind a pooler).
  * - one query, on our side: 20 s, for a server that stopped answering without closing the
  *   connection (statement_timeout cannot fire there); that connection is then dropped.
  */
 export const CONNECT_TIMEOUT_MS = 5_000;
-export const STATEMENT_TIMEOUT_MS = 15_000;
+export const STATEMENT_TIMEOUT_MS = DEFAULT_STATEMENT_TIMEOUT_MS;
 export const QUERY_TIMEOUT_MS = 20_000;
 
 /**

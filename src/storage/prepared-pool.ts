@@ -1,5 +1,6 @@
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
+import { fromDatabase, storageTrouble } from '../errors/storage-trouble.js';
 
 /**
  * PostgreSQL parses, analyses and plans every statement sent unnamed, each time. For the queue's
@@ -46,7 +47,25 @@ export interface PoolGuard {
   queryTimeoutMs?: number;
   /** Hears every failed query (it classifies) and every query that worked. */
   health?: { report(err: unknown): unknown; reached(): void };
+  /**
+   * Whether sessions start with a server-side statement_timeout (the URL's `statement_timeout`,
+   * pg-options.ts); default true. When false, UNBOUNDED_SESSION and BOUNDED_SESSION are not
+   * sent (there is nothing to lift or restore, and behind PgBouncer in transaction mode a
+   * session SET would stay on a server connection other clients share); they still lift and
+   * restore the client-side bound.
+   */
+  statementTimeout?: boolean;
 }
+
+/**
+ * After a connect that failed for lack of the database, further checkouts within the cool-down
+ * fail at once with that error (the request answers 503 at once instead of each trying, and a
+ * server coming back is not met by a burst of every waiting request): 100 ms, doubled on each
+ * failure after the last, at most 2 s; a connect that works ends it. When it runs out, one
+ * attempt goes through and the others wait for its outcome. Recovery thus lags the server by at
+ * most 2 s (README, "When PostgreSQL goes away").
+ */
+export const CONNECT_COOL_DOWN_MS = { first: 100, max: 2_000 };
 
 /**
  * A session that runs `set statement_timeout = 0` (the migrations: an index build on a large
@@ -80,21 +99,53 @@ export function namingPool(pool: pg.Pool, limits: NamingLimits = { hotAfter: HOT
     return name;
   };
 
+  // The connect cool-down (CONNECT_COOL_DOWN_MS): its length now (0: none) and end, the error
+  // that began it, and the one attempt under way once it ran out.
+  let coolMs = 0;
+  let coolUntil = 0;
+  let refusal: unknown;
+  let probe: Promise<unknown> | undefined;
+  const checkout = async (): Promise<pg.PoolClient> => {
+    for (;;) {
+      if (coolMs > 0 && Date.now() < coolUntil) {
+        guard.health?.report(refusal);
+        throw refusal;
+      }
+      if (probe === undefined) break;
+      await probe;
+    }
+    const attempt = pool.connect().then((client) => {
+      coolMs = 0;
+      return client;
+    }, (err: unknown) => {
+      fromDatabase(err);
+      guard.health?.report(err);
+      if (storageTrouble(err) === 'database_unavailable') {
+        coolMs = coolMs === 0 ? CONNECT_COOL_DOWN_MS.first : Math.min(coolMs * 2, CONNECT_COOL_DOWN_MS.max);
+        coolUntil = Date.now() + coolMs;
+        refusal = err;
+      }
+      throw err;
+    });
+    // While the database is away, one attempt at a time: the others wait for its outcome.
+    if (coolMs > 0) {
+      const settled = attempt.then(() => undefined, () => undefined);
+      probe = settled;
+      void settled.then(() => { if (probe === settled) probe = undefined; });
+    }
+    return attempt;
+  };
+
   return {
     async connect(): Promise<PostgresPoolClient> {
-      let raw: pg.PoolClient;
-      try {
-        raw = await pool.connect();
-      } catch (err) {
-        guard.health?.report(err);
-        throw err;
-      }
+      const raw = await checkout();
       // Set when a query failed in a way that leaves the connection unusable or unknown.
       let broken: Error | undefined;
       const watched = <T>(p: Promise<T>): Promise<T> => p.then((r) => {
         guard.health?.reached();
         return r;
       }, (err: unknown) => {
+        fromDatabase(err);
         // A timed-out query may still be running on the server: the connection is not reused.
         if (guard.health?.report(err) === 'database_unavailable' || (err as Error).message === 'Query read timeout') broken = err as Error;
         throw err;
@@ -105,6 +156,9 @@ export function namingPool(pool: pg.Pool, limits: NamingLimits = { hotAfter: HOT
         if (typeof sqlOrCursor !== 'string') return raw.query(sqlOrCursor as unknown as pg.Submittable) as unknown as PostgresCursor<R>;
         if (sqlOrCursor === UNBOUNDED_SESSION) unbounded.add(raw);
         if (sqlOrCursor === BOUNDED_SESSION) unbounded.delete(raw);
+        if (guard.statementTimeout === false && (sqlOrCursor === UNBOUNDED_SESSION || sqlOrCursor === BOUNDED_SESSION)) {
+          return Promise.resolve({ command: 'SET', rowCount: 0, rows: [] }) as unknown as Promise<PostgresQueryResult<R>>;
+        }
         const values = [...(parameters ?? [])];
         const name = values.length > 0 ? nameOf(sqlOrCursor) : undefined;
         // pg reads query_timeout per query; an unset one falls back to the pool's (none).

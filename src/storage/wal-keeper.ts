@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { fromDatabase } from '../errors/storage-trouble.js';
 
 /** What group commit needs from the file behind it around each transaction. */
 export interface CommitFollowUp {
@@ -204,8 +205,9 @@ export class WalKeeper implements CommitFollowUp {
       this.fd = undefined;
       throw err;
     });
-    const fd = await this.fd;
-    await new Promise<void>((resolve, reject) => fs.fdatasync(fd, (err) => (err === null ? resolve() : reject(err))));
+    // Marked as the database's: an ENOSPC here is the database full (storage-trouble.ts).
+    const fd = await this.fd.catch((err: unknown) => { throw fromDatabase(err); });
+    await new Promise<void>((resolve, reject) => fs.fdatasync(fd, (err) => (err === null ? resolve() : reject(fromDatabase(err)))));
   }
 
   /** The WAL exists from the first commit on; its directory entry is synced once, too. */

@@ -13,6 +13,7 @@ import type { App } from '../../src/http/app-types.js';
 import { buildTestApp, testConfig } from '../support/app.js';
 import { CONTACT_TEMPLATE, PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { contentRow, messageIds } from '../support/db.js';
+import { freePort } from '../support/smtp-sink.js';
 import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
 
 const pgUp = await postgresAvailable();
@@ -159,6 +160,26 @@ describe.each(DIALECTS)('attachments on %s', (dialect) => {
     // Without any template that accepts attachments, public keys may not upload.
     await s.store.templates.put('acme', 'files', { ...(await s.store.templates.get('acme', 'files'))!, allow_attachments: false }, s.clock.now());
     expect((await post({ filename: 'x.txt', size: 5 }, pub)).json().error.code).toBe('attachments_not_allowed');
+  });
+});
+
+describe.each(DIALECTS)('a send on %s whose S3 blob store refuses connections', (dialect) => {
+  const skip = dialect === 'postgres' && !pgUp;
+  let s: Setup | undefined;
+  afterEach(async () => { await s?.cleanup(); s = undefined; });
+
+  it.skipIf(skip)('answers 503 blob_store_unavailable, not database_unavailable, and leaves the database\'s health alone', async () => {
+    const port = await freePort();
+    s = await setup(dialect, () => ({
+      blobs: s3BlobStore(parseS3Url(`s3://mailroom-att?endpoint=http://127.0.0.1:${port}&access_key_id=K&secret_access_key=S`)),
+      uploadSecret: undefined,
+    }));
+    const res = await send(s, [inline('a.txt', 'hello', 'text/plain')]);
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toMatchObject({ error: { code: 'service_unavailable', details: { reason: 'blob_store_unavailable' } } });
+    expect(res.headers['retry-after']).toBe('5');
+    expect(s.store.health.current()).toBeUndefined();
+    expect(await messageIds(s.store)).toEqual([]);
   });
 });
 

@@ -7,6 +7,7 @@ import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryHarness, insertQueued, row, seedSmtpOrg, send, smtpService } from './harness.js';
 import { eventTypes } from '../support/stored.js';
 import { waitFor } from '../support/smtp-sink.js';
+import { fromDatabase } from '../../src/errors/storage-trouble.js';
 
 const pgUp = await postgresAvailable();
 
@@ -74,7 +75,7 @@ describe.each(DIALECTS)('messages that cannot be sent end somewhere on %s', (dia
     const sink = await h.sink(t);
     await seedSmtpOrg(t.store, smtpService(sink.port));
     const ids = [await send(t), await send(t)];
-    const lookup = vi.spyOn(t.store.suppressions, 'findAmong').mockRejectedValueOnce(new Error('Connection terminated unexpectedly'));
+    const lookup = vi.spyOn(t.store.suppressions, 'findAmong').mockRejectedValueOnce(fromDatabase(new Error('Connection terminated unexpectedly')));
     const { worker, logger } = h.worker(t, { options: { renewEveryMs: 20 } });
 
     worker.start();
@@ -97,7 +98,7 @@ describe.each(DIALECTS)('messages that cannot be sent end somewhere on %s', (dia
     const sink = await h.sink(t);
     await seedSmtpOrg(t.store, smtpService(sink.port));
     const id = await send(t);
-    vi.spyOn(t.store.services, 'get').mockRejectedValueOnce(new Error('Connection terminated unexpectedly'));
+    vi.spyOn(t.store.services, 'get').mockRejectedValueOnce(fromDatabase(new Error('Connection terminated unexpectedly')));
     const { worker } = h.worker(t);
 
     await expect(worker.runOnce()).rejects.toThrow(/Connection terminated/);

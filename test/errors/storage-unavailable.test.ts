@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { installErrorHandling } from '../../src/errors/handler.js';
 import { StorageHealth } from '../../src/storage/health.js';
+import { namingPool } from '../../src/storage/prepared-pool.js';
 import { freshApp, type TestApp } from '../support/app.js';
 import { databaseOf } from '../support/db.js';
 import { bearer, expectAccepted, expectError } from '../support/http.js';
@@ -54,8 +55,11 @@ const realErrors: Record<'sqlite' | 'postgres', Array<{ name: string; reason: st
     name: 'ECONNREFUSED (nothing listens: the server is down)',
     reason: 'database_unavailable',
     cause: async () => {
-      const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/test`, connectionTimeoutMillis: 2000 });
-      return client.connect().then(() => undefined, (e: unknown) => e);
+      // Through the pool, which marks its errors as the database's (storage-trouble.ts fromDatabase).
+      const pool = namingPool(new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/test`, connectionTimeoutMillis: 2000 }));
+      const err = await pool.connect().then(() => undefined, (e: unknown) => e);
+      await pool.end();
+      return err;
     },
   }],
 };

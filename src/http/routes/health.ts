@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { unavailableError } from '../../errors/unavailable.js';
 import type { App, AppServices } from '../app-types.js';
 import { responses } from '../schemas.js';
+import { fromDatabase } from '../../errors/storage-trouble.js';
 
 const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')], {
@@ -35,7 +36,7 @@ export function registerHealth(app: App, { store }: Pick<AppServices, 'store'>):
   }, async (_request, reply) => {
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('timeout exceeded when trying to connect')), PING_BOUND_MS);
+      timer = setTimeout(() => reject(fromDatabase(new Error('timeout exceeded when trying to connect'))), PING_BOUND_MS);
     });
     reply.header('cache-control', 'no-store');
     try {
