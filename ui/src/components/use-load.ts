@@ -1,21 +1,23 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { latestOnly } from '../lib/latest-only.js';
 
-/** Loads data for a page: `{data, error, loading, reload}`; reloads when `deps` change. */
+/**
+ * Loads data for a page: `{data, error, loading, reload}`; reloads when `deps` change. Only the
+ * latest load's answer is shown (lib/latest-only.ts): a slow older one never overwrites it.
+ */
 export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]) {
   const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: undefined, loading: true });
+  const loads = useRef(latestOnly());
   // eslint-disable-next-line react-hooks/exhaustive-deps
   const run = useCallback(load, deps);
   const reload = useCallback(async () => {
     setState((s) => ({ ...s, loading: true }));
-    try {
-      const data = await run();
-      setState({ data, error: undefined, loading: false });
-    } catch (error) {
-      setState({ data: undefined, error, loading: false });
-    }
+    await loads.current.run(run, (r) => setState(r.ok ? { data: r.data, error: undefined, loading: false } : { data: undefined, error: r.error, loading: false }));
   }, [run]);
   useEffect(() => {
     void reload();
   }, [reload]);
+  // Answers that arrive after the page is gone are dropped.
+  useEffect(() => () => loads.current.cancel(), []);
   return { ...state, reload };
 }
