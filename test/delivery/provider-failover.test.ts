@@ -34,11 +34,8 @@ async function viaOf(s: FailoverSetup, id: string): Promise<{ status: string; se
   return res.json<{ status: string; sent_via?: string }>();
 }
 
-describe.each(DIALECTS)('failover between HTTP providers on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
-  const closer = closerPerTest();
-
-  it.skipIf(skip)('Postmark answering 503 fails over to SendGrid and comes back after the half-open probe; no message accepted twice', async () => {
+/** Postmark as the primary service failing over to SendGrid, both faked on loopback, and a worker. */
+async function postmarkThenSendgrid(dialect: (typeof DIALECTS)[number], closer: ReturnType<typeof closerPerTest>) {
     const s = await failoverSetup(dialect, closer);
     const postmark = await startPostmark();
     closer.defer(() => postmark.close());
@@ -48,6 +45,15 @@ describe.each(DIALECTS)('failover between HTTP providers on %s', (dialect) => {
     await s.store.services.put('acme', 'primary', { provider: 'postmark', settings: { postmark: { server_token: postmark.token, endpoint: postmark.url }, failover: ['backup'] }, is_default: true, max_per_second: null }, now);
     await s.store.services.put('acme', 'backup', { provider: 'sendgrid', settings: { sendgrid: { api_key: sendgrid.key, endpoint: sendgrid.url } }, is_default: false, max_per_second: null }, now);
     const worker = s.worker({ transports: { postmark: postmarkTransport, sendgrid: sendgridTransport } });
+    return { s, postmark, sendgrid, worker };
+}
+
+describe.each(DIALECTS)('failover between HTTP providers on %s', (dialect) => {
+  const skip = dialect === 'postgres' && !pgUp;
+  const closer = closerPerTest();
+
+  it.skipIf(skip)('Postmark answering 503 fails over to SendGrid and comes back after the half-open probe; no message accepted twice', async () => {
+    const { s, postmark, sendgrid, worker } = await postmarkThenSendgrid(dialect, closer);
 
     // Postmark is down: five sends answer 503, deferred, and the breaker opens.
     for (let i = 0; i < 5; i += 1) postmark.script({ path: '/email', status: 503, body: 'Service Unavailable' });
@@ -90,15 +96,7 @@ describe.each(DIALECTS)('failover between HTTP providers on %s', (dialect) => {
   });
 
   it.skipIf(skip)('a lone message never goes to Postmark while it answers 503: its GET /server is the probe (503 reopens, 200 closes)', async () => {
-    const s = await failoverSetup(dialect, closer);
-    const postmark = await startPostmark();
-    closer.defer(() => postmark.close());
-    const sendgrid = await startSendgrid();
-    closer.defer(() => sendgrid.close());
-    const now = s.clock.now();
-    await s.store.services.put('acme', 'primary', { provider: 'postmark', settings: { postmark: { server_token: postmark.token, endpoint: postmark.url }, failover: ['backup'] }, is_default: true, max_per_second: null }, now);
-    await s.store.services.put('acme', 'backup', { provider: 'sendgrid', settings: { sendgrid: { api_key: sendgrid.key, endpoint: sendgrid.url } }, is_default: false, max_per_second: null }, now);
-    const worker = s.worker({ transports: { postmark: postmarkTransport, sendgrid: sendgridTransport } });
+    const { s, postmark, worker } = await postmarkThenSendgrid(dialect, closer);
     const breaker = async () => (await s.admin('/organizations/acme/services/primary')).breaker as { state: string; last_error?: string };
     // Earlier traffic opened the breaker; Postmark still answers 503 to everything.
     for (let i = 0; i < 5; i++) await s.breakers.failed('acme/primary', { kind: 'pass' }, 'postmark 503 (earlier traffic)');
