@@ -1,28 +1,19 @@
-/** API keys in the admin API (src/admin/routes/keys.ts). */
+/** API keys in the admin API (src/admin/routes/keys.ts). Shapes generated (./shapes.ts). */
 import { api, orgPath } from './client';
+import type { Answer, Item } from './shapes.js';
 
-export interface ApiKey {
-  id: string;
-  type: 'public' | 'private';
-  /** A recognisable fragment (a private key's prefix), safe to show. */
-  hint: string;
-  /** The whole value of a public key; null for private keys. */
-  public_key: string | null;
-  status: 'active' | 'revoked' | 'rotated';
-  created_at: string;
-  revoked_at: string | null;
-  expires_at: string | null;
-}
+type Rotate = '/organizations/{org}/keys/{keyId}/rotate';
 
-/** A key just created or rotated: `key` is its value, in this answer only. */
-export interface IssuedKey extends ApiKey {
-  key: string;
-  previous_key?: { id: string; expires_at: string };
-}
+/** `hint` is a recognisable fragment (a private key's prefix); `public_key` the whole value of a public key, null for private keys. */
+export type ApiKey = Item<'/organizations/{org}/keys'>;
+
+/** A key just created or rotated: `key` is its value, in this answer only; a rotation's also names the previous key. */
+export type IssuedKey = Answer<'/organizations/{org}/keys', 'post'> & Partial<Pick<Answer<Rotate, 'post'>, 'previous_key'>>;
 
 export const keysApi = {
-  list: (org: string) => api.get<{ items: ApiKey[] }>(orgPath(org, 'keys')),
+  list: (org: string) => api.get<Answer<'/organizations/{org}/keys', 'get'>>(orgPath(org, 'keys')),
   create: (org: string, type: ApiKey['type']) => api.post<IssuedKey>(orgPath(org, 'keys'), { type }),
-  rotate: (org: string, id: string, graceSeconds: number) => api.post<IssuedKey>(orgPath(org, 'keys', id, 'rotate'), { grace_seconds: graceSeconds }),
+  rotate: (org: string, id: string, graceSeconds: number) =>
+    api.post<Answer<Rotate, 'post'>>(orgPath(org, 'keys', id, 'rotate'), { grace_seconds: graceSeconds }),
   revoke: (org: string, id: string) => api.delete(orgPath(org, 'keys', id)),
 };

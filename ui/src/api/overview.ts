@@ -1,28 +1,13 @@
-/** GET /admin/v1/organizations/{org}/overview (issue 15 contract). */
-import type { DayCounts } from '../lib/chart';
+/** GET /admin/v1/organizations/{org}/overview (issue 15 contract). Shapes generated (./shapes.ts). */
 import { api, orgPath } from './client';
-import type { BreakerState } from './services';
+import { allOf, type Answer, type Query } from './shapes.js';
 
-export const OVERVIEW_DAYS = [7, 30, 90] as const;
-export type OverviewDays = (typeof OVERVIEW_DAYS)[number];
+type OverviewRoute = '/organizations/{org}/overview';
 
-export interface Overview {
-  organization_id: string;
-  days: number;
-  generated_at: string;
-  daily: DayCounts[];
-  queue: { depth: number; oldest_due_at: string | null; oldest_due_age_seconds: number | null };
-  /** balance null = unlimited. */
-  credits: { balance: number | null; [more: string]: unknown };
-  held_messages: number;
-  services: Array<{
-    id: string;
-    provider: string;
-    default: boolean;
-    breaker: BreakerState;
-    last_error: { at: string; message: string; message_id: string | null } | null;
-  }>;
-}
+/** `credits.balance` null = unlimited. */
+export type Overview = Answer<OverviewRoute, 'get'>;
+export type OverviewDays = Query<OverviewRoute, 'get'>['days'];
+export const OVERVIEW_DAYS = allOf<OverviewDays>()([7, 30, 90]);
 
 export const overviewApi = {
   get: (org: string, days: OverviewDays) => api.get<Overview>(orgPath(org, 'overview'), { days }),

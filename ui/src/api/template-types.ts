@@ -1,84 +1,37 @@
 /**
  * The template resource's shapes (admin API, src/admin/routes/templates.ts and the render,
- * send-test and versions routes). No imports: the pure logic in ui/src/lib uses these and is
- * typechecked and unit-tested by the server's TypeScript setup too.
+ * send-test and versions routes), generated (./shapes.ts). No DOM: the pure logic in ui/src/lib
+ * uses these and is typechecked and unit-tested by the server's TypeScript setup too.
  */
-export const PARAM_TYPES = ['string', 'html', 'email', 'url', 'integer', 'number', 'boolean', 'date'] as const;
-export type ParamType = (typeof PARAM_TYPES)[number];
+import { allOf, type Answer, type Item, type RequestBody, type Schema } from './shapes.js';
 
-/** One declared parameter (src/domain/types.ts ParamSpec). */
-export interface ParamSpec {
-  name: string;
-  type: ParamType;
-  required?: boolean;
-  min_length?: number;
-  max_length?: number;
-  pattern?: string;
-  enum?: Array<string | number>;
-  minimum?: number;
-  maximum?: number;
-  description?: string;
-}
-
-export const CONTENT_FIELDS = ['subject', 'to', 'cc', 'bcc', 'from_name', 'from_email', 'reply_to', 'html', 'text'] as const;
-export type ContentField = (typeof CONTENT_FIELDS)[number];
-
-export const FLAG_FIELDS = ['captcha', 'allow_dynamic_recipients', 'allow_attachments', 'strict_params', 'enforce_link_allowlist', 'frozen'] as const;
-export type FlagField = (typeof FLAG_FIELDS)[number];
+type Template = '/organizations/{org}/templates/{id}';
 
 /** GET /organizations/{org}/templates/{id}. */
-export interface TemplateResource extends Record<FlagField, boolean> {
-  id: string;
-  name: string;
-  service_id: string | null;
-  params: ParamSpec[];
-  content: Record<ContentField, string>;
-  version: number;
-  created_at: string;
-  updated_at: string;
-}
+export type TemplateResource = Schema<'Template'>;
 
-/** What PUT and PATCH take (content flat), and what the render route takes as `template`. */
-export type TemplateWrite = Partial<Record<ContentField, string>> & Partial<Record<FlagField, boolean>> & {
-  name?: string;
-  service_id?: string | null;
-  params?: ParamSpec[];
-};
+/** One declared parameter (src/domain/types.ts ParamSpec). */
+export type ParamSpec = TemplateResource['params'][number];
+export type ParamType = ParamSpec['type'];
+export const PARAM_TYPES = allOf<ParamType>()(['string', 'html', 'email', 'url', 'integer', 'number', 'boolean', 'date']);
 
-/** A rendered email as the API shows it (src/templates/rendered-view.ts): a preview, or a message's content. */
-export interface RenderedEmailView {
-  subject: string;
-  html: string | null;
-  text: string | null;
-  from: string;
-  reply_to: string[];
-  to: string[];
-  cc: string[];
-  bcc: string[];
-}
+export type ContentField = keyof TemplateResource['content'];
+export const CONTENT_FIELDS = allOf<ContentField>()(['subject', 'to', 'cc', 'bcc', 'from_name', 'from_email', 'reply_to', 'html', 'text']);
+
+export type FlagField = { [K in keyof TemplateResource]: TemplateResource[K] extends boolean ? K : never }[keyof TemplateResource];
+export const FLAG_FIELDS = allOf<FlagField>()([
+  'captcha', 'allow_dynamic_recipients', 'allow_attachments', 'strict_params', 'enforce_link_allowlist', 'frozen',
+]);
+
+/** What PATCH takes (content flat; PUT takes the same), and what the render route takes as `template`. */
+export type TemplateWrite = RequestBody<Template, 'patch'>;
 
 /** POST …/render → 200; `warnings` (admin render only) e.g. a frozen template that sends would refuse. */
-export interface RenderResult extends RenderedEmailView {
-  service_id: string;
-  template_version: number | null;
-  warnings?: Array<{ code: string; message: string }>;
-}
+export type RenderResult = Answer<'/organizations/{org}/templates/{id}/render', 'post'>;
 
-export interface TemplateVersion {
-  version: number;
-  created_at: string;
-  current: boolean;
-  template: TemplateResource;
-}
+export type TemplateVersion = Item<'/organizations/{org}/templates/{id}/versions'>;
 
-export interface SendTestResult {
-  message_id: string;
-  status: string;
-}
+export type SendTestResult = Answer<'/organizations/{org}/templates/{id}/send-test', 'post'>;
 
 /** The services a template may name (only what the editor's select needs). */
-export interface ServiceSummary {
-  id: string;
-  provider: string;
-  default?: boolean;
-}
+export type ServiceSummary = Pick<Item<'/organizations/{org}/services'>, 'id' | 'provider' | 'default'>;

@@ -1,5 +1,6 @@
 /** The calls the template screens make (shapes in ./template-types). */
 import { api, orgPath } from './client';
+import type { RequestBody } from './shapes.js';
 import type { RenderResult, SendTestResult, ServiceSummary, TemplateResource, TemplateVersion, TemplateWrite } from './template-types';
 
 export * from './template-types';
@@ -11,9 +12,9 @@ export const templatesApi = {
   get: (org: string, id: string) => api.get<TemplateResource>(path(org, id)),
   create: (org: string, id: string, body: TemplateWrite) => api.put<TemplateResource>(path(org, id), body),
   update: (org: string, id: string, body: TemplateWrite) => api.patch<TemplateResource>(path(org, id), body),
-  render: (org: string, id: string, body: { template_params: Record<string, unknown>; template: TemplateWrite }) =>
+  render: (org: string, id: string, body: RequestBody<'/organizations/{org}/templates/{id}/render', 'post'>) =>
     api.post<RenderResult>(path(org, id, 'render'), body),
-  sendTest: (org: string, id: string, body: { to: string; template_params: Record<string, unknown> }) =>
+  sendTest: (org: string, id: string, body: RequestBody<'/organizations/{org}/templates/{id}/send-test', 'post'>) =>
     api.post<SendTestResult>(path(org, id, 'send-test'), body),
   versions: (org: string, id: string) => api.get<{ items: TemplateVersion[] }>(path(org, id, 'versions')).then((r) => r.items),
   restore: (org: string, id: string, version: number) =>

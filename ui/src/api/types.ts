@@ -1,23 +1,10 @@
-/** Shapes of the admin API's answers that the UI reads (see the OpenAPI document at /docs). */
+/** Shapes of the admin API's answers that every page reads (generated: ./shapes.ts). */
+import type { Answer, Schema } from './shapes.js';
 
-export interface ErrorEnvelope {
-  error: { code: string; message: string; details?: Record<string, unknown> };
-}
+export type ErrorEnvelope = Schema<'ErrorEnvelope'>;
 
-/** GET/POST /admin/v1/session. */
-export interface Session {
-  expires_at: string;
-  csrf_token: string;
-}
+/** POST /admin/v1/session (GET answers the same for a cookie session). */
+export type Session = Answer<'/session', 'post'>;
 
 /** GET /admin/v1/server: the mode the server runs in and what it relaxes. */
-export interface ServerMode {
-  mode: 'development' | 'production';
-  relaxed: string[];
-}
-
-/** A page of a cursor-paginated list. */
-export interface Page<T> {
-  items: T[];
-  next_cursor: string | null;
-}
+export type ServerMode = Answer<'/server', 'get'>;

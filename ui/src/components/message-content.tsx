@@ -1,4 +1,3 @@
-import { Fragment } from 'preact';
 import type { MessageContent as Content } from '../api/messages';
 import { Section } from './ui';
 
@@ -15,7 +14,6 @@ export function MessageContent(props: { content: Content | null | undefined }) {
   if (c === null) {
     return <Section title="Content"><p class="hint">The rendered content is no longer stored (retention removed it).</p></Section>;
   }
-  const extra = Object.entries(c.headers ?? {});
   return (
     <Section title="Content, as rendered for sending">
       <dl class="facts facts-wide">
@@ -25,7 +23,6 @@ export function MessageContent(props: { content: Content | null | undefined }) {
         <dt>To</dt><dd>{list(c.to)}</dd>
         <dt>Cc</dt><dd>{list(c.cc)}</dd>
         <dt>Bcc</dt><dd>{list(c.bcc)}</dd>
-        {extra.map(([k, v]) => <Fragment key={k}><dt>{k}</dt><dd class="mono wrap">{v}</dd></Fragment>)}
       </dl>
       <h3>Text</h3>
       {c.text === null ? <p class="hint">No text part.</p> : <pre class="message-text" tabIndex={0} aria-label="Text part">{c.text}</pre>}

@@ -100,7 +100,8 @@ export function settingsFromForm(f: OrgForm, creating: boolean): OrganizationSet
     plan: (PLANS as readonly string[]).includes(f.plan) ? (f.plan as OrganizationSettings['plan']) : 'free',
     ...(creating ? { credits: int(f.credits) } : {}),
     overdraft: int(f.overdraft),
-    when_out_of_credits: (OUT_OF_CREDIT_MODES as readonly string[]).includes(f.when_out_of_credits) ? (f.when_out_of_credits as 'hold' | 'reject') : 'hold',
+    when_out_of_credits: (OUT_OF_CREDIT_MODES as readonly string[]).includes(f.when_out_of_credits)
+      ? (f.when_out_of_credits as OrganizationSettings['when_out_of_credits']) : 'hold',
     hold_queue_limit: int(f.hold_queue_limit),
     email_verified: f.email_verified,
     suspended: f.suspended,

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { AddressText } from './address-text';
 import { readableAddress } from '../lib/idn';
-import { addBlockListEntry, blockListValue, listBlockList, removeBlockListEntry } from '../api/lists';
+import { addBlockListEntry, listBlockList, removeBlockListEntry } from '../api/lists';
 import { ApiFailure } from '../api/client';
 import { SuppressionPager, SuppressionSearch } from './suppression-search';
 import { ActionButton, ErrorNotice, Field, Loading, Notice, Section, Table } from './ui';
@@ -41,7 +41,7 @@ export function BlockList(props: { org: string; q: string; cursor: string | unde
       setError(err);
     }
   };
-  const items = (page.data?.items ?? []).map(blockListValue);
+  const items = page.data?.items ?? [];
   const watch = page.data?.watch_variable;
   return (
     <Section title="Block list">

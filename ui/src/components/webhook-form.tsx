@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
-import { WEBHOOK_EVENT_TYPES, type WebhookSettings } from '../api/webhooks';
+import { isWebhookEventType, WEBHOOK_EVENT_TYPES, type WebhookEventType, type WebhookSettings } from '../api/webhooks';
 import { ErrorNotice, Field, useId } from './ui';
 
 /**
@@ -15,7 +15,9 @@ export function WebhookForm(props: {
   const init = props.initial;
   const [url, setUrl] = useState(init?.url ?? '');
   const [all, setAll] = useState(init === undefined || init.events.includes('*'));
-  const [events, setEvents] = useState<string[]>(init === undefined || init.events.includes('*') ? [] : init.events);
+  const [events, setEvents] = useState<WebhookEventType[]>(
+    init === undefined || init.events.includes('*') ? [] : init.events.filter(isWebhookEventType),
+  );
   const [description, setDescription] = useState(init?.description ?? '');
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -35,7 +37,7 @@ export function WebhookForm(props: {
       setBusy(false);
     }
   };
-  const toggle = (t: string, on: boolean) => setEvents(on ? [...events.filter((x) => x !== t), t] : events.filter((x) => x !== t));
+  const toggle = (t: WebhookEventType, on: boolean) => setEvents(on ? [...events.filter((x) => x !== t), t] : events.filter((x) => x !== t));
   return (
     <form onSubmit={submit} class="webhook-form" aria-label={props.submitLabel}>
       <Field label="URL" type="url" value={url} onValue={setUrl} required placeholder="https://example.com/hooks/mailroom"
