@@ -1,4 +1,4 @@
-import type { ConfigFile } from '../src/config/resources.js';
+import type { ConfigFile } from '../src/resources/inputs.js';
 import { benchTemplate } from './bench-orgs.js';
 import { orgId, SCALE_ORGS, SCALE_TEMPLATES } from './scale-seed.js';
 

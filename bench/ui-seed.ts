@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { applyConfig } from '../src/admin/apply.js';
 import { loadConfig } from '../src/config/env.js';
-import type { ConfigFile } from '../src/config/resources.js';
+import type { ConfigFile } from '../src/resources/inputs.js';
 import { systemClock } from '../src/domain/clock.js';
 import { openStore } from '../src/storage/store.js';
 

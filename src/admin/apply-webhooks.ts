@@ -1,5 +1,5 @@
 import { ConfigError } from '../config/env.js';
-import type { ConfigFile } from '../config/resources.js';
+import type { ConfigFile } from '../resources/inputs.js';
 import type { Repos } from '../storage/store.js';
 import type { WebhookEndpointFields } from '../storage/webhook-endpoints.js';
 import { insertEndpoint, updateEndpoint, webhookFields, type WebhookCheckDeps } from './webhooks.js';

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ConfigError, type Config } from '../config/env.js';
-import { organizationFields, serviceFields, templateFields } from '../config/normalize.js';
-import type { ConfigFile } from '../config/resources.js';
+import { organizationFields, serviceFields, templateFields } from '../resources/normalize.js';
+import type { ConfigFile } from '../resources/inputs.js';
 import type { KeyType } from '../domain/types.js';
 import type { Repos, Store } from '../storage/store.js';
 import { applyWebhooks, checkFileWebhooks, type GeneratedWebhookSecret, type WebhookApplyOptions } from './apply-webhooks.js';

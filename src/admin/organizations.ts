@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { organizationFields } from '../config/normalize.js';
-import type { OrganizationSettingsInput } from '../config/resources.js';
+import { organizationFields } from '../resources/normalize.js';
+import type { OrganizationSettingsInput } from '../resources/inputs.js';
 import type { Organization } from '../domain/types.js';
 import { invalidFields } from './routes/common.js';
 import { linkDomainProblems } from '../domain/link-domains.js';

@@ -1,5 +1,5 @@
-import { templateFields } from '../config/normalize.js';
-import type { TemplateInput } from '../config/resources.js';
+import { templateFields } from '../resources/normalize.js';
+import type { TemplateInput } from '../resources/inputs.js';
 import type { Template } from '../domain/types.js';
 import type { TemplateFields } from '../storage/templates.js';
 import type { Repos, Store } from '../storage/store.js';

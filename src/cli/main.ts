@@ -115,7 +115,7 @@ async function runApply(store: Store, config: Config, args: string[], env: NodeJ
     return 1;
   }
   // Loaded on use: the YAML parser is ~70 modules that only `apply` and a MAILROOM_CONFIG start read.
-  const { readConfigFile } = await import('../config/file.js');
+  const { readConfigFile } = await import('../resources/config-file.js');
   const report = await applyConfig(store, readConfigFile(file, env), webhookApplyOptions(config));
   if (report.changes.length === 0) out('No changes.');
   for (const line of report.changes) out(`  ${line}`);

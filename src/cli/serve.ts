@@ -26,7 +26,7 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   const { store } = runtime;
   if (config.configFile !== undefined) {
     // Loaded only for a MAILROOM_CONFIG file: the YAML parser (~70 modules) stays out of a server without one.
-    const { readConfigFile } = await import('../config/file.js');
+    const { readConfigFile } = await import('../resources/config-file.js');
     const report = await applyConfig(store, readConfigFile(config.configFile), webhookApplyOptions(config));
     out(`Applied ${config.configFile}: ${report.changes.length === 0 ? 'no changes' : `${report.changes.length} change(s)`}`);
     for (const line of generatedLines(report)) out(line);

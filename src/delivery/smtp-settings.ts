@@ -1,15 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { SmtpInput } from '../config/resources.js';
 import type { SmtpSettings } from '../domain/types.js';
+import { smtp } from '../providers/smtp.js';
 
 /**
- * `settings.smtp` as stored: the admin API's and config file's SmtpInput, the same rules
- * (host not empty, port 1..65535, DKIM fields not empty), with the defaults serviceFields
- * fills in (every field present, `dkim` null when unset). Fields it does not name are let
- * through, as the transport ignores them.
+ * `settings.smtp` as stored: the admin API's and config file's SMTP block (src/providers/
+ * smtp.ts), the same rules (host not empty, port 1..65535, DKIM fields not empty), with the
+ * defaults serviceFields fills in (every field present, `dkim` null when unset). Fields it does
+ * not name are let through, as the transport ignores them.
  */
-const { dkim, ...fields } = Type.Required(SmtpInput).properties;
+const { dkim, ...fields } = Type.Required(smtp.settings.schema).properties;
 const StoredSmtp = Type.Object({ ...fields, dkim: Type.Union([dkim, Type.Null()]) });
 
 // Compiled once: a batch checks each of its services (microseconds, next to its queries).

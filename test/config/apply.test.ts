@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyConfig } from '../../src/admin/apply.js';
 import { ConfigError } from '../../src/config/env.js';
-import { parseConfigText, readConfigFile } from '../../src/config/file.js';
+import { parseConfigText, readConfigFile } from '../../src/resources/config-file.js';
 import { sha256 } from '../../src/domain/ids.js';
 import { EXAMPLE_CONFIG, EXAMPLE_ENV } from '../support/example-config.js';
 import { apiKeyRows, setServiceSettingsText } from '../support/db.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/env.js';
-import { parseConfigText, readConfigFile } from '../../src/config/file.js';
+import { parseConfigText, readConfigFile } from '../../src/resources/config-file.js';
 import { EXAMPLE_CONFIG, EXAMPLE_ENV } from '../support/example-config.js';
 
 function problemsOf(yaml: string, env: Record<string, string> = {}): string {

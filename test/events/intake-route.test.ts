@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseConfigText } from '../../src/config/file.js';
+import { parseConfigText } from '../../src/resources/config-file.js';
 import { admin, expectError, insertMessage } from '../admin/helpers.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { providerEventRows } from './support.js';

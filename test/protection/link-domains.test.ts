@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/env.js';
-import { parseConfigText } from '../../src/config/file.js';
+import { parseConfigText } from '../../src/resources/config-file.js';
 import { linkDomain } from '../../src/domain/link-domains.js';
 import { hostAllowed } from '../../src/protection/links.js';
 import { admin, expectError, orgBody } from '../admin/helpers.js';

@@ -1,4 +1,4 @@
-import type { ConfigFile } from '../../src/config/resources.js';
+import type { ConfigFile } from '../../src/resources/inputs.js';
 import { CONTACT_TEMPLATE } from './seed.js';
 
 /**

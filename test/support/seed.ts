@@ -1,5 +1,5 @@
 import { applyConfig } from '../../src/admin/apply.js';
-import type { ConfigFile } from '../../src/config/resources.js';
+import type { ConfigFile } from '../../src/resources/inputs.js';
 import type { Store } from '../../src/storage/store.js';
 
 export const PUBLIC_KEY = 'pk_test_public_0001';

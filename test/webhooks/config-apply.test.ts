@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyConfig, generatedLines } from '../../src/admin/apply.js';
 import { ConfigError } from '../../src/config/env.js';
-import { parseConfigText } from '../../src/config/file.js';
+import { parseConfigText } from '../../src/resources/config-file.js';
 import type { LookupFn } from '../../src/webhooks/url-guard.js';
 import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
 import { endpointRow, setEndpointFields, testSecret } from './support.js';

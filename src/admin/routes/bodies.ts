@@ -1,12 +1,12 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TOptional, type TPartial } from '@sinclair/typebox';
+import { SETTINGS_PROVIDERS, type SettingsProvider } from '../../providers/index.js';
 import {
-  CaptchaInput, EventsInput, MailgunInput, OrganizationSettingsInput, PostmarkInput, ResendInput, SecurityInput, SendgridInput, ServiceInput,
-  SesInput, SmtpInput, TemplateInput,
-} from '../../config/resources.js';
+  CaptchaInput, EventsInput, OrganizationSettingsInput, SecurityInput, ServiceInput, TemplateInput,
+} from '../../resources/inputs.js';
 
 /**
  * PUT and PATCH bodies of the admin API, built from the input schemas the config file uses
- * (src/config/resources.ts) so both accept the same values. A PUT body is what GET returns:
+ * (src/resources/inputs.ts) so both accept the same values. A PUT body is what GET returns:
  * the read-only fields are accepted here and dropped by withoutReadOnly. Which fields a PUT
  * must name is the README's "Admin API" table; the rule is that a field whose omission could
  * blank content, change who sends, or loosen a protection is required, and only fields whose
@@ -68,16 +68,15 @@ export const ServicePut = Type.Composite([
 ], { additionalProperties: false });
 export type ServicePut = Static<typeof ServicePut>;
 
+/** Provider blocks (`smtp`, `ses`, …) merge one level deep (a new api_key alone, a region alone). */
+const PartialBlocks = Object.fromEntries(
+  SETTINGS_PROVIDERS.map((p) => [p.name, Type.Optional(Type.Partial(p.settings.schema))]),
+) as unknown as { [P in SettingsProvider as P['name']]: TOptional<TPartial<P['settings']['schema']>> };
+
 export const ServicePatch = Type.Composite([
-  Type.Partial(Type.Omit(ServiceInput, ['smtp', 'events', 'ses', 'postmark', 'sendgrid', 'mailgun', 'resend'])),
+  Type.Partial(Type.Omit(ServiceInput, [...SETTINGS_PROVIDERS.map((p) => p.name), 'events'])),
   Type.Object({
-    smtp: Type.Optional(Type.Partial(SmtpInput)),
-    // Provider blocks merge one level deep as well (a new api_key alone, a region alone).
-    ses: Type.Optional(Type.Partial(SesInput)),
-    postmark: Type.Optional(Type.Partial(PostmarkInput)),
-    sendgrid: Type.Optional(Type.Partial(SendgridInput)),
-    mailgun: Type.Optional(Type.Partial(MailgunInput)),
-    resend: Type.Optional(Type.Partial(ResendInput)),
+    ...PartialBlocks,
     // Merged into the stored block one level deep; the result must then name what its source needs.
     events: Type.Optional(Type.Partial(EventsInput)),
   }),

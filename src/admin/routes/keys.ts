@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { KeyInput } from '../../config/resources.js';
+import { KeyInput } from '../../resources/inputs.js';
 import type { ApiKey } from '../../domain/types.js';
 import type { App, AppServices } from '../../http/app-types.js';
 import { responses, Timestamp } from '../../http/schemas.js';

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { SuppressionInput } from '../../config/resources.js';
+import { SuppressionInput } from '../../resources/inputs.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../../http/app-types.js';
 import { responses } from '../../http/schemas.js';

@@ -4,16 +4,19 @@ import {
   type ApiKey, type Organization, type Service, type SmtpSettings, type Suppression,
 } from '../../domain/types.js';
 import { Timestamp } from '../../http/schemas.js';
+import { DESCRIPTORS } from '../../providers/index.js';
+import { SECRET_MASK } from '../../providers/schema.js';
+import { smtp } from '../../providers/smtp.js';
 import { iso, isoOrNull } from '../../http/time.js';
 import type { Store } from '../../storage/store.js';
 
 /**
  * Response shapes of the admin API and the mappers that fill them. Settings come back under
- * the names the input schemas use (src/config/resources.ts), so what GET shows is what PUT
+ * the names the input schemas use (src/resources/inputs.ts), so what GET shows is what PUT
  * takes. Stored secrets never leave: they read as SECRET_MASK when set and "" when empty, and
  * a PUT that sends the mask back keeps the stored value.
  */
-export const SECRET_MASK = '********';
+export { SECRET_MASK };
 export const maskSecret = (value: string): string => (value === '' ? '' : SECRET_MASK);
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -126,41 +129,21 @@ export function keyResource(k: ApiKey): Static<typeof KeyResource> {
 // ---------------------------------------------------------------------------------------------
 // Services
 
-const SmtpResource = Type.Object({
-  host: Type.String(),
-  port: Type.Integer(),
-  secure: Type.Boolean(),
-  user: Type.String(),
-  pass: Type.String({ description: `"${SECRET_MASK}" when set; send it back unchanged to keep the stored password` }),
-  dkim: Type.Optional(Type.Object({
-    domain_name: Type.String(),
-    key_selector: Type.String(),
-    private_key: Type.String({ description: `"${SECRET_MASK}"; send it back unchanged to keep the stored key` }),
-  })),
-});
-
-const masked = (what: string) => Type.String({ description: `"${SECRET_MASK}" when set; send it back unchanged to keep the stored ${what}` });
-
-/** The service's provider events settings as GET shows them: secrets masked, the rest as given. */
+/** The `events` settings of every source as GET shows them (secrets masked), each optional, after `source`. */
 const EventsResource = Type.Object({
   source: Type.String(),
-  topic_arns: Type.Optional(Type.Array(Type.String())),
-  username: Type.Optional(Type.String()),
-  password: Type.Optional(masked('password')),
-  public_key: Type.Optional(Type.String()),
-  signing_key: Type.Optional(masked('signing key')),
-  secret: Type.Optional(masked('secret')),
+  ...Object.fromEntries(DESCRIPTORS.flatMap((p) => Object.entries(p.events?.view ?? {}).map(([name, schema]) => [name, Type.Optional(schema)]))),
 });
 
 /** Settings of a service's `events` block that are secrets: never shown, kept when the mask comes back. */
-export const EVENTS_SECRETS = ['password', 'signing_key', 'secret'] as const;
+export const EVENTS_SECRETS: readonly string[] = DESCRIPTORS.flatMap((p) => p.events?.secrets ?? []);
 
 /** Unset optional settings are left out (not null), so a GET body minus id/version/times is a valid PUT body. */
 export const ServiceResource = Type.Object({
   id: Type.String(),
   provider: Type.String(),
   default: Type.Boolean(),
-  smtp: Type.Optional(SmtpResource),
+  smtp: Type.Optional(smtp.settings.view),
   from_email: Type.Optional(Type.String()),
   from_name: Type.Optional(Type.String()),
   bounce_domain: Type.Optional(Type.String()),
@@ -197,16 +180,14 @@ export function smtpSettings(settings: Record<string, unknown>): SmtpSettings | 
 function eventsResource(settings: Record<string, unknown>): Static<typeof EventsResource> | undefined {
   const e = settings.events;
   if (!isRecord(e)) return undefined;
-  const given = (name: string, show: (v: string) => string) => (typeof e[name] === 'string' ? { [name]: show(e[name]) } : {});
-  return {
-    source: str(e.source),
-    ...(Array.isArray(e.topic_arns) ? { topic_arns: e.topic_arns.filter((a): a is string => typeof a === 'string') } : {}),
-    ...given('username', (v) => v),
-    ...given('public_key', (v) => v),
-    ...given('password', maskSecret),
-    ...given('signing_key', maskSecret),
-    ...given('secret', maskSecret),
-  };
+  const out: Record<string, unknown> = { source: str(e.source) };
+  for (const [name, schema] of Object.entries<TSchema>(EventsResource.properties)) {
+    const v = e[name];
+    if (name === 'source') continue;
+    if (schema.type === 'array' && Array.isArray(v)) out[name] = v.filter((a): a is string => typeof a === 'string');
+    else if (schema.type === 'string' && typeof v === 'string') out[name] = EVENTS_SECRETS.includes(name) ? maskSecret(v) : v;
+  }
+  return out as Static<typeof EventsResource>;
 }
 
 /** `eventsUrl`: `<base_url>/v1/provider-events/<token>` (the token is not part of Service). */

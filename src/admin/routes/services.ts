@@ -1,8 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { eventsProblems, serviceFields } from '../../config/normalize.js';
-import { failoverProblems, isHttpProvider, serviceProblems, storedFailover } from '../../config/provider-settings.js';
-import { ResourceId, ServiceInput } from '../../config/resources.js';
+import { eventsProblems, serviceFields } from '../../resources/normalize.js';
+import { failoverProblems, serviceProblems, storedFailover } from '../../resources/provider-settings.js';
+import { ResourceId, ServiceInput } from '../../resources/inputs.js';
 import type { Service } from '../../domain/types.js';
+import { HTTP_PROVIDER_NAMES, HTTP_PROVIDERS, isHttpProvider } from '../../providers/index.js';
+import { smtp } from '../../providers/smtp.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../../http/app-types.js';
 import { responses, Timestamp } from '../../http/schemas.js';
@@ -34,7 +36,22 @@ const ShownService = Type.Composite([ServiceResource, Type.Object({ ...ProviderR
 const ServicePutBody = Type.Composite([ServicePut, Type.Object({ breaker: Type.Optional(Type.Unknown({ description: 'Read-only: ignored' })) })], { additionalProperties: false });
 
 /** What decides where SMTP's `pass` goes: the mask keeps the stored one only while these stay. */
-const SMTP_PASS_BOUND_TO = ['host', 'port', 'user'] as const;
+const SMTP_PASS_BOUND_TO = smtp.settings.destination;
+
+/** `a`, `b` or `c`, each in backticks. */
+const orList = (names: readonly string[]): string => names.map((n) => `\`${n}\``).join(', ').replace(/, ([^,]*)$/, ' or $1');
+
+/**
+ * For the descriptions: what, beside an `endpoint`, decides where each provider's secret goes
+ * ("SES `region`, `access_key_id`; … SMTP `host`, `port`, `user`"), from the descriptors.
+ */
+function destinations(firstAlso: boolean): string {
+  const named = [...HTTP_PROVIDERS, smtp].flatMap((p) => {
+    const beyond = p.settings.destination.filter((d) => d !== 'endpoint');
+    return beyond.length === 0 ? [] : [{ title: p.title, fields: beyond.map((d) => `\`${d}\``).join(', ') }];
+  });
+  return named.map((n, i) => `${n.title}${firstAlso && i === 0 ? ' also' : ''} ${n.fields}`).join('; ');
+}
 
 const notFound = (org: string, id: string) =>
   new ApiError('not_found', { message: `Service "${id}" does not exist in organization "${org}".` });
@@ -158,7 +175,7 @@ export function registerServiceRoutes(app: App, { store, config, metrics }: AppS
       tags: ADMIN_TAGS,
       security: ADMIN_SECURITY,
       summary: 'Create or replace an email service',
-      description: `Replaces the whole service and takes what GET returns (\`id\`, \`version\`, \`created_at\`, \`updated_at\` are ignored; an \`id\` other than the URL's is refused). \`provider\`, \`default\` and the provider's own block (\`smtp\` with \`host\` and \`port\`; \`ses\`, \`postmark\`, \`sendgrid\`, \`mailgun\` or \`resend\`; none for the outbox) are required, and no other API provider's block is taken; left-out optional settings are unset. \`failover\` names other services of the organization, without cycles. \`default: true\` clears the default flag of the others. A \`pass\`, DKIM \`private_key\`, API key, token or \`secret_access_key\` of "${SECRET_MASK}" keeps the stored one, but only while what decides where it goes is unchanged: a new \`endpoint\` (SES also \`region\`, \`access_key_id\`; Mailgun \`region\`, \`domain\`; SMTP \`host\`, \`port\`, \`user\`) with the mask is a 400 naming the secret: send the secret again. \`endpoint\` is https, or http to a loopback host (127.0.0.0/8, [::1], localhost). Updating a service puts the messages held on its error (\`held_service_error\`) back in the queue.`,
+      description: `Replaces the whole service and takes what GET returns (\`id\`, \`version\`, \`created_at\`, \`updated_at\` are ignored; an \`id\` other than the URL's is refused). \`provider\`, \`default\` and the provider's own block (\`smtp\` with \`host\` and \`port\`; ${orList(HTTP_PROVIDER_NAMES)}; none for the outbox) are required, and no other API provider's block is taken; left-out optional settings are unset. \`failover\` names other services of the organization, without cycles. \`default: true\` clears the default flag of the others. A \`pass\`, DKIM \`private_key\`, API key, token or \`secret_access_key\` of "${SECRET_MASK}" keeps the stored one, but only while what decides where it goes is unchanged: a new \`endpoint\` (${destinations(true)}) with the mask is a 400 naming the secret: send the secret again. \`endpoint\` is https, or http to a loopback host (127.0.0.0/8, [::1], localhost). Updating a service puts the messages held on its error (\`held_service_error\`) back in the queue.`,
       params: Type.Object({ org: LookupId, id: ResourceId }),
       body: ServicePutBody,
       response: responses({ 200: ShownService, 201: ShownService }, ADMIN_BODY_ERRORS),
@@ -176,7 +193,7 @@ export function registerServiceRoutes(app: App, { store, config, metrics }: AppS
       tags: ADMIN_TAGS,
       security: ADMIN_SECURITY,
       summary: 'Change some settings of an email service',
-      description: 'Changes only the fields the body names; `smtp` and a provider\'s block merge into the stored block one level deep (`dkim` is replaced whole); a new `provider` drops the old provider\'s block. A stored secret is kept only while its destination is unchanged: a new `endpoint` (SES `region`, `access_key_id`; Mailgun `region`, `domain`; SMTP `host`, `port`, `user`) must come with the secret, or it is a 400 naming it. Unknown fields are 400.',
+      description: `Changes only the fields the body names; \`smtp\` and a provider's block merge into the stored block one level deep (\`dkim\` is replaced whole); a new \`provider\` drops the old provider's block. A stored secret is kept only while its destination is unchanged: a new \`endpoint\` (${destinations(false)}) must come with the secret, or it is a 400 naming it. Unknown fields are 400.`,
       params: ServiceParams,
       body: ServicePatch,
       response: responses({ 200: ShownService }, ADMIN_BODY_ERRORS),

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ResourceId } from '../../config/resources.js';
+import { ResourceId } from '../../resources/inputs.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../../http/app-types.js';
 import { templateResource } from '../../http/routes/templates.js';

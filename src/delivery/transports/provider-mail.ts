@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isAllowedEndpoint } from '../../config/resources.js';
+import { isAllowedEndpoint } from '../../providers/endpoint.js';
 import type { Service } from '../../domain/types.js';
 import type { Address } from '../../templates/recipients.js';
 import { DeliveryError, type DeliveryReceipt, type OutgoingEmail, type Refusal } from '../transport.js';

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ParamSpecInput } from '../../config/resources.js';
+import { ParamSpecInput } from '../../resources/inputs.js';
 import { requirePrivateKey } from '../../domain/caller.js';
 import type { Template } from '../../domain/types.js';
 import { ApiError } from '../../errors/api-error.js';

@@ -7,8 +7,10 @@ import type { TemplateFields } from '../storage/templates.js';
 import { linkDomainList } from '../domain/link-domains.js';
 import { isValidSecret } from '../webhooks/signing.js';
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES, type WebhookEventFilter, type WebhookEventType } from '../webhooks/types.js';
+import { descriptorOf } from '../providers/index.js';
+import { smtp } from '../providers/smtp.js';
 import { providerSettings } from './provider-settings.js';
-import type { EventsInput, OrganizationSettingsInput, SecurityInput, ServiceInput, TemplateInput } from './resources.js';
+import type { EventsInput, OrganizationSettingsInput, SecurityInput, ServiceInput, TemplateInput } from './inputs.js';
 
 /**
  * Input (YAML or admin API) → stored fields. Omitted settings keep their current value when
@@ -51,13 +53,15 @@ export function organizationFields(id: string, input: OrganizationSettingsInput,
 export function serviceFields(input: ServiceInput): ServiceFields {
   const settings: Record<string, unknown> = {};
   if (input.smtp !== undefined) {
+    // Every field present (the stored shape is SmtpSettings): the descriptor's defaults fill the rest.
+    const d = smtp.settings.defaults;
     settings.smtp = {
       host: input.smtp.host,
       port: input.smtp.port,
-      secure: input.smtp.secure ?? false,
-      user: input.smtp.user ?? '',
-      pass: input.smtp.pass ?? '',
-      dkim: input.smtp.dkim ?? null,
+      secure: input.smtp.secure ?? d.secure,
+      user: input.smtp.user ?? d.user,
+      pass: input.smtp.pass ?? d.pass,
+      dkim: input.smtp.dkim ?? d.dkim,
     };
   }
   if (input.from_email !== undefined) settings.from_email = input.from_email;
@@ -74,15 +78,6 @@ export function serviceFields(input: ServiceInput): ServiceFields {
   };
 }
 
-/** The settings each webhook source cannot verify without (issue 12). */
-const EVENTS_REQUIRED: Readonly<Record<EventsInput['source'], ReadonlyArray<keyof EventsInput>>> = {
-  ses: [],
-  postmark: ['username', 'password'],
-  sendgrid: ['public_key'],
-  mailgun: ['signing_key'],
-  resend: ['secret'],
-};
-
 /** The stored `events` block: the source and the settings given (left-out ones are not stored). */
 export function eventsSettings(input: EventsInput): Record<string, unknown> {
   const out: Record<string, unknown> = { source: input.source };
@@ -95,8 +90,10 @@ export function eventsSettings(input: EventsInput): Record<string, unknown> {
 /** Settings the configured source needs and the block lacks, as field paths and messages. */
 export function eventsProblems(input: EventsInput | undefined): Array<{ field: string; message: string }> {
   if (input === undefined) return [];
-  return EVENTS_REQUIRED[input.source]
-    .filter((name) => input[name] === undefined)
+  // The settings the source cannot verify without (issue 12), as its descriptor lists them.
+  const required = descriptorOf(input.source)?.events?.required ?? [];
+  return required
+    .filter((name) => (input as Readonly<Record<string, unknown>>)[name] === undefined)
     .map((name) => ({ field: `events.${name}`, message: `is required when events.source is ${input.source}` }));
 }
 

@@ -1,17 +1,15 @@
-import { Type, type Static, type TLiteral, type TObject, type TUnion } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TOptional } from '@sinclair/typebox';
 import { KEY_TYPES, OUT_OF_CREDIT_MODES, PARAM_TYPES, PLANS } from '../domain/types.js';
 import { APP_SCHEME_PATTERN } from '../domain/app-schemes.js';
-import { WEBHOOK_SOURCES } from '../events/types.js';
+import { DESCRIPTORS, PROVIDER_NAMES, PROVIDERS, SETTINGS_PROVIDERS, WEBHOOK_SOURCES, type SettingsProvider } from '../providers/index.js';
+import { literals } from '../providers/schema.js';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/types.js';
 
 /**
  * Input shapes of the operator-owned resources, shared by the YAML config file and the admin
- * API, so both accept exactly the same fields with the same defaults.
+ * API, so both accept exactly the same fields with the same defaults. The providers' blocks and
+ * their events settings come from the registry (src/providers/).
  */
-
-/** A union of string literals whose static type stays the literal union (not `string`). */
-const literals = <T extends readonly string[]>(values: T) =>
-  Type.Union(values.map((v) => Type.Literal(v))) as unknown as TUnion<Array<TLiteral<T[number]>>>;
 
 export const ResourceId = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$', description: '1..64 of A-Z a-z 0-9 _ . -' });
 
@@ -68,103 +66,33 @@ export const KeyInput = Type.Object({
 }, { additionalProperties: false });
 export type KeyInput = Static<typeof KeyInput>;
 
-export const SmtpInput = Type.Object({
-  host: Type.String({ minLength: 1 }),
-  port: Type.Integer({ minimum: 1, maximum: 65535 }),
-  secure: Type.Optional(Type.Boolean({ description: 'TLS from the first byte (port 465); otherwise STARTTLS when offered' })),
-  user: Type.Optional(Type.String()),
-  pass: Type.Optional(Type.String()),
-  dkim: Type.Optional(Type.Object({
-    domain_name: Type.String({ minLength: 1 }),
-    key_selector: Type.String({ minLength: 1 }),
-    private_key: Type.String({ minLength: 1 }),
-  }, { additionalProperties: false })),
-}, { additionalProperties: false });
+/** Each provider's settings block, optional, under its name (`smtp`, `ses`, …: src/providers/). */
+const ProviderBlocks = Object.fromEntries(
+  SETTINGS_PROVIDERS.map((p) => [p.name, Type.Optional(p.settings.schema)]),
+) as unknown as { [P in SettingsProvider as P['name']]: TOptional<P['settings']['schema']> };
+
+type EventsSource = Extract<(typeof PROVIDERS)[number], { events: object }>;
+/** `A | B` → `A & B`: the settings of every source in one object type. */
+type Merged<U> = (U extends unknown ? (u: U) => void : never) extends (m: infer M) => void ? M : never;
+type AllEventsFields = Merged<EventsSource['events']['fields']>;
+type EventsFields = { [K in keyof AllEventsFields]: TOptional<AllEventsFields[K]> };
 
 /**
- * Where the service's provider events come from and how they are verified (issue 12). Which
- * settings a source needs is checked by eventsProblems (src/config/normalize.ts).
+ * Where the service's provider events come from and how they are verified (issue 12): the
+ * settings of every source, each optional; which ones a source needs is checked by
+ * eventsProblems (src/resources/normalize.ts). No two sources share a setting's name
+ * (test/providers/registry.test.ts).
  */
 export const EventsInput = Type.Object({
   source: literals(WEBHOOK_SOURCES),
-  topic_arns: Type.Optional(Type.Array(Type.String({ pattern: '^arn:aws[a-z-]*:sns:[a-z0-9-]+:\\d{12}:[A-Za-z0-9_-]{1,256}$' }), {
-    description: 'ses: the SNS topics events may come from; none: any topic',
-  })),
-  username: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'postmark: HTTP Basic user name put in the webhook URL' })),
-  password: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'postmark: HTTP Basic password (write-only)' })),
-  public_key: Type.Optional(Type.String({ minLength: 1, maxLength: 4000, description: 'sendgrid: the verification key as the console shows it (base64 DER) or PEM' })),
-  signing_key: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'mailgun: the HTTP webhook signing key (write-only)' })),
-  secret: Type.Optional(Type.String({ pattern: '^(whsec_[A-Za-z0-9+/=]{8,}|\\*{8})$', description: 'resend: the webhook signing secret whsec_… (write-only; "********" keeps the stored one)' })),
+  ...(Object.fromEntries(DESCRIPTORS.flatMap((p) => Object.entries(p.events?.fields ?? {}).map(([name, schema]) => [name, Type.Optional(schema)]))) as unknown as EventsFields),
 }, { additionalProperties: false });
 export type EventsInput = Static<typeof EventsInput>;
 
-/** Every provider a service may name; each but the outbox takes the settings block of its name. */
-export const PROVIDERS = ['smtp', 'outbox', 'ses', 'postmark', 'sendgrid', 'mailgun', 'resend'] as const;
-export type Provider = (typeof PROVIDERS)[number];
-
-/** Providers reached over their HTTP API (issue 14), each with its own settings block. */
-export const HTTP_PROVIDERS = ['ses', 'postmark', 'sendgrid', 'mailgun', 'resend'] as const;
-export type HttpProvider = (typeof HTTP_PROVIDERS)[number];
-
-/**
- * An API base URL. The service's secret goes there with every request, so plain http is only
- * for a loopback host (127.0.0.0/8, [::1], localhost: a local proxy, the tests' fakes); anything
- * else must be https. The host is matched as written: `http://127.0.0.1@evil.example` has a `@`
- * where the port or path must be, and `http://localhost.evil.example` a `.` — both refused.
- */
-const LOOPBACK_HOST = 'localhost|127(\\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}|\\[::1\\]';
-const ENDPOINT_PATTERN = `^(https://[^/?#\\s]+|http://(${LOOPBACK_HOST})(:[0-9]{1,5})?)(/[^?#\\s]*)?$`;
-const ENDPOINT_RULE = new RegExp(ENDPOINT_PATTERN);
-/** The same rule for a stored value (a row written before the rule existed must not send either). */
-export const isAllowedEndpoint = (url: string): boolean => url.length <= 2048 && ENDPOINT_RULE.test(url);
-const Endpoint = Type.Optional(Type.String({
-  pattern: ENDPOINT_PATTERN,
-  maxLength: 2048,
-  description: "Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost); no query",
-}));
-const Secret = (what: string) => Type.String({ minLength: 1, maxLength: 1000, description: `${what} (write-only: reads show "********"; send that back to keep the stored one)` });
-
-/** SES v2 over the AWS SDK. No keys: the SDK's default chain (environment, profile, instance role). */
-export const SesInput = Type.Object({
-  region: Type.String({ pattern: '^[a-z]{2}(-[a-z]+)+-\\d{1,2}$', description: 'e.g. eu-west-1' }),
-  access_key_id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9]{1,128}$', description: 'With secret_access_key, or neither (the default chain)' })),
-  secret_access_key: Type.Optional(Secret('The secret of access_key_id')),
-  configuration_set: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' })),
-  endpoint: Endpoint,
-}, { additionalProperties: false });
-
-export const PostmarkInput = Type.Object({
-  server_token: Secret('The Server API token (X-Postmark-Server-Token)'),
-  message_stream: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$', description: 'Default outbound' })),
-  endpoint: Endpoint,
-}, { additionalProperties: false });
-
-export const SendgridInput = Type.Object({
-  api_key: Secret('An API key with the mail.send scope'),
-  endpoint: Endpoint,
-}, { additionalProperties: false });
-
-export const MailgunInput = Type.Object({
-  domain: Type.String({ pattern: '^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$', description: 'The sending domain as Mailgun lists it' }),
-  api_key: Secret('The private API key'),
-  region: Type.Optional(literals(['us', 'eu'] as const)),
-  endpoint: Endpoint,
-}, { additionalProperties: false });
-
-export const ResendInput = Type.Object({
-  api_key: Secret('An API key (re_…) allowed to send'),
-  endpoint: Endpoint,
-}, { additionalProperties: false });
-
 export const ServiceInput = Type.Object({
-  provider: literals(PROVIDERS),
+  provider: literals(PROVIDER_NAMES),
   default: Type.Optional(Type.Boolean()),
-  smtp: Type.Optional(SmtpInput),
-  ses: Type.Optional(SesInput),
-  postmark: Type.Optional(PostmarkInput),
-  sendgrid: Type.Optional(SendgridInput),
-  mailgun: Type.Optional(MailgunInput),
-  resend: Type.Optional(ResendInput),
+  ...ProviderBlocks,
   failover: Type.Optional(Type.Array(ResourceId, {
     maxItems: 10,
     description: "Services of the same organization tried in order while this one's circuit breaker is open (not itself, no cycles)",
