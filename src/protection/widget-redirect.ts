@@ -1,6 +1,7 @@
 import { NEVER_APP_SCHEMES } from '../domain/app-schemes.js';
 import { originAllowed } from '../domain/origin.js';
 import type { SecuritySettings } from '../domain/types.js';
+import { isLoopbackHost } from '../net/loopback.js';
 
 const NEVER: ReadonlySet<string> = new Set(NEVER_APP_SCHEMES);
 
@@ -10,11 +11,6 @@ const MAX_REDIRECT_LENGTH = 2048;
 export type WidgetRedirect =
   | { ok: true; href: string }
   | { ok: false; reason: 'unparseable' | 'too_long' | 'scheme_not_allowed' | 'mobile_apps_not_allowed' | 'origin_not_allowed' | 'insecure_origin' | 'credentials_in_url' };
-
-/** http:// is accepted only for the developer's own machine; everything else must be https. */
-function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}
 
 /**
  * Where the shared CAPTCHA widget page may send a solved token: an app scheme the organization
@@ -35,6 +31,7 @@ export function checkWidgetRedirect(security: SecuritySettings, raw: string): Wi
 
   if (scheme === 'https' || scheme === 'http') {
     if (url.username !== '' || url.password !== '') return { ok: false, reason: 'credentials_in_url' };
+    // http:// only for the developer's own machine (isLoopbackHost); everything else must be https.
     if (scheme === 'http' && !isLoopbackHost(url.hostname)) return { ok: false, reason: 'insecure_origin' };
     if (!originAllowed(security.allowed_origins, url.href)) return { ok: false, reason: 'origin_not_allowed' };
     return { ok: true, href: url.href };

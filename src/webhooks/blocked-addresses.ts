@@ -1,8 +1,10 @@
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { cidr, inRange, parseIp, type IpAddress } from '../net/ip-address.js';
 
 /**
  * The addresses a webhook may never reach: everything that is not the public internet (development
- * also allows loopback, isLoopbackAddress below; MAILROOM_WEBHOOK_ALLOW_PRIVATE=true, all of them).
+ * also allows loopback, src/net/loopback.ts; MAILROOM_WEBHOOK_ALLOW_PRIVATE=true, all of them).
+ * ipaddr.js reads the addresses (src/net/ip-address.ts); the ranges are ours, listed here.
  * IPv6 forms that carry an IPv4 address (mapped, translated, NAT64, 6to4, Teredo) are judged by the
  * IPv4 address they carry, so `::ffff:127.0.0.1` or `2002:7f00:1::` cannot sneak loopback through.
  */
@@ -36,50 +38,21 @@ const V6_BLOCKED: readonly (readonly [string, number])[] = [
   ['ff00::', 8], // multicast
 ];
 
-const v4List = new BlockList();
-for (const [net, prefix] of V4_BLOCKED) v4List.addSubnet(net, prefix, 'ipv4');
-const v6List = new BlockList();
-for (const [net, prefix] of V6_BLOCKED) v6List.addSubnet(net, prefix, 'ipv6');
+const v4Ranges = V4_BLOCKED.map(([net, prefix]) => cidr(`${net}/${prefix}`));
+const v6Ranges = V6_BLOCKED.map(([net, prefix]) => cidr(`${net}/${prefix}`));
+const blockedV4 = (ip: IpAddress): boolean => v4Ranges.some((range) => inRange(ip, range));
 
-/** 16 bytes of an IPv6 text (any valid form: `::`, an IPv4 tail, a `%zone`), or null. */
-export function ipv6Bytes(text: string): Uint8Array | null {
-  const ip = text.replace(/%.*$/, '');
-  if (!isIPv6(ip)) return null;
-  let head = ip;
-  const tail: number[] = [];
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(ip);
-  if (dotted?.[1] !== undefined) {
-    tail.push(...dotted[1].split('.').map(Number));
-    head = ip.slice(0, -dotted[1].length);
-    if (head.endsWith(':') && !head.endsWith('::')) head = head.slice(0, -1);
-  }
-  const [left = '', right] = head.split('::');
-  const groups = (s: string): number[] => (s === '' ? [] : s.split(':').map((g) => parseInt(g, 16)));
-  const leftGroups = groups(left);
-  const rightGroups = right === undefined ? [] : groups(right);
-  const missing = 8 - tail.length / 2 - leftGroups.length - rightGroups.length;
-  const all = [...leftGroups, ...new Array<number>(right === undefined ? 0 : missing).fill(0), ...rightGroups];
-  const bytes = new Uint8Array(16);
-  all.forEach((g, i) => {
-    bytes[i * 2] = g >> 8;
-    bytes[i * 2 + 1] = g & 0xff;
-  });
-  tail.forEach((b, i) => {
-    bytes[12 + i] = b;
-  });
-  return bytes;
+/** The IPv4 address at `offset` of 16 bytes, each byte XOR `xor` (Teredo inverts its client's). */
+function v4At(bytes: readonly number[], offset: number, xor = 0): IpAddress {
+  return new ipaddr.IPv4(bytes.slice(offset, offset + 4).map((b) => b ^ xor));
 }
 
-function v4At(bytes: Uint8Array, offset: number, xor = 0): string {
-  return Array.from(bytes.subarray(offset, offset + 4), (b) => String(b ^ xor)).join('.');
-}
-
-function startsWith(bytes: Uint8Array, prefix: readonly number[]): boolean {
+function startsWith(bytes: readonly number[], prefix: readonly number[]): boolean {
   return prefix.every((b, i) => bytes[i] === b);
 }
 
-/** The IPv4 address an IPv6 address carries, when it is one of the forms that route to it. */
-function embeddedIPv4(bytes: Uint8Array): string[] {
+/** The IPv4 addresses an IPv6 address carries, when it is one of the forms that route to them. */
+function embeddedIPv4(bytes: readonly number[]): IpAddress[] {
   const zeros = (n: number): number[] => new Array<number>(n).fill(0);
   // ::ffff:a.b.c.d (IPv4-mapped) and ::ffff:0:a.b.c.d (IPv4-translated, RFC 2765)
   if (startsWith(bytes, [...zeros(10), 0xff, 0xff]) || startsWith(bytes, [...zeros(8), 0xff, 0xff, 0, 0])) {
@@ -96,29 +69,13 @@ function embeddedIPv4(bytes: Uint8Array): string[] {
 
 /**
  * True for loopback, private, link-local (metadata), unspecified, CGNAT, multicast, reserved and
- * documentation addresses, IPv4 or IPv6 (with the IPv4 forms above). Not an IP address: true
- * (fail closed).
+ * documentation addresses, IPv4 or IPv6 (with the IPv4 forms above). Not an IP address in a form
+ * a socket takes (parseIp): true (fail closed).
  */
-export function isBlockedAddress(ip: string): boolean {
-  if (isIPv4(ip)) return v4List.check(ip, 'ipv4');
-  const bytes = ipv6Bytes(ip);
-  if (bytes === null) return true;
-  const canonical = Array.from({ length: 8 }, (_, i) => (((bytes[i * 2] ?? 0) << 8) | (bytes[i * 2 + 1] ?? 0)).toString(16)).join(':');
-  if (embeddedIPv4(bytes).some((v4) => v4List.check(v4, 'ipv4'))) return true;
-  return v6List.check(canonical, 'ipv6');
-}
-
-/**
- * True for this machine's loopback: 127.0.0.0/8, ::1 and the IPv4-mapped ::ffff:127.x.y.z (a
- * socket to it is an IPv4 loopback connection). Development lets webhooks reach these and no
- * other blocked address; the unspecified 0.0.0.0 also reaches this machine on Linux but is not
- * what anyone registers, so it stays refused.
- */
-export function isLoopbackAddress(ip: string): boolean {
-  if (isIPv4(ip)) return ip.split('.')[0] === '127';
-  const bytes = ipv6Bytes(ip);
-  if (bytes === null) return false;
-  const zeros = (n: number): number[] => new Array<number>(n).fill(0);
-  if (startsWith(bytes, [...zeros(15), 1])) return true;
-  return startsWith(bytes, [...zeros(10), 0xff, 0xff, 127]);
+export function isBlockedAddress(text: string): boolean {
+  const ip = parseIp(text);
+  if (ip === null) return true;
+  if (ip.kind() === 'ipv4') return blockedV4(ip);
+  if (embeddedIPv4(ip.toByteArray()).some(blockedV4)) return true;
+  return v6Ranges.some((range) => inRange(ip, range));
 }

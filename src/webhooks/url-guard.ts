@@ -1,7 +1,8 @@
 import { promises as dnsPromises, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
+import { isLoopbackHost } from '../net/loopback.js';
 import type { WebhookUrlPolicy } from './types.js';
-import { isBlockedAddress, isLoopbackAddress } from './blocked-addresses.js';
+import { isBlockedAddress } from './blocked-addresses.js';
 
 /**
  * An endpoint URL is request input that becomes a URL this server fetches (SSRF). In production
@@ -12,7 +13,7 @@ import { isBlockedAddress, isLoopbackAddress } from './blocked-addresses.js';
  * name may resolve differently later (DNS rebinding).
  */
 
-export { isBlockedAddress, isLoopbackAddress } from './blocked-addresses.js';
+export { isBlockedAddress } from './blocked-addresses.js';
 
 /** Resolves a name to all its A/AAAA records (dns.promises.lookup with all: true by default). */
 export type LookupFn = (hostname: string) => Promise<readonly LookupAddress[]>;
@@ -22,8 +23,6 @@ export const systemLookup: LookupFn = (hostname) => dnsPromises.lookup(hostname,
 /** Browsers' practical limit; longer is more likely abuse than an endpoint. */
 const MAX_URL_LENGTH = 2048;
 
-/** Names that are loopback by definition, whatever DNS says (RFC 6761), and also `*.localhost`. */
-const LOOPBACK_NAMES = new Set(['localhost', 'localhost.localdomain']);
 /** Cloud metadata services' names: link-local by definition (GCP, AWS). */
 const METADATA_NAMES = new Set(['metadata', 'metadata.google.internal', 'instance-data', 'instance-data.ec2.internal']);
 
@@ -53,7 +52,7 @@ function allowedBy(rule: AddressRule, address: string): boolean {
     case 'any': return true;
     case 'public': return !isBlockedAddress(address);
     case 'private': return isBlockedAddress(address);
-    case 'public-or-loopback': return !isBlockedAddress(address) || isLoopbackAddress(address);
+    case 'public-or-loopback': return !isBlockedAddress(address) || isLoopbackHost(address);
   }
 }
 
@@ -70,10 +69,15 @@ export function ipLiteral(hostname: string): string | null {
   return isIP(bare) === 0 ? null : bare;
 }
 
-/** What a name is by definition, before any DNS: loopback, a metadata service, or nothing known. */
+/**
+ * What a name is by definition, before any DNS: loopback (isLoopbackHost), a metadata service, or
+ * nothing known. Unlike isLoopbackHost, trailing dots are dropped first: here the name decides a
+ * refusal in production as much as an allowance in development, and `localhost.` is the same
+ * name to DNS (an allowance is safe either way: every connection checks the addresses).
+ */
 function localName(hostname: string): 'loopback' | 'metadata' | null {
   const name = hostname.toLowerCase().replace(/\.+$/, '');
-  if (LOOPBACK_NAMES.has(name) || name.endsWith('.localhost')) return 'loopback';
+  if (isLoopbackHost(name)) return 'loopback';
   return METADATA_NAMES.has(name) ? 'metadata' : null;
 }
 

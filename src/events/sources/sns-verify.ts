@@ -1,6 +1,6 @@
 import { X509Certificate, createVerify, type KeyObject } from 'node:crypto';
-import { isIP } from 'node:net';
 import { ApiError } from '../../errors/api-error.js';
+import { isLoopbackHost } from '../../net/loopback.js';
 import { IntakeRejected } from '../types.js';
 import { isRecord } from './wire.js';
 
@@ -95,13 +95,11 @@ export function hostAllowed(pattern: string, hostname: string, port: string): bo
   return want.every((label, i) => (label === '*' ? /^[a-z0-9-]+$/.test(have[i] ?? '') : label === have[i]));
 }
 
-const isLoopback = (hostname: string): boolean =>
-  hostname === 'localhost' || hostname === '[::1]' || (isIP(hostname) === 4 && hostname.startsWith('127.'));
-
 /**
  * Whether we may fetch this URL (a SigningCertURL or SubscribeURL): https on an allowed host,
  * no userinfo (`https://sns.x.amazonaws.com@evil.test/` names evil.test), or http on a
- * loopback host matched by a pattern without `*`.
+ * loopback host (isLoopbackHost) that a pattern without `*` names: loopback alone is not enough
+ * here, the operator must have listed that very host.
  */
 export function urlAllowed(raw: string, hosts: readonly string[]): URL | undefined {
   let url: URL;
@@ -112,7 +110,7 @@ export function urlAllowed(raw: string, hosts: readonly string[]): URL | undefin
   }
   if (url.username !== '' || url.password !== '') return undefined;
   if (url.protocol === 'https:') return hosts.some((p) => hostAllowed(p, url.hostname, url.port)) ? url : undefined;
-  if (url.protocol === 'http:' && isLoopback(url.hostname)) {
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) {
     return hosts.some((p) => !p.includes('*') && hostAllowed(p, url.hostname, url.port)) ? url : undefined;
   }
   return undefined;
