@@ -3,7 +3,7 @@ import { freshAppEach, type TestApp } from '../support/app.js';
 import { Closer } from '../support/cleanup.js';
 import { freePort, startSink } from '../support/smtp-sink.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { startPostmark } from '../providers/fakes/postmark.js';
+import { startPostmark } from '../support/providers/fakes/postmark.js';
 import { admin, createOrg, expectError } from './helpers.js';
 import { sendFailureReason } from '../../src/admin/service-test.js';
 import { DeliveryError, ServiceTestError } from '../../src/delivery/transport.js';

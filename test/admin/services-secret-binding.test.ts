@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startPostmark } from '../providers/fakes/postmark.js';
+import { startPostmark } from '../support/providers/fakes/postmark.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { Closer } from '../support/cleanup.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';

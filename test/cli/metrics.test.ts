@@ -7,7 +7,7 @@ import { freshApp } from '../support/app.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, freshDatabase, postgresAvailable } from '../support/stores.js';
 import { Closer } from '../support/cleanup.js';
-import { CONTACT_TEMPLATE, insertQueued, smtpService } from '../delivery/harness.js';
+import { CONTACT_TEMPLATE, insertQueued, smtpService } from '../support/delivery.js';
 import { startSink, waitFor } from '../support/smtp-sink.js';
 import { cleanup, freePort, requireBuild, startCli, tempDir } from './processes.js';
 

@@ -5,8 +5,8 @@ import { RedisBreakers } from '../../src/delivery/breaker-redis.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { closerPerTest } from '../support/cleanup.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { insertQueued, row } from './harness.js';
-import { deliveriesPerMessage, failoverSetup, takeDown } from './failover-harness.js';
+import { insertQueued, row } from '../support/delivery.js';
+import { deliveriesPerMessage, failoverSetup, takeDown } from '../support/failover.js';
 import { REDIS_URL, redisAvailable } from '../support/redis.js';
 
 const pgUp = await postgresAvailable();

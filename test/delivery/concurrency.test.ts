@@ -4,7 +4,7 @@ import { seedOrg } from '../support/seed.js';
 import { countEvents, statusCounts } from '../support/db.js';
 import { freshStore, postgresAvailable } from '../support/stores.js';
 import { Closer, tempDir } from '../support/cleanup.js';
-import { CONTACT_TEMPLATE, insertQueued, newWorker, smtpService } from './harness.js';
+import { CONTACT_TEMPLATE, insertQueued, newWorker, smtpService } from '../support/delivery.js';
 import { startSink } from '../support/smtp-sink.js';
 
 const pgUp = await postgresAvailable();

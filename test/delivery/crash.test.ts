@@ -7,7 +7,7 @@ import { seedOrg } from '../support/seed.js';
 import { eventMessageIds, statusCounts } from '../support/db.js';
 import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
 import { Closer, tempDir } from '../support/cleanup.js';
-import { CONTACT_TEMPLATE, deliveryHarness, insertQueued, smtpService } from './harness.js';
+import { CONTACT_TEMPLATE, deliveryHarness, insertQueued, smtpService } from '../support/delivery.js';
 import { startSink, waitFor } from '../support/smtp-sink.js';
 
 const pgUp = await postgresAvailable();

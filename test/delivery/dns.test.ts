@@ -4,7 +4,7 @@ import type { Service } from '../../src/domain/types.js';
 import { DeliveryError } from '../../src/delivery/transport.js';
 import { createSmtpTransport } from '../../src/delivery/transports/smtp.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, renderedEmail, row, seedSmtpOrg, send, smtpService } from './harness.js';
+import { deliveryHarness, renderedEmail, row, seedSmtpOrg, send, smtpService } from '../support/delivery.js';
 import { eventTypes } from '../support/stored.js';
 
 const pgUp = await postgresAvailable();

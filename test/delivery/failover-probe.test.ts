@@ -10,8 +10,8 @@ import { closerPerTest, type Closer } from '../support/cleanup.js';
 import { REDIS_URL, redisAvailable } from '../support/redis.js';
 import { startSink, waitFor } from '../support/smtp-sink.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { insertQueued, privateHeaders, row } from './harness.js';
-import { failoverSetup, type FailoverSetup } from './failover-harness.js';
+import { insertQueued, privateHeaders, row } from '../support/delivery.js';
+import { failoverSetup, type FailoverSetup } from '../support/failover.js';
 
 /**
  * Failover at low volume (issue 25, 6): a lone message, a dead primary (its SMTP port refuses

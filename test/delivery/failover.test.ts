@@ -5,8 +5,8 @@ import { ADMIN_TOKEN } from '../support/app.js';
 import { closerPerTest } from '../support/cleanup.js';
 import { smtpError, waitFor } from '../support/smtp-sink.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { insertQueued, privateHeaders, row } from './harness.js';
-import { bringUp, deliveriesPerMessage, failoverSetup, takeDown, type FailoverSetup } from './failover-harness.js';
+import { insertQueued, privateHeaders, row } from '../support/delivery.js';
+import { bringUp, deliveriesPerMessage, failoverSetup, takeDown, type FailoverSetup } from '../support/failover.js';
 
 const pgUp = await postgresAvailable();
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { housekeeping, PURGE_BATCH } from '../../src/delivery/housekeeping.js';
 import { databaseOf, messageIds } from '../support/db.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, insertQueued, send } from './harness.js';
+import { deliveryHarness, insertQueued, send } from '../support/delivery.js';
 import { seedOrg } from '../support/seed.js';
 
 const pgUp = await postgresAvailable();

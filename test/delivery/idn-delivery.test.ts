@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { smtpError } from '../support/smtp-sink.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { CONTACT_TEMPLATE, deliveryHarness, type MessageView, seedSmtpOrg, send, smtpService, view } from './harness.js';
+import { CONTACT_TEMPLATE, deliveryHarness, type MessageView, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
 
 const pgUp = await postgresAvailable();
 

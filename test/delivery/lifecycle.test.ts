@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { putService } from '../../src/admin/services.js';
-import { serviceFields } from '../../src/config/normalize.js';
+import { serviceFields } from '../../src/resources/normalize.js';
 import { addCredits } from '../../src/credits/top-up.js';
 import type { Pacer } from '../../src/delivery/pacing.js';
 import { DEFAULT_RETRY, reapGiveUpReason } from '../../src/delivery/retry.js';
@@ -9,7 +9,7 @@ import { ADMIN_TOKEN, type TestApp } from '../support/app.js';
 import { setServiceSettingsText } from '../support/db.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { creditsOf, eventTypes } from '../support/stored.js';
-import { deliveryHarness, row, seedSmtpOrg, send, smtpService, view } from './harness.js';
+import { deliveryHarness, row, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
 import { freePort, messageIdOf, waitFor } from '../support/smtp-sink.js';
 
 const pgUp = await postgresAvailable();

@@ -5,7 +5,7 @@ import { LocalPacer } from '../../src/delivery/pacing.js';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
 import { idempotencyKeys, messageIds, setContent, setMessageFields } from '../support/db.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { captureLogger, deliveryHarness, insertQueued, send } from './harness.js';
+import { captureLogger, deliveryHarness, insertQueued, send } from '../support/delivery.js';
 import { tempDir } from '../support/cleanup.js';
 import { seedOrg } from '../support/seed.js';
 

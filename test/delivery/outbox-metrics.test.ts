@@ -7,7 +7,7 @@ import { messageEventPayload } from '../../src/webhooks/payload.js';
 import { buildTestApp, testConfig, type TestApp } from '../support/app.js';
 import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
 import { addresses, smtpError, startSink } from '../support/smtp-sink.js';
-import { CONTACT_TEMPLATE, deliveryHarness, newWorker, PARAMS, row, seedSmtpOrg, send, smtpService } from './harness.js';
+import { CONTACT_TEMPLATE, deliveryHarness, newWorker, PARAMS, row, seedSmtpOrg, send, smtpService } from '../support/delivery.js';
 import { tempDir } from '../support/cleanup.js';
 
 const pgUp = await postgresAvailable();

@@ -4,7 +4,7 @@ import { openStore } from '../../src/storage/store.js';
 import { Closer, tempDir } from '../support/cleanup.js';
 import { privateClusterPossible, startPrivateCluster } from '../support/private-pg.js';
 import { startSink, waitFor } from '../support/smtp-sink.js';
-import { insertQueued, newWorker, seedSmtpOrg, smtpService } from './harness.js';
+import { insertQueued, newWorker, seedSmtpOrg, smtpService } from '../support/delivery.js';
 
 const possible = privateClusterPossible();
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY } from '../../src/delivery/retry.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { addresses, messageIdOf, smtpError } from '../support/smtp-sink.js';
-import { CONTACT_TEMPLATE, deliveryHarness, PARAMS, privateHeaders, row, seedSmtpOrg, send, smtpService, view } from './harness.js';
+import { CONTACT_TEMPLATE, deliveryHarness, PARAMS, privateHeaders, row, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
 import { creditsOf, eventTypes } from '../support/stored.js';
 
 const pgUp = await postgresAvailable();

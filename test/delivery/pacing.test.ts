@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import { LocalPacer, RedisPacer, type Sleep } from '../../src/delivery/pacing.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, newWorker, row, seedSmtpOrg, send, smtpService } from './harness.js';
+import { deliveryHarness, newWorker, row, seedSmtpOrg, send, smtpService } from '../support/delivery.js';
 import { startSink, waitFor } from '../support/smtp-sink.js';
 import { tempDir } from '../support/cleanup.js';
 import { REDIS_URL, redisAvailable } from '../support/redis.js';

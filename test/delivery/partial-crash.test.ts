@@ -9,7 +9,7 @@ import { seedOrg } from '../support/seed.js';
 import { makeQueuedDue, statusCounts, storedRecipientStates } from '../support/db.js';
 import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
 import { Closer, tempDir } from '../support/cleanup.js';
-import { CONTACT_TEMPLATE, deliveryHarness, renderedEmail, smtpService } from './harness.js';
+import { CONTACT_TEMPLATE, deliveryHarness, renderedEmail, smtpService } from '../support/delivery.js';
 import { smtpError, startSink, waitFor } from '../support/smtp-sink.js';
 
 const pgUp = await postgresAvailable();

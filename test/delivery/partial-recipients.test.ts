@@ -3,7 +3,7 @@ import { PUBLIC_KEY } from '../support/seed.js';
 import { storedRecipientStates } from '../support/db.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { addresses, smtpError } from '../support/smtp-sink.js';
-import { CONTACT_TEMPLATE, deliveryHarness, type MessageView, privateHeaders, row, seedSmtpOrg, send, smtpService, view } from './harness.js';
+import { CONTACT_TEMPLATE, deliveryHarness, type MessageView, privateHeaders, row, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
 
 const pgUp = await postgresAvailable();
 

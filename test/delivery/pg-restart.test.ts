@@ -6,7 +6,7 @@ import { Closer } from '../support/cleanup.js';
 import { privateClusterPossible, startPrivateCluster } from '../support/private-pg.js';
 import { CONTACT_TEMPLATE, PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { startSink, waitFor } from '../support/smtp-sink.js';
-import { smtpService } from './harness.js';
+import { smtpService } from '../support/delivery.js';
 
 const possible = privateClusterPossible();
 beforeAll(() => { if (possible) requireBuild(); });

@@ -3,11 +3,11 @@ import { postmarkTransport } from '../../src/delivery/transports/postmark.js';
 import { sendgridTransport } from '../../src/delivery/transports/sendgrid.js';
 import { closerPerTest } from '../support/cleanup.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { startPostmark, type PostmarkFake } from '../providers/fakes/postmark.js';
-import { startSendgrid, type SendgridFake } from '../providers/fakes/sendgrid.js';
+import { startPostmark, type PostmarkFake } from '../support/providers/fakes/postmark.js';
+import { startSendgrid, type SendgridFake } from '../support/providers/fakes/sendgrid.js';
 import { waitFor } from '../support/smtp-sink.js';
-import { insertQueued, privateHeaders } from './harness.js';
-import { failoverSetup, type FailoverSetup } from './failover-harness.js';
+import { insertQueued, privateHeaders } from '../support/delivery.js';
+import { failoverSetup, type FailoverSetup } from '../support/failover.js';
 
 /**
  * Failover between HTTP providers: `primary` is Postmark (failing over to `backup`), `backup` is

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, insertQueued, row, seedSmtpOrg, smtpService } from './harness.js';
+import { deliveryHarness, insertQueued, row, seedSmtpOrg, smtpService } from '../support/delivery.js';
 import { eventTypes } from '../support/stored.js';
 import { waitFor } from '../support/smtp-sink.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readSmtpSettings } from '../../src/delivery/smtp-settings.js';
 import { ADMIN_TOKEN } from '../support/app.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, row, seedSmtpOrg, send, smtpService, view } from './harness.js';
+import { deliveryHarness, row, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
 
 const pgUp = await postgresAvailable();
 const STORED = { host: 'smtp.example.com', port: 587, secure: false, user: 'mailer', pass: 'secret', dkim: null };

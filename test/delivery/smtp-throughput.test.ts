@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { smtpTransport } from '../../src/delivery/transports/smtp.js';
 import type { Service } from '../../src/domain/types.js';
 import { Closer, tempDir } from '../support/cleanup.js';
-import { renderedEmail } from './harness.js';
+import { renderedEmail } from '../support/delivery.js';
 import { startSink } from '../support/smtp-sink.js';
 
 /**

@@ -4,7 +4,7 @@ import { retryingStore } from '../../src/delivery/storage-retry.js';
 import { databaseOf } from '../support/db.js';
 import { seedOrg } from '../support/seed.js';
 import { freshStore, type TestStore } from '../support/stores.js';
-import { insertQueued } from './harness.js';
+import { insertQueued } from '../support/delivery.js';
 
 /**
  * The worker's outcome writes (src/delivery/storage-retry.ts) on a real SQLite file held at its

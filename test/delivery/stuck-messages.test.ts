@@ -4,7 +4,7 @@ import { DEFAULT_RETRY, reapGiveUpReason, type RetryPolicy } from '../../src/del
 import { createMetrics } from '../../src/observability/metrics.js';
 import { deleteContent, setContent } from '../support/db.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, insertQueued, row, seedSmtpOrg, send, smtpService } from './harness.js';
+import { deliveryHarness, insertQueued, row, seedSmtpOrg, send, smtpService } from '../support/delivery.js';
 import { eventTypes } from '../support/stored.js';
 import { waitFor } from '../support/smtp-sink.js';
 import { fromDatabase } from '../../src/errors/storage-trouble.js';

@@ -6,7 +6,7 @@ import { DeliveryError, type OutgoingEmail } from '../../src/delivery/transport.
 import { fromThreadError, toThreadError, TransportThread } from '../../src/delivery/transports/thread.js';
 import type { Service } from '../../src/domain/types.js';
 import { Closer, tempDir } from '../support/cleanup.js';
-import { renderedEmail } from './harness.js';
+import { renderedEmail } from '../support/delivery.js';
 
 const dist = (file: string) => pathToFileURL(fileURLToPath(new URL(`../../dist/src/delivery/${file}`, import.meta.url))).href;
 

@@ -5,8 +5,8 @@ import { LocalPacer, MAX_THROTTLE_PAUSE_MS, RedisPacer, THROTTLE_PAUSE_MS, throt
 import { DeliveryError, type TransportFactory } from '../../src/delivery/transport.js';
 import { closerPerTest } from '../support/cleanup.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { insertQueued, row } from './harness.js';
-import { failoverSetup } from './failover-harness.js';
+import { insertQueued, row } from '../support/delivery.js';
+import { failoverSetup } from '../support/failover.js';
 import { REDIS_URL, redisAvailable } from '../support/redis.js';
 
 const pgUp = await postgresAvailable();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, row, seedSmtpOrg, send, smtpService } from './harness.js';
+import { deliveryHarness, row, seedSmtpOrg, send, smtpService } from '../support/delivery.js';
 import { eventTypes } from '../support/stored.js';
 
 const pgUp = await postgresAvailable();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TransportCache } from '../../src/delivery/transport-cache.js';
 import type { DeliveryReceipt, OutgoingEmail, Transport } from '../../src/delivery/transport.js';
 import type { Service } from '../../src/domain/types.js';
-import { renderedEmail } from './harness.js';
+import { renderedEmail } from '../support/delivery.js';
 
 /**
  * Review 14 finding 7: a service's settings changing while a send is in flight must not close

@@ -6,7 +6,7 @@ import { TransportThread } from '../../src/delivery/transports/thread.js';
 import { TransportCache } from '../../src/delivery/transport-cache.js';
 import type { Service } from '../../src/domain/types.js';
 import { Closer, tempDir } from '../support/cleanup.js';
-import { renderedEmail } from './harness.js';
+import { renderedEmail } from '../support/delivery.js';
 import { smtpError, startSink } from '../support/smtp-sink.js';
 
 function smtpService(port: number): Service {

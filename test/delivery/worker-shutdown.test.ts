@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { freshStore, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness } from './harness.js';
+import { deliveryHarness } from '../support/delivery.js';
 import { tempDir } from '../support/cleanup.js';
 import { waitFor } from '../support/smtp-sink.js';
 

@@ -2,7 +2,7 @@ import { SMTPServer } from 'smtp-server';
 import { describe, expect, it } from 'vitest';
 import { providerMessageIdOf } from '../../src/delivery/transports/smtp-reply.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, type MessageView, PARAMS, privateHeaders, row, seedSmtpOrg, send, smtpService, view } from '../delivery/harness.js';
+import { deliveryHarness, type MessageView, PARAMS, privateHeaders, row, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
 import { PUBLIC_KEY } from '../support/seed.js';
 import { smtpError } from '../support/smtp-sink.js';
 import { ev, recorder } from './support.js';

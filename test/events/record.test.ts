@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { CONTACT_TEMPLATE, deliveryHarness, PARAMS, privateHeaders, row, seedSmtpOrg, send, smtpService, view, type MessageView } from '../delivery/harness.js';
+import { CONTACT_TEMPLATE, deliveryHarness, PARAMS, privateHeaders, row, seedSmtpOrg, send, smtpService, view, type MessageView } from '../support/delivery.js';
 import { keysOf, skOf } from '../support/orgs.js';
 import { housekeeping } from '../../src/delivery/housekeeping.js';
 import type { TestApp } from '../support/app.js';

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { row, view } from '../delivery/harness.js';
+import { row, view } from '../support/delivery.js';
 import { expectError } from '../support/http.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { providerEventsCount, recorded } from './intake-support.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SnsMessage } from '../../src/events/sources/sns-verify.js';
-import { row, view } from '../delivery/harness.js';
+import { row, view } from '../support/delivery.js';
 import { expectError } from '../support/http.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { providerEventsCount, recorded } from './intake-support.js';

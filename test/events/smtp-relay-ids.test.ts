@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { providerMessageIdOf } from '../../src/delivery/transports/smtp-reply.js';
 import { admin } from '../admin/helpers.js';
-import { deliveryHarness, row, seedSmtpOrg, send, smtpService, view, type MessageView } from '../delivery/harness.js';
+import { deliveryHarness, row, seedSmtpOrg, send, smtpService, view, type MessageView } from '../support/delivery.js';
 import { CONTACT_TEMPLATE } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { heldRelay } from './held-relay.js';

@@ -4,7 +4,7 @@ import { admin } from '../admin/helpers.js';
 import { freshApp, type TestApp } from '../support/app.js';
 import { Closer, tempDir } from '../support/cleanup.js';
 import { startSink, type Sink } from '../support/smtp-sink.js';
-import { newWorker, row, seedSmtpOrg, send, smtpService } from '../delivery/harness.js';
+import { newWorker, row, seedSmtpOrg, send, smtpService } from '../support/delivery.js';
 
 /**
  * A message really sent (send route, worker, SMTP sink) by service `smtp` of org `acme`, whose

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PUBLIC_KEY } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, privateHeaders, seedSmtpOrg, smtpService } from '../delivery/harness.js';
+import { deliveryHarness, privateHeaders, seedSmtpOrg, smtpService } from '../support/delivery.js';
 import { ev, recorder } from './support.js';
 import { timelineEntry } from '../../src/http/routes/timeline.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { row } from '../delivery/harness.js';
+import { row } from '../support/delivery.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { basic } from './intake-support.js';
 import { postEvent, sentMessageHarness } from './support-route.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { row, view } from '../delivery/harness.js';
+import { row, view } from '../support/delivery.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { basic, mailgunSignature, recorded } from './intake-support.js';
 import { postEvent, sentMessageHarness } from './support-route.js';

@@ -10,7 +10,7 @@ import { startInboundListener } from '../../src/inbound/listener.js';
 import { storeInboundDeps } from '../../src/inbound/wiring.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { PARAMS, deliveryHarness, privateHeaders, seedSmtpOrg, send, smtpService, view } from '../delivery/harness.js';
+import { PARAMS, deliveryHarness, privateHeaders, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
 import type { TestApp } from '../support/app.js';
 
 const pgUp = await postgresAvailable();

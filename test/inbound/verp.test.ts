@@ -5,7 +5,7 @@ import path from 'node:path';
 import { base32, openVerpToken, recipientDigest, splitVerpAddress, unbase32, verpAddress, verpSecret, verpToken } from '../../src/delivery/verp.js';
 import { newId, newSortableId } from '../../src/domain/ids.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { CONTACT_TEMPLATE, deliveryHarness, seedSmtpOrg, send, smtpService, view } from '../delivery/harness.js';
+import { CONTACT_TEMPLATE, deliveryHarness, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
 import { smtpError } from '../support/smtp-sink.js';
 
 const pgUp = await postgresAvailable();

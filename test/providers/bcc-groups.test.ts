@@ -3,9 +3,9 @@ import { DeliveryError, type DeliveryReceipt, type OutgoingEmail } from '../../s
 import { postmarkTransport } from '../../src/delivery/transports/postmark.js';
 import { sendGroups, type RecipientGroup } from '../../src/delivery/transports/provider-mail.js';
 import { resendTransport } from '../../src/delivery/transports/resend.js';
-import { startPostmark } from './fakes/postmark.js';
-import { startResend } from './fakes/resend.js';
-import { MAIL, serviceRow } from './transport-kit.js';
+import { startPostmark } from '../support/providers/fakes/postmark.js';
+import { startResend } from '../support/providers/fakes/resend.js';
+import { MAIL, serviceRow } from '../support/providers/transport.js';
 
 /**
  * Only Bcc recipients owed (a retry): one request each (provider-mail.ts sendGroups). A later

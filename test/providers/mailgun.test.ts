@@ -6,9 +6,10 @@ import { createProviderHttp, type ProviderHttpOptions } from '../../src/delivery
 import { Closer } from '../support/cleanup.js';
 import { freePort } from '../support/smtp-sink.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { startMailgunFake, type MailgunAnswer, type MailgunFake } from './fakes/mailgun.js';
-import { ATTACHMENTS, PARAMS, providerHarness, view } from './mime-harness.js';
-import { failure, MAIL, reasonOf, serviceRow, withSilentServer, withTransport as withClosedTransport } from './transport-kit.js';
+import { startMailgunFake, type MailgunAnswer, type MailgunFake } from '../support/providers/fakes/mailgun.js';
+import { ATTACHMENTS, providerHarness } from '../support/providers/send-path.js';
+import { PARAMS, view } from '../support/delivery.js';
+import { failure, MAIL, reasonOf, serviceRow, withSilentServer, withTransport as withClosedTransport } from '../support/providers/transport.js';
 
 /** The reader takes the service row (its id names it in errors): these rows give only settings. */
 const readMailgunSettings = (settings: Record<string, unknown>) => readMailgunSettingsOf({ id: 'svc', settings });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { startMailgunFake } from './fakes/mailgun.js';
-import { startSesFake } from './fakes/ses.js';
-import { ATTACHMENTS, providerHarness, view } from './mime-harness.js';
+import { startMailgunFake } from '../support/providers/fakes/mailgun.js';
+import { startSesFake } from '../support/providers/fakes/ses.js';
+import { ATTACHMENTS, providerHarness } from '../support/providers/send-path.js';
+import { view } from '../support/delivery.js';
 
 const pgUp = await postgresAvailable();
 

@@ -4,10 +4,10 @@ import { postmarkTransport } from '../../src/delivery/transports/postmark.js';
 import type { Service } from '../../src/domain/types.js';
 import { Closer } from '../support/cleanup.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, row } from '../delivery/harness.js';
-import { startPostmark, type PostmarkFake } from './fakes/postmark.js';
-import type { FakeAnswer } from './fakes/server.js';
-import { BCC, CC, NOTES, PDF, providerSetup, suppressed, timeline, TO } from './harness.js';
+import { deliveryHarness, row, view } from '../support/delivery.js';
+import { startPostmark, type PostmarkFake } from '../support/providers/fakes/postmark.js';
+import type { FakeAnswer } from '../support/providers/fakes/server.js';
+import { BCC, CC, NOTES, PDF, providerSetup, suppressed, TO } from '../support/providers/send-path.js';
 
 const pgUp = await postgresAvailable();
 
@@ -70,7 +70,7 @@ describe.each(DIALECTS)('postmark transport on %s', (dialect) => {
     expect(m.attachments[1]!.content.equals(NOTES)).toBe(true);
     expect(stored.status).toBe('sent');
     expect(stored.provider_message_id).toBe(m.messageId);
-    const sentEvent = (await timeline(t, id)).events.find((e) => e.type === 'sent');
+    const sentEvent = (await view(t, id)).events.find((e) => e.type === 'sent');
     expect(JSON.stringify(sentEvent)).toContain(m.messageId);
   });
 
@@ -89,7 +89,7 @@ describe.each(DIALECTS)('postmark transport on %s', (dialect) => {
     const id = await send();
     expect(await worker.runOnce()).toBe(1);
     expect(await suppressed(t)).toEqual([CC]);
-    const v = await timeline(t, id);
+    const v = await view(t, id);
     expect(v.status).toBe('queued');
     t.clock.advance(2 * 60 * 60_000);
     expect(await worker.runOnce()).toBe(1);
@@ -97,7 +97,7 @@ describe.each(DIALECTS)('postmark transport on %s', (dialect) => {
     expect(fake.sent[0]!.json.To).toBe(`"Acme Owner" <${TO}>`);
     expect(fake.sent[0]!.json.Cc).toBeUndefined();
     expect(fake.sent[0]!.json.Bcc).toBe(BCC);
-    const after = await timeline(t, id);
+    const after = await view(t, id);
     expect(Object.fromEntries((after.recipients ?? []).map((r) => [r.address, r.state]))).toMatchObject({ [CC]: 'bounced' });
   });
 
@@ -107,7 +107,7 @@ describe.each(DIALECTS)('postmark transport on %s', (dialect) => {
     const id = await send();
     expect(await worker.runOnce()).toBe(1);
     expect(fake.sent).toHaveLength(1);
-    const v = await timeline(t, id);
+    const v = await view(t, id);
     expect(v.status).toBe('sent');
     expect(Object.fromEntries((v.recipients ?? []).map((r) => [r.address, r.state]))).toMatchObject({ [TO]: 'sent', [CC]: 'bounced', [BCC]: 'sent' });
     expect(await suppressed(t)).toEqual([CC]);

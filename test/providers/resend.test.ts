@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { classifyResend, resendTransport } from '../../src/delivery/transports/resend.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, row } from '../delivery/harness.js';
-import { startResend } from './fakes/resend.js';
-import { BCC, CC, NOTES, PDF, providerSetup, TO } from './harness.js';
-import { serviceRow, verifyOutcome } from './transport-kit.js';
+import { deliveryHarness, row } from '../support/delivery.js';
+import { startResend } from '../support/providers/fakes/resend.js';
+import { BCC, CC, NOTES, PDF, providerSetup, TO } from '../support/providers/send-path.js';
+import { serviceRow, verifyOutcome } from '../support/providers/transport.js';
 
 const pgUp = await postgresAvailable();
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { classifySendgrid, sendgridTransport } from '../../src/delivery/transports/sendgrid.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, row } from '../delivery/harness.js';
-import { startSendgrid } from './fakes/sendgrid.js';
-import { BCC, CC, NOTES, PDF, providerSetup, TO } from './harness.js';
-import { serviceRow, verifyOutcome } from './transport-kit.js';
+import { deliveryHarness, row } from '../support/delivery.js';
+import { startSendgrid } from '../support/providers/fakes/sendgrid.js';
+import { BCC, CC, NOTES, PDF, providerSetup, TO } from '../support/providers/send-path.js';
+import { serviceRow, verifyOutcome } from '../support/providers/transport.js';
 
 const pgUp = await postgresAvailable();
 

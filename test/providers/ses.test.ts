@@ -5,9 +5,10 @@ import { createSesTransport, readSesSettings as readSesSettingsOf, sesTransport 
 import { Closer } from '../support/cleanup.js';
 import { freePort } from '../support/smtp-sink.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { startSesFake, type SesError, type SesFake } from './fakes/ses.js';
-import { ATTACHMENTS, PARAMS, providerHarness, view } from './mime-harness.js';
-import { failure, MAIL, reasonOf, serviceRow, withSilentServer, withTransport as withClosedTransport } from './transport-kit.js';
+import { startSesFake, type SesError, type SesFake } from '../support/providers/fakes/ses.js';
+import { ATTACHMENTS, providerHarness } from '../support/providers/send-path.js';
+import { PARAMS, view } from '../support/delivery.js';
+import { failure, MAIL, reasonOf, serviceRow, withSilentServer, withTransport as withClosedTransport } from '../support/providers/transport.js';
 
 /** The reader takes the service row (its id names it in errors): these rows give only settings. */
 const readSesSettings = (settings: Record<string, unknown>) => readSesSettingsOf({ id: 'svc', settings });

@@ -6,7 +6,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import { cleanup, freePort, requireBuild, startCli, type Running } from '../cli/processes.js';
-import { CONTACT_TEMPLATE, smtpService } from '../delivery/harness.js';
+import { CONTACT_TEMPLATE, smtpService } from '../support/delivery.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { startSink, waitFor } from '../support/smtp-sink.js';
 import { openTestStore } from '../support/stores.js';

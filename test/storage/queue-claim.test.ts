@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { insertQueued } from '../delivery/harness.js';
+import { insertQueued } from '../support/delivery.js';
 import { Closer } from '../support/cleanup.js';
 import { databaseOf, messageRow } from '../support/db.js';
 import { seedOrg } from '../support/seed.js';

@@ -3,7 +3,7 @@ import { ADMIN_TOKEN, type TestApp } from '../support/app.js';
 import { expectError, expectInvalidField } from '../support/http.js';
 import { creditsOf, totalMessageCount } from '../support/stored.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, PARAMS, privateHeaders, seedSmtpOrg, smtpService, view } from '../delivery/harness.js';
+import { deliveryHarness, PARAMS, privateHeaders, seedSmtpOrg, smtpService, view } from '../support/delivery.js';
 
 const pgUp = await postgresAvailable();
 

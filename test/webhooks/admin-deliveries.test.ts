@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { insertQueued } from '../delivery/harness.js';
+import { insertQueued } from '../support/delivery.js';
 import { admin, createOrg } from '../admin/helpers.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { Closer } from '../support/cleanup.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { systemClock } from '../../src/domain/clock.js';
-import { insertQueued } from '../delivery/harness.js';
+import { insertQueued } from '../support/delivery.js';
 import { Closer } from '../support/cleanup.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, freshDatabase, openTestStore, postgresAvailable } from '../support/stores.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { insertQueued } from '../delivery/harness.js';
+import { insertQueued } from '../support/delivery.js';
 import { cleanup, freePort, requireBuild, startCli, tempDir } from '../cli/processes.js';
 import { databaseOf } from '../support/db.js';
 import { seedOrg } from '../support/seed.js';

@@ -3,7 +3,7 @@ import { recordProviderEvents } from '../../src/events/record.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { sendTestEvent } from '../../src/webhooks/test-event.js';
 import { createWebhookHttp } from '../../src/webhooks/http-post.js';
-import { insertQueued } from '../delivery/harness.js';
+import { insertQueued } from '../support/delivery.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import {
   deliveryRows, endpointRow, insertEndpoint, setEndpointFields, startReceiver, testDispatcher, testSecret, testSettings, useWebhookStore,

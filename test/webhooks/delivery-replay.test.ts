@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { REPLAY_MAX_RANGE_MS, ReplayRangeTooLong } from '../../src/storage/webhook-deliveries.js';
-import { insertQueued } from '../delivery/harness.js';
+import { insertQueued } from '../support/delivery.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryRows, insertEndpoint, setEndpointFields, startReceiver, testDispatcher, testSecret, useWebhookStore } from './support.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { insertQueued } from '../delivery/harness.js';
+import { insertQueued } from '../support/delivery.js';
 import { databaseOf } from '../support/db.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryRows, insertEndpoint, setEndpointFields, startReceiver, testDispatcher, testSecret, useWebhookStore } from './support.js';

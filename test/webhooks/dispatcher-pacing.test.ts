@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { insertQueued } from '../delivery/harness.js';
+import { insertQueued } from '../support/delivery.js';
 import { waitFor } from '../support/smtp-sink.js';
 import { DIALECTS, openTestStore, postgresAvailable } from '../support/stores.js';
 import { deliveryRows, insertEndpoint, startReceiver, testDispatcher, testSecret, useWebhookStore } from './support.js';

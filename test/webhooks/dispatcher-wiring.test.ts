@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildServices, createDispatcher } from '../../src/cli/runtime.js';
-import { insertQueued } from '../delivery/harness.js';
+import { insertQueued } from '../support/delivery.js';
 import { testConfig } from '../support/app.js';
 import { waitFor } from '../support/smtp-sink.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';

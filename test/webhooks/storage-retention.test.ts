@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { housekeeping } from '../../src/delivery/housekeeping.js';
-import { insertQueued } from '../delivery/harness.js';
+import { insertQueued } from '../support/delivery.js';
 import { databaseOf } from '../support/db.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { createWebhookHttp } from '../../src/webhooks/http-post.js';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { SourceData } from '@smithy/types';
 import { simpleParser, type ParsedMail } from 'mailparser';
-import type { Closer } from '../../support/cleanup.js';
+import type { Closer } from '../../cleanup.js';
 
 /**
  * A loopback SES v2 endpoint built from the public API reference (SendEmail, GetAccount,

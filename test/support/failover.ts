@@ -5,12 +5,12 @@ import type { TransportFactory } from '../../src/delivery/transport.js';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
 import type { Dialect } from '../../src/storage/dialect.js';
-import { ADMIN_TOKEN, buildTestApp, testConfig } from '../support/app.js';
-import { Closer, tempDir } from '../support/cleanup.js';
-import { setServiceSettingsText } from '../support/db.js';
-import { startSink, type Sink } from '../support/smtp-sink.js';
-import { freshStore, type TestStore } from '../support/stores.js';
-import { captureLogger, seedSmtpOrg, smtpService } from './harness.js';
+import { ADMIN_TOKEN, buildTestApp, testConfig } from './app.js';
+import { Closer, tempDir } from './cleanup.js';
+import { setServiceSettingsText } from './db.js';
+import { startSink, type Sink } from './smtp-sink.js';
+import { freshStore, type TestStore } from './stores.js';
+import { captureLogger, seedSmtpOrg, smtpService } from './delivery.js';
 
 /**
  * Failover tests' setup: organization `acme` with two SMTP sinks as services, `primary` (the

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
-import { ServiceTestError, type OutgoingEmail, type Transport } from '../../src/delivery/transport.js';
-import type { Service } from '../../src/domain/types.js';
-import type { Closer } from '../support/cleanup.js';
+import { ServiceTestError, type OutgoingEmail, type Transport } from '../../../src/delivery/transport.js';
+import type { Service } from '../../../src/domain/types.js';
+import type { Closer } from '../cleanup.js';
 
 /**
  * Helpers for the HTTP providers' transport tests without the worker (Mailgun, SES, Resend,

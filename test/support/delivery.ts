@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, expect } from 'vitest';
+import { expect } from 'vitest';
 import { newId, sha256 } from '../../src/domain/ids.js';
 import { LocalPacer, type Pacer } from '../../src/delivery/pacing.js';
 import type { RetryPolicy } from '../../src/delivery/retry.js';
@@ -9,12 +9,12 @@ import { createMetrics, type Metrics } from '../../src/observability/metrics.js'
 import type { Dialect } from '../../src/storage/dialect.js';
 import type { Store } from '../../src/storage/store.js';
 import type { RenderedEmail } from '../../src/templates/render.js';
-import { freshApp, type TestApp } from '../support/app.js';
-import { bearer } from '../support/http.js';
-import { Closer, tempDir } from '../support/cleanup.js';
-import type { OrgInput } from '../support/orgs.js';
-import { CONTACT_TEMPLATE as SEEDED_CONTACT, PRIVATE_KEY, seedOrg } from '../support/seed.js';
-import { startSink, type Sink, type SinkOptions } from '../support/smtp-sink.js';
+import { freshApp, type TestApp } from './app.js';
+import { bearer } from './http.js';
+import { type Closer, closerPerTest, tempDir } from './cleanup.js';
+import type { OrgInput } from './orgs.js';
+import { CONTACT_TEMPLATE as SEEDED_CONTACT, PRIVATE_KEY, seedOrg } from './seed.js';
+import { startSink, type Sink, type SinkOptions } from './smtp-sink.js';
 
 /**
  * The delivery tests' harness: an organization whose default service is the SMTP sink
@@ -61,11 +61,20 @@ export async function send(t: TestApp, params: Record<string, unknown> = PARAMS)
   return (res.json() as { message_id: string }).message_id;
 }
 
+/** A recipient as GET /v1/messages/{id} shows it. */
+export interface RecipientView {
+  address: string;
+  kind: string;
+  state: string;
+  reason?: string;
+}
+
 export interface MessageView {
   message_id: string;
   status: string;
   sent_at: string | null;
   events: Array<{ type: string; at: string; details?: Record<string, unknown> }>;
+  recipients?: RecipientView[];
 }
 
 /** GET /v1/messages/{id} with the private key. */
@@ -169,17 +178,9 @@ export function newWorker(s: WorkerSetup, closer: Closer) {
 // after each test (workers first, then sinks, then the app and its database).
 
 export function deliveryHarness(dialect: Dialect) {
-  let closer = new Closer();
-  beforeEach(() => {
-    closer = new Closer();
-  });
-  afterEach(async () => {
-    await closer.closeAll();
-  });
+  const closer = closerPerTest();
   return {
-    get closer(): Closer {
-      return closer;
-    },
+    closer,
     async app(): Promise<TestApp> {
       const t = await freshApp(dialect);
       closer.defer(() => t.cleanup());
@@ -193,4 +194,3 @@ export function deliveryHarness(dialect: Dialect) {
     },
   };
 }
-

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Busboy } from '@fastify/busboy';
 import { simpleParser, type ParsedMail } from 'mailparser';
-import type { Closer } from '../../support/cleanup.js';
+import type { Closer } from '../../cleanup.js';
 
 /**
  * A loopback Mailgun API built from its public reference (Sending: messages.mime; Domains:
