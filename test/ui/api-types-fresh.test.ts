@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { API_TYPES_COMMAND, API_TYPES_FILE, freshApiTypes } from '../../ui/scripts/api-types.js';
+import { API_TYPES_COMMAND, API_TYPES_FILE, freshApiTypes } from '../../scripts/ui-api-types.js';
 
 /**
- * The UI's server types are generated from the served OpenAPI document (ui/scripts/api-types.ts).
+ * The UI's server types are generated from the served OpenAPI document (scripts/ui-api-types.ts).
  * A route's schema that changed without a fresh run leaves the UI typechecked against the old
  * shapes: this regenerates in memory and compares with the committed file.
  */
