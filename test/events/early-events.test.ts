@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CONTACT_TEMPLATE, deliveryHarness, row, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
 import { smtpError } from '../support/smtp-sink.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { ev, recorder } from './support.js';
+import { ev, recorder } from '../support/events/record.js';
 
 const pgUp = await postgresAvailable();
 const OWNER = 'owner@acme.test';

@@ -6,9 +6,10 @@ import { databaseOf } from '../support/db.js';
 import { CONTACT_TEMPLATE } from '../support/seed.js';
 import { postgresAvailable } from '../support/stores.js';
 import type { TestApp } from '../support/app.js';
-import { heldRelay } from './held-relay.js';
-import { newSvixSecret, post, svixHeaders } from './intake-support.js';
-import { suppressionRows } from './support.js';
+import { heldRelay } from '../support/held-relay.js';
+import { newSvixSecret, svixHeaders } from '../support/events/signing.js';
+import { post } from '../support/events/intake.js';
+import { suppressionRows } from '../support/events/record.js';
 
 const pgUp = await postgresAvailable();
 const RESEND_ID = '9b2c8e51-7d4a-4f0e-8a61-3c5d2e1f0a99';

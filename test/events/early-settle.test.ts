@@ -7,9 +7,10 @@ import { CONTACT_TEMPLATE } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import type { TestApp } from '../support/app.js';
 import { insertEndpoint, testSecret } from '../webhooks/support.js';
-import { heldRelay } from './held-relay.js';
-import { basic, post } from './intake-support.js';
-import { suppressionRows } from './support.js';
+import { heldRelay } from '../support/held-relay.js';
+import { basic } from '../support/events/signing.js';
+import { post } from '../support/events/intake.js';
+import { suppressionRows } from '../support/events/record.js';
 
 const pgUp = await postgresAvailable();
 

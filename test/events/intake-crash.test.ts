@@ -3,8 +3,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup, freePort, requireBuild, startCli, tempDir } from '../cli/processes.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
-import { newSvixSecret, svixHeaders } from './intake-support.js';
-import { providerEventRows } from './support.js';
+import { newSvixSecret, svixHeaders } from '../support/events/signing.js';
+import { providerEventRows } from '../support/events/record.js';
 
 const pgUp = await postgresAvailable();
 beforeAll(requireBuild);

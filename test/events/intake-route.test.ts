@@ -1,9 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/resources/config-file.js';
 import { admin, expectError, insertMessage } from '../admin/helpers.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { providerEventRows } from './support.js';
-import { basic, intakeApp, recorded, post, serviceWithEvents, type IntakeApp } from './intake-support.js';
+import { providerEventRows } from '../support/events/record.js';
+import { basic } from '../support/events/signing.js';
+import { freshAppEach, type TestApp } from '../support/app.js';
+import { recorded, post, serviceWithEvents } from '../support/events/intake.js';
 
 const pgUp = await postgresAvailable();
 
@@ -13,9 +15,8 @@ const pgUp = await postgresAvailable();
  */
 describe.each(DIALECTS)('provider events intake on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
-  let t: IntakeApp;
-  beforeEach(async () => { if (!skip) t = await intakeApp(dialect); });
-  afterEach(async () => { if (!skip) await t.cleanup(); });
+  let t!: TestApp;
+  freshAppEach(dialect, skip, (app) => { t = app; });
 
   const PM = { source: 'postmark', username: 'hook', password: 'pm-secret-password' };
   const BOUNCE = JSON.stringify({ RecordType: 'Bounce', ID: 7, Type: 'HardBounce', MessageID: 'pm-7', Email: 'x@example.com' });

@@ -3,7 +3,8 @@ import type { EventNotifier } from '../../src/events/types.js';
 import { insertMessage } from '../admin/helpers.js';
 import { buildTestApp, testConfig, type TestApp } from '../support/app.js';
 import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
-import { basic, post, serviceWithEvents } from './intake-support.js';
+import { basic } from '../support/events/signing.js';
+import { post, serviceWithEvents } from '../support/events/intake.js';
 
 const pgUp = await postgresAvailable();
 

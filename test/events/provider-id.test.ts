@@ -1,11 +1,11 @@
-import { SMTPServer } from 'smtp-server';
 import { describe, expect, it } from 'vitest';
 import { providerMessageIdOf } from '../../src/delivery/transports/smtp-reply.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryHarness, type MessageView, PARAMS, privateHeaders, row, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
 import { PUBLIC_KEY } from '../support/seed.js';
 import { smtpError } from '../support/smtp-sink.js';
-import { ev, recorder } from './support.js';
+import { heldRelay } from '../support/held-relay.js';
+import { ev, recorder } from '../support/events/record.js';
 
 const pgUp = await postgresAvailable();
 
@@ -47,29 +47,7 @@ describe.each(DIALECTS)('the worker stores the provider message id at hand-off, 
    * DATA, n = 1 the first); `refuse` answers RCPT TO of an address with an error instead.
    */
   async function sesLikeRelay(reply: string | ((n: number) => string), refuse?: (address: string, n: number) => Error | undefined): Promise<number> {
-    let data = 0;
-    const rcpts = new Map<string, number>();
-    const server = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      logger: false,
-      onRcptTo(address, _session, callback) {
-        const n = (rcpts.get(address.address) ?? 0) + 1;
-        rcpts.set(address.address, n);
-        callback(refuse?.(address.address, n) ?? undefined);
-      },
-      onData(stream, _session, callback) {
-        data += 1;
-        const n = data;
-        stream.on('data', () => undefined);
-        stream.on('end', () => callback(null, typeof reply === 'string' ? reply : reply(n)));
-      },
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    h.closer.defer(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    const address = server.server.address();
-    if (address === null || typeof address === 'string') throw new Error('no port');
-    return address.port;
+    return (await heldRelay(h.closer, reply, { held: false, ...(refuse === undefined ? {} : { rcpt: refuse }) })).port;
   }
 
   it.skipIf(skip)('SES-style reply: stored on the message, on the sent event, and an SES event naming it is matched', async () => {

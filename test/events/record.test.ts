@@ -5,7 +5,7 @@ import { keysOf, skOf } from '../support/orgs.js';
 import { housekeeping } from '../../src/delivery/housekeeping.js';
 import type { TestApp } from '../support/app.js';
 import { applyProviderEvents } from '../../src/events/record.js';
-import { counter, ev, providerEventRows, recorder, suppressionRows } from './support.js';
+import { counter, ev, providerEventRows, recorder, suppressionRows } from '../support/events/record.js';
 
 const pgUp = await postgresAvailable();
 

@@ -3,8 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { row, view } from '../support/delivery.js';
 import { expectError } from '../support/http.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { providerEventsCount, recorded } from './intake-support.js';
-import { sentMessageHarness, postEvent } from './support-route.js';
+import { providerEventsCount, recorded, sentMessageHarness, post } from '../support/events/intake.js';
 
 const pgUp = await postgresAvailable();
 const OWNER = 'owner@acme.test';
@@ -36,13 +35,13 @@ describe.each(DIALECTS)('SendGrid events through /v1/provider-events, on %s', (d
       { email: AUDIT, timestamp: 1767229201, event: 'bounce', type: 'bounce', status: '5.1.1', reason: '550 5.1.1 unknown', sg_event_id: 'sg-2', sg_message_id: 'x1.filter0001.1.0', mailroom_message_id: id },
       { email: OWNER, timestamp: 1767229202, event: 'open', sg_event_id: 'sg-3', mailroom_message_id: id },
     ]);
-    const res = await postEvent(t, eventsPath, body, signedHeaders(account.privateKey, body, t.clock.now()));
+    const res = await post(t, eventsPath, body, signedHeaders(account.privateKey, body, t.clock.now()));
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({ received: 2, recorded: 2, duplicates: 0, unmatched: 0 });
     expect((await row(t.store, id)).status).toBe('delivered');
     expect((await view(t, id)).events.map((e) => e.type)).toEqual(['queued', 'sending', 'sent', 'delivered', 'bounced']);
     expect((await t.store.suppressions.list('acme')).map((x) => [x.email, x.reason])).toEqual([[AUDIT, 'hard_bounce']]);
-    const retry = await postEvent(t, eventsPath, body, signedHeaders(account.privateKey, body, t.clock.now()));
+    const retry = await post(t, eventsPath, body, signedHeaders(account.privateKey, body, t.clock.now()));
     expect(retry.json()).toEqual({ received: 2, recorded: 0, duplicates: 2, unmatched: 0 });
     expect((await recorded(t)).map((e) => e.eventKey)).toEqual(['sg-1', 'sg-2']);
   });
@@ -50,7 +49,7 @@ describe.each(DIALECTS)('SendGrid events through /v1/provider-events, on %s', (d
   it.skipIf(skip)('matched by our Message-ID header (smtp-id): a spam report makes the message complained', async () => {
     const { t, id, eventsPath, headerMessageId } = await sent(dialect, { source: 'sendgrid', public_key: account.publicKey });
     const body = JSON.stringify([{ email: OWNER, timestamp: 1767229200, event: 'spamreport', sg_event_id: 'sg-9', 'smtp-id': headerMessageId }]);
-    const res = await postEvent(t, eventsPath, body, signedHeaders(account.privateKey, body, t.clock.now()));
+    const res = await post(t, eventsPath, body, signedHeaders(account.privateKey, body, t.clock.now()));
     expect(res.json()).toEqual({ received: 1, recorded: 1, duplicates: 0, unmatched: 0 });
     expect((await row(t.store, id)).status).toBe('complained');
   });
@@ -61,7 +60,7 @@ describe.each(DIALECTS)('SendGrid events through /v1/provider-events, on %s', (d
       { email: OWNER, timestamp: 1767229200, event: 'delivered', sg_event_id: 'sg-d', mailroom_message_id: id },
       { email: AUDIT, timestamp: 1e300, event: 'bounce', type: 'bounce', mailroom_message_id: id },
     ]);
-    const res = await postEvent(t, eventsPath, body, signedHeaders(account.privateKey, body, t.clock.now()));
+    const res = await post(t, eventsPath, body, signedHeaders(account.privateKey, body, t.clock.now()));
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({ received: 2, recorded: 2, duplicates: 0, unmatched: 0 });
     const events = await recorded(t);
@@ -69,7 +68,7 @@ describe.each(DIALECTS)('SendGrid events through /v1/provider-events, on %s', (d
     expect(events.find((e) => e.type === 'bounced')).toMatchObject({ eventKey: expect.stringMatching(/^event:[0-9a-f]{64}$/) as unknown, at: t.clock.now() });
     expect((await t.store.suppressions.list('acme')).map((x) => x.email)).toEqual([AUDIT]);
     expect((await view(t, id)).events.map((e) => e.type)).toEqual(['queued', 'sending', 'sent', 'delivered', 'bounced']);
-    const retry = await postEvent(t, eventsPath, body, signedHeaders(account.privateKey, body, t.clock.now()));
+    const retry = await post(t, eventsPath, body, signedHeaders(account.privateKey, body, t.clock.now()));
     expect(retry.json()).toEqual({ received: 2, recorded: 0, duplicates: 2, unmatched: 0 });
   });
 
@@ -85,7 +84,7 @@ describe.each(DIALECTS)('SendGrid events through /v1/provider-events, on %s', (d
       [body, signedHeaders(account.privateKey, body, now - 4 * 86_400_000)],
       [body, {}],
     ];
-    for (const [b, headers] of forged) expectError(await postEvent(t, eventsPath, b, headers), 401, 'unauthorized');
+    for (const [b, headers] of forged) expectError(await post(t, eventsPath, b, headers), 401, 'unauthorized');
     expect(await recorded(t)).toEqual([]);
     expect((await row(t.store, id)).status).toBe('sent');
     expect(await providerEventsCount(t, 'sendgrid', 'rejected')).toBe(forged.length);

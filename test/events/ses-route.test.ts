@@ -3,10 +3,8 @@ import type { SnsMessage } from '../../src/events/sources/sns-verify.js';
 import { row, view } from '../support/delivery.js';
 import { expectError } from '../support/http.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { providerEventsCount, recorded } from './intake-support.js';
-import { sentMessageHarness, postEvent, type SentSetup } from './support-route.js';
-import { certOutage } from './ses-cert-outage.js';
-import { fakeSns, sesRecord, TOPIC, type FakeSns } from './support-sns.js';
+import { providerEventsCount, recorded, sentMessageHarness, post, type SentSetup } from '../support/events/intake.js';
+import { certOutage, fakeSns, sesRecord, TOPIC, type FakeSns } from '../support/events/sns.js';
 
 const pgUp = await postgresAvailable();
 const OWNER = 'owner@acme.test';
@@ -18,7 +16,7 @@ afterAll(async () => sns.close());
 
 /** SNS posts its JSON as text/plain, with its message type in a header. */
 const snsPost = (s: SentSetup, m: SnsMessage | Record<string, unknown>) =>
-  postEvent(s.t, s.eventsPath, JSON.stringify(m), { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': String(m.Type) });
+  post(s.t, s.eventsPath, JSON.stringify(m), { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': String(m.Type) });
 
 let n = 0;
 function notification(message: string, options: { version?: '1' | '2'; certUrl?: string; topic?: string } = {}): SnsMessage {

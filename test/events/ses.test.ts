@@ -3,8 +3,7 @@ import { loadConfig } from '../../src/config/env.js';
 import { sesSource } from '../../src/events/sources/ses.js';
 import { hostAllowed, urlAllowed, type SnsMessage } from '../../src/events/sources/sns-verify.js';
 import { IntakeMalformed, IntakeRejected, type IntakeRequest, type WebhookSourceHandler } from '../../src/events/types.js';
-import { certOutage, type CertOutage } from './ses-cert-outage.js';
-import { fakeSns, sesRecord, TOPIC, type FakeSns } from './support-sns.js';
+import { certOutage, type CertOutage, fakeSns, sesRecord, TOPIC, type FakeSns } from '../support/events/sns.js';
 
 let sns: FakeSns;
 let ses: WebhookSourceHandler;

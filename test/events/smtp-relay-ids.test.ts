@@ -4,9 +4,10 @@ import { admin } from '../admin/helpers.js';
 import { deliveryHarness, row, seedSmtpOrg, send, smtpService, view, type MessageView } from '../support/delivery.js';
 import { CONTACT_TEMPLATE } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { heldRelay } from './held-relay.js';
-import { newSvixSecret, post, svixHeaders } from './intake-support.js';
-import { suppressionRows } from './support.js';
+import { heldRelay } from '../support/held-relay.js';
+import { newSvixSecret, svixHeaders } from '../support/events/signing.js';
+import { post } from '../support/events/intake.js';
+import { suppressionRows } from '../support/events/record.js';
 
 const pgUp = await postgresAvailable();
 

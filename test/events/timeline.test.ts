@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PUBLIC_KEY } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryHarness, privateHeaders, seedSmtpOrg, smtpService } from '../support/delivery.js';
-import { ev, recorder } from './support.js';
+import { ev, recorder } from '../support/events/record.js';
 import { timelineEntry } from '../../src/http/routes/timeline.js';
 
 const pgUp = await postgresAvailable();

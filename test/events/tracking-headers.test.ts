@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { row } from '../support/delivery.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { basic } from './intake-support.js';
-import { postEvent, sentMessageHarness } from './support-route.js';
+import { basic } from '../support/events/signing.js';
+import { post, sentMessageHarness } from '../support/events/intake.js';
 
 const pgUp = await postgresAvailable();
 
@@ -29,7 +29,7 @@ describe.each(DIALECTS)('tracking headers on %s', (dialect) => {
       RecordType: 'Bounce', ID: 4242, Type: 'HardBounce', TypeCode: 1, MessageID: 'unknown-to-us',
       Email: 'owner@acme.test', BouncedAt: '2026-01-01T00:00:05Z', Details: 'smtp;550 5.1.1 unknown user', Metadata: { Mailroom_message_id: id },
     });
-    const res = await postEvent(t, new URL(await eventsUrl(t)).pathname, body, basic(PM.username, PM.password));
+    const res = await post(t, new URL(await eventsUrl(t)).pathname, body, basic(PM.username, PM.password));
     expect(res.json()).toEqual({ received: 1, recorded: 1, duplicates: 0, unmatched: 0 });
     // One of the message's two recipients bounced: suppressed, the message still sent for the other.
     expect((await t.store.suppressions.list('acme')).map((x) => [x.email, x.reason])).toEqual([['owner@acme.test', 'hard_bounce']]);

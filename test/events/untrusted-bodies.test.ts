@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { row, view } from '../support/delivery.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { basic, mailgunSignature, recorded } from './intake-support.js';
-import { postEvent, sentMessageHarness } from './support-route.js';
+import { basic, mailgunSignature } from '../support/events/signing.js';
+import { recorded, post, sentMessageHarness } from '../support/events/intake.js';
 
 const pgUp = await postgresAvailable();
 const OWNER = 'owner@acme.test';
@@ -26,7 +26,7 @@ describe.each(DIALECTS)('untrusted but verified provider bodies on %s', (dialect
     const receipts: number[] = [];
     for (const [i, at] of times.entries()) {
       const body = JSON.stringify({ RecordType: 'Delivery', MessageID: `pm-${i}`, Recipient: OWNER, DeliveredAt: at, Metadata: { mailroom_message_id: id } });
-      const res = await postEvent(t, eventsPath, body, auth);
+      const res = await post(t, eventsPath, body, auth);
       receipts.push(t.clock.now());
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json()).toMatchObject({ received: 1, recorded: 1 });
@@ -42,16 +42,16 @@ describe.each(DIALECTS)('untrusted but verified provider bodies on %s', (dialect
     const depth = 200_000;
     const body = `{"RecordType":"Bounce","Type":"HardBounce","Email":"${OWNER}","Metadata":{"mailroom_message_id":"${id}"},"Content":${'['.repeat(depth)}${']'.repeat(depth)}}`;
     expect(body.length).toBeGreaterThan(400_000);
-    const res = await postEvent(t, eventsPath, body, auth);
+    const res = await post(t, eventsPath, body, auth);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({ received: 1, recorded: 1, duplicates: 0, unmatched: 0 });
     expect((await recorded(t))[0]?.eventKey).toMatch(/^Bounce:[0-9a-f]{64}$/);
     expect((await t.store.suppressions.list('acme')).map((x) => x.email)).toEqual([OWNER]);
     // Postmark retrying the same bytes: the same key.
-    expect((await postEvent(t, eventsPath, body, auth)).json()).toMatchObject({ recorded: 0, duplicates: 1 });
+    expect((await post(t, eventsPath, body, auth)).json()).toMatchObject({ recorded: 0, duplicates: 1 });
     // Deep nesting in the fields that make a Delivery's key: bounded, not a 500.
     const deep = `{"RecordType":"Delivery","Recipient":"${OWNER}","Metadata":{"mailroom_message_id":"${id}"},"MessageID":${'['.repeat(depth)}${']'.repeat(depth)}}`;
-    const delivered = await postEvent(t, eventsPath, deep, auth);
+    const delivered = await post(t, eventsPath, deep, auth);
     expect(delivered.statusCode, delivered.body).toBe(200);
     expect(delivered.json()).toMatchObject({ recorded: 1 });
   });
@@ -61,7 +61,7 @@ describe.each(DIALECTS)('untrusted but verified provider bodies on %s', (dialect
     const { t, id, eventsPath } = await sent(dialect, { source: 'mailgun', signing_key: signingKey });
     const data = { event: 'failed', severity: 'permanent', timestamp: 1e300, recipient: OWNER, 'user-variables': { mailroom_message_id: id } };
     const body = () => JSON.stringify({ signature: mailgunSignature(signingKey, t.clock.now()), 'event-data': data });
-    const res = await postEvent(t, eventsPath, body());
+    const res = await post(t, eventsPath, body());
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({ received: 1, recorded: 1, duplicates: 0, unmatched: 0 });
     const [event] = await recorded(t);
@@ -69,7 +69,7 @@ describe.each(DIALECTS)('untrusted but verified provider bodies on %s', (dialect
     expect(event?.at).toBe(t.clock.now());
     expect((await t.store.suppressions.list('acme')).map((x) => x.email)).toEqual([OWNER]);
     // Mailgun retrying (a fresh signature token, the same event): a duplicate.
-    expect((await postEvent(t, eventsPath, body())).json()).toMatchObject({ recorded: 0, duplicates: 1 });
+    expect((await post(t, eventsPath, body())).json()).toMatchObject({ recorded: 0, duplicates: 1 });
     await view(t, id);
   });
 });

@@ -1,8 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { expectError } from '../support/http.js';
-import { basic, intakeApp, providerEventsCount, recorded, mailgunSignature, newSvixSecret, post, serviceWithEvents, svixHeaders, type IntakeApp } from './intake-support.js';
+import { basic, mailgunSignature, newSvixSecret, svixHeaders } from '../support/events/signing.js';
+import { freshAppEach, type TestApp } from '../support/app.js';
+import { providerEventsCount, recorded, post, serviceWithEvents } from '../support/events/intake.js';
 
 const pgUp = await postgresAvailable();
 
@@ -13,9 +15,8 @@ const pgUp = await postgresAvailable();
  */
 describe.each(DIALECTS)('webhook sources on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
-  let t: IntakeApp;
-  beforeEach(async () => { if (!skip) t = await intakeApp(dialect); });
-  afterEach(async () => { if (!skip) await t.cleanup(); });
+  let t!: TestApp;
+  freshAppEach(dialect, skip, (app) => { t = app; });
 
   const nothingRecorded = async () => expect(await recorded(t)).toEqual([]);
 

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { buildServices } from '../../src/cli/runtime.js';
-import { basic, post, serviceWithEvents } from '../events/intake-support.js';
+import { basic } from '../support/events/signing.js';
+import { post, serviceWithEvents } from '../support/events/intake.js';
 import { testConfig, type TestApp } from '../support/app.js';
 import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
 

@@ -1,10 +1,10 @@
-import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
-import { recordProviderEvents, type RecordScope } from '../../src/events/record.js';
-import type { EventNotifier, ProviderEvent } from '../../src/events/types.js';
-import type { Store } from '../../src/storage/store.js';
-import type { ManualClock } from '../../src/domain/clock.js';
-import { databaseOf } from '../support/db.js';
-import { captureLogger } from '../support/delivery.js';
+import { createMetrics, type Metrics } from '../../../src/observability/metrics.js';
+import { recordProviderEvents, type RecordScope } from '../../../src/events/record.js';
+import type { EventNotifier, ProviderEvent } from '../../../src/events/types.js';
+import type { Store } from '../../../src/storage/store.js';
+import type { ManualClock } from '../../../src/domain/clock.js';
+import { databaseOf } from '../db.js';
+import { captureLogger } from '../delivery.js';
 
 /** Recording as the intake does it, with a captured log, fresh metrics and a listening notifier. */
 export function recorder(store: Store, clock: ManualClock, scope: RecordScope = { orgId: 'acme', serviceId: 'smtp' }) {

@@ -1,5 +1,5 @@
 import { SMTPServer } from 'smtp-server';
-import type { Closer } from '../support/cleanup.js';
+import type { Closer } from './cleanup.js';
 
 /**
  * A real SMTP relay on loopback (smtp-server) that answers DATA with `250 <reply>` as a
@@ -22,7 +22,8 @@ export interface HeldRelayOptions {
   rcpt?: (address: string, n: number) => Error | undefined;
 }
 
-export async function heldRelay(closer: Closer, reply: string, options: HeldRelayOptions = {}): Promise<HeldRelay> {
+/** `reply` may differ per DATA (`n` = 1 the first). */
+export async function heldRelay(closer: Closer, reply: string | ((n: number) => string), options: HeldRelayOptions = {}): Promise<HeldRelay> {
   const held = options.held ?? true;
   const rcpts = new Map<string, number>();
   let releaseAll: () => void = () => undefined;
@@ -51,7 +52,7 @@ export async function heldRelay(closer: Closer, reply: string, options: HeldRela
         void slot(n);
         arrivals[n - 1]?.();
         // smtp-server sends `250 <message>` for a string passed here.
-        void (held ? gate : Promise.resolve()).then(() => callback(null, reply));
+        void (held ? gate : Promise.resolve()).then(() => callback(null, typeof reply === 'string' ? reply : reply(n)));
       });
     },
   });
