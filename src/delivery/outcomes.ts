@@ -1,4 +1,5 @@
 import type { Clock } from '../domain/clock.js';
+import { refusedMailboxes } from '../domain/suppression-policy.js';
 import { refundsCredit } from '../credits/refund-policy.js';
 import { countApplied } from '../events/apply.js';
 import { settleEarlyEvents } from '../events/early.js';
@@ -6,9 +7,9 @@ import type { Metrics } from '../observability/metrics.js';
 import type { ClaimedMessage } from '../storage/queue-types.js';
 import type { Repos, Store } from '../storage/store.js';
 import type { Recorded } from '../events/apply.js';
-import type { RenderedEmail } from '../templates/render.js';
+import { allRecipients, type RenderedEmail } from '../templates/render.js';
 import type { Leases } from './leases.js';
-import { settleApart, type PlanInput } from './recipients.js';
+import { settleApart, toAddresses, type PlanInput } from './recipients.js';
 import { DEFAULT_RETRY, nextAttemptAt, type RetryPolicy } from './retry.js';
 import type { DeliveryError } from './transport.js';
 
@@ -105,8 +106,8 @@ export class Outcomes {
       return;
     }
     if (err.kind === 'mailbox') {
-      // A hard bounce: those addresses go on the suppression list so no later send tries them.
-      const bounced = err.recipients.length > 0 ? err.recipients : email.to.map((a) => a.address);
+      // A hard bounce: whom it suppresses is the suppression policy's (refusedMailboxes).
+      const bounced = refusedMailboxes(err.recipients, { owed: allRecipients(email), to: toAddresses(email) });
       await store.transaction(async (tx) => {
         if (await tx.queue.markFinal(m.id, m.lease_until, 'bounced', now, reason)) {
           for (const address of bounced) await tx.suppressions.add(m.org_id, address, 'hard_bounce', now, m.id);

@@ -1,5 +1,6 @@
 import { canonicalAddress } from '../domain/addresses.js';
 import type { Clock } from '../domain/clock.js';
+import { refusalSuppresses, refusedMailboxes } from '../domain/suppression-policy.js';
 import { countApplied, type Recorded } from '../events/apply.js';
 import { replayEarlyEvents } from '../events/early.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -88,7 +89,7 @@ export interface PlanInput {
 
 export interface Plan {
   outcome: RecipientOutcome;
-  /** Hard bounces: the suppression list gets them once the outcome is recorded. */
+  /** Hard bounces (the suppression policy's): the suppression list gets them once the outcome is recorded. */
   suppress: string[];
 }
 
@@ -104,10 +105,12 @@ export function planOutcome(input: PlanInput): Plan {
   let providerMessageId: string | undefined;
   let held: string | undefined;
 
+  // Who is suppressed is the suppression policy's (src/domain/suppression-policy.ts).
+  const attempted = { owed, to: input.to };
   // A relay may name an address otherwise spelled (nodemailer gives `zoë@` a U-label domain): key it as owed is.
   const refuse = (r: Refusal) => changes.set(canonicalAddress(r.address), r.kind === 'temporary'
     ? { state: 'deferred', reason: r.reason }
-    : { state: 'bounced', reason: r.reason, hard: r.kind === 'mailbox' });
+    : { state: 'bounced', reason: r.reason, hard: refusalSuppresses(r, attempted) });
 
   if (result !== undefined && 'error' in result) {
     const err = result.error;
@@ -118,7 +121,7 @@ export function planOutcome(input: PlanInput): Plan {
     } else if (err.refused.length > 0) {
       for (const r of err.refused) refuse(r);
     } else {
-      const hardOnes = new Set(err.recipients.length > 0 ? err.recipients.map(canonicalAddress) : [...input.to]);
+      const hardOnes = new Set(err.kind === 'mailbox' ? refusedMailboxes(err.recipients, attempted) : []);
       for (const address of owed) {
         changes.set(address, err.kind === 'temporary' ? { state: 'deferred', reason }
           : err.kind === 'mailbox' ? { state: 'bounced', reason, hard: hardOnes.has(address) }

@@ -1,5 +1,6 @@
 import { refundsCredit } from '../credits/refund-policy.js';
 import { canonicalAddress } from '../domain/addresses.js';
+import { eventMaySuppress, suppressionFor } from '../domain/suppression-policy.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { MatchedMessage, StoredRecipient } from '../storage/provider-events.js';
 import type { Repos } from '../storage/store.js';
@@ -66,8 +67,12 @@ export async function applyToMessage(tx: Repos, now: number, event: ProviderEven
   await tx.messages.appendEvent(message.id, event.type, event.at, now, detail);
 
   // A hard bounce or a complaint: no later send tries the address (451 recipient_suppressed).
-  const suppress = event.type === 'complained' ? 'complaint' : event.type === 'bounced' && event.bounceType !== 'soft' ? 'hard_bounce' : undefined;
-  if (suppress !== undefined && target !== undefined) await tx.suppressions.add(message.org_id, target.email, suppress, now, message.id);
+  // Which events, and which recipients, is the suppression policy's (suppressionFor, eventMaySuppress).
+  // A `suppressed` recipient stays so whatever the event (precedence.ts), so its state is read after.
+  if (target !== undefined && eventMaySuppress(target.state)) {
+    const suppress = suppressionFor({ at: 'event', type: event.type, bounceType: event.bounceType });
+    if (suppress !== undefined) await tx.suppressions.add(message.org_id, target.email, suppress, now, message.id);
+  }
   return { event, message, recipient: target?.email ?? null, detail };
 }
 
