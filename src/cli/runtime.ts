@@ -15,6 +15,10 @@ import { failFastOnceReady, guardRedis, REDIS_CLIENT_OPTIONS } from '../net/redi
 import { RETRY_AFTER_SECONDS } from '../errors/unavailable.js';
 import { openStore, type Store } from '../storage/store.js';
 import { nudgingNotifier } from '../events/notifier.js';
+import { recordProviderEvents } from '../events/record.js';
+import { startInboundListener, type InboundListener } from '../inbound/listener.js';
+import { storeInboundDeps } from '../inbound/wiring.js';
+import { verpSecret } from '../delivery/verp.js';
 import type { EventNotifier } from '../events/types.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { createWebhookHttp } from '../webhooks/http-post.js';
@@ -150,11 +154,29 @@ export function createDispatcher(services: Services, pollMs?: number): WebhookDi
   });
 }
 
+/**
+ * The inbound SMTP listener (bounces and feedback reports to VERP addresses) over a process's
+ * services: reports are matched by the token's message id alone (its MAC vouches for it) and
+ * recorded like any provider event, before the 250. `secret`: the VERP tokens' (verpSecret).
+ */
+export function startInbound(
+  services: Pick<Services, 'store' | 'clock' | 'metrics' | 'notifier' | 'logger'>, secret: string, options: NonNullable<Config['inboundSmtp']>,
+): Promise<InboundListener> {
+  const { store, clock, metrics, notifier, logger } = services;
+  return startInboundListener(storeInboundDeps(store, {
+    secret, clock, registry: metrics.registry,
+    record: async (events) => { await recordProviderEvents(store, { clock, metrics, notifier, logger }, { orgId: null, serviceId: null }, events); },
+    log: logger.child({ component: 'inbound-smtp' }),
+  }), options);
+}
+
 /** A process's services over the store it opened, and its delivery workers. */
 export interface Runtime extends Services {
   createWorker(): DeliveryWorker;
   /** Outbound webhooks' dispatcher: runs wherever a delivery worker runs, and stops with it. */
   createDispatcher(): WebhookDispatcher;
+  /** The inbound SMTP listener when MAILROOM_INBOUND_SMTP_PORT is set (`mailroom serve`), else undefined. */
+  startInbound(): Promise<InboundListener | undefined>;
 }
 
 export async function createRuntime(config: Config): Promise<Runtime> {
@@ -180,6 +202,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
       { leaseMs: config.worker.leaseMs, batchSize: config.worker.batchSize, pollMs: config.worker.pollMs, reapEveryMs: Math.min(10_000, config.worker.leaseMs), renewEveryMs: Math.min(60_000, Math.floor(config.worker.leaseMs / 3)) },
     ),
     createDispatcher: () => createDispatcher(services),
+    startInbound: async () => (config.inboundSmtp === undefined ? undefined : startInbound(services, verpSecret(config.dataDir), config.inboundSmtp)),
     close: async () => {
       await store.close();
       await services.close();

@@ -4,10 +4,6 @@ import { demoInstructions, ensureDemo } from '../bootstrap/demo.js';
 import type { Config } from '../config/env.js';
 import { modeBanner, modeSummary } from '../config/mode.js';
 import { readTlsMaterial, reloadOnSighup } from '../http/tls.js';
-import { verpSecret } from '../delivery/verp.js';
-import { recordProviderEvents } from '../events/record.js';
-import { startInboundListener } from '../inbound/listener.js';
-import { storeInboundDeps } from '../inbound/wiring.js';
 import { createRuntime, untilSignal } from './runtime.js';
 
 /** How long in-flight requests and sends get on SIGTERM before the process exits anyway. */
@@ -50,13 +46,8 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   await app.listen({ port: config.port, host: config.host });
   worker?.start();
   dispatcher?.start();
-  // Bounces and feedback reports for VERP addresses: matched by the token's message id alone
-  // (its MAC vouches for it), recorded like any provider event before the 250.
-  const inbound = config.inboundSmtp === undefined ? undefined : await startInboundListener(storeInboundDeps(store, {
-    secret: verpSecret(config.dataDir), clock, registry: metrics.registry,
-    record: async (events) => { await recordProviderEvents(store, { clock, metrics, notifier, logger: runtime.logger }, { orgId: null, serviceId: null }, events); },
-    log: runtime.logger.child({ component: 'inbound-smtp' }),
-  }), config.inboundSmtp);
+  // Bounces and feedback reports for VERP addresses (runtime.ts: startInbound).
+  const inbound = await runtime.startInbound();
   if (inbound !== undefined) out(`inbound SMTP (bounces, feedback reports) on ${config.inboundSmtp?.host}:${inbound.port}`);
   out(`mailroom listening on ${config.baseUrl} (database: ${store.dialect}, worker: ${worker === undefined ? 'off' : 'on'})`);
   // Which mode runs and what it gives away: `npm start` is development (issue 25).

@@ -4,10 +4,8 @@ import path from 'node:path';
 import nodemailer from 'nodemailer';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { startInbound } from '../../src/cli/runtime.js';
 import { verpSecret } from '../../src/delivery/verp.js';
-import { recordProviderEvents } from '../../src/events/record.js';
-import { startInboundListener } from '../../src/inbound/listener.js';
-import { storeInboundDeps } from '../../src/inbound/wiring.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { PARAMS, deliveryHarness, privateHeaders, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
@@ -36,11 +34,9 @@ describe.each(DIALECTS)('VERP bounces and complaints end to end, on %s', (dialec
     const { worker } = h.worker(t, { dataDir });
     const metrics = createMetrics();
     const logger = pino({ level: 'silent' });
-    const listener = await startInboundListener(storeInboundDeps(t.store, {
-      secret: verpSecret(dataDir, {}), clock: t.clock, registry: metrics.registry,
-      record: async (events) => { await recordProviderEvents(t.store, { clock: t.clock, metrics, logger }, { orgId: null, serviceId: null }, events); },
-      log: logger,
-    }), { port: 0, host: '127.0.0.1' });
+    // Wired as `mailroom serve` wires it (runtime.ts).
+    const services = { store: t.store, clock: t.clock, metrics, notifier: { notify: () => undefined }, logger };
+    const listener = await startInbound(services, verpSecret(dataDir, {}), { port: 0, host: '127.0.0.1' });
     h.closer.defer(() => listener.close());
     const client = nodemailer.createTransport({ host: '127.0.0.1', port: listener.port, secure: false, ignoreTLS: true });
     const deliver = (to: string, raw: Buffer) => client.sendMail({ envelope: { from: '', to: [to] }, raw });

@@ -1,11 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Clock } from '../../domain/clock.js';
 import { receiveProviderEvents, type IntakeDeps } from '../../events/intake.js';
-import { recordProviderEvents } from '../../events/record.js';
-import { countProviderEvents } from '../../observability/metrics.js';
-import { webhookSources } from '../../events/sources/index.js';
-import type { Store } from '../../storage/store.js';
+import { storeIntakeDeps } from '../../events/wiring.js';
 import type { App, AppServices } from '../app-types.js';
 import { responses } from '../schemas.js';
 
@@ -34,31 +30,6 @@ function headersOf(raw: Record<string, string | string[] | undefined>): Record<s
   const out: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(raw)) out[name.toLowerCase()] = Array.isArray(value) ? value[0] : value;
   return out;
-}
-
-/**
- * The intake's dependencies over the store: services found by events token, single-use
- * signature tokens claimed in the database. `record` and `countRejected` come from the events core.
- */
-export function providerEventsDeps(deps: {
-  store: Store;
-  clock: Clock;
-  /** Config.snsCertHosts: where SES (SNS) signing certificates may come from. */
-  snsCertHosts: readonly string[];
-  record: IntakeDeps['record'];
-  countRejected: IntakeDeps['countRejected'];
-}): Omit<IntakeDeps, 'warn'> {
-  const { store, clock } = deps;
-  return {
-    findService: (token) => store.services.findByEventsToken(token),
-    sources: webhookSources({
-      claimToken: (source, token, expiresAt) => store.webhookTokens.claim(source, token, expiresAt, clock.now()),
-      snsCertHosts: deps.snsCertHosts,
-    }),
-    record: deps.record,
-    countRejected: deps.countRejected,
-    now: () => clock.now(),
-  };
 }
 
 export async function registerProviderEvents(app: App, deps: Omit<IntakeDeps, 'warn'>, baseUrl: string): Promise<void> {
@@ -91,14 +62,8 @@ export async function registerProviderEvents(app: App, deps: Omit<IntakeDeps, 'w
   });
 }
 
-/** The route as `mailroom serve` runs it: events recorded by the events core, for the service's organization only. */
+/** The route as `mailroom serve` runs it: the intake as the events room wires it (events/wiring.ts). */
 export async function registerProviderEventsRoute(app: App, { store, clock, metrics, config, notifier }: AppServices): Promise<void> {
-  const recordDeps = { clock, metrics, logger: app.log, ...(notifier === undefined ? {} : { notifier }) };
-  await registerProviderEvents(app, providerEventsDeps({
-    store,
-    clock,
-    snsCertHosts: config.snsCertHosts,
-    record: (service, events) => recordProviderEvents(store, recordDeps, { orgId: service.org_id, serviceId: service.id }, events),
-    countRejected: (source) => countProviderEvents(metrics, source, 'rejected'),
-  }), config.baseUrl);
+  const intake = storeIntakeDeps({ store, clock, metrics, logger: app.log, snsCertHosts: config.snsCertHosts, ...(notifier === undefined ? {} : { notifier }) });
+  await registerProviderEvents(app, intake, config.baseUrl);
 }
