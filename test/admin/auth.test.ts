@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, freshApp, freshAppEach, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { admin, expectError } from './helpers.js';
+import { admin } from '../support/admin.js';
+import { expectError } from '../support/http.js';
 
 const pgUp = await postgresAvailable();
 

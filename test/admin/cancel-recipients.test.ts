@@ -4,7 +4,7 @@ import { bearer } from '../support/http.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { sendBody, sendOk } from '../support/send.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { admin } from './helpers.js';
+import { admin } from '../support/admin.js';
 
 const pgUp = await postgresAvailable();
 

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { admin, expectError, insertMessage } from './helpers.js';
+import { admin } from '../support/admin.js';
+import { expectError } from '../support/http.js';
+import { insertMessage } from '../support/db.js';
 
 const pgUp = await postgresAvailable();
 

@@ -3,7 +3,8 @@ import { openStore } from '../../src/storage/store.js';
 import { buildTestApp, freshAppEach, testConfig, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { admin, expectError } from './helpers.js';
+import { admin } from '../support/admin.js';
+import { expectError } from '../support/http.js';
 
 const pgUp = await postgresAvailable();
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { deleteContent } from '../support/db.js';
-import { bearer, expectInvalidField } from '../support/http.js';
+import { bearer, expectInvalidField, expectError } from '../support/http.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { CONTACT_PARAMS, sendOk } from '../support/send.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { admin, expectError } from './helpers.js';
+import { admin } from '../support/admin.js';
 
 const pgUp = await postgresAvailable();
 

@@ -3,7 +3,9 @@ import type { OrganizationResource } from '../../src/admin/routes/resources.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { admin, DEFAULT_SECURITY_BODY, expectError, insertMessage, ORG_SETTINGS, orgBody, sendContact } from './helpers.js';
+import { admin, DEFAULT_SECURITY_BODY, ORG_SETTINGS, orgBody, sendContact } from '../support/admin.js';
+import { expectError } from '../support/http.js';
+import { insertMessage } from '../support/db.js';
 
 const pgUp = await postgresAvailable();
 

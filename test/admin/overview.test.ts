@@ -6,11 +6,12 @@ import { exposeBreakers, LocalBreakers, type Breakers } from '../../src/delivery
 import type { MessageStatus } from '../../src/domain/types.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { buildTestApp, testConfig, type TestApp } from '../support/app.js';
-import { setMessageFields } from '../support/db.js';
+import { setMessageFields, insertMessage } from '../support/db.js';
 import { REDIS_URL, redisAvailable } from '../support/redis.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
-import { admin, expectError, insertMessage } from './helpers.js';
+import { admin } from '../support/admin.js';
+import { expectError } from '../support/http.js';
 
 const pgUp = await postgresAvailable();
 const redisUp = await redisAvailable();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { modeBanner, modeSummary } from '../../src/config/mode.js';
 import { freshAppEach, testConfig, type TestApp } from '../support/app.js';
 import { expectError } from '../support/http.js';
-import { admin } from './helpers.js';
+import { admin } from '../support/admin.js';
 
 /**
  * Issue 25 §7: `npm start` runs development mode; the start banner and the operator UI's header

@@ -4,7 +4,8 @@ import { Closer } from '../support/cleanup.js';
 import { freePort, startSink } from '../support/smtp-sink.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { startPostmark } from '../support/providers/fakes/postmark.js';
-import { admin, createOrg, expectError } from './helpers.js';
+import { admin, createOrg } from '../support/admin.js';
+import { expectError } from '../support/http.js';
 import { sendFailureReason } from '../../src/admin/service-test.js';
 import { DeliveryError, ServiceTestError } from '../../src/delivery/transport.js';
 

@@ -3,7 +3,8 @@ import { startPostmark } from '../support/providers/fakes/postmark.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { Closer } from '../support/cleanup.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { admin, createOrg, expectError } from './helpers.js';
+import { admin, createOrg } from '../support/admin.js';
+import { expectError } from '../support/http.js';
 
 /**
  * A masked secret ("********") keeps the stored one only while what decides where it goes is

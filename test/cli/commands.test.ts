@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/help.js';
 import { systemClock } from '../../src/domain/clock.js';
 import type { Store } from '../../src/storage/store.js';
-import { insertMessage } from '../admin/helpers.js';
+import { insertMessage } from '../support/db.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, freshDatabase, openTestStore, postgresAvailable, type TestDatabase } from '../support/stores.js';
 

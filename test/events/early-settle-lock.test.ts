@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { admin } from '../admin/helpers.js';
+import { admin } from '../support/admin.js';
 import { deliveryHarness, seedSmtpOrg, send, smtpService, view, type MessageView } from '../support/delivery.js';
 import { databaseOf } from '../support/db.js';
 import { CONTACT_TEMPLATE } from '../support/seed.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admin } from '../admin/helpers.js';
+import { admin } from '../support/admin.js';
 import { CONTACT_TEMPLATE as WITH_CC, deliveryHarness, row, seedSmtpOrg, send, smtpService, view, type MessageView } from '../support/delivery.js';
 import { smtpError } from '../support/smtp-sink.js';
 import { databaseOf } from '../support/db.js';

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/resources/config-file.js';
-import { admin, expectError, insertMessage } from '../admin/helpers.js';
+import { admin } from '../support/admin.js';
+import { expectError } from '../support/http.js';
+import { insertMessage } from '../support/db.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { providerEventRows } from '../support/events/record.js';
 import { basic } from '../support/events/signing.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EventNotifier } from '../../src/events/types.js';
-import { insertMessage } from '../admin/helpers.js';
+import { insertMessage } from '../support/db.js';
 import { buildTestApp, testConfig, type TestApp } from '../support/app.js';
 import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
 import { basic } from '../support/events/signing.js';

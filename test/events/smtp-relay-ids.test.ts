@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { providerMessageIdOf } from '../../src/delivery/transports/smtp-reply.js';
-import { admin } from '../admin/helpers.js';
+import { admin } from '../support/admin.js';
 import { deliveryHarness, row, seedSmtpOrg, send, smtpService, view, type MessageView } from '../support/delivery.js';
 import { CONTACT_TEMPLATE } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';

@@ -52,6 +52,6 @@ describe.each(DIALECTS)('tracking headers on %s', (dialect) => {
 });
 
 async function eventsUrl(t: Awaited<ReturnType<ReturnType<typeof sentMessageHarness>>>['t']): Promise<string> {
-  const { admin } = await import('../admin/helpers.js');
+  const { admin } = await import('../support/admin.js');
   return (await admin(t, 'GET', '/organizations/acme/services/smtp')).json<{ events_url: string }>().events_url;
 }

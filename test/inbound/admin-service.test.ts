@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { admin, createOrg, expectError } from '../admin/helpers.js';
+import { admin, createOrg } from '../support/admin.js';
+import { expectError } from '../support/http.js';
 import { configuredAddresses } from '../../src/inbound/wiring.js';
 
 const pgUp = await postgresAvailable();

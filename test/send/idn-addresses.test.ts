@@ -5,7 +5,7 @@ import { addressOf } from '../../src/inbound/report.js';
 import { asciiDomain, canonicalAddress } from '../../src/domain/addresses.js';
 import { isEmailAddress } from '../../src/templates/params.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
-import { admin } from '../admin/helpers.js';
+import { admin } from '../support/admin.js';
 import { bearer, expectError } from '../support/http.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { sendOk, send } from '../support/send.js';

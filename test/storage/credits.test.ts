@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { refundsCredit } from '../../src/credits/refund-policy.js';
 import { MESSAGE_STATUSES } from '../../src/domain/types.js';
-import { insertMessage } from '../admin/helpers.js';
-import { databaseOf } from '../support/db.js';
+import { insertMessage, databaseOf } from '../support/db.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
 

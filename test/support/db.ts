@@ -1,4 +1,6 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
+import { newId } from '../../src/domain/ids.js';
+import type { MessageStatus } from '../../src/domain/types.js';
 import type { Store } from '../../src/storage/store.js';
 import type { Database, MessageContentsTable, MessagesTable } from '../../src/storage/schema.js';
 
@@ -70,6 +72,36 @@ export async function insertMessageRow(store: Store, row: Insertable<MessagesTab
   const db = databaseOf(store);
   await db.insertInto('messages').values(row).execute();
   await db.insertInto('message_contents').values(content).execute();
+}
+
+/** A message row as the send path would leave it, inserted directly. */
+export async function insertMessage(
+  store: Store, orgId: string, id: string, status: MessageStatus, createdAt: number, creditTaken: boolean, serviceId = 'outbox',
+): Promise<void> {
+  await insertMessageRow(store, {
+    id,
+    org_id: orgId,
+    template_id: 'contact',
+    service_id: serviceId,
+    status,
+    status_token_hash: newId('tok'),
+    key_type: 'private',
+    subject: 'Hi',
+    header_message_id: `<${id}@mailroom.test>`,
+    credit_taken: creditTaken ? 1 : 0,
+    attempts: 0,
+    next_attempt_at: status === 'queued' ? createdAt : null,
+    lease_until: null,
+    last_error: null,
+    idempotency_key: null,
+    created_at: createdAt,
+    updated_at: createdAt,
+    sent_at: status === 'sent' ? createdAt + 1000 : null,
+  }, {
+    message_id: id,
+    content: JSON.stringify({ subject: 'Hi', to: ['someone@example.com'], html: '<p>Hi</p>', text: 'Hi' }),
+    attachments: null,
+  });
 }
 
 // --- contents, recipients, events -------------------------------------------------------------

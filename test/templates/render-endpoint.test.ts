@@ -5,7 +5,7 @@ import { CONTACT_TEMPLATE, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { PARAMS, send } from '../support/send.js';
 import { creditsOf, totalMessageCount } from '../support/stored.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { admin } from '../admin/helpers.js';
+import { admin } from '../support/admin.js';
 
 const pgUp = await postgresAvailable();
 

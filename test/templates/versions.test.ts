@@ -5,7 +5,7 @@ import { databaseOf } from '../support/db.js';
 import { expectError, expectInvalidField } from '../support/http.js';
 import { CONTACT_TEMPLATE, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { admin } from '../admin/helpers.js';
+import { admin } from '../support/admin.js';
 
 const pgUp = await postgresAvailable();
 

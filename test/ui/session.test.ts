@@ -2,7 +2,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { App } from '../../src/http/app-types.js';
-import { expectError } from '../admin/helpers.js';
+import { expectError } from '../support/http.js';
 import { ADMIN_SECURITY } from '../../src/admin/routes/common.js';
 import { ADMIN_TOKEN, buildTestApp, freshApp, freshAppEach, testConfig, type TestApp } from '../support/app.js';
 import { seedOrg } from '../support/seed.js';

@@ -5,7 +5,7 @@ import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { installErrorHandling } from '../../src/errors/handler.js';
 import { projectRoot, registerUi, UI_CSP } from '../../src/http/ui-static.js';
-import { expectError } from '../admin/helpers.js';
+import { expectError } from '../support/http.js';
 import { freshApp, testConfig, type TestApp } from '../support/app.js';
 
 /**

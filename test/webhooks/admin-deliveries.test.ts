@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { insertQueued } from '../support/delivery.js';
-import { admin, createOrg } from '../admin/helpers.js';
+import { admin, createOrg } from '../support/admin.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { Closer } from '../support/cleanup.js';
 import { databaseOf } from '../support/db.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { isBlockedAddress } from '../../src/webhooks/url-guard.js';
 import { sameSecret } from '../../src/admin/webhooks.js';
-import { admin, createOrg } from '../admin/helpers.js';
+import { admin, createOrg } from '../support/admin.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { expectError, expectInvalidField } from '../support/http.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';

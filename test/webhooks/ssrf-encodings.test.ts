@@ -4,7 +4,7 @@ import os from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWebhookHttp } from '../../src/webhooks/http-post.js';
 import type { WebhookHttp, WebhookUrlPolicy } from '../../src/webhooks/types.js';
-import { admin, createOrg } from '../admin/helpers.js';
+import { admin, createOrg } from '../support/admin.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { expectError } from '../support/http.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';

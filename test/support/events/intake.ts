@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, expect } from 'vitest';
 import type { ProviderEvent } from '../../../src/events/types.js';
 import type { Dialect } from '../../../src/storage/dialect.js';
-import { admin, createOrg } from '../../admin/helpers.js';
+import { admin, createOrg } from '../admin.js';
 import { freshApp, type TestApp } from '../app.js';
 import { Closer, tempDir } from '../cleanup.js';
 import { databaseOf } from '../db.js';

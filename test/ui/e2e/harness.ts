@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { cleanup, type Cleanup, freePort, requireBuild, ROOT, startCli, tempDir, type Running } from '../../cli/processes.js';
-import { orgBody } from '../../admin/helpers.js';
+import { orgBody } from '../../support/admin.js';
 import { launchChromium } from '../../support/browser.js';
 import { startSink, type Sink, type SinkOptions } from '../../support/smtp-sink.js';
 

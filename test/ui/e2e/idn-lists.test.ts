@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orgBody } from '../../admin/helpers.js';
+import { orgBody } from '../../support/admin.js';
 import { chromiumAvailable, closeUi, expectNoSeriousA11yViolations, openUi, shot, signIn, startUiServer, type UiServer } from './harness.js';
 
 /**

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orgBody } from '../../admin/helpers.js';
+import { orgBody } from '../../support/admin.js';
 import { smtpError } from '../../support/smtp-sink.js';
 import {
   chromiumAvailable, closeUi, expectNoSeriousA11yViolations, openUi, shot, signIn, startUiServer, type UiServer,

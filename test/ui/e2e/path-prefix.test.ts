@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orgBody } from '../../admin/helpers.js';
+import { orgBody } from '../../support/admin.js';
 import { freePort, startProcess, tempDir } from '../../cli/processes.js';
 import { programInstalled } from '../../support/programs.js';
 import { chromiumAvailable, closeUi, openUi, shot, signIn, signOut, startUiServer, type UiServer } from './harness.js';

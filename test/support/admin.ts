@@ -1,12 +1,11 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
-import type { MessageStatus } from '../../src/domain/types.js';
-import type { Store } from '../../src/storage/store.js';
-import { ADMIN_TOKEN, type TestApp } from '../support/app.js';
-import { insertMessageRow } from '../support/db.js';
+import { ADMIN_TOKEN, type TestApp } from './app.js';
 
-export { expectError, type ErrorBody } from '../support/http.js';
+/**
+ * The admin API as the tests call it: one call with the token, complete organization bodies,
+ * and the organization and send most admin tests start from.
+ */
 
 type Method = 'GET' | 'PUT' | 'PATCH' | 'POST' | 'DELETE';
 
@@ -44,36 +43,6 @@ export function orgBody(body: Record<string, unknown> = {}): Record<string, unkn
 export async function createOrg(t: TestApp, id = 'acme', body: Record<string, unknown> = {}): Promise<void> {
   const res = await admin(t, 'PUT', `/organizations/${id}`, orgBody({ name: id, ...body }));
   expect(res.statusCode, res.body).toBe(201);
-}
-
-/** A message row as the send path would leave it, inserted directly. */
-export async function insertMessage(
-  store: Store, orgId: string, id: string, status: MessageStatus, createdAt: number, creditTaken: boolean, serviceId = 'outbox',
-): Promise<void> {
-  await insertMessageRow(store, {
-    id,
-    org_id: orgId,
-    template_id: 'contact',
-    service_id: serviceId,
-    status,
-    status_token_hash: newId('tok'),
-    key_type: 'private',
-    subject: 'Hi',
-    header_message_id: `<${id}@mailroom.test>`,
-    credit_taken: creditTaken ? 1 : 0,
-    attempts: 0,
-    next_attempt_at: status === 'queued' ? createdAt : null,
-    lease_until: null,
-    last_error: null,
-    idempotency_key: null,
-    created_at: createdAt,
-    updated_at: createdAt,
-    sent_at: status === 'sent' ? createdAt + 1000 : null,
-  }, {
-    message_id: id,
-    content: JSON.stringify({ subject: 'Hi', to: ['someone@example.com'], html: '<p>Hi</p>', text: 'Hi' }),
-    attachments: null,
-  });
 }
 
 /** A private-key send of the seeded `contact` template: 202 while the organization, service and template are whole. */
