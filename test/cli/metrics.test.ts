@@ -6,16 +6,16 @@ import { openStore } from '../../src/storage/store.js';
 import { freshApp } from '../support/app.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, freshDatabase, postgresAvailable } from '../support/stores.js';
-import { Closer } from '../support/cleanup.js';
+import { Closer, tempDir } from '../support/cleanup.js';
 import { CONTACT_TEMPLATE, insertQueued, smtpService } from '../support/delivery.js';
-import { startSink, waitFor } from '../support/smtp-sink.js';
-import { cleanup, freePort, requireBuild, startCli, tempDir } from './processes.js';
+import { startSink, waitFor, freePort } from '../support/smtp-sink.js';
+import { requireBuild, startCli } from '../support/processes.js';
 
 const pgUp = await postgresAvailable();
-const c = cleanup();
+const c = new Closer();
 const closer = new Closer();
 afterEach(async () => {
-  await c.run();
+  await c.closeAll();
   await closer.closeAll();
 });
 beforeAll(requireBuild);
@@ -73,7 +73,7 @@ describe.each(DIALECTS)('mailroom worker --metrics-port on %s', (dialect) => {
   it.skipIf(skip)('serves its delivery counters and a health check, behind the token', { timeout: 60_000 }, async () => {
     const sink = await startSink({}, closer);
     const database = await freshDatabase(dialect);
-    c.add(() => database.drop());
+    c.defer(() => database.drop());
     const store = await openStore(database.url, { clock: systemClock });
     closer.defer(() => store.close());
     await seedOrg(store, { credits: 100, services: [smtpService(sink.port)], templates: [CONTACT_TEMPLATE] });
@@ -112,7 +112,7 @@ describe.each(DIALECTS)('mailroom worker --metrics-port on %s', (dialect) => {
 
   it.skipIf(skip)('listens nowhere without a metrics port', { timeout: 30_000 }, async () => {
     const database = await freshDatabase(dialect);
-    c.add(() => database.drop());
+    c.defer(() => database.drop());
     const worker = startCli(['worker'], { MAILROOM_DATABASE_URL: database.url, MAILROOM_DATA_DIR: tempDir(c), MAILROOM_LOG_LEVEL: 'warn' }, c);
     await worker.waitForOutput('metrics: off');
     worker.child.kill('SIGTERM');

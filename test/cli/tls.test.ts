@@ -5,19 +5,20 @@ import https from 'node:https';
 import path from 'node:path';
 import tls from 'node:tls';
 import { promisify } from 'node:util';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { ConfigError, loadConfig } from '../../src/config/env.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { messageRows } from '../support/db.js';
 import { DIALECTS, freshDatabase, openTestStore, postgresAvailable } from '../support/stores.js';
-import { cleanup, freePort, requireBuild, ROOT, selfSigned, startCli, tempDir } from './processes.js';
+import { closerPerTest, tempDir } from '../support/cleanup.js';
+import { freePort } from '../support/smtp-sink.js';
+import { requireBuild, ROOT, selfSigned, startCli } from '../support/processes.js';
 
 const pgUp = await postgresAvailable();
 const run = promisify(execFile);
-const c = cleanup();
-afterEach(() => c.run());
+const c = closerPerTest();
 beforeAll(requireBuild);
 
 const PARAMS = { name: 'Ada Lovelace', email: 'ada@example.org', message: 'Hello over TLS' };
@@ -93,7 +94,7 @@ describe('mailroom serve over HTTPS', () => {
 
     // A keep-alive connection opened before the reload.
     const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
-    c.add(() => agent.destroy());
+    c.defer(() => agent.destroy());
     expect(await get(agent, port, bothCas)).toEqual({ status: 200, reused: false });
 
     fs.copyFileSync(second.certFile, live.certFile);
@@ -124,7 +125,7 @@ describe('mailroom serve over HTTPS', () => {
       const dir = tempDir(c);
       const cert = selfSigned(dir, 'sdk');
       const database = await freshDatabase(dialect);
-      c.add(() => database.drop());
+      c.defer(() => database.drop());
       const seeding = await openTestStore(database.url, systemClock);
       await seedOrg(seeding);
       await seeding.close();

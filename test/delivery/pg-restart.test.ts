@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/domain/clock.js';
 import { openStore } from '../../src/storage/store.js';
-import { cleanup, freePort, requireBuild, startCli, tempDir, type Running } from '../cli/processes.js';
-import { Closer } from '../support/cleanup.js';
+import { tempDir, Closer } from '../support/cleanup.js';
+import { freePort, startSink, waitFor } from '../support/smtp-sink.js';
+import { requireBuild, startCli, type Running } from '../support/processes.js';
 import { privateClusterPossible, startPrivateCluster } from '../support/private-pg.js';
 import { CONTACT_TEMPLATE, PRIVATE_KEY, seedOrg } from '../support/seed.js';
-import { startSink, waitFor } from '../support/smtp-sink.js';
 import { smtpService } from '../support/delivery.js';
 
 const possible = privateClusterPossible();
@@ -38,14 +38,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Before the fix both processes exited 1 ("Unhandled 'error' event … BoundPool", 57P01).
  */
 describe('a PostgreSQL restart under load', () => {
-  const c = cleanup();
+  const c = new Closer();
   const closer = new Closer();
-  c.add(() => closer.closeAll());
-  afterAll(() => c.run());
+  c.defer(() => closer.closeAll());
+  afterAll(() => c.closeAll());
 
   it.skipIf(!possible)('processes stay up, answer 503 while it is down, recover by themselves, lose nothing', { timeout: 240_000 }, async () => {
     const cluster = await startPrivateCluster();
-    c.add(() => cluster.destroy());
+    c.defer(() => cluster.destroy());
     const dbUrl = `${cluster.url}?schema=drill`;
     const sink = await startSink({}, closer);
     const seeding = await openStore(dbUrl, { clock: systemClock });

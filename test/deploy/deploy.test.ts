@@ -3,18 +3,19 @@ import fs from 'node:fs';
 import https from 'node:https';
 import http from 'node:http';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/domain/clock.js';
 import { openStore } from '../../src/storage/store.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
-import { cleanup, freePort, requireBuild, ROOT, startCli, startProcess, tempDir } from '../cli/processes.js';
+import { closerPerTest, tempDir } from '../support/cleanup.js';
+import { freePort } from '../support/smtp-sink.js';
+import { requireBuild, ROOT, startCli, startProcess } from '../support/processes.js';
 import { programInstalled } from '../support/programs.js';
 
 const DEPLOY = path.join(ROOT, 'deploy');
 /** Where Debian keeps local CA certificates (and where Caddy's trust installer would write). */
 const SYSTEM_CAS = '/usr/local/share/ca-certificates';
-const c = cleanup();
-afterEach(() => c.run());
+const c = closerPerTest();
 beforeAll(requireBuild);
 
 /** Whether a program this file runs is on PATH (see test/support/programs.ts). */
@@ -111,7 +112,7 @@ describe('deploy/Caddyfile in front of mailroom serve', () => {
       MAILROOM_DOMAIN: 'localhost', MAILROOM_UPSTREAM: `127.0.0.1:${apiPort}`,
       CADDY_HTTP_PORT: String(httpPort), CADDY_HTTPS_PORT: String(httpsPort), CADDY_ADMIN: 'off',
     }, c, 'caddy');
-    c.add(() => { caddy.child.kill('SIGTERM'); });
+    c.defer(() => { caddy.child.kill('SIGTERM'); });
     await caddy.waitForOutput('serving initial configuration');
     const rootCa = path.join(caddyHome, 'data/caddy/pki/authorities/local/root.crt');
     await caddy.waitForOutput('certificate obtained successfully');

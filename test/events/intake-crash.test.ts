@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, freePort, requireBuild, startCli, tempDir } from '../cli/processes.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { closerPerTest, tempDir } from '../support/cleanup.js';
+import { freePort } from '../support/smtp-sink.js';
+import { requireBuild, startCli } from '../support/processes.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
 import { newSvixSecret, svixHeaders } from '../support/events/signing.js';
@@ -16,12 +18,11 @@ beforeAll(requireBuild);
  */
 describe.each(DIALECTS)('provider events survive a SIGKILL of the API on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
-  const c = cleanup();
-  afterEach(() => c.run());
+  const c = closerPerTest();
 
   it.skipIf(skip)('every event answered 2xx before the kill is stored', { timeout: 90_000 }, async () => {
     const t = await freshStore(dialect);
-    c.add(() => t.cleanup());
+    c.defer(() => t.cleanup());
     const secret = newSvixSecret();
     await seedOrg(t.store, { services: [{ id: 'rs', provider: 'outbox', default: true, events: { source: 'resend', secret } }] });
     const token = await t.store.services.eventsToken('acme', 'rs');

@@ -1,14 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, freePort, requireBuild, startCli, tempDir } from '../cli/processes.js';
+import { describe, expect, it } from 'vitest';
+import { closerPerTest, tempDir } from '../support/cleanup.js';
+import { freePort } from '../support/smtp-sink.js';
+import { requireBuild, startCli } from '../support/processes.js';
 
 // `mailroom serve` with MAILROOM_INBOUND_SMTP_PORT runs the listener for the bounce domains of
 // the declarative file, and stops it on SIGTERM (run `npm run build` first).
 
-const c = cleanup();
-afterEach(() => c.run());
+const c = closerPerTest();
 
 describe('mailroom serve with the inbound SMTP listener', () => {
   it('accepts RCPT for a configured bounce domain only, and shuts down cleanly', async () => {

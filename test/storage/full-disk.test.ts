@@ -3,12 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
-import { cleanup, freePort, requireBuild, startCli, type Running } from '../cli/processes.js';
+import { closerPerTest } from '../support/cleanup.js';
+import { freePort, startSink, waitFor } from '../support/smtp-sink.js';
+import { requireBuild, startCli, type Running } from '../support/processes.js';
 import { CONTACT_TEMPLATE, smtpService } from '../support/delivery.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
-import { startSink, waitFor } from '../support/smtp-sink.js';
 import { openTestStore } from '../support/stores.js';
 
 /**
@@ -16,8 +17,7 @@ import { openTestStore } from '../support/stores.js';
  * 8 MiB tmpfs, filled by a ballast file while mail is on its way, then freed. Mounting needs
  * root (CI runs as root); elsewhere the test says so and is skipped.
  */
-const c = cleanup();
-afterEach(() => c.run());
+const c = closerPerTest();
 
 function mountTmpfs(): string | undefined {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-full-'));
@@ -28,7 +28,7 @@ function mountTmpfs(): string | undefined {
     console.warn(`\n*** full-disk drill SKIPPED: cannot mount a tmpfs (${String(err).split('\n')[0]}) ***\n`);
     return undefined;
   }
-  c.add(() => {
+  c.defer(() => {
     execFileSync('umount', ['-l', dir]);
     fs.rmdirSync(dir);
   });
@@ -88,7 +88,7 @@ describe('SQLite on a full disk', () => {
     const url = `sqlite:${path.join(mount, 'mailroom.db')}`;
     // A relay that takes 100 ms a message: mail is in flight (sending) when the disk fills.
     const sink = await startSink({ dataDelayMs: 100 });
-    c.add(() => sink.close());
+    c.defer(() => sink.close());
     const seeded = await openTestStore(url, new ManualClock());
     await seedOrg(seeded, { plan: 'business_50k', credits: 100_000, services: [smtpService(sink.port)], templates: [CONTACT_TEMPLATE] });
     await seeded.close();
@@ -151,7 +151,7 @@ describe('SQLite on a full disk', () => {
     // The outcomes the full disk refused are written once it has room: none waits out its
     // 300 s lease in `sending` (to be sent again), none stays `queued`.
     const db = new SqliteDatabase(url.slice('sqlite:'.length), { readonly: true });
-    c.add(() => db.close());
+    c.defer(() => db.close());
     const unsettled = () => db.prepare("select status, count(*) as n from messages where status in ('queued', 'sending') group by status").all();
     await waitFor(() => unsettled().length === 0, 30_000, 'no message left queued or sending').catch((err: unknown) => {
       throw new Error(`${String(err)}: ${JSON.stringify(unsettled())}\n${server.output().slice(-3000)}`);

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { insertQueued } from '../support/delivery.js';
-import { cleanup, freePort, requireBuild, startCli, tempDir } from '../cli/processes.js';
+import { Closer, tempDir } from '../support/cleanup.js';
+import { freePort, waitFor } from '../support/smtp-sink.js';
+import { requireBuild, startCli } from '../support/processes.js';
 import { databaseOf } from '../support/db.js';
 import { seedOrg } from '../support/seed.js';
-import { waitFor } from '../support/smtp-sink.js';
 import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
 import { deliveryRows, insertEndpoint, startReceiver, testSecret } from './support.js';
 
@@ -15,13 +16,13 @@ describe.each(DIALECTS)('webhooks through a SIGKILL of `mailroom worker` on %s',
 
   it.skipIf(skip)('killed during a burst, then restarted: every event is delivered, none lost', { timeout: 120_000 }, async () => {
     requireBuild();
-    const c = cleanup();
+    const c = new Closer();
     try {
       const t = await freshStore(dialect);
-      c.add(() => t.cleanup());
+      c.defer(() => t.cleanup());
       await seedOrg(t.store, { credits: 1000 });
       const r = await startReceiver([SECRET]);
-      c.add(() => r.close());
+      c.defer(() => r.close());
       r.delayMs = 20;
       await insertEndpoint(t.store, { id: 'wh_1', url: r.url, secret: SECRET }, Date.now());
       const total = 60;
@@ -58,7 +59,7 @@ describe.each(DIALECTS)('webhooks through a SIGKILL of `mailroom worker` on %s',
       for (const row of rows) expect(got.has(`${row.message_id}.${row.sequence}`)).toBe(true);
       expect(r.received.every((x) => x.verifiedWith.length === 1)).toBe(true);
     } finally {
-      await c.run();
+      await c.closeAll();
     }
   });
 });

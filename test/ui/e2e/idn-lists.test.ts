@@ -1,7 +1,9 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orgBody } from '../../support/admin.js';
-import { chromiumAvailable, closeUi, expectNoSeriousA11yViolations, openUi, shot, signIn, startUiServer, type UiServer } from './harness.js';
+import { chromiumAvailable } from '../../support/browser.js';
+import { closeUi, expectNoSeriousA11yViolations, openUi, shot, signIn } from '../../support/ui/page.js';
+import { startUiServer, type UiServer } from '../../support/ui/server.js';
 
 /**
  * Issue 25: an IDN address is stored by its A-label (`zoë@xn--exmple-cua.com`); the operator UI

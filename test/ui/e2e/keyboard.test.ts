@@ -1,10 +1,9 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectVisibleNamedFocus, pressUntil, walkTabOrder } from './focus.js';
-import {
-  seedAcmeWithRelay,
-  chromiumAvailable, closeUi, expectNoSeriousA11yViolations, openUi, shot, startUiServer, type UiServer,
-} from './harness.js';
+import { expectVisibleNamedFocus, pressUntil, walkTabOrder } from '../../support/ui/focus.js';
+import { seedAcmeWithRelay, startUiServer, type UiServer } from '../../support/ui/server.js';
+import { chromiumAvailable } from '../../support/browser.js';
+import { closeUi, expectNoSeriousA11yViolations, openUi, shot } from '../../support/ui/page.js';
 
 /**
  * Issue 15, "usable without a mouse, labelled form controls, visible focus": an operator signs

@@ -4,9 +4,9 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orgBody } from '../../support/admin.js';
 import { smtpError } from '../../support/smtp-sink.js';
-import {
-  chromiumAvailable, closeUi, expectNoSeriousA11yViolations, openUi, shot, signIn, startUiServer, type UiServer,
-} from './harness.js';
+import { chromiumAvailable } from '../../support/browser.js';
+import { closeUi, expectNoSeriousA11yViolations, openUi, shot, signIn } from '../../support/ui/page.js';
+import { startUiServer, type UiServer } from '../../support/ui/server.js';
 
 /**
  * Issue 15, operations: the messages list filtered by status, a message's timeline, cancelling a
@@ -87,7 +87,7 @@ describe.skipIf(!chromiumAvailable('the operations E2E test'))('operator UI: mes
         },
       },
     });
-    ui.cleanup.add(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+    ui.cleanup.defer(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
     const org = await ui.admin('PUT', '/organizations/acme', orgBody({ name: 'Acme', credits: 2, when_out_of_credits: 'hold' }));
     expect(org.status, JSON.stringify(org.body)).toBe(201);
     const service = await ui.admin('PUT', '/organizations/acme/services/relay', {

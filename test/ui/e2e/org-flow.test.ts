@@ -1,9 +1,9 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { smtpError } from '../../support/smtp-sink.js';
-import {
-  chromiumAvailable, closeUi, expectNoSeriousA11yViolations, openUi, shot, signIn, startUiServer, type UiServer,
-} from './harness.js';
+import { chromiumAvailable } from '../../support/browser.js';
+import { closeUi, expectNoSeriousA11yViolations, openUi, shot, signIn } from '../../support/ui/page.js';
+import { startUiServer, type UiServer } from '../../support/ui/server.js';
 
 /**
  * The organization screens end to end (issue 15), against a real `mailroom serve` and a

@@ -3,9 +3,13 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orgBody } from '../../support/admin.js';
-import { freePort, startProcess, tempDir } from '../../cli/processes.js';
+import { freePort } from '../../support/smtp-sink.js';
+import { startProcess } from '../../support/processes.js';
+import { tempDir } from '../../support/cleanup.js';
 import { programInstalled } from '../../support/programs.js';
-import { chromiumAvailable, closeUi, openUi, shot, signIn, signOut, startUiServer, type UiServer } from './harness.js';
+import { chromiumAvailable } from '../../support/browser.js';
+import { closeUi, openUi, shot, signIn, signOut } from '../../support/ui/page.js';
+import { startUiServer, type UiServer } from '../../support/ui/server.js';
 
 // .ci/run installs Caddy: under CI its absence is a failure, never a quiet skip.
 const hasCaddy = programInstalled('caddy', true, 'the operator UI behind a path prefix');
@@ -36,7 +40,7 @@ describe.skipIf(!hasCaddy || !chromiumAvailable('the operator UI behind a path p
     const caddy = startProcess('caddy', ['run', '--config', config, '--adapter', 'caddyfile'], {
       HOME: dir, XDG_DATA_HOME: path.join(dir, 'data'), XDG_CONFIG_HOME: path.join(dir, 'config'),
     }, ui.cleanup, 'caddy');
-    ui.cleanup.add(() => { caddy.child.kill('SIGTERM'); });
+    ui.cleanup.defer(() => { caddy.child.kill('SIGTERM'); });
     await caddy.waitForOutput('serving initial configuration', 20_000);
     expect((await ui.admin('PUT', '/organizations/acme', orgBody({ name: 'acme' }))).status).toBe(201);
     page = await openUi(`${proxy}/mail`, { cleanup: ui.cleanup });

@@ -1,8 +1,8 @@
 import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  chromiumAvailable, closeUi, expectNoSeriousA11yViolations, openUi, shot, signIn, signOut, startUiServer, submitToken, type UiServer,
-} from './harness.js';
+import { chromiumAvailable } from '../../support/browser.js';
+import { closeUi, expectNoSeriousA11yViolations, openUi, shot, signIn, signOut, submitToken } from '../../support/ui/page.js';
+import { startUiServer, type UiServer } from '../../support/ui/server.js';
 
 /**
  * Signing in and out of the operator UI (issue 15) in Chromium against a real `mailroom serve`:

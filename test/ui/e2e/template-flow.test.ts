@@ -1,9 +1,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  seedAcmeWithRelay,
-  chromiumAvailable, closeUi, expectNoSeriousA11yViolations, openUi, shot, signIn, startUiServer, type UiServer,
-} from './harness.js';
+import { seedAcmeWithRelay, startUiServer, type UiServer } from '../../support/ui/server.js';
+import { chromiumAvailable } from '../../support/browser.js';
+import { closeUi, expectNoSeriousA11yViolations, openUi, shot, signIn } from '../../support/ui/page.js';
 
 /**
  * Issue 15, templates: create a template with parameters in the editor, see a validation issue

@@ -1,8 +1,8 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Closer } from './cleanup.js';
 
 /** Helpers for tests that start the real `mailroom` binary (bin/mailroom.js over dist/). */
 
@@ -14,27 +14,6 @@ export function requireBuild(): void {
   if (!fs.existsSync(BUILT_CLI)) throw new Error(`${BUILT_CLI} is missing: run \`npm run build\` first (npm test does)`);
 }
 
-export interface Cleanup {
-  add(fn: () => Promise<unknown> | unknown): void;
-  run(): Promise<void>;
-}
-
-export function cleanup(): Cleanup {
-  const fns: Array<() => Promise<unknown> | unknown> = [];
-  return {
-    add: (fn) => { fns.push(fn); },
-    run: async () => {
-      while (fns.length > 0) await fns.pop()?.();
-    },
-  };
-}
-
-export function tempDir(c: Cleanup, prefix = 'mailroom-f-'): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  c.add(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
 export interface Running {
   child: ChildProcess;
   output(): string;
@@ -43,13 +22,13 @@ export interface Running {
   waitForOutput(text: string | RegExp, ms?: number): Promise<void>;
 }
 
-/** Starts `mailroom ARGS` with only PATH and `env`; killed (SIGKILL) at cleanup if still running. */
-export function startCli(args: string[], env: Record<string, string>, c: Cleanup): Running {
+/** Starts `mailroom ARGS` with only PATH and `env`; killed (SIGKILL) when `c` closes if still running. */
+export function startCli(args: string[], env: Record<string, string>, c: Closer): Running {
   return startProcess(process.execPath, [BIN, ...args], env, c, `mailroom ${args.join(' ')}`);
 }
 
 /** Starts any program the same way (a reverse proxy in front of mailroom, say). */
-export function startProcess(command: string, args: string[], env: Record<string, string>, c: Cleanup, label = command): Running {
+export function startProcess(command: string, args: string[], env: Record<string, string>, c: Closer, label = command): Running {
   const child = spawn(command, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (d: Buffer) => { output += d.toString(); });
@@ -59,7 +38,7 @@ export function startProcess(command: string, args: string[], env: Record<string
     if (signal !== null) output += `\n[${label} ended by ${signal}]`;
     resolve(code);
   }));
-  c.add(async () => {
+  c.defer(async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
       await exited;
@@ -76,8 +55,6 @@ export function startProcess(command: string, args: string[], env: Record<string
   };
   return { child, output: () => output, exited, waitForOutput };
 }
-
-export { freePort } from '../support/smtp-sink.js';
 
 export interface TestCert {
   certFile: string;
