@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { CHUNK, errorCode, partHeader, streamRequest, textPart, watchServerReads, type RawConnection, type StreamedRequest } from './raw-http.js';
+import { CHUNK, errorCode, partHeader, streamRequest, textPart, watchServerReads, type RawConnection, type StreamedRequest } from '../support/raw-http.js';
 
 const pgUp = await postgresAvailable();
 const LIMIT = 1024 * 1024;

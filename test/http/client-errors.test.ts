@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { RawConnection, type RawResponse } from './raw-http.js';
+import { RawConnection, type RawResponse } from '../support/raw-http.js';
 
 const pgUp = await postgresAvailable();
 

@@ -5,7 +5,7 @@ import { lingerAfterAnswer } from '../../src/errors/lingering-close.js';
 import { freshApp, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { CHUNK, partHeader, textPart } from './raw-http.js';
+import { CHUNK, partHeader, textPart } from '../support/raw-http.js';
 
 const pgUp = await postgresAvailable();
 const LIMIT = 1024 * 1024;

@@ -4,8 +4,10 @@ import { freshApp, type TestApp } from '../support/app.js';
 import { CONTACT_TEMPLATE, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { CONTACT_PARAMS } from '../support/send.js';
-import { orgsLike, PROTECTED_TEMPLATE } from '../support/orgs.js';
-import { deadUrl, expectAccepted, expectError, footprint, startTurnstile, TEST_FAIL_SECRET, TEST_PASS_SECRET, type FakeTurnstile, ORIGIN, pkOf, skOf } from './support.js';
+import { orgsLike, PROTECTED_TEMPLATE, ORIGIN, pkOf, skOf } from '../support/orgs.js';
+import { deadUrl, startTurnstile, TEST_FAIL_SECRET, TEST_PASS_SECRET, type FakeTurnstile } from '../support/turnstile.js';
+import { expectAccepted, expectError } from '../support/http.js';
+import { snapshot } from '../support/stored.js';
 
 const pgUp = await postgresAvailable();
 
@@ -58,9 +60,9 @@ describe.each(DIALECTS)('CAPTCHA on %s', (dialect) => {
 
   /** A send that must be refused with (status, code) and leave no message and no used credit. */
   async function refused(app: TestApp, orgId: string, status: number, code: string, payload: Record<string, unknown>, headers?: Record<string, string>) {
-    const before = await footprint(app, orgId);
+    const before = await snapshot(app, orgId);
     const err = expectError(await send(app, orgId, payload, headers), status, code);
-    expect(await footprint(app, orgId)).toEqual(before);
+    expect(await snapshot(app, orgId)).toEqual(before);
     return err;
   }
 
@@ -168,12 +170,12 @@ describe.each(DIALECTS)('CAPTCHA on %s', (dialect) => {
     ts.mode = 'slow';
     ts.delayMs = 1500;
     try {
-      const before = await footprint(t, 'acme');
+      const before = await snapshot(t, 'acme');
       const res = await send(t, 'acme', body({ turnstile_token: token }));
       const err = expectError(res, 503, 'service_unavailable');
       expect(err.details?.reason).toBe('captcha_verifier_unavailable');
       expect(res.headers['retry-after']).toMatch(/^\d+$/);
-      expect(await footprint(t, 'acme')).toEqual(before);
+      expect(await snapshot(t, 'acme')).toEqual(before);
     } finally {
       ts.mode = 'normal';
     }

@@ -4,8 +4,9 @@ import { freshApp, type TestApp } from '../support/app.js';
 import { CONTACT_TEMPLATE, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { CONTACT_PARAMS } from '../support/send.js';
-import { keysOf, orgsLike } from '../support/orgs.js';
-import { expectAccepted, expectError, expectLimited, footprint, ORIGIN, pkOf, skOf } from './support.js';
+import { keysOf, orgsLike, ORIGIN, pkOf, skOf } from '../support/orgs.js';
+import { expectAccepted, expectError, expectLimited } from '../support/http.js';
+import { snapshot } from '../support/stored.js';
 
 const pgUp = await postgresAvailable();
 
@@ -50,9 +51,9 @@ describe.each(DIALECTS)('request rate limits on %s', (dialect) => {
 
   /** A 429 that stored nothing and used no credit. */
   async function limited(orgId: string, scope: string, headers: Record<string, string>, extra: Partial<InjectOptions> = {}): Promise<number> {
-    const before = await footprint(t, orgId);
+    const before = await snapshot(t, orgId);
     const retryAfter = expectLimited(await send(headers, extra), scope);
-    expect(await footprint(t, orgId)).toEqual(before);
+    expect(await snapshot(t, orgId)).toEqual(before);
     return retryAfter;
   }
 
@@ -227,11 +228,11 @@ describe.each(DIALECTS)('flood guard, trusted proxies and anomaly detection sett
     // Threshold: max(8, 3 × 10/60 per 10 s) = 8 requests in one 10-second window; the 8th is
     // the spike and the one request of its 2 seconds, the 9th waits.
     for (let i = 0; i < 8; i++) expectAccepted(await send(pub(pkOf('quiet')), { remoteAddress: `198.51.100.${i + 1}` }));
-    const before = await footprint(t, 'quiet');
+    const before = await snapshot(t, 'quiet');
     const res = await send(pub(pkOf('quiet')), { remoteAddress: '198.51.100.200' });
     const retryAfter = expectLimited(res, 'anomaly');
     expect(retryAfter).toBeLessThanOrEqual(2);
-    expect(await footprint(t, 'quiet')).toEqual(before);
+    expect(await snapshot(t, 'quiet')).toEqual(before);
     // Private keys of the organization are not slowed.
     expectAccepted(await send({ authorization: `Bearer ${skOf('quiet')}` }));
     // One request per 2-second window passes while the flood goes on.

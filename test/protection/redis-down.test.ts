@@ -6,12 +6,12 @@ import { buildServices, type Services } from '../../src/cli/runtime.js';
 import type { App } from '../../src/http/app-types.js';
 import { FAILURES_TO_OPEN, RedisUnavailable } from '../../src/net/redis-circuit.js';
 import { testConfig } from '../support/app.js';
-import { org } from '../support/orgs.js';
+import { org, ORIGIN, pkOf, skOf } from '../support/orgs.js';
 import { startPrivateRedis, redisServerPresent, type PrivateRedis } from '../support/private-redis.js';
 import { seedOrg } from '../support/seed.js';
 import { CONTACT_PARAMS } from '../support/send.js';
 import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
-import { expectAccepted, expectError, ORIGIN, pkOf, skOf } from './support.js';
+import { expectAccepted, expectError } from '../support/http.js';
 
 const pgUp = await postgresAvailable();
 const present = redisServerPresent();

@@ -11,8 +11,11 @@ import { buildTestApp, testConfig } from '../support/app.js';
 import { CONTACT_TEMPLATE, seedOrg } from '../support/seed.js';
 import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
 import { CONTACT_PARAMS } from '../support/send.js';
-import { keysOf, orgsLike, PROTECTED_TEMPLATE } from '../support/orgs.js';
-import { expectAccepted, expectError, expectLimited, footprint, REDIS_URL, redisAvailable, startTurnstile, type FakeTurnstile, ORIGIN, pkOf, skOf } from './support.js';
+import { keysOf, orgsLike, PROTECTED_TEMPLATE, ORIGIN, pkOf, skOf } from '../support/orgs.js';
+import { expectAccepted, expectError, expectLimited } from '../support/http.js';
+import { snapshot } from '../support/stored.js';
+import { REDIS_URL, redisAvailable } from '../support/redis.js';
+import { startTurnstile, type FakeTurnstile } from '../support/turnstile.js';
 
 const pgUp = await postgresAvailable();
 const redisUp = await redisAvailable();
@@ -147,10 +150,10 @@ describe.each(DIALECTS)('two API processes sharing one Redis on %s', (dialect) =
     // Two private keys, so that the organization's limit (not one key's) is what stops them.
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => post(i % 2 === 0 ? a : b, priv(skOf('acme', (i % 4 < 2) ? 1 : 2)))));
     for (const r of results) expectAccepted(r);
-    const before = await footprint(ts, 'acme');
+    const before = await snapshot(ts, 'acme');
     expectLimited(await post(a, priv(skOf('acme'))), 'plan');
     expectLimited(await post(b, priv(skOf('acme', 2))), 'plan');
-    expect(await footprint(ts, 'acme')).toEqual(before);
+    expect(await snapshot(ts, 'acme')).toEqual(before);
     ts.clock.advance(1000);
     expectAccepted(await post(b, priv(skOf('acme'))));
   });
@@ -254,12 +257,12 @@ describe.each(DIALECTS)('Redis unreachable on %s', (dialect) => {
     for (const app of [dead, silent]) {
       const counted = await errorsCounted();
       const loggedBefore = logs.length;
-      const before = await footprint(ts, 'acme');
+      const before = await snapshot(ts, 'acme');
       const res = await post(app, pub(pkOf('acme')));
       const err = expectError(res, 503, 'service_unavailable');
       expect(err.details?.reason).toBe('rate_limit_store_unavailable');
       expect(res.headers['retry-after']).toMatch(/^\d+$/);
-      expect(await footprint(ts, 'acme')).toEqual(before);
+      expect(await snapshot(ts, 'acme')).toEqual(before);
       expectAccepted(await post(app, priv(skOf('acme'))));
       expect(await errorsCounted()).toBeGreaterThanOrEqual(counted + 2);
       if (app === dead) expect(logs.length).toBeGreaterThan(loggedBefore);

@@ -3,9 +3,10 @@ import { freshApp, type TestApp } from '../support/app.js';
 import { CONTACT_TEMPLATE, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { CONTACT_PARAMS } from '../support/send.js';
-import { storedContent } from '../support/stored.js';
-import { orgsLike, type OrgInput, type SecurityInput, type TemplateSeed } from '../support/orgs.js';
-import { expectAccepted, expectError, expectLimited, footprint, startTurnstile, type FakeTurnstile, ORIGIN } from './support.js';
+import { storedContent, snapshot } from '../support/stored.js';
+import { orgsLike, type OrgInput, type SecurityInput, type TemplateSeed, ORIGIN } from '../support/orgs.js';
+import { expectAccepted, expectError, expectLimited } from '../support/http.js';
+import { startTurnstile, type FakeTurnstile } from '../support/turnstile.js';
 
 const pgUp = await postgresAvailable();
 
@@ -98,9 +99,9 @@ describe.each(DIALECTS)('headless blocking, dynamic-recipient lock and links on 
   }
 
   async function refused(orgId: string, status: number, code: string, payload: Record<string, unknown>, headers: Record<string, string>) {
-    const before = await footprint(t, orgId);
+    const before = await snapshot(t, orgId);
     const err = expectError(await send(payload, headers), status, code);
-    expect(await footprint(t, orgId)).toEqual(before);
+    expect(await snapshot(t, orgId)).toEqual(before);
     return err;
   }
 
@@ -216,11 +217,11 @@ describe.each(DIALECTS)('headless blocking, dynamic-recipient lock and links on 
     it.skipIf(skip)('429 rate_limited scope recipient after recipient_daily_limit public sends to one address per UTC day', async () => {
       t.clock.set(Date.UTC(2026, 2, 10, 22, 0, 0));
       for (let i = 0; i < 3; i++) expectAccepted(await send(to('Victim@Example.org'), pub('daily')));
-      const before = await footprint(t, 'daily');
+      const before = await snapshot(t, 'daily');
       const res = await send(to('victim@example.org'), pub('daily'));
       const retryAfter = expectLimited(res, 'recipient');
       expect(retryAfter).toBe(2 * 3600);
-      expect(await footprint(t, 'daily')).toEqual(before);
+      expect(await snapshot(t, 'daily')).toEqual(before);
       // Another address, and private-key sends to this one, are not limited.
       expectAccepted(await send(to('other@example.org'), pub('daily')));
       expectAccepted(await send(to('victim@example.org'), priv('daily')));

@@ -4,7 +4,7 @@ import { PLAN_ATTACHMENT_LIMIT } from '../../src/attachments/policy.js';
 import { freshApp, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { CHUNK, errorCode, partHeader, RawConnection, streamRequest, textPart, type RawResponse } from '../http/raw-http.js';
+import { CHUNK, errorCode, partHeader, RawConnection, streamRequest, textPart, type RawResponse } from '../support/raw-http.js';
 import { messageCount } from '../support/stored.js';
 
 const pgUp = await postgresAvailable();

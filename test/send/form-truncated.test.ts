@@ -7,7 +7,7 @@ import { freshApp, type TestApp } from '../support/app.js';
 import { CONTACT_TEMPLATE, PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { creditsOf, messageCount } from '../support/stored.js';
-import { RawConnection, type RawResponse } from '../http/raw-http.js';
+import { RawConnection, type RawResponse } from '../support/raw-http.js';
 
 const pgUp = await postgresAvailable();
 const B = '----mailroomcut';

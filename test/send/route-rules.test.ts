@@ -2,13 +2,12 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { applyConfig } from '../../src/admin/apply.js';
 import { freshApp, type TestApp } from '../support/app.js';
-import { expectError } from '../support/http.js';
+import { expectError, expectLimited } from '../support/http.js';
 import { org, pkOf, skOf, type OrgInput, type SecurityInput } from '../support/orgs.js';
 import { CONTACT_TEMPLATE } from '../support/seed.js';
 import { CONTACT_PARAMS } from '../support/send.js';
 import { messageCount } from '../support/stored.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { expectLimited } from '../protection/support.js';
 
 const pgUp = await postgresAvailable();
 

@@ -55,3 +55,13 @@ export function expectInvalidField(res: LightMyRequestResponse, field: string): 
   const err = expectError(res, 400, 'invalid_body');
   expect((err.details?.fields ?? []).map((f) => f.field), res.body).toContain(field);
 }
+
+/** A 429 `rate_limited` with a numeric Retry-After header and `details.scope`; returns Retry-After. */
+export function expectLimited(res: LightMyRequestResponse, scope: string): number {
+  const err = expectError(res, 429, 'rate_limited');
+  expect(err.details?.scope, res.body).toBe(scope);
+  const retryAfter = String(res.headers['retry-after'] ?? '');
+  expect(retryAfter).toMatch(/^\d+$/);
+  expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+  return Number(retryAfter);
+}

@@ -10,6 +10,9 @@ export type OrgInput = ConfigFile['organizations'][number];
 export type TemplateSeed = NonNullable<OrgInput['templates']>[number];
 export type SecurityInput = NonNullable<OrgInput['security']>;
 
+/** The Origin the test organizations allow (BASE_SECURITY's site). */
+export const ORIGIN = 'https://example.com';
+
 /** A public and a private key per organization: `pk_<id>_public_<n>`, `sk_<id>_private_<n>`. */
 export const pkOf = (id: string, n = 1): string => `pk_${id}_public_${n}`;
 export const skOf = (id: string, n = 1): string => `sk_${id}_private_${n}`;

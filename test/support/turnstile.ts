@@ -1,16 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { LightMyRequestResponse } from 'fastify';
-import { expect } from 'vitest';
-import type { TestApp } from '../support/app.js';
-import { countMessages } from '../support/db.js';
-import { expectError } from '../support/http.js';
-
-export { expectAccepted, expectError, type ErrorBody } from '../support/http.js';
-
-/** The Origin the protection tests' organizations allow, and their keys by organization id. */
-export const ORIGIN = 'https://example.com';
-export { pkOf, skOf } from '../support/orgs.js';
+import { freePort } from './smtp-sink.js';
 
 /**
  * A local HTTP server speaking Cloudflare Turnstile's siteverify wire format: a form-encoded
@@ -115,28 +105,5 @@ export async function startTurnstile(secrets: string[] = []): Promise<FakeTurnst
 
 /** A URL where nothing listens (a port that was just free). */
 export async function deadUrl(): Promise<string> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}/siteverify`;
-}
-
-// Shared with the delivery tests (pacing, breakers, throttling).
-export { REDIS_URL, redisAvailable } from '../support/redis.js';
-
-/** A 429 `rate_limited` with a numeric Retry-After header and `details.scope`; returns Retry-After. */
-export function expectLimited(res: LightMyRequestResponse, scope: string): number {
-  const err = expectError(res, 429, 'rate_limited');
-  expect(err.details?.scope, res.body).toBe(scope);
-  const retryAfter = String(res.headers['retry-after'] ?? '');
-  expect(retryAfter).toMatch(/^\d+$/);
-  expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
-  return Number(retryAfter);
-}
-
-
-/** Messages and credits of an organization: what a refused send must leave as it was. */
-export async function footprint(t: Pick<TestApp, 'store'>, orgId: string): Promise<{ messages: number; credits: number | undefined }> {
-  return { messages: await countMessages(t.store, orgId), credits: (await t.store.organizations.get(orgId))?.credits };
+  return `http://127.0.0.1:${await freePort()}/siteverify`;
 }
