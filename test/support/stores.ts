@@ -2,11 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { Clock } from '../../src/domain/clock.js';
 import { migrate, openDatabase, type Dialect } from '../../src/storage/dialect.js';
 import { storeOver, type Store } from '../../src/storage/store.js';
 import { rememberDatabase } from './db.js';
+import type { StoreTemplates } from './store-templates.js';
 
 export const PG_URL = process.env.MAILROOM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -70,6 +72,40 @@ export async function freshDatabase(dialect: Dialect): Promise<TestDatabase> {
   };
 }
 
+/**
+ * A fresh database with every migration applied, copied from the run's template when
+ * test/support/store-templates.ts made one (a SQLite file copy, or the recorded migration
+ * replayed into the new schema in one round trip), else empty and left for the opener to
+ * migrate. Tests of migrations themselves use freshDatabase.
+ */
+export async function migratedDatabase(dialect: Dialect): Promise<TestDatabase> {
+  const database = await freshDatabase(dialect);
+  const templates = providedTemplates();
+  if (dialect === 'sqlite' && templates.sqliteFile !== undefined) {
+    fs.copyFileSync(templates.sqliteFile, database.url.slice('sqlite:'.length));
+  }
+  if (dialect === 'postgres' && templates.postgresScript !== undefined) {
+    const schema = new URL(database.url).searchParams.get('schema') ?? '';
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA "${schema}"; SET search_path TO "${schema}";\n${templates.postgresScript}`);
+    } finally {
+      await client.end();
+    }
+  }
+  return database;
+}
+
+/** What the run's globalSetup provided; nothing when this file runs under another config. */
+function providedTemplates(): StoreTemplates {
+  try {
+    return inject('storeTemplates') ?? {};
+  } catch {
+    return {};
+  }
+}
+
 export interface TestStore {
   store: Store;
   clock: ManualClock;
@@ -95,8 +131,9 @@ export async function openTestStore(url: string, clock: Clock): Promise<Store> {
   return store;
 }
 
+/** A store over migratedDatabase; openTestStore's migrate finds nothing left to do when templated. */
 export async function freshStore(dialect: Dialect): Promise<TestStore> {
-  const database = await freshDatabase(dialect);
+  const database = await migratedDatabase(dialect);
   const clock = new ManualClock();
   const store = await openTestStore(database.url, clock);
   return {
