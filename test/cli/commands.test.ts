@@ -9,7 +9,7 @@ import { systemClock } from '../../src/domain/clock.js';
 import type { Store } from '../../src/storage/store.js';
 import { insertMessage } from '../support/db.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, freshDatabase, openTestStore, postgresAvailable, type TestDatabase } from '../support/stores.js';
+import { DIALECTS, migratedDatabase, openTestStore, postgresAvailable, type TestDatabase } from '../support/stores.js';
 
 /**
  * The built CLI (bin/mailroom.js → dist/, as `npm test` builds it) as a user runs it: a child
@@ -103,7 +103,7 @@ describe.each(DIALECTS)('mailroom keys and credits on %s', (dialect) => {
 
   beforeEach(async () => {
     if (skip) return;
-    database = await freshDatabase(dialect);
+    database = await migratedDatabase(dialect);
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-cli-'));
     env = { MAILROOM_DATA_DIR: dataDir, MAILROOM_DATABASE_URL: database.url, MAILROOM_LOG_LEVEL: 'silent' };
     store = await openTestStore(database.url, systemClock);

@@ -5,7 +5,7 @@ import { openDatabase } from '../../src/storage/dialect.js';
 import type { Store } from '../../src/storage/store.js';
 import { Closer } from '../support/cleanup.js';
 import { CONTACT_TEMPLATE, PRIVATE_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, freshDatabase, openTestStore, postgresAvailable } from '../support/stores.js';
+import { DIALECTS, migratedDatabase, openTestStore, postgresAvailable } from '../support/stores.js';
 
 const pgUp = await postgresAvailable();
 // Past the cache's 1 ms window, so the next read checks the stamp (not a timing assertion).
@@ -21,7 +21,7 @@ describe.each(DIALECTS)('the cached catalog and its stamp on %s', (dialect) => {
   beforeEach(async () => {
     closer = new Closer();
     if (skip) return;
-    const db = await freshDatabase(dialect);
+    const db = await migratedDatabase(dialect);
     closer.defer(() => db.drop());
     // Two processes over one database: `a` serves sends, `b` is the CLI or another API process.
     a = await openTestStore(db.url, systemClock);

@@ -7,7 +7,8 @@ import { databaseOf } from '../support/db.js';
 import { expectError, expectInvalidField } from '../support/http.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { startReceiver, testDispatcher, testSecret, type Receiver, type TestDispatcher } from './support.js';
+import { startReceiver, testSecret, type Receiver } from '../support/webhooks/receiver.js';
+import { testDispatcher, type TestDispatcher } from '../support/webhooks/dispatch.js';
 
 const pgUp = await postgresAvailable();
 const HOOKS = '/organizations/acme/webhooks';

@@ -7,7 +7,8 @@ import { admin, createOrg } from '../support/admin.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { expectError, expectInvalidField } from '../support/http.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { endpointRow, setEndpointFields, testSecret } from './support.js';
+import { endpointRow, setEndpointFields } from '../support/webhooks/dispatch.js';
+import { testSecret } from '../support/webhooks/receiver.js';
 
 const pgUp = await postgresAvailable();
 

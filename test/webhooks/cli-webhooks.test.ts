@@ -8,7 +8,7 @@ import { insertQueued } from '../support/delivery.js';
 import { Closer } from '../support/cleanup.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, freshDatabase, openTestStore, postgresAvailable } from '../support/stores.js';
-import { startReceiver, type Receiver } from './support.js';
+import { startReceiver, type Receiver } from '../support/webhooks/receiver.js';
 
 const pgUp = await postgresAvailable();
 

@@ -4,7 +4,8 @@ import { ConfigError } from '../../src/config/env.js';
 import { parseConfigText } from '../../src/resources/config-file.js';
 import type { LookupFn } from '../../src/webhooks/url-guard.js';
 import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
-import { endpointRow, setEndpointFields, testSecret } from './support.js';
+import { endpointRow, setEndpointFields } from '../support/webhooks/dispatch.js';
+import { testSecret } from '../support/webhooks/receiver.js';
 
 const pgUp = await postgresAvailable();
 

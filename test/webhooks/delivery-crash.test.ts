@@ -6,7 +6,8 @@ import { requireBuild, startCli } from '../support/processes.js';
 import { databaseOf } from '../support/db.js';
 import { seedOrg } from '../support/seed.js';
 import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
-import { deliveryRows, insertEndpoint, startReceiver, testSecret } from './support.js';
+import { deliveryRows, insertEndpoint } from '../support/webhooks/dispatch.js';
+import { startReceiver, testSecret } from '../support/webhooks/receiver.js';
 
 const pgUp = await postgresAvailable();
 const SECRET = testSecret(5);

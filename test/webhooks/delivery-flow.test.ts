@@ -5,9 +5,8 @@ import { sendTestEvent } from '../../src/webhooks/test-event.js';
 import { createWebhookHttp } from '../../src/webhooks/http-post.js';
 import { insertQueued } from '../support/delivery.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import {
-  deliveryRows, endpointRow, insertEndpoint, setEndpointFields, startReceiver, testDispatcher, testSecret, testSettings, useWebhookStore,
-} from './support.js';
+import { deliveryRows, endpointRow, insertEndpoint, setEndpointFields, testDispatcher, testSettings, useWebhookStore } from '../support/webhooks/dispatch.js';
+import { startReceiver, testSecret } from '../support/webhooks/receiver.js';
 
 const pgUp = await postgresAvailable();
 const SECRET = testSecret(7);

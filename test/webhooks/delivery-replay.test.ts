@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { REPLAY_MAX_RANGE_MS, ReplayRangeTooLong } from '../../src/storage/webhook-deliveries.js';
 import { insertQueued } from '../support/delivery.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryRows, insertEndpoint, setEndpointFields, startReceiver, testDispatcher, testSecret, useWebhookStore } from './support.js';
+import { deliveryRows, insertEndpoint, setEndpointFields, testDispatcher, useWebhookStore } from '../support/webhooks/dispatch.js';
+import { startReceiver, testSecret } from '../support/webhooks/receiver.js';
 
 const pgUp = await postgresAvailable();
 const SECRET = testSecret(9);

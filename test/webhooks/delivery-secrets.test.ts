@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { signingSecrets } from '../../src/webhooks/signing.js';
-import { testSecret } from './support.js';
+import { testSecret } from '../support/webhooks/receiver.js';
 
 describe('signingSecrets: which secrets sign a request', () => {
   const current = testSecret(1);

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { insertQueued } from '../support/delivery.js';
 import { databaseOf } from '../support/db.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryRows, insertEndpoint, setEndpointFields, startReceiver, testDispatcher, testSecret, useWebhookStore } from './support.js';
+import { deliveryRows, insertEndpoint, setEndpointFields, testDispatcher, useWebhookStore } from '../support/webhooks/dispatch.js';
+import { startReceiver, testSecret } from '../support/webhooks/receiver.js';
 
 const pgUp = await postgresAvailable();
 const SECRET = testSecret(5);

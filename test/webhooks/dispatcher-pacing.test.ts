@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { insertQueued } from '../support/delivery.js';
 import { waitFor } from '../support/smtp-sink.js';
 import { DIALECTS, openTestStore, postgresAvailable } from '../support/stores.js';
-import { deliveryRows, insertEndpoint, startReceiver, testDispatcher, testSecret, useWebhookStore } from './support.js';
+import { deliveryRows, insertEndpoint, testDispatcher, useWebhookStore } from '../support/webhooks/dispatch.js';
+import { startReceiver, testSecret } from '../support/webhooks/receiver.js';
 
 const pgUp = await postgresAvailable();
 const SECRET = testSecret(9);

@@ -4,7 +4,8 @@ import { insertQueued } from '../support/delivery.js';
 import { testConfig } from '../support/app.js';
 import { waitFor } from '../support/smtp-sink.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { insertEndpoint, startReceiver, testSecret, useWebhookStore } from './support.js';
+import { insertEndpoint, useWebhookStore } from '../support/webhooks/dispatch.js';
+import { startReceiver, testSecret } from '../support/webhooks/receiver.js';
 
 const pgUp = await postgresAvailable();
 const SECRET = testSecret(11);

@@ -5,7 +5,8 @@ import { databaseOf } from '../support/db.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { createWebhookHttp } from '../../src/webhooks/http-post.js';
 import { sendTestEvent } from '../../src/webhooks/test-event.js';
-import { deliveryRows, insertEndpoint, startReceiver, testDispatcher, testSecret, testSettings, useWebhookStore } from './support.js';
+import { deliveryRows, insertEndpoint, testDispatcher, testSettings, useWebhookStore } from '../support/webhooks/dispatch.js';
+import { startReceiver, testSecret } from '../support/webhooks/receiver.js';
 
 const pgUp = await postgresAvailable();
 const SECRET = testSecret(3);
