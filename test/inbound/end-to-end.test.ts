@@ -1,6 +1,3 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import nodemailer from 'nodemailer';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -10,16 +7,12 @@ import { createMetrics } from '../../src/observability/metrics.js';
 import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { PARAMS, deliveryHarness, privateHeaders, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
 import type { TestApp } from '../support/app.js';
+import { bounceReport } from '../support/bounce-reports.js';
+import { tempDir } from '../support/cleanup.js';
 
 const pgUp = await postgresAvailable();
 const OWNER = 'owner@acme.test';
 const AUDIT = 'audit@acme.test';
-
-function fixture(name: string, vars: Record<string, string>): Buffer {
-  let text = fs.readFileSync(path.join(import.meta.dirname, '../events/fixtures', name), 'utf8');
-  for (const [k, v] of Object.entries(vars)) text = text.replaceAll(`{{${k}}}`, v);
-  return Buffer.from(text.replace(/\r?\n/g, '\r\n'));
-}
 
 describe.each(DIALECTS)('VERP bounces and complaints end to end, on %s', (dialect) => {
   const skip = dialect === 'postgres' && !pgUp;
@@ -29,8 +22,7 @@ describe.each(DIALECTS)('VERP bounces and complaints end to end, on %s', (dialec
     const t = await h.app();
     const sink = await h.sink(t);
     await seedSmtpOrg(t.store, smtpService(sink.port, { bounce_domain: 'bounces.acme.test', complaint_address: 'fbl@acme.test' }));
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verp-e2e-'));
-    h.closer.defer(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const dataDir = tempDir(h.closer, 'verp-e2e-');
     const { worker } = h.worker(t, { dataDir });
     const metrics = createMetrics();
     const logger = pino({ level: 'silent' });
@@ -53,13 +45,13 @@ describe.each(DIALECTS)('VERP bounces and complaints end to end, on %s', (dialec
 
   it.skipIf(skip)('hard bounces of both recipients: bounced, timeline, suppression, 451 on the next send; the same DSN again is one event', async () => {
     const s = await setup();
-    const ownerDsn = fixture('postfix-user-unknown.eml', { VERP: s.verpOf(OWNER), RCPT: OWNER });
+    const ownerDsn = bounceReport('postfix-user-unknown.eml', { VERP: s.verpOf(OWNER), RCPT: OWNER });
     expect((await s.deliver(s.verpOf(OWNER), ownerDsn)).response).toMatch(/^250/);
     await s.deliver(s.verpOf(OWNER), ownerDsn);
     const partial = await view(s.t, s.id);
     expect(partial.status).toBe('sent');
     expect(partial.events.filter((e) => e.type === 'bounced')).toHaveLength(1);
-    await s.deliver(s.verpOf(AUDIT), fixture('exchange-ndr.eml', { VERP: s.verpOf(AUDIT), RCPT: AUDIT }));
+    await s.deliver(s.verpOf(AUDIT), bounceReport('exchange-ndr.eml', { VERP: s.verpOf(AUDIT), RCPT: AUDIT }));
     const v = await view(s.t, s.id);
     expect(v.status).toBe('bounced');
     expect(v.events.filter((e) => e.type === 'bounced')).toHaveLength(2);
@@ -70,7 +62,7 @@ describe.each(DIALECTS)('VERP bounces and complaints end to end, on %s', (dialec
 
   it.skipIf(skip)('a feedback report to the complaint address: complained', async () => {
     const s = await setup();
-    await s.deliver('fbl@acme.test', fixture('yahoo-arf.eml', { VERP: s.verpOf(AUDIT), RCPT: AUDIT, COMPLAINT: 'fbl@acme.test' }));
+    await s.deliver('fbl@acme.test', bounceReport('yahoo-arf.eml', { VERP: s.verpOf(AUDIT), RCPT: AUDIT, COMPLAINT: 'fbl@acme.test' }));
     const v = await view(s.t, s.id);
     expect(v.status).toBe('complained');
     expect(v.events.map((e) => e.type)).toContain('complained');
@@ -80,7 +72,7 @@ describe.each(DIALECTS)('VERP bounces and complaints end to end, on %s', (dialec
     const s = await setup();
     const real = s.verpOf(OWNER);
     const forged = real.replace(/\+([a-z2-7])/, (_, c: string) => `+${c === 'a' ? 'b' : 'a'}`);
-    expect((await s.deliver(forged, fixture('postfix-user-unknown.eml', { VERP: forged, RCPT: OWNER }))).response).toMatch(/^250/);
+    expect((await s.deliver(forged, bounceReport('postfix-user-unknown.eml', { VERP: forged, RCPT: OWNER }))).response).toMatch(/^250/);
     const v = await view(s.t, s.id);
     expect(v.status).toBe('sent');
     expect(v.events.map((e) => e.type)).not.toContain('bounced');

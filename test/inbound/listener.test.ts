@@ -1,21 +1,14 @@
-import fs from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import nodemailer from 'nodemailer';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verpAddress } from '../../src/delivery/verp.js';
 import { newSortableId } from '../../src/domain/ids.js';
 import type { ProviderEvent } from '../../src/events/types.js';
 import { boundedBody, MAX_INBOUND_BYTES, startInboundListener, type InboundListener, type ListenerDeps } from '../../src/inbound/listener.js';
+import { bounceReport } from '../support/bounce-reports.js';
 
 const SECRET = 'listener-test-secret-0123456789abcdef';
 const RCPT = 'ada@recipient.example';
-
-function fixture(name: string, vars: Record<string, string>): Buffer {
-  let text = fs.readFileSync(path.join(import.meta.dirname, '../events/fixtures', name), 'utf8');
-  for (const [k, v] of Object.entries(vars)) text = text.replaceAll(`{{${k}}}`, v);
-  return Buffer.from(text.replace(/\r?\n/g, '\r\n'));
-}
 
 let listener: InboundListener | undefined;
 afterEach(async () => {
@@ -50,7 +43,7 @@ describe('inbound SMTP listener', () => {
     const gate = new Promise<void>((r) => { release = r; });
     const s = await start(async (events) => { await gate; recorded.push(events); });
     let answered = false;
-    const sending = s.deliver(s.verp, fixture('postfix-user-unknown.eml', { VERP: s.verp, RCPT })).then((info) => { answered = true; return info; });
+    const sending = s.deliver(s.verp, bounceReport('postfix-user-unknown.eml', { VERP: s.verp, RCPT })).then((info) => { answered = true; return info; });
     await new Promise((r) => setTimeout(r, 100));
     expect(answered).toBe(false);
     release();
@@ -62,7 +55,7 @@ describe('inbound SMTP listener', () => {
 
   it('a storage error while recording: 451, so the MTA retries', async () => {
     const s = await start(async () => { throw new Error('database is locked'); });
-    const err = await s.deliver(s.verp, fixture('exim-failed.eml', { VERP: s.verp, RCPT })).catch((e: unknown) => e);
+    const err = await s.deliver(s.verp, bounceReport('exim-failed.eml', { VERP: s.verp, RCPT })).catch((e: unknown) => e);
     expect(smtpCode(err)).toBe(451);
     expect(s.counts).toEqual(['storage_error']);
   });
@@ -79,7 +72,7 @@ describe('inbound SMTP listener', () => {
     const recorded: ProviderEvent[][] = [];
     const s = await start(async (events) => { recorded.push(events); });
     const forged = verpAddress('another-key-0123456789abcdef012345', 'bounces.acme.test', s.id, RCPT)!;
-    const info = await s.deliver(forged, fixture('postfix-user-unknown.eml', { VERP: forged, RCPT }));
+    const info = await s.deliver(forged, bounceReport('postfix-user-unknown.eml', { VERP: forged, RCPT }));
     expect(info.response).toMatch(/^250/);
     expect(recorded).toEqual([]);
     expect(s.counts).toEqual(['bad_token']);
@@ -87,21 +80,21 @@ describe('inbound SMTP listener', () => {
 
   it('an out-of-office reply is dropped and counted', async () => {
     const s = await start(async () => undefined);
-    await s.deliver(s.verp, fixture('out-of-office.eml', { VERP: s.verp, RCPT }));
+    await s.deliver(s.verp, bounceReport('out-of-office.eml', { VERP: s.verp, RCPT }));
     expect(s.counts).toEqual(['auto_reply']);
   });
 
   it('a complaint address takes a feedback report', async () => {
     const recorded: ProviderEvent[][] = [];
     const s = await start(async (events) => { recorded.push(events); });
-    await s.deliver('fbl@acme.test', fixture('yahoo-arf.eml', { VERP: s.verp, RCPT, COMPLAINT: 'fbl@acme.test' }));
+    await s.deliver('fbl@acme.test', bounceReport('yahoo-arf.eml', { VERP: s.verp, RCPT, COMPLAINT: 'fbl@acme.test' }));
     expect(recorded).toEqual([[expect.objectContaining({ source: 'arf', type: 'complained', recipient: RCPT })]]);
   });
 
   it('mail over 10 MB is refused with 552 and records nothing', async () => {
     const recorded: ProviderEvent[][] = [];
     const s = await start(async (events) => { recorded.push(events); });
-    const big = Buffer.concat([fixture('postfix-user-unknown.eml', { VERP: s.verp, RCPT }), Buffer.alloc(10 * 1024 * 1024 + 10, 'a')]);
+    const big = Buffer.concat([bounceReport('postfix-user-unknown.eml', { VERP: s.verp, RCPT }), Buffer.alloc(10 * 1024 * 1024 + 10, 'a')]);
     const err = await s.deliver(s.verp, big).catch((e: unknown) => e);
     expect(smtpCode(err)).toBe(552);
     expect(recorded).toEqual([]);
