@@ -1,6 +1,5 @@
 import path from 'node:path';
-import type { WebhookSettings } from '../webhooks/types.js';
-import { breakerSettings, webhookSettings, type BreakerSettings } from './env-sections.js';
+import { breakerSettings, webhookSettings, type BreakerSettings, type WebhookSettings } from './env-sections.js';
 
 /** Everything the process reads from its environment, parsed once at start and frozen. */
 export interface Config {

@@ -35,30 +35,8 @@ export interface WebhookEndpoint {
   updated_at: number;
 }
 
-/** Where a URL may point: production refuses http and private addresses unless allowed. */
-export interface WebhookUrlPolicy {
-  /** MAILROOM_ENV=production */
-  production: boolean;
-  /** MAILROOM_WEBHOOK_ALLOW_PRIVATE=true */
-  allowPrivate: boolean;
-}
-
-/** The webhooks' settings, parsed once from the environment (Config.webhooks). */
-export interface WebhookSettings {
-  /** MAILROOM_WEBHOOK_RETRY_SCHEDULE: delay before each attempt, seconds; default 0,5,300,1800,7200,18000,36000,36000. */
-  retryScheduleSeconds: readonly number[];
-  /** Per attempt; 15 s (MAILROOM_WEBHOOK_TIMEOUT_SECONDS, for tests). */
-  attemptTimeoutMs: number;
-  /** How long the previous secret keeps signing after a rotation (MAILROOM_WEBHOOK_SECRET_GRACE_SECONDS, 24 h). */
-  secretGraceMs: number;
-  /** An endpoint whose every delivery failed this long is disabled (MAILROOM_WEBHOOK_DISABLE_AFTER_SECONDS, 5 days). */
-  disableAfterMs: number;
-  /** In-flight attempts per endpoint in one process (MAILROOM_WEBHOOK_ENDPOINT_CONCURRENCY, 4). */
-  endpointConcurrency: number;
-  /** In-flight attempts in one process (MAILROOM_WEBHOOK_MAX_IN_FLIGHT, 64). */
-  maxInFlight: number;
-  urlPolicy: WebhookUrlPolicy;
-}
+/** Where a URL may point, and the webhooks' settings: parsed with the environment (src/config/env-sections.ts). */
+export type { WebhookSettings, WebhookUrlPolicy } from '../config/env-sections.js';
 
 /** What one HTTP attempt came to. `status` null: no answer (connect error, timeout, refused address). */
 export interface PostResult {

@@ -6,8 +6,19 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
 
-/** The folders that hold the domain: provider event intake will use them with no HTTP around. */
-const NO_HTTP = ['domain', 'send', 'protection', 'attachments', 'credits'];
+/**
+ * Every folder but the HTTP layer: they run with no HTTP around (the worker, the events intake's
+ * verification, the inbound listener, the CLI's apply) and import neither http/ nor Fastify.
+ */
+const NO_HTTP = [
+  'domain', 'send', 'protection', 'attachments', 'credits', 'events', 'inbound', 'webhooks', 'delivery', 'storage', 'templates',
+  'providers', 'resources', 'config', 'net', 'blobs', 'observability', 'bootstrap',
+];
+/** The HTTP layer: the app, its routes and plugins, the admin API, the error handler, the CLI that serves them. */
+const HTTP_LAYER = ['http', 'admin', 'errors', 'cli', 'app.ts'];
+
+/** Folders that import nothing else of src/ (issue 26 §2): config reads the environment and the file; the descriptors are data. */
+const LEAVES = ['config', 'providers'];
 
 interface Edge {
   file: string;
@@ -91,6 +102,16 @@ describe('layers of src/', () => {
     };
     for (const start of [...graph.keys()].sort()) walk(start, start, [start]);
     expect(loops).toEqual([]);
+  });
+
+  it('puts every folder of src/ on one side of the HTTP line', () => {
+    const units = [...new Set(files.map(unitOf))].sort();
+    expect(units.filter((u) => !NO_HTTP.includes(u) && !HTTP_LAYER.includes(u))).toEqual([]);
+  });
+
+  it(`keeps ${LEAVES.join(' and ')} leaves: they import no other folder`, () => {
+    const graph = unitGraph();
+    for (const leaf of LEAVES) expect([...(graph.get(leaf)?.keys() ?? [])], leaf).toEqual([]);
   });
 
   it(`keeps ${NO_HTTP.join(', ')} free of http/ and Fastify`, () => {
