@@ -1,16 +1,14 @@
+import { descriptorOf } from '../providers/index.js';
+
 /**
  * Headers that make a provider echo our message id in the events it posts back (issue 12), so
  * an event finds its message even when the provider's own id did not reach us at hand-off.
  * Each provider reads its header at submission and does not pass it on to the recipient, so they
  * are added only for the provider the service's `events.source` names: through any other relay
- * they would reach the recipient's mailbox. (Message ids are not secrets: reading a message's
+ * they would reach the recipient's mailbox. Which header is the provider descriptor's
+ * (`events.trackingHeaders`, src/providers/<name>.ts); one that reads none (Resend) matches by
+ * the id in its reply or by our Message-ID. (Message ids are not secrets: reading a message's
  * status needs a key or its status token.)
- * - Postmark: `X-PM-Metadata-<key>` → the webhook's `Metadata`;
- * - Mailgun: `X-Mailgun-Variables` (JSON) → `user-variables`;
- * - SendGrid: `X-SMTPAPI` `unique_args` → top-level fields of each event;
- * - Amazon SES: `X-SES-MESSAGE-TAGS` → `mail.tags` (event publishing);
- * - Resend's SMTP takes no metadata header: its events match by the id in its 250 reply or by
- *   our Message-ID.
  */
 /**
  * Values go out as given ("prepared"): nodemailer would otherwise Q-encode the JSON ones, which
@@ -28,11 +26,5 @@ export function trackingHeaders(settings: Readonly<Record<string, unknown>>, mes
 function rawTrackingHeaders(settings: Readonly<Record<string, unknown>>, messageId: string): Record<string, string> {
   const events = settings.events;
   const source = typeof events === 'object' && events !== null && 'source' in events ? events.source : undefined;
-  switch (source) {
-    case 'postmark': return { 'X-PM-Metadata-mailroom_message_id': messageId };
-    case 'mailgun': return { 'X-Mailgun-Variables': JSON.stringify({ mailroom_message_id: messageId }) };
-    case 'sendgrid': return { 'X-SMTPAPI': JSON.stringify({ unique_args: { mailroom_message_id: messageId } }) };
-    case 'ses': return { 'X-SES-MESSAGE-TAGS': `mailroom_message_id=${messageId}` };
-    default: return {};
-  }
+  return descriptorOf(source)?.events?.trackingHeaders?.(messageId) ?? {};
 }

@@ -1,3 +1,5 @@
+import { WEBHOOK_SOURCES, type WebhookSource } from '../providers/index.js';
+
 /**
  * What happens to a message after hand-off (issue 12), in one shape whatever told us: a
  * provider's webhook (SES through SNS, Postmark, SendGrid, Mailgun, Resend) or a report that
@@ -6,12 +8,12 @@
  * place that matches, deduplicates, stores, moves the status, suppresses and counts them.
  */
 
-export const EVENT_SOURCES = ['ses', 'postmark', 'sendgrid', 'mailgun', 'resend', 'dsn', 'arf'] as const;
-export type EventSource = (typeof EVENT_SOURCES)[number];
+/** The webhook sources a service's `events.source` may name: the providers with an `events` block (src/providers/). */
+export { WEBHOOK_SOURCES, type WebhookSource };
 
-/** The webhook sources a service's `events.source` may name (dsn/arf arrive by mail). */
-export const WEBHOOK_SOURCES = ['ses', 'postmark', 'sendgrid', 'mailgun', 'resend'] as const;
-export type WebhookSource = (typeof WEBHOOK_SOURCES)[number];
+/** Every source an event may come from: the webhooks, and reports that arrive by mail (DSN, ARF). */
+export const EVENT_SOURCES: readonly EventSource[] = [...WEBHOOK_SOURCES, 'dsn', 'arf'];
+export type EventSource = WebhookSource | 'dsn' | 'arf';
 
 /** Outcomes after hand-off. `failed` covers a provider's reject/drop after it accepted the call. */
 export type ProviderEventType = 'delivered' | 'bounced' | 'complained' | 'deferred' | 'failed';

@@ -66,7 +66,11 @@ export const KeyInput = Type.Object({
 }, { additionalProperties: false });
 export type KeyInput = Static<typeof KeyInput>;
 
-/** Each provider's settings block, optional, under its name (`smtp`, `ses`, …: src/providers/). */
+/**
+ * Each provider's settings block, optional, under its name (`smtp`, `ses`, …: src/providers/).
+ * Object.fromEntries types its result loosely; the casts here give the derived objects the types
+ * the registry's literal descriptors spell out (test/providers/registry.test.ts checks the values).
+ */
 const ProviderBlocks = Object.fromEntries(
   SETTINGS_PROVIDERS.map((p) => [p.name, Type.Optional(p.settings.schema)]),
 ) as unknown as { [P in SettingsProvider as P['name']]: TOptional<P['settings']['schema']> };
@@ -77,6 +81,10 @@ type Merged<U> = (U extends unknown ? (u: U) => void : never) extends (m: infer 
 type AllEventsFields = Merged<EventsSource['events']['fields']>;
 type EventsFields = { [K in keyof AllEventsFields]: TOptional<AllEventsFields[K]> };
 
+const EventsFields = Object.fromEntries(
+  DESCRIPTORS.flatMap((p) => Object.entries(p.events?.fields ?? {}).map(([name, schema]) => [name, Type.Optional(schema)])),
+) as unknown as EventsFields;
+
 /**
  * Where the service's provider events come from and how they are verified (issue 12): the
  * settings of every source, each optional; which ones a source needs is checked by
@@ -85,7 +93,7 @@ type EventsFields = { [K in keyof AllEventsFields]: TOptional<AllEventsFields[K]
  */
 export const EventsInput = Type.Object({
   source: literals(WEBHOOK_SOURCES),
-  ...(Object.fromEntries(DESCRIPTORS.flatMap((p) => Object.entries(p.events?.fields ?? {}).map(([name, schema]) => [name, Type.Optional(schema)]))) as unknown as EventsFields),
+  ...EventsFields,
 }, { additionalProperties: false });
 export type EventsInput = Static<typeof EventsInput>;
 

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { TIMELINE_EVENT_MEANINGS, TIMELINE_EVENT_TYPES } from '../domain/timeline.js';
+import { WEBHOOK_SOURCES } from '../providers/index.js';
 import { WEBHOOK_EVENT_TYPES } from './types.js';
 
 /**
@@ -24,7 +25,7 @@ const MessageEventData = Type.Object({
   recipient: Type.Optional(Type.String({ description: 'The address the event is about, when it is about one' })),
   bounce_type: Type.Optional(Type.String({ description: 'Bounces reported after hand-off: hard or soft' })),
   reason: Type.Optional(Type.String({ description: "Why: the remote's reply or diagnostic, or mailroom's reason" })),
-  provider: Type.Optional(Type.String({ description: 'Events after hand-off: where the event came from (ses, postmark, sendgrid, mailgun, resend, dsn, arf)' })),
+  provider: Type.Optional(Type.String({ description: `Events after hand-off: where the event came from (${[...WEBHOOK_SOURCES, 'dsn', 'arf'].join(', ')})` })),
   details: Type.Optional(Type.Object({}, {
     additionalProperties: true,
     description: "The event's other fields (attempt of message.sending, retry_at of message.deferred, response and recipients of message.sent, a provider's remote status, …); absent when there are none",

@@ -80,7 +80,8 @@ export function parseMailgun(data: unknown, now: number): ProviderEvent[] {
   }
 }
 
-export function mailgunSource(claimToken: ClaimToken): WebhookSourceHandler {
+/** Built with the store's token claim (src/events/sources/index.ts passes its SourceContext). */
+export function mailgunSource({ claimToken }: { claimToken: ClaimToken }): WebhookSourceHandler {
   return {
     source: 'mailgun',
     async verifyAndParse(request, settings, now) {

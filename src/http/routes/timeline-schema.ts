@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { TIMELINE_EVENT_MEANINGS, TIMELINE_EVENT_TYPES } from '../../events/timeline-types.js';
-import { EVENT_SOURCES } from '../../events/types.js';
+import { EVENT_SOURCES, WEBHOOK_SOURCES } from '../../events/types.js';
 
 /**
  * The OpenAPI shape of one timeline entry of GET /v1/messages/{id} (built by timelineEntry in
@@ -13,7 +13,7 @@ import { EVENT_SOURCES } from '../../events/types.js';
 const typeDescription = `What happened. Each type and the fields it carries:\n${
   TIMELINE_EVENT_TYPES.map((t) => `- \`${t}\`: ${TIMELINE_EVENT_MEANINGS[t]}`).join('\n')}`;
 
-const PROVIDER_DESCRIPTION = 'Where an event after hand-off came from: a provider webhook (ses, postmark, sendgrid, mailgun, resend) '
+const PROVIDER_DESCRIPTION = `Where an event after hand-off came from: a provider webhook (${WEBHOOK_SOURCES.join(', ')}) `
   + 'or a report mailed back to a VERP address (dsn: an RFC 3464 delivery status notification, arf: an RFC 5965 feedback report)';
 
 /** The stored detail's keys, as the writers store them (a key appears only on the types that say so). */

@@ -1,7 +1,9 @@
 /** Email services as the admin API shows them (src/admin/routes/services.ts, service-test.ts); no DOM, shared with unit tests. */
+import { PROVIDER_NAMES, type ProviderName } from '../../../src/providers/index.js';
 
-export const PROVIDERS = ['smtp', 'outbox', 'ses', 'postmark', 'sendgrid', 'mailgun', 'resend'] as const;
-export type Provider = (typeof PROVIDERS)[number];
+/** The server's provider registry (src/providers/index.ts), bundled: a new provider shows up here by itself. */
+export const PROVIDERS = PROVIDER_NAMES;
+export type Provider = ProviderName;
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
 

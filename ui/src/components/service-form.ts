@@ -1,6 +1,7 @@
 /**
- * The service form: which fields each provider's block has (README "Providers", src/config/
- * resources.ts), the form's values as inputs hold them, and the PUT body they make. Pure:
+ * The service form: which fields each provider's block has and the `events` settings of each
+ * source, derived from the server's provider descriptors (src/providers/: schema, secrets,
+ * labels), the form's values as inputs hold them, and the PUT body they make. Pure:
  * unit-tested in test/ui/service-form.test.ts.
  *
  * Secrets are write-only: the form starts them empty. A secret typed is sent; one left empty
@@ -9,10 +10,14 @@
  * one left empty with nothing stored is left out. PUT rather than PATCH, so that clearing an
  * optional field clears it.
  */
-import type { Provider, Service } from '../api/service-types.js';
+import type { TSchema } from '@sinclair/typebox';
+import type { FieldLabel } from '../../../src/providers/descriptor.js';
+import { descriptorOf, WEBHOOK_SOURCES, type WebhookSource } from '../../../src/providers/index.js';
+import { SECRET_MASK } from '../../../src/providers/schema.js';
+import { PROVIDERS, type Provider, type Service } from '../api/service-types.js';
 import { reservedIdProblem } from '../lib/resource-id.js';
 
-export const SECRET_MASK = '********';
+export { SECRET_MASK };
 
 export interface FieldSpec {
   /** Dotted path in the resource: `smtp.host`, `events.secret`. */
@@ -24,42 +29,50 @@ export interface FieldSpec {
   hint?: string;
 }
 
-const endpoint: FieldSpec = { path: 'endpoint', label: 'Endpoint', kind: 'text', hint: 'Optional: replaces the API base URL (https, or http to a loopback host).' };
+interface Fields {
+  properties: Readonly<Record<string, TSchema>>;
+  required: readonly string[];
+  secrets: readonly string[];
+  labels: Readonly<Record<string, FieldLabel>>;
+}
+
+/**
+ * One field per leaf of a schema, in its order (an object such as `dkim` is its fields,
+ * `dkim.domain_name`, …): a secret, a checkbox (boolean), a number, a list (array, one per
+ * line), a select (a union of literals) or text; required when every level of it is.
+ */
+function specs(fields: Fields, prefix = '', parentRequired = true): FieldSpec[] {
+  return Object.entries(fields.properties).flatMap(([name, schema]): FieldSpec[] => {
+    const path = `${prefix}${name}`;
+    const required = parentRequired && fields.required.includes(name);
+    if (schema.type === 'object' && schema.properties !== undefined) {
+      return specs({ ...fields, properties: schema.properties as Record<string, TSchema>, required: (schema.required as string[] | undefined) ?? [] }, `${path}.`, required);
+    }
+    const label = fields.labels[path];
+    const kind: FieldSpec['kind'] = fields.secrets.includes(path) ? 'secret'
+      : schema.type === 'boolean' ? 'checkbox'
+        : schema.type === 'integer' || schema.type === 'number' ? 'number'
+          : schema.type === 'array' ? 'list'
+            : Array.isArray(schema.anyOf) ? 'select' : 'text';
+    const options = kind === 'select'
+      ? (schema.anyOf as TSchema[]).map((o) => String(o.const)).map((v) => [v, label?.options?.[v] ?? v] as const)
+      : undefined;
+    return [{
+      path, label: label?.label ?? path, kind,
+      ...(options === undefined ? {} : { options }), ...(required ? { required } : {}), ...(label?.hint === undefined ? {} : { hint: label.hint }),
+    }];
+  });
+}
+
+/** `{ name: value }` for each name. */
+const table = <K extends string, V>(names: readonly K[], value: (name: K) => V): Readonly<Record<K, V>> =>
+  Object.fromEntries(names.map((n) => [n, value(n)])) as Record<K, V>;
 
 /** Each provider's block, field paths relative to the block. */
-export const PROVIDER_FIELDS: Readonly<Record<Provider, readonly FieldSpec[]>> = {
-  smtp: [
-    { path: 'host', label: 'Host', kind: 'text', required: true },
-    { path: 'port', label: 'Port', kind: 'number', required: true },
-    { path: 'secure', label: 'TLS from the first byte (port 465); otherwise STARTTLS when offered', kind: 'checkbox' },
-    { path: 'user', label: 'User', kind: 'text' },
-    { path: 'pass', label: 'Password', kind: 'secret' },
-    { path: 'dkim.domain_name', label: 'DKIM domain', kind: 'text', hint: 'Optional: all three DKIM fields, or none.' },
-    { path: 'dkim.key_selector', label: 'DKIM key selector', kind: 'text' },
-    { path: 'dkim.private_key', label: 'DKIM private key', kind: 'secret' },
-  ],
-  outbox: [],
-  ses: [
-    { path: 'region', label: 'Region', kind: 'text', required: true, hint: 'e.g. eu-west-1' },
-    { path: 'access_key_id', label: 'Access key id', kind: 'text', hint: 'With the secret, or neither (the AWS default credential chain).' },
-    { path: 'secret_access_key', label: 'Secret access key', kind: 'secret' },
-    { path: 'configuration_set', label: 'Configuration set', kind: 'text' },
-    endpoint,
-  ],
-  postmark: [
-    { path: 'server_token', label: 'Server API token', kind: 'secret', required: true },
-    { path: 'message_stream', label: 'Message stream', kind: 'text', hint: 'Default outbound.' },
-    endpoint,
-  ],
-  sendgrid: [{ path: 'api_key', label: 'API key (mail.send scope)', kind: 'secret', required: true }, endpoint],
-  mailgun: [
-    { path: 'domain', label: 'Sending domain', kind: 'text', required: true },
-    { path: 'api_key', label: 'Private API key', kind: 'secret', required: true },
-    { path: 'region', label: 'Region', kind: 'select', options: [['us', 'US (api.mailgun.net)'], ['eu', 'EU (api.eu.mailgun.net)']] },
-    endpoint,
-  ],
-  resend: [{ path: 'api_key', label: 'API key (re_…)', kind: 'secret', required: true }, endpoint],
-};
+export const PROVIDER_FIELDS: Readonly<Record<Provider, readonly FieldSpec[]>> = table(PROVIDERS, (name) => {
+  const block = descriptorOf(name)?.settings;
+  return block === undefined ? [] : specs({ properties: block.schema.properties, required: block.schema.required ?? [], secrets: block.secrets, labels: block.labels });
+});
 
 /** Settings every service has, besides its provider block. */
 export const COMMON_FIELDS: readonly FieldSpec[] = [
@@ -76,19 +89,16 @@ export const SMTP_EXTRA_FIELDS: readonly FieldSpec[] = [
   { path: 'complaint_address', label: 'Complaint address', kind: 'text' },
 ];
 
-export const EVENT_SOURCES = ['ses', 'postmark', 'sendgrid', 'mailgun', 'resend'] as const;
+export const EVENT_SOURCES: readonly WebhookSource[] = WEBHOOK_SOURCES;
 
 /** The `events` block's settings per source (README "Provider events intake"). */
-export const EVENT_FIELDS: Readonly<Record<(typeof EVENT_SOURCES)[number], readonly FieldSpec[]>> = {
-  ses: [{ path: 'events.topic_arns', label: 'SNS topic ARNs', kind: 'list', hint: 'Optional allowlist, one per line.' }],
-  postmark: [
-    { path: 'events.username', label: 'Webhook user name', kind: 'text', required: true },
-    { path: 'events.password', label: 'Webhook password', kind: 'secret', required: true },
-  ],
-  sendgrid: [{ path: 'events.public_key', label: 'Verification key', kind: 'text', required: true, hint: 'As the console shows it (base64 DER) or PEM.' }],
-  mailgun: [{ path: 'events.signing_key', label: 'Webhook signing key', kind: 'secret', required: true }],
-  resend: [{ path: 'events.secret', label: 'Signing secret (whsec_…)', kind: 'secret', required: true }],
-};
+export const EVENT_FIELDS: Readonly<Record<WebhookSource, readonly FieldSpec[]>> = table(EVENT_SOURCES, (name) => {
+  const events = descriptorOf(name)?.events;
+  return events === undefined ? [] : specs({
+    properties: events.fields, required: events.required, secrets: events.secrets.map((s) => `events.${s}`),
+    labels: Object.fromEntries(Object.entries(events.labels).map(([field, label]) => [`events.${field}`, label])),
+  }, 'events.');
+});
 
 export type FormValues = Record<string, string | boolean>;
 
@@ -168,7 +178,8 @@ export function serviceFormProblems(f: ServiceForm, creating: boolean): Record<s
 /** The PUT body: the provider's block, the common settings, the events block; secrets as described above. */
 export function serviceBody(f: ServiceForm): Record<string, unknown> {
   const body: Record<string, unknown> = { provider: f.provider, default: f.default };
-  if (f.provider !== 'outbox') body[f.provider] = {};
+  // Its block, even when every field is left empty (the server then names what is missing); the outbox has none.
+  if (descriptorOf(f.provider)?.settings !== undefined) body[f.provider] = {};
   for (const field of visibleFields(f.provider, f.events_source)) {
     const v = f.values[field.path];
     if (field.kind === 'checkbox') {
