@@ -30,10 +30,5 @@ export function isLoopbackHost(host: string): boolean {
 const LOCALHOST_NAME = /^(?:[^.]+\.)*localhost$/;
 const LOOPBACK_RANGES = ['127.0.0.0/8', '::1/128', '::ffff:127.0.0.0/104'].map(cidr);
 
-/**
- * The same rule where only a pattern can say it (a JSON Schema `pattern` on a URL as typed, which
- * no URL parser has normalized): the host as written, lower case, `localhost` or a name under it,
- * dotted-decimal 127.x.y.z, or `[::1]`. Every host it matches is loopback by isLoopbackHost (a
- * test holds that); it matches fewer spellings, never more (`http://127.1/` is refused by it).
- */
-export const LOOPBACK_HOST_PATTERN = '(?:[a-z0-9-]+\\.)*localhost|127(?:\\.(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}|\\[::1\\]';
+/** Its pattern form lives apart (no imports) so the provider descriptors, which the UI bundles, take a string and not the address parser. */
+export { LOOPBACK_HOST_PATTERN } from './loopback-pattern.js';
