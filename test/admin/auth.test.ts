@@ -1,18 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, freshApp, freshAppEach, type TestApp } from '../support/app.js';
+import { expect, it } from 'vitest';
+import { ADMIN_TOKEN, freshAppEach, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin } from '../support/admin.js';
 import { expectError } from '../support/http.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 interface OpenApiDoc {
   paths: Record<string, Record<string, { tags?: string[]; security?: Array<Record<string, string[]>>; requestBody?: unknown }>>;
 }
 
-describe.each(DIALECTS)('admin API access on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('admin API access on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 
@@ -74,15 +71,9 @@ describe.each(DIALECTS)('admin API access on %s', (dialect) => {
   });
 });
 
-describe.each(DIALECTS)('admin API switched off on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('admin API switched off on %s', (dialect, skip) => {
   let t: TestApp;
-  beforeEach(async () => {
-    if (!skip) t = await freshApp(dialect, { MAILROOM_ADMIN_TOKEN: '' });
-  });
-  afterEach(async () => {
-    if (!skip) await t.cleanup();
-  });
+  freshAppEach(dialect, skip, (app) => { t = app; }, { MAILROOM_ADMIN_TOKEN: '' });
 
   it.skipIf(skip)('every /admin/v1 URL is 404 not_found, whatever the token', async () => {
     expect(t.config.adminToken).toBeUndefined();

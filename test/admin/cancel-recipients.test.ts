@@ -1,12 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { bearer } from '../support/http.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { sendBody, sendOk } from '../support/send.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin } from '../support/admin.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 interface Recipient { address: string; kind: string; state: string }
 
@@ -14,8 +12,7 @@ interface Recipient { address: string; kind: string; state: string }
  * Issue 25: a message an operator cancels was never sent to anyone, so its recipients read
  * `discarded` (they read `failed`) in GET /v1/messages/{id} and in the admin message detail.
  */
-describe.each(DIALECTS)('recipients of a cancelled message on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('recipients of a cancelled message on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

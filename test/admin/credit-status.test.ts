@@ -1,15 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin } from '../support/admin.js';
 import { expectError } from '../support/http.js';
 import { insertMessage } from '../support/db.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
-
-describe.each(DIALECTS)('GET …/credits on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('GET …/credits on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

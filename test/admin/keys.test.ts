@@ -1,12 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { openStore } from '../../src/storage/store.js';
 import { buildTestApp, freshAppEach, testConfig, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin } from '../support/admin.js';
 import { expectError } from '../support/http.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 interface KeyBody {
   id: string;
@@ -21,8 +19,7 @@ interface KeyBody {
   previous_key?: { id: string; expires_at: string };
 }
 
-describe.each(DIALECTS)('admin keys on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('admin keys on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { suppressionSource } from '../../src/admin/routes/lists.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin, createOrg } from '../support/admin.js';
 import { expectError } from '../support/http.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * The suppression list and block list as the operator UI reads them: each suppression's source
@@ -39,8 +37,7 @@ describe('suppressionSource', () => {
   });
 });
 
-describe.each(DIALECTS)('admin list search and paging on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('admin list search and paging on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

@@ -1,13 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { freshAppEach, type TestApp } from '../support/app.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin, createOrg } from '../support/admin.js';
 import { expectError } from '../support/http.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
-
-describe.each(DIALECTS)('admin suppressions and block list on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('admin suppressions and block list on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

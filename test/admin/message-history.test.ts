@@ -1,13 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { deleteContent } from '../support/db.js';
 import { bearer, expectInvalidField, expectError } from '../support/http.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { CONTACT_PARAMS, sendOk } from '../support/send.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin } from '../support/admin.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * The admin API's message list and detail (the operator UI's Messages page): the list answers
@@ -33,8 +31,7 @@ async function seed(t: TestApp): Promise<string[]> {
 
 const v1 = (t: TestApp, path: string, key = PRIVATE_KEY) => t.app.inject({ method: 'GET', url: path, headers: bearer(key) });
 
-describe.each(DIALECTS)('admin message history on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('admin message history on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

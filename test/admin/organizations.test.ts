@@ -1,16 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { OrganizationResource } from '../../src/admin/routes/resources.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin, DEFAULT_SECURITY_BODY, ORG_SETTINGS, orgBody, sendContact } from '../support/admin.js';
 import { expectError } from '../support/http.js';
 import { insertMessage } from '../support/db.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
-
-describe.each(DIALECTS)('admin organizations on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('admin organizations on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

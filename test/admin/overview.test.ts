@@ -9,11 +9,11 @@ import { buildTestApp, testConfig, type TestApp } from '../support/app.js';
 import { setMessageFields, insertMessage } from '../support/db.js';
 import { REDIS_URL, redisAvailable } from '../support/redis.js';
 import { seedOrg } from '../support/seed.js';
-import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
+import { freshStore } from '../support/stores.js';
 import { admin } from '../support/admin.js';
 import { expectError } from '../support/http.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const redisUp = await redisAvailable();
 
 const DAY = 86_400_000;
@@ -76,8 +76,7 @@ describe('dailyRows', () => {
   });
 });
 
-describe.each(DIALECTS)('admin overview on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('admin overview on %s', (dialect, skip) => {
   let t!: TestApp;
   let breakers!: LocalBreakers;
   beforeEach(async () => {

@@ -1,10 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { freshAppEach, type TestApp } from '../support/app.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin, createOrg } from '../support/admin.js';
 import { expectError } from '../support/http.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /** One valid service body per HTTP provider, each with its secret in clear. */
 const BODIES: Record<string, Record<string, unknown>> = {
@@ -19,8 +17,7 @@ const SECRETS = ['ses-secret-value', 'pm-token-value', 'SG.sendgrid-key-value', 
 type Fields = Array<{ field: string; message: string }>;
 const fieldsOf = (error: { details?: Record<string, unknown> }): Fields => (error.details?.fields ?? []) as Fields;
 
-describe.each(DIALECTS)('admin services: provider settings and failover on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('admin services: provider settings and failover on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

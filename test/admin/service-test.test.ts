@@ -2,12 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { Closer } from '../support/cleanup.js';
 import { freePort, startSink } from '../support/smtp-sink.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { startPostmark } from '../support/providers/fakes/postmark.js';
 import { admin, createOrg } from '../support/admin.js';
 import { expectError } from '../support/http.js';
 import { sendFailureReason } from '../../src/admin/service-test.js';
 import { DeliveryError, ServiceTestError } from '../../src/delivery/transport.js';
+import { describeDialects } from '../support/dialects.js';
 
 describe('a failed test send\'s reason, from the transport\'s error', () => {
   it('reads the providers\' wordings', () => {
@@ -25,8 +25,6 @@ describe('a failed test send\'s reason, from the transport\'s error', () => {
   });
 });
 
-const pgUp = await postgresAvailable();
-
 const smtpBody = (port: number, extra: Record<string, unknown> = {}) => ({
   provider: 'smtp', default: true, from_email: 'noreply@example.com', from_name: 'Acme',
   smtp: { host: '127.0.0.1', port, user: 'mailer', pass: 's3cret', ...extra },
@@ -38,8 +36,7 @@ interface TestResult {
   sent?: { to: string; response: string; provider_message_id?: string; latency_ms: number };
 }
 
-describe.each(DIALECTS)('POST /admin/v1/organizations/{org}/services/{id}/test on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('POST /admin/v1/organizations/{org}/services/{id}/test on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
   const closer = new Closer();

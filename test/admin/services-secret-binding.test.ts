@@ -1,10 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { startPostmark } from '../support/providers/fakes/postmark.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { Closer } from '../support/cleanup.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin, createOrg } from '../support/admin.js';
 import { expectError } from '../support/http.js';
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * A masked secret ("********") keeps the stored one only while what decides where it goes is
@@ -12,8 +12,6 @@ import { expectError } from '../support/http.js';
  * theirs (PATCH endpoint, then POST …/test) and read it there. And an API endpoint is https,
  * or http to a loopback host only.
  */
-
-const pgUp = await postgresAvailable();
 
 type Fields = Array<{ field: string; message: string }>;
 const fieldsOf = (error: { details?: Record<string, unknown> }): Fields => (error.details?.fields ?? []) as Fields;
@@ -34,8 +32,7 @@ const CASES: Array<{ provider: string; block: Record<string, unknown>; secret: s
   { provider: 'resend', secret: 'api_key', block: { api_key: 're_key_value', endpoint: 'https://api.resend.example' }, changes: [{ endpoint: 'http://localhost:9' }] },
 ];
 
-describe.each(DIALECTS)('admin services: a masked secret stays where it was on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('admin services: a masked secret stays where it was on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
   const closer = new Closer();

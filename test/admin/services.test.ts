@@ -1,13 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { smtpSettings } from '../../src/admin/routes/resources.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin, createOrg, sendContact } from '../support/admin.js';
 import { expectError } from '../support/http.js';
 import { insertMessage } from '../support/db.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 interface ServiceBody {
   id: string;
@@ -33,8 +31,7 @@ const SMTP = {
   max_per_second: 5,
 };
 
-describe.each(DIALECTS)('admin services on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('admin services on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

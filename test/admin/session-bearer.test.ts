@@ -1,18 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ADMIN_TOKEN, freshAppEach, type TestApp } from '../support/app.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin } from '../support/admin.js';
 import { expectError } from '../support/http.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * Issue 25: every admin route takes the admin token as a bearer or the UI's session cookie, yet
  * GET /admin/v1/session with the bearer answered 401 "No operator UI session". A script now
  * learns that bearer auth is in use; the cookie's answer is unchanged.
  */
-describe.each(DIALECTS)('GET /admin/v1/session by bearer on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('GET /admin/v1/session by bearer on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

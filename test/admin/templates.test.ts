@@ -1,11 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin } from '../support/admin.js';
 import { expectError } from '../support/http.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 interface TemplateBody {
   id: string;
@@ -46,8 +44,7 @@ const send = (t: TestApp, templateId: string, params: Record<string, unknown>) =
   method: 'POST', url: '/v1/send', headers: { authorization: `Bearer ${PRIVATE_KEY}` }, payload: { template_id: templateId, template_params: params },
 });
 
-describe.each(DIALECTS)('admin templates on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('admin templates on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

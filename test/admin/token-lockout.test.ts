@@ -6,9 +6,7 @@ import { main } from '../../src/cli/main.js';
 import { loadConfig } from '../../src/config/env.js';
 import { ADMIN_TOKEN, freshAppEach, type TestApp } from '../support/app.js';
 import { expectError } from '../support/http.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * Issue 25 §7: after 5 wrong admin tokens from an address, the right one was refused for 15
@@ -16,8 +14,7 @@ const pgUp = await postgresAvailable();
  * so one person's typos (or anyone on the internet) locked every operator out. Now the right
  * token always passes, wrong ones are still throttled, and the token must be 32 characters.
  */
-describe.each(DIALECTS)('the admin token after wrong ones on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('the admin token after wrong ones on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

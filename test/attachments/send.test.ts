@@ -14,9 +14,9 @@ import { buildTestApp, testConfig } from '../support/app.js';
 import { CONTACT_TEMPLATE, PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { contentRow, messageIds } from '../support/db.js';
 import { freePort } from '../support/smtp-sink.js';
-import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
+import { freshStore, type TestStore } from '../support/stores.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const require = createRequire(import.meta.url);
 const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { run(): Promise<{ port: number }>; close(): Promise<void> };
 
@@ -65,8 +65,7 @@ const send = (s: Setup, attachments: unknown[], template = 'files', headers: Rec
 const inline = (filename: string, bytes: Buffer | string, content_type?: string) =>
   ({ filename, content_base64: Buffer.from(bytes).toString('base64'), ...(content_type !== undefined ? { content_type } : {}) });
 
-describe.each(DIALECTS)('attachments on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('attachments on %s', (dialect, skip) => {
   let s: Setup | undefined;
   afterEach(async () => {
     await s?.cleanup();
@@ -163,8 +162,7 @@ describe.each(DIALECTS)('attachments on %s', (dialect) => {
   });
 });
 
-describe.each(DIALECTS)('a send on %s whose S3 blob store refuses connections', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('a send on %s whose S3 blob store refuses connections', (dialect, skip) => {
   let s: Setup | undefined;
   afterEach(async () => { await s?.cleanup(); s = undefined; });
 

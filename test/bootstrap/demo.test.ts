@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { demoInstructions, demoKeysFileName, ensureDemo, DEMO_INBOX } from '../../src/bootstrap/demo.js';
 import type { App } from '../../src/http/app-types.js';
 import { buildTestApp, testConfig } from '../support/app.js';
-import { DIALECTS, freshStore, PG_URL, postgresAvailable, type TestStore } from '../support/stores.js';
+import { freshStore, PG_URL, postgresAvailable, type TestStore } from '../support/stores.js';
+import { describeDialects } from '../support/dialects.js';
 
 const pgUp = await postgresAvailable();
 
@@ -59,8 +60,7 @@ async function replay(app: App, c: Curl) {
   return app.inject({ method: 'POST', url: new URL(c.url).pathname, headers: c.headers, payload: c.body });
 }
 
-describe.each(DIALECTS)('first-run demo on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('first-run demo on %s', (dialect, skip) => {
 
   it.skipIf(skip)('prints a private-key and a public-key curl command, and both are accepted exactly as printed', async () => {
     const ts = await store(dialect);

@@ -9,7 +9,8 @@ import { systemClock } from '../../src/domain/clock.js';
 import type { Store } from '../../src/storage/store.js';
 import { insertMessage } from '../support/db.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, migratedDatabase, openTestStore, postgresAvailable, type TestDatabase } from '../support/stores.js';
+import { migratedDatabase, openTestStore, type TestDatabase } from '../support/stores.js';
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * The built CLI (bin/mailroom.js → dist/, as `npm test` builds it) as a user runs it: a child
@@ -29,7 +30,6 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   });
 }
 
-const pgUp = await postgresAvailable();
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('mailroom help', () => {
@@ -94,8 +94,7 @@ describe('npx mailroom from the checkout', () => {
   }, 120_000); // npm's own start-up (arborist reading the tree) took over 30 s on a loaded 2-core machine
 });
 
-describe.each(DIALECTS)('mailroom keys and credits on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('mailroom keys and credits on %s', (dialect, skip) => {
   let database!: TestDatabase;
   let dataDir!: string;
   let env!: Record<string, string>;

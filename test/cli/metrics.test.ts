@@ -5,13 +5,13 @@ import { systemClock } from '../../src/domain/clock.js';
 import { openStore } from '../../src/storage/store.js';
 import { freshApp } from '../support/app.js';
 import { seedOrg } from '../support/seed.js';
-import { DIALECTS, freshDatabase, postgresAvailable } from '../support/stores.js';
+import { freshDatabase } from '../support/stores.js';
 import { Closer, tempDir } from '../support/cleanup.js';
 import { CONTACT_TEMPLATE, insertQueued, smtpService } from '../support/delivery.js';
 import { startSink, waitFor, freePort } from '../support/smtp-sink.js';
 import { requireBuild, startCli } from '../support/processes.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const c = new Closer();
 const closer = new Closer();
 afterEach(async () => {
@@ -43,8 +43,7 @@ describe('metrics configuration', () => {
   });
 });
 
-describe.each(DIALECTS)('GET /metrics of the API on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('GET /metrics of the API on %s', (dialect, skip) => {
 
   it.skipIf(skip)('is open without MAILROOM_METRICS_TOKEN, and needs the bearer token with it', async () => {
     const open = await freshApp(dialect);
@@ -67,8 +66,7 @@ describe.each(DIALECTS)('GET /metrics of the API on %s', (dialect) => {
   });
 });
 
-describe.each(DIALECTS)('mailroom worker --metrics-port on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('mailroom worker --metrics-port on %s', (dialect, skip) => {
 
   it.skipIf(skip)('serves its delivery counters and a health check, behind the token', { timeout: 60_000 }, async () => {
     const sink = await startSink({}, closer);

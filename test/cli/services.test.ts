@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { serviceFields } from '../../src/resources/normalize.js';
 import type { ServiceInput } from '../../src/resources/inputs.js';
 import { systemClock } from '../../src/domain/clock.js';
@@ -11,7 +11,8 @@ import type { Store } from '../../src/storage/store.js';
 import { Closer } from '../support/cleanup.js';
 import { seedOrg } from '../support/seed.js';
 import { freePort, startSink } from '../support/smtp-sink.js';
-import { DIALECTS, freshDatabase, openTestStore, postgresAvailable, type TestDatabase } from '../support/stores.js';
+import { freshDatabase, openTestStore, type TestDatabase } from '../support/stores.js';
+import { describeDialects } from '../support/dialects.js';
 
 /** The built CLI (bin/mailroom.js → dist/: `npm run build` first) as a user runs it. */
 const BIN = path.join(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..'), 'bin/mailroom.js');
@@ -26,10 +27,7 @@ function cli(args: string[], env: Record<string, string>): Promise<Run> {
   });
 }
 
-const pgUp = await postgresAvailable();
-
-describe.each(DIALECTS)('mailroom services test on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('mailroom services test on %s', (dialect, skip) => {
   let database!: TestDatabase;
   let dataDir!: string;
   let env!: Record<string, string>;

@@ -11,12 +11,12 @@ import { ConfigError, loadConfig } from '../../src/config/env.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { messageRows } from '../support/db.js';
-import { DIALECTS, freshDatabase, openTestStore, postgresAvailable } from '../support/stores.js';
+import { freshDatabase, openTestStore } from '../support/stores.js';
 import { closerPerTest, tempDir } from '../support/cleanup.js';
 import { freePort } from '../support/smtp-sink.js';
 import { requireBuild, ROOT, selfSigned, startCli } from '../support/processes.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const run = promisify(execFile);
 const c = closerPerTest();
 beforeAll(requireBuild);
@@ -116,8 +116,7 @@ describe('mailroom serve over HTTPS', () => {
     expect(await server.exited).toBe(0);
   });
 
-  describe.each(DIALECTS)('the unmodified @emailjs/nodejs SDK on %s', (dialect) => {
-    const skip = dialect === 'postgres' && !pgUp;
+  describeDialects('the unmodified @emailjs/nodejs SDK on %s', (dialect, skip) => {
     // The SDK always connects to port 443 of its origin (node_modules/@emailjs/nodejs/mjs/api/sendPost.js),
     // so this server listens there: CI runs as root. It trusts our certificate the way an operator's
     // client would: NODE_EXTRA_CA_CERTS.

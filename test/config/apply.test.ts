@@ -1,24 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { applyConfig } from '../../src/admin/apply.js';
 import { ConfigError } from '../../src/config/env.js';
 import { parseConfigText, readConfigFile } from '../../src/resources/config-file.js';
 import { sha256 } from '../../src/domain/ids.js';
 import { EXAMPLE_CONFIG, EXAMPLE_ENV } from '../support/example-config.js';
 import { apiKeyRows, setServiceSettingsText } from '../support/db.js';
-import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
+import { describeDialects, freshStoreEach } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
-
-describe.each(DIALECTS)('applyConfig on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
-  let t: TestStore | undefined;
-  afterEach(async () => {
-    await t?.cleanup();
-    t = undefined;
-  });
+describeDialects('applyConfig on %s', (dialect, skip) => {
+  const t = freshStoreEach(dialect, skip);
 
   it.skipIf(skip)('creates everything, and a second apply changes nothing', async () => {
-    t = await freshStore(dialect);
     const config = readConfigFile(EXAMPLE_CONFIG, EXAMPLE_ENV);
     const first = await applyConfig(t.store, config);
     expect(first.changes).toEqual(expect.arrayContaining([
@@ -41,7 +33,6 @@ describe.each(DIALECTS)('applyConfig on %s', (dialect) => {
   });
 
   it.skipIf(skip)('replaces a service whose stored settings cannot be read, instead of failing on it', async () => {
-    t = await freshStore(dialect);
     await applyConfig(t.store, readConfigFile(EXAMPLE_CONFIG, EXAMPLE_ENV));
     await setServiceSettingsText(t.store, 'acme', 'smtp_main', '{broken');
     await expect(t.store.services.get('acme', 'smtp_main')).rejects.toThrow(/corrupted JSON/);
@@ -51,7 +42,6 @@ describe.each(DIALECTS)('applyConfig on %s', (dialect) => {
   });
 
   it.skipIf(skip)('keeps given keys, storing private keys only as hashes', async () => {
-    t = await freshStore(dialect);
     await applyConfig(t.store, readConfigFile(EXAMPLE_CONFIG, EXAMPLE_ENV));
     const priv = await t.store.keys.findByValue(EXAMPLE_ENV.ACME_PRIVATE_KEY);
     expect(priv).toMatchObject({ org_id: 'acme', type: 'private', public_key: null, status: 'active' });
@@ -62,7 +52,6 @@ describe.each(DIALECTS)('applyConfig on %s', (dialect) => {
   });
 
   it.skipIf(skip)('updates what changed and never resets a used balance', async () => {
-    t = await freshStore(dialect);
     await applyConfig(t.store, readConfigFile(EXAMPLE_CONFIG, EXAMPLE_ENV));
     await t.store.organizations.update('acme', { credits: 7 }, t.clock.now());
     const edited = parseConfigText(`organizations:
@@ -83,7 +72,6 @@ describe.each(DIALECTS)('applyConfig on %s', (dialect) => {
   });
 
   it.skipIf(skip)('generates a key asked for without a value, once', async () => {
-    t = await freshStore(dialect);
     const config = parseConfigText('organizations:\n  - id: gen\n    keys: [{ type: private }, { type: public }]\n', 'gen.yaml', {});
     const first = await applyConfig(t.store, config);
     expect(first.generatedKeys.map((k) => k.type)).toEqual(['private', 'public']);
@@ -94,7 +82,6 @@ describe.each(DIALECTS)('applyConfig on %s', (dialect) => {
   });
 
   it.skipIf(skip)('applies nothing when any part fails', async () => {
-    t = await freshStore(dialect);
     const config = parseConfigText(`organizations:
   - id: first
   - id: second
@@ -106,7 +93,6 @@ describe.each(DIALECTS)('applyConfig on %s', (dialect) => {
   });
 
   it.skipIf(skip)('refuses a pinned key that belongs to another organization', async () => {
-    t = await freshStore(dialect);
     await applyConfig(t.store, parseConfigText('organizations:\n  - id: a\n    keys: [{ type: public, key: pk_shared_123456 }]\n', 'a.yaml', {}));
     const other = parseConfigText('organizations:\n  - id: b\n    keys: [{ type: public, key: pk_shared_123456 }]\n', 'b.yaml', {});
     await expect(applyConfig(t.store, other)).rejects.toThrow(/another organization/);

@@ -1,10 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { applyConfig } from '../../src/admin/apply.js';
 import { ConfigError } from '../../src/config/env.js';
 import { parseConfigText } from '../../src/resources/config-file.js';
-import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects, freshStoreEach } from '../support/dialects.js';
 
 function problemsOf(yaml: string, env: Record<string, string> = {}): string {
   try {
@@ -105,16 +103,10 @@ describe('config file: provider settings and failover', () => {
   });
 });
 
-describe.each(DIALECTS)('config file: provider settings applied on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
-  let t: TestStore | undefined;
-  afterEach(async () => {
-    await t?.cleanup();
-    t = undefined;
-  });
+describeDialects('config file: provider settings applied on %s', (dialect, skip) => {
+  const t = freshStoreEach(dialect, skip);
 
   it.skipIf(skip)('stores each block with its defaults and the failover chain; a second apply changes nothing', async () => {
-    t = await freshStore(dialect);
     const first = await applyConfig(t.store, parseConfigText(ALL, 'test.yaml', ENV));
     expect(first.changes).toEqual(expect.arrayContaining(['service acme/pm: created', 'service acme/rs: created']));
     const pm = await t.store.services.get('acme', 'pm');

@@ -4,12 +4,10 @@ import { LocalBreakers, PROBE_WAIT_MS, type Breakers } from '../../src/delivery/
 import { RedisBreakers } from '../../src/delivery/breaker-redis.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { closerPerTest } from '../support/cleanup.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { insertQueued, row } from '../support/delivery.js';
 import { deliveriesPerMessage, failoverSetup, takeDown } from '../support/failover.js';
 import { REDIS_URL, redisAvailable } from '../support/redis.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 const redisUp = await redisAvailable();
 const uniquePrefix = () => `test-breaker-${process.pid}-${Math.random().toString(36).slice(2)}:`;
@@ -146,8 +144,8 @@ const redisPair = (clock: ManualClock, prefix = uniquePrefix()): [RedisBreakers,
 };
 behaviour('RedisBreakers (two workers, one Redis)', async (clock) => redisPair(clock), !redisUp);
 
-describe.each(DIALECTS)('two workers sharing a breaker through Redis on %s', (dialect) => {
-  const skip = (dialect === 'postgres' && !pgUp) || !redisUp;
+describeDialects('two workers sharing a breaker through Redis on %s', (dialect, pgSkip) => {
+  const skip = pgSkip || !redisUp;
   const closer = closerPerTest();
 
   it.skipIf(skip)("one worker's failures open it; the other fails over at once and shows it open", async () => {

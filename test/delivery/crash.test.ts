@@ -2,15 +2,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { seedOrg } from '../support/seed.js';
 import { eventMessageIds, statusCounts } from '../support/db.js';
-import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
+import { freshStore } from '../support/stores.js';
 import { Closer, tempDir } from '../support/cleanup.js';
 import { CONTACT_TEMPLATE, deliveryHarness, insertQueued, smtpService } from '../support/delivery.js';
 import { startSink, waitFor } from '../support/smtp-sink.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/mailroom.js');
 const BUILT_CLI = path.join(ROOT, 'dist/src/cli/main.js');
@@ -50,8 +50,7 @@ beforeAll(() => {
   if (!fs.existsSync(BUILT_CLI)) throw new Error(`${BUILT_CLI} is missing: run \`npm run build\` first (npm test does)`);
 });
 
-describe.each(DIALECTS)('crash safety of `mailroom worker` on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('crash safety of `mailroom worker` on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('SIGKILL mid-batch, then a second worker: nothing lost, all sent, same Message-ID on duplicates', { timeout: 90_000 }, async () => {

@@ -3,11 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Service } from '../../src/domain/types.js';
 import { DeliveryError } from '../../src/delivery/transport.js';
 import { createSmtpTransport } from '../../src/delivery/transports/smtp.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryHarness, renderedEmail, row, seedSmtpOrg, send, smtpService } from '../support/delivery.js';
 import { eventTypes } from '../support/stored.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 // Issue 11 §7: a relay host that does not resolve is a configuration error, not a busy server.
 // Names under `.invalid` never resolve (RFC 6761).
@@ -95,8 +93,7 @@ describe('the SMTP transport and a relay host that does not resolve', () => {
   });
 });
 
-describe.each(DIALECTS)('a relay host that does not resolve, through the worker on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('a relay host that does not resolve, through the worker on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('the message is held as held_service_error with the reason, not deferred for 24 hours', async () => {

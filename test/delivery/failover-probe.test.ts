@@ -9,9 +9,9 @@ import type { Clock, ManualClock } from '../../src/domain/clock.js';
 import { closerPerTest, type Closer } from '../support/cleanup.js';
 import { REDIS_URL, redisAvailable } from '../support/redis.js';
 import { startSink, waitFor } from '../support/smtp-sink.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { insertQueued, privateHeaders, row } from '../support/delivery.js';
 import { failoverSetup, type FailoverSetup } from '../support/failover.js';
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * Failover at low volume (issue 25, 6): a lone message, a dead primary (its SMTP port refuses
@@ -22,7 +22,6 @@ import { failoverSetup, type FailoverSetup } from '../support/failover.js';
  * check). The breaker is opened as earlier, busier traffic would (five failures reported).
  */
 
-const pgUp = await postgresAvailable();
 const redisUp = await redisAvailable();
 const PRIMARY = 'acme/primary';
 const KINDS = ['memory', 'redis'] as const;
@@ -75,12 +74,12 @@ async function primaryDown(s: FailoverSetup, breakers: Breakers): Promise<void> 
   expect((await breakerOf(s)).state).toBe('open');
 }
 
-describe.each(DIALECTS)('failover at low volume on %s', (dialect) => {
+describeDialects('failover at low volume on %s', (dialect, pgSkip) => {
   const closer = closerPerTest();
   const lateClock = later();
 
   describe.each(KINDS)('with %s breakers', (kind) => {
-    const skip = (dialect === 'postgres' && !pgUp) || (kind === 'redis' && !redisUp);
+    const skip = pgSkip || (kind === 'redis' && !redisUp);
 
     it.skipIf(skip)('without a synthetic probe, a lone message that failed as the probe fails over on its next attempt (two workers)', async () => {
       const [a, b] = breakersFor(kind, lateClock.clock, closer);

@@ -1,14 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { UNAVAILABLE } from '../../src/delivery/failover.js';
 import { recordProviderEvents } from '../../src/events/record.js';
 import { ADMIN_TOKEN } from '../support/app.js';
 import { closerPerTest } from '../support/cleanup.js';
 import { smtpError, waitFor } from '../support/smtp-sink.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { insertQueued, privateHeaders, row } from '../support/delivery.js';
 import { bringUp, deliveriesPerMessage, failoverSetup, takeDown, type FailoverSetup } from '../support/failover.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 interface MessageBody { status: string; service_id: string; sent_via?: string; events: Array<{ type: string; details?: Record<string, unknown> }> }
 
@@ -21,8 +19,7 @@ async function message(s: FailoverSetup, id: string): Promise<MessageBody> {
 const gauge = async (s: FailoverSetup, service: string): Promise<string | undefined> =>
   new RegExp(`^mailroom_service_breaker_state\\{org="acme",service="${service}"\\} (\\d)$`, 'm').exec(await s.metrics.registry.metrics())?.[1];
 
-describe.each(DIALECTS)('failover and the circuit breaker on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('failover and the circuit breaker on %s', (dialect, skip) => {
   const closer = closerPerTest();
 
   it.skipIf(skip)('a provider that is down: its breaker opens, messages fail over, one probe brings it back; no message sent twice', async () => {

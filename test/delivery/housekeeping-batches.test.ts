@@ -1,16 +1,14 @@
 import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { housekeeping, PURGE_BATCH } from '../../src/delivery/housekeeping.js';
 import { databaseOf, messageIds } from '../support/db.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryHarness, insertQueued, send } from '../support/delivery.js';
 import { seedOrg } from '../support/seed.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const DAY = 86_400_000;
 
-describe.each(DIALECTS)('retention purge in batches on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('retention purge in batches on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('one run purges a backlog of several batches, and nothing newer', async () => {

@@ -1,9 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { smtpError } from '../support/smtp-sink.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { CONTACT_TEMPLATE, deliveryHarness, type MessageView, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * Issue 25: IDN recipients through a real SMTP relay (smtp-server on loopback). nodemailer
@@ -16,8 +14,7 @@ const ZOE = 'zoë@xn--exmple-cua.com';
 
 interface RecipientView { address: string; kind: string; state: string }
 
-describe.each(DIALECTS)('IDN recipients through an SMTP relay on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('IDN recipients through an SMTP relay on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('one accepted, one refused for good: each settles under its key, the refused one is suppressed', async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { putService } from '../../src/admin/services.js';
 import { serviceFields } from '../../src/resources/normalize.js';
 import { addCredits } from '../../src/credits/top-up.js';
@@ -7,12 +7,10 @@ import { DEFAULT_RETRY, reapGiveUpReason } from '../../src/delivery/retry.js';
 import { openStore } from '../../src/storage/store.js';
 import { ADMIN_TOKEN, type TestApp } from '../support/app.js';
 import { setServiceSettingsText } from '../support/db.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { creditsOf, eventTypes } from '../support/stored.js';
 import { deliveryHarness, row, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
 import { freePort, messageIdOf, waitFor } from '../support/smtp-sink.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}` };
 const SMTP_SERVICE_URL = '/admin/v1/organizations/acme/services/smtp';
@@ -39,8 +37,7 @@ class GatePacer implements Pacer {
   }
 }
 
-describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression, suspension, stop on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('delivery lifecycle: held services, outages, suppression, suspension, stop on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('authentication failure: held_service_error; fixed through the admin API → queued → sent', async () => {
@@ -121,9 +118,7 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
   });
 
   it.skipIf(skip)('service deleted after acceptance: held_service_error; re-created with the same id → queued → sent', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp();
     const { worker } = h.worker(t);
     const id = await send(t);
     const del = await t.app.inject({ method: 'DELETE', url: SMTP_SERVICE_URL, headers: ADMIN });
@@ -143,9 +138,7 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
   });
 
   it.skipIf(skip)('a service row whose stored settings cannot be read: held_service_error, not retried every poll; written again → queued → sent', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp();
     const { worker } = h.worker(t);
     const id = await send(t);
     await setServiceSettingsText(t.store, 'acme', 'smtp', '{"smtp": {broken');
@@ -215,9 +208,7 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
   });
 
   it.skipIf(skip)('a To recipient suppressed after acceptance: discarded, nothing sent, credit returned', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp();
     const { worker } = h.worker(t);
     const before = await creditsOf(t);
     const id = await send(t);
@@ -236,9 +227,7 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
   });
 
   it.skipIf(skip)('a Cc suppressed after acceptance: dropped, the message still goes to the To', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp();
     const { worker } = h.worker(t);
     const id = await send(t);
     await t.store.suppressions.add('acme', 'audit@acme.test', 'hard_bounce', t.clock.now());
@@ -248,9 +237,7 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
   });
 
   it.skipIf(skip)('a suspended organization: its messages are not claimed (stay queued) until it is unsuspended', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp();
     const { worker } = h.worker(t);
     const id = await send(t);
     await t.store.organizations.update('acme', { suspended: true }, t.clock.now());
@@ -289,9 +276,7 @@ describe.each(DIALECTS)('delivery lifecycle: held services, outages, suppression
   });
 
   it.skipIf(skip)('a send that outlives its lease keeps it: the worker renews it, the reaper leaves it alone, it ends sent once', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t, { dataDelayMs: 2_000 });
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp({ dataDelayMs: 2_000 });
     const { worker } = h.worker(t, { options: { leaseMs: 60_000, renewEveryMs: 20 } });
     const id = await send(t);
     const claimedAt = t.clock.now();

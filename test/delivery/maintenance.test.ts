@@ -1,19 +1,17 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { diskBlobStore } from '../../src/blobs/disk.js';
 import { LocalPacer } from '../../src/delivery/pacing.js';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
 import { idempotencyKeys, messageIds, setContent, setMessageFields } from '../support/db.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { captureLogger, deliveryHarness, insertQueued, send } from '../support/delivery.js';
 import { tempDir } from '../support/cleanup.js';
 import { seedOrg } from '../support/seed.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const DAY = 86_400_000;
 
-describe.each(DIALECTS)('worker housekeeping on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('worker housekeeping on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('purges messages past retention with their blobs, expired idempotency keys and expired uploads', async () => {

@@ -1,16 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { messageEventPayload } from '../../src/webhooks/payload.js';
 import { buildTestApp, testConfig, type TestApp } from '../support/app.js';
-import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
+import { freshStore } from '../support/stores.js';
 import { addresses, smtpError, startSink } from '../support/smtp-sink.js';
 import { CONTACT_TEMPLATE, deliveryHarness, newWorker, PARAMS, row, seedSmtpOrg, send, smtpService } from '../support/delivery.js';
 import { tempDir } from '../support/cleanup.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /** The value of one sample line of a Prometheus text exposition, or undefined when absent. */
 function sample(text: string, name: string, labels = ''): number | undefined {
@@ -18,8 +17,7 @@ function sample(text: string, name: string, labels = ''): number | undefined {
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
-describe.each(DIALECTS)('outbox transport and /metrics on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('outbox transport and /metrics on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('the outbox transport writes <data_dir>/outbox/<message id>.eml that parses back to the same email', async () => {

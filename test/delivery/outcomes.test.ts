@@ -1,21 +1,16 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { DEFAULT_RETRY } from '../../src/delivery/retry.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { addresses, messageIdOf, smtpError } from '../support/smtp-sink.js';
 import { CONTACT_TEMPLATE, deliveryHarness, PARAMS, privateHeaders, row, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
 import { creditsOf, eventTypes } from '../support/stored.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
-
-describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('delivery outcomes against an SMTP sink on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('happy path: the received message has every header and part; sent, with the timeline and history', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp();
     const { worker, logger } = h.worker(t);
 
     const id = await send(t);
@@ -138,9 +133,7 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
   }
 
   it.skipIf(skip)('always 4xx: retried with growing, capped delays, then failed after DEFAULT_RETRY.maxAttempts attempts', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t, { rcpt: () => smtpError(450, '4.2.1 Mailbox busy') });
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp({ rcpt: () => smtpError(450, '4.2.1 Mailbox busy') });
     const { worker } = h.worker(t);
     const id = await send(t);
 
@@ -177,9 +170,7 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
   });
 
   it.skipIf(skip)('always 4xx with a small policy: failed once the maximum age would be passed', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t, { rcpt: () => smtpError(451, '4.4.1 No answer from host') });
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t } = await h.smtpApp({ rcpt: () => smtpError(451, '4.4.1 No answer from host') });
     const retry = { baseMs: 1_000, factor: 2, maxDelayMs: 10_000, jitter: 0, maxAttempts: 100, maxAgeMs: 5_000 };
     const { worker } = h.worker(t, { retry });
     const id = await send(t);
@@ -223,9 +214,7 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
   });
 
   it.skipIf(skip)('554 on DATA: failed, the recipients are not suppressed, the credit is kept', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t, { data: () => smtpError(554, '5.6.0 Message rejected') });
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp({ data: () => smtpError(554, '5.6.0 Message rejected') });
     const { worker } = h.worker(t);
     const before = await creditsOf(t);
     const id = await send(t);
@@ -247,9 +236,7 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
 
   it.skipIf(skip)('550 on MAIL FROM (the sender refused): failed, and no recipient is suppressed', async () => {
     // nodemailer reports a refused MAIL FROM as EENVELOPE: it says nothing about the recipients' mailboxes.
-    const t = await h.app();
-    const sink = await h.sink(t, { mailFrom: () => smtpError(550, '5.7.1 Sender address rejected: not owned by user') });
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp({ mailFrom: () => smtpError(550, '5.7.1 Sender address rejected: not owned by user') });
     const { worker } = h.worker(t);
     const id = await send(t);
     expect(await worker.runOnce()).toBe(1);
@@ -261,9 +248,7 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
   it.skipIf(skip)('550 5.7.1 "Relaying denied" on RCPT (a relay policy, not a mailbox): not bounced, no recipient suppressed', async () => {
     // A relay refusing to relay (typically: credentials missing) says nothing about the
     // recipients; issue 4 bounces and suppresses only "when the reply says the mailbox does not exist".
-    const t = await h.app();
-    const sink = await h.sink(t, { rcpt: () => smtpError(550, '5.7.1 Relaying denied') });
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t } = await h.smtpApp({ rcpt: () => smtpError(550, '5.7.1 Relaying denied') });
     const { worker } = h.worker(t);
     const id = await send(t);
     expect(await worker.runOnce()).toBe(1);
@@ -272,9 +257,7 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
   });
 
   it.skipIf(skip)('a Cc refused 550 5.1.1 while the To accepts: sent, the refusal recorded as a bounced event naming the Cc', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t, { rcpt: (address) => (address === 'audit@acme.test' ? smtpError(550, '5.1.1 User unknown') : undefined) });
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp({ rcpt: (address) => (address === 'audit@acme.test' ? smtpError(550, '5.1.1 User unknown') : undefined) });
     const { worker } = h.worker(t);
     const id = await send(t);
     expect(await worker.runOnce()).toBe(1);
@@ -289,9 +272,7 @@ describe.each(DIALECTS)('delivery outcomes against an SMTP sink on %s', (dialect
 
   it.skipIf(skip)('a Cc refused "550 5.1.1 User unknown" while the To accepts: that mailbox is suppressed as a hard bounce', async () => {
     // Issue 4: a reply saying the mailbox does not exist puts the recipient on the suppression list.
-    const t = await h.app();
-    const sink = await h.sink(t, { rcpt: (address) => (address === 'audit@acme.test' ? smtpError(550, '5.1.1 User unknown') : undefined) });
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t } = await h.smtpApp({ rcpt: (address) => (address === 'audit@acme.test' ? smtpError(550, '5.1.1 User unknown') : undefined) });
     const { worker } = h.worker(t);
     await send(t);
     expect(await worker.runOnce()).toBe(1);

@@ -4,13 +4,11 @@ import { RedisCircuit } from '../../src/net/redis-circuit.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import { LocalPacer, RedisPacer, type Sleep } from '../../src/delivery/pacing.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryHarness, newWorker, row, seedSmtpOrg, send, smtpService } from '../support/delivery.js';
 import { startSink, waitFor } from '../support/smtp-sink.js';
 import { tempDir } from '../support/cleanup.js';
 import { REDIS_URL, redisAvailable } from '../support/redis.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 const redisUp = await redisAvailable();
 
@@ -37,8 +35,7 @@ class VirtualSleep {
   }
 }
 
-describe.each(DIALECTS)('provider pacing through the worker on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('provider pacing through the worker on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('max_per_second 5, 15 messages: sends ≥ 200 ms apart (virtual time), none refused', async () => {

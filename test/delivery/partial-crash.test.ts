@@ -2,17 +2,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { newId, sha256 } from '../../src/domain/ids.js';
 import type { Store } from '../../src/storage/store.js';
 import { seedOrg } from '../support/seed.js';
 import { makeQueuedDue, statusCounts, storedRecipientStates } from '../support/db.js';
-import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
+import { freshStore } from '../support/stores.js';
 import { Closer, tempDir } from '../support/cleanup.js';
 import { CONTACT_TEMPLATE, deliveryHarness, renderedEmail, smtpService } from '../support/delivery.js';
 import { smtpError, startSink, waitFor } from '../support/smtp-sink.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/mailroom.js');
 const BUILT_CLI = path.join(ROOT, 'dist/src/cli/main.js');
@@ -60,8 +60,7 @@ beforeAll(() => {
   if (!fs.existsSync(BUILT_CLI)) throw new Error(`${BUILT_CLI} is missing: run \`npm run build\` first (npm test does)`);
 });
 
-describe.each(DIALECTS)('a partial refusal across a SIGKILL of `mailroom worker` on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('a partial refusal across a SIGKILL of `mailroom worker` on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('the first attempt reaches the To and defers the Cc; killed, a new worker sends to the Cc alone', { timeout: 90_000 }, async () => {

@@ -1,11 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { PUBLIC_KEY } from '../support/seed.js';
 import { storedRecipientStates } from '../support/db.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { addresses, smtpError } from '../support/smtp-sink.js';
 import { CONTACT_TEMPLATE, deliveryHarness, type MessageView, privateHeaders, row, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 // Issue 11 §3: a relay that accepts some recipients of a message and refuses others.
 // CONTACT_TEMPLATE sends To owner@acme.test and Cc audit@acme.test; some tests add a Bcc.
@@ -20,8 +18,7 @@ const ARCHIVE = 'archive@acme.test';
 const stateOf = (v: FullView) => Object.fromEntries((v.recipients ?? []).map((r) => [r.address, r.state]));
 const count = (list: readonly string[], address: string) => list.filter((a) => a === address).length;
 
-describe.each(DIALECTS)('a relay refusing some recipients of a message, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('a relay refusing some recipients of a message, on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('451 to one recipient at RCPT: the others get it once; deferred names it; the retry goes to it alone with the same Message-ID', async () => {
@@ -140,9 +137,7 @@ describe.each(DIALECTS)('a relay refusing some recipients of a message, on %s', 
   });
 
   it.skipIf(skip)('a recipient refused for now on every attempt: failed names it once its retries run out; the others got one copy', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t, { rcpt: (a) => (a === AUDIT ? smtpError(451, '4.4.1 No answer from host') : undefined) });
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp({ rcpt: (a) => (a === AUDIT ? smtpError(451, '4.4.1 No answer from host') : undefined) });
     const retry = { baseMs: 1_000, factor: 2, maxDelayMs: 10_000, jitter: 0, maxAttempts: 3, maxAgeMs: 3_600_000 };
     const { worker, metrics } = h.worker(t, { retry });
     const id = await send(t);
@@ -172,9 +167,7 @@ describe.each(DIALECTS)('a relay refusing some recipients of a message, on %s', 
   });
 
   it.skipIf(skip)('the service breaks between the attempts: held, the deferred recipient kept owed; once fixed, the retry goes to it alone', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t, { rcpt: (a, n) => (a === AUDIT && n === 1 ? smtpError(451, '4.3.0 Try again later') : undefined) });
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp({ rcpt: (a, n) => (a === AUDIT && n === 1 ? smtpError(451, '4.3.0 Try again later') : undefined) });
     const { worker } = h.worker(t);
     const id = await send(t);
     expect(await worker.runOnce()).toBe(1);
@@ -197,9 +190,7 @@ describe.each(DIALECTS)('a relay refusing some recipients of a message, on %s', 
   });
 
   it.skipIf(skip)('the reaper gives up on a partly sent message whose last attempt died: sent for the To, failed for the deferred Cc, named', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t, { rcpt: (a) => (a === AUDIT ? smtpError(451, '4.3.0 Try again later') : undefined) });
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp({ rcpt: (a) => (a === AUDIT ? smtpError(451, '4.3.0 Try again later') : undefined) });
     const { worker } = h.worker(t);
     const id = await send(t);
     expect(await worker.runOnce()).toBe(1);
@@ -219,9 +210,7 @@ describe.each(DIALECTS)('a relay refusing some recipients of a message, on %s', 
   });
 
   it.skipIf(skip)('a Cc suppressed after acceptance is dropped and shown as suppressed; all To suppressed: discarded, each shown', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp();
     const { worker } = h.worker(t);
     const partly = await send(t);
     await t.store.suppressions.add('acme', AUDIT, 'complaint', t.clock.now());
@@ -246,9 +235,7 @@ describe.each(DIALECTS)('a relay refusing some recipients of a message, on %s', 
   });
 
   it.skipIf(skip)('recipients are shown to private keys only: a public key with the status token sees no addresses', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t } = await h.smtpApp();
     const res = await t.app.inject({ method: 'POST', url: '/v1/send', headers: privateHeaders, payload: { template_id: 'contact', template_params: { name: 'Ada', email: 'ada@example.org', message: 'Hi' } } });
     const { message_id: id, status_token: token } = res.json() as { message_id: string; status_token: string };
 

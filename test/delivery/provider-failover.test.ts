@@ -1,21 +1,20 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { postmarkTransport } from '../../src/delivery/transports/postmark.js';
 import { sendgridTransport } from '../../src/delivery/transports/sendgrid.js';
 import { closerPerTest } from '../support/cleanup.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
+import { DIALECTS } from '../support/stores.js';
 import { startPostmark, type PostmarkFake } from '../support/providers/fakes/postmark.js';
 import { startSendgrid, type SendgridFake } from '../support/providers/fakes/sendgrid.js';
 import { waitFor } from '../support/smtp-sink.js';
 import { insertQueued, privateHeaders } from '../support/delivery.js';
 import { failoverSetup, type FailoverSetup } from '../support/failover.js';
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * Failover between HTTP providers: `primary` is Postmark (failing over to `backup`), `backup` is
  * SendGrid, each a loopback fake speaking its API. The failover harness's SMTP services are
  * replaced by these two; its breakers, clock and retry policy are used as they are.
  */
-
-const pgUp = await postgresAvailable();
 
 /** Each message id (our metadata at Postmark, custom_args at SendGrid) and how many times it was accepted. */
 function deliveries(postmark: PostmarkFake, sendgrid: SendgridFake): Map<string, number> {
@@ -48,8 +47,7 @@ async function postmarkThenSendgrid(dialect: (typeof DIALECTS)[number], closer: 
     return { s, postmark, sendgrid, worker };
 }
 
-describe.each(DIALECTS)('failover between HTTP providers on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('failover between HTTP providers on %s', (dialect, skip) => {
   const closer = closerPerTest();
 
   it.skipIf(skip)('Postmark answering 503 fails over to SendGrid and comes back after the half-open probe; no message accepted twice', async () => {

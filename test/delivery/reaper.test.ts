@@ -1,21 +1,17 @@
-import { describe, expect, it } from 'vitest';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, insertQueued, row, seedSmtpOrg, smtpService } from '../support/delivery.js';
+import { expect, it } from 'vitest';
+import { deliveryHarness, insertQueued, row } from '../support/delivery.js';
 import { eventTypes } from '../support/stored.js';
 import { waitFor } from '../support/smtp-sink.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const LEASE_MS = 60_000;
 
 /** The reaper runs on timers of its own, not from the claim loop (issue 17 §3). */
-describe.each(DIALECTS)('the reaper\'s own schedule on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('the reaper\'s own schedule on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('an idle worker (a 10 s poll) takes back a dead worker\'s claim on the reaper\'s timer and sends it at once', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp();
     const { worker, logger } = h.worker(t, { options: { leaseMs: LEASE_MS, pollMs: 10_000, reapEveryMs: 50 } });
     worker.start();
     // The first claim found nothing: the claim loop now sleeps for its 10 s poll.
@@ -34,9 +30,7 @@ describe.each(DIALECTS)('the reaper\'s own schedule on %s', (dialect) => {
   });
 
   it.skipIf(skip)('stop ends the reaper\'s timer: an expired lease after the stop stays as it is', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t } = await h.smtpApp();
     const { worker, logger } = h.worker(t, { options: { leaseMs: LEASE_MS, reapEveryMs: 20 } });
     worker.start();
     await new Promise((r) => setTimeout(r, 100));

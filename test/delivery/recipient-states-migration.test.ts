@@ -1,14 +1,12 @@
 import { sql } from 'kysely';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { migrate } from '../../src/storage/dialect.js';
 import { messagesRepo } from '../../src/storage/messages.js';
 import { databaseAt0001 } from '../support/migrations.js';
-import { DIALECTS, freshDatabase, postgresAvailable, type TestDatabase } from '../support/stores.js';
+import { freshDatabase, type TestDatabase } from '../support/stores.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
-
-describe.each(DIALECTS)('migration 0002_recipient_states on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('migration 0002_recipient_states on %s', (dialect, skip) => {
   const dbs: TestDatabase[] = [];
   afterAll(async () => {
     for (const d of dbs) await d.drop();

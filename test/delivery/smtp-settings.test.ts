@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readSmtpSettings } from '../../src/delivery/smtp-settings.js';
 import { ADMIN_TOKEN } from '../support/app.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, row, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
+import { deliveryHarness, row, send, view } from '../support/delivery.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const STORED = { host: 'smtp.example.com', port: 587, secure: false, user: 'mailer', pass: 'secret', dkim: null };
 
 describe('readSmtpSettings: settings.smtp as stored, by the admin API\'s rules', () => {
@@ -28,14 +27,11 @@ describe('readSmtpSettings: settings.smtp as stored, by the admin API\'s rules',
   });
 });
 
-describe.each(DIALECTS)('a service whose stored smtp settings fail the check on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('a service whose stored smtp settings fail the check on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('is held (held_service_error naming the field), like an unreadable row; written again → queued → sent', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp();
     const { worker } = h.worker(t);
     const id = await send(t);
     // Valid JSON the admin API would have refused: a port out of range.

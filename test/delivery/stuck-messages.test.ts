@@ -1,15 +1,13 @@
-import { describe, expect, it, vi } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import type { Pacer } from '../../src/delivery/pacing.js';
 import { DEFAULT_RETRY, reapGiveUpReason, type RetryPolicy } from '../../src/delivery/retry.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { deleteContent, setContent } from '../support/db.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryHarness, insertQueued, row, seedSmtpOrg, send, smtpService } from '../support/delivery.js';
 import { eventTypes } from '../support/stored.js';
 import { waitFor } from '../support/smtp-sink.js';
 import { fromDatabase } from '../../src/errors/storage-trouble.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /** A pacer whose store (Redis, say) is down. */
 const brokenPacer: Pacer = {
@@ -24,14 +22,11 @@ const SHORT: RetryPolicy = { ...DEFAULT_RETRY, maxAttempts: 3, jitter: 0 };
  * unreadable content, a batch whose context cannot be read, a failing pacer, attempts that
  * keep dying with their worker.
  */
-describe.each(DIALECTS)('messages that cannot be sent end somewhere on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('messages that cannot be sent end somewhere on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('an unreadable stored content fails its own message only: the rest of the batch is sent', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp();
     const healthy = await send(t);
     const notJson = await send(t);
     const noContent = await send(t);
@@ -56,9 +51,7 @@ describe.each(DIALECTS)('messages that cannot be sent end somewhere on %s', (dia
   });
 
   it.skipIf(skip)('the running worker too: the healthy message is sent, the unreadable one failed, nothing stays sending', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp();
     const healthy = await send(t);
     const bad = await send(t);
     await setContent(t.store, bad, { content: '{"broken":' });
@@ -71,9 +64,7 @@ describe.each(DIALECTS)('messages that cannot be sent end somewhere on %s', (dia
   });
 
   it.skipIf(skip)('the batch context cannot be read (a database error): the batch goes back to the queue and is sent on the next round', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp();
     const ids = [await send(t), await send(t)];
     const lookup = vi.spyOn(t.store.suppressions, 'findAmong').mockRejectedValueOnce(fromDatabase(new Error('Connection terminated unexpectedly')));
     const { worker, logger } = h.worker(t, { options: { renewEveryMs: 20 } });
@@ -94,9 +85,7 @@ describe.each(DIALECTS)('messages that cannot be sent end somewhere on %s', (dia
   });
 
   it.skipIf(skip)('runOnce: a batch context that cannot be read rejects, and the batch is queued again, not left sending', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t } = await h.smtpApp();
     const id = await send(t);
     vi.spyOn(t.store.services, 'get').mockRejectedValueOnce(fromDatabase(new Error('Connection terminated unexpectedly')));
     const { worker } = h.worker(t);
@@ -162,9 +151,7 @@ describe.each(DIALECTS)('messages that cannot be sent end somewhere on %s', (dia
   });
 
   it.skipIf(skip)('a message whose attempts keep dying with their worker is failed by the reaper at the attempt limit, not requeued', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp();
     const [id] = await insertQueued(t.store, 1, t.clock.now());
     const leaseMs = 60_000;
     // A worker that claims the message and dies mid-attempt, leaving its lease to expire.
@@ -193,9 +180,7 @@ describe.each(DIALECTS)('messages that cannot be sent end somewhere on %s', (dia
   });
 
   it.skipIf(skip)('a message past its maximum age whose lease expired is failed by the reaper, not requeued', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp();
     const leaseMs = 60_000;
     // Accepted 23 h 59 min 30 s ago; its attempt's lease expires past the 24 h it may wait.
     const [id] = await insertQueued(t.store, 1, t.clock.now() - DEFAULT_RETRY.maxAgeMs + 30_000);

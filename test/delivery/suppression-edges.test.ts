@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { DeliveryError, type TransportFactory } from '../../src/delivery/transport.js';
 import { closerPerTest } from '../support/cleanup.js';
-import { deliveryHarness, insertQueued, row, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
+import { deliveryHarness, insertQueued, row, send, view } from '../support/delivery.js';
 import { ev, recorder, suppressionRows } from '../support/events/record.js';
 import { failoverSetup } from '../support/failover.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * The edges where the three callers of automatic suppression disagreed before they asked one
@@ -15,16 +15,13 @@ import { DIALECTS, postgresAvailable } from '../support/stores.js';
  *   operator had removed it (the worker never suppresses a recipient it did not send to).
  */
 
-const pgUp = await postgresAvailable();
-
 /** A provider that refuses every message for the mailbox, naming what `named` says (none: a bare 550 after DATA). */
 const refusing = (named: (to: string) => string[]): TransportFactory => () => ({
   send: async (mail) => { throw new DeliveryError('mailbox', '550 5.1.1 user unknown', named(mail.email.to[0]?.address ?? '')); },
   close: async () => undefined,
 });
 
-describe.each(DIALECTS)('automatic suppression at its edges, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('automatic suppression at its edges, on %s', (dialect, skip) => {
   const closer = closerPerTest();
   const h = deliveryHarness(dialect);
 
@@ -52,9 +49,7 @@ describe.each(DIALECTS)('automatic suppression at its edges, on %s', (dialect) =
 
   it.skipIf(skip)('an event about a recipient dropped as suppressed does not suppress it again once an operator removed it', async () => {
     // CONTACT_TEMPLATE sends To owner@acme.test and Cc audit@acme.test.
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t } = await h.smtpApp();
     const id = await send(t);
     await t.store.suppressions.add('acme', 'audit@acme.test', 'manual', t.clock.now());
     expect(await h.worker(t).worker.runOnce()).toBe(1);

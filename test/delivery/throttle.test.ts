@@ -4,12 +4,10 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { LocalPacer, MAX_THROTTLE_PAUSE_MS, RedisPacer, THROTTLE_PAUSE_MS, throttlePause } from '../../src/delivery/pacing.js';
 import { DeliveryError, type TransportFactory } from '../../src/delivery/transport.js';
 import { closerPerTest } from '../support/cleanup.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { insertQueued, row } from '../support/delivery.js';
 import { failoverSetup } from '../support/failover.js';
 import { REDIS_URL, redisAvailable } from '../support/redis.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 const redisUp = await redisAvailable();
 
@@ -29,8 +27,7 @@ function throttlingProvider(throttled: number, retryAfterMs: number | undefined)
   return { factory, sends };
 }
 
-describe.each(DIALECTS)('throttling on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('throttling on %s', (dialect, skip) => {
   const closer = closerPerTest();
 
   it.skipIf(skip)('Retry-After sets the retry exactly; the service pauses (capped) and the throttled send does not count for the breaker', async () => {

@@ -1,22 +1,17 @@
-import { describe, expect, it } from 'vitest';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
+import { expect, it } from 'vitest';
 import { deliveryHarness, row, seedSmtpOrg, send, smtpService } from '../support/delivery.js';
 import { eventTypes } from '../support/stored.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * A broken TLS setup is the service's fault, like failed authentication: retrying cannot fix
  * it, so the message is held (held_service_error) until an operator changes the service.
  */
-describe.each(DIALECTS)('TLS failures against a real SMTP server on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('TLS failures against a real SMTP server on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('STARTTLS with a certificate the client cannot trust: held_service_error, the reason names the certificate', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t, { starttls: true });
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp({ starttls: true });
     const { worker, metrics } = h.worker(t);
     const id = await send(t);
 

@@ -15,9 +15,8 @@ import { bearer, expectAccepted, expectError } from '../support/http.js';
 import { seedOrg } from '../support/seed.js';
 import { post, sendBody } from '../support/send.js';
 import { freePort } from '../support/smtp-sink.js';
-import { DIALECTS, PG_URL, postgresAvailable } from '../support/stores.js';
-
-const pgUp = await postgresAvailable();
+import { PG_URL } from '../support/stores.js';
+import { describeDialects } from '../support/dialects.js';
 
 /** Real errors of each dialect, as the database reports them (no hand-made error objects). */
 const realErrors: Record<'sqlite' | 'postgres', Array<{ name: string; reason: string; cause: () => Promise<unknown> }>> = {
@@ -64,8 +63,7 @@ const realErrors: Record<'sqlite' | 'postgres', Array<{ name: string; reason: st
   }],
 };
 
-describe.each(DIALECTS)('the error handler answers storage trouble with 503 service_unavailable on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('the error handler answers storage trouble with 503 service_unavailable on %s', (dialect, skip) => {
 
   for (const { name, reason, cause } of realErrors[dialect]) {
     it.skipIf(skip)(`${name}: 503, Retry-After, details.reason ${reason}; recorded in the health state`, async () => {

@@ -1,10 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { CONTACT_TEMPLATE, deliveryHarness, row, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
 import { smtpError } from '../support/smtp-sink.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { ev, recorder } from '../support/events/record.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const OWNER = 'owner@acme.test';
 const AUDIT = 'audit@acme.test';
 
@@ -13,8 +12,7 @@ const AUDIT = 'audit@acme.test';
  * owed a retry to another (status queued), moves nothing then; once the retry settles the
  * message, it is applied (replayEarlyEvents), forward only.
  */
-describe.each(DIALECTS)('events that arrive while a retry is owed, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('events that arrive while a retry is owed, on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('a delivery of the To, reported while the Cc waits for its retry, makes the message delivered once the retry is sent', async () => {

@@ -1,10 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { admin } from '../support/admin.js';
 import { CONTACT_TEMPLATE as WITH_CC, deliveryHarness, row, seedSmtpOrg, send, smtpService, view, type MessageView } from '../support/delivery.js';
 import { smtpError } from '../support/smtp-sink.js';
 import { databaseOf } from '../support/db.js';
 import { CONTACT_TEMPLATE } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import type { TestApp } from '../support/app.js';
 import { insertEndpoint } from '../support/webhooks/dispatch.js';
 import { testSecret } from '../support/webhooks/receiver.js';
@@ -12,8 +11,7 @@ import { heldRelay } from '../support/held-relay.js';
 import { basic } from '../support/events/signing.js';
 import { post } from '../support/events/intake.js';
 import { suppressionRows } from '../support/events/record.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /** Postmark's id for the message, as its relay answers DATA (`250 … queued as <id>`). */
 const PM_ID = 'b7bc2f4a-e38e-4336-af7d-e6c392c2f817';
@@ -30,8 +28,7 @@ type FullView = MessageView & { recipients?: Array<{ address: string; state: str
  * until the test has posted the bounce to the real intake route, so the worker has claimed and
  * sent the message and the provider id is not written yet.
  */
-describe.each(DIALECTS)('a provider event that arrives while its message is sending, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('a provider event that arrives while its message is sending, on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   /** One recipient (the seeded template's To only) unless `cc`; a Postmark events block, a webhook endpoint. */

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { closerPerTest, tempDir } from '../support/cleanup.js';
 import { freePort } from '../support/smtp-sink.js';
 import { requireBuild, startCli } from '../support/processes.js';
 import { seedOrg } from '../support/seed.js';
-import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
+import { freshStore } from '../support/stores.js';
 import { newSvixSecret, svixHeaders } from '../support/events/signing.js';
 import { providerEventRows } from '../support/events/record.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 beforeAll(requireBuild);
 
 /**
@@ -16,8 +16,7 @@ beforeAll(requireBuild);
  * middle of a burst of signed Resend events, and every event it acknowledged is in the database
  * (the ones cut off were never acknowledged, so Resend would send them again).
  */
-describe.each(DIALECTS)('provider events survive a SIGKILL of the API on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('provider events survive a SIGKILL of the API on %s', (dialect, skip) => {
   const c = closerPerTest();
 
   it.skipIf(skip)('every event answered 2xx before the kill is stored', { timeout: 90_000 }, async () => {

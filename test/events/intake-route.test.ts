@@ -3,20 +3,17 @@ import { parseConfigText } from '../../src/resources/config-file.js';
 import { admin } from '../support/admin.js';
 import { expectError } from '../support/http.js';
 import { insertMessage } from '../support/db.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { providerEventRows } from '../support/events/record.js';
 import { basic } from '../support/events/signing.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { recorded, post, serviceWithEvents } from '../support/events/intake.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * The intake URL and the service's events settings: what names a service (its token only),
  * what the admin API shows (the URL, never a secret), rotation, and the body limit.
  */
-describe.each(DIALECTS)('provider events intake on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('provider events intake on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

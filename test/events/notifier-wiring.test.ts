@@ -1,19 +1,17 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { EventNotifier } from '../../src/events/types.js';
 import { insertMessage } from '../support/db.js';
 import { buildTestApp, testConfig, type TestApp } from '../support/app.js';
-import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
+import { freshStore } from '../support/stores.js';
 import { basic } from '../support/events/signing.js';
 import { post, serviceWithEvents } from '../support/events/intake.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * The outbound notifier seam end to end: the notifier buildServices is given reaches the
  * provider events route, and every event recorded there is handed to it after its commit.
  */
-describe.each(DIALECTS)('the event notifier, wired through buildServices, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('the event notifier, wired through buildServices, on %s', (dialect, skip) => {
 
   it.skipIf(skip)('a recorded provider event reaches the notifier; a duplicate or unmatched one does not', async () => {
     const ts = await freshStore(dialect);

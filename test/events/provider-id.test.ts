@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { providerMessageIdOf } from '../../src/delivery/transports/smtp-reply.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryHarness, type MessageView, PARAMS, privateHeaders, row, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
 import { PUBLIC_KEY } from '../support/seed.js';
 import { smtpError } from '../support/smtp-sink.js';
 import { heldRelay } from '../support/held-relay.js';
 import { ev, recorder } from '../support/events/record.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 const SES_ID = '0100018c1f2e3d4c-5b6a7988-1234-4abc-9def-0123456789ab-000000';
 const SES_ID_2 = '0100018c1f2e3d4c-5b6a7988-1234-4abc-9def-0123456789ac-000000';
@@ -38,8 +36,7 @@ describe('the provider message id in a relay\'s final 250 reply', () => {
   });
 });
 
-describe.each(DIALECTS)('the worker stores the provider message id at hand-off, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('the worker stores the provider message id at hand-off, on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   /**

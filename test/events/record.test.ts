@@ -1,13 +1,11 @@
-import { describe, expect, it } from 'vitest';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
+import { expect, it } from 'vitest';
 import { CONTACT_TEMPLATE, deliveryHarness, PARAMS, privateHeaders, row, seedSmtpOrg, send, smtpService, view, type MessageView } from '../support/delivery.js';
 import { keysOf, skOf } from '../support/orgs.js';
 import { housekeeping } from '../../src/delivery/housekeeping.js';
 import type { TestApp } from '../support/app.js';
 import { applyProviderEvents } from '../../src/events/record.js';
 import { counter, ev, providerEventRows, recorder, suppressionRows } from '../support/events/record.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 // Issue 12, "One event model": recordProviderEvents over messages sent through the real send
 // path and worker. CONTACT_TEMPLATE sends To owner@acme.test and Cc audit@acme.test.
@@ -20,15 +18,12 @@ type FullView = Omit<MessageView, 'events'> & { events: TimelineEntry[]; recipie
 
 const stateOf = (v: FullView) => Object.fromEntries((v.recipients ?? []).map((r) => [r.address, r.state]));
 
-describe.each(DIALECTS)('events after hand-off, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('events after hand-off, on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   /** An app whose message was sent to the sink; returns its id. */
   async function sentMessage(): Promise<{ t: TestApp; id: string }> {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t } = await h.smtpApp();
     const { worker } = h.worker(t);
     const id = await send(t);
     expect(await worker.runOnce()).toBe(1);
@@ -251,9 +246,7 @@ describe.each(DIALECTS)('events after hand-off, on %s', (dialect) => {
   });
 
   it.skipIf(skip)('an event before the message left (still queued) is on the timeline and moves nothing', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t } = await h.smtpApp();
     const id = await send(t);
     const r = recorder(t.store, t.clock);
     expect(await r.record([ev('delivered', id, OWNER)])).toEqual(['recorded']);
@@ -263,9 +256,7 @@ describe.each(DIALECTS)('events after hand-off, on %s', (dialect) => {
   });
 
   it.skipIf(skip)('GET /v1/history?status= finds delivered, bounced and complained messages', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t } = await h.smtpApp();
     const { worker } = h.worker(t);
     const ids = [await send(t), await send(t), await send(t), await send(t)];
     await worker.runOnce();

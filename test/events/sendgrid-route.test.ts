@@ -1,11 +1,10 @@
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { row, view } from '../support/delivery.js';
 import { expectError } from '../support/http.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { providerEventsCount, recorded, sentMessageHarness, post } from '../support/events/intake.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const OWNER = 'owner@acme.test';
 const AUDIT = 'audit@acme.test';
 
@@ -23,8 +22,7 @@ function signedHeaders(key: KeyObject, body: string, atMs: number): Record<strin
   };
 }
 
-describe.each(DIALECTS)('SendGrid events through /v1/provider-events, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('SendGrid events through /v1/provider-events, on %s', (dialect, skip) => {
   const sent = sentMessageHarness();
   const account = pair();
 

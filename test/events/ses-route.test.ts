@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SnsMessage } from '../../src/events/sources/sns-verify.js';
 import { row, view } from '../support/delivery.js';
 import { expectError } from '../support/http.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { providerEventsCount, recorded, sentMessageHarness, post, type SentSetup } from '../support/events/intake.js';
 import { certOutage, fakeSns, sesRecord, TOPIC, type FakeSns } from '../support/events/sns.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const OWNER = 'owner@acme.test';
 const AUDIT = 'audit@acme.test';
 
@@ -24,8 +23,7 @@ function notification(message: string, options: { version?: '1' | '2'; certUrl?:
   return sns.sign({ Type: 'Notification', MessageId: `route-${n}`, TopicArn: options.topic ?? TOPIC, Message: message, Timestamp: new Date().toISOString() }, options);
 }
 
-describe.each(DIALECTS)('SES (SNS) events through /v1/provider-events, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('SES (SNS) events through /v1/provider-events, on %s', (dialect, skip) => {
   const sent = sentMessageHarness();
   const setup = (events: { source: 'ses'; topic_arns?: string[] } = { source: 'ses' }) =>
     sent(dialect, events, { env: { MAILROOM_SNS_CERT_HOSTS: `sns.*.amazonaws.com,${sns.host}` }, at: Date.now() });

@@ -3,13 +3,11 @@ import { providerMessageIdOf } from '../../src/delivery/transports/smtp-reply.js
 import { admin } from '../support/admin.js';
 import { deliveryHarness, row, seedSmtpOrg, send, smtpService, view, type MessageView } from '../support/delivery.js';
 import { CONTACT_TEMPLATE } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { heldRelay } from '../support/held-relay.js';
 import { newSvixSecret, svixHeaders } from '../support/events/signing.js';
 import { post } from '../support/events/intake.js';
 import { suppressionRows } from '../support/events/record.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /** Resend's id for an email (a UUID), as its SMTP endpoint answers DATA: `250 OK <id>`. */
 const RESEND_ID = '4ef9a417-02e9-4d39-ad75-9611e0fcc33c';
@@ -55,8 +53,7 @@ describe('the id in a relay\'s 250 for a service with an events source', () => {
   });
 });
 
-describe.each(DIALECTS)('a Resend event about a message sent over SMTP, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('a Resend event about a message sent over SMTP, on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip).each([

@@ -1,24 +1,19 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { PUBLIC_KEY } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
-import { deliveryHarness, privateHeaders, seedSmtpOrg, smtpService } from '../support/delivery.js';
+import { deliveryHarness, privateHeaders } from '../support/delivery.js';
 import { ev, recorder } from '../support/events/record.js';
 import { timelineEntry } from '../../src/http/routes/timeline.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 const OWNER = 'owner@acme.test';
 const AUDIT = 'audit@acme.test';
 const FORWARDED = 'ada.forward@elsewhere.test';
 
-describe.each(DIALECTS)('the timeline of GET /v1/messages/{id} after hand-off, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('the timeline of GET /v1/messages/{id} after hand-off, on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('a public key with the status token sees the events without addresses or remote text; a private key sees them', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t } = await h.smtpApp();
     const res = await t.app.inject({ method: 'POST', url: '/v1/send', headers: privateHeaders, payload: { template_id: 'contact', template_params: { name: 'Ada', email: 'ada@example.org', message: 'Hi' } } });
     const { message_id: id, status_token: token } = res.json() as { message_id: string; status_token: string };
     const { worker } = h.worker(t);

@@ -1,10 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { row } from '../support/delivery.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { basic } from '../support/events/signing.js';
 import { post, sentMessageHarness } from '../support/events/intake.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /** The header block of a raw message, unfolded. */
 const headersOf = (raw: string): string => raw.slice(0, raw.indexOf('\r\n\r\n')).replace(/\r\n[ \t]+/g, ' ');
@@ -14,8 +12,7 @@ const headersOf = (raw: string): string => raw.slice(0, raw.indexOf('\r\n\r\n'))
  * its events (src/delivery/tracking-headers.ts); never added for another relay, which would pass
  * them on to the recipient.
  */
-describe.each(DIALECTS)('tracking headers on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('tracking headers on %s', (dialect, skip) => {
   const sent = sentMessageHarness();
   const PM = { source: 'postmark', username: 'hook', password: 'pm-secret-password' } as const;
 

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { row, view } from '../support/delivery.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { basic, mailgunSignature } from '../support/events/signing.js';
 import { recorded, post, sentMessageHarness } from '../support/events/intake.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const OWNER = 'owner@acme.test';
 
 /**
@@ -14,8 +13,7 @@ const OWNER = 'owner@acme.test';
  * made GET /v1/messages/{id} throw) and JSON nested 200k levels deep (a recursive stringify
  * overflowed the stack). And events that carry no id of their own: digest keys, not a 400.
  */
-describe.each(DIALECTS)('untrusted but verified provider bodies on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('untrusted but verified provider bodies on %s', (dialect, skip) => {
   const sent = sentMessageHarness();
   const creds = { username: 'pm-hook', password: randomBytes(16).toString('hex') };
   const auth = basic(creds.username, creds.password);

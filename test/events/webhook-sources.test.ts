@@ -1,20 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { expectError } from '../support/http.js';
 import { basic, mailgunSignature, newSvixSecret, svixHeaders } from '../support/events/signing.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { providerEventsCount, recorded, post, serviceWithEvents } from '../support/events/intake.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * Postmark, Mailgun and Resend events signed as each provider signs them, and the attacker's
  * versions of each (no or wrong credentials, a forged or altered signature, a wrong key, a stale
  * timestamp, a replayed token): those are 401 and reach nothing.
  */
-describe.each(DIALECTS)('webhook sources on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('webhook sources on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

@@ -1,11 +1,10 @@
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { CHUNK, errorCode, partHeader, streamRequest, textPart, watchServerReads, type RawConnection, type StreamedRequest } from '../support/raw-http.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const LIMIT = 1024 * 1024;
 const BOUNDARY = '----mailroomlimits';
 /** Chunked framing (`10000\r\n…\r\n`) and the request head come on top of the body bytes. */
@@ -17,8 +16,7 @@ const send = async (port: number, req: StreamedRequest) => {
   return out;
 };
 
-describe.each(DIALECTS)('body limits, read over real sockets, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('body limits, read over real sockets, on %s', (dialect, skip) => {
   let t: TestApp | undefined;
   afterEach(async () => {
     for (const conn of opened.splice(0)) conn.destroy();

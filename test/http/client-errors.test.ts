@@ -1,17 +1,14 @@
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { RawConnection, type RawResponse } from '../support/raw-http.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * Requests Node's HTTP parser refuses before Fastify routes them: they get the spec's envelope
  * (not Fastify's `{"error":"Request Header Fields Too Large",…}`), then the connection closes.
  */
-describe.each(DIALECTS)('requests refused before routing, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('requests refused before routing, on %s', (dialect, skip) => {
   let t: TestApp | undefined;
   const opened: RawConnection[] = [];
   afterEach(async () => {

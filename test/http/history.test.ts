@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { freshAppAll, type TestApp } from '../support/app.js';
 import { CONTACT_TEMPLATE, PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { bearer, expectError, expectInvalidField } from '../support/http.js';
 import { CONTACT_PARAMS, sendOk } from '../support/send.js';
 import { DYN, ROOMY } from '../support/orgs.js';
 import { storedRow } from '../support/stored.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * GET /v1/history: private key only, newest first, cursor pagination that neither skips nor
@@ -82,17 +80,15 @@ async function allPages(history: ReturnType<typeof historyOf>, query: Record<str
   return pages;
 }
 
-describe.each(DIALECTS)('GET /v1/history filters on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('GET /v1/history filters on %s', (dialect, skip) => {
   let t: TestApp;
   let history: ReturnType<typeof historyOf>;
   // m1 oldest … m5 newest, one second apart.
   const m: Record<'m1' | 'm2' | 'm3' | 'm4' | 'm5' | 'foreign', string> = { m1: '', m2: '', m3: '', m4: '', m5: '', foreign: '' };
   const at: Record<string, number> = {};
 
-  beforeAll(async () => {
-    if (skip) return;
-    t = await freshApp(dialect);
+  freshAppAll(dialect, skip, async (app) => {
+    t = app;
     history = historyOf(t);
     await seed(t);
     const dyn = (to: string, name: string, extra: Record<string, unknown> = {}) =>
@@ -110,9 +106,6 @@ describe.each(DIALECTS)('GET /v1/history filters on %s', (dialect) => {
     for (const id of Object.values(m)) at[id] = (await storedRow(t, id)).created_at;
     await t.store.messages.transition('acme', m.m3, ['queued'], 'failed', t.clock.now());
     await t.store.messages.transition('acme', m.m5, ['queued'], 'sent', t.clock.now());
-  });
-  afterAll(async () => {
-    if (!skip) await t.cleanup();
   });
 
   it.skipIf(skip)('403 private_key_required for a public key; 401 without a key', async () => {
@@ -340,8 +333,7 @@ describe.each(DIALECTS)('GET /v1/history filters on %s', (dialect) => {
   });
 });
 
-describe.each(DIALECTS)('GET /v1/history pagination on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('GET /v1/history pagination on %s', (dialect, skip) => {
   let t: TestApp;
   let history: ReturnType<typeof historyOf>;
   const sent: string[] = [];
@@ -349,9 +341,8 @@ describe.each(DIALECTS)('GET /v1/history pagination on %s', (dialect) => {
   const sendOne = async (n: number) =>
     (await sendOk(t, { template_id: 'dyn', template_params: { to: `user${n}@example.com`, name: `n${n}` } }, bearer(PRIVATE_KEY))).message_id;
 
-  beforeAll(async () => {
-    if (skip) return;
-    t = await freshApp(dialect);
+  freshAppAll(dialect, skip, async (app) => {
+    t = app;
     history = historyOf(t);
     await seed(t);
     // 60 messages, three at each instant, so the cursor must also order ties.
@@ -359,9 +350,6 @@ describe.each(DIALECTS)('GET /v1/history pagination on %s', (dialect) => {
       if (n % 3 === 0) t.clock.advance(1000);
       sent.push(await sendOne(n));
     }
-  });
-  afterAll(async () => {
-    if (!skip) await t.cleanup();
   });
 
   it.skipIf(skip)('one page of 100 holds all 60, newest first', async () => {
@@ -427,16 +415,14 @@ describe.each(DIALECTS)('GET /v1/history pagination on %s', (dialect) => {
  * Issue 11: `?to=2030-01-01` was 400 ("must match format date-time"). A plain date is a whole
  * UTC day: `from` its first millisecond, `to` its last (inclusive), still exclusive of the next.
  */
-describe.each(DIALECTS)('GET /v1/history with plain dates on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('GET /v1/history with plain dates on %s', (dialect, skip) => {
   let t: TestApp;
   let history: ReturnType<typeof historyOf>;
   // Each at a millisecond either side of a UTC midnight.
   const sent: Record<'lastOf31' | 'firstOf1' | 'lastOf1' | 'firstOf2', string> = { lastOf31: '', firstOf1: '', lastOf1: '', firstOf2: '' };
 
-  beforeAll(async () => {
-    if (skip) return;
-    t = await freshApp(dialect);
+  freshAppAll(dialect, skip, async (app) => {
+    t = app;
     history = historyOf(t);
     await seed(t);
     const times = {
@@ -449,9 +435,6 @@ describe.each(DIALECTS)('GET /v1/history with plain dates on %s', (dialect) => {
       t.clock.set(ms);
       sent[name] = (await sendOk(t, { template_id: 'contact', template_params: CONTACT_PARAMS }, bearer(PRIVATE_KEY))).message_id;
     }
-  });
-  afterAll(async () => {
-    if (!skip) await t.cleanup();
   });
 
   it.skipIf(skip)('from=YYYY-MM-DD starts at midnight UTC of that day, inclusive', async () => {

@@ -4,10 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { lingerAfterAnswer } from '../../src/errors/lingering-close.js';
 import { freshApp, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { CHUNK, partHeader, textPart } from '../support/raw-http.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const LIMIT = 1024 * 1024;
 const BOUNDARY = '----mailroomlinger';
 /** What the client still sends after the server has finished its side: ample to be reset if the server closed. */
@@ -83,8 +82,7 @@ async function uploadThenRead(server: Server, port: number, head: string, prefix
   return { answer: { status: Number(headLines[0]?.split(' ')[1]), code: body.error.code, connection }, sentAfter };
 }
 
-describe.each(DIALECTS)('an early answer with Connection: close reaches a client still uploading, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('an early answer with Connection: close reaches a client still uploading, on %s', (dialect, skip) => {
   let t: TestApp | undefined;
   afterEach(async () => {
     await t?.cleanup();

@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshApp, type TestApp } from '../support/app.js';
+import { expect, it } from 'vitest';
+import { freshAppAll, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { type Accepted, bearer, expectError, expectInvalidField } from '../support/http.js';
 import { CONTACT_PARAMS, sendOk } from '../support/send.js';
 import { ROOMY } from '../support/orgs.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * GET /v1/messages/{id}: a private key reads any message of its organization; a public key
@@ -43,23 +41,18 @@ async function seed(t: TestApp): Promise<void> {
 const contact = { template_id: 'contact', template_params: CONTACT_PARAMS };
 const pub = (key = PUBLIC_KEY) => ({ 'x-mail-public-key': key });
 
-describe.each(DIALECTS)('GET /v1/messages/{id} on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('GET /v1/messages/{id} on %s', (dialect, skip) => {
   let t: TestApp;
   let viaPrivate: Accepted;
   let viaPublic: Accepted;
   let acceptedAt: number;
 
-  beforeAll(async () => {
-    if (skip) return;
-    t = await freshApp(dialect);
+  freshAppAll(dialect, skip, async (app) => {
+    t = app;
     await seed(t);
     acceptedAt = t.clock.now();
     viaPrivate = await sendOk(t, contact, bearer(PRIVATE_KEY));
     viaPublic = await sendOk(t, contact, pub());
-  });
-  afterAll(async () => {
-    if (!skip) await t.cleanup();
   });
 
   const get = (id: string, headers: Record<string, string> = {}, query = '') =>
@@ -180,16 +173,11 @@ describe.each(DIALECTS)('GET /v1/messages/{id} on %s', (dialect) => {
   });
 });
 
-describe.each(DIALECTS)('GET /v1/messages/{id} and the retention on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('GET /v1/messages/{id} and the retention on %s', (dialect, skip) => {
   let t: TestApp;
-  beforeAll(async () => {
-    if (skip) return;
-    t = await freshApp(dialect);
+  freshAppAll(dialect, skip, async (app) => {
+    t = app;
     await seed(t);
-  });
-  afterAll(async () => {
-    if (!skip) await t.cleanup();
   });
 
   const get = (id: string, headers: Record<string, string>) => t.app.inject({ method: 'GET', url: `/v1/messages/${id}`, headers });
@@ -209,17 +197,12 @@ describe.each(DIALECTS)('GET /v1/messages/{id} and the retention on %s', (dialec
   });
 });
 
-describe.each(DIALECTS)('GET /v1/messages/{id} with MAILROOM_RETENTION_DAYS=7 on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('GET /v1/messages/{id} with MAILROOM_RETENTION_DAYS=7 on %s', (dialect, skip) => {
   let t: TestApp;
-  beforeAll(async () => {
-    if (skip) return;
-    t = await freshApp(dialect, { MAILROOM_RETENTION_DAYS: '7' });
+  freshAppAll(dialect, skip, async (app) => {
+    t = app;
     await seed(t);
-  });
-  afterAll(async () => {
-    if (!skip) await t.cleanup();
-  });
+  }, { MAILROOM_RETENTION_DAYS: '7' });
 
   it.skipIf(skip)('the retention follows the setting', async () => {
     const m = await sendOk(t, contact, bearer(PRIVATE_KEY));

@@ -7,7 +7,7 @@ import { freshAppEach, type TestApp } from '../support/app.js';
 import { bearer } from '../support/http.js';
 import { seedOrg } from '../support/seed.js';
 import { sendOk, sendBody } from '../support/send.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * The OpenAPI document's timeline entry (GET /v1/messages/{id} → events[]): `type` an enum of
@@ -15,7 +15,6 @@ import { DIALECTS, postgresAvailable } from '../support/stores.js';
  * whole: every type a writer in src/ names and every type a test's timeline shows is listed.
  */
 
-const pgUp = await postgresAvailable();
 const ROOT = path.join(import.meta.dirname, '../..');
 
 interface JsonSchema { type?: unknown; enum?: unknown[]; description?: string; properties?: Record<string, JsonSchema>; items?: JsonSchema; anyOf?: JsonSchema[] }
@@ -68,8 +67,7 @@ describe('the timeline event types are all listed', () => {
   });
 });
 
-describe.each(DIALECTS)('GET /v1/messages/{id} in the OpenAPI document and as served, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('GET /v1/messages/{id} in the OpenAPI document and as served, on %s', (dialect, skip) => {
   let t: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

@@ -1,20 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { buildServices } from '../../src/cli/runtime.js';
 import { basic } from '../support/events/signing.js';
 import { post, serviceWithEvents } from '../support/events/intake.js';
 import { testConfig, type TestApp } from '../support/app.js';
-import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
-
-const pgUp = await postgresAvailable();
+import { freshStore } from '../support/stores.js';
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * Issue 25 §7: the per-request log line kept the full path, so every POST to a service's events
  * URL wrote its token (a secret: it alone names the service) to the log at info level, wrong
  * tokens included. The app is built with a log stream the test reads, at level info.
  */
-describe.each(DIALECTS)('the request log line on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('the request log line on %s', (dialect, skip) => {
   let t: TestApp;
   let lines: string[];
 

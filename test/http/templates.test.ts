@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshApp, type TestApp } from '../support/app.js';
+import { expect, it } from 'vitest';
+import { freshAppAll, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
-
-describe.each(DIALECTS)('GET /v1/templates on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('GET /v1/templates on %s', (dialect, skip) => {
   let t: TestApp;
-  beforeAll(async () => {
-    if (skip) return;
-    t = await freshApp(dialect);
+  freshAppAll(dialect, skip, async (app) => {
+    t = app;
     await seedOrg(t.store);
     await seedOrg(t.store, {
       id: 'browserco',
@@ -18,9 +14,6 @@ describe.each(DIALECTS)('GET /v1/templates on %s', (dialect) => {
       keys: [{ type: 'private', key: 'sk_browserco_private_1' }],
       templates: [],
     });
-  });
-  afterAll(async () => {
-    if (!skip) await t.cleanup();
   });
 
   const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });

@@ -1,12 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { revokeKey, rotateKey } from '../../src/admin/keys.js';
-import { freshApp, type TestApp } from '../support/app.js';
+import { freshAppAll, freshApp, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * Issue 11 §5: GET /widget/turnstile only hands a token to redirect targets the organization
@@ -77,14 +75,12 @@ function expectRefused(res: LightMyRequestResponse, text: string | RegExp): void
   expect(res.body).toMatch(text);
 }
 
-describe.each(DIALECTS)('GET /widget/turnstile on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('GET /widget/turnstile on %s', (dialect, skip) => {
   let t: TestApp;
   const get = (query: Record<string, string | string[]>) => t.app.inject({ method: 'GET', url: widgetUrl(query) });
 
-  beforeAll(async () => {
-    if (skip) return;
-    t = await freshApp(dialect, { MAILROOM_TURNSTILE_SITE_KEY: '0x4AAA"><b>site' });
+  freshAppAll(dialect, skip, async (app) => {
+    t = app;
     await seedOrg(t.store, {
       security: {
         allowed_origins: ['example.com', '*.example.com', 'localhost', 'dev.test:8443'],
@@ -102,10 +98,7 @@ describe.each(DIALECTS)('GET /widget/turnstile on %s', (dialect) => {
     const revoked = await t.store.catalog.keyByValue(REVOKED_KEY);
     await revokeKey(t.store, 'revoked', revoked?.id ?? '');
     await seedOrg(t.store, other('rotated', ROTATED_KEY, { allow_mobile_apps: true, mobile_app_schemes: ['myapp'] }));
-  });
-  afterAll(async () => {
-    if (!skip) await t.cleanup();
-  });
+  }, { MAILROOM_TURNSTILE_SITE_KEY: '0x4AAA"><b>site' });
 
   describe('accepted', () => {
     it.skipIf(skip)('without a key or redirect: the bridge-only page, which never navigates', async () => {

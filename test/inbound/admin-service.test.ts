@@ -1,15 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { freshAppEach, type TestApp } from '../support/app.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin, createOrg } from '../support/admin.js';
 import { expectError } from '../support/http.js';
 import { configuredAddresses } from '../../src/inbound/wiring.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const RELAY = { provider: 'smtp', default: true, smtp: { host: 'smtp.example.com', port: 587 } };
 
-describe.each(DIALECTS)('a service\'s bounce_domain and complaint_address in the admin API, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('a service\'s bounce_domain and complaint_address in the admin API, on %s', (dialect, skip) => {
   let t: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

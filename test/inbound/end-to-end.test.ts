@@ -1,21 +1,19 @@
 import nodemailer from 'nodemailer';
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { startInbound } from '../../src/cli/runtime.js';
 import { verpSecret } from '../../src/delivery/verp.js';
 import { createMetrics } from '../../src/observability/metrics.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { PARAMS, deliveryHarness, privateHeaders, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
 import type { TestApp } from '../support/app.js';
 import { bounceReport } from '../support/bounce-reports.js';
 import { tempDir } from '../support/cleanup.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const OWNER = 'owner@acme.test';
 const AUDIT = 'audit@acme.test';
 
-describe.each(DIALECTS)('VERP bounces and complaints end to end, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('VERP bounces and complaints end to end, on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   async function setup() {

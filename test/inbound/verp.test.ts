@@ -4,11 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { base32, openVerpToken, recipientDigest, splitVerpAddress, unbase32, verpAddress, verpSecret, verpToken } from '../../src/delivery/verp.js';
 import { newId, newSortableId } from '../../src/domain/ids.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { CONTACT_TEMPLATE, deliveryHarness, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
 import { smtpError } from '../support/smtp-sink.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const SECRET = 'test-verp-secret-0123456789abcdef';
 
 describe('VERP tokens', () => {
@@ -63,8 +62,7 @@ describe('VERP tokens', () => {
   });
 });
 
-describe.each(DIALECTS)('VERP envelope sender through a relay, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('VERP envelope sender through a relay, on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('one transaction per recipient, each with its own token; header From unchanged', async () => {
@@ -119,9 +117,7 @@ describe.each(DIALECTS)('VERP envelope sender through a relay, on %s', (dialect)
   });
 
   it.skipIf(skip)('a service without bounce_domain sends one transaction with the From address as envelope sender', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t, sink } = await h.smtpApp();
     const { worker } = h.worker(t);
     await send(t);
     expect(await worker.runOnce()).toBe(1);

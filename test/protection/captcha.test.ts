@@ -1,15 +1,13 @@
 import type { InjectOptions } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
 import { CONTACT_TEMPLATE, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { CONTACT_PARAMS } from '../support/send.js';
 import { orgsLike, PROTECTED_TEMPLATE, ORIGIN, pkOf, skOf } from '../support/orgs.js';
 import { deadUrl, startTurnstile, TEST_FAIL_SECRET, TEST_PASS_SECRET, type FakeTurnstile } from '../support/turnstile.js';
 import { expectAccepted, expectError } from '../support/http.js';
 import { snapshot } from '../support/stored.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /** Authentication rule 8 (CAPTCHA) through POST /v1/send, against a local siteverify server. */
 
@@ -22,8 +20,7 @@ const org = orgsLike((id) => ({
 
 const body = (extra: Record<string, unknown> = {}) => ({ template_id: 'protected', template_params: CONTACT_PARAMS, ...extra });
 
-describe.each(DIALECTS)('CAPTCHA on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('CAPTCHA on %s', (dialect, skip) => {
   let t: TestApp;
   let prod: TestApp;
   let ts: FakeTurnstile;

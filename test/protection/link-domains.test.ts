@@ -8,9 +8,7 @@ import { expectError, bearer } from '../support/http.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { send } from '../support/send.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * Issue 25: link domains are validated as domain names (any text was stored before) and kept
@@ -52,8 +50,7 @@ describe('link domains in the config file', () => {
   });
 });
 
-describe.each(DIALECTS)('link domains through the admin API on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('link domains through the admin API on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

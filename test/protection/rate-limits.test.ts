@@ -1,14 +1,12 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freshApp, type TestApp } from '../support/app.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freshAppAll, type TestApp } from '../support/app.js';
 import { CONTACT_TEMPLATE, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { CONTACT_PARAMS } from '../support/send.js';
 import { keysOf, orgsLike, ORIGIN, pkOf, skOf } from '../support/orgs.js';
 import { expectAccepted, expectError, expectLimited } from '../support/http.js';
 import { snapshot } from '../support/stored.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /** Request rate limits (spec, Limits) through POST /v1/send, on the memory store and the injected clock. */
 
@@ -23,21 +21,16 @@ const org = orgsLike((id) => ({
 
 const body = (extra: Record<string, unknown> = {}) => ({ template_id: 'contact', template_params: CONTACT_PARAMS, ...extra });
 
-describe.each(DIALECTS)('request rate limits on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('request rate limits on %s', (dialect, skip) => {
   let t: TestApp;
 
-  beforeAll(async () => {
-    if (skip) return;
-    t = await freshApp(dialect);
+  freshAppAll(dialect, skip, async (app) => {
+    t = app;
     await seedOrg(t.store, org('free', { plan: 'free' }));
     await seedOrg(t.store, org('starter', { plan: 'starter' }));
     await seedOrg(t.store, org('pro', { plan: 'pro' }));
     await seedOrg(t.store, org('iplimited', {}, { ip_limit: { requests: 3, per_seconds: 60 } }));
     await seedOrg(t.store, org('defaultip', {}, { ip_limit: { requests: 10, per_seconds: 60 } }));
-  });
-  afterAll(async () => {
-    if (!skip) await t.cleanup();
   });
   // Every test starts in a fresh one-minute window.
   afterEach(() => {
@@ -170,26 +163,22 @@ describe.each(DIALECTS)('request rate limits on %s', (dialect) => {
   });
 });
 
-describe.each(DIALECTS)('flood guard, trusted proxies and anomaly detection settings on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('flood guard, trusted proxies and anomaly detection settings on %s', (dialect, skip) => {
   let t: TestApp;
 
-  beforeAll(async () => {
-    if (skip) return;
-    t = await freshApp(dialect, {
-      MAILROOM_TRUST_PROXY: '127.0.0.1',
-      MAILROOM_FLOOD_GUARD_PER_SECOND: '60',
-      MAILROOM_ANOMALY_MIN_REQUESTS: '8',
-      MAILROOM_ANOMALY_FACTOR: '3',
-      MAILROOM_ANOMALY_COOLDOWN_SECONDS: '20',
-    });
+  freshAppAll(dialect, skip, async (app) => {
+    t = app;
     await seedOrg(t.store, org('iplimited', {}, { ip_limit: { requests: 2, per_seconds: 60 } }));
     await seedOrg(t.store, org('flood', { plan: 'free' }));
     await seedOrg(t.store, org('quiet'));
     await seedOrg(t.store, org('busy'));
-  });
-  afterAll(async () => {
-    if (!skip) await t.cleanup();
+  }, {
+    MAILROOM_TRUST_PROXY: '127.0.0.1',
+    MAILROOM_FLOOD_GUARD_PER_SECOND: '60',
+    MAILROOM_ANOMALY_MIN_REQUESTS: '8',
+    MAILROOM_ANOMALY_FACTOR: '3',
+    MAILROOM_ANOMALY_COOLDOWN_SECONDS: '20',
+
   });
 
   const send = (headers: Record<string, string>, extra: Partial<InjectOptions> = {}, payload: Record<string, unknown> = body()) =>

@@ -9,15 +9,15 @@ import { RedisLimiterStore } from '../../src/protection/store.js';
 import { openStore, type Store } from '../../src/storage/store.js';
 import { buildTestApp, testConfig } from '../support/app.js';
 import { CONTACT_TEMPLATE, seedOrg } from '../support/seed.js';
-import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
+import { freshStore, type TestStore } from '../support/stores.js';
 import { CONTACT_PARAMS } from '../support/send.js';
 import { keysOf, orgsLike, PROTECTED_TEMPLATE, ORIGIN, pkOf, skOf } from '../support/orgs.js';
 import { expectAccepted, expectError, expectLimited } from '../support/http.js';
 import { snapshot } from '../support/stored.js';
 import { REDIS_URL, redisAvailable } from '../support/redis.js';
 import { startTurnstile, type FakeTurnstile } from '../support/turnstile.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const redisUp = await redisAvailable();
 
 /**
@@ -25,7 +25,6 @@ const redisUp = await redisAvailable();
  * "process" is an app built with buildTestApp over its own store connection and its own Redis
  * connection; they share the database, the Redis server and a key prefix.
  */
-
 
 const org = orgsLike((id) => ({
   plan: 'pro',
@@ -103,8 +102,8 @@ describe.skipIf(!redisUp)('RedisLimiterStore', () => {
   });
 });
 
-describe.each(DIALECTS)('two API processes sharing one Redis on %s', (dialect) => {
-  const skip = !redisUp || (dialect === 'postgres' && !pgUp);
+describeDialects('two API processes sharing one Redis on %s', (dialect, pgSkip) => {
+  const skip = !redisUp || pgSkip;
   let ts: TestStore;
   let secondStore: Store;
   let a: App;
@@ -213,8 +212,7 @@ describe.skipIf(!redisUp)('an app built from MAILROOM_REDIS_URL alone', () => {
   });
 });
 
-describe.each(DIALECTS)('Redis unreachable on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('Redis unreachable on %s', (dialect, skip) => {
   let ts: TestStore;
   let dead: App;
   let silent: App;

@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
 import { CONTACT_TEMPLATE, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { CONTACT_PARAMS } from '../support/send.js';
 import { storedContent, snapshot } from '../support/stored.js';
 import { orgsLike, type OrgInput, type SecurityInput, type TemplateSeed, ORIGIN } from '../support/orgs.js';
 import { expectAccepted, expectError, expectLimited } from '../support/http.js';
 import { startTurnstile, type FakeTurnstile } from '../support/turnstile.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * Authentication rules 9 and 10 through POST /v1/send: headless blocking, the dynamic-recipient
@@ -65,8 +63,7 @@ const templates: TemplateSeed[] = [
 const orgOf = orgsLike(() => ({ captcha: { site_key: 'site', secret_key: 'secret-acme' }, templates }), { link_domains: ['acme.test', 'example.com'] });
 const org = (id: string, security: SecurityInput = {}): OrgInput => orgOf(id, {}, security);
 
-describe.each(DIALECTS)('headless blocking, dynamic-recipient lock and links on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('headless blocking, dynamic-recipient lock and links on %s', (dialect, skip) => {
   let t: TestApp;
   let ts: FakeTurnstile;
 

@@ -5,16 +5,14 @@ import { createMailgunTransport, mailgunTransport, readMailgunSettings as readMa
 import { createProviderHttp, type ProviderHttpOptions } from '../../src/delivery/transports/http-client.js';
 import { Closer } from '../support/cleanup.js';
 import { freePort } from '../support/smtp-sink.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { startMailgunFake, type MailgunAnswer, type MailgunFake } from '../support/providers/fakes/mailgun.js';
 import { ATTACHMENTS, providerHarness } from '../support/providers/send-path.js';
 import { PARAMS, view } from '../support/delivery.js';
 import { failure, MAIL, reasonOf, serviceRow, withSilentServer, withTransport as withClosedTransport } from '../support/providers/transport.js';
+import { describeDialects } from '../support/dialects.js';
 
 /** The reader takes the service row (its id names it in errors): these rows give only settings. */
 const readMailgunSettings = (settings: Record<string, unknown>) => readMailgunSettingsOf({ id: 'svc', settings });
-
-const pgUp = await postgresAvailable();
 
 const ACCOUNT = { domain: 'mg.acme.test', apiKey: 'key-3ax6xnjp29jd6fds4gc373sgvjxteol0' };
 
@@ -26,8 +24,7 @@ const service = (settings: Record<string, unknown>) => serviceRow('mailgun', set
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): MailgunAnswer => ({ status, body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
 
-describe.each(DIALECTS)('Mailgun transport through the worker on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('Mailgun transport through the worker on %s', (dialect, skip) => {
   const h = providerHarness(dialect);
 
   it.skipIf(skip)('a full send: every envelope recipient in `to` (bcc only there), the MIME as a file with reply-to, our Message-ID and attachments byte for byte, v:mailroom_message_id; the id recorded without <>', async () => {

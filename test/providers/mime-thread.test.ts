@@ -1,19 +1,16 @@
-import { describe, expect, it } from 'vitest';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
+import { expect, it } from 'vitest';
 import { startMailgunFake } from '../support/providers/fakes/mailgun.js';
 import { startSesFake } from '../support/providers/fakes/ses.js';
 import { ATTACHMENTS, providerHarness } from '../support/providers/send-path.js';
 import { view } from '../support/delivery.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * Mailgun and SES as `mailroom worker` runs them: registered in TRANSPORTS and run in the
  * transport thread (compiled, from dist/), the email and its attachments crossing by structured
  * clone, a failure's kind crossing back.
  */
-describe.each(DIALECTS)('Mailgun and SES in the transport thread on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('Mailgun and SES in the transport thread on %s', (dialect, skip) => {
   const h = providerHarness(dialect);
 
   it.skipIf(skip)('mailgun: sent with attachments byte for byte and the id recorded; a wrong key held', async () => {

@@ -3,13 +3,11 @@ import { ServiceTestError } from '../../src/delivery/transport.js';
 import { postmarkTransport } from '../../src/delivery/transports/postmark.js';
 import type { Service } from '../../src/domain/types.js';
 import { Closer } from '../support/cleanup.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryHarness, row, view } from '../support/delivery.js';
 import { startPostmark, type PostmarkFake } from '../support/providers/fakes/postmark.js';
 import type { FakeAnswer } from '../support/providers/fakes/server.js';
 import { BCC, CC, NOTES, PDF, providerSetup, suppressed, TO } from '../support/providers/send-path.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 const err = (status: number, code: number, message: string): FakeAnswer => ({ status, body: { ErrorCode: code, Message: message } });
 
@@ -36,8 +34,7 @@ const ROWS: Array<[string, FakeAnswer, string]> = [
   ['another 4xx', { status: 404, body: '' }, 'failed'],
 ];
 
-describe.each(DIALECTS)('postmark transport on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('postmark transport on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
   const setup = async () => {
     const fake = await startPostmark();

@@ -1,15 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { classifyResend, resendTransport } from '../../src/delivery/transports/resend.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryHarness, row } from '../support/delivery.js';
 import { startResend } from '../support/providers/fakes/resend.js';
 import { BCC, CC, NOTES, PDF, providerSetup, TO } from '../support/providers/send-path.js';
 import { serviceRow, verifyOutcome } from '../support/providers/transport.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
-
-describe.each(DIALECTS)('resend transport on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('resend transport on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('a full send through the worker: fields, attachments byte for byte, Message-ID, tags, Idempotency-Key; id stored', async () => {

@@ -1,15 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { classifySendgrid, sendgridTransport } from '../../src/delivery/transports/sendgrid.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryHarness, row } from '../support/delivery.js';
 import { startSendgrid } from '../support/providers/fakes/sendgrid.js';
 import { BCC, CC, NOTES, PDF, providerSetup, TO } from '../support/providers/send-path.js';
 import { serviceRow, verifyOutcome } from '../support/providers/transport.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
-
-describe.each(DIALECTS)('sendgrid transport on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('sendgrid transport on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('a full send through the worker: personalizations, reply_to, content, attachments byte for byte, Message-ID, custom_args; X-Message-Id stored', async () => {

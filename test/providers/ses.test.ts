@@ -4,16 +4,14 @@ import { DeliveryError, type Transport } from '../../src/delivery/transport.js';
 import { createSesTransport, readSesSettings as readSesSettingsOf, sesTransport } from '../../src/delivery/transports/ses.js';
 import { Closer } from '../support/cleanup.js';
 import { freePort } from '../support/smtp-sink.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { startSesFake, type SesError, type SesFake } from '../support/providers/fakes/ses.js';
 import { ATTACHMENTS, providerHarness } from '../support/providers/send-path.js';
 import { PARAMS, view } from '../support/delivery.js';
 import { failure, MAIL, reasonOf, serviceRow, withSilentServer, withTransport as withClosedTransport } from '../support/providers/transport.js';
+import { describeDialects } from '../support/dialects.js';
 
 /** The reader takes the service row (its id names it in errors): these rows give only settings. */
 const readSesSettings = (settings: Record<string, unknown>) => readSesSettingsOf({ id: 'svc', settings });
-
-const pgUp = await postgresAvailable();
 
 const CREDS = { accessKeyId: 'AKIAMAILROOMTEST0001', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', region: 'eu-west-1' };
 
@@ -23,8 +21,7 @@ const sesSettings = (fake: SesFake, extra: Record<string, unknown> = {}) => ({
 
 const service = (settings: Record<string, unknown>) => serviceRow('ses', settings);
 
-describe.each(DIALECTS)('SES transport through the worker on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('SES transport through the worker on %s', (dialect, skip) => {
   const h = providerHarness(dialect);
 
   it.skipIf(skip)('a full send: Destination to/cc/bcc, raw MIME with reply-to, our Message-ID and attachments byte for byte, the tag and configuration set; MessageId recorded', async () => {

@@ -4,13 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/domain/ids.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { contentRow } from '../support/db.js';
 import { bearer, expectAccepted, expectError } from '../support/http.js';
 import { creditsOf, eventTypes, messageCount } from '../support/stored.js';
 import { PARAMS, post, sendBody } from '../support/send.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 interface StoredAddress {
   address: string;
@@ -25,8 +23,7 @@ interface StoredContent {
   text: string;
 }
 
-describe.each(DIALECTS)('POST /v1/send acceptance on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('POST /v1/send acceptance on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

@@ -1,27 +1,20 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { freshApp, type TestApp } from '../support/app.js';
+import { expect, it } from 'vitest';
+import { freshAppEach, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { creditsOf, messageCount } from '../support/stored.js';
 import { expectAccepted, expectError } from '../support/http.js';
 import { post, sendBody } from '../support/send.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 const ALIAS = '/api/v1.0/email/send';
 const privateKey = { authorization: `Bearer ${PRIVATE_KEY}` };
 
-describe.each(DIALECTS)('legacy alias POST /api/v1.0/email/send on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('legacy alias POST /api/v1.0/email/send on %s', (dialect, skip) => {
   let t: TestApp;
-  beforeEach(async () => {
-    if (skip) return;
-    t = await freshApp(dialect);
+  freshAppEach(dialect, skip, async (app) => {
+    t = app;
     await seedOrg(t.store);
-  });
-  afterEach(async () => {
-    if (!skip) await t.cleanup();
   });
 
   const alias = (body: unknown, headers: Record<string, string> = privateKey) => post(t, body, headers, ALIAS);

@@ -1,13 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { freshApp, type TestApp } from '../support/app.js';
+import { expect, it } from 'vitest';
+import { freshAppEach, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { idempotencyKeys } from '../support/db.js';
 import { bearer, expectError } from '../support/http.js';
 import { creditsOf, messageCount } from '../support/stored.js';
 import { PARAMS } from '../support/send.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 interface Result {
   index: number;
@@ -20,16 +18,9 @@ interface Result {
 
 const item = (overrides: Record<string, unknown> = {}) => ({ template_id: 'contact', template_params: { ...PARAMS }, ...overrides });
 
-describe.each(DIALECTS)('POST /v1/send-batch on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('POST /v1/send-batch on %s', (dialect, skip) => {
   let t: TestApp;
-  beforeEach(async () => {
-    if (skip) return;
-    t = await freshApp(dialect);
-  });
-  afterEach(async () => {
-    if (!skip) await t.cleanup();
-  });
+  freshAppEach(dialect, skip, (app) => { t = app; });
 
   const batch = (messages: unknown, headers: Record<string, string> = bearer()) =>
     t.app.inject({ method: 'POST', url: '/v1/send-batch', payload: { messages }, headers });

@@ -1,5 +1,5 @@
 import type { KyselyPlugin } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { takeCredit } from '../../src/credits/take.js';
 import { releaseMessage } from '../../src/credits/holds.js';
 import { addCredits } from '../../src/credits/top-up.js';
@@ -7,18 +7,15 @@ import { ApiError } from '../../src/errors/api-error.js';
 import { storeOver } from '../../src/storage/store.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { databaseOf, messageIds, setMessageFields } from '../support/db.js';
 import { bearer, expectAccepted, expectError } from '../support/http.js';
 import { creditsOf, eventTypes, messageCount } from '../support/stored.js';
 import { post, sendBody } from '../support/send.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 const publicKey = { 'x-mail-public-key': PUBLIC_KEY };
 
-describe.each(DIALECTS)('credits, hold mode and suppression on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('credits, hold mode and suppression on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

@@ -3,15 +3,13 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import emailjs, { EmailJSResponseStatus } from '@emailjs/nodejs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { messageRows } from '../support/db.js';
 import { messageCount } from '../support/stored.js';
 import { PARAMS } from '../support/send.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * The SDK always calls `https.request({ host: 'api.emailjs.com', port: 443, … })` without an
@@ -36,8 +34,7 @@ interface ErrorEnvelope {
   error: { code: string; message: string; docs_url: string };
 }
 
-describe.each(DIALECTS)('the real @emailjs/nodejs SDK against a running server on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('the real @emailjs/nodejs SDK against a running server on %s', (dialect, skip) => {
   let t: TestApp;
   let agent: LoopbackAgent;
   const originalAgent = https.globalAgent;

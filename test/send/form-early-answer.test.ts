@@ -1,13 +1,12 @@
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { PLAN_ATTACHMENT_LIMIT } from '../../src/attachments/policy.js';
 import { freshApp, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { CHUNK, errorCode, partHeader, RawConnection, streamRequest, textPart, type RawResponse } from '../support/raw-http.js';
 import { messageCount } from '../support/stored.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const BOUNDARY = '----mailroomearly';
 const HEALTH = 'GET /v1/health HTTP/1.1\r\nHost: mailroom.test\r\n\r\n';
 /** "About 256 kB or more" of file after the refused part: more than the server reads ahead. */
@@ -19,8 +18,7 @@ const TAIL = 300 * 1024;
  * the socket times out. Either it is drained and the next request answered, or the connection
  * closes at once.
  */
-describe.each(DIALECTS)('send-form refused mid-body, then a second request on the connection, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('send-form refused mid-body, then a second request on the connection, on %s', (dialect, skip) => {
   let t: TestApp | undefined;
   const opened: RawConnection[] = [];
   afterEach(async () => {

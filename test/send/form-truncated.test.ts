@@ -2,14 +2,13 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { freshApp, type TestApp } from '../support/app.js';
 import { CONTACT_TEMPLATE, PRIVATE_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { creditsOf, messageCount } from '../support/stored.js';
 import { RawConnection, type RawResponse } from '../support/raw-http.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const B = '----mailroomcut';
 const ROUTES = ['/v1/send-form', '/api/v1.0/email/send-form'] as const;
 const FORM_TEMPLATE = { ...CONTACT_TEMPLATE, id: 'form', strict_params: false, allow_attachments: true };
@@ -63,8 +62,7 @@ const code = (res: RawResponse) => (JSON.parse(res.body) as { error?: { code?: s
  * on PostgreSQL that is a real round trip, the whole body arrives meanwhile, and busboy then
  * parses it in one go and fails the file part before the reader listened to it.
  */
-describe.each(DIALECTS)('a send-form body cut short on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('a send-form body cut short on %s', (dialect, skip) => {
   let t: TestApp | undefined;
   let port = 0;
   let dir = '';

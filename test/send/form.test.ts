@@ -2,17 +2,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { LocalPacer } from '../../src/delivery/pacing.js';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { openBlobStore } from '../../src/blobs/index.js';
 import { freshApp, type TestApp } from '../support/app.js';
 import { CONTACT_TEMPLATE, PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { contentRow } from '../support/db.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 const FORM_TEMPLATE = {
@@ -23,8 +22,7 @@ const FORM_TEMPLATE = {
   text: '{{message}} | colours: {{colours}} | plan: {{plan}} | agree: {{agree}}',
 };
 
-describe.each(DIALECTS)('POST /v1/send-form on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('POST /v1/send-form on %s', (dialect, skip) => {
   let t: TestApp | undefined;
   let base = '';
   let dir = '';

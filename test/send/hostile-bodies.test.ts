@@ -2,12 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { jsonBodyProblem, MAX_JSON_DEPTH } from '../../src/http/json-body.js';
 import { ADMIN_TOKEN, freshAppEach, type TestApp } from '../support/app.js';
 import { seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { bearer, expectError } from '../support/http.js';
 import { creditsOf, messageCount } from '../support/stored.js';
 import { post, sendBody } from '../support/send.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /** `{"a":{"a":…1…}}`, `depth` objects deep. */
 function nested(depth: number): unknown {
@@ -39,8 +37,7 @@ describe('jsonBodyProblem', () => {
   });
 });
 
-describe.each(DIALECTS)('hostile JSON and form bodies on %s: 400, never 500, nothing taken', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('hostile JSON and form bodies on %s: 400, never 500, nothing taken', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

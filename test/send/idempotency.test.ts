@@ -1,15 +1,13 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { describe, expect, it, vi } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { requestDigest } from '../../src/send/idempotency-key.js';
 import { IDEMPOTENCY_TTL_MS } from '../../src/storage/idempotency.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { PUBLIC_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { bearer, expectAccepted, expectError } from '../support/http.js';
 import { creditsOf, messageCount } from '../support/stored.js';
 import { PARAMS, post, sendBody } from '../support/send.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -26,8 +24,7 @@ function snapshot(res: LightMyRequestResponse) {
   };
 }
 
-describe.each(DIALECTS)('Idempotency-Key on POST /v1/send on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('Idempotency-Key on POST /v1/send on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

@@ -9,9 +9,7 @@ import { admin } from '../support/admin.js';
 import { bearer, expectError } from '../support/http.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { sendOk, send } from '../support/send.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * Issue 25: IDN addresses follow one rule everywhere (src/domain/addresses.ts): the domain is
@@ -61,8 +59,7 @@ describe('canonicalAddress', () => {
   });
 });
 
-describe.each(DIALECTS)('IDN addresses on the lists and at send on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('IDN addresses on the lists and at send on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

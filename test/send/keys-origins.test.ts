@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createKey, revokeKey, rotateKey } from '../../src/admin/keys.js';
-import { freshApp, type TestApp } from '../support/app.js';
+import { freshAppAll, type TestApp } from '../support/app.js';
 import { CONTACT_TEMPLATE, PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { bearer, expectError } from '../support/http.js';
 import { CONTACT_PARAMS, send, sendOk } from '../support/send.js';
 import { expectUnchanged, snapshot, storedRow } from '../support/stored.js';
 import { orgsLike, pkOf, ROOMY, skOf } from '../support/orgs.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /** Authentication rules 1–7 of the spec as POST /v1/send applies them (send path step 2). */
 
@@ -19,13 +17,11 @@ const org = orgsLike(() => ({ credits: 100 }), { allowed_origins: ORIGINS });
 const pub = (key: string = PUBLIC_KEY): Record<string, string> => ({ 'x-mail-public-key': key });
 const body = (extra: Record<string, unknown> = {}) => ({ template_id: 'contact', template_params: CONTACT_PARAMS, ...extra });
 
-describe.each(DIALECTS)('POST /v1/send keys and origins on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('POST /v1/send keys and origins on %s', (dialect, skip) => {
   let t: TestApp;
 
-  beforeAll(async () => {
-    if (skip) return;
-    t = await freshApp(dialect);
+  freshAppAll(dialect, skip, async (app) => {
+    t = app;
     await seedOrg(t.store, {
       plan: ROOMY.plan,
       security: { allowed_origins: ORIGINS, allow_mobile_apps: true, ip_limit: ROOMY.ip_limit },
@@ -37,9 +33,6 @@ describe.each(DIALECTS)('POST /v1/send keys and origins on %s', (dialect) => {
     await seedOrg(t.store, org('webonly', {}, { allowed_origins: ['example.com'], allow_mobile_apps: false }));
     await seedOrg(t.store, org('suspended', { suspended: true }));
     await seedOrg(t.store, org('unverified', { email_verified: false }));
-  });
-  afterAll(async () => {
-    if (!skip) await t.cleanup();
   });
 
   /** Runs a send that must fail with (status, code) and checks it stored nothing and used no credit. */

@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { freshAppAll, type TestApp } from '../support/app.js';
 import { CONTACT_TEMPLATE, PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { bearer, expectError } from '../support/http.js';
 import { CONTACT_PARAMS, send, sendOk } from '../support/send.js';
 import { expectUnchanged, snapshot } from '../support/stored.js';
 import { DYN, ROOMY } from '../support/orgs.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * Block list (403 recipient_blocked) and suppression list (451 recipient_suppressed), checked
@@ -16,13 +14,11 @@ const pgUp = await postgresAvailable();
 
 const BLOCKED = ['bad@evil.test', '@blocked.test', 'both@listed.test'];
 
-describe.each(DIALECTS)('block list and suppression list at POST /v1/send on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('block list and suppression list at POST /v1/send on %s', (dialect, skip) => {
   let t: TestApp;
 
-  beforeAll(async () => {
-    if (skip) return;
-    t = await freshApp(dialect);
+  freshAppAll(dialect, skip, async (app) => {
+    t = app;
     const security = { allowed_origins: ['example.com'], allow_mobile_apps: true, ip_limit: ROOMY.ip_limit };
     await seedOrg(t.store, {
       plan: ROOMY.plan,
@@ -49,9 +45,6 @@ describe.each(DIALECTS)('block list and suppression list at POST /v1/send on %s'
       keys: [{ type: 'private', key: 'sk_clean_private_1' }],
       templates: [CONTACT_TEMPLATE, DYN],
     });
-  });
-  afterAll(async () => {
-    if (!skip) await t.cleanup();
   });
 
   const dyn = (params: Record<string, unknown>, key = PRIVATE_KEY) =>

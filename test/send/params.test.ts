@@ -1,14 +1,12 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshApp, type TestApp } from '../support/app.js';
+import { expect, it } from 'vitest';
+import { freshAppAll, type TestApp } from '../support/app.js';
 import { CONTACT_TEMPLATE, PRIVATE_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { bearer, expectError } from '../support/http.js';
 import { expectUnchanged, snapshot } from '../support/stored.js';
 import { inject, send, sendOk } from '../support/send.js';
 import { ROOMY, type TemplateSeed } from '../support/orgs.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * Parameter validation at POST /v1/send (send path step 5): 422 invalid_template_params with
@@ -67,17 +65,12 @@ const VALID = {
 
 type Issue = { param: string; code: string; message: string };
 
-describe.each(DIALECTS)('template parameters at POST /v1/send on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('template parameters at POST /v1/send on %s', (dialect, skip) => {
   let t: TestApp;
 
-  beforeAll(async () => {
-    if (skip) return;
-    t = await freshApp(dialect);
+  freshAppAll(dialect, skip, async (app) => {
+    t = app;
     await seedOrg(t.store, { plan: ROOMY.plan, credits: 1000, templates: [CONTACT_TEMPLATE, ALL_TYPES, LOOSE] });
-  });
-  afterAll(async () => {
-    if (!skip) await t.cleanup();
   });
 
   const post = (params: Record<string, unknown>, template = 'all') =>
@@ -263,8 +256,7 @@ describe.each(DIALECTS)('template parameters at POST /v1/send on %s', (dialect) 
  * textual parameter (string, html, email, url, date) given one is a `type` issue; forms are
  * text by nature and keep reading "42" as a number and "on" as a boolean.
  */
-describe.each(DIALECTS)('JSON types of textual parameters on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('JSON types of textual parameters on %s', (dialect, skip) => {
   let t: TestApp;
 
   const SHORT: TemplateSeed = {
@@ -287,13 +279,9 @@ describe.each(DIALECTS)('JSON types of textual parameters on %s', (dialect) => {
   };
   const TEXTUAL = ['s', 'h', 'e', 'u', 'd'] as const;
 
-  beforeAll(async () => {
-    if (skip) return;
-    t = await freshApp(dialect);
+  freshAppAll(dialect, skip, async (app) => {
+    t = app;
     await seedOrg(t.store, { plan: ROOMY.plan, credits: 1000, templates: [SHORT] });
-  });
-  afterAll(async () => {
-    if (!skip) await t.cleanup();
   });
 
   const json = (url: string, payload: Record<string, unknown>, headers: Record<string, string> = {}) =>

@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { freshAppAll, type TestApp } from '../support/app.js';
 import { CONTACT_TEMPLATE, PRIVATE_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { addresses, expectUnchanged, snapshot, storedContent, storedRow } from '../support/stored.js';
 import { bearer, expectError } from '../support/http.js';
 import { ROOMY, type TemplateSeed } from '../support/orgs.js';
 import { send, sendOk } from '../support/send.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * Rendering at acceptance (send path step 5, README, Design): Handlebars in every field, escaping
@@ -58,17 +56,12 @@ const OPTIONAL_TO: TemplateSeed = {
   params: [{ name: 'maybe', type: 'email' }],
 };
 
-describe.each(DIALECTS)('rendering at POST /v1/send on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('rendering at POST /v1/send on %s', (dialect, skip) => {
   let t: TestApp;
 
-  beforeAll(async () => {
-    if (skip) return;
-    t = await freshApp(dialect);
+  freshAppAll(dialect, skip, async (app) => {
+    t = app;
     await seedOrg(t.store, { plan: ROOMY.plan, credits: 1000, templates: [CONTACT_TEMPLATE, GREET, BROKEN, OPTIONAL_TO] });
-  });
-  afterAll(async () => {
-    if (!skip) await t.cleanup();
   });
 
   const greet = (params: Record<string, unknown>) =>

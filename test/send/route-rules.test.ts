@@ -1,15 +1,13 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { applyConfig } from '../../src/admin/apply.js';
-import { freshApp, type TestApp } from '../support/app.js';
+import { freshAppAll, type TestApp } from '../support/app.js';
 import { expectError, expectLimited } from '../support/http.js';
 import { org, pkOf, skOf, type OrgInput, type SecurityInput } from '../support/orgs.js';
 import { CONTACT_TEMPLATE } from '../support/seed.js';
 import { CONTACT_PARAMS } from '../support/send.js';
 import { messageCount } from '../support/stored.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * The key, origin, flood-guard and per-IP rules (spec: Authentication rules 2–6, Limits 2–3)
@@ -140,17 +138,12 @@ function routeOrgs(slug: string): OrgInput[] {
 const pub = (id: string, extra: Record<string, string> = {}) => ({ 'x-mail-public-key': pkOf(id), origin: ORIGIN, ...extra });
 const priv = (id: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${skOf(id)}`, ...extra });
 
-describe.each(DIALECTS)('key, origin, flood-guard and per-IP rules on every send-like route on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('key, origin, flood-guard and per-IP rules on every send-like route on %s', (dialect, skip) => {
   let t: TestApp;
 
-  beforeAll(async () => {
-    if (skip) return;
-    t = await freshApp(dialect);
+  freshAppAll(dialect, skip, async (app) => {
+    t = app;
     await applyConfig(t.store, { organizations: ROUTES.flatMap((r) => routeOrgs(r.slug)) });
-  });
-  afterAll(async () => {
-    if (!skip) await t.cleanup();
   });
   // Every test starts in a fresh minute: no window of an earlier test is still open.
   afterEach(() => {

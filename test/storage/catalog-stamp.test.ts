@@ -1,18 +1,17 @@
 import { sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { systemClock } from '../../src/domain/clock.js';
 import { openDatabase } from '../../src/storage/dialect.js';
 import type { Store } from '../../src/storage/store.js';
 import { Closer } from '../support/cleanup.js';
 import { CONTACT_TEMPLATE, PRIVATE_KEY, seedOrg } from '../support/seed.js';
-import { DIALECTS, migratedDatabase, openTestStore, postgresAvailable } from '../support/stores.js';
+import { migratedDatabase, openTestStore } from '../support/stores.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 // Past the cache's 1 ms window, so the next read checks the stamp (not a timing assertion).
 const pastWindow = () => new Promise((r) => setTimeout(r, 5));
 
-describe.each(DIALECTS)('the cached catalog and its stamp on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('the cached catalog and its stamp on %s', (dialect, skip) => {
   let closer: Closer;
   let a: Store;
   let b: Store;

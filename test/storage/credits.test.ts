@@ -1,11 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { refundsCredit } from '../../src/credits/refund-policy.js';
 import { MESSAGE_STATUSES } from '../../src/domain/types.js';
 import { insertMessage, databaseOf } from '../support/db.js';
 import { seedOrg } from '../support/seed.js';
-import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects, freshStoreEach, type StoreOfTest } from '../support/dialects.js';
 
 describe('refund policy', () => {
   it('gives the credit back only for a message that never left and had taken one', () => {
@@ -14,17 +12,11 @@ describe('refund policy', () => {
   });
 });
 
-describe.each(DIALECTS)('storage credits and checked columns, on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
-  let t: TestStore | undefined;
-  afterEach(async () => {
-    await t?.cleanup();
-    t = undefined;
-  });
-  const balance = async (s: TestStore) => (await s.store.organizations.get('acme'))?.credits;
+describeDialects('storage credits and checked columns, on %s', (dialect, skip) => {
+  const t = freshStoreEach(dialect, skip);
+  const balance = async (s: StoreOfTest) => (await s.store.organizations.get('acme'))?.credits;
 
   it.skipIf(skip)('takes down to the floor, refunds, adds and releases held messages oldest first', async () => {
-    t = await freshStore(dialect);
     await seedOrg(t.store, { credits: 1, overdraft: 1 });
     const s = t;
     const take = (mayOverdraw: boolean) => s.store.transaction((tx) => tx.credits.takeForSend('acme', mayOverdraw));
@@ -50,7 +42,6 @@ describe.each(DIALECTS)('storage credits and checked columns, on %s', (dialect) 
   });
 
   it.skipIf(skip)('a TEXT column holding a value outside its union is reported, not passed on', async () => {
-    t = await freshStore(dialect);
     await seedOrg(t.store);
     await databaseOf(t.store).updateTable('organizations').set({ plan: 'gold' }).where('id', '=', 'acme').execute();
     await expect(t.store.organizations.get('acme')).rejects.toThrow('Corrupt row: organizations.plan holds "gold", not one of free, starter');

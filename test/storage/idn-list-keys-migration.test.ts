@@ -1,18 +1,16 @@
 import { sql } from 'kysely';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { migrate } from '../../src/storage/dialect.js';
 import { databaseAt0001 } from '../support/migrations.js';
-import { DIALECTS, freshDatabase, postgresAvailable, type TestDatabase } from '../support/stores.js';
-
-const pgUp = await postgresAvailable();
+import { freshDatabase, type TestDatabase } from '../support/stores.js';
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * Migration 0014 (issue 25): entries a deployment stored before the IDN rule, with a U-label
  * domain, are rekeyed to the A-label form the send path looks up; an entry whose canonical form
  * is listed already gives way to it. ASCII entries are not touched.
  */
-describe.each(DIALECTS)('migration 0014_idn_list_keys on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('migration 0014_idn_list_keys on %s', (dialect, skip) => {
   const dbs: TestDatabase[] = [];
   afterAll(async () => {
     for (const d of dbs) await d.drop();

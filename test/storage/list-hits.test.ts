@@ -1,20 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
+import { expect, it } from 'vitest';
 import { seedOrg } from '../support/seed.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects, freshStoreEach } from '../support/dialects.js';
 
 /** The send path's one statement over both lists (storage/lists.ts listHitsRepo). */
-describe.each(DIALECTS)('both lists in one look on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
-  let t: TestStore | undefined;
-  afterEach(async () => {
-    await t?.cleanup();
-    t = undefined;
-  });
+describeDialects('both lists in one look on %s', (dialect, skip) => {
+  const t = freshStoreEach(dialect, skip);
 
   it.skipIf(skip)('finds block-list values and suppressed addresses apart, case-insensitively, only of the organization asked', async () => {
-    t = await freshStore(dialect);
     await seedOrg(t.store);
     await t.store.blockList.add('acme', '@blocked.example', 0);
     await t.store.suppressions.add('acme', 'gone@example.org', 'hard_bounce', 0);
@@ -27,7 +19,6 @@ describe.each(DIALECTS)('both lists in one look on %s', (dialect) => {
   });
 
   it.skipIf(skip)('2,500 addresses (past one slice of 1,000): every hit found', async () => {
-    t = await freshStore(dialect);
     await seedOrg(t.store);
     const addresses = Array.from({ length: 2500 }, (_, i) => `r${i}@example.org`);
     await t.store.suppressions.add('acme', 'r2499@example.org', 'hard_bounce', 0);

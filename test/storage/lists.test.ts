@@ -1,19 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
+import { expect, it } from 'vitest';
 import { seedOrg } from '../support/seed.js';
+import { describeDialects, freshStoreEach } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
-
-describe.each(DIALECTS)('suppression and block-list lookups on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
-  let t: TestStore | undefined;
-  afterEach(async () => {
-    await t?.cleanup();
-    t = undefined;
-  });
+describeDialects('suppression and block-list lookups on %s', (dialect, skip) => {
+  const t = freshStoreEach(dialect, skip);
 
   it.skipIf(skip)('70,000 addresses at once (a worker batch of huge messages): found, where one IN list is past both databases\' parameter limits', async () => {
-    t = await freshStore(dialect);
     await seedOrg(t.store);
     const addresses = Array.from({ length: 70_000 }, (_, i) => `r${i}@example.org`);
     await t.store.suppressions.add('acme', 'R5@example.org', 'hard_bounce', 0);

@@ -1,13 +1,12 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { migrate, openDatabase } from '../../src/storage/dialect.js';
 import { MIGRATIONS } from '../../src/storage/migrations/index.js';
-import { DIALECTS, freshDatabase, postgresAvailable, type TestDatabase } from '../support/stores.js';
+import { freshDatabase, type TestDatabase } from '../support/stores.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const ALL = Object.keys(MIGRATIONS).sort();
 
-describe.each(DIALECTS)('migrations on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('migrations on %s', (dialect, skip) => {
   const dbs: TestDatabase[] = [];
   afterAll(async () => {
     for (const d of dbs) await d.drop();

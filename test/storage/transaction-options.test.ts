@@ -4,7 +4,8 @@ import { openDatabase } from '../../src/storage/dialect.js';
 import type { Database } from '../../src/storage/schema.js';
 import { withoutFlush } from '../../src/storage/store.js';
 import { seedOrg } from '../support/seed.js';
-import { DIALECTS, freshDatabase, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
+import { freshDatabase, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
+import { describeDialects } from '../support/dialects.js';
 
 const pgUp = await postgresAvailable();
 
@@ -13,8 +14,7 @@ const pgUp = await postgresAvailable();
  * waiting for the flush; on PostgreSQL they are opened by hand (BEGIN and SET LOCAL in one round
  * trip), so they must still commit what resolves and roll back what throws, as any other.
  */
-describe.each(DIALECTS)('store.transaction options on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('store.transaction options on %s', (dialect, skip) => {
   let t: TestStore;
   beforeEach(async () => {
     if (skip) return;

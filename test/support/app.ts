@@ -1,4 +1,4 @@
-import { afterEach, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { buildServices, type ServiceDeps } from '../../src/cli/runtime.js';
 import { loadConfig, type Config } from '../../src/config/env.js';
@@ -58,18 +58,35 @@ export async function freshApp(dialect: Dialect, env: Record<string, string> = {
   };
 }
 
+/** Hands the app to the block's `t`, and may seed it: awaited before the tests that use it. */
+export type AssignApp = (t: TestApp) => void | Promise<unknown>;
+
 /**
  * A fresh app for every test of the enclosing block, closed after it; `assign` hands it to the
  * block's `t`. Nothing is built when `skip` (PostgreSQL unreachable on a user's machine).
  */
-export function freshAppEach(dialect: Dialect, skip: boolean, assign: (t: TestApp) => void, env: Record<string, string> = {}): void {
+export function freshAppEach(dialect: Dialect, skip: boolean, assign: AssignApp, env: Record<string, string> = {}): void {
   let current: TestApp | undefined;
   beforeEach(async () => {
     if (skip) return;
     current = await freshApp(dialect, env);
-    assign(current);
+    await assign(current);
   });
   afterEach(async () => {
+    await current?.cleanup();
+    current = undefined;
+  });
+}
+
+/** As freshAppEach, but one app for all the block's tests: built before the first, closed after the last. */
+export function freshAppAll(dialect: Dialect, skip: boolean, assign: AssignApp, env: Record<string, string> = {}): void {
+  let current: TestApp | undefined;
+  beforeAll(async () => {
+    if (skip) return;
+    current = await freshApp(dialect, env);
+    await assign(current);
+  });
+  afterAll(async () => {
     await current?.cleanup();
     current = undefined;
   });

@@ -179,15 +179,23 @@ export function newWorker(s: WorkerSetup, closer: Closer) {
 
 export function deliveryHarness(dialect: Dialect) {
   const closer = closerPerTest();
+  const app = async (): Promise<TestApp> => {
+    const t = await freshApp(dialect);
+    closer.defer(() => t.cleanup());
+    return t;
+  };
   return {
     closer,
-    async app(): Promise<TestApp> {
-      const t = await freshApp(dialect);
-      closer.defer(() => t.cleanup());
-      return t;
-    },
+    app,
     sink(t: TestApp, options: SinkOptions = {}): Promise<Sink> {
       return startSink({ clock: t.clock, ...options }, closer);
+    },
+    /** An app whose organization `acme` sends through a fresh sink (seedSmtpOrg, service `smtp`). */
+    async smtpApp(options: SinkOptions = {}): Promise<{ t: TestApp; sink: Sink }> {
+      const t = await app();
+      const sink = await startSink({ clock: t.clock, ...options }, closer);
+      await seedSmtpOrg(t.store, smtpService(sink.port));
+      return { t, sink };
     },
     worker(t: TestApp, extra: Partial<WorkerSetup> = {}) {
       return newWorker({ store: t.store, clock: t.clock, dataDir: tempDir(closer), ...extra }, closer);

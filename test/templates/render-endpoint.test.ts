@@ -1,13 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { bearer, expectError, expectInvalidField, type ErrorBody } from '../support/http.js';
 import { CONTACT_TEMPLATE, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { PARAMS, send } from '../support/send.js';
 import { creditsOf, totalMessageCount } from '../support/stored.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin } from '../support/admin.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 interface Rendered {
   subject: string;
@@ -28,8 +26,7 @@ const RENDER = '/organizations/acme/templates/contact/render';
 const renderV1 = (t: TestApp, id: string, body: unknown, headers: Record<string, string> = bearer()) =>
   t.app.inject({ method: 'POST', url: `/v1/templates/${id}/render`, headers, payload: body as Record<string, unknown> });
 
-describe.each(DIALECTS)('template render on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('template render on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

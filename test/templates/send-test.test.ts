@@ -1,11 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ADMIN_TOKEN, type TestApp } from '../support/app.js';
 import { expectError, expectInvalidField } from '../support/http.js';
 import { creditsOf, totalMessageCount } from '../support/stored.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryHarness, PARAMS, privateHeaders, seedSmtpOrg, smtpService, view } from '../support/delivery.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 const URL = '/admin/v1/organizations/acme/templates/contact/send-test';
 
@@ -15,8 +13,7 @@ const sendTest = (t: TestApp, body: Record<string, unknown>, url = URL) =>
 interface HistoryItem { message_id: string; template_id: string; status: string }
 interface Recipient { address: string; kind: string; state: string }
 
-describe.each(DIALECTS)('template send test on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('template send test on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)('202; a real message to `to` only, in the history, delivered to the SMTP sink by the worker', async () => {
@@ -52,9 +49,7 @@ describe.each(DIALECTS)('template send test on %s', (dialect) => {
   });
 
   it.skipIf(skip)('422 on bad parameters as a send; bad `to`, unknown template or organization refused; nothing stored', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t } = await h.smtpApp();
     const credits = await creditsOf(t);
 
     const bad = expectError(await sendTest(t, { to: 'tester@example.net', template_params: { name: 'Ada' } }), 422, 'invalid_template_params');
@@ -75,9 +70,7 @@ describe.each(DIALECTS)('template send test on %s', (dialect) => {
   });
 
   it.skipIf(skip)('later sends of the template still go to its own recipients (the test is not cached as the template)', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port));
+    const { t } = await h.smtpApp();
     expect((await sendTest(t, { to: 'tester@example.net', template_params: PARAMS })).statusCode).toBe(202);
     const res = await t.app.inject({ method: 'POST', url: '/v1/send', headers: privateHeaders, payload: { template_id: 'contact', template_params: PARAMS } });
     expect(res.statusCode, res.body).toBe(202);

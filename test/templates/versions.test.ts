@@ -1,13 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { applyConfig } from '../../src/admin/apply.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { databaseOf } from '../support/db.js';
 import { expectError, expectInvalidField } from '../support/http.js';
 import { CONTACT_TEMPLATE, seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { admin } from '../support/admin.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 interface TemplateBody {
   id: string;
@@ -33,8 +31,7 @@ const versions = async (t: TestApp, path = BASE): Promise<VersionItem[]> => {
   return res.json<{ items: VersionItem[] }>().items;
 };
 
-describe.each(DIALECTS)('template versions on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('template versions on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

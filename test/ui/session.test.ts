@@ -6,9 +6,8 @@ import { expectError } from '../support/http.js';
 import { ADMIN_SECURITY } from '../../src/admin/routes/common.js';
 import { ADMIN_TOKEN, buildTestApp, freshApp, freshAppEach, testConfig, type TestApp } from '../support/app.js';
 import { seedOrg } from '../support/seed.js';
-import { DIALECTS, openTestStore, postgresAvailable } from '../support/stores.js';
-
-const pgUp = await postgresAvailable();
+import { openTestStore } from '../support/stores.js';
+import { describeDialects } from '../support/dialects.js';
 
 /** The operator UI's sign-in (issue 15): POST/GET/DELETE /admin/v1/session and the cookie on admin routes. */
 
@@ -40,8 +39,7 @@ async function signIn(app: App, token = ADMIN_TOKEN, ip?: string, cookie?: strin
   return { cookie: `mailroom_session=${value}`, csrf: res.json<{ csrf_token: string }>().csrf_token, res };
 }
 
-describe.each(DIALECTS)('operator UI session on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('operator UI session on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 

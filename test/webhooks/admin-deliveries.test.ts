@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { insertQueued } from '../support/delivery.js';
 import { admin, createOrg } from '../support/admin.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
@@ -6,11 +6,10 @@ import { Closer } from '../support/cleanup.js';
 import { databaseOf } from '../support/db.js';
 import { expectError, expectInvalidField } from '../support/http.js';
 import { seedOrg } from '../support/seed.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { startReceiver, testSecret, type Receiver } from '../support/webhooks/receiver.js';
 import { testDispatcher, type TestDispatcher } from '../support/webhooks/dispatch.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const HOOKS = '/organizations/acme/webhooks';
 const A_SECRET = testSecret(1);
 const B_SECRET = testSecret(2);
@@ -27,8 +26,7 @@ interface Delivery {
 }
 interface Page { items: Delivery[]; next_cursor: string | null }
 
-describe.each(DIALECTS)('admin webhook delivery log, replay and test on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('admin webhook delivery log, replay and test on %s', (dialect, skip) => {
   let t!: TestApp;
   let closer: Closer;
   let a: Receiver;

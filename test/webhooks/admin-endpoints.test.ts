@@ -6,11 +6,9 @@ import { sameSecret } from '../../src/admin/webhooks.js';
 import { admin, createOrg } from '../support/admin.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { expectError, expectInvalidField } from '../support/http.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { endpointRow, setEndpointFields } from '../support/webhooks/dispatch.js';
 import { testSecret } from '../support/webhooks/receiver.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 interface WebhookBody {
   id: string;
@@ -41,8 +39,7 @@ async function hostnameIsPrivate(): Promise<boolean> {
 }
 const privateHostname = await hostnameIsPrivate();
 
-describe.each(DIALECTS)('admin webhook endpoints on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('admin webhook endpoints on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 
@@ -173,8 +170,7 @@ describe.each(DIALECTS)('admin webhook endpoints on %s', (dialect) => {
   });
 });
 
-describe.each(DIALECTS)('admin webhook URL rules in production on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('admin webhook URL rules in production on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; }, { MAILROOM_ENV: 'production' });
 
@@ -202,8 +198,7 @@ describe.each(DIALECTS)('admin webhook URL rules in production on %s', (dialect)
   });
 });
 
-describe.each(DIALECTS)('admin webhook URL rules with MAILROOM_WEBHOOK_ALLOW_PRIVATE on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('admin webhook URL rules with MAILROOM_WEBHOOK_ALLOW_PRIVATE on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; }, { MAILROOM_ENV: 'production', MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true' });
 

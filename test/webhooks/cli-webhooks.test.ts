@@ -1,21 +1,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { insertQueued } from '../support/delivery.js';
 import { Closer } from '../support/cleanup.js';
 import { seedOrg } from '../support/seed.js';
-import { DIALECTS, freshDatabase, openTestStore, postgresAvailable } from '../support/stores.js';
+import { freshDatabase, openTestStore } from '../support/stores.js';
 import { startReceiver, type Receiver } from '../support/webhooks/receiver.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects } from '../support/dialects.js';
 
 interface Run { code: number; out: string; err: string }
 
-describe.each(DIALECTS)('mailroom webhooks on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('mailroom webhooks on %s', (dialect, skip) => {
   let closer: Closer;
   let env: Record<string, string>;
   let receiver: Receiver;

@@ -1,13 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { applyConfig, generatedLines } from '../../src/admin/apply.js';
 import { ConfigError } from '../../src/config/env.js';
 import { parseConfigText } from '../../src/resources/config-file.js';
 import type { LookupFn } from '../../src/webhooks/url-guard.js';
-import { DIALECTS, freshStore, postgresAvailable, type TestStore } from '../support/stores.js';
 import { endpointRow, setEndpointFields } from '../support/webhooks/dispatch.js';
 import { testSecret } from '../support/webhooks/receiver.js';
-
-const pgUp = await postgresAvailable();
+import { describeDialects, freshStoreEach } from '../support/dialects.js';
 
 const DEV = { urlPolicy: { production: false, allowPrivate: false }, secretGraceMs: 3_600_000 };
 const PROD = { urlPolicy: { production: true, allowPrivate: false }, secretGraceMs: 3_600_000 };
@@ -28,16 +26,10 @@ organizations:
 `;
 }
 
-describe.each(DIALECTS)('webhooks in the config file on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
-  let t: TestStore | undefined;
-  afterEach(async () => {
-    await t?.cleanup();
-    t = undefined;
-  });
+describeDialects('webhooks in the config file on %s', (dialect, skip) => {
+  const t = freshStoreEach(dialect, skip);
 
   it.skipIf(skip)('creates endpoints (${VAR} secret, generated one reported once), and a second apply changes nothing', async () => {
-    t = await freshStore(dialect);
     const env = { CRM_SECRET: testSecret(3) };
     const first = await applyConfig(t.store, parseConfigText(yaml(), 'f.yaml', env), DEV);
     expect(first.changes).toEqual(expect.arrayContaining(['webhook acme/crm: created', 'webhook acme/audit: created']));
@@ -58,7 +50,6 @@ describe.each(DIALECTS)('webhooks in the config file on %s', (dialect) => {
   });
 
   it.skipIf(skip)('updates what differs, never re-enables what was disabled, disables on enabled: false, rotates to a new file secret', async () => {
-    t = await freshStore(dialect);
     const env = { CRM_SECRET: testSecret(3) };
     await applyConfig(t.store, parseConfigText(yaml(), 'f.yaml', env), DEV);
     const moved = await applyConfig(t.store, parseConfigText(yaml('http://127.0.0.1:4002/new'), 'f.yaml', env), DEV);
@@ -85,7 +76,6 @@ describe.each(DIALECTS)('webhooks in the config file on %s', (dialect) => {
   });
 
   it.skipIf(skip)('production rules stop the apply naming the field; nothing is written', async () => {
-    t = await freshStore(dialect);
     const config = parseConfigText(yaml(), 'f.yaml', { CRM_SECRET: testSecret(3) });
     const err = await applyConfig(t.store, config, PROD).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
@@ -97,7 +87,6 @@ describe.each(DIALECTS)('webhooks in the config file on %s', (dialect) => {
   });
 
   it.skipIf(skip)('production: a name that does not resolve now is applied with a warning; one resolving to a private address stops the start', async () => {
-    t = await freshStore(dialect);
     const lookup: LookupFn = async (hostname) => {
       if (hostname === 'internal.example.com') return [{ address: '10.0.0.7', family: 4 }];
       throw Object.assign(new Error(`getaddrinfo EAI_AGAIN ${hostname}`), { code: 'EAI_AGAIN' });

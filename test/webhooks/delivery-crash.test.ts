@@ -1,19 +1,18 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { insertQueued } from '../support/delivery.js';
 import { Closer, tempDir } from '../support/cleanup.js';
 import { freePort, waitFor } from '../support/smtp-sink.js';
 import { requireBuild, startCli } from '../support/processes.js';
 import { databaseOf } from '../support/db.js';
 import { seedOrg } from '../support/seed.js';
-import { DIALECTS, freshStore, postgresAvailable } from '../support/stores.js';
+import { freshStore } from '../support/stores.js';
 import { deliveryRows, insertEndpoint } from '../support/webhooks/dispatch.js';
 import { startReceiver, testSecret } from '../support/webhooks/receiver.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const SECRET = testSecret(5);
 
-describe.each(DIALECTS)('webhooks through a SIGKILL of `mailroom worker` on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('webhooks through a SIGKILL of `mailroom worker` on %s', (dialect, skip) => {
 
   it.skipIf(skip)('killed during a burst, then restarted: every event is delivered, none lost', { timeout: 120_000 }, async () => {
     requireBuild();

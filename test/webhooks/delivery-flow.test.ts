@@ -1,20 +1,19 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { recordProviderEvents } from '../../src/events/record.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { sendTestEvent } from '../../src/webhooks/test-event.js';
 import { createWebhookHttp } from '../../src/webhooks/http-post.js';
 import { insertQueued } from '../support/delivery.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryRows, endpointRow, insertEndpoint, setEndpointFields, testDispatcher, testSettings, useWebhookStore } from '../support/webhooks/dispatch.js';
 import { startReceiver, testSecret } from '../support/webhooks/receiver.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const SECRET = testSecret(7);
 
 interface Body { type: string; timestamp: string; data: Record<string, unknown> }
 
-describe.each(DIALECTS)('webhook deliveries on %s', (dialect) => {
-  const t = useWebhookStore(dialect, pgUp);
+describeDialects('webhook deliveries on %s', (dialect, skip) => {
+  const t = useWebhookStore(dialect, skip);
 
   const message = async () => (await insertQueued(t.store, 1, t.clock.now(), 'outbox'))[0] ?? '';
 

@@ -1,16 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { REPLAY_MAX_RANGE_MS, ReplayRangeTooLong } from '../../src/storage/webhook-deliveries.js';
 import { insertQueued } from '../support/delivery.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryRows, insertEndpoint, setEndpointFields, testDispatcher, useWebhookStore } from '../support/webhooks/dispatch.js';
 import { startReceiver, testSecret } from '../support/webhooks/receiver.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const SECRET = testSecret(9);
 const DAY = 86_400_000;
 
-describe.each(DIALECTS)('webhook replays on %s', (dialect) => {
-  const t = useWebhookStore(dialect, pgUp);
+describeDialects('webhook replays on %s', (dialect, skip) => {
+  const t = useWebhookStore(dialect, skip);
 
   it.skipIf(t.skip)('one delivery: in flight is left alone (in_flight), else queued; another endpoint\'s id is not found; a disabled endpoint says so', async () => {
     await insertEndpoint(t.store, { id: 'wh_1', url: 'http://127.0.0.1:9/hook', secret: SECRET }, t.clock.now());

@@ -1,16 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { insertQueued } from '../support/delivery.js';
 import { databaseOf } from '../support/db.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { deliveryRows, insertEndpoint, setEndpointFields, testDispatcher, useWebhookStore } from '../support/webhooks/dispatch.js';
 import { startReceiver, testSecret } from '../support/webhooks/receiver.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const SECRET = testSecret(5);
 const LEASE = 60_000;
 
-describe.each(DIALECTS)('webhook claims on %s', (dialect) => {
-  const t = useWebhookStore(dialect, pgUp);
+describeDialects('webhook claims on %s', (dialect, skip) => {
+  const t = useWebhookStore(dialect, skip);
 
   /** A claim as the dispatcher makes it, with no local skip list: what another process would get. */
   const claim = (limit: number, perEndpoint: number) =>

@@ -1,15 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { insertQueued } from '../support/delivery.js';
 import { waitFor } from '../support/smtp-sink.js';
-import { DIALECTS, openTestStore, postgresAvailable } from '../support/stores.js';
+import { openTestStore } from '../support/stores.js';
 import { deliveryRows, insertEndpoint, testDispatcher, useWebhookStore } from '../support/webhooks/dispatch.js';
 import { startReceiver, testSecret } from '../support/webhooks/receiver.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const SECRET = testSecret(9);
 
-describe.each(DIALECTS)('webhook dispatcher pacing on %s', (dialect) => {
-  const t = useWebhookStore(dialect, pgUp);
+describeDialects('webhook dispatcher pacing on %s', (dialect, skip) => {
+  const t = useWebhookStore(dialect, skip);
 
   it.skipIf(t.skip)('a hanging endpoint holds only its own slots until the timeout; another endpoint keeps flowing', async () => {
     const hang = await startReceiver([SECRET], t.closer);

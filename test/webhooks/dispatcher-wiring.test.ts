@@ -1,17 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { buildServices, createDispatcher } from '../../src/cli/runtime.js';
 import { insertQueued } from '../support/delivery.js';
 import { testConfig } from '../support/app.js';
 import { waitFor } from '../support/smtp-sink.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { insertEndpoint, useWebhookStore } from '../support/webhooks/dispatch.js';
 import { startReceiver, testSecret } from '../support/webhooks/receiver.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const SECRET = testSecret(11);
 
-describe.each(DIALECTS)('webhook dispatcher wiring (buildServices) on %s', (dialect) => {
-  const t = useWebhookStore(dialect, pgUp);
+describeDialects('webhook dispatcher wiring (buildServices) on %s', (dialect, skip) => {
+  const t = useWebhookStore(dialect, skip);
 
   it.skipIf(t.skip)('the process notifier wakes the dispatcher: a recorded event goes out without waiting for the poll', async () => {
     const r = await startReceiver([SECRET], t.closer);

@@ -7,13 +7,13 @@ import type { WebhookHttp, WebhookUrlPolicy } from '../../src/webhooks/types.js'
 import { admin, createOrg } from '../support/admin.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
 import { expectError } from '../support/http.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { insertQueued } from '../support/delivery.js';
 import { insertEndpoint, testDispatcher, useWebhookStore } from '../support/webhooks/dispatch.js';
 import { testSecret } from '../support/webhooks/receiver.js';
 import { isLoopbackHost } from '../../src/net/loopback.js';
 import { isBlockedAddress } from '../../src/webhooks/blocked-addresses.js';
 import { endpointUrlRefusal, type LookupFn } from '../../src/webhooks/url-guard.js';
+import { describeDialects } from '../support/dialects.js';
 
 /**
  * The attacker's side of the webhook URL guard (issue 25 §7): every spelling of the cloud metadata
@@ -22,7 +22,6 @@ import { endpointUrlRefusal, type LookupFn } from '../../src/webhooks/url-guard.
  * the fix, development skipped the address check and posted to http://169.254.169.254/.
  */
 
-const pgUp = await postgresAvailable();
 const development: WebhookUrlPolicy = { production: false, allowPrivate: false };
 const production: WebhookUrlPolicy = { production: true, allowPrivate: false };
 const MODES = [['development', development], ['production', production]] as const;
@@ -163,8 +162,7 @@ describe('delivery in development never opens a connection to a private address'
   });
 });
 
-describe.each(DIALECTS)('the admin API in development (what `npm start` runs) on %s', (dialect) => {
-  const skip = dialect === 'postgres' && !pgUp;
+describeDialects('the admin API in development (what `npm start` runs) on %s', (dialect, skip) => {
   let t!: TestApp;
   freshAppEach(dialect, skip, (app) => { t = app; });
 
@@ -180,8 +178,8 @@ describe.each(DIALECTS)('the admin API in development (what `npm start` runs) on
   });
 });
 
-describe.each(DIALECTS)('the webhook worker in development on %s', (dialect) => {
-  const t = useWebhookStore(dialect, pgUp);
+describeDialects('the webhook worker in development on %s', (dialect, skip) => {
+  const t = useWebhookStore(dialect, skip);
 
   it.skipIf(t.skip)('an endpoint stored with the metadata URL (registered before this check) is never posted to: each attempt logs the refusal', async () => {
     for (const [id, host] of [['wh_meta', '169.254.169.254'], ['wh_dec', '2852039166'], ['wh_v6', '[::ffff:169.254.169.254]']] as const) {

@@ -1,19 +1,18 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { housekeeping } from '../../src/delivery/housekeeping.js';
 import { insertQueued } from '../support/delivery.js';
 import { databaseOf } from '../support/db.js';
-import { DIALECTS, postgresAvailable } from '../support/stores.js';
 import { createWebhookHttp } from '../../src/webhooks/http-post.js';
 import { sendTestEvent } from '../../src/webhooks/test-event.js';
 import { deliveryRows, insertEndpoint, testDispatcher, testSettings, useWebhookStore } from '../support/webhooks/dispatch.js';
 import { startReceiver, testSecret } from '../support/webhooks/receiver.js';
+import { describeDialects } from '../support/dialects.js';
 
-const pgUp = await postgresAvailable();
 const SECRET = testSecret(3);
 const DAY = 86_400_000;
 
-describe.each(DIALECTS)('webhook deliveries and retention on %s', (dialect) => {
-  const t = useWebhookStore(dialect, pgUp);
+describeDialects('webhook deliveries and retention on %s', (dialect, skip) => {
+  const t = useWebhookStore(dialect, skip);
 
   it.skipIf(t.skip)('deliveries and their attempts go with their message; test deliveries go by age', async () => {
     const r = await startReceiver([SECRET], t.closer);

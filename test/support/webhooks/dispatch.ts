@@ -108,7 +108,7 @@ export function nowClock(clock: ManualClock): ManualClock {
 // --- a fresh store per test -----------------------------------------------------------------
 
 export interface WebhookStore {
-  /** PostgreSQL is the dialect and does not answer: the tests skip (`it.skipIf(t.skip)`). */
+  /** The dialect's tests skip (PostgreSQL that does not answer): `it.skipIf(t.skip)`. */
   readonly skip: boolean;
   /** A new one per test, closed in afterEach (the store's cleanup first deferred). */
   readonly closer: Closer;
@@ -123,8 +123,7 @@ export interface WebhookStore {
  * sets its clock to now and seeds the `acme` org, and an afterEach that closes everything the
  * test deferred to `closer`. The getters read the current test's.
  */
-export function useWebhookStore(dialect: Dialect, pgUp: boolean): WebhookStore {
-  const skip = dialect === 'postgres' && !pgUp;
+export function useWebhookStore(dialect: Dialect, skip: boolean): WebhookStore {
   let closer = new Closer();
   let current: TestStore | undefined;
   const opened = (): TestStore => {
