@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { admin } from '../support/admin.js';
 import { deliveryHarness, seedSmtpOrg, send, smtpService, view, type MessageView } from '../support/delivery.js';
-import { databaseOf } from '../support/db.js';
+import { databaseOf, lockWaitsOn } from '../support/db.js';
+import { waitFor } from '../support/smtp-sink.js';
 import { CONTACT_TEMPLATE } from '../support/seed.js';
 import { postgresAvailable } from '../support/stores.js';
 import type { TestApp } from '../support/app.js';
@@ -16,19 +17,15 @@ const RESEND_ID = '9b2c8e51-7d4a-4f0e-8a61-3c5d2e1f0a99';
 const OWNER = 'owner@acme.test';
 const SVIX_ID = 'msg_race_0001';
 
-/** Polls until `check` holds (a liveness bound, not a timing assertion). */
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/** Backends of this database waiting for a lock while running a statement that starts with `prefix`. */
-async function waiting(t: TestApp, prefix: string): Promise<boolean> {
-  const r = await sql<{ n: string }>`select count(*) as n from pg_stat_activity
-    where datname = current_database() and wait_event_type = 'Lock' and query like ${`${prefix}%`}`.execute(databaseOf(t.store));
+/**
+ * Backends waiting for a provider-id lock (advisory) held by a transaction that has written this
+ * schema's provider_events: the settle queued behind the event, and no other test file's.
+ */
+async function settleWaitsForEvent(t: TestApp): Promise<boolean> {
+  const r = await sql<{ n: string }>`select count(distinct w.pid) as n from pg_locks w
+    where w.locktype = 'advisory' and not w.granted
+      and exists (select 1 from pg_locks b where b.relation = 'provider_events'::regclass and b.granted and b.pid = any(pg_blocking_pids(w.pid)))`
+    .execute(databaseOf(t.store));
   return Number(r.rows[0]?.n ?? 0) > 0;
 }
 
@@ -77,13 +74,12 @@ describe('an event and the settle of its provider id committing at once, on post
       data: { email_id: RESEND_ID, to: [OWNER], bounce: { type: 'Permanent', subType: 'General', message: 'No such user' } },
     });
     const posted = post(t, eventsPath, body, svixHeaders(secret, body, t.clock.now(), SVIX_ID));
-    await until(() => waiting(t, 'insert into "provider_events"'), 'the event to wait at its insert');
+    await waitFor(async () => (await lockWaitsOn(t.store, 'provider_events')) === 1, 15_000, 'the event to wait at its insert');
 
     relay.release();
-    let settled = false;
-    void running.then(() => { settled = true; });
-    // The settle either waits for the event's lock (with it) or finishes without the event.
-    await until(async () => settled || await waiting(t, 'select pg_advisory_xact_lock'), 'the settle to wait or finish');
+    // The race, seen rather than assumed: the settle queues behind the event's provider-id lock
+    // (without that lock it would commit `sent` without the event, which is then stored unmatched).
+    await waitFor(() => settleWaitsForEvent(t), 15_000, 'the settle to wait for the event');
     unblock();
     await blocker;
     const res = await posted;

@@ -6,6 +6,8 @@ import type { TestApp } from '../support/app.js';
 import { applyProviderEvents } from '../../src/events/record.js';
 import { counter, ev, providerEventRows, recorder, suppressionRows } from '../support/events/record.js';
 import { describeDialects } from '../support/dialects.js';
+import { lockWaitsOn } from '../support/db.js';
+import { waitFor } from '../support/smtp-sink.js';
 
 // Issue 12, "One event model": recordProviderEvents over messages sent through the real send
 // path and worker. CONTACT_TEMPLATE sends To owner@acme.test and Cc audit@acme.test.
@@ -178,16 +180,23 @@ describeDialects('events after hand-off, on %s', (dialect, skip) => {
     const r = recorder(t.store, t.clock);
     let release = () => undefined as void;
     const gate = new Promise<void>((resolve) => { release = resolve; });
-    // The first transaction records the owner's bounce and stays open until released.
+    let recordedFirst = () => undefined as void;
+    const firstHoldsRow = new Promise<void>((resolve) => { recordedFirst = resolve; });
+    // The first transaction records the owner's bounce (locking the message row) and stays open until released.
     const first = t.store.transaction(async (tx) => {
       await applyProviderEvents(tx, t.clock.now(), { orgId: 'acme', serviceId: 'smtp' }, [ev('bounced', id, OWNER, { bounceType: 'hard' })]);
+      recordedFirst();
       await gate;
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await firstHoldsRow;
     const second = r.record([ev('bounced', id, AUDIT, { bounceType: 'hard' })]);
-    // Give the second time to reach the message (it waits on the lock), then let the first commit.
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    release();
+    // The race, seen rather than assumed: the second is queued behind the first's lock on the
+    // message row (without the lock it would not wait, and would miss the owner's bounce).
+    try {
+      await waitFor(async () => (await lockWaitsOn(t.store, 'messages')) === 1, 10_000, 'the second event to wait on the message row');
+    } finally {
+      release();
+    }
     await Promise.all([first, second]);
     expect((await row(t.store, id)).status).toBe('bounced');
   });

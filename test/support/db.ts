@@ -183,3 +183,17 @@ export async function lockMessagesTable(store: Store): Promise<() => Promise<voi
     await holder;
   };
 }
+
+/**
+ * PostgreSQL: backends queued behind another's lock on rows of `table` in this store's schema
+ * (both hold a lock on the table, found by its name in the store's search path, so other test
+ * files' schemas do not count): the proof a race test raced instead of running one after the other.
+ */
+export async function lockWaitsOn(store: Store, table: string): Promise<number> {
+  const r = await sql<{ n: string }>`select count(distinct w.pid) as n from pg_locks w
+    where w.relation = ${table}::regclass and w.granted
+      and exists (select 1 from pg_stat_activity a where a.pid = w.pid and a.wait_event_type = 'Lock')
+      and exists (select 1 from pg_locks b where b.relation = ${table}::regclass and b.granted and b.pid = any(pg_blocking_pids(w.pid)))`
+    .execute(databaseOf(store));
+  return Number(r.rows[0]?.n ?? 0);
+}
