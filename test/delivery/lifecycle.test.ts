@@ -327,7 +327,7 @@ describeDialects('delivery lifecycle: held services, outages, suppression, suspe
     const sink = await h.sink(t, { dataDelayMs: 300 });
     await seedSmtpOrg(t.store, smtpService(sink.port, { max_per_second: 1000 }));
     const pacer = new GatePacer();
-    const { worker } = h.worker(t, { pacer, options: { leaseMs: 60_000 } });
+    const { worker, logger } = h.worker(t, { pacer, options: { leaseMs: 60_000 } });
     const ids = [await send(t), await send(t), await send(t)];
 
     worker.start();
@@ -355,7 +355,8 @@ describeDialects('delivery lifecycle: held services, outages, suppression, suspe
     // The paced sends wake up after the stop: their claim is gone, so they must not leave.
     pacer.open();
     await worker.stop(5_000);
-    await new Promise((r) => setTimeout(r, 200));
+    // Both have woken, found their claim gone and said so before anything is checked.
+    await waitFor(() => logger.entries.filter((e) => e.obj.outcome === 'lease_lost').length === 2, 5_000, 'both paced sends to give up');
     expect(sink.dataAttempts).toHaveLength(1);
     for (const m of others) expect((await row(t.store, m.id)).status).toBe('queued');
 

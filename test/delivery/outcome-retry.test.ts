@@ -5,6 +5,7 @@ import { Closer, tempDir } from '../support/cleanup.js';
 import { privateClusterPossible, startPrivateCluster } from '../support/private-pg.js';
 import { startSink, waitFor } from '../support/smtp-sink.js';
 import { insertQueued, newWorker, seedSmtpOrg, smtpService } from '../support/delivery.js';
+import { watchTransactions } from '../support/watched-store.js';
 
 const possible = privateClusterPossible();
 
@@ -37,12 +38,14 @@ describe('an outcome written while the database is away', () => {
     closer.defer(() => store.close());
     await seedSmtpOrg(store, smtpService(sink.port));
     const [id] = await insertQueued(store, 1, clock.now());
-    const { worker, logger } = newWorker({ store, clock, dataDir: tempDir(closer), options: { leaseMs: 300_000 } }, closer);
+    const watched = watchTransactions(store);
+    const { worker, logger } = newWorker({ store: watched.store, clock, dataDir: tempDir(closer), options: { leaseMs: 300_000 } }, closer);
     worker.start();
 
     await waitFor(() => sink.received.length === 1, 30_000, 'the relay to receive the message');
-    // A few tries of the outcome write fail meanwhile (250 ms, 500 ms, 1 s apart).
-    await new Promise((r) => setTimeout(r, 2000));
+    // The outcome write (a background transaction) is refused, waits and is refused again: it is
+    // being retried, not merely late, when the database comes back.
+    await waitFor(() => watched.refused('background') >= 2, 30_000, 'the outcome write to be refused twice');
     cluster.start();
     // The test's own reads may meet the pool's connect cool-down (up to 2 s after the last
     // refused connect): those polls count as not yet.

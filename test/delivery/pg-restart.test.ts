@@ -87,6 +87,8 @@ describe('a PostgreSQL restart under load', () => {
           return;
         }
         if (typeof a !== 'string' && a.status === 503) outage503.push(a);
+        // A client's own pace between tries against real processes (not a wait for a state):
+        // 100 ms, or the plan's one-second window after a 429.
         await sleep(typeof a !== 'string' && a.status === 429 ? 1000 : 100);
       }
     };
@@ -102,9 +104,11 @@ describe('a PostgreSQL restart under load', () => {
     const firstDelivered = () => sink.received.length;
     await waitFor(() => accepted.size >= 20 && firstDelivered() >= 10, 60_000, 'sends accepted and delivered before the outage');
 
-    // 1. Stopped (fast: sessions terminated with 57P01), and down for a while.
+    // 1. Stopped (fast: sessions terminated with 57P01), and down until both processes have met
+    // it: clients answered 503, the worker's claims paused.
     cluster.stop('fast');
-    await sleep(3000);
+    const since503 = outage503.length;
+    await waitFor(() => outage503.length >= since503 + 4 && worker.output().includes('claiming paused'), 30_000, 'both processes to meet the outage');
     expect(alive(api), outputs()).toBe(true);
     expect(alive(worker), outputs()).toBe(true);
     const down = await send('drill-while-down');

@@ -1,8 +1,9 @@
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { deliveryHarness, insertQueued, row } from '../support/delivery.js';
 import { eventTypes } from '../support/stored.js';
 import { waitFor } from '../support/smtp-sink.js';
 import { describeDialects } from '../support/dialects.js';
+import { watchTransactions } from '../support/watched-store.js';
 
 const LEASE_MS = 60_000;
 
@@ -12,10 +13,11 @@ describeDialects('the reaper\'s own schedule on %s', (dialect, skip) => {
 
   it.skipIf(skip)('an idle worker (a 10 s poll) takes back a dead worker\'s claim on the reaper\'s timer and sends it at once', async () => {
     const { t, sink } = await h.smtpApp();
-    const { worker, logger } = h.worker(t, { options: { leaseMs: LEASE_MS, pollMs: 10_000, reapEveryMs: 50 } });
+    const watched = watchTransactions(t.store);
+    const { worker, logger } = h.worker(t, { store: watched.store, options: { leaseMs: LEASE_MS, pollMs: 10_000, reapEveryMs: 50 } });
     worker.start();
-    // The first claim found nothing: the claim loop now sleeps for its 10 s poll.
-    await new Promise((r) => setTimeout(r, 200));
+    // Once the first claim has come back (empty), the claim loop sleeps for its 10 s poll.
+    await waitFor(() => watched.claims() >= 1, 5_000, 'the first claim');
 
     // Another worker claims a message and dies mid-attempt; its lease expires.
     const [id] = await insertQueued(t.store, 1, t.clock.now());
@@ -31,17 +33,32 @@ describeDialects('the reaper\'s own schedule on %s', (dialect, skip) => {
 
   it.skipIf(skip)('stop ends the reaper\'s timer: an expired lease after the stop stays as it is', async () => {
     const { t } = await h.smtpApp();
-    const { worker, logger } = h.worker(t, { options: { leaseMs: LEASE_MS, reapEveryMs: 20 } });
-    worker.start();
-    await new Promise((r) => setTimeout(r, 100));
-    await worker.stop(1_000);
+    const watched = watchTransactions(t.store);
+    const { worker, logger } = h.worker(t, { store: watched.store, options: { leaseMs: LEASE_MS, reapEveryMs: 20 } });
+    // The reaper's timer on the test's clock (it alone uses setInterval while nothing is being sent).
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      // Reaps take no options (claims and housekeeping pass durable: false): counted as they start.
+      const reaps = () => watched.startedOf('durable');
+      const reapsDone = () => watched.settled.filter((s) => s.kind === 'durable').length;
+      worker.start();
+      // The reap at start, then one on the timer once it is done (a tick during a run is skipped).
+      await waitFor(() => reapsDone() >= 1, 5_000, 'the reap at start');
+      await vi.advanceTimersByTimeAsync(20);
+      await waitFor(() => reaps() >= 2, 5_000, 'a reap on the timer');
+      await worker.stop(1_000);
+      const startedBefore = watched.started;
 
-    const [id] = await insertQueued(t.store, 1, t.clock.now());
-    expect(await t.store.transaction((tx) => tx.queue.claim(t.clock.now(), 10, LEASE_MS))).toHaveLength(1);
-    t.clock.advance(LEASE_MS + 1);
-    // Ten reaper periods and more: nothing takes the message back.
-    await new Promise((r) => setTimeout(r, 300));
-    expect((await row(t.store, id!)).status).toBe('sending');
-    expect(logger.entries.filter((e) => e.msg === 'expired leases returned to the queue')).toEqual([]);
+      const [id] = await insertQueued(t.store, 1, t.clock.now());
+      expect(await t.store.transaction((tx) => tx.queue.claim(t.clock.now(), 10, LEASE_MS))).toHaveLength(1);
+      t.clock.advance(LEASE_MS + 1);
+      // Ten reaper periods and more: nothing starts, nothing takes the message back.
+      await vi.advanceTimersByTimeAsync(200);
+      expect(watched.started).toBe(startedBefore);
+      expect((await row(t.store, id!)).status).toBe('sending');
+      expect(logger.entries.filter((e) => e.msg === 'expired leases returned to the queue')).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

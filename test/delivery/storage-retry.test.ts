@@ -5,11 +5,23 @@ import { databaseOf } from '../support/db.js';
 import { seedOrg } from '../support/seed.js';
 import { freshStore, type TestStore } from '../support/stores.js';
 import { insertQueued } from '../support/delivery.js';
+import { waitFor } from '../support/smtp-sink.js';
 
 /**
  * The worker's outcome writes (src/delivery/storage-retry.ts) on a real SQLite file held at its
  * size (max_page_count): SQLITE_FULL, as a full disk gives it.
  */
+/** The retry's waits, held until the test ends them: `asked` lists the milliseconds asked for. */
+function heldSleeps() {
+  const asked: number[] = [];
+  const pending: Array<() => void> = [];
+  return {
+    asked,
+    sleep: (ms: number) => new Promise<void>((resolve) => { asked.push(ms); pending.push(resolve); }),
+    end: () => { for (const wake of pending.splice(0)) wake(); },
+  };
+}
+
 describe('writes retried while the storage is full (SQLite)', () => {
   let t: TestStore | undefined;
   afterEach(async () => { await t?.cleanup(); t = undefined; });
@@ -26,12 +38,18 @@ describe('writes retried while the storage is full (SQLite)', () => {
     await seedOrg(t.store);
     const full = await fill(t);
     await expect(insertQueued(t.store, 50, t.clock.now())).rejects.toMatchObject({ code: 'SQLITE_FULL' });
-    const retrying = retryingStore(t.store, 60_000);
+    const waits = heldSleeps();
+    const retrying = retryingStore(t.store, 60_000, waits.sleep);
     let landed = false;
     const write = insertQueued(retrying.store, 50, t.clock.now()).then((ids) => { landed = true; return ids; });
-    await new Promise((r) => setTimeout(r, 600));
+    // Refused, waited, tried again and refused again: the second wait is asked for.
+    await waitFor(() => waits.asked.length === 1, 5_000, 'the first wait');
+    waits.end();
+    await waitFor(() => waits.asked.length === 2, 5_000, 'the second wait');
+    expect(waits.asked).toEqual([250, 500]);
     expect(landed).toBe(false);
     await full.lift();
+    waits.end();
     expect(await write).toHaveLength(50);
     expect(t.store.health.current()).toBeUndefined();
   });
@@ -40,9 +58,10 @@ describe('writes retried while the storage is full (SQLite)', () => {
     t = await freshStore('sqlite');
     await seedOrg(t.store);
     await fill(t);
-    const retrying = retryingStore(t.store, 60_000);
+    const waits = heldSleeps();
+    const retrying = retryingStore(t.store, 60_000, waits.sleep);
     const write = insertQueued(retrying.store, 50, t.clock.now());
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor(() => waits.asked.length === 1, 5_000, 'the write to wait after its refusal');
     retrying.stop();
     await expect(write).rejects.toMatchObject({ code: 'SQLITE_FULL' });
     let tries = 0;

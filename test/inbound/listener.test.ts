@@ -34,6 +34,15 @@ async function start(record: (events: ProviderEvent[]) => Promise<void>, onBytes
   return { id, counts, deliver, port: listener.port, verp: verpAddress(SECRET, 'bounces.acme.test', id, RCPT)! };
 }
 
+/** Connects and waits for the server's greeting: a round trip through the listener's event loop. */
+function greeting(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('data', () => { socket.destroy(); resolve(); });
+    socket.once('error', reject);
+  });
+}
+
 const smtpCode = (err: unknown) => (err instanceof Error && 'responseCode' in err ? err.responseCode : undefined);
 
 describe('inbound SMTP listener', () => {
@@ -41,10 +50,17 @@ describe('inbound SMTP listener', () => {
     const recorded: ProviderEvent[][] = [];
     let release: () => void = () => undefined;
     const gate = new Promise<void>((r) => { release = r; });
-    const s = await start(async (events) => { await gate; recorded.push(events); });
+    let entered: () => void = () => undefined;
+    const recording = new Promise<void>((r) => { entered = r; });
+    const s = await start(async (events) => { entered(); await gate; recorded.push(events); });
     let answered = false;
     const sending = s.deliver(s.verp, bounceReport('postfix-user-unknown.eml', { VERP: s.verp, RCPT })).then((info) => { answered = true; return info; });
-    await new Promise((r) => setTimeout(r, 100));
+    // The listener is inside record, held at the gate. A reply it wrote before or while calling
+    // record has reached this process once a later connection's greeting has (one loopback, in
+    // order), and the client has read it by the next turn of the event loop.
+    await recording;
+    await greeting(s.port);
+    await new Promise((r) => setImmediate(r));
     expect(answered).toBe(false);
     release();
     const info = await sending;

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import { FAILURES_TO_OPEN, RedisCircuit, RedisUnavailable, type RedisHealthChange } from '../../src/net/redis-circuit.js';
 
@@ -82,11 +82,19 @@ describe('RedisCircuit', () => {
     expect(c.available).toBe(true);
     expect(changes.map((x) => x.state)).toEqual(['down', 'up']);
 
-    for (let i = 0; i < FAILURES_TO_OPEN; i++) await expect(c.run(refused)).rejects.toThrow();
-    await until(() => pings >= 1);
-    c.stop();
-    const seen = pings;
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(pings).toBe(seen);
+    // Probes on the test's clock from here (none is scheduled while the circuit is closed).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      for (let i = 0; i < FAILURES_TO_OPEN; i++) await expect(c.run(refused)).rejects.toThrow();
+      await vi.advanceTimersByTimeAsync(20);
+      expect(pings).toBeGreaterThanOrEqual(1);
+      c.stop();
+      const seen = pings;
+      // Far past the longest interval (20 ms): no probe is left to run.
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(pings).toBe(seen);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

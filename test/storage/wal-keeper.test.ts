@@ -6,6 +6,7 @@ import { openDatabase, migrate } from '../../src/storage/dialect.js';
 import { GroupCommit, MAX_JOBS } from '../../src/storage/group-commit.js';
 import { BACKSTOP_CHECKPOINT_PAGES, WalKeeper, type CommitFollowUp } from '../../src/storage/wal-keeper.js';
 import { freshDatabase, type TestDatabase } from '../support/stores.js';
+import { waitFor } from '../support/smtp-sink.js';
 
 /** A follow-up that holds every durable commit until the test lets it go. */
 class HeldFlush implements CommitFollowUp {
@@ -53,7 +54,7 @@ describe('SQLite group commit and its write-ahead log', () => {
     const flush = new HeldFlush();
     const group = new GroupCommit(db, flush);
     const write = group.run((conn) => sql`insert into scratch (v) values ('x')`.execute(conn), { durable: true });
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => flush.calls.length === 1, 5_000, 'the flush to be asked for');
     expect(flush.calls).toEqual([true]);
     expect(await settled(write)).toBe(false);
     const rows = await sql<{ n: number }>`select count(*) as n from scratch`.execute(db);
@@ -102,8 +103,7 @@ describe('SQLite group commit and its write-ahead log', () => {
       await sql`insert into scratch (v) values (${String(v)})`.execute(conn);
       if (v === MAX_JOBS) throw new Error('refused');
     }));
-    const deadline = Date.now() + 5_000;
-    while (flush.calls.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => flush.calls.length >= 3, 5_000, 'three flushes');
     expect(flush.calls).toEqual([true, true, true]);
     flush.release();
     const results = await Promise.allSettled(writes);
@@ -171,8 +171,7 @@ describe('SQLite group commit and its write-ahead log', () => {
     for (let i = 0; i < 100; i++) {
       await group.run((conn) => sql`insert into scratch (v) values (${`${i}${blob}`})`.execute(conn));
     }
-    const deadline = Date.now() + 10_000;
-    while (fs.statSync(file).size < before + 1_000_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    await waitFor(() => fs.statSync(file).size > before + 1_000_000, 10_000, 'the file to grow by the checkpoints');
     expect(fs.statSync(file).size).toBeGreaterThan(before + 1_000_000);
     // Ending the thread on close is not news.
     await keeper.close();
@@ -187,8 +186,7 @@ describe('SQLite group commit and its write-ahead log', () => {
     const keeper = new WalKeeper(notAFile, { checkpointEveryMs: 10, warn: (m) => warnings.push(m) });
     closers.push(() => keeper.close());
     for (let i = 0; i < 64; i++) await keeper.committed(false);
-    const deadline = Date.now() + 10_000;
-    while (warnings.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => warnings.length > 0, 10_000, 'the warning');
     for (let i = 0; i < 64; i++) await keeper.committed(false);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(new RegExp(`checkpoint thread stopped .*the writer now checkpoints every ${BACKSTOP_CHECKPOINT_PAGES} pages`));
