@@ -94,7 +94,10 @@ describe.skipIf(!available)('the CAPTCHA widget page in headless Chromium', () =
     return { page, seen };
   }
 
-  /** Lets queued tasks (a navigation, a javascript: URL) run before checking none happened. */
+  /**
+   * Lets queued tasks (a navigation, a javascript: URL) run before checking none happened: a
+   * wait for something that must not happen in the browser, which no event announces.
+   */
   const settle = (page: Page) => page.evaluate('new Promise(function (r) { setTimeout(r, 200); })');
   const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `turnstile-widget-${name}.png`), fullPage: true });
   const pwned = (page: Page) => page.evaluate('window.__pwned');

@@ -10,6 +10,7 @@ import { systemClock } from '../../src/domain/clock.js';
 import { MIGRATIONS } from '../../src/storage/migrations/index.js';
 import { openStore } from '../../src/storage/store.js';
 import { EXAMPLE_CONFIG, EXAMPLE_ENV } from '../support/example-config.js';
+import { waitFor } from '../support/smtp-sink.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/mailroom.js');
@@ -110,7 +111,7 @@ describe('mailroom CLI', () => {
     const port = await freePort();
     const server = spawnCli(['serve'], { MAILROOM_DATA_DIR: dir, MAILROOM_PORT: String(port), MAILROOM_HOST: '127.0.0.1', MAILROOM_LOG_LEVEL: 'warn' });
     try {
-      for (let i = 0; i < 100 && !server.stdout().includes('curl'); i++) await new Promise((r) => setTimeout(r, 100));
+      await waitFor(() => server.stdout().includes('curl'), 10_000, 'the curl command');
       const output = server.stdout();
       expect(output).toMatch(/public key: +pk_/);
       expect(output).toMatch(/private key: +sk_/);

@@ -39,16 +39,18 @@ describe('storageTrouble', () => {
 
   it('a client that hangs up in the middle of its upload (ECONNRESET "aborted") is not storage trouble', async () => {
     const seen = new Promise<unknown>((resolve) => {
+      let client: net.Socket | undefined;
       const server = http.createServer((req) => {
         req.on('error', (e) => { resolve(e); server.close(); });
-        req.resume();
+        // The client hangs up once the server is reading its body: mid-upload.
+        req.once('data', () => client?.destroy());
       });
       server.listen(0, '127.0.0.1', () => {
         const { port } = server.address() as net.AddressInfo;
         const socket = net.connect(port, '127.0.0.1', () => {
           socket.write('POST /v1/send HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"a":');
-          setTimeout(() => socket.destroy(), 50);
         });
+        client = socket;
       });
     });
     const err = await seen;

@@ -3,7 +3,7 @@ import { throttlePause } from '../../src/delivery/pacing.js';
 import { DeliveryError, type Transport } from '../../src/delivery/transport.js';
 import { createSesTransport, readSesSettings as readSesSettingsOf, sesTransport } from '../../src/delivery/transports/ses.js';
 import { Closer } from '../support/cleanup.js';
-import { freePort } from '../support/smtp-sink.js';
+import { freePort, waitFor } from '../support/smtp-sink.js';
 import { startSesFake, type SesError, type SesFake } from '../support/providers/fakes/ses.js';
 import { ATTACHMENTS, providerHarness } from '../support/providers/send-path.js';
 import { PARAMS, view } from '../support/delivery.js';
@@ -229,12 +229,13 @@ describe('SES transport close()', () => {
   it('waits for a send in flight instead of aborting it (client.destroy() would: a send SES may have accepted, retried)', async () => {
     const closer = new Closer();
     const fake = await startSesFake(CREDS, closer);
+    // A slow answer (the thing under test: a send still in flight when close() is called).
     fake.answerDelayMs = 300;
     const transport = createSesTransport({ connectTimeoutMs: 5_000, requestTimeoutMs: 5_000 })(service(sesSettings(fake)), { dataDir: '/nonexistent' });
     try {
       const sending = transport.send(MAIL);
       // The request reaches the fake before close() is called.
-      while (fake.received.length === 0) await new Promise((r) => setTimeout(r, 5));
+      await waitFor(() => fake.received.length === 1, 5_000, 'the request to reach the fake');
       await transport.close();
       expect((await sending).providerMessageId).toBe(fake.received[0]!.messageId);
     } finally {

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/domain/ids.js';
 import { freshAppEach, type TestApp } from '../support/app.js';
@@ -9,6 +9,7 @@ import { bearer, expectAccepted, expectError } from '../support/http.js';
 import { creditsOf, eventTypes, messageCount } from '../support/stored.js';
 import { PARAMS, post, sendBody } from '../support/send.js';
 import { describeDialects } from '../support/dialects.js';
+import { waitFor } from '../support/smtp-sink.js';
 
 interface StoredAddress {
   address: string;
@@ -120,6 +121,8 @@ describeDialects('POST /v1/send acceptance on %s', (dialect, skip) => {
     await seedOrg(t.store);
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = t.app.server.address() as AddressInfo;
+    let serverSide: Socket | undefined;
+    t.app.server.once('connection', (socket: Socket) => { serverSide = socket; });
     const json = JSON.stringify(sendBody());
     const half = Math.floor(json.length / 2);
     const res = await new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
@@ -133,11 +136,14 @@ describeDialects('POST /v1/send acceptance on %s', (dialect, skip) => {
         r.on('error', reject);
       });
       req.on('error', reject);
-      req.write(json.slice(0, half));
-      setTimeout(() => {
-        req.write(json.slice(half));
-        req.end();
-      }, 20);
+      req.write(json.slice(0, half), () => {
+        // The second chunk only once the server has read all sent before it: two reads, not one.
+        const sent = req.socket?.bytesWritten ?? Number.POSITIVE_INFINITY;
+        void waitFor(() => (serverSide?.bytesRead ?? 0) >= sent, 5_000, 'the server to read the first chunk').then(() => {
+          req.write(json.slice(half));
+          req.end();
+        }, reject);
+      });
     });
     expect(res.status, res.body).toBe(202);
     const body = JSON.parse(res.body) as { message_id: string; status: string };

@@ -65,7 +65,10 @@ interface Answer {
   body: { message_id?: string; error?: { code: string; details?: { reason?: string } } };
 }
 
-/** One send; a 429 (the plan's 50 a second) is waited out and sent again, never returned. */
+/**
+ * One send; a 429 (the plan's 50 a second) is waited out and sent again, never returned: the
+ * server is a real process on real time, so its Retry-After is honoured as a client would.
+ */
 async function sendOne(base: string, i: number): Promise<Answer> {
   for (;;) {
     const res = await fetch(`${base}/v1/send`, {

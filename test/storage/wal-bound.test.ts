@@ -42,6 +42,8 @@ async function sustainedWrites(file: string, group: GroupCommit, total: number, 
   const reader = new SqliteDatabase(file, { readonly: true });
   closers.push(() => { reader.close(); });
   let writing = true;
+  // The reader's hold and pause are the workload under test (snapshots held against the WAL's
+  // resets), not waits for a state.
   const reading = (async () => {
     while (writing) {
       reader.prepare('begin').run();

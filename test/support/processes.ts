@@ -33,6 +33,8 @@ export function startProcess(command: string, args: string[], env: Record<string
   let output = '';
   child.stdout?.on('data', (d: Buffer) => { output += d.toString(); });
   child.stderr?.on('data', (d: Buffer) => { output += d.toString(); });
+  let outputClosed = false;
+  child.on('close', () => { outputClosed = true; });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => {
     // A death by signal shows in the output, which assertions print on failure.
     if (signal !== null) output += `\n[${label} ended by ${signal}]`;
@@ -44,15 +46,26 @@ export function startProcess(command: string, args: string[], env: Record<string
       await exited;
     }
   });
-  const waitForOutput = async (text: string | RegExp, ms = 20_000): Promise<void> => {
-    const deadline = Date.now() + ms;
+  const waitForOutput = (text: string | RegExp, ms = 20_000): Promise<void> => new Promise((resolve, reject) => {
     const found = () => (typeof text === 'string' ? output.includes(text) : text.test(output));
-    while (!found()) {
-      if (child.exitCode !== null) throw new Error(`${label} exited with ${child.exitCode} before printing ${String(text)}:\n${output}`);
-      if (Date.now() > deadline) throw new Error(`${label} did not print ${String(text)} within ${ms} ms:\n${output}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
+    // Checked on each chunk (after the listener above has added it) and once its output is closed.
+    const check = () => { if (found()) finish(); };
+    const closed = () => finish(found() ? undefined : new Error(`${label} exited with ${child.exitCode} before printing ${String(text)}:\n${output}`));
+    const deadline = setTimeout(() => finish(new Error(`${label} did not print ${String(text)} within ${ms} ms:\n${output}`)), ms);
+    const finish = (err?: Error) => {
+      clearTimeout(deadline);
+      child.stdout?.off('data', check);
+      child.stderr?.off('data', check);
+      child.off('close', closed);
+      if (err === undefined) resolve();
+      else reject(err);
+    };
+    child.stdout?.on('data', check);
+    child.stderr?.on('data', check);
+    child.on('close', closed);
+    if (outputClosed) closed();
+    else check();
+  });
   return { child, output: () => output, exited, waitForOutput };
 }
 

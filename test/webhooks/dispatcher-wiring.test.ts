@@ -6,6 +6,7 @@ import { waitFor } from '../support/smtp-sink.js';
 import { insertEndpoint, useWebhookStore } from '../support/webhooks/dispatch.js';
 import { startReceiver, testSecret } from '../support/webhooks/receiver.js';
 import { describeDialects } from '../support/dialects.js';
+import { watchTransactions } from '../support/watched-store.js';
 
 const SECRET = testSecret(11);
 
@@ -15,14 +16,16 @@ describeDialects('webhook dispatcher wiring (buildServices) on %s', (dialect, sk
   it.skipIf(t.skip)('the process notifier wakes the dispatcher: a recorded event goes out without waiting for the poll', async () => {
     const r = await startReceiver([SECRET], t.closer);
     await insertEndpoint(t.store, { id: 'wh_1', url: r.url, secret: SECRET, events: ['message.delivered'] }, t.clock.now());
-    const services = buildServices(testConfig({ MAILROOM_WEBHOOK_RETRY_SCHEDULE: '0,1' }), { store: t.store, clock: t.clock });
+    const watched = watchTransactions(t.store);
+    const services = buildServices(testConfig({ MAILROOM_WEBHOOK_RETRY_SCHEDULE: '0,1' }), { store: watched.store, clock: t.clock });
     t.closer.defer(() => services.close());
     // A poll a minute apart: only a nudge can make the delivery go out within the test.
     const dispatcher = createDispatcher(services, 60_000);
     t.closer.defer(() => dispatcher.stop(1000));
     dispatcher.start();
     const [id = ''] = await insertQueued(t.store, 1, t.clock.now(), 'outbox');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Its first claim has come back empty: it now sleeps for its minute.
+    await waitFor(() => watched.claims() >= 1, 5_000, 'the dispatcher\'s first claim');
     await t.store.messages.appendEvent(id, 'delivered', t.clock.now(), t.clock.now(), { provider: 'ses', recipient: 'owner@acme.test' });
     services.notifier.notify({ messageId: id, orgId: 'acme', type: 'delivered', at: t.clock.now(), recipient: 'owner@acme.test', detail: {} });
     await waitFor(() => r.received.length === 1, 10_000, 'the nudged delivery');

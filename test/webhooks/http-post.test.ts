@@ -121,11 +121,17 @@ describe('createWebhookHttp', () => {
 
   it('ends a request to a receiver that never answers at the timeout, while another completes', async () => {
     const hanging = await receiver(() => undefined);
-    const healthy = await receiver((_req, res) => setTimeout(() => res.writeHead(200).end('ok'), 50));
+    const healthy = await receiver((_req, res) => res.writeHead(200).end('ok'));
     const http = client(development, 300);
-    const [slow, fast] = await Promise.all([http.post(hanging.url, signed(), payload), http.post(healthy.url, signed(), payload)]);
+    const done: string[] = [];
+    const [slow, fast] = await Promise.all([
+      http.post(hanging.url, signed(), payload).finally(() => done.push('hanging')),
+      http.post(healthy.url, signed(), payload).finally(() => done.push('healthy')),
+    ]);
     expect(slow).toMatchObject({ status: null, body: null, error: 'timeout after 0.3 s' });
     expect(fast).toMatchObject({ status: 200, body: 'ok', error: null });
+    // The healthy one did not queue behind the hanging one's timeout.
+    expect(done).toEqual(['healthy', 'hanging']);
     expect(hanging.requests).toHaveLength(1);
   });
 
