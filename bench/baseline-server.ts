@@ -47,5 +47,9 @@ app.listen({ port: 0, host: '127.0.0.1' }).then(() => {
   process.send?.({ port });
 });
 process.on('message', (msg: unknown) => {
-  if (msg === 'stop') void app.close().then(() => { db.close(); process.exit(0); });
+  if (msg === 'stop')
+    void app.close().then(() => {
+      db.close();
+      process.exit(0);
+    });
 });

@@ -81,7 +81,10 @@ export async function openBenchContext(settings: SendSettings): Promise<BenchCon
     const keysFile = path.join(root, 'keys.txt');
     fs.writeFileSync(keysFile, `${keys.join('\n')}\n`);
     return {
-      settings, sink, keys, keysFile,
+      settings,
+      sink,
+      keys,
+      keysFile,
       freshDataDir: (name) => {
         const dir = path.join(root, name);
         copyDataDir(template, dir);

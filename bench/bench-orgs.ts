@@ -18,15 +18,26 @@ export const ORGANIZATIONS = 300;
 /** The body of every send: template `bench` with its five parameters. */
 export const SEND_BODY = JSON.stringify({
   template_id: 'bench',
-  template_params: { name: 'Ada Lovelace', email: 'ada@example.com', company: 'Analytical Engines', plan: 'pro', message: 'The engine is ready. '.repeat(8) },
+  template_params: {
+    name: 'Ada Lovelace',
+    email: 'ada@example.com',
+    company: 'Analytical Engines',
+    plan: 'pro',
+    message: 'The engine is ready. '.repeat(8),
+  },
 });
 
 /** The five-parameter template every bench sends (SEND_BODY's parameters), as the declarative file writes it. */
 export function benchTemplate(id: string, subject: string, fromEmail: string) {
   return {
-    id, subject, to: '{{email}}', from_email: fromEmail,
-    html: '<p>Dear {{name}},</p><p>{{message}}</p><p>Plan: {{plan}}</p>', text: '{{message}}',
-    allow_dynamic_recipients: true, strict_params: true,
+    id,
+    subject,
+    to: '{{email}}',
+    from_email: fromEmail,
+    html: '<p>Dear {{name}},</p><p>{{message}}</p><p>Plan: {{plan}}</p>',
+    text: '{{message}}',
+    allow_dynamic_recipients: true,
+    strict_params: true,
     params: [
       { name: 'name', type: 'string', required: true, max_length: 100 },
       { name: 'email', type: 'email', required: true },

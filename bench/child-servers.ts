@@ -111,14 +111,19 @@ export async function startMailroom(o: MailroomOptions): Promise<BenchServer> {
   const port = await freePort();
   const logFile = path.join(o.dataDir, 'serve.log');
   const log = fs.openSync(logFile, 'a');
-  const child = track(spawn(process.execPath, [...(o.nodeArgs ?? []), MAILROOM_BIN, 'serve'], {
-    env: {
-      ...process.env,
-      MAILROOM_DATA_DIR: o.dataDir, MAILROOM_PORT: String(port), MAILROOM_HOST: '127.0.0.1',
-      MAILROOM_WORKER: o.worker, MAILROOM_LOG_LEVEL: o.logLevel,
-    },
-    stdio: ['ignore', log, log],
-  }));
+  const child = track(
+    spawn(process.execPath, [...(o.nodeArgs ?? []), MAILROOM_BIN, 'serve'], {
+      env: {
+        ...process.env,
+        MAILROOM_DATA_DIR: o.dataDir,
+        MAILROOM_PORT: String(port),
+        MAILROOM_HOST: '127.0.0.1',
+        MAILROOM_WORKER: o.worker,
+        MAILROOM_LOG_LEVEL: o.logLevel,
+      },
+      stdio: ['ignore', log, log],
+    }),
+  );
   fs.closeSync(log);
   const deadline = Date.now() + 60_000;
   while (!fs.readFileSync(logFile, 'utf8').includes('mailroom listening')) {

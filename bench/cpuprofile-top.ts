@@ -11,9 +11,24 @@ import path from 'node:path';
  * time, e.g. `prepare` of the send path against `persist`. Async steps show under the
  * microtask or timer that resumed them, not under their first caller.
  */
-interface CallFrame { functionName: string; url: string; lineNumber: number }
-interface ProfileNode { id: number; callFrame: CallFrame; hitCount?: number; children?: number[] }
-interface Profile { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[]; startTime: number; endTime: number }
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+}
+interface ProfileNode {
+  id: number;
+  callFrame: CallFrame;
+  hitCount?: number;
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples?: number[];
+  timeDeltas?: number[];
+  startTime: number;
+  endTime: number;
+}
 
 function isProfile(v: unknown): v is Profile {
   return typeof v === 'object' && v !== null && Array.isArray((v as { nodes?: unknown }).nodes);
@@ -60,7 +75,10 @@ function main(argv: readonly string[]): void {
       const node = byId.get(samples[i] ?? -1);
       if (node === undefined) continue;
       const us = deltas[i + 1] ?? 0;
-      const keyOf = (f: CallFrame) => (byFile ? shortUrl(f.url) : `${f.functionName || '(anonymous)'}  ${shortUrl(f.url)}${f.url === '' ? '' : `:${f.lineNumber + 1}`}`);
+      const keyOf = (f: CallFrame) =>
+        byFile
+          ? shortUrl(f.url)
+          : `${f.functionName || '(anonymous)'}  ${shortUrl(f.url)}${f.url === '' ? '' : `:${f.lineNumber + 1}`}`;
       if (!total) {
         selfUs.set(keyOf(node.callFrame), (selfUs.get(keyOf(node.callFrame)) ?? 0) + us);
         totalUs += us;
@@ -80,9 +98,13 @@ function main(argv: readonly string[]): void {
     }
   }
   const rows = [...selfUs].sort((a, b) => b[1] - a[1]).slice(0, top);
-  console.log(`${path.basename(files[0] ?? '')}${files.length > 1 ? ` and ${files.length - 1} more` : ''}: ${(totalUs / 1000).toFixed(0)} ms ${total ? 'busy (total time per function)' : 'sampled'}`);
+  console.log(
+    `${path.basename(files[0] ?? '')}${files.length > 1 ? ` and ${files.length - 1} more` : ''}: ${(totalUs / 1000).toFixed(0)} ms ${total ? 'busy (total time per function)' : 'sampled'}`,
+  );
   for (const [key, us] of rows) {
-    console.log(`${(us / 1000).toFixed(1).padStart(9)} ms ${((100 * us) / Math.max(totalUs, 1)).toFixed(1).padStart(5)}%  ${key}`);
+    console.log(
+      `${(us / 1000).toFixed(1).padStart(9)} ms ${((100 * us) / Math.max(totalUs, 1)).toFixed(1).padStart(5)}%  ${key}`,
+    );
   }
 }
 

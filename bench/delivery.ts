@@ -45,19 +45,21 @@ function email(i: number): RenderedEmail {
 
 /** The sink runs in a child process (smtp-sink.ts); messages are counted there. */
 async function sink(): Promise<{ port: number; count: () => Promise<number>; close: () => Promise<void> }> {
-  const child = fork(fileURLToPath(new URL('./smtp-sink.js', import.meta.url)), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(new URL('./smtp-sink.js', import.meta.url)), [], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const ask = askChild(child);
   const port = await ask('', (m) => m.port);
   return {
     port,
     count: () => ask('count', (m) => m.count),
-    close: () => new Promise((resolve) => {
-      child.once('exit', () => resolve());
-      child.send('stop');
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.send('stop');
+      }),
   };
 }
-
 
 /**
  * Messages per second to a loopback sink in another process: nodemailer's pool driven
@@ -76,7 +78,14 @@ export async function deliveryBench(messages: number, rounds = 5): Promise<Deliv
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-bench-delivery-'));
   try {
     const service: Service = {
-      org_id: 'bench', id: 'sink', provider: 'smtp', is_default: true, max_per_second: null, version: 1, created_at: 0, updated_at: 0,
+      org_id: 'bench',
+      id: 'sink',
+      provider: 'smtp',
+      is_default: true,
+      max_per_second: null,
+      version: 1,
+      created_at: 0,
+      updated_at: 0,
       settings: { smtp: { host: '127.0.0.1', port: smtp.port, secure: false, user: '', pass: '', dkim: null } },
     };
 
@@ -93,12 +102,14 @@ export async function deliveryBench(messages: number, rounds = 5): Promise<Deliv
       let next = 0;
       const started = performance.now();
       const cpu = process.cpuUsage();
-      await Promise.all(Array.from({ length: 50 }, async () => {
-        while (next < count) {
-          const i = next++;
-          await transport.send({ messageId: `raw${i}`, headerMessageId: `<raw${i}@bench>`, email: email(i), attachments: [] });
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          while (next < count) {
+            const i = next++;
+            await transport.send({ messageId: `raw${i}`, headerMessageId: `<raw${i}@bench>`, email: email(i), attachments: [] });
+          }
+        }),
+      );
       rawCpu.push(cpuMicros(cpu) / count);
       return count / ((performance.now() - started) / 1000);
     };
@@ -106,28 +117,48 @@ export async function deliveryBench(messages: number, rounds = 5): Promise<Deliv
     const config = loadConfig({ MAILROOM_DATA_DIR: dir, MAILROOM_LOG_LEVEL: 'warn' });
     const store = await openStore(config.databaseUrl, { clock: systemClock });
     await applyConfig(store, {
-      organizations: [{
-        id: 'bench', plan: 'business_200k', credits: 1_000_000,
-        services: [{ id: 'sink', provider: 'smtp', default: true, smtp: { host: '127.0.0.1', port: smtp.port } }],
-      }],
+      organizations: [
+        {
+          id: 'bench',
+          plan: 'business_200k',
+          credits: 1_000_000,
+          services: [{ id: 'sink', provider: 'smtp', default: true, smtp: { host: '127.0.0.1', port: smtp.port } }],
+        },
+      ],
     });
     // Queued the way the send path queues them (sortable ids), in one transaction. `onEnd`
     // runs after the last insert, before the commit.
     let sequence = 0;
-    const enqueue = (count: number, onEnd: () => void = () => undefined) => store.transaction(async (tx) => {
-      const now = systemClock.now();
-      for (let n = 0; n < count; n++) {
-        const e = email(sequence++);
-        const id = newSortableId('msg', now);
-        await tx.messages.insert({
-          id, org_id: 'bench', template_id: 'bench', service_id: 'sink', status: 'queued', status_token_hash: sha256(id), key_type: 'private',
-          content: JSON.stringify(e), subject: e.subject, header_message_id: `<${id}@bench>`, attachments: null, credit_taken: true,
-          idempotency_key: null, recipients: e.to.map((a) => ({ kind: 'to' as const, email: a.address })), created_at: now,
-        });
-      }
-      onEnd();
-    });
-    const worker = new DeliveryWorker({ store, clock: systemClock, dataDir: dir, pacer: new LocalPacer(systemClock), metrics: createMetrics(), logger: quiet }, { batchSize: 50 });
+    const enqueue = (count: number, onEnd: () => void = () => undefined) =>
+      store.transaction(async (tx) => {
+        const now = systemClock.now();
+        for (let n = 0; n < count; n++) {
+          const e = email(sequence++);
+          const id = newSortableId('msg', now);
+          await tx.messages.insert({
+            id,
+            org_id: 'bench',
+            template_id: 'bench',
+            service_id: 'sink',
+            status: 'queued',
+            status_token_hash: sha256(id),
+            key_type: 'private',
+            content: JSON.stringify(e),
+            subject: e.subject,
+            header_message_id: `<${id}@bench>`,
+            attachments: null,
+            credit_taken: true,
+            idempotency_key: null,
+            recipients: e.to.map((a) => ({ kind: 'to' as const, email: a.address })),
+            created_at: now,
+          });
+        }
+        onEnd();
+      });
+    const worker = new DeliveryWorker(
+      { store, clock: systemClock, dataDir: dir, pacer: new LocalPacer(systemClock), metrics: createMetrics(), logger: quiet },
+      { batchSize: 50 },
+    );
     const received = async (before: number, count: number): Promise<void> => {
       while ((await smtp.count()) - before < count) await new Promise((r) => setTimeout(r, 5));
     };
@@ -137,7 +168,10 @@ export async function deliveryBench(messages: number, rounds = 5): Promise<Deliv
       const before = await smtp.count();
       let started = 0;
       let cpu = process.cpuUsage();
-      await enqueue(count, () => { started = performance.now(); cpu = process.cpuUsage(); });
+      await enqueue(count, () => {
+        started = performance.now();
+        cpu = process.cpuUsage();
+      });
       worker.nudge();
       await received(before, count);
       queueCpu.push(cpuMicros(cpu) / count);

@@ -37,8 +37,13 @@ const SETUP_REQUEST = path.resolve(path.dirname(fileURLToPath(import.meta.url)),
  * BENCH_KEYS_FILE, which the worker thread inherits when autocannon starts it).
  */
 export async function httpLoad(opts: {
-  url: string; body: string; headers: Record<string, string>; seconds: number; connections: number;
-  uniqueIdempotencyKey?: boolean; keysFile?: string;
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  seconds: number;
+  connections: number;
+  uniqueIdempotencyKey?: boolean;
+  keysFile?: string;
   /** Stop after this many requests instead of after `seconds`. */
   amount?: number;
 }): Promise<LoadFigures> {
@@ -56,7 +61,12 @@ export async function httpLoad(opts: {
     ...(setup ? { requests: [{ setupRequest: SETUP_REQUEST }] } : {}),
   });
   return {
-    rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99,
-    ok: result['2xx'], seconds: result.duration, non2xx: result.non2xx, errors: result.errors + result.timeouts,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok: result['2xx'],
+    seconds: result.duration,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
   };
 }

@@ -49,7 +49,12 @@ export function percentile(sorted: readonly number[], p: number): number {
  * never waiting for an earlier request. Resolves after the last call, with the generator's own
  * worst lag (how late it fired against a due time), which a latency figure also contains.
  */
-export async function openSchedule(rate: number, seconds: number, fire: (i: number, due: number) => void, startDelayMs = 50): Promise<{ lagMax: number }> {
+export async function openSchedule(
+  rate: number,
+  seconds: number,
+  fire: (i: number, due: number) => void,
+  startDelayMs = 50,
+): Promise<{ lagMax: number }> {
   const total = Math.round(rate * seconds);
   const start = performance.now() + startDelayMs;
   let lagMax = 0;
@@ -88,15 +93,19 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopFigures> {
   const inFlight = new Set<Promise<void>>();
   const fire = (i: number, due: number) => {
     const { body, headers } = o.request(i);
-    const p = pool.request({ path: o.path, method: 'POST', body, headers, signal: abandon.signal })
-      .then(async (res) => {
-        await res.body.dump();
-        latencies.push(performance.now() - due);
-        if (res.statusCode < 200 || res.statusCode > 299) non2xx += 1;
-      }, () => {
-        latencies.push(performance.now() - due);
-        errors += 1;
-      })
+    const p = pool
+      .request({ path: o.path, method: 'POST', body, headers, signal: abandon.signal })
+      .then(
+        async (res) => {
+          await res.body.dump();
+          latencies.push(performance.now() - due);
+          if (res.statusCode < 200 || res.statusCode > 299) non2xx += 1;
+        },
+        () => {
+          latencies.push(performance.now() - due);
+          errors += 1;
+        },
+      )
       .finally(() => inFlight.delete(p));
     inFlight.add(p);
   };

@@ -16,7 +16,9 @@ export async function backendCpu(url: string, applicationName: string): Promise<
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const pids = await client.query<{ pid: number }>('select pid from pg_stat_activity where application_name = $1', [applicationName]);
+    const pids = await client.query<{ pid: number }>('select pid from pg_stat_activity where application_name = $1', [
+      applicationName,
+    ]);
     const out = new Map<number, number>();
     for (const { pid } of pids.rows) {
       try {

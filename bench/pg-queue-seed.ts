@@ -12,36 +12,52 @@ import type { Store } from '../src/storage/store.js';
  */
 export async function seedQueued(store: Store, url: string, schema: string, count: number, createdAt: number): Promise<void> {
   await applyConfig(store, {
-    organizations: [{
-      id: 'bench', plan: 'business_200k', credits: 1_000_000,
-      services: [{ id: 'sink', provider: 'smtp', default: true, smtp: { host: '127.0.0.1', port: 25 } }],
-    }],
+    organizations: [
+      {
+        id: 'bench',
+        plan: 'business_200k',
+        credits: 1_000_000,
+        services: [{ id: 'sink', provider: 'smtp', default: true, smtp: { host: '127.0.0.1', port: 25 } }],
+      },
+    ],
   });
   const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
   await client.connect();
   try {
     await client.query('begin');
     const ids = `select 'msg_' || lpad(i::text, 10, '0') as id, i from generate_series(1, $1::int) as i`;
-    await client.query(`
+    await client.query(
+      `
       insert into messages (id, org_id, template_id, service_id, status, status_token_hash, key_type, subject,
         header_message_id, credit_taken, attempts, next_attempt_at, created_at, updated_at)
       select id, 'bench', 'bench', 'sink', 'queued', md5(id), 'private', 'Bench message ' || i,
         '<' || id || '@bench>', 1, 0, $2::bigint, $2::bigint, $2::bigint
-      from (${ids}) s`, [count, createdAt]);
-    await client.query(`
+      from (${ids}) s`,
+      [count, createdAt],
+    );
+    await client.query(
+      `
       insert into message_contents (message_id, content, attachments)
       select id, json_build_object(
         'subject', 'Bench message ' || i, 'from', json_build_object('name', 'Bench', 'address', 'bench@mailroom.test'),
         'reply_to', '[]'::json, 'to', json_build_array(json_build_object('name', '', 'address', 'rcpt' || (i % 50) || '@example.com')),
         'cc', '[]'::json, 'bcc', '[]'::json,
         'html', repeat('<p>Hello ' || i || '</p>', 20), 'text', repeat('Hello ' || i || E'\\n', 20))::text, null
-      from (${ids}) s`, [count]);
-    await client.query(`
+      from (${ids}) s`,
+      [count],
+    );
+    await client.query(
+      `
       insert into message_recipients (message_id, org_id, kind, email, created_at)
-      select id, 'bench', 'to', 'rcpt' || (i % 50) || '@example.com', $2::bigint from (${ids}) s`, [count, createdAt]);
-    await client.query(`
+      select id, 'bench', 'to', 'rcpt' || (i % 50) || '@example.com', $2::bigint from (${ids}) s`,
+      [count, createdAt],
+    );
+    await client.query(
+      `
       insert into message_events (message_id, type, at, detail)
-      select id, 'queued', $2::bigint, null from (${ids}) s`, [count, createdAt]);
+      select id, 'queued', $2::bigint, null from (${ids}) s`,
+      [count, createdAt],
+    );
     await client.query('commit');
   } finally {
     await client.end();

@@ -36,7 +36,8 @@ const JOBS = Number(process.env.BENCH_PG_JOBS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_PG_ROUNDS ?? 3);
 const SHAPES = (process.env.BENCH_PG_SHAPES ?? '8x1,32x1,4x8').split(',').map((s) => {
   const [loops, batch] = s.split('x').map(Number);
-  if (loops === undefined || batch === undefined || !(loops > 0) || !(batch > 0)) throw new Error(`BENCH_PG_SHAPES: "${s}" is not LOOPSxBATCH`);
+  if (loops === undefined || batch === undefined || !(loops > 0) || !(batch > 0))
+    throw new Error(`BENCH_PG_SHAPES: "${s}" is not LOOPSxBATCH`);
   return { loops, batch };
 });
 const POOL = 10;
@@ -70,28 +71,38 @@ async function dropSchema(schema: string): Promise<void> {
  * is claimable right now: near the end, rows locked by another worker's claim); `done` marks it.
  */
 async function drive<T>(
-  app: string, loops: number, total: number, claim: () => Promise<T[]>, done: (batch: T[]) => Promise<void>,
+  app: string,
+  loops: number,
+  total: number,
+  claim: () => Promise<T[]>,
+  done: (batch: T[]) => Promise<void>,
 ): Promise<RunFigures> {
   let finished = 0;
   const db = await backendCpu(PG_URL, app);
   const cpu = process.cpuUsage();
   const started = performance.now();
-  await Promise.all(Array.from({ length: loops }, async () => {
-    while (finished < total) {
-      const batch = await claim();
-      if (batch.length === 0) {
-        await new Promise((r) => setImmediate(r));
-        continue;
+  await Promise.all(
+    Array.from({ length: loops }, async () => {
+      while (finished < total) {
+        const batch = await claim();
+        if (batch.length === 0) {
+          await new Promise((r) => setImmediate(r));
+          continue;
+        }
+        await done(batch);
+        finished += batch.length;
       }
-      await done(batch);
-      finished += batch.length;
-    }
-  }));
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
   const dbMs = cpuBetween(db, await backendCpu(PG_URL, app));
   if (finished !== total) throw new Error(`done ${finished} of ${total}`);
-  return { rate: total / seconds, cpuMicros: (used.user + used.system) / total, dbMicros: dbMs === undefined ? NaN : (dbMs * 1000) / total };
+  return {
+    rate: total / seconds,
+    cpuMicros: (used.user + used.system) / total,
+    dbMicros: dbMs === undefined ? NaN : (dbMs * 1000) / total,
+  };
 }
 
 /**
@@ -109,18 +120,28 @@ async function mailroomRun(mode: MailroomMode, loops: number, batch: number, job
     store = await openStore(`${PG_URL}?schema=${schema}&application_name=${app}`, { clock: systemClock });
     await seedQueued(store, PG_URL, schema, jobs, Date.now() - 1000);
     const s = store;
-    const sent = (claimed: ClaimedMessage[]) => claimed.map((m) => ({ id: m.id, lease: m.lease_until, detail: { service: 'noop', response: '250 2.0.0 OK' } }));
-    const figures = mode === 'worker'
-      ? await drive<ClaimedMessage>(app, loops, jobs,
-        () => s.transaction((tx) => tx.queue.claim(Date.now(), batch, LEASE_MS), { durable: false }),
-        async (claimed) => {
-          await s.transaction((tx) => tx.queue.markSentMany(sent(claimed), Date.now()), { background: true });
-        })
-      : await drive<ClaimedMessage>(app, loops, jobs,
-        () => s.queue.claim(Date.now(), batch, LEASE_MS),
-        async (claimed) => {
-          await s.queue.markSentMany(sent(claimed), Date.now());
-        });
+    const sent = (claimed: ClaimedMessage[]) =>
+      claimed.map((m) => ({ id: m.id, lease: m.lease_until, detail: { service: 'noop', response: '250 2.0.0 OK' } }));
+    const figures =
+      mode === 'worker'
+        ? await drive<ClaimedMessage>(
+            app,
+            loops,
+            jobs,
+            () => s.transaction((tx) => tx.queue.claim(Date.now(), batch, LEASE_MS), { durable: false }),
+            async (claimed) => {
+              await s.transaction((tx) => tx.queue.markSentMany(sent(claimed), Date.now()), { background: true });
+            },
+          )
+        : await drive<ClaimedMessage>(
+            app,
+            loops,
+            jobs,
+            () => s.queue.claim(Date.now(), batch, LEASE_MS),
+            async (claimed) => {
+              await s.queue.markSentMany(sent(claimed), Date.now());
+            },
+          );
     const left = await unsentCount(PG_URL, schema);
     if (left !== 0) throw new Error(`mailroom: ${left} messages not sent`);
     return figures;
@@ -140,16 +161,26 @@ async function pgBossRun(loops: number, batch: number, jobs: number): Promise<Ru
     const name = 'bench';
     await boss.createQueue(name);
     for (let i = 0; i < jobs; i += 5000) {
-      await boss.insert(name, Array.from({ length: Math.min(5000, jobs - i) }, (_, k) => ({ data: { n: i + k } })));
+      await boss.insert(
+        name,
+        Array.from({ length: Math.min(5000, jobs - i) }, (_, k) => ({ data: { n: i + k } })),
+      );
     }
     await analyzeSchema(PG_URL, schema);
-    return await drive(app, loops, jobs,
+    return await drive(
+      app,
+      loops,
+      jobs,
       () => boss.fetch<{ n: number }>(name, { batchSize: batch }),
       async (fetched) => {
         // Its declared type is empty; the object carries `affected` (pg-boss's mapCommandResponse).
-        const r = await boss.complete(name, fetched.map((j) => ({ id: j.id, retryCount: j.retryCount }))) as { affected?: number };
+        const r = (await boss.complete(
+          name,
+          fetched.map((j) => ({ id: j.id, retryCount: j.retryCount })),
+        )) as { affected?: number };
         if (r.affected !== fetched.length) throw new Error(`pg-boss completed ${String(r.affected)} of ${fetched.length}`);
-      });
+      },
+    );
   } finally {
     await boss.stop({ graceful: false }).catch(() => undefined);
     await dropSchema(schema);
@@ -164,13 +195,16 @@ function spread(values: readonly number[]): string {
 
 function line(label: string, xs: readonly RunFigures[], ratios?: readonly number[]): string {
   const med = (f: (x: RunFigures) => number) => fixed(median(xs.map(f)));
-  const ratio = ratios === undefined ? '' : `  ratio ${median(ratios).toFixed(2)}× (${ratios.map((x) => x.toFixed(2)).join(', ')})`;
+  const ratio =
+    ratios === undefined ? '' : `  ratio ${median(ratios).toFixed(2)}× (${ratios.map((x) => x.toFixed(2)).join(', ')})`;
   return `  ${label.padEnd(34)} ${med((x) => x.rate).padStart(6)} jobs/s (${spread(xs.map((x) => x.rate))}), CPU/job ${med((x) => x.cpuMicros)} µs node + ${med((x) => x.dbMicros)} µs postgres${ratio}`;
 }
 
 async function main(): Promise<void> {
   const t0 = performance.now();
-  console.log(`pg-queue bench: ${JOBS} jobs a run, ${ROUNDS} rounds, pool ${POOL} each; ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}; Node ${process.version}; pg-boss 12.38.0`);
+  console.log(
+    `pg-queue bench: ${JOBS} jobs a run, ${ROUNDS} rounds, pool ${POOL} each; ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}; Node ${process.version}; pg-boss 12.38.0`,
+  );
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
   const version = (await client.query<{ server_version: string }>('show server_version')).rows[0]?.server_version;
@@ -187,9 +221,15 @@ async function main(): Promise<void> {
     for (let r = 0; r < ROUNDS; r++) {
       // The order turns each round, so none always follows another's autovacuum.
       const runs = [
-        async () => { worker.push(await mailroomRun('worker', loops, batch, JOBS)); },
-        async () => { statement.push(await mailroomRun('statement', loops, batch, JOBS)); },
-        async () => { boss.push(await pgBossRun(loops, batch, JOBS)); },
+        async () => {
+          worker.push(await mailroomRun('worker', loops, batch, JOBS));
+        },
+        async () => {
+          statement.push(await mailroomRun('statement', loops, batch, JOBS));
+        },
+        async () => {
+          boss.push(await pgBossRun(loops, batch, JOBS));
+        },
       ];
       for (let k = 0; k < runs.length; k++) await runs[(k + r) % runs.length]?.();
     }

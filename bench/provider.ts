@@ -55,10 +55,18 @@ function serveFake(): void {
   let count = 0;
   let bytes = 0;
   const server = http.createServer((req, res) => {
-    req.on('data', (chunk: Buffer) => { bytes += chunk.length; });
+    req.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
     req.on('end', () => {
       count += 1;
-      const body = JSON.stringify({ To: 'rcpt@example.com', SubmittedAt: new Date().toISOString(), MessageID: randomUUID(), ErrorCode: 0, Message: 'OK' });
+      const body = JSON.stringify({
+        To: 'rcpt@example.com',
+        SubmittedAt: new Date().toISOString(),
+        MessageID: randomUUID(),
+        ErrorCode: 0,
+        Message: 'OK',
+      });
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
       res.end(body);
     });
@@ -81,16 +89,21 @@ function serveFake(): void {
 if (process.env[FAKE_ENV] === '1') serveFake();
 
 async function fake(): Promise<{ port: number; counts: () => Promise<FakeCounts>; close: () => Promise<void> }> {
-  const child = fork(fileURLToPath(import.meta.url), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { ...process.env, [FAKE_ENV]: '1' } });
+  const child = fork(fileURLToPath(import.meta.url), [], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: { ...process.env, [FAKE_ENV]: '1' },
+  });
   const ask = askChild(child);
   const port = await ask('', (m) => m.port);
   return {
     port,
-    counts: () => ask('count', (m) => (m.count !== undefined && m.bytes !== undefined ? { count: m.count, bytes: m.bytes } : undefined)),
-    close: () => new Promise((resolve) => {
-      child.once('exit', () => resolve());
-      child.send('stop');
-    }),
+    counts: () =>
+      ask('count', (m) => (m.count !== undefined && m.bytes !== undefined ? { count: m.count, bytes: m.bytes } : undefined)),
+    close: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.send('stop');
+      }),
   };
 }
 
@@ -155,15 +168,21 @@ export async function providerBench(messages: number, rounds = 5): Promise<Provi
       const before = await api.counts();
       const started = performance.now();
       const cpu = process.cpuUsage();
-      await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-        while (next < count) {
-          next += 1;
-          const i = sequence++;
-          const res = await fetch(`${endpoint}/email`, { method: 'POST', headers, body: postmarkJson(i, newSortableId('msg', Date.now())) });
-          const json = await res.json() as { MessageID?: unknown };
-          if (res.status !== 200 || typeof json.MessageID !== 'string') throw new Error(`fake answered ${res.status}`);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (next < count) {
+            next += 1;
+            const i = sequence++;
+            const res = await fetch(`${endpoint}/email`, {
+              method: 'POST',
+              headers,
+              body: postmarkJson(i, newSortableId('msg', Date.now())),
+            });
+            const json = (await res.json()) as { MessageID?: unknown };
+            if (res.status !== 200 || typeof json.MessageID !== 'string') throw new Error(`fake answered ${res.status}`);
+          }
+        }),
+      );
       rawCpu.push(cpuMicros(cpu) / count);
       const rate = count / ((performance.now() - started) / 1000);
       const after = await api.counts();
@@ -174,33 +193,56 @@ export async function providerBench(messages: number, rounds = 5): Promise<Provi
     const config = loadConfig({ MAILROOM_DATA_DIR: dir, MAILROOM_LOG_LEVEL: 'warn' });
     const store = await openStore(config.databaseUrl, { clock: systemClock });
     await applyConfig(store, {
-      organizations: [{
-        id: 'bench', plan: 'business_200k', credits: 1_000_000,
-        services: [{ id: 'pm', provider: 'postmark', default: true, postmark: { server_token: TOKEN, endpoint } }],
-      }],
+      organizations: [
+        {
+          id: 'bench',
+          plan: 'business_200k',
+          credits: 1_000_000,
+          services: [{ id: 'pm', provider: 'postmark', default: true, postmark: { server_token: TOKEN, endpoint } }],
+        },
+      ],
     });
-    const enqueue = (count: number, onEnd: () => void) => store.transaction(async (tx) => {
-      const now = systemClock.now();
-      for (let n = 0; n < count; n++) {
-        const e = email(sequence++);
-        const id = newSortableId('msg', now);
-        await tx.messages.insert({
-          id, org_id: 'bench', template_id: 'bench', service_id: 'pm', status: 'queued', status_token_hash: sha256(id), key_type: 'private',
-          content: JSON.stringify(e), subject: e.subject, header_message_id: `<${id}@bench>`, attachments: null, credit_taken: true,
-          idempotency_key: null, recipients: e.to.map((a) => ({ kind: 'to' as const, email: a.address })), created_at: now,
-        });
-      }
-      onEnd();
-    });
+    const enqueue = (count: number, onEnd: () => void) =>
+      store.transaction(async (tx) => {
+        const now = systemClock.now();
+        for (let n = 0; n < count; n++) {
+          const e = email(sequence++);
+          const id = newSortableId('msg', now);
+          await tx.messages.insert({
+            id,
+            org_id: 'bench',
+            template_id: 'bench',
+            service_id: 'pm',
+            status: 'queued',
+            status_token_hash: sha256(id),
+            key_type: 'private',
+            content: JSON.stringify(e),
+            subject: e.subject,
+            header_message_id: `<${id}@bench>`,
+            attachments: null,
+            credit_taken: true,
+            idempotency_key: null,
+            recipients: e.to.map((a) => ({ kind: 'to' as const, email: a.address })),
+            created_at: now,
+          });
+        }
+        onEnd();
+      });
     const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
     // No `transports`: the built-in ones in their thread, as `mailroom serve` runs them.
-    const worker = new DeliveryWorker({ store, clock: systemClock, dataDir: dir, pacer: new LocalPacer(systemClock), metrics: createMetrics(), logger: quiet }, { batchSize: IN_FLIGHT });
+    const worker = new DeliveryWorker(
+      { store, clock: systemClock, dataDir: dir, pacer: new LocalPacer(systemClock), metrics: createMetrics(), logger: quiet },
+      { batchSize: IN_FLIGHT },
+    );
     const queueRun = async (count: number): Promise<number> => {
       // As delivery.ts: the clock starts before the commit, the run ends when the fake has them all.
       const before = await api.counts();
       let started = 0;
       let cpu = process.cpuUsage();
-      await enqueue(count, () => { started = performance.now(); cpu = process.cpuUsage(); });
+      await enqueue(count, () => {
+        started = performance.now();
+        cpu = process.cpuUsage();
+      });
       worker.nudge();
       let now = before;
       while (now.count - before.count < count) {
@@ -220,8 +262,12 @@ export async function providerBench(messages: number, rounds = 5): Promise<Provi
     await worker.stop();
     await store.close();
     return {
-      ...figures, rawCpuMicros: median(rawCpu), queueCpuMicros: median(queueCpu),
-      rawBodyBytes: median(rawBytes), queueBodyBytes: median(queueBytes), messages,
+      ...figures,
+      rawCpuMicros: median(rawCpu),
+      queueCpuMicros: median(queueCpu),
+      rawBodyBytes: median(rawBytes),
+      queueBodyBytes: median(queueBytes),
+      messages,
     };
   } finally {
     await api.close();

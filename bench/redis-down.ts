@@ -14,11 +14,18 @@ import { httpLoad, type LoadFigures } from './http-load.js';
  */
 
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    { stdio: 'ignore' },
+  );
   process.once('exit', () => child.kill('SIGKILL'));
   for (let i = 0; i < 100; i++) {
     const up = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => { socket.end(); resolve(true); });
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      });
       socket.once('error', () => resolve(false));
     });
     if (up) return child;
@@ -36,11 +43,22 @@ async function main(): Promise<void> {
   const port = await freePort();
   const redis = await startRedis(port);
   process.env.MAILROOM_REDIS_URL = `redis://127.0.0.1:${port}`;
-  const server = await startMailroom({ dataDir: ctx.freshDataDir('redis-down'), worker: 'on', logLevel: settings.logLevel, nodeArgs: settings.nodeArgs });
-  const load = () => httpLoad({
-    url: `${server.url}/v1/send`, body: SEND_BODY, headers: { 'content-type': 'application/json' },
-    seconds: settings.seconds, connections: settings.connections, uniqueIdempotencyKey: true, keysFile: ctx.keysFile,
+  const server = await startMailroom({
+    dataDir: ctx.freshDataDir('redis-down'),
+    worker: 'on',
+    logLevel: settings.logLevel,
+    nodeArgs: settings.nodeArgs,
   });
+  const load = () =>
+    httpLoad({
+      url: `${server.url}/v1/send`,
+      body: SEND_BODY,
+      headers: { 'content-type': 'application/json' },
+      seconds: settings.seconds,
+      connections: settings.connections,
+      uniqueIdempotencyKey: true,
+      keysFile: ctx.keysFile,
+    });
   try {
     await pause(2000);
     const up = await load();

@@ -21,8 +21,11 @@ export interface RoundFigures {
  * instead of landing on the other path; alternating spreads a busy machine's noise over both.
  */
 export async function alternateRounds(
-  rawRun: (count: number) => Promise<number>, queueRun: (count: number) => Promise<number>,
-  messages: number, rounds: number, afterWarm: () => void,
+  rawRun: (count: number) => Promise<number>,
+  queueRun: (count: number) => Promise<number>,
+  messages: number,
+  rounds: number,
+  afterWarm: () => void,
 ): Promise<RoundFigures> {
   const warm = Math.min(500, messages);
   await rawRun(warm);
@@ -49,15 +52,16 @@ export async function alternateRounds(
  * IPC: sends `message` (none when empty) and resolves with the first answer `pick` accepts.
  */
 export function askChild(child: ChildProcess) {
-  return <T>(message: string, pick: (m: Record<string, number>) => T | undefined): Promise<T> => new Promise((resolve) => {
-    const onMessage = (m: Record<string, number>) => {
-      const value = pick(m);
-      if (value !== undefined) {
-        child.off('message', onMessage);
-        resolve(value);
-      }
-    };
-    child.on('message', onMessage);
-    if (message !== '') child.send(message);
-  });
+  return <T>(message: string, pick: (m: Record<string, number>) => T | undefined): Promise<T> =>
+    new Promise((resolve) => {
+      const onMessage = (m: Record<string, number>) => {
+        const value = pick(m);
+        if (value !== undefined) {
+          child.off('message', onMessage);
+          resolve(value);
+        }
+      };
+      child.on('message', onMessage);
+      if (message !== '') child.send(message);
+    });
 }

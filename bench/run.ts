@@ -21,7 +21,9 @@ async function main(): Promise<void> {
   const parts = ['send', 'latency', 'memory', 'delivery', 'provider', 'wal'];
   if (only !== undefined && !parts.includes(only)) throw new Error(`BENCH_ONLY must be one of ${parts.join(', ')}`);
   const settings = sendSettings();
-  console.log(`mailroom bench (SQLite, \`mailroom serve\` in a child process, MAILROOM_LOG_LEVEL=${settings.logLevel}, 300 organizations)`);
+  console.log(
+    `mailroom bench (SQLite, \`mailroom serve\` in a child process, MAILROOM_LOG_LEVEL=${settings.logLevel}, 300 organizations)`,
+  );
   console.log(machineLine());
   const wants = (part: string) => only === undefined || only === part;
   if (wants('send') || wants('latency') || wants('memory') || wants('wal')) {
@@ -43,16 +45,27 @@ async function main(): Promise<void> {
     console.log('');
     const d = await deliveryBench(Number(process.env.BENCH_MESSAGES ?? 3000), Number(process.env.BENCH_ROUNDS ?? 5));
     console.log(`delivery, ${d.messages} messages to a loopback SMTP sink, ${d.ratios.length} alternating rounds (medians):`);
-    console.log(`  raw nodemailer pool (50 in flight)  ${d.raw.toFixed(0).padStart(6)} msg/s   ${d.rawCpuMicros.toFixed(0).padStart(4)} µs CPU/msg`);
-    console.log(`  queue → worker → sink (SQLite)      ${d.queued.toFixed(0).padStart(6)} msg/s   ${d.queueCpuMicros.toFixed(0).padStart(4)} µs CPU/msg`);
+    console.log(
+      `  raw nodemailer pool (50 in flight)  ${d.raw.toFixed(0).padStart(6)} msg/s   ${d.rawCpuMicros.toFixed(0).padStart(4)} µs CPU/msg`,
+    );
+    console.log(
+      `  queue → worker → sink (SQLite)      ${d.queued.toFixed(0).padStart(6)} msg/s   ${d.queueCpuMicros.toFixed(0).padStart(4)} µs CPU/msg`,
+    );
     console.log(`ratio queue/raw: ${d.ratio.toFixed(2)}x   (rounds: ${d.ratios.map((r) => r.toFixed(2)).join(', ')})`);
   }
   if (wants('provider')) {
     // 2000 messages a run (the SMTP line's 3000 would add ~45 s): its rounds still take ~2 s each.
-    const p = await providerBench(Number(process.env.BENCH_PROVIDER_MESSAGES ?? process.env.BENCH_MESSAGES ?? 2000), Number(process.env.BENCH_ROUNDS ?? 5));
+    const p = await providerBench(
+      Number(process.env.BENCH_PROVIDER_MESSAGES ?? process.env.BENCH_MESSAGES ?? 2000),
+      Number(process.env.BENCH_ROUNDS ?? 5),
+    );
     console.log(`delivery, ${p.messages} messages to a loopback Postmark fake, ${p.ratios.length} alternating rounds (medians):`);
-    console.log(`  raw fetch (50 in flight)            ${p.raw.toFixed(0).padStart(6)} msg/s   ${p.rawCpuMicros.toFixed(0).padStart(4)} µs CPU/msg   ${p.rawBodyBytes.toFixed(0)} B/request`);
-    console.log(`  queue → worker → Postmark (SQLite)  ${p.queued.toFixed(0).padStart(6)} msg/s   ${p.queueCpuMicros.toFixed(0).padStart(4)} µs CPU/msg   ${p.queueBodyBytes.toFixed(0)} B/request`);
+    console.log(
+      `  raw fetch (50 in flight)            ${p.raw.toFixed(0).padStart(6)} msg/s   ${p.rawCpuMicros.toFixed(0).padStart(4)} µs CPU/msg   ${p.rawBodyBytes.toFixed(0)} B/request`,
+    );
+    console.log(
+      `  queue → worker → Postmark (SQLite)  ${p.queued.toFixed(0).padStart(6)} msg/s   ${p.queueCpuMicros.toFixed(0).padStart(4)} µs CPU/msg   ${p.queueBodyBytes.toFixed(0)} B/request`,
+    );
     console.log(`ratio queue/raw fetch: ${p.ratio.toFixed(2)}x   (rounds: ${p.ratios.map((r) => r.toFixed(2)).join(', ')})`);
   }
 }

@@ -84,7 +84,12 @@ async function runOn(pool: Pool, spec: LoadSpec, phase: string): Promise<LoadRes
     const fail = failures.get(r.kind) ?? { non2xx: 0, errors: 0 };
     failures.set(r.kind, fail);
     try {
-      const res = await pool.request({ path: r.path, method: r.method, headers, ...(r.body !== undefined ? { body: r.body } : {}) });
+      const res = await pool.request({
+        path: r.path,
+        method: r.method,
+        headers,
+        ...(r.body !== undefined ? { body: r.body } : {}),
+      });
       await res.body.dump();
       if (res.statusCode < 200 || res.statusCode > 299) fail.non2xx += 1;
     } catch {
@@ -104,10 +109,15 @@ async function runOn(pool: Pool, spec: LoadSpec, phase: string): Promise<LoadRes
     await Promise.all(Array.from({ length: spec.connections }, loop));
   } else {
     const inFlight = new Set<Promise<void>>();
-    await openSchedule(spec.rate ?? 100, spec.seconds, (_i, due) => {
-      const p = one(due).finally(() => inFlight.delete(p));
-      inFlight.add(p);
-    }, 0);
+    await openSchedule(
+      spec.rate ?? 100,
+      spec.seconds,
+      (_i, due) => {
+        const p = one(due).finally(() => inFlight.delete(p));
+        inFlight.add(p);
+      },
+      0,
+    );
     await Promise.all([...inFlight]);
   }
   const seconds = (performance.now() - t0) / 1000;
@@ -116,8 +126,12 @@ async function runOn(pool: Pool, spec: LoadSpec, phase: string): Promise<LoadRes
     list.sort((a, b) => a - b);
     const fail = failures.get(kind) ?? { non2xx: 0, errors: 0 };
     kinds[kind] = {
-      count: list.length, p50: percentile(list, 0.5), p99: percentile(list, 0.99), p999: percentile(list, 0.999),
-      max: list[list.length - 1] ?? 0, ...fail,
+      count: list.length,
+      p50: percentile(list, 0.5),
+      p99: percentile(list, 0.99),
+      p999: percentile(list, 0.999),
+      max: list[list.length - 1] ?? 0,
+      ...fail,
     };
   }
   return { rps: answered / seconds, kinds, ...(spec.samples === true ? { samples } : {}) };
@@ -126,10 +140,13 @@ async function runOn(pool: Pool, spec: LoadSpec, phase: string): Promise<LoadRes
 const specFile = process.argv[2];
 if (specFile !== undefined) {
   const spec = JSON.parse(fs.readFileSync(specFile, 'utf8')) as LoadSpec;
-  run(spec).then((r) => {
-    process.stdout.write(`${JSON.stringify(r)}\n`);
-  }, (err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
+  run(spec).then(
+    (r) => {
+      process.stdout.write(`${JSON.stringify(r)}\n`);
+    },
+    (err: unknown) => {
+      console.error(err);
+      process.exitCode = 1;
+    },
+  );
 }

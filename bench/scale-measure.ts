@@ -14,7 +14,16 @@ import { openStore } from '../src/storage/store.js';
 import { percentile } from './open-loop.js';
 import type { LoadRequest, LoadResult, LoadSpec } from './scale-load.js';
 import { privateKeyOf } from './scale-orgs.js';
-import { countRange, DAY_MS, firstIndexAt, messageIdOf, SCALE_ORGS, SCALE_TEMPLATES, SPAN_MS, type SeedPlan } from './scale-seed.js';
+import {
+  countRange,
+  DAY_MS,
+  firstIndexAt,
+  messageIdOf,
+  SCALE_ORGS,
+  SCALE_TEMPLATES,
+  SPAN_MS,
+  type SeedPlan,
+} from './scale-seed.js';
 
 const SECONDS = Number(process.env.BENCH_SCALE_SECONDS ?? 10);
 const PURGE_SECONDS = Number(process.env.BENCH_SCALE_PURGE_SECONDS ?? 45);
@@ -61,7 +70,9 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   fs.writeFileSync(file, JSON.stringify(spec));
   try {
     const out = await new Promise<string>((resolve, reject) => {
-      execFile(process.execPath, [LOAD_SCRIPT, file], { maxBuffer: 256 * 1024 * 1024 }, (err, stdout) => (err === null ? resolve(stdout) : reject(err)));
+      execFile(process.execPath, [LOAD_SCRIPT, file], { maxBuffer: 256 * 1024 * 1024 }, (err, stdout) =>
+        err === null ? resolve(stdout) : reject(err),
+      );
     });
     return JSON.parse(out) as LoadResult;
   } finally {
@@ -74,11 +85,19 @@ const auth = (org: number) => ({ authorization: `Bearer ${privateKeyOf(org)}` })
 function sendRequests(): LoadRequest[] {
   // Every organization with every template: the first send of each compiles its parameter schema.
   return Array.from({ length: SCALE_ORGS * SCALE_TEMPLATES.length }, (_, i) => ({
-    kind: 'send', method: 'POST' as const, path: '/v1/send',
+    kind: 'send',
+    method: 'POST' as const,
+    path: '/v1/send',
     headers: { 'content-type': 'application/json', ...auth(i % SCALE_ORGS) },
     body: JSON.stringify({
       template_id: SCALE_TEMPLATES[Math.floor(i / SCALE_ORGS) % SCALE_TEMPLATES.length],
-      template_params: { name: 'Ada Lovelace', email: `user${i}@example.com`, company: 'Analytical Engines', plan: 'pro', message: 'The engine is ready. '.repeat(8) },
+      template_params: {
+        name: 'Ada Lovelace',
+        email: `user${i}@example.com`,
+        company: 'Analytical Engines',
+        plan: 'pro',
+        message: 'The engine is ready. '.repeat(8),
+      },
     }),
   }));
 }
@@ -95,7 +114,10 @@ function sampleMessages(file: string, plan: SeedPlan | undefined): Array<{ id: s
   }
   const db = new Database(file, { readonly: true });
   try {
-    const rows = db.prepare('select id, org_id from messages order by random() limit 3000').all() as Array<{ id: string; org_id: string }>;
+    const rows = db.prepare('select id, org_id from messages order by random() limit 3000').all() as Array<{
+      id: string;
+      org_id: string;
+    }>;
     return rows.map((r) => ({ id: r.id, org: Number(r.org_id.slice(3)) }));
   } finally {
     db.close();
@@ -119,19 +141,26 @@ function readRequests(now: number, messages: ReadonlyArray<{ id: string; org: nu
     const v = variants[i % variants.length];
     const m = messages[i % Math.max(messages.length, 1)];
     out.push({ kind: 'history first', method: 'GET', path: '/v1/history?limit=25', headers: auth(org) });
-    if (v !== undefined) out.push({ kind: `filtered: ${v[0]}`, method: 'GET', path: `/v1/history?limit=25&${v[1](t)}`, headers: auth(org) });
+    if (v !== undefined)
+      out.push({ kind: `filtered: ${v[0]}`, method: 'GET', path: `/v1/history?limit=25&${v[1](t)}`, headers: auth(org) });
     if (m !== undefined) out.push({ kind: 'message', method: 'GET', path: `/v1/messages/${m.id}`, headers: auth(m.org) });
   }
   return out;
 }
 
 function failuresOf(label: string, r: LoadResult): string[] {
-  return Object.entries(r.kinds).filter(([, k]) => k.non2xx + k.errors > 0).map(([kind, k]) => `${label} ${kind}: ${k.non2xx} non-2xx, ${k.errors} errors`);
+  return Object.entries(r.kinds)
+    .filter(([, k]) => k.non2xx + k.errors > 0)
+    .map(([kind, k]) => `${label} ${kind}: ${k.non2xx} non-2xx, ${k.errors} errors`);
 }
 
 /** Sends, history pages and message reads against one database; the purge too when seeded. */
 export async function measure(o: { file: string; plan: SeedPlan | undefined; dataDir: string }): Promise<Measured> {
-  const config = loadConfig({ MAILROOM_DATA_DIR: o.dataDir, MAILROOM_DATABASE_URL: `sqlite:${o.file}`, MAILROOM_LOG_LEVEL: 'warn' });
+  const config = loadConfig({
+    MAILROOM_DATA_DIR: o.dataDir,
+    MAILROOM_DATABASE_URL: `sqlite:${o.file}`,
+    MAILROOM_LOG_LEVEL: 'warn',
+  });
   // The seeded month ends a minute before the clock starts, wherever the wall clock is now.
   const base = o.plan === undefined ? Date.now() : o.plan.start + SPAN_MS + 60_000;
   const offset = base - Date.now();
@@ -150,7 +179,15 @@ export async function measure(o: { file: string; plan: SeedPlan | undefined; dat
     failures.push(...failuresOf('send', thr));
 
     const reads = readRequests(clock.now(), sampleMessages(o.file, o.plan));
-    const r = await load({ url, mode: 'open', rate: READ_RATE, seconds: SECONDS, warmSeconds: WARM_SECONDS, connections: 64, requests: reads });
+    const r = await load({
+      url,
+      mode: 'open',
+      rate: READ_RATE,
+      seconds: SECONDS,
+      warmSeconds: WARM_SECONDS,
+      connections: 64,
+      requests: reads,
+    });
     failures.push(...failuresOf('read', r));
     const filtered: Record<string, number> = {};
     for (const [kind, k] of Object.entries(r.kinds)) if (kind.startsWith('filtered: ')) filtered[kind.slice(10)] = k.p99;
@@ -163,7 +200,8 @@ export async function measure(o: { file: string; plan: SeedPlan | undefined; dat
       failures,
     };
     for (const [v, p99] of Object.entries(filtered)) console.log(`    filtered page "${v}": p99 ${p99.toFixed(1)} ms`);
-    if (o.plan !== undefined) measured.purge = await purgeUnderLoad(o.file, o.plan, url, reads, sends, { store, blobs: blobs.blobs, clock }, failures);
+    if (o.plan !== undefined)
+      measured.purge = await purgeUnderLoad(o.file, o.plan, url, reads, sends, { store, blobs: blobs.blobs, clock }, failures);
     return measured;
   } finally {
     await app.close();
@@ -177,7 +215,11 @@ export async function measure(o: { file: string; plan: SeedPlan | undefined; dat
  * third sends, two thirds reads); the p99 counts requests due while the purge ran.
  */
 async function purgeUnderLoad(
-  file: string, plan: SeedPlan, url: string, reads: LoadRequest[], sends: LoadRequest[],
+  file: string,
+  plan: SeedPlan,
+  url: string,
+  reads: LoadRequest[],
+  sends: LoadRequest[],
   deps: { store: Parameters<typeof housekeeping>[0]['store']; blobs: Parameters<typeof housekeeping>[0]['blobs']; clock: Clock },
   failures: string[],
 ): Promise<PurgeFigures> {
@@ -187,11 +229,29 @@ async function purgeUnderLoad(
     mix.push(reads[i] as LoadRequest);
     if (i % 2 === 1) mix.push(sends[i % sends.length] as LoadRequest);
   }
-  const quiet = await load({ url, mode: 'open', rate, seconds: SECONDS, warmSeconds: WARM_SECONDS, connections: 64, requests: mix, samples: true });
+  const quiet = await load({
+    url,
+    mode: 'open',
+    rate,
+    seconds: SECONDS,
+    warmSeconds: WARM_SECONDS,
+    connections: 64,
+    requests: mix,
+    samples: true,
+  });
   failures.push(...failuresOf('quiet mix', quiet));
   const dayEnd = firstIndexAt(plan, plan.start + DAY_MS);
   const due = countRange(file, plan, 0, dayEnd);
-  const busy = load({ url, mode: 'open', rate, seconds: PURGE_SECONDS, warmSeconds: WARM_SECONDS, connections: 64, requests: mix, samples: true });
+  const busy = load({
+    url,
+    mode: 'open',
+    rate,
+    seconds: PURGE_SECONDS,
+    warmSeconds: WARM_SECONDS,
+    connections: 64,
+    requests: mix,
+    samples: true,
+  });
   // The purge starts 2 s into the measured run (the load child starts, then warms up first).
   await new Promise((r) => setTimeout(r, WARM_SECONDS * 1000 + 2000));
   const started = Date.now();
@@ -207,12 +267,17 @@ async function purgeUnderLoad(
   const during: number[] = [];
   const byKind: Record<string, number> = {};
   for (const [kind, list] of Object.entries(result.samples ?? {})) {
-    const mine = list.filter(([at]) => at >= started && at <= ended).map(([, latency]) => latency).sort((a, b) => a - b);
+    const mine = list
+      .filter(([at]) => at >= started && at <= ended)
+      .map(([, latency]) => latency)
+      .sort((a, b) => a - b);
     during.push(...mine);
     byKind[kind] = percentile(mine, 0.99);
   }
   during.sort((a, b) => a - b);
-  const quietAll = Object.values(quiet.samples ?? {}).flatMap((list) => list.map(([, latency]) => latency)).sort((a, b) => a - b);
+  const quietAll = Object.values(quiet.samples ?? {})
+    .flatMap((list) => list.map(([, latency]) => latency))
+    .sort((a, b) => a - b);
   return {
     rate,
     p99: percentile(during, 0.99),

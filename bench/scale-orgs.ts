@@ -11,7 +11,9 @@ export function privateKeyOf(n: number): string {
 export function orgsConfig(): ConfigFile {
   return {
     organizations: Array.from({ length: SCALE_ORGS }, (_, n) => ({
-      id: orgId(n), plan: 'business_200k', credits: 100_000_000,
+      id: orgId(n),
+      plan: 'business_200k',
+      credits: 100_000_000,
       keys: [{ type: 'private' as const, key: privateKeyOf(n) }],
       services: [{ id: 'outbox', provider: 'outbox', default: true }],
       templates: SCALE_TEMPLATES.map((id) => benchTemplate(id, 'Your ' + id + ' from {{company}}', 'noreply@mailroom.test')),

@@ -35,7 +35,7 @@ export function orgId(n: number): string {
 export function messageIdOf(plan: SeedPlan, i: number): { id: string; org: string; createdAt: number } {
   // In integers, as the seed's SQL does (seedRange): past ~3.5 M messages i × SPAN_MS passes 2^53.
   const createdAt = plan.start + Number((BigInt(i) * BigInt(SPAN_MS)) / BigInt(plan.messages));
-  const org = Number((BigInt(i) * 2654435761n) % 4294967291n % BigInt(SCALE_ORGS));
+  const org = Number(((BigInt(i) * 2654435761n) % 4294967291n) % BigInt(SCALE_ORGS));
   const id = `msg_${createdAt.toString(16).padStart(12, '0')}${org.toString(16).padStart(6, '0')}${i.toString(16).padStart(16, '0')}`;
   return { id, org: orgId(org), createdAt };
 }
@@ -130,7 +130,13 @@ export function seedRange(db: Database.Database, plan: SeedPlan, lo: number, hi:
     // BigInts bind as SQLite integers; numbers bind as REAL, and past ~3.5 M messages the
     // products above lost their low bits (organizations and times that messageIdOf, computing
     // exactly, never found: 4 in 10 message reads of a 10 M seed were 404s).
-    const params = { lo: BigInt(a), hi: BigInt(Math.min(hi, a + CHUNK)), start: BigInt(plan.start), n: BigInt(plan.messages), keysFrom: BigInt(keysFrom) };
+    const params = {
+      lo: BigInt(a),
+      hi: BigInt(Math.min(hi, a + CHUNK)),
+      start: BigInt(plan.start),
+      n: BigInt(plan.messages),
+      keysFrom: BigInt(keysFrom),
+    };
     db.transaction(() => {
       for (const s of statements) s.run(params);
     })();
@@ -150,7 +156,8 @@ export function seedAll(file: string, plan: SeedPlan, log: (line: string) => voi
     db.pragma('temp_store = MEMORY');
     db.pragma('threads = 2');
     const placeholders = SEEDED_TABLES.map(() => '?').join(', ');
-    const indexes = db.prepare(`select name, sql from sqlite_master where type = 'index' and sql is not null and tbl_name in (${placeholders})`)
+    const indexes = db
+      .prepare(`select name, sql from sqlite_master where type = 'index' and sql is not null and tbl_name in (${placeholders})`)
       .all(...SEEDED_TABLES) as Array<{ name: string; sql: string }>;
     for (const ix of indexes) db.exec(`drop index ${ix.name}`);
     const t0 = performance.now();

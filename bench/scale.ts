@@ -4,7 +4,17 @@ import path from 'node:path';
 import { applyConfig } from '../src/admin/apply.js';
 import { systemClock } from '../src/domain/clock.js';
 import { openStore } from '../src/storage/store.js';
-import { countRange, DAY_MS, firstIndexAt, refillRange, SCALE_ORGS, SEED_VERSION, seedAll, SPAN_MS, type SeedPlan } from './scale-seed.js';
+import {
+  countRange,
+  DAY_MS,
+  firstIndexAt,
+  refillRange,
+  SCALE_ORGS,
+  SEED_VERSION,
+  seedAll,
+  SPAN_MS,
+  type SeedPlan,
+} from './scale-seed.js';
 import { measure, type Measured } from './scale-measure.js';
 import { orgsConfig } from './scale-orgs.js';
 
@@ -42,20 +52,26 @@ async function createOrgs(file: string): Promise<void> {
 /** The seeded database, made if missing; the oldest day put back if a purge took it. */
 async function seeded(): Promise<SideFile> {
   const side = `${DB_FILE}.json`;
-  const previous = fs.existsSync(DB_FILE) && fs.existsSync(side) ? JSON.parse(fs.readFileSync(side, 'utf8')) as SideFile : undefined;
-  if (previous !== undefined && previous.version !== SEED_VERSION) console.log(`${DB_FILE} holds seed version ${previous.version ?? 1}, not ${SEED_VERSION}: seeding again`);
+  const previous =
+    fs.existsSync(DB_FILE) && fs.existsSync(side) ? (JSON.parse(fs.readFileSync(side, 'utf8')) as SideFile) : undefined;
+  if (previous !== undefined && previous.version !== SEED_VERSION)
+    console.log(`${DB_FILE} holds seed version ${previous.version ?? 1}, not ${SEED_VERSION}: seeding again`);
   if (previous !== undefined && previous.version === SEED_VERSION) {
     const plan = previous;
     // Opening migrates: a new index is built over every stored row (timed).
     const t = performance.now();
     await openStore(`sqlite:${DB_FILE}`, { clock: systemClock }).then((s) => s.close());
-    console.log(`reusing ${DB_FILE} (${plan.messages.toLocaleString('en')} messages, seeded in ${plan.seedSeconds.toFixed(0)} s on ${plan.seededAt}); opened and migrated in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    console.log(
+      `reusing ${DB_FILE} (${plan.messages.toLocaleString('en')} messages, seeded in ${plan.seedSeconds.toFixed(0)} s on ${plan.seededAt}); opened and migrated in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
     const dayEnd = firstIndexAt(plan, plan.start + DAY_MS);
     const present = countRange(DB_FILE, plan, 0, dayEnd);
     if (present < dayEnd) {
       const t1 = performance.now();
       refillRange(DB_FILE, plan, 0, dayEnd);
-      console.log(`  put back the oldest day (${(dayEnd - present).toLocaleString('en')} messages were purged) in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
+      console.log(
+        `  put back the oldest day (${(dayEnd - present).toLocaleString('en')} messages were purged) in ${((performance.now() - t1) / 1000).toFixed(1)} s`,
+      );
     }
     return plan;
   }
@@ -82,16 +98,32 @@ function line(name: string, value: number, unit: string, goal: string, met: bool
 function report(label: string, m: Measured, empty: Measured | undefined): void {
   console.log(`${label}:`);
   const ratio = empty === undefined ? 1 : m.sendRps / empty.sendRps;
-  console.log(line('POST /v1/send throughput (50 conn.)', m.sendRps, 'req/s', empty === undefined ? '(reference)' : `≥ 0.9× empty (${ratio.toFixed(2)}×)`, ratio >= 0.9));
+  console.log(
+    line(
+      'POST /v1/send throughput (50 conn.)',
+      m.sendRps,
+      'req/s',
+      empty === undefined ? '(reference)' : `≥ 0.9× empty (${ratio.toFixed(2)}×)`,
+      ratio >= 0.9,
+    ),
+  );
   console.log(line('GET /v1/history first page p99', m.historyFirstP99, 'ms', '< 20 ms', m.historyFirstP99 < 20));
   console.log(line('GET /v1/history filtered page p99', m.historyFilteredP99, 'ms', '< 20 ms', m.historyFilteredP99 < 20));
   console.log(line('GET /v1/messages/{id} p99', m.messageP99, 'ms', '< 5 ms', m.messageP99 < 5));
   if (m.purge !== undefined) {
     const p = m.purge;
     console.log(line(`API p99 during the purge (${p.rate}/s mixed)`, p.p99, 'ms', '< 20 ms', p.p99 < 20));
-    console.log(`    the same load without a purge: p99 ${p.quietP99.toFixed(1)} ms; during it p99.9 ${p.p999.toFixed(1)} ms, max ${p.max.toFixed(1)} ms`);
-    console.log(`    p99 during it by kind: ${Object.entries(p.byKind).map(([kind, v]) => `${kind} ${v.toFixed(1)} ms`).join(', ')}`);
-    console.log(`    purged ${p.purged.toLocaleString('en')} of ${p.due.toLocaleString('en')} messages of the oldest day in ${p.seconds.toFixed(1)} s (${(p.purged / Math.max(p.seconds, 0.001)).toFixed(0)} msg/s)`);
+    console.log(
+      `    the same load without a purge: p99 ${p.quietP99.toFixed(1)} ms; during it p99.9 ${p.p999.toFixed(1)} ms, max ${p.max.toFixed(1)} ms`,
+    );
+    console.log(
+      `    p99 during it by kind: ${Object.entries(p.byKind)
+        .map(([kind, v]) => `${kind} ${v.toFixed(1)} ms`)
+        .join(', ')}`,
+    );
+    console.log(
+      `    purged ${p.purged.toLocaleString('en')} of ${p.due.toLocaleString('en')} messages of the oldest day in ${p.seconds.toFixed(1)} s (${(p.purged / Math.max(p.seconds, 0.001)).toFixed(0)} msg/s)`,
+    );
   }
   if (m.failures.length > 0) console.log(`    failures: ${m.failures.join('; ')}`);
 }

@@ -34,8 +34,14 @@ export interface SendGoalFigures {
 async function run(ctx: BenchContext, server: BenchServer, seconds: number, amount?: number): Promise<RunFigures> {
   const cpu = cpuSeconds(server.pid);
   const figures = await httpLoad({
-    url: `${server.url}/v1/send`, body: SEND_BODY, headers: { 'content-type': 'application/json' },
-    seconds, connections: ctx.settings.connections, uniqueIdempotencyKey: true, keysFile: ctx.keysFile, amount,
+    url: `${server.url}/v1/send`,
+    body: SEND_BODY,
+    headers: { 'content-type': 'application/json' },
+    seconds,
+    connections: ctx.settings.connections,
+    uniqueIdempotencyKey: true,
+    keysFile: ctx.keysFile,
+    amount,
   });
   const used = cpuSeconds(server.pid) - cpu;
   return { ...figures, cpuMicros: (used * 1e6) / Math.max(figures.ok, 1) };
@@ -56,7 +62,12 @@ export async function sendGoal(ctx: BenchContext, withBaseline: boolean): Promis
   // BENCH_SEND_WORKER=off measures the accept path alone (README, Performance): nothing is
   // delivered then, so there is no drain to wait for.
   const workerOn = process.env.BENCH_SEND_WORKER !== 'off';
-  const mailroom = await startMailroom({ dataDir: ctx.freshDataDir('send-data'), worker: workerOn ? 'on' : 'off', logLevel: settings.logLevel, nodeArgs: settings.nodeArgs });
+  const mailroom = await startMailroom({
+    dataDir: ctx.freshDataDir('send-data'),
+    worker: workerOn ? 'on' : 'off',
+    logLevel: settings.logLevel,
+    nodeArgs: settings.nodeArgs,
+  });
   const drain = (expected: number) => (workerOn ? drained(sink, expected) : Promise.resolve(undefined));
   try {
     // A few seconds' settle: start-up work (migrations check, caches, the worker's first poll) ends.
@@ -117,13 +128,21 @@ function spread(values: readonly number[], digits = 2, unit = 'x'): string {
 function medianRun(runs: readonly RunFigures[]): RunFigures {
   const pick = (f: (r: RunFigures) => number) => median(runs.map(f));
   return {
-    rps: pick((r) => r.rps), p50: pick((r) => r.p50), p99: pick((r) => r.p99), ok: pick((r) => r.ok), seconds: pick((r) => r.seconds),
-    non2xx: runs.reduce((s, r) => s + r.non2xx, 0), errors: runs.reduce((s, r) => s + r.errors, 0), cpuMicros: pick((r) => r.cpuMicros),
+    rps: pick((r) => r.rps),
+    p50: pick((r) => r.p50),
+    p99: pick((r) => r.p99),
+    ok: pick((r) => r.ok),
+    seconds: pick((r) => r.seconds),
+    non2xx: runs.reduce((s, r) => s + r.non2xx, 0),
+    errors: runs.reduce((s, r) => s + r.errors, 0),
+    cpuMicros: pick((r) => r.cpuMicros),
   };
 }
 
 export function printSendGoal(f: SendGoalFigures, seconds: number, connections: number): void {
-  console.log(`\nGoal 1, send vs durable baseline (≥ 0.35x): closed loop, ${connections} connections, ${f.mailroom.length} alternating rounds of ${seconds} s`);
+  console.log(
+    `\nGoal 1, send vs durable baseline (≥ 0.35x): closed loop, ${connections} connections, ${f.mailroom.length} alternating rounds of ${seconds} s`,
+  );
   const ratios = f.mailroom.map((m, i) => m.rps / (f.baseline[i]?.rps ?? Number.NaN));
   const cpuRatios = f.mailroom.map((m, i) => (f.baseline[i]?.cpuMicros ?? Number.NaN) / m.cpuMicros);
   f.mailroom.forEach((m, i) => {
@@ -139,14 +158,24 @@ export function printSendGoal(f: SendGoalFigures, seconds: number, connections: 
   console.log(`  median  ${runLine('baseline (durable row)', b)}`);
   console.log(`  median  ${runLine('POST /v1/send (SQLite)', m)}`);
   const ratio = median(ratios);
-  console.log(`  ratio send/baseline: throughput ${ratio.toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}; spread ${spread(ratios)})  goal ≥ 0.35x: ${ratio >= 0.35 ? 'met' : 'not met'}`);
-  console.log(`  ratio of CPU per request, baseline/send: ${median(cpuRatios).toFixed(2)}x (spread ${spread(cpuRatios)}): the throughput ratio if each server had a core to itself`);
+  console.log(
+    `  ratio send/baseline: throughput ${ratio.toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}; spread ${spread(ratios)})  goal ≥ 0.35x: ${ratio >= 0.35 ? 'met' : 'not met'}`,
+  );
+  console.log(
+    `  ratio of CPU per request, baseline/send: ${median(cpuRatios).toFixed(2)}x (spread ${spread(cpuRatios)}): the throughput ratio if each server had a core to itself`,
+  );
 }
 
 export function printMemoryGoal(m: MemoryFigures, runs: number): void {
   const growth = (m.idleAfterRuns.at(-1) ?? Number.NaN) - (m.idleAfterRuns[0] ?? Number.NaN);
   console.log(`\nGoal 5, memory of the mailroom process (VmRSS; 300 organizations, worker on):`);
-  console.log(`  idle after start          ${fixed(m.idleAfterStart, 5, 1)} MB   goal ≤ 120 MB: ${m.idleAfterStart <= 120 ? 'met' : 'not met'}   (${(m.idleAfterStart / 120).toFixed(2)}x the goal)`);
-  console.log(`  peak during the runs      ${fixed(m.peak, 5, 1)} MB   goal ≤ 250 MB: ${m.peak <= 250 ? 'met' : 'not met'}   (${(m.peak / 250).toFixed(2)}x the goal)`);
-  console.log(`  idle after each of ${runs} runs ${m.idleAfterRuns.map((r) => `${r.toFixed(1)} MB`).join(', ')}   growth first→last ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MB`);
+  console.log(
+    `  idle after start          ${fixed(m.idleAfterStart, 5, 1)} MB   goal ≤ 120 MB: ${m.idleAfterStart <= 120 ? 'met' : 'not met'}   (${(m.idleAfterStart / 120).toFixed(2)}x the goal)`,
+  );
+  console.log(
+    `  peak during the runs      ${fixed(m.peak, 5, 1)} MB   goal ≤ 250 MB: ${m.peak <= 250 ? 'met' : 'not met'}   (${(m.peak / 250).toFixed(2)}x the goal)`,
+  );
+  console.log(
+    `  idle after each of ${runs} runs ${m.idleAfterRuns.map((r) => `${r.toFixed(1)} MB`).join(', ')}   growth first→last ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MB`,
+  );
 }

@@ -57,7 +57,10 @@ Database.prototype.exec = function execTraced(text) {
 process.on('exit', () => {
   if (stats.size === 0) return;
   const rows = [...stats].sort((a, b) => b[1].us - a[1].us);
-  const lines = rows.map(([text, s]) => `${String(s.n).padStart(9)} ${(s.us / 1000).toFixed(0).padStart(8)} ms ${(s.us / s.n).toFixed(1).padStart(8)} µs  ${text}`);
+  const lines = rows.map(
+    ([text, s]) =>
+      `${String(s.n).padStart(9)} ${(s.us / 1000).toFixed(0).padStart(8)} ms ${(s.us / s.n).toFixed(1).padStart(8)} µs  ${text}`,
+  );
   const file = path.join(process.env.SQL_TRACE_DIR ?? os.tmpdir(), `sql-trace-${process.pid}-${threadId}.txt`);
   fs.writeFileSync(file, `    calls    total     each  statement\n${lines.join('\n')}\n`);
 });

@@ -32,13 +32,22 @@ const TOKEN = 'bench-ui-admin-token-0123456789abcdef';
 const TIMEOUT_MS = 30_000;
 
 /** An element that must be in the page and laid out; with `text`, one whose text contains it. */
-interface Ready { sel: string; text?: string }
-interface PageCase { name: string; hash: string; ready: Ready[] }
+interface Ready {
+  sel: string;
+  text?: string;
+}
+interface PageCase {
+  name: string;
+  hash: string;
+  ready: Ready[];
+}
 
 function cases(sample: string): PageCase[] {
   const org = `#/orgs/${BENCH_ORG}`;
   const overview = (days: number): Ready[] => [
-    { sel: 'section h2', text: `Messages per day, last ${days} days` }, { sel: 'svg[role="img"]' }, { sel: 'table caption', text: "Services' health" },
+    { sel: 'section h2', text: `Messages per day, last ${days} days` },
+    { sel: 'svg[role="img"]' },
+    { sel: 'table caption', text: "Services' health" },
   ];
   const messageRows: Ready[] = [{ sel: 'section[aria-label="Message list"] tbody tr td a' }];
   return [
@@ -48,12 +57,28 @@ function cases(sample: string): PageCase[] {
     { name: 'messages', hash: `${org}/messages`, ready: messageRows },
     { name: 'messages, status=failed', hash: `${org}/messages?status=failed`, ready: messageRows },
     { name: 'messages, held', hash: `${org}/messages?status=held,held_service_error`, ready: messageRows },
-    { name: 'message detail', hash: `${org}/messages/${sample}`, ready: [{ sel: 'ol.timeline li' }, { sel: 'h1', text: sample }] },
+    {
+      name: 'message detail',
+      hash: `${org}/messages/${sample}`,
+      ready: [{ sel: 'ol.timeline li' }, { sel: 'h1', text: sample }],
+    },
     { name: 'templates', hash: `${org}/templates`, ready: [{ sel: 'tbody tr td a', text: 'contact' }] },
-    { name: 'template editor', hash: `${org}/templates/contact`, ready: [{ sel: '#template-form' }, { sel: '.cm-editor .cm-content' }] },
+    {
+      name: 'template editor',
+      hash: `${org}/templates/contact`,
+      ready: [{ sel: '#template-form' }, { sel: '.cm-editor .cm-content' }],
+    },
     // `receipt`'s parameters are optional, so the preview renders with the empty samples it opens with.
-    { name: 'template editor + preview', hash: `${org}/templates/receipt`, ready: [{ sel: '#template-form' }, { sel: 'iframe.preview' }] },
-    { name: 'suppressions', hash: `${org}/suppressions`, ready: [{ sel: 'table caption', text: 'Suppressed addresses' }, { sel: 'tbody tr td' }] },
+    {
+      name: 'template editor + preview',
+      hash: `${org}/templates/receipt`,
+      ready: [{ sel: '#template-form' }, { sel: 'iframe.preview' }],
+    },
+    {
+      name: 'suppressions',
+      hash: `${org}/suppressions`,
+      ready: [{ sel: 'table caption', text: 'Suppressed addresses' }, { sel: 'tbody tr td' }],
+    },
     { name: 'keys', hash: `${org}/keys`, ready: [{ sel: 'tbody tr td code' }] },
     { name: 'services', hash: `${org}/services`, ready: [{ sel: 'tbody tr td' }, { sel: 'table caption', text: 'Services' }] },
   ];
@@ -101,14 +126,23 @@ async function away(page: Page): Promise<void> {
 }
 
 /** `status`: what the page got, so a replay is checked against it (an editor's preview of empty samples is a 422). */
-interface ApiCall { method: string; path: string; body: string | null; status: number }
+interface ApiCall {
+  method: string;
+  path: string;
+  body: string | null;
+  status: number;
+}
 
 /** The server's time for one admin API call, from here with the bearer token (keep-alive, as a browser). */
 async function apiMs(base: string, call: ApiCall): Promise<number> {
   const headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` };
   if (call.body !== null) headers['content-type'] = 'application/json';
   const t0 = performance.now();
-  const res = await fetch(`${base}${call.path}`, { method: call.method, headers, ...(call.body === null ? {} : { body: call.body }) });
+  const res = await fetch(`${base}${call.path}`, {
+    method: call.method,
+    headers,
+    ...(call.body === null ? {} : { body: call.body }),
+  });
   await res.arrayBuffer();
   if (res.status !== call.status) throw new Error(`${call.method} ${call.path}: ${res.status}, the page got ${call.status}`);
   return performance.now() - t0;
@@ -136,14 +170,25 @@ async function startServe(dataDir: string, port: number): Promise<{ child: Child
   const base = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [path.join(ROOT, 'bin/mailroom.js'), 'serve'], {
     env: {
-      PATH: process.env.PATH ?? '', HOME: dataDir, MAILROOM_DATA_DIR: dataDir, MAILROOM_PORT: String(port), MAILROOM_HOST: '127.0.0.1',
-      MAILROOM_BASE_URL: base, MAILROOM_ADMIN_TOKEN: TOKEN, MAILROOM_LOG_LEVEL: 'warn', MAILROOM_WORKER: 'off',
+      PATH: process.env.PATH ?? '',
+      HOME: dataDir,
+      MAILROOM_DATA_DIR: dataDir,
+      MAILROOM_PORT: String(port),
+      MAILROOM_HOST: '127.0.0.1',
+      MAILROOM_BASE_URL: base,
+      MAILROOM_ADMIN_TOKEN: TOKEN,
+      MAILROOM_LOG_LEVEL: 'warn',
+      MAILROOM_WORKER: 'off',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout?.on('data', (d: Buffer) => { output += d.toString(); });
-  child.stderr?.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stdout?.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
   const deadline = Date.now() + 60_000;
   while (!output.includes('listening on')) {
     if (child.exitCode !== null) throw new Error(`mailroom serve exited with ${child.exitCode}:\n${output}`);
@@ -160,7 +205,13 @@ async function signIn(page: Page, base: string): Promise<void> {
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 
-interface Row { name: string; first: number; app: number[]; reload: number[]; api: Map<string, number[]> }
+interface Row {
+  name: string;
+  first: number;
+  app: number[];
+  reload: number[];
+  api: Map<string, number[]>;
+}
 
 async function measure(page: Page, base: string, list: PageCase[]): Promise<Row[]> {
   const rows: Row[] = [];
@@ -173,7 +224,12 @@ async function measure(page: Page, base: string, list: PageCase[]): Promise<Row[
       const req = res.request();
       const url = new URL(req.url());
       if (url.pathname.startsWith('/admin/v1/') && url.pathname !== '/admin/v1/session') {
-        calls.set(`${req.method()} ${url.pathname}${url.search}`, { method: req.method(), path: url.pathname + url.search, body: req.postData(), status: res.status() });
+        calls.set(`${req.method()} ${url.pathname}${url.search}`, {
+          method: req.method(),
+          path: url.pathname + url.search,
+          body: req.postData(),
+          status: res.status(),
+        });
       }
     };
     page.on('response', seen);
@@ -195,13 +251,20 @@ async function measure(page: Page, base: string, list: PageCase[]): Promise<Row[
 }
 
 function print(rows: Row[]): void {
-  console.log(`\n${'page'.padEnd(28)} ${'in-app ms'.padStart(20)}  ${'reloaded ms'.padStart(14)}   slowest admin API call (server, median / max ms)`);
+  console.log(
+    `\n${'page'.padEnd(28)} ${'in-app ms'.padStart(20)}  ${'reloaded ms'.padStart(14)}   slowest admin API call (server, median / max ms)`,
+  );
   console.log(`${''.padEnd(28)} ${'first median   max'.padStart(20)}  ${'median   max'.padStart(14)}`);
   for (const r of rows) {
     let slowest: [string, number[]] | undefined;
     for (const [call, times] of r.api) if (slowest === undefined || median(times) > median(slowest[1])) slowest = [call, times];
-    const api = slowest === undefined ? '—' : `${fmt(median(slowest[1]))} ${fmt(Math.max(...slowest[1]))}  ${slowest[0].replace(`/admin/v1/organizations/${BENCH_ORG}`, '…')}`;
-    console.log(`${r.name.padEnd(28)} ${fmt(r.first)} ${fmt(median(r.app))} ${fmt(Math.max(...r.app))}   ${fmt(median(r.reload))} ${fmt(Math.max(...r.reload))}   ${api}`);
+    const api =
+      slowest === undefined
+        ? '—'
+        : `${fmt(median(slowest[1]))} ${fmt(Math.max(...slowest[1]))}  ${slowest[0].replace(`/admin/v1/organizations/${BENCH_ORG}`, '…')}`;
+    console.log(
+      `${r.name.padEnd(28)} ${fmt(r.first)} ${fmt(median(r.app))} ${fmt(Math.max(...r.app))}   ${fmt(median(r.reload))} ${fmt(Math.max(...r.reload))}   ${api}`,
+    );
   }
   const worst = Math.max(...rows.flatMap((r) => [r.first, ...r.app, ...r.reload]));
   console.log(`\nslowest single load: ${worst.toFixed(0)} ms${worst > 1000 ? '  (over the 1 s goal)' : ''}`);
@@ -230,22 +293,34 @@ async function saveScreenshots(page: Page, base: string, dir: string): Promise<v
 }
 
 async function main(): Promise<void> {
-  if (!fs.existsSync(path.join(ROOT, 'dist/ui/index.html'))) throw new Error('dist/ui/index.html is missing: run `npm run build` first');
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found (apt-get install chromium, or set MAILROOM_TEST_CHROMIUM)`);
+  if (!fs.existsSync(path.join(ROOT, 'dist/ui/index.html')))
+    throw new Error('dist/ui/index.html is missing: run `npm run build` first');
+  if (!fs.existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} not found (apt-get install chromium, or set MAILROOM_TEST_CHROMIUM)`);
   const started = performance.now();
   const cpus = os.cpus();
-  console.log(`machine: ${cpus.length} cores (${cpus[0]?.model.trim() ?? '?'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; node ${process.version}; ${os.type()} ${os.release()}`);
+  console.log(
+    `machine: ${cpus.length} cores (${cpus[0]?.model.trim() ?? '?'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}; node ${process.version}; ${os.type()} ${os.release()}`,
+  );
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-bench-ui-'));
   let serve: ChildProcess | undefined;
   let browser: Browser | undefined;
   try {
     const seeded = await seedUiBench(dataDir, MESSAGES);
     const size = fs.statSync(path.join(dataDir, 'mailroom.db')).size;
-    console.log(`seeded ${seeded.messages} messages over 90 days in ${seeded.seconds.toFixed(1)} s (database ${(size / 2 ** 20).toFixed(0)} MiB, SQLite)`);
+    console.log(
+      `seeded ${seeded.messages} messages over 90 days in ${seeded.seconds.toFixed(1)} s (database ${(size / 2 ** 20).toFixed(0)} MiB, SQLite)`,
+    );
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     serve = (await startServe(dataDir, port)).child;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
     const version = browser.version();
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
     page.on('pageerror', (err) => console.warn(`[ui page error] ${err.message}`));

@@ -10,8 +10,15 @@ export const BENCH_ORG = 'acme';
 
 /** A mostly healthy organization's status mix (the same as the admin API measurement's). */
 const MIX: ReadonlyArray<readonly [string, number]> = [
-  ['delivered', 0.70], ['sent', 0.10], ['bounced', 0.05], ['complained', 0.01], ['failed', 0.04],
-  ['held', 0.02], ['held_service_error', 0.01], ['queued', 0.02], ['discarded', 0.05],
+  ['delivered', 0.7],
+  ['sent', 0.1],
+  ['bounced', 0.05],
+  ['complained', 0.01],
+  ['failed', 0.04],
+  ['held', 0.02],
+  ['held_service_error', 0.01],
+  ['queued', 0.02],
+  ['discarded', 0.05],
 ];
 /**
  * The queue of a healthy organization: what came in over the last few minutes, not messages of
@@ -29,7 +36,10 @@ const TEMPLATE_IDS = ['contact', 'welcome', 'receipt', 'password-reset'] as cons
 
 function statusAt(r: number): string {
   let acc = 0;
-  for (const [s, p] of MIX) { acc += p; if (r < acc) return s; }
+  for (const [s, p] of MIX) {
+    acc += p;
+    if (r < acc) return s;
+  }
   return 'delivered';
 }
 
@@ -76,40 +86,55 @@ export async function seedUiBench(dataDir: string, count: number): Promise<SeedR
   const config = loadConfig({ MAILROOM_DATA_DIR: dataDir, MAILROOM_LOG_LEVEL: 'warn' });
   const store = await openStore(config.databaseUrl, { clock: systemClock });
   await applyConfig(store, {
-    organizations: [{
-      id: BENCH_ORG,
-      name: 'Acme',
-      plan: 'pro',
-      credits: 250_000,
-      keys: [{ type: 'public', key: 'pk_bench_public_0001' }, { type: 'private', key: 'sk_bench_private_key_000000000000' }],
-      // Never contacted: the bench runs with the worker off.
-      services: [
-        { id: 'relay', provider: 'smtp', default: true, smtp: { host: 'smtp.acme.internal', port: 587 } },
-        { id: 'postmark', provider: 'postmark', postmark: { server_token: 'bench-token-never-used' } },
-      ],
-      templates: [
-        template('contact', 'Message from {{name}}'), template('welcome', 'Welcome to Acme, {{name}}'),
-        template('receipt', 'Your Acme receipt', false), template('password-reset', 'Reset your Acme password'),
-      ],
-    }],
+    organizations: [
+      {
+        id: BENCH_ORG,
+        name: 'Acme',
+        plan: 'pro',
+        credits: 250_000,
+        keys: [
+          { type: 'public', key: 'pk_bench_public_0001' },
+          { type: 'private', key: 'sk_bench_private_key_000000000000' },
+        ],
+        // Never contacted: the bench runs with the worker off.
+        services: [
+          { id: 'relay', provider: 'smtp', default: true, smtp: { host: 'smtp.acme.internal', port: 587 } },
+          { id: 'postmark', provider: 'postmark', postmark: { server_token: 'bench-token-never-used' } },
+        ],
+        templates: [
+          template('contact', 'Message from {{name}}'),
+          template('welcome', 'Welcome to Acme, {{name}}'),
+          template('receipt', 'Your Acme receipt', false),
+          template('password-reset', 'Reset your Acme password'),
+        ],
+      },
+    ],
   });
   await store.close();
 
   const file = config.databaseUrl.slice('sqlite:'.length);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
-  const insertMessage = db.prepare(`insert into messages (id, org_id, template_id, service_id, status, status_token_hash, key_type, subject,
+  const insertMessage =
+    db.prepare(`insert into messages (id, org_id, template_id, service_id, status, status_token_hash, key_type, subject,
     header_message_id, credit_taken, attempts, next_attempt_at, lease_until, last_error, idempotency_key, created_at, updated_at, sent_at, provider_message_id)
     values (@id, @org_id, @template_id, @service_id, @status, @status_token_hash, @key_type, @subject, @header_message_id, @credit_taken, @attempts,
     @next_attempt_at, null, @last_error, null, @created_at, @updated_at, @sent_at, @provider_message_id)`);
   const insertContent = db.prepare('insert into message_contents (message_id, content, attachments) values (?, ?, null)');
-  const insertRecipient = db.prepare('insert into message_recipients (message_id, org_id, kind, email, created_at) values (?, ?, ?, ?, ?)');
+  const insertRecipient = db.prepare(
+    'insert into message_recipients (message_id, org_id, kind, email, created_at) values (?, ?, ?, ?, ?)',
+  );
   const insertEvent = db.prepare('insert into message_events (message_id, type, at, detail) values (?, ?, ?, ?)');
-  const insertSuppression = db.prepare('insert or ignore into suppressions (org_id, email, reason, created_at, message_id) values (?, ?, ?, ?, ?)');
+  const insertSuppression = db.prepare(
+    'insert or ignore into suppressions (org_id, email, reason, created_at, message_id) values (?, ?, ?, ?, ?)',
+  );
 
   // A fixed LCG: the same data on every run, so runs compare.
   let seed = 1;
-  const rand = (): number => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; };
+  const rand = (): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
   const now = Date.now();
   let sampleMessageId = '';
   db.transaction(() => {
@@ -128,24 +153,44 @@ export async function seedUiBench(dataDir: string, count: number): Promise<SeedR
       const sent = ['delivered', 'sent', 'bounced', 'complained'].includes(status);
       const subject = `Hello User ${i % 5000}, about your request`;
       insertMessage.run({
-        id, org_id: BENCH_ORG, template_id: templateId, service_id: service, status,
-        status_token_hash: `h${i}`, key_type: rand() < 0.7 ? 'public' : 'private', subject, header_message_id: `<${id}@acme.test>`,
-        credit_taken: status === 'discarded' ? 0 : 1, attempts: failing ? 3 : 1,
-        next_attempt_at: status === 'queued' ? created + 60_000 : null, last_error: error,
-        created_at: created, updated_at: created + 5000, sent_at: sent ? created + 1000 : null,
+        id,
+        org_id: BENCH_ORG,
+        template_id: templateId,
+        service_id: service,
+        status,
+        status_token_hash: `h${i}`,
+        key_type: rand() < 0.7 ? 'public' : 'private',
+        subject,
+        header_message_id: `<${id}@acme.test>`,
+        credit_taken: status === 'discarded' ? 0 : 1,
+        attempts: failing ? 3 : 1,
+        next_attempt_at: status === 'queued' ? created + 60_000 : null,
+        last_error: error,
+        created_at: created,
+        updated_at: created + 5000,
+        sent_at: sent ? created + 1000 : null,
         provider_message_id: sent ? `prov-${i}` : null,
       });
-      insertContent.run(id, JSON.stringify({
-        subject, from: { name: 'Acme', address: 'noreply@acme.test' }, reply_to: [{ name: '', address: 'support@acme.test' }],
-        to: [{ name: '', address: to }], cc: cc === undefined ? [] : [{ name: '', address: cc }], bcc: [],
-        html: `<h1>${subject}</h1>${'<p>Hello there, this is a message of a realistic size for a transactional email.</p>'.repeat(15)}`,
-        text: `${subject}\n\n${'Hello there, this is a message of a realistic size for a transactional email.\n'.repeat(15)}`,
-      }));
+      insertContent.run(
+        id,
+        JSON.stringify({
+          subject,
+          from: { name: 'Acme', address: 'noreply@acme.test' },
+          reply_to: [{ name: '', address: 'support@acme.test' }],
+          to: [{ name: '', address: to }],
+          cc: cc === undefined ? [] : [{ name: '', address: cc }],
+          bcc: [],
+          html: `<h1>${subject}</h1>${'<p>Hello there, this is a message of a realistic size for a transactional email.</p>'.repeat(15)}`,
+          text: `${subject}\n\n${'Hello there, this is a message of a realistic size for a transactional email.\n'.repeat(15)}`,
+        }),
+      );
       insertRecipient.run(id, BENCH_ORG, 'to', to, created);
       if (cc !== undefined) insertRecipient.run(id, BENCH_ORG, 'cc', cc, created);
       insertEvent.run(id, 'queued', created, null);
-      if (sent) insertEvent.run(id, 'sent', created + 1000, JSON.stringify({ provider: service, response: '250 2.0.0 OK queued' }));
-      if (status === 'delivered') insertEvent.run(id, 'delivered', created + 5000, JSON.stringify({ provider: service, recipient: to }));
+      if (sent)
+        insertEvent.run(id, 'sent', created + 1000, JSON.stringify({ provider: service, response: '250 2.0.0 OK queued' }));
+      if (status === 'delivered')
+        insertEvent.run(id, 'delivered', created + 5000, JSON.stringify({ provider: service, recipient: to }));
       if (status === 'bounced') {
         insertEvent.run(id, 'bounced', created + 5000, JSON.stringify({ recipient: to, reason: error, hard: true }));
         insertSuppression.run(BENCH_ORG, to, 'hard_bounce', created + 5000, id);
@@ -154,7 +199,8 @@ export async function seedUiBench(dataDir: string, count: number): Promise<SeedR
         insertEvent.run(id, 'complained', created + 5000, JSON.stringify({ recipient: to, provider: service }));
         insertSuppression.run(BENCH_ORG, to, 'complaint', created + 5000, id);
       }
-      if (status === 'failed' || status === 'held_service_error') insertEvent.run(id, status, created + 5000, JSON.stringify({ reason: error }));
+      if (status === 'failed' || status === 'held_service_error')
+        insertEvent.run(id, status, created + 5000, JSON.stringify({ reason: error }));
       if (status === 'held') insertEvent.run(id, 'held', created, JSON.stringify({ reason: 'hold mode' }));
       if (status === 'delivered' && created > now - 3 * DAY) sampleMessageId = id;
     }

@@ -45,8 +45,13 @@ export async function walBench(ctx: BenchContext, seconds: number): Promise<WalF
       if (t >= samples.length + 1) samples.push([Math.round(t), wal, mb(db)]);
     }, 100);
     const load = await httpLoad({
-      url: `${server.url}/v1/send`, body: SEND_BODY, headers: { 'content-type': 'application/json' },
-      seconds, connections: ctx.settings.connections, uniqueIdempotencyKey: true, keysFile: ctx.keysFile,
+      url: `${server.url}/v1/send`,
+      body: SEND_BODY,
+      headers: { 'content-type': 'application/json' },
+      seconds,
+      connections: ctx.settings.connections,
+      uniqueIdempotencyKey: true,
+      keysFile: ctx.keysFile,
     });
     clearInterval(every);
     const drainSeconds = await drained(ctx.sink, before + load.ok);
@@ -59,9 +64,17 @@ export async function walBench(ctx: BenchContext, seconds: number): Promise<WalF
 export function printWalBench(f: WalFigures, connections: number): void {
   const errors = f.load.non2xx + f.load.errors > 0 ? `, non-2xx ${f.load.non2xx}, errors ${f.load.errors}` : '';
   console.log('');
-  console.log(`SQLite WAL under the highest sustained rate (issue 25 §2): closed loop, ${connections} connections, ${f.load.seconds} s, worker on`);
-  console.log(`  ${f.load.rps.toFixed(0)} sends/s (p50 ${f.load.p50} ms, p99 ${f.load.p99} ms), ${f.load.ok} accepted${errors}; worker drained the run ${f.drainSeconds === undefined ? 'not within 120 s' : `in ${f.drainSeconds.toFixed(1)} s more`}`);
-  const row = f.samples.filter(([t]) => t % 5 === 0).map(([t, wal, dbMb]) => `${String(t).padStart(3)} s ${wal.toFixed(1).padStart(5)}/${dbMb.toFixed(0)}`);
+  console.log(
+    `SQLite WAL under the highest sustained rate (issue 25 §2): closed loop, ${connections} connections, ${f.load.seconds} s, worker on`,
+  );
+  console.log(
+    `  ${f.load.rps.toFixed(0)} sends/s (p50 ${f.load.p50} ms, p99 ${f.load.p99} ms), ${f.load.ok} accepted${errors}; worker drained the run ${f.drainSeconds === undefined ? 'not within 120 s' : `in ${f.drainSeconds.toFixed(1)} s more`}`,
+  );
+  const row = f.samples
+    .filter(([t]) => t % 5 === 0)
+    .map(([t, wal, dbMb]) => `${String(t).padStart(3)} s ${wal.toFixed(1).padStart(5)}/${dbMb.toFixed(0)}`);
   for (let i = 0; i < row.length; i += 6) console.log(`  WAL/database MB at ${row.slice(i, i + 6).join('   ')}`);
-  console.log(`  WAL max ${f.maxMb.toFixed(1)} MB (sampled every 100 ms), after the run and its delivery ${f.finalMb.toFixed(1)} MB`);
+  console.log(
+    `  WAL max ${f.maxMb.toFixed(1)} MB (sampled every 100 ms), after the run and its delivery ${f.finalMb.toFixed(1)} MB`,
+  );
 }

@@ -82,7 +82,10 @@ export async function buildApp(services: AppServices): Promise<App> {
   });
   app.addHook('onResponse', async (request, reply) => {
     // Never a secret: no query (`?token=` status tokens, upload signatures), no events token (src/http/request-log.ts).
-    request.log.info({ method: request.method, path: loggedPath(request), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    request.log.info(
+      { method: request.method, path: loggedPath(request), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
   });
 
   // Browsers call this API from any origin; whether an origin may *send* is the allowed-origins
@@ -100,7 +103,11 @@ export async function buildApp(services: AppServices): Promise<App> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'mailroom', version: '1.0.0', description: 'Transactional email API. Errors: ' + `${config.docsUrl}/reference/errors/` },
+      info: {
+        title: 'mailroom',
+        version: '1.0.0',
+        description: 'Transactional email API. Errors: ' + `${config.docsUrl}/reference/errors/`,
+      },
       servers: [{ url: config.baseUrl }],
       components: {
         securitySchemes: {
@@ -108,8 +115,11 @@ export async function buildApp(services: AppServices): Promise<App> {
           publicKey: { type: 'apiKey', in: 'header', name: 'X-Mail-Public-Key', description: 'Public key pk_…' },
           adminToken: { type: 'http', scheme: 'bearer', description: 'MAILROOM_ADMIN_TOKEN (admin API only)' },
           adminSession: {
-            type: 'apiKey', in: 'cookie', name: 'mailroom_session',
-            description: 'The operator UI\'s session (POST /admin/v1/session). Writes made with it must also send X-CSRF-Token and a same-origin Origin.',
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'mailroom_session',
+            description:
+              "The operator UI's session (POST /admin/v1/session). Writes made with it must also send X-CSRF-Token and a same-origin Origin.",
           },
         },
         schemas: WEBHOOK_COMPONENT_SCHEMAS,
@@ -117,7 +127,9 @@ export async function buildApp(services: AppServices): Promise<App> {
       // What mailroom posts to the endpoints organizations register (issue 13).
       webhooks: webhookDocs(),
     },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
   });
   app.addSchema(ErrorEnvelope);
   app.addSchema(TemplateResource);
@@ -129,7 +141,13 @@ export async function buildApp(services: AppServices): Promise<App> {
   registerTurnstileWidget(app, services);
   registerTemplates(app, services);
   const sendDeps = createSendDeps({
-    store: services.store, clock: services.clock, config, blobs: blobs.blobs, metrics, protection, onAccepted: services.onAccepted,
+    store: services.store,
+    clock: services.clock,
+    config,
+    blobs: blobs.blobs,
+    metrics,
+    protection,
+    onAccepted: services.onAccepted,
   });
   registerSend(app, sendDeps);
   registerSendBatch(app, sendDeps);

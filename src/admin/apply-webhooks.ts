@@ -33,7 +33,9 @@ export interface CheckedWebhook {
  * `warnings` (a DNS blip must not stop a start; every connection checks the addresses it gets).
  */
 export async function checkFileWebhooks(
-  config: ConfigFile, deps: WebhookCheckDeps, warnings: string[] = [],
+  config: ConfigFile,
+  deps: WebhookCheckDeps,
+  warnings: string[] = [],
 ): Promise<Map<string, CheckedWebhook[]>> {
   const out = new Map<string, CheckedWebhook[]>();
   const problems: string[] = [];
@@ -44,13 +46,16 @@ export async function checkFileWebhooks(
       const { fields, problems: found, warnings: warned } = await webhookFields(w, { ...deps, acceptUnresolved: true });
       for (const p of found) problems.push(`${where(o, i, p.field)}: ${p.message}`);
       for (const p of warned) {
-        warnings.push(`webhook ${org.id}/${w.id}: ${where(o, i, p.field)}: ${p.message} now; accepted, and checked again at every connection`);
+        warnings.push(
+          `webhook ${org.id}/${w.id}: ${where(o, i, p.field)}: ${p.message} now; accepted, and checked again at every connection`,
+        );
       }
       checked.push({ id: w.id, fields, enabled: w.enabled, secret: w.secret });
     }
     out.set(org.id, checked);
   }
-  if (problems.length > 0) throw new ConfigError(`webhooks in the config file: ${problems.length} problem(s):\n  - ${problems.join('\n  - ')}`);
+  if (problems.length > 0)
+    throw new ConfigError(`webhooks in the config file: ${problems.length} problem(s):\n  - ${problems.join('\n  - ')}`);
   return out;
 }
 
@@ -64,7 +69,11 @@ export async function checkFileWebhooks(
  * signing beside it for the grace (a rotation done by changing the variable).
  */
 export async function applyWebhooks(
-  tx: Repos, org: OrgSection, checked: readonly CheckedWebhook[], options: WebhookApplyOptions, now: number,
+  tx: Repos,
+  org: OrgSection,
+  checked: readonly CheckedWebhook[],
+  options: WebhookApplyOptions,
+  now: number,
   report: { changes: string[]; generatedWebhookSecrets: GeneratedWebhookSecret[] },
 ): Promise<void> {
   for (const w of checked) {
@@ -73,12 +82,16 @@ export async function applyWebhooks(
     if (current === undefined) {
       const created = await insertEndpoint(tx, org.id, w.id, w.fields, w.secret, now);
       report.changes.push(`${name}: created`);
-      if (w.secret === undefined) report.generatedWebhookSecrets.push({ org_id: org.id, endpoint_id: w.id, secret: created.secret });
+      if (w.secret === undefined)
+        report.generatedWebhookSecrets.push({ org_id: org.id, endpoint_id: w.id, secret: created.secret });
       continue;
     }
     const wanted = { ...w.fields, enabled: w.enabled === false ? false : current.enabled };
-    const same = current.url === wanted.url && current.description === wanted.description
-      && JSON.stringify(current.events) === JSON.stringify(wanted.events) && current.enabled === wanted.enabled;
+    const same =
+      current.url === wanted.url &&
+      current.description === wanted.description &&
+      JSON.stringify(current.events) === JSON.stringify(wanted.events) &&
+      current.enabled === wanted.enabled;
     if (!same) {
       await updateEndpoint(tx, current, wanted, now);
       report.changes.push(`${name}: updated`);

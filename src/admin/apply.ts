@@ -23,11 +23,16 @@ export interface ApplyReport {
  * How the file's webhook URLs are checked and rotations timed. Left out: the production rules
  * (https, public addresses) and a 24 h grace, so a caller that forgets is too strict, never lax.
  */
-const STRICT_WEBHOOKS: WebhookApplyOptions = { urlPolicy: { production: true, allowPrivate: false }, secretGraceMs: 24 * 3600 * 1000 };
+const STRICT_WEBHOOKS: WebhookApplyOptions = {
+  urlPolicy: { production: true, allowPrivate: false },
+  secretGraceMs: 24 * 3600 * 1000,
+};
 
 /** The webhook rules of this deployment (MAILROOM_ENV, MAILROOM_WEBHOOK_ALLOW_PRIVATE, the rotation grace). */
-export const webhookApplyOptions = (config: Config): WebhookApplyOptions =>
-  ({ urlPolicy: config.webhooks.urlPolicy, secretGraceMs: config.webhooks.secretGraceMs });
+export const webhookApplyOptions = (config: Config): WebhookApplyOptions => ({
+  urlPolicy: config.webhooks.urlPolicy,
+  secretGraceMs: config.webhooks.secretGraceMs,
+});
 
 /**
  * What `mailroom apply` and `mailroom serve` print after the changes, one line each: warnings,
@@ -49,7 +54,11 @@ export function generatedLines(report: ApplyReport): string[] {
  * organization is created, and top-ups go through `mailroom credits add`, so a restart with
  * the same file never resets a balance that sends have used.
  */
-export async function applyConfig(store: Store, config: ConfigFile, webhooks: WebhookApplyOptions = STRICT_WEBHOOKS): Promise<ApplyReport> {
+export async function applyConfig(
+  store: Store,
+  config: ConfigFile,
+  webhooks: WebhookApplyOptions = STRICT_WEBHOOKS,
+): Promise<ApplyReport> {
   // URL checks resolve names: done before the transaction, which then only writes.
   const warnings: string[] = [];
   const checkedWebhooks = await checkFileWebhooks(config, webhooks, warnings);
@@ -82,7 +91,8 @@ async function applyOrganization(tx: Repos, org: OrgSection, now: number, report
 
   const blockList = org.security?.block_list?.list ?? [];
   for (const value of blockList) {
-    if (await tx.blockList.add(org.id, value, now)) report.changes.push(`organization ${org.id}: block-list entry ${value} added`);
+    if (await tx.blockList.add(org.id, value, now))
+      report.changes.push(`organization ${org.id}: block-list entry ${value} added`);
   }
 
   await applyKeys(tx, org, now, report);
@@ -91,10 +101,17 @@ async function applyOrganization(tx: Repos, org: OrgSection, now: number, report
     const wanted = serviceFields(s);
     // A stored row that cannot be read is replaced like a changed one.
     const existing = await unlessCorrupt(tx.services.get(org.id, s.id));
-    const same = existing !== undefined && isDeepStrictEqual(
-      { provider: existing.provider, settings: existing.settings, is_default: existing.is_default, max_per_second: existing.max_per_second },
-      wanted,
-    );
+    const same =
+      existing !== undefined &&
+      isDeepStrictEqual(
+        {
+          provider: existing.provider,
+          settings: existing.settings,
+          is_default: existing.is_default,
+          max_per_second: existing.max_per_second,
+        },
+        wanted,
+      );
     if (!same) {
       const { result, requeued } = await putService(tx, org.id, s.id, wanted, now);
       report.changes.push(`service ${org.id}/${s.id}: ${result}${requeued > 0 ? ` (${requeued} held message(s) requeued)` : ''}`);
@@ -104,7 +121,9 @@ async function applyOrganization(tx: Repos, org: OrgSection, now: number, report
   for (const t of org.templates ?? []) {
     const wanted = templateFields(t.id, t);
     if (wanted.service_id !== null && (await tx.services.get(org.id, wanted.service_id)) === undefined) {
-      throw new ConfigError(`organization ${org.id}, template ${t.id}: service_id "${wanted.service_id}" names no service of this organization`);
+      throw new ConfigError(
+        `organization ${org.id}, template ${t.id}: service_id "${wanted.service_id}" names no service of this organization`,
+      );
     }
     const existing = await tx.templates.get(org.id, t.id);
     let same = false;

@@ -6,8 +6,10 @@ import type { Store } from '../storage/store.js';
 export async function createKey(store: Store, orgId: string, type: KeyType, value?: string): Promise<IssuedKey> {
   const now = store.clock.now();
   return store.transaction(async (tx) => {
-    if ((await tx.organizations.get(orgId)) === undefined) throw new ApiError('not_found', { message: `Organization "${orgId}" does not exist.` });
-    if (value !== undefined && (await tx.keys.findByValue(value)) !== undefined) throw new ApiError('conflict', { message: 'That key value is already in use.' });
+    if ((await tx.organizations.get(orgId)) === undefined)
+      throw new ApiError('not_found', { message: `Organization "${orgId}" does not exist.` });
+    if (value !== undefined && (await tx.keys.findByValue(value)) !== undefined)
+      throw new ApiError('conflict', { message: 'That key value is already in use.' });
     return tx.keys.insert(orgId, type, now, value);
   });
 }
@@ -29,12 +31,16 @@ export interface Rotation extends IssuedKey {
 export async function rotateKey(store: Store, orgId: string, keyId: string, graceSeconds = 0): Promise<Rotation> {
   if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_GRACE_SECONDS) {
     const message = `must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}`;
-    throw new ApiError('invalid_body', { message: `grace_seconds ${message}.`, details: { fields: [{ field: 'grace_seconds', message }] } });
+    throw new ApiError('invalid_body', {
+      message: `grace_seconds ${message}.`,
+      details: { fields: [{ field: 'grace_seconds', message }] },
+    });
   }
   const now = store.clock.now();
   return store.transaction(async (tx) => {
     const key = await tx.keys.get(orgId, keyId);
-    if (key === undefined) throw new ApiError('not_found', { message: `Key "${keyId}" does not exist in organization "${orgId}".` });
+    if (key === undefined)
+      throw new ApiError('not_found', { message: `Key "${keyId}" does not exist in organization "${orgId}".` });
     if (key.status !== 'active') throw new ApiError('conflict', { message: `Key "${keyId}" is ${key.status}.` });
     const expiresAt = now + graceSeconds * 1000;
     await tx.keys.setStatus(key.id, 'rotated', now, expiresAt);
@@ -45,6 +51,7 @@ export async function rotateKey(store: Store, orgId: string, keyId: string, grac
 
 export async function revokeKey(store: Store, orgId: string, keyId: string): Promise<void> {
   const key = await store.keys.get(orgId, keyId);
-  if (key === undefined) throw new ApiError('not_found', { message: `Key "${keyId}" does not exist in organization "${orgId}".` });
+  if (key === undefined)
+    throw new ApiError('not_found', { message: `Key "${keyId}" does not exist in organization "${orgId}".` });
   await store.keys.setStatus(key.id, 'revoked', store.clock.now());
 }

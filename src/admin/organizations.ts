@@ -15,7 +15,11 @@ import type { Store } from '../storage/store.js';
  * is a 400 naming it (`security.link_domains.<i>`), as the schema's own checks are, unless it is
  * stored already (from before the rule).
  */
-export async function putOrganization(store: Store, id: string, body: OrganizationSettingsInput): Promise<{ created: boolean; org: Organization }> {
+export async function putOrganization(
+  store: Store,
+  id: string,
+  body: OrganizationSettingsInput,
+): Promise<{ created: boolean; org: Organization }> {
   const now = store.clock.now();
   return store.transaction(async (tx) => {
     const current = await tx.organizations.get(id);

@@ -39,7 +39,15 @@ const COLUMN_OF: Readonly<Record<string, Exclude<keyof DayRow, 'date' | 'accepte
 export function dailyRows(counts: readonly DayStatusCount[], firstDay: number, days: number): DayRow[] {
   const rows: DayRow[] = [];
   for (let i = 0; i < days; i++) {
-    rows.push({ date: iso((firstDay + i) * DAY_MS).slice(0, 10), accepted: 0, delivered: 0, bounced: 0, complained: 0, failed: 0, held: 0 });
+    rows.push({
+      date: iso((firstDay + i) * DAY_MS).slice(0, 10),
+      accepted: 0,
+      delivered: 0,
+      bounced: 0,
+      complained: 0,
+      failed: 0,
+      held: 0,
+    });
   }
   for (const c of counts) {
     const row = rows[c.day - firstDay];
@@ -82,20 +90,25 @@ async function breakerState(metrics: OverviewDeps['metrics'], key: string): Prom
 
 async function serviceHealth(deps: OverviewDeps, orgId: string): Promise<ServiceHealth[]> {
   const services = await deps.store.overview.services(orgId);
-  return Promise.all(services.map(async (s) => {
-    const [breaker, failure] = await Promise.all([
-      breakerState(deps.metrics, keyOf({ org_id: orgId, id: s.id })),
-      deps.store.overview.lastFailure(orgId, s.id),
-    ]);
-    return {
-      id: s.id,
-      provider: s.provider,
-      default: s.isDefault,
-      breaker,
-      breaker_scope: deps.breakerScope,
-      last_error: failure === undefined ? null : { at: iso(failure.at), message: failure.reason ?? failure.type, message_id: failure.messageId },
-    };
-  }));
+  return Promise.all(
+    services.map(async (s) => {
+      const [breaker, failure] = await Promise.all([
+        breakerState(deps.metrics, keyOf({ org_id: orgId, id: s.id })),
+        deps.store.overview.lastFailure(orgId, s.id),
+      ]);
+      return {
+        id: s.id,
+        provider: s.provider,
+        default: s.isDefault,
+        breaker,
+        breaker_scope: deps.breakerScope,
+        last_error:
+          failure === undefined
+            ? null
+            : { at: iso(failure.at), message: failure.reason ?? failure.type, message_id: failure.messageId },
+      };
+    }),
+  );
 }
 
 /** The overview of an organization over the last `days` UTC days, today included. */

@@ -70,7 +70,8 @@ function closestErrors(errors: Iterable<ValueError>): ValueError[] {
   for (const e of errors) {
     // The branch of the value's own kind fails only inside it (an object missing a field); a
     // branch of another kind (null) fails at the union's own path.
-    const best = e.errors.map((branch) => closestErrors(branch))
+    const best = e.errors
+      .map((branch) => closestErrors(branch))
       .find((b) => b.length > 0 && b.every((inner) => inner.path !== e.path));
     if (e.type === ValueErrorType.Union && best !== undefined) out.push(...best);
     else out.push(e);

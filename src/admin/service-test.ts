@@ -1,5 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import { DeliveryError, ServiceTestError, type DeliveryReceipt, type ServiceTestReason, type Transport, type TransportFactory } from '../delivery/transport.js';
+import {
+  DeliveryError,
+  ServiceTestError,
+  type DeliveryReceipt,
+  type ServiceTestReason,
+  type Transport,
+  type TransportFactory,
+} from '../delivery/transport.js';
 import { ProviderConnectionError } from '../delivery/transports/http-client.js';
 import { TRANSPORTS } from '../delivery/transports/index.js';
 import { newId } from '../domain/ids.js';
@@ -39,8 +46,12 @@ export function sendFailureReason(error: unknown): ServiceTestReason {
   if (error instanceof ServiceTestError) return error.reason;
   if (error instanceof ProviderConnectionError) return error.reason;
   const text = error instanceof Error ? error.message : String(error);
-  if (/not verified|unverified|verified sender|sender identity|sender signature|verify your domain/i.test(text)) return 'unverified_sender';
-  if (/\b(530|534|535)\b|authenticat|api[ _-]?key|token|credential|unauthori[sz]ed|forbidden|access ?denied|\b40[13]\b/i.test(text)) return 'auth';
+  if (/not verified|unverified|verified sender|sender identity|sender signature|verify your domain/i.test(text))
+    return 'unverified_sender';
+  if (
+    /\b(530|534|535)\b|authenticat|api[ _-]?key|token|credential|unauthori[sz]ed|forbidden|access ?denied|\b40[13]\b/i.test(text)
+  )
+    return 'auth';
   if (/\bTLS\b|certificate|\bSSL\b/i.test(text)) return 'tls';
   if (/timed? ?out|timeout|no answer/i.test(text)) return 'timeout';
   if (/ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|does not resolve/i.test(text)) return 'connect';
@@ -70,13 +81,23 @@ function testEmail(message: TestMessage) {
 }
 
 /** Runs the test; never throws for the service's sake (a bug in a transport is reported as `other`). */
-export async function testService(factory: TransportFactory, service: Service, dataDir: string, message: TestMessage | undefined): Promise<TestOutcome> {
+export async function testService(
+  factory: TransportFactory,
+  service: Service,
+  dataDir: string,
+  message: TestMessage | undefined,
+): Promise<TestOutcome> {
   let transport: Transport;
   try {
     transport = factory(service, { dataDir });
   } catch (error) {
     // Settings the transport cannot use: what the worker would hold the service for.
-    return { ok: false, stage: 'build', reason: 'other', message: `the transport cannot be built from the service's settings: ${messageOf(error)}` };
+    return {
+      ok: false,
+      stage: 'build',
+      reason: 'other',
+      message: `the transport cannot be built from the service's settings: ${messageOf(error)}`,
+    };
   }
   try {
     const started = performance.now();
@@ -94,7 +115,10 @@ export async function testService(factory: TransportFactory, service: Service, d
       receipt = await transport.send(testEmail(message));
     } catch (error) {
       return {
-        ok: false, stage: 'send', reason: sendFailureReason(error), message: messageOf(error),
+        ok: false,
+        stage: 'send',
+        reason: sendFailureReason(error),
+        message: messageOf(error),
         ...(error instanceof DeliveryError ? { kind: error.kind } : {}),
       };
     }
@@ -134,39 +158,62 @@ export interface ServiceTestDeps {
  * from a service without from_email, 502 `provider_error` (details.reason, stage, provider,
  * service_id, and the DeliveryError's kind for a failed send) when the provider says no.
  */
-export async function runServiceTest(deps: ServiceTestDeps, orgId: string, serviceId: string, rawTo: string | undefined): Promise<ServiceTestBody> {
+export async function runServiceTest(
+  deps: ServiceTestDeps,
+  orgId: string,
+  serviceId: string,
+  rawTo: string | undefined,
+): Promise<ServiceTestBody> {
   const org = await requireOrganization(deps.store, orgId);
   const service = await deps.store.services.get(org.id, serviceId);
-  if (service === undefined) throw new ApiError('not_found', { message: `Service "${serviceId}" does not exist in organization "${org.id}".` });
+  if (service === undefined)
+    throw new ApiError('not_found', { message: `Service "${serviceId}" does not exist in organization "${org.id}".` });
   const to = rawTo?.trim();
   if (to !== undefined && !isEmailAddress(to)) throw invalidFields([{ field: 'to', message: 'is not an e-mail address' }]);
   const fromEmail = service.settings.from_email;
   if (to !== undefined && (typeof fromEmail !== 'string' || !isEmailAddress(fromEmail))) {
-    throw new ApiError('sender_not_configured', { message: `Service "${service.id}" has no from_email to send the test message from.` });
+    throw new ApiError('sender_not_configured', {
+      message: `Service "${service.id}" has no from_email to send the test message from.`,
+    });
   }
   const details = { provider: service.provider, service_id: service.id };
   const factory = TRANSPORTS[service.provider];
   if (factory === undefined) {
-    throw new ApiError('provider_error', { message: `Provider "${service.provider}" has no transport in this build.`, details: { reason: 'other', stage: 'build', ...details } });
+    throw new ApiError('provider_error', {
+      message: `Provider "${service.provider}" has no transport in this build.`,
+      details: { reason: 'other', stage: 'build', ...details },
+    });
   }
   const fromName = typeof service.settings.from_name === 'string' ? service.settings.from_name : '';
-  const message = to === undefined || typeof fromEmail !== 'string' ? undefined : { to, from: { name: fromName, address: fromEmail }, messageIdHost: deps.messageIdHost };
+  const message =
+    to === undefined || typeof fromEmail !== 'string'
+      ? undefined
+      : { to, from: { name: fromName, address: fromEmail }, messageIdHost: deps.messageIdHost };
   const outcome = await testService(factory, service, deps.dataDir, message);
   if (!outcome.ok) {
     throw new ApiError('provider_error', {
       message: outcome.message.slice(0, 1000) || 'The provider refused the test.',
-      details: { reason: outcome.reason, stage: outcome.stage, ...details, ...(outcome.kind !== undefined ? { kind: outcome.kind } : {}) },
+      details: {
+        reason: outcome.reason,
+        stage: outcome.stage,
+        ...details,
+        ...(outcome.kind !== undefined ? { kind: outcome.kind } : {}),
+      },
     });
   }
   const sent = outcome.sent;
   return {
     ok: true,
     latency_ms: outcome.latencyMs,
-    ...(sent === undefined ? {} : {
-      sent: {
-        to: sent.to, response: sent.response, latency_ms: sent.latencyMs,
-        ...(sent.providerMessageId !== undefined ? { provider_message_id: sent.providerMessageId } : {}),
-      },
-    }),
+    ...(sent === undefined
+      ? {}
+      : {
+          sent: {
+            to: sent.to,
+            response: sent.response,
+            latency_ms: sent.latencyMs,
+            ...(sent.providerMessageId !== undefined ? { provider_message_id: sent.providerMessageId } : {}),
+          },
+        }),
   };
 }

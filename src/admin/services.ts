@@ -6,7 +6,13 @@ import type { ServiceFields } from '../storage/services.js';
  * error (bad credentials, TLS, configuration, or the service deleted and now created again)
  * go back to the queue to be tried again.
  */
-export async function putService(tx: Repos, orgId: string, id: string, fields: ServiceFields, now: number): Promise<{ result: 'created' | 'updated'; requeued: number }> {
+export async function putService(
+  tx: Repos,
+  orgId: string,
+  id: string,
+  fields: ServiceFields,
+  now: number,
+): Promise<{ result: 'created' | 'updated'; requeued: number }> {
   const result = await tx.services.put(orgId, id, fields, now);
   const requeued = await tx.queue.requeueServiceErrors(orgId, id, now);
   return { result, requeued };

@@ -46,7 +46,12 @@ export async function startSession(deps: SessionDeps): Promise<{ cookieValue: st
   const now = deps.clock.now();
   await deps.store.adminSessions.purgeExpired(now);
   const cookieValue = random();
-  const session: AdminSession = { idHash: idHash(deps, cookieValue), csrfToken: random(), createdAt: now, expiresAt: now + deps.config.uiSessionMs };
+  const session: AdminSession = {
+    idHash: idHash(deps, cookieValue),
+    csrfToken: random(),
+    createdAt: now,
+    expiresAt: now + deps.config.uiSessionMs,
+  };
   await deps.store.adminSessions.insert(session);
   return { cookieValue, session };
 }
@@ -91,7 +96,7 @@ export function clearedSessionCookie(deps: SessionDeps): string {
 }
 
 const secure = (deps: SessionDeps): string =>
-  (deps.config.env === 'production' || new URL(deps.config.baseUrl).protocol === 'https:' ? '; Secure' : '');
+  deps.config.env === 'production' || new URL(deps.config.baseUrl).protocol === 'https:' ? '; Secure' : '';
 
 /**
  * Whether an `Origin` header, when there is one, names this server: the Host the request was
@@ -109,7 +114,9 @@ export function originAllowed(request: FastifyRequest, baseUrl: string): boolean
   }
   if (parsed.origin === new URL(baseUrl).origin) return true;
   const host = headerValue(request, 'host');
-  return host !== undefined && parsed.host === host.toLowerCase() && (parsed.protocol === 'http:' || parsed.protocol === 'https:');
+  return (
+    host !== undefined && parsed.host === host.toLowerCase() && (parsed.protocol === 'http:' || parsed.protocol === 'https:')
+  );
 }
 
 /**
@@ -124,7 +131,11 @@ export function originAllowed(request: FastifyRequest, baseUrl: string): boolean
 export class SignInLimiter {
   private readonly failures = new Map<string, number[]>();
 
-  constructor(private readonly clock: Clock, private readonly max = 5, private readonly windowMs = 15 * 60_000) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly max = 5,
+    private readonly windowMs = 15 * 60_000,
+  ) {}
 
   /** Seconds until `address` may try again, or undefined when it may try now. */
   retryAfterSeconds(address: string): number | undefined {

@@ -70,11 +70,21 @@ export function nestContent(patch: TemplateBody): Record<string, unknown> {
  * parameter schema satisfiable and `service_id` a service of the organization. Every write
  * stores a version (src/storage/templates.ts), whichever way it came (PUT, PATCH, restore).
  */
-export async function putTemplate(store: Store, orgId: string, id: string, input: TemplateInput): Promise<{ created: boolean; template: Template | undefined }> {
+export async function putTemplate(
+  store: Store,
+  orgId: string,
+  id: string,
+  input: TemplateInput,
+): Promise<{ created: boolean; template: Template | undefined }> {
   return putTemplateFields(store, orgId, id, templateFields(id, input));
 }
 
-async function putTemplateFields(store: Store, orgId: string, id: string, fields: TemplateFields): Promise<{ created: boolean; template: Template | undefined }> {
+async function putTemplateFields(
+  store: Store,
+  orgId: string,
+  id: string,
+  fields: TemplateFields,
+): Promise<{ created: boolean; template: Template | undefined }> {
   checkTemplateFields(fields);
   const now = store.clock.now();
   return store.transaction(async (tx) => {
@@ -114,7 +124,13 @@ export type TemplateDraft = Omit<TemplateBody, 'id'>;
  * fields would be (400 `invalid_body` naming the field), so the preview never renders what
  * could not be saved.
  */
-export async function draftTemplate(store: Store, orgId: string, id: string, stored: Template | undefined, draft: TemplateDraft): Promise<Template> {
+export async function draftTemplate(
+  store: Store,
+  orgId: string,
+  id: string,
+  stored: Template | undefined,
+  draft: TemplateDraft,
+): Promise<Template> {
   const { content, ...flat } = nestContent(draft);
   const edits = { ...flat, ...(content as Record<string, string> | undefined) } as TemplateInput;
   const base: TemplateInput = stored === undefined ? {} : storedFields(stored);

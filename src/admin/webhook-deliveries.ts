@@ -11,7 +11,9 @@ import type { FieldProblem } from './put-patch.js';
 
 export function deliveryNotFound(orgId: string, deliveryId: string, endpointId?: string): ApiError {
   const of = endpointId === undefined ? '' : ` for endpoint "${endpointId}"`;
-  return new ApiError('not_found', { message: `Webhook delivery "${deliveryId}"${of} does not exist in organization "${orgId}".` });
+  return new ApiError('not_found', {
+    message: `Webhook delivery "${deliveryId}"${of} does not exist in organization "${orgId}".`,
+  });
 }
 
 /** An ISO 8601 date-time that names a real instant, as milliseconds; undefined for anything else. */
@@ -26,7 +28,8 @@ export const REPLAY_MAX_RANGE_DAYS = Math.round(REPLAY_MAX_RANGE_MS / 86_400_000
 /** What is wrong with a replay range, named by field (`until`, whose rule is relative to `since`); null when fine. */
 export function replayRangeProblem(since: number, until: number): FieldProblem | null {
   if (until <= since) return { field: 'until', message: 'must be after since' };
-  if (until - since > REPLAY_MAX_RANGE_MS) return { field: 'until', message: `must be at most ${REPLAY_MAX_RANGE_DAYS} days after since` };
+  if (until - since > REPLAY_MAX_RANGE_MS)
+    return { field: 'until', message: `must be at most ${REPLAY_MAX_RANGE_DAYS} days after since` };
   return null;
 }
 
@@ -40,7 +43,10 @@ export const waitsForEnable = (endpointId: string): string =>
  * sent (that attempt is left to finish and nothing changes) and for a `webhook.test` delivery.
  */
 export async function replayDelivery(
-  store: Store, orgId: string, deliveryId: string, endpointId?: string,
+  store: Store,
+  orgId: string,
+  deliveryId: string,
+  endpointId?: string,
 ): Promise<{ endpointId: string; endpointEnabled: boolean }> {
   const r = await store.webhookDeliveries.replayOne(orgId, deliveryId, store.clock.now(), endpointId);
   if (r.outcome === 'not_found') throw deliveryNotFound(orgId, deliveryId, endpointId);
@@ -63,12 +69,16 @@ export async function replayDelivery(
  * queued, or the range problem the storage found.
  */
 export async function replayDeliveries(
-  store: Store, orgId: string, endpointId: string, range: { since: number; until: number; onlyFailed: boolean },
+  store: Store,
+  orgId: string,
+  endpointId: string,
+  range: { since: number; until: number; onlyFailed: boolean },
 ): Promise<number | FieldProblem> {
   try {
     return await store.webhookDeliveries.replayRange(orgId, endpointId, range, store.clock.now());
   } catch (e) {
-    if (e instanceof ReplayRangeTooLong) return { field: 'until', message: `must be at most ${REPLAY_MAX_RANGE_DAYS} days after since` };
+    if (e instanceof ReplayRangeTooLong)
+      return { field: 'until', message: `must be at most ${REPLAY_MAX_RANGE_DAYS} days after since` };
     throw e;
   }
 }

@@ -50,12 +50,14 @@ export async function urlProblem(url: string, deps: WebhookCheckDeps): Promise<(
  * found; `warnings` holds an unresolved name accepted under `acceptUnresolved`.
  */
 export async function webhookFields(
-  input: WebhookSettingsInput, deps: WebhookCheckDeps,
+  input: WebhookSettingsInput,
+  deps: WebhookCheckDeps,
 ): Promise<{ fields: WebhookEndpointFields; problems: FieldProblem[]; warnings: FieldProblem[] }> {
   const problems: FieldProblem[] = [];
   const warnings: FieldProblem[] = [];
   const url = await urlProblem(input.url, deps);
-  if (url !== null) (url.unresolved && deps.acceptUnresolved === true ? warnings : problems).push({ field: url.field, message: url.message });
+  if (url !== null)
+    (url.unresolved && deps.acceptUnresolved === true ? warnings : problems).push({ field: url.field, message: url.message });
   const events = eventFilter(input.events, problems);
   return {
     fields: { url: input.url, description: input.description ?? null, events, enabled: input.enabled ?? true },
@@ -93,7 +95,12 @@ export interface CreatedEndpoint {
  * secret given (checked) or a generated one. Fields are checked by the caller (webhookFields).
  */
 export async function insertEndpoint(
-  tx: Repos, orgId: string, id: string | undefined, fields: WebhookEndpointFields, secret: string | undefined, now: number,
+  tx: Repos,
+  orgId: string,
+  id: string | undefined,
+  fields: WebhookEndpointFields,
+  secret: string | undefined,
+  now: number,
 ): Promise<CreatedEndpoint> {
   const bad = secretProblem(secret);
   if (bad !== null) throw invalidFields([bad]);
@@ -107,7 +114,12 @@ export async function insertEndpoint(
 }
 
 /** Writes what differs: URL, description and events in one update, `enabled` through setEnabled. */
-export async function updateEndpoint(tx: Repos, current: WebhookEndpoint, fields: WebhookEndpointFields, now: number): Promise<WebhookEndpoint> {
+export async function updateEndpoint(
+  tx: Repos,
+  current: WebhookEndpoint,
+  fields: WebhookEndpointFields,
+  now: number,
+): Promise<WebhookEndpoint> {
   const { org_id: orgId, id } = current;
   const sameEvents = JSON.stringify(current.events) === JSON.stringify(fields.events);
   if (current.url !== fields.url || current.description !== fields.description || !sameEvents) {

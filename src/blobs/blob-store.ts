@@ -16,7 +16,12 @@ export interface BlobStore {
    * `expiry.at` on the service's clock (the disk store signs the instant; S3 counts the duration
    * on its own clock).
    */
-  presignPut(key: string, size: number, contentType: string | undefined, expiry: { at: number; inMs: number }): Promise<PresignedPut>;
+  presignPut(
+    key: string,
+    size: number,
+    contentType: string | undefined,
+    expiry: { at: number; inMs: number },
+  ): Promise<PresignedPut>;
   /** The size of a stored blob, or undefined when nothing was uploaded under the key. */
   size(key: string): Promise<number | undefined>;
   put(key: string, bytes: Buffer, contentType: string | undefined): Promise<void>;

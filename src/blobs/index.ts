@@ -28,5 +28,8 @@ export function openBlobStore(options: { blobUrl: string | undefined; dataDir: s
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
   const uploadSecret = fs.readFileSync(secretFile, 'utf8').trim();
-  return { blobs: diskBlobStore({ root: path.join(options.dataDir, 'blobs'), baseUrl: options.baseUrl, secret: uploadSecret }), uploadSecret };
+  return {
+    blobs: diskBlobStore({ root: path.join(options.dataDir, 'blobs'), baseUrl: options.baseUrl, secret: uploadSecret }),
+    uploadSecret,
+  };
 }

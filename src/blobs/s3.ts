@@ -21,7 +21,8 @@ export interface S3Options {
  */
 export function parseS3Url(url: string): S3Options {
   const u = new URL(url);
-  if (u.protocol !== 's3:' || u.hostname === '') throw new Error('MAILROOM_BLOB_URL must look like s3://bucket[/prefix]?endpoint=…');
+  if (u.protocol !== 's3:' || u.hostname === '')
+    throw new Error('MAILROOM_BLOB_URL must look like s3://bucket[/prefix]?endpoint=…');
   const q = u.searchParams;
   const accessKeyId = q.get('access_key_id');
   const secretAccessKey = q.get('secret_access_key');
@@ -44,7 +45,8 @@ export function s3BlobStore(options: S3Options): BlobStore {
   // Loaded here, not imported: the S3 client and presigner are ~6 MB of heap (and ~30 MB of
   // RSS in a fresh process) that a server keeping its files on disk never uses. Both ship
   // CommonJS as their `main`, which is what an `import` of them loads too.
-  const { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } = require('@aws-sdk/client-s3') as typeof import('@aws-sdk/client-s3');
+  const { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } =
+    require('@aws-sdk/client-s3') as typeof import('@aws-sdk/client-s3');
   const { getSignedUrl } = require('@aws-sdk/s3-request-presigner') as typeof import('@aws-sdk/s3-request-presigner');
   const client = new S3Client({
     region: options.region,
@@ -58,10 +60,14 @@ export function s3BlobStore(options: S3Options): BlobStore {
     async presignPut(key, size, contentType, expiry): Promise<PresignedPut> {
       const type = contentType ?? 'application/octet-stream';
       const expiresIn = Math.max(1, Math.floor(expiry.inMs / 1000));
-      const url = await getSignedUrl(client, new PutObjectCommand({ Bucket, Key: Key(key), ContentLength: size, ContentType: type }), {
-        expiresIn,
-        signableHeaders: new Set(['content-length', 'content-type']),
-      });
+      const url = await getSignedUrl(
+        client,
+        new PutObjectCommand({ Bucket, Key: Key(key), ContentLength: size, ContentType: type }),
+        {
+          expiresIn,
+          signableHeaders: new Set(['content-length', 'content-type']),
+        },
+      );
       return { url, method: 'PUT', headers: { 'content-type': type, 'content-length': String(size) } };
     },
     async size(key) {
@@ -74,7 +80,9 @@ export function s3BlobStore(options: S3Options): BlobStore {
       }
     },
     async put(key, bytes, contentType) {
-      await client.send(new PutObjectCommand({ Bucket, Key: Key(key), Body: bytes, ContentType: contentType ?? 'application/octet-stream' }));
+      await client.send(
+        new PutObjectCommand({ Bucket, Key: Key(key), Body: bytes, ContentType: contentType ?? 'application/octet-stream' }),
+      );
     },
     async get(key) {
       const out = await client.send(new GetObjectCommand({ Bucket, Key: Key(key) }));

@@ -8,7 +8,14 @@ export function signUpload(secret: string, key: string, size: number, contentTyp
   return createHmac('sha256', secret).update(`${key}\n${size}\n${contentType}\n${expiresAt}`).digest('base64url');
 }
 
-export function verifyUpload(secret: string, key: string, size: number, contentType: string, expiresAt: number, signature: string): boolean {
+export function verifyUpload(
+  secret: string,
+  key: string,
+  size: number,
+  contentType: string,
+  expiresAt: number,
+  signature: string,
+): boolean {
   const expected = Buffer.from(signUpload(secret, key, size, contentType, expiresAt));
   const given = Buffer.from(signature);
   return expected.length === given.length && timingSafeEqual(expected, given);

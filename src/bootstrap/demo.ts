@@ -30,49 +30,56 @@ export async function ensureDemo(store: Store, config: Config): Promise<DemoSetu
   if (config.env !== 'development' || config.configFile !== undefined) return undefined;
   if ((await store.organizations.list()).length > 0) return undefined;
   const report = await applyConfig(store, {
-    organizations: [{
-      id: 'demo',
-      name: 'Demo organization',
-      plan: 'pro',
-      credits: 1000,
-      // Entries without a port match every port (src/domain/origin.ts): any local dev server.
-      security: { allow_mobile_apps: true, allowed_origins: ['localhost', '127.0.0.1'] },
-      keys: [{ type: 'public' }, { type: 'private' }],
-      services: [{ id: 'outbox', provider: 'outbox', default: true, from_email: 'demo@mailroom.local', from_name: 'mailroom demo' }],
-      templates: [{
-        id: 'welcome',
-        subject: 'Hello {{name}}',
-        to: '{{email}}',
-        from_name: 'mailroom demo',
-        from_email: 'demo@mailroom.local',
-        html: '<h1>Hello {{name}}</h1><p>{{message}}</p>',
-        text: 'Hello {{name}}\n\n{{message}}',
-        allow_dynamic_recipients: true,
-        strict_params: true,
-        params: [
-          { name: 'name', type: 'string', required: true, max_length: 100 },
-          { name: 'email', type: 'email', required: true },
-          { name: 'message', type: 'string', required: true, max_length: 2000 },
+    organizations: [
+      {
+        id: 'demo',
+        name: 'Demo organization',
+        plan: 'pro',
+        credits: 1000,
+        // Entries without a port match every port (src/domain/origin.ts): any local dev server.
+        security: { allow_mobile_apps: true, allowed_origins: ['localhost', '127.0.0.1'] },
+        keys: [{ type: 'public' }, { type: 'private' }],
+        services: [
+          { id: 'outbox', provider: 'outbox', default: true, from_email: 'demo@mailroom.local', from_name: 'mailroom demo' },
         ],
-      }, {
-        id: 'contact',
-        subject: 'Contact form: {{name}}',
-        // Fixed: a public key can send here without CAPTCHA. Reply-To may come from the
-        // visitor, since the recipient does not.
-        to: DEMO_INBOX,
-        reply_to: '{{email}}',
-        from_name: 'mailroom demo',
-        from_email: 'demo@mailroom.local',
-        html: '<p><b>{{name}}</b> ({{email}}) wrote:</p><p>{{message}}</p>',
-        text: '{{name}} ({{email}}) wrote:\n\n{{message}}',
-        strict_params: true,
-        params: [
-          { name: 'name', type: 'string', required: true, max_length: 100 },
-          { name: 'email', type: 'email', required: true },
-          { name: 'message', type: 'string', required: true, max_length: 2000 },
+        templates: [
+          {
+            id: 'welcome',
+            subject: 'Hello {{name}}',
+            to: '{{email}}',
+            from_name: 'mailroom demo',
+            from_email: 'demo@mailroom.local',
+            html: '<h1>Hello {{name}}</h1><p>{{message}}</p>',
+            text: 'Hello {{name}}\n\n{{message}}',
+            allow_dynamic_recipients: true,
+            strict_params: true,
+            params: [
+              { name: 'name', type: 'string', required: true, max_length: 100 },
+              { name: 'email', type: 'email', required: true },
+              { name: 'message', type: 'string', required: true, max_length: 2000 },
+            ],
+          },
+          {
+            id: 'contact',
+            subject: 'Contact form: {{name}}',
+            // Fixed: a public key can send here without CAPTCHA. Reply-To may come from the
+            // visitor, since the recipient does not.
+            to: DEMO_INBOX,
+            reply_to: '{{email}}',
+            from_name: 'mailroom demo',
+            from_email: 'demo@mailroom.local',
+            html: '<p><b>{{name}}</b> ({{email}}) wrote:</p><p>{{message}}</p>',
+            text: '{{name}} ({{email}}) wrote:\n\n{{message}}',
+            strict_params: true,
+            params: [
+              { name: 'name', type: 'string', required: true, max_length: 100 },
+              { name: 'email', type: 'email', required: true },
+              { name: 'message', type: 'string', required: true, max_length: 2000 },
+            ],
+          },
         ],
-      }],
-    }],
+      },
+    ],
   });
   const publicKey = report.generatedKeys.find((k) => k.type === 'public')?.key ?? '';
   const privateKey = report.generatedKeys.find((k) => k.type === 'private')?.key ?? '';
@@ -133,14 +140,20 @@ export function demoExamples(demo: DemoSetup, config: Config): { privateKey: Exa
     privateKey: {
       url,
       headers: [['Authorization', `Bearer ${demo.privateKey}`], json],
-      body: JSON.stringify({ template_id: 'welcome', template_params: { name: 'Ada', email: 'ada@example.com', message: 'It works.' } }),
+      body: JSON.stringify({
+        template_id: 'welcome',
+        template_params: { name: 'Ada', email: 'ada@example.com', message: 'It works.' },
+      }),
     },
     publicKey: {
       url,
       // What a browser on a local dev server sends (EmailJS's SDK sends user_id in the body;
       // the header is mailroom's own spelling of the same key).
       headers: [['X-Mail-Public-Key', demo.publicKey], ['Origin', DEMO_PAGE_ORIGIN], json],
-      body: JSON.stringify({ template_id: 'contact', template_params: { name: 'Grace', email: 'grace@example.com', message: 'Sent with the public key.' } }),
+      body: JSON.stringify({
+        template_id: 'contact',
+        template_params: { name: 'Grace', email: 'grace@example.com', message: 'Sent with the public key.' },
+      }),
     },
   };
 }

@@ -20,11 +20,20 @@ export async function main(argv: string[], env = process.env, out: Out = console
     allowPositionals: true,
     strict: false,
     options: {
-      'metrics-port': { type: 'string' }, 'grace-seconds': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'metrics-port': { type: 'string' },
+      'grace-seconds': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
       // mailroom webhooks …
-      events: { type: 'string' }, id: { type: 'string' }, description: { type: 'string' }, state: { type: 'string' },
-      limit: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' }, 'only-failed': { type: 'boolean' },
-      'event-type': { type: 'string' }, message: { type: 'string' },
+      events: { type: 'string' },
+      id: { type: 'string' },
+      description: { type: 'string' },
+      state: { type: 'string' },
+      limit: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      'only-failed': { type: 'boolean' },
+      'event-type': { type: 'string' },
+      message: { type: 'string' },
       // mailroom services test …
       to: { type: 'string' },
     },
@@ -74,18 +83,36 @@ export async function main(argv: string[], env = process.env, out: Out = console
       case 'apply':
         return await withStore(config, (store) => runApply(store, config, rest, env, out, err));
       case 'keys':
-        return await withStore(config, (store) => runKeys(store, rest, { graceSeconds: optionString(values['grace-seconds']) }, out, err));
+        return await withStore(config, (store) =>
+          runKeys(store, rest, { graceSeconds: optionString(values['grace-seconds']) }, out, err),
+        );
       case 'credits':
         return await withStore(config, (store) => runCredits(store, rest, out, err));
       case 'services':
         return await withStore(config, (store) => runServices(store, config, rest, { to: optionString(values.to) }, out, err));
       case 'webhooks':
-        return await withStore(config, (store) => runWebhooks(store, config, rest, {
-          events: optionString(values.events), id: optionString(values.id), description: optionString(values.description),
-          state: optionString(values.state), eventType: optionString(values['event-type']), message: optionString(values.message),
-          limit: optionString(values.limit), since: optionString(values.since),
-          until: optionString(values.until), onlyFailed: values['only-failed'] === true, graceSeconds: optionString(values['grace-seconds']),
-        }, out, err));
+        return await withStore(config, (store) =>
+          runWebhooks(
+            store,
+            config,
+            rest,
+            {
+              events: optionString(values.events),
+              id: optionString(values.id),
+              description: optionString(values.description),
+              state: optionString(values.state),
+              eventType: optionString(values['event-type']),
+              message: optionString(values.message),
+              limit: optionString(values.limit),
+              since: optionString(values.since),
+              until: optionString(values.until),
+              onlyFailed: values['only-failed'] === true,
+              graceSeconds: optionString(values['grace-seconds']),
+            },
+            out,
+            err,
+          ),
+        );
       default:
         err(`Unknown command "${command}".\n\n${overview()}`);
         return 1;
@@ -108,7 +135,14 @@ async function withStore(config: Config, fn: (store: Store) => Promise<number>):
   }
 }
 
-async function runApply(store: Store, config: Config, args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
+async function runApply(
+  store: Store,
+  config: Config,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  out: Out,
+  err: Out,
+): Promise<number> {
   const [file] = args;
   if (file === undefined) {
     err(commandHelp(['apply']) ?? 'Usage: mailroom apply FILE');

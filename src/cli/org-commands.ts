@@ -46,7 +46,13 @@ export async function runKeys(store: Store, args: string[], options: OrgCommandO
     err('--grace-seconds takes a whole number of seconds and applies to `mailroom keys rotate` only.');
     return 1;
   }
-  if (!(action === 'list' || (action === 'create' && (arg === 'public' || arg === 'private')) || ((action === 'rotate' || action === 'revoke') && arg !== undefined))) {
+  if (
+    !(
+      action === 'list' ||
+      (action === 'create' && (arg === 'public' || arg === 'private')) ||
+      ((action === 'rotate' || action === 'revoke') && arg !== undefined)
+    )
+  ) {
     return usage();
   }
   await requireOrg(store, org);
@@ -69,9 +75,11 @@ export async function runKeys(store: Store, args: string[], options: OrgCommandO
     const { previous } = rotation;
     // Judged at the rotation's own instant: `now` was read before it, so an old key cut off at
     // once would look alive for the milliseconds between (it read "keeps working until" under load).
-    out(keyAuthenticates(previous, previous.revoked_at ?? now)
-      ? `The old key ${previous.id} keeps working until ${iso(previous.expires_at)}.`
-      : `The old key ${previous.id} stopped working now.`);
+    out(
+      keyAuthenticates(previous, previous.revoked_at ?? now)
+        ? `The old key ${previous.id} keeps working until ${iso(previous.expires_at)}.`
+        : `The old key ${previous.id} stopped working now.`,
+    );
     return 0;
   }
   await revokeKey(store, org, arg);
@@ -87,7 +95,9 @@ export async function runCredits(store: Store, args: string[], out: Out, err: Ou
     out(`Organization ${s.org_id}`);
     out(`  balance:             ${s.credits} credits`);
     out(`  overdraft:           ${s.overdraft} (private keys${s.public_overdraft ? ' and public keys' : ' only'})`);
-    out(`  when out of credits: ${s.when_out_of_credits}${s.when_out_of_credits === 'hold' ? ` (up to ${s.hold_queue_limit} held)` : ''}`);
+    out(
+      `  when out of credits: ${s.when_out_of_credits}${s.when_out_of_credits === 'hold' ? ` (up to ${s.hold_queue_limit} held)` : ''}`,
+    );
     out(`  held messages:       ${s.held}`);
     return 0;
   }

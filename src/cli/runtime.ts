@@ -93,22 +93,30 @@ export interface Services {
 export function buildServices(config: Config, deps: ServiceDeps): Services {
   const { store, clock } = deps;
   const logger = deps.logger ?? pino({ level: config.logLevel });
-  const owned = deps.redis === undefined && config.redisUrl !== undefined
-    // Commands fail at once while the connection is down, never queue (src/net/redis-client.ts).
-    ? new (redisClass())(config.redisUrl, REDIS_CLIENT_OPTIONS)
-    : undefined;
+  const owned =
+    deps.redis === undefined && config.redisUrl !== undefined
+      ? // Commands fail at once while the connection is down, never queue (src/net/redis-client.ts).
+        new (redisClass())(config.redisUrl, REDIS_CLIENT_OPTIONS)
+      : undefined;
   const redis = deps.redis ?? owned;
-  const metrics = deps.metrics ?? createMetrics(() => store.queue.depth(clock.now()), () => store.webhookDeliveries.stats(clock.now()));
+  const metrics =
+    deps.metrics ??
+    createMetrics(
+      () => store.queue.depth(clock.now()),
+      () => store.webhookDeliveries.stats(clock.now()),
+    );
   // One circuit for every user of the connection: while Redis is down none waits for it.
-  const redisCircuit = redis === undefined ? undefined
-    : guardRedis(redis, { clock, timeoutMs: config.limits.backendTimeoutMs, logger, metrics });
+  const redisCircuit =
+    redis === undefined ? undefined : guardRedis(redis, { clock, timeoutMs: config.limits.backendTimeoutMs, logger, metrics });
   if (owned !== undefined) {
     failFastOnceReady(owned);
     // A listener, so that no connection error ends the process. The first error after a
     // connection is logged at warn; the failed reconnections after it (one per 2 s while Redis is
     // down) at debug: the circuit logs the outage once (src/net/redis-client.ts).
     let told = false;
-    owned.on('ready', () => { told = false; });
+    owned.on('ready', () => {
+      told = false;
+    });
     owned.on('error', (err: Error) => {
       if (told) logger.debug({ component: 'redis', err: err.message }, 'redis connection error');
       else logger.warn({ component: 'redis', err: err.message }, 'redis connection error');
@@ -117,13 +125,27 @@ export function buildServices(config: Config, deps: ServiceDeps): Services {
   }
   const settings = config.webhooks;
   // Connections per origin as many as attempts per endpoint may run at once.
-  const http = deps.webhookHttp
-    ?? createWebhookHttp({ policy: settings.urlPolicy, timeoutMs: settings.attemptTimeoutMs, maxConnectionsPerOrigin: settings.endpointConcurrency });
+  const http =
+    deps.webhookHttp ??
+    createWebhookHttp({
+      policy: settings.urlPolicy,
+      timeoutMs: settings.attemptTimeoutMs,
+      maxConnectionsPerOrigin: settings.endpointConcurrency,
+    });
   const wakeup = new Wakeup();
-  const breakers = redis === undefined ? new LocalBreakers(clock, config.breaker) : new RedisBreakers(redis, clock, { ...config.breaker, circuit: redisCircuit });
+  const breakers =
+    redis === undefined
+      ? new LocalBreakers(clock, config.breaker)
+      : new RedisBreakers(redis, clock, { ...config.breaker, circuit: redisCircuit });
   exposeBreakers(metrics, breakers);
   const protection = createProtection({
-    config, clock, metrics, logger: logger.child({ component: 'protection' }), redis, redisCircuit, ...deps.protection,
+    config,
+    clock,
+    metrics,
+    logger: logger.child({ component: 'protection' }),
+    redis,
+    redisCircuit,
+    ...deps.protection,
   });
   return {
     store,
@@ -149,8 +171,14 @@ export function buildServices(config: Config, deps: ServiceDeps): Services {
 export function createDispatcher(services: Services, pollMs?: number): WebhookDispatcher {
   const { store, clock, metrics, logger, webhooks } = services;
   return new WebhookDispatcher({
-    store, clock, metrics, http: webhooks.http, settings: webhooks.settings, wakeup: webhooks.wakeup,
-    logger: logger.child({ component: 'webhooks' }), ...(pollMs === undefined ? {} : { pollMs }),
+    store,
+    clock,
+    metrics,
+    http: webhooks.http,
+    settings: webhooks.settings,
+    wakeup: webhooks.wakeup,
+    logger: logger.child({ component: 'webhooks' }),
+    ...(pollMs === undefined ? {} : { pollMs }),
   });
 }
 
@@ -160,14 +188,23 @@ export function createDispatcher(services: Services, pollMs?: number): WebhookDi
  * recorded like any provider event, before the 250. `secret`: the VERP tokens' (verpSecret).
  */
 export function startInbound(
-  services: Pick<Services, 'store' | 'clock' | 'metrics' | 'notifier' | 'logger'>, secret: string, options: NonNullable<Config['inboundSmtp']>,
+  services: Pick<Services, 'store' | 'clock' | 'metrics' | 'notifier' | 'logger'>,
+  secret: string,
+  options: NonNullable<Config['inboundSmtp']>,
 ): Promise<InboundListener> {
   const { store, clock, metrics, notifier, logger } = services;
-  return startInboundListener(storeInboundDeps(store, {
-    secret, clock, registry: metrics.registry,
-    record: async (events) => { await recordProviderEvents(store, { clock, metrics, notifier, logger }, { orgId: null, serviceId: null }, events); },
-    log: logger.child({ component: 'inbound-smtp' }),
-  }), options);
+  return startInboundListener(
+    storeInboundDeps(store, {
+      secret,
+      clock,
+      registry: metrics.registry,
+      record: async (events) => {
+        await recordProviderEvents(store, { clock, metrics, notifier, logger }, { orgId: null, serviceId: null }, events);
+      },
+      log: logger.child({ component: 'inbound-smtp' }),
+    }),
+    options,
+  );
 }
 
 /** A process's services over the store it opened, and its delivery workers. */
@@ -181,28 +218,49 @@ export interface Runtime extends Services {
 
 export async function createRuntime(config: Config): Promise<Runtime> {
   const logger = pino({ level: config.logLevel });
-  const store = await openStore(config.databaseUrl, { clock: systemClock, warn: (message) => logger.warn({ component: 'store' }, message) });
+  const store = await openStore(config.databaseUrl, {
+    clock: systemClock,
+    warn: (message) => logger.warn({ component: 'store' }, message),
+  });
   logStorageHealth(store, logger);
   const services = buildServices(config, { store, clock: systemClock, logger });
   if (config.env === 'production') {
-    if (services.redis === undefined) logger.info('MAILROOM_REDIS_URL is not set: rate limits and used CAPTCHA tokens are kept in this process only');
+    if (services.redis === undefined)
+      logger.info('MAILROOM_REDIS_URL is not set: rate limits and used CAPTCHA tokens are kept in this process only');
     const shared = config.turnstile.secretKey;
     if (shared !== undefined && TURNSTILE_TEST_SECRETS.has(shared)) {
-      logger.warn('MAILROOM_TURNSTILE_SECRET_KEY is a Cloudflare test secret: the shared mobile widget refuses every token in production');
+      logger.warn(
+        'MAILROOM_TURNSTILE_SECRET_KEY is a Cloudflare test secret: the shared mobile widget refuses every token in production',
+      );
     }
   }
   const { clock, pacer, breakers, metrics, blobs } = services;
   return {
     ...services,
-    createWorker: () => new DeliveryWorker(
-      {
-        store, clock, dataDir: config.dataDir, pacer, breakers, metrics, logger: logger.child({ component: 'worker' }),
-        blobs: blobs.blobs, retentionDays: config.retentionDays,
-      },
-      { leaseMs: config.worker.leaseMs, batchSize: config.worker.batchSize, pollMs: config.worker.pollMs, reapEveryMs: Math.min(10_000, config.worker.leaseMs), renewEveryMs: Math.min(60_000, Math.floor(config.worker.leaseMs / 3)) },
-    ),
+    createWorker: () =>
+      new DeliveryWorker(
+        {
+          store,
+          clock,
+          dataDir: config.dataDir,
+          pacer,
+          breakers,
+          metrics,
+          logger: logger.child({ component: 'worker' }),
+          blobs: blobs.blobs,
+          retentionDays: config.retentionDays,
+        },
+        {
+          leaseMs: config.worker.leaseMs,
+          batchSize: config.worker.batchSize,
+          pollMs: config.worker.pollMs,
+          reapEveryMs: Math.min(10_000, config.worker.leaseMs),
+          renewEveryMs: Math.min(60_000, Math.floor(config.worker.leaseMs / 3)),
+        },
+      ),
     createDispatcher: () => createDispatcher(services),
-    startInbound: async () => (config.inboundSmtp === undefined ? undefined : startInbound(services, verpSecret(config.dataDir), config.inboundSmtp)),
+    startInbound: async () =>
+      config.inboundSmtp === undefined ? undefined : startInbound(services, verpSecret(config.dataDir), config.inboundSmtp),
     close: async () => {
       await store.close();
       await services.close();
@@ -217,11 +275,17 @@ export async function createRuntime(config: Config): Promise<Runtime> {
 function logStorageHealth(store: Store, logger: pino.Logger): void {
   store.health.listen(({ kind, state, message, lastedMs }) => {
     if (state === 'began') {
-      logger.warn({ component: 'store', reason: kind, err: message }, kind === 'database_unavailable'
-        ? `database unavailable: requests that need it answer 503 service_unavailable (Retry-After ${RETRY_AFTER_SECONDS[kind]} s) and the worker pauses claiming, until it is back`
-        : `storage full: writes answer 503 service_unavailable, reason storage_full (Retry-After ${RETRY_AFTER_SECONDS[kind]} s), until one succeeds`);
+      logger.warn(
+        { component: 'store', reason: kind, err: message },
+        kind === 'database_unavailable'
+          ? `database unavailable: requests that need it answer 503 service_unavailable (Retry-After ${RETRY_AFTER_SECONDS[kind]} s) and the worker pauses claiming, until it is back`
+          : `storage full: writes answer 503 service_unavailable, reason storage_full (Retry-After ${RETRY_AFTER_SECONDS[kind]} s), until one succeeds`,
+      );
     } else {
-      logger.info({ component: 'store', reason: kind, lasted_ms: lastedMs }, kind === 'database_unavailable' ? 'database available again' : 'storage takes writes again');
+      logger.info(
+        { component: 'store', reason: kind, lasted_ms: lastedMs },
+        kind === 'database_unavailable' ? 'database available again' : 'storage takes writes again',
+      );
     }
   });
 }

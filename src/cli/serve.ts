@@ -34,7 +34,14 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   const dispatcher = config.runWorker ? runtime.createDispatcher() : undefined;
   const { clock, metrics, protection, blobs, notifier, webhooks } = runtime;
   const app = await buildApp({
-    config, store, clock, metrics, protection, blobs, notifier, webhooks,
+    config,
+    store,
+    clock,
+    metrics,
+    protection,
+    blobs,
+    notifier,
+    webhooks,
     // An accepted send wrote its `queued` event: its webhook deliveries are due too.
     onAccepted: () => {
       worker?.nudge();

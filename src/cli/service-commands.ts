@@ -11,7 +11,14 @@ type Out = (line: string) => void;
 /** Exit status of a service test the provider failed (0 passed, 1 usage, 2 unknown organization or service). */
 export const TEST_FAILED = 3;
 
-export async function runServices(store: Store, config: Config, args: string[], options: { to?: string | undefined }, out: Out, err: Out): Promise<number> {
+export async function runServices(
+  store: Store,
+  config: Config,
+  args: string[],
+  options: { to?: string | undefined },
+  out: Out,
+  err: Out,
+): Promise<number> {
   const [action, org, id, extra] = args;
   if (action !== 'test' || org === undefined || id === undefined || extra !== undefined || options.to === '') {
     err(usageOf('services'));

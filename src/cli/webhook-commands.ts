@@ -1,8 +1,19 @@
 import {
-  deliveryNotFound, instantOf, replayDeliveries, replayDelivery, replayRangeProblem, waitsForEnable,
+  deliveryNotFound,
+  instantOf,
+  replayDeliveries,
+  replayDelivery,
+  replayRangeProblem,
+  waitsForEnable,
 } from '../admin/webhook-deliveries.js';
 import {
-  graceMsOf, insertEndpoint, isWebhookId, requireEndpoint, rotateEndpointSecret, setEndpointEnabled, webhookFields,
+  graceMsOf,
+  insertEndpoint,
+  isWebhookId,
+  requireEndpoint,
+  rotateEndpointSecret,
+  setEndpointEnabled,
+  webhookFields,
 } from '../admin/webhooks.js';
 import type { Config } from '../config/env.js';
 import { ApiError } from '../errors/api-error.js';
@@ -10,7 +21,10 @@ import type { Store } from '../storage/store.js';
 import { createWebhookHttp } from '../webhooks/http-post.js';
 import { sendTestEvent } from '../webhooks/test-event.js';
 import {
-  isWebhookEventType, type WebhookDeliveryState, type WebhookDeliveryView, type WebhookEndpoint,
+  isWebhookEventType,
+  type WebhookDeliveryState,
+  type WebhookDeliveryView,
+  type WebhookEndpoint,
 } from '../webhooks/types.js';
 import { usageOf } from './help.js';
 
@@ -50,8 +64,10 @@ function endpointLine(e: WebhookEndpoint): string {
 }
 
 function deliveryLine(d: WebhookDeliveryView): string {
-  return `${d.id}  ${d.state.padEnd(9)}  ${d.event_type}  ${d.message_id ?? '-'}  attempts ${d.attempts}  `
-    + `last ${d.last_status ?? '-'}${d.last_error === null ? '' : ` (${d.last_error})`}  ${iso(d.created_at)}`;
+  return (
+    `${d.id}  ${d.state.padEnd(9)}  ${d.event_type}  ${d.message_id ?? '-'}  attempts ${d.attempts}  ` +
+    `last ${d.last_status ?? '-'}${d.last_error === null ? '' : ` (${d.last_error})`}  ${iso(d.created_at)}`
+  );
 }
 
 /** One delivery and each attempt: when, the answer (or none), how long, the error, the first of the body. */
@@ -62,15 +78,22 @@ function deliveryDetails(d: WebhookDeliveryView): string[] {
   ];
   if (d.log.length === 0) lines.push('  no attempts yet');
   for (const a of d.log) {
-    lines.push(`  #${a.attempt}  ${iso(a.at)}  ${a.status === null ? 'no answer' : `HTTP ${a.status}`}  ${a.duration_ms} ms`
-      + `${a.error === null ? '' : `  error: ${a.error}`}`);
+    lines.push(
+      `  #${a.attempt}  ${iso(a.at)}  ${a.status === null ? 'no answer' : `HTTP ${a.status}`}  ${a.duration_ms} ms` +
+        `${a.error === null ? '' : `  error: ${a.error}`}`,
+    );
     if (a.response_body !== null && a.response_body !== '') lines.push(`      ${JSON.stringify(a.response_body.slice(0, 200))}`);
   }
   return lines;
 }
 
 export async function runWebhooks(
-  store: Store, config: Config, args: string[], options: WebhookCommandOptions, out: Out, err: Out,
+  store: Store,
+  config: Config,
+  args: string[],
+  options: WebhookCommandOptions,
+  out: Out,
+  err: Out,
 ): Promise<number> {
   const [action, org, arg, extra] = args;
   const usage = (message?: string): number => {
@@ -78,7 +101,18 @@ export async function runWebhooks(
     err(usageOf('webhooks'));
     return 1;
   };
-  const needsArg = ['add', 'remove', 'enable', 'disable', 'rotate-secret', 'test', 'deliveries', 'delivery', 'replay', 'replay-range'];
+  const needsArg = [
+    'add',
+    'remove',
+    'enable',
+    'disable',
+    'rotate-secret',
+    'test',
+    'deliveries',
+    'delivery',
+    'replay',
+    'replay-range',
+  ];
   if (action === undefined || org === undefined || extra !== undefined) return usage();
   if (action !== 'list' && !needsArg.includes(action)) return usage();
   if (action === 'list' ? arg !== undefined : arg === undefined) return usage();
@@ -94,9 +128,19 @@ export async function runWebhooks(
   if (arg === undefined) return usage();
   switch (action) {
     case 'add': {
-      const events = options.events === undefined ? undefined : options.events.split(',').map((s) => s.trim()).filter(Boolean);
-      const { fields, problems } = await webhookFields({ url: arg, events, description: options.description }, { urlPolicy: config.webhooks.urlPolicy });
-      if (problems.length > 0) return usage(problems.map((p) => `${p.field === 'url' ? 'URL' : `--${p.field.split('.')[0]}`}: ${p.message}`).join('\n'));
+      const events =
+        options.events === undefined
+          ? undefined
+          : options.events
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean);
+      const { fields, problems } = await webhookFields(
+        { url: arg, events, description: options.description },
+        { urlPolicy: config.webhooks.urlPolicy },
+      );
+      if (problems.length > 0)
+        return usage(problems.map((p) => `${p.field === 'url' ? 'URL' : `--${p.field.split('.')[0]}`}: ${p.message}`).join('\n'));
       if (options.id !== undefined && !isWebhookId(options.id)) {
         return usage('--id: 1..64 of a-z 0-9 _ -, not "deliveries"');
       }
@@ -119,21 +163,27 @@ export async function runWebhooks(
       const graceMs = grace === undefined ? config.webhooks.secretGraceMs : graceMsOf(Number(grace), '--grace-seconds');
       const rotation = await rotateEndpointSecret(store, org, arg, graceMs);
       out(`secret (shown this once): ${rotation.secret}`);
-      out(rotation.previous_secret_expires_at === null
-        ? 'The old secret stopped signing now.'
-        : `The old secret signs too until ${iso(rotation.previous_secret_expires_at)}.`);
+      out(
+        rotation.previous_secret_expires_at === null
+          ? 'The old secret stopped signing now.'
+          : `The old secret signs too until ${iso(rotation.previous_secret_expires_at)}.`,
+      );
       return 0;
     }
     case 'test': {
       await requireEndpoint(store, org, arg);
       const http = createWebhookHttp({ policy: config.webhooks.urlPolicy, timeoutMs: config.webhooks.attemptTimeoutMs });
       try {
-        const r = await sendTestEvent({ store, clock: store.clock, http, settings: config.webhooks }, org, arg).catch(async (e: unknown) => {
-          await requireEndpoint(store, org, arg); // removed meanwhile: "does not exist", exit 2
-          throw e;
-        });
-        out(`${r.ok ? 'ok' : 'failed'}: ${r.status === null ? 'no answer' : `HTTP ${r.status}`} in ${r.duration_ms} ms`
-          + `${r.error === null ? '' : ` (${r.error})`}; logged as ${r.delivery_id}`);
+        const r = await sendTestEvent({ store, clock: store.clock, http, settings: config.webhooks }, org, arg).catch(
+          async (e: unknown) => {
+            await requireEndpoint(store, org, arg); // removed meanwhile: "does not exist", exit 2
+            throw e;
+          },
+        );
+        out(
+          `${r.ok ? 'ok' : 'failed'}: ${r.status === null ? 'no answer' : `HTTP ${r.status}`} in ${r.duration_ms} ms` +
+            `${r.error === null ? '' : ` (${r.error})`}; logged as ${r.delivery_id}`,
+        );
         return 0;
       } finally {
         await http.close();
@@ -143,16 +193,21 @@ export async function runWebhooks(
       await requireEndpoint(store, org, arg);
       const { state, eventType, message } = options;
       if (state !== undefined && !isState(state)) return usage(`--state: one of ${STATES.join(', ')}`);
-      if (eventType !== undefined && !isWebhookEventType(eventType)) return usage(`--event-type: "${eventType}" is not an event type`);
+      if (eventType !== undefined && !isWebhookEventType(eventType))
+        return usage(`--event-type: "${eventType}" is not an event type`);
       if (message !== undefined && !/^[A-Za-z0-9_-]{1,100}$/.test(message)) return usage('--message: a message id');
       const limit = options.limit === undefined ? 25 : Number(options.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return usage('--limit: 1 to 1000');
-      const rows = await store.webhookDeliveries.list(org, {
-        endpointId: arg,
-        ...(state === undefined ? {} : { state }),
-        ...(eventType === undefined ? {} : { eventType }),
-        ...(message === undefined ? {} : { messageId: message }),
-      }, limit);
+      const rows = await store.webhookDeliveries.list(
+        org,
+        {
+          endpointId: arg,
+          ...(state === undefined ? {} : { state }),
+          ...(eventType === undefined ? {} : { eventType }),
+          ...(message === undefined ? {} : { messageId: message }),
+        },
+        limit,
+      );
       if (rows.length === 0) out('No deliveries.');
       for (const d of rows) out(deliveryLine(d));
       return 0;
@@ -166,7 +221,8 @@ export async function runWebhooks(
     case 'replay': {
       const replayed = await replayDelivery(store, org, arg);
       out(`Queued ${arg} again.`);
-      if (!replayed.endpointEnabled) out(`${waitsForEnable(replayed.endpointId)} (mailroom webhooks enable ${org} ${replayed.endpointId})`);
+      if (!replayed.endpointEnabled)
+        out(`${waitsForEnable(replayed.endpointId)} (mailroom webhooks enable ${org} ${replayed.endpointId})`);
       return 0;
     }
     default: {
@@ -175,7 +231,8 @@ export async function runWebhooks(
       const until = instantOf(options.until);
       if (since === undefined || until === undefined) return usage('--since and --until take ISO 8601 date-times.');
       const problem = replayRangeProblem(since, until);
-      const queued = problem ?? await replayDeliveries(store, org, arg, { since, until, onlyFailed: options.onlyFailed === true });
+      const queued =
+        problem ?? (await replayDeliveries(store, org, arg, { since, until, onlyFailed: options.onlyFailed === true }));
       if (typeof queued !== 'number') return usage(`--${queued.field} ${queued.message.replace('since', '--since')}`);
       out(`Queued ${queued} deliver${queued === 1 ? 'y' : 'ies'}.`);
       if (!endpoint.enabled) out(`${waitsForEnable(endpoint.id)} (mailroom webhooks enable ${org} ${endpoint.id})`);

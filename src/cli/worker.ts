@@ -18,18 +18,26 @@ const SHUTDOWN_DEADLINE_MS = SHUTDOWN_GRACE_MS + 5_000;
  */
 export async function runWorker(config: Config, out: (line: string) => void): Promise<void> {
   const runtime = await createRuntime(config);
-  const listener = config.metricsPort === undefined
-    ? undefined
-    : await startMetricsServer({ config, port: config.metricsPort, store: runtime.store, metrics: runtime.metrics, clock: runtime.clock })
-      .catch(async (err: unknown) => {
-        await runtime.close();
-        throw err;
-      });
+  const listener =
+    config.metricsPort === undefined
+      ? undefined
+      : await startMetricsServer({
+          config,
+          port: config.metricsPort,
+          store: runtime.store,
+          metrics: runtime.metrics,
+          clock: runtime.clock,
+        }).catch(async (err: unknown) => {
+          await runtime.close();
+          throw err;
+        });
   const worker = runtime.createWorker();
   const dispatcher = runtime.createDispatcher();
   worker.start();
   dispatcher.start();
-  out(`mailroom worker running (database: ${runtime.store.dialect}, metrics: ${listener === undefined ? 'off' : `http://${config.host}:${listener.port}/metrics`})`);
+  out(
+    `mailroom worker running (database: ${runtime.store.dialect}, metrics: ${listener === undefined ? 'off' : `http://${config.host}:${listener.port}/metrics`})`,
+  );
   const signal = await untilSignal();
   runtime.logger.info({ signal }, 'worker shutting down');
   const timer = setTimeout(() => {

@@ -46,10 +46,16 @@ export const MAX_DELAY_SECONDS = 172_800;
 export function parseRetrySchedule(raw: string): { ok: true; seconds: number[] } | { ok: false; problem: string } {
   const parts = raw.split(',').map((s) => s.trim());
   if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p) || Number(p) > MAX_DELAY_SECONDS)) {
-    return { ok: false, problem: `MAILROOM_WEBHOOK_RETRY_SCHEDULE must be comma-separated whole seconds from 0 to ${MAX_DELAY_SECONDS} (e.g. "0,5,300"), got "${raw}"` };
+    return {
+      ok: false,
+      problem: `MAILROOM_WEBHOOK_RETRY_SCHEDULE must be comma-separated whole seconds from 0 to ${MAX_DELAY_SECONDS} (e.g. "0,5,300"), got "${raw}"`,
+    };
   }
   if (parts[0] !== undefined && Number(parts[0]) !== 0) {
-    return { ok: false, problem: `MAILROOM_WEBHOOK_RETRY_SCHEDULE's first entry is the first attempt's delay and must be 0 (the first attempt is made at once; the retries follow), got "${raw}"` };
+    return {
+      ok: false,
+      problem: `MAILROOM_WEBHOOK_RETRY_SCHEDULE's first entry is the first attempt's delay and must be 0 (the first attempt is made at once; the retries follow), got "${raw}"`,
+    };
   }
   return { ok: true, seconds: parts.map(Number) };
 }

@@ -157,7 +157,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   // 32 characters: the right token is accepted even from an address locked out for wrong ones
   // (src/admin/routes/auth.ts), so its length, not the lockout, is what stops guessing.
   if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
-    problems.push(`MAILROOM_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters, it has ${adminToken.length} (it guards the whole admin API; make one with: openssl rand -hex 24)`);
+    problems.push(
+      `MAILROOM_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters, it has ${adminToken.length} (it guards the whole admin API; make one with: openssl rand -hex 24)`,
+    );
   }
   const metricsToken = read('MAILROOM_METRICS_TOKEN');
   if (metricsToken !== undefined && metricsToken.length < 16) {
@@ -168,12 +170,15 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const rawConfig = read('MAILROOM_CONFIG');
   const configFile = rawConfig === undefined ? undefined : path.resolve(cwd, rawConfig);
   const rawInboundPort = read('MAILROOM_INBOUND_SMTP_PORT');
-  const inboundSmtp = rawInboundPort === undefined ? undefined
-    : { port: int('MAILROOM_INBOUND_SMTP_PORT', 25, 0, 65535), host: read('MAILROOM_INBOUND_SMTP_HOST') ?? '0.0.0.0' };
+  const inboundSmtp =
+    rawInboundPort === undefined
+      ? undefined
+      : { port: int('MAILROOM_INBOUND_SMTP_PORT', 25, 0, 65535), host: read('MAILROOM_INBOUND_SMTP_HOST') ?? '0.0.0.0' };
   // Read where it is used (src/delivery/verp.ts: transports run in threads); checked here so a
   // weak value stops the start instead of signing bounce addresses.
   const verpSecret = read('MAILROOM_VERP_SECRET');
-  if (verpSecret !== undefined && verpSecret.length < 32) problems.push('MAILROOM_VERP_SECRET must be at least 32 characters (it signs VERP bounce addresses)');
+  if (verpSecret !== undefined && verpSecret.length < 32)
+    problems.push('MAILROOM_VERP_SECRET must be at least 32 characters (it signs VERP bounce addresses)');
 
   const config: Config = {
     port,
@@ -202,15 +207,17 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     },
     blobUrl: url('MAILROOM_BLOB_URL', '', ['s3:']) || undefined,
     retentionDays: int('MAILROOM_RETENTION_DAYS', 30, 1, 3650),
-    trustProxy: (read('MAILROOM_TRUST_PROXY') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    trustProxy: (read('MAILROOM_TRUST_PROXY') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     turnstile: {
       siteKey: read('MAILROOM_TURNSTILE_SITE_KEY'),
       secretKey: read('MAILROOM_TURNSTILE_SECRET_KEY'),
-      verifyUrl: url(
-        'MAILROOM_TURNSTILE_VERIFY_URL',
-        'https://challenges.cloudflare.com/turnstile/v0/siteverify',
-        ['http:', 'https:'],
-      ),
+      verifyUrl: url('MAILROOM_TURNSTILE_VERIFY_URL', 'https://challenges.cloudflare.com/turnstile/v0/siteverify', [
+        'http:',
+        'https:',
+      ]),
       timeoutMs: int('MAILROOM_TURNSTILE_TIMEOUT_MS', 5000, 100, 60_000),
     },
     snsCertHosts: snsCertHosts(read('MAILROOM_SNS_CERT_HOSTS'), problems),
@@ -238,8 +245,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
  */
 function tlsFiles(cert: string | undefined, key: string | undefined, cwd: string, problems: string[]): Config['tls'] {
   if (cert === undefined && key === undefined) return undefined;
-  if (cert === undefined) problems.push('MAILROOM_TLS_CERT_FILE is not set, but MAILROOM_TLS_KEY_FILE is: set both (HTTPS) or neither (HTTP)');
-  if (key === undefined) problems.push('MAILROOM_TLS_KEY_FILE is not set, but MAILROOM_TLS_CERT_FILE is: set both (HTTPS) or neither (HTTP)');
+  if (cert === undefined)
+    problems.push('MAILROOM_TLS_CERT_FILE is not set, but MAILROOM_TLS_KEY_FILE is: set both (HTTPS) or neither (HTTP)');
+  if (key === undefined)
+    problems.push('MAILROOM_TLS_KEY_FILE is not set, but MAILROOM_TLS_CERT_FILE is: set both (HTTPS) or neither (HTTP)');
   if (cert === undefined || key === undefined) return undefined;
   return { certFile: path.resolve(cwd, cert), keyFile: path.resolve(cwd, key) };
 }
@@ -251,13 +260,18 @@ function tlsFiles(cert: string | undefined, key: string | undefined, cwd: string
  */
 function snsCertHosts(raw: string | undefined, problems: string[]): string[] {
   if (raw === undefined) return ['sns.*.amazonaws.com'];
-  const patterns = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const patterns = raw
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   for (const p of patterns) {
     const host = p.replace(/:\d{1,5}$/, '');
     const labels = host.split('.');
     const literal = labels.filter((l) => l !== '*').length;
     if (!labels.every((l) => l === '*' || /^[a-z0-9-]+$/.test(l)) || (literal < 2 && host !== 'localhost')) {
-      problems.push(`MAILROOM_SNS_CERT_HOSTS: "${p}" must be a host pattern like sns.*.amazonaws.com (* is one label; two labels at least are literal)`);
+      problems.push(
+        `MAILROOM_SNS_CERT_HOSTS: "${p}" must be a host pattern like sns.*.amazonaws.com (* is one label; two labels at least are literal)`,
+      );
     }
   }
   return patterns;

@@ -18,17 +18,23 @@ export function modeSummary(config: Pick<Config, 'env' | 'baseUrl' | 'configFile
   const { allowPrivate } = config.webhooks.urlPolicy;
   if (development) {
     // src/webhooks/url-guard.ts addressRule
-    relaxed.push(allowPrivate
-      ? 'webhook URLs may use http and reach any address, private, link-local and metadata ones included (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true)'
-      : 'webhook URLs may use http and reach loopback (private, link-local and metadata addresses stay refused)');
+    relaxed.push(
+      allowPrivate
+        ? 'webhook URLs may use http and reach any address, private, link-local and metadata ones included (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true)'
+        : 'webhook URLs may use http and reach loopback (private, link-local and metadata addresses stay refused)',
+    );
     // src/protection/captcha.ts
-    relaxed.push('Cloudflare\'s CAPTCHA test secrets are accepted');
+    relaxed.push("Cloudflare's CAPTCHA test secrets are accepted");
     // src/admin/session.ts secure()
-    if (new URL(config.baseUrl).protocol !== 'https:') relaxed.push('the operator UI\'s session cookie is sent over plain http (not Secure)');
+    if (new URL(config.baseUrl).protocol !== 'https:')
+      relaxed.push("the operator UI's session cookie is sent over plain http (not Secure)");
     // src/bootstrap/demo.ts
-    if (config.configFile === undefined) relaxed.push('a demo organization with keys is created on a first start with an empty database');
+    if (config.configFile === undefined)
+      relaxed.push('a demo organization with keys is created on a first start with an empty database');
   } else if (allowPrivate) {
-    relaxed.push('webhook URLs may reach private, loopback, link-local and metadata addresses, over http only those (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true)');
+    relaxed.push(
+      'webhook URLs may reach private, loopback, link-local and metadata addresses, over http only those (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true)',
+    );
   }
   return { mode: development ? 'development' : 'production', relaxed };
 }
@@ -36,7 +42,9 @@ export function modeSummary(config: Pick<Config, 'env' | 'baseUrl' | 'configFile
 /** The banner's lines: the mode, then each relaxation, then how to leave development. */
 export function modeBanner(summary: ModeSummary): string[] {
   if (summary.mode === 'production') {
-    return summary.relaxed.length === 0 ? ['mode: production'] : ['mode: production, relaxed:', ...summary.relaxed.map((r) => `  - ${r}`)];
+    return summary.relaxed.length === 0
+      ? ['mode: production']
+      : ['mode: production, relaxed:', ...summary.relaxed.map((r) => `  - ${r}`)];
   }
   return [
     'mode: development (MAILROOM_ENV), which relaxes:',

@@ -20,8 +20,11 @@ export async function releaseMessage(store: Store, orgId: string, messageId: str
       const why = ALREADY_SENT.includes(message.status) ? 'was already sent' : `is ${message.status}, not held`;
       throw new ApiError('conflict', { message: `Message ${messageId} ${why}.`, details: { status: message.status } });
     }
-    if (!(await tx.credits.takeForRelease(orgId, now))) throw new ApiError('insufficient_credits', { message: 'Add credits before releasing held messages.' });
-    if (!(await tx.messages.transition(orgId, messageId, ['held'], 'queued', now, { credit_taken: true, next_attempt_at: now }))) {
+    if (!(await tx.credits.takeForRelease(orgId, now)))
+      throw new ApiError('insufficient_credits', { message: 'Add credits before releasing held messages.' });
+    if (
+      !(await tx.messages.transition(orgId, messageId, ['held'], 'queued', now, { credit_taken: true, next_attempt_at: now }))
+    ) {
       throw new ApiError('conflict', { message: `Message ${messageId} changed concurrently.` });
     }
     await tx.messages.appendEvent(messageId, 'released', now, now, { reason: 'operator' });
@@ -39,9 +42,14 @@ export async function cancelMessage(store: Store, orgId: string, messageId: stri
   return store.transaction(async (tx): Promise<MessageStatus> => {
     const message = await tx.messages.get(orgId, messageId);
     if (message === undefined) throw new ApiError('message_not_found');
-    if (!cancellable.includes(message.status)
-      || !(await tx.messages.transition(orgId, messageId, cancellable, 'discarded', now, { credit_taken: false }))) {
-      throw new ApiError('conflict', { message: `Message ${messageId} is ${message.status} and can no longer be cancelled.`, details: { status: message.status } });
+    if (
+      !cancellable.includes(message.status) ||
+      !(await tx.messages.transition(orgId, messageId, cancellable, 'discarded', now, { credit_taken: false }))
+    ) {
+      throw new ApiError('conflict', {
+        message: `Message ${messageId} is ${message.status} and can no longer be cancelled.`,
+        details: { status: message.status },
+      });
     }
     if (refundsCredit('discarded', message.credit_taken)) await tx.credits.refund(orgId, now);
     await tx.messages.appendEvent(messageId, 'discarded', now, now, { reason: 'cancelled' });

@@ -14,7 +14,11 @@ export interface TopUpResult {
  * (PostgreSQL) or the single writer (SQLite) and never release a message twice.
  */
 export async function addCredits(store: Store, orgId: string, amount: number): Promise<TopUpResult> {
-  if (!Number.isInteger(amount) || amount <= 0) throw new ApiError('invalid_body', { message: 'amount must be a whole number above 0.', details: { fields: [{ field: 'amount', message: 'must be a whole number above 0' }] } });
+  if (!Number.isInteger(amount) || amount <= 0)
+    throw new ApiError('invalid_body', {
+      message: 'amount must be a whole number above 0.',
+      details: { fields: [{ field: 'amount', message: 'must be a whole number above 0' }] },
+    });
   const now = store.clock.now();
   return store.transaction(async (tx) => {
     const credits = await tx.credits.add(orgId, amount, now);
@@ -23,4 +27,3 @@ export async function addCredits(store: Store, orgId: string, amount: number): P
     return { credits: credits - released.length, released };
   });
 }
-

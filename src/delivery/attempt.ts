@@ -59,7 +59,8 @@ export async function attemptThroughChain(deps: AttemptDeps, input: AttemptInput
   // While Redis is treated as down (RedisUnavailable, thrown untried) the circuit has logged the
   // outage once (src/net/redis-client.ts): a line per message would repeat it at every send.
   const breakerError = (err: unknown) => {
-    if (!(err instanceof RedisUnavailable)) deps.logger.warn({ ...log, err }, 'circuit breaker store failed; sending as if closed');
+    if (!(err instanceof RedisUnavailable))
+      deps.logger.warn({ ...log, err }, 'circuit breaker store failed; sending as if closed');
   };
   /** Breaker bookkeeping never decides an outcome: its store failing is logged, no more. */
   const note = (p: Promise<void>) => p.catch(breakerError);
@@ -68,7 +69,9 @@ export async function attemptThroughChain(deps: AttemptDeps, input: AttemptInput
   let attachments: OutgoingEmail['attachments'] | undefined;
   for (;;) {
     const route = await pickRoute(deps.breakers, chain, from, {
-      messageId: m.id, now: () => deps.clock.now(), onBreakerError: breakerError,
+      messageId: m.id,
+      now: () => deps.clock.now(),
+      onBreakerError: breakerError,
       ...(deps.prober !== undefined ? { prober: deps.prober } : {}),
     });
     if (!('admission' in route)) {
@@ -94,7 +97,10 @@ export async function attemptThroughChain(deps: AttemptDeps, input: AttemptInput
       // of its kind would; neither is the service's doing, so the breaker hears nothing.
       if (!(await pace(deps, m, via, key))) {
         await note(deps.breakers.abandon(key, admission));
-        deps.logger.info({ ...viaLog, outcome: 'lease_lost' }, 'not sent: the claim was lost while the message waited for its pacing slot');
+        deps.logger.info(
+          { ...viaLog, outcome: 'lease_lost' },
+          'not sent: the claim was lost while the message waited for its pacing slot',
+        );
         return;
       }
       attachments ??= await loadAttachments(deps.blobs, input.attachments);
@@ -105,7 +111,10 @@ export async function attemptThroughChain(deps: AttemptDeps, input: AttemptInput
     try {
       started = performance.now();
       receipt = await transport.send({
-        messageId: m.id, headerMessageId: m.header_message_id, email: input.email, attachments,
+        messageId: m.id,
+        headerMessageId: m.header_message_id,
+        email: input.email,
+        attachments,
         ...(input.envelopeTo !== undefined ? { envelopeTo: input.envelopeTo } : {}),
       });
     } catch (error) {
@@ -115,7 +124,10 @@ export async function attemptThroughChain(deps: AttemptDeps, input: AttemptInput
         await note(deps.pacer.slowDown?.(key, deps.clock.now() + throttlePause(err.options.retryAfterMs)) ?? Promise.resolve());
       }
       if (err.kind === 'service' && input.onServiceError && route.index + 1 < chain.length) {
-        deps.logger.warn({ ...viaLog, outcome: 'failover', reason: err.message.slice(0, 300) }, 'service error: trying the next service of the chain');
+        deps.logger.warn(
+          { ...viaLog, outcome: 'failover', reason: err.message.slice(0, 300) },
+          'service error: trying the next service of the chain',
+        );
         held ??= err;
         from = route.index + 1;
         continue;
@@ -133,10 +145,14 @@ export async function attemptThroughChain(deps: AttemptDeps, input: AttemptInput
     // Outside the send's try: should recording fail, the relay's answer must not be recorded as
     // a failed send (the accepted recipients would be marked as owed it); the lease expires and
     // the reaper requeues the message, as for any outcome write that fails (at-least-once).
-    await input.settle({
-      response: receipt.response, refused: receipt.refused ?? [],
-      ...(receipt.providerMessageId !== undefined ? { providerMessageId: receipt.providerMessageId } : {}),
-    }, via.id);
+    await input.settle(
+      {
+        response: receipt.response,
+        refused: receipt.refused ?? [],
+        ...(receipt.providerMessageId !== undefined ? { providerMessageId: receipt.providerMessageId } : {}),
+      },
+      via.id,
+    );
     return;
   }
 }

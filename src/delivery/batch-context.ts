@@ -25,7 +25,9 @@ export interface BatchContext {
 
 export const serviceKey = (m: Pick<ClaimedMessage, 'org_id' | 'service_id'>): string => `${m.org_id}/${m.service_id}`;
 
-const unreadable = (why: string): UnreadableService => ({ unreadable: `the service's stored settings cannot be read (${why}); write the service again to release its messages` });
+const unreadable = (why: string): UnreadableService => ({
+  unreadable: `the service's stored settings cannot be read (${why}); write the service again to release its messages`,
+});
 
 /**
  * A service as the batch needs it. A row that cannot be read back (corrupt JSON, or SMTP
@@ -67,7 +69,8 @@ export async function readBatchContext(store: Store, batch: readonly ClaimedMess
     recipientsByOrg.set(m.org_id, set);
   }
   const suppressed = new Map<string, Set<string>>();
-  for (const [org, recipients] of recipientsByOrg) suppressed.set(org, new Set(await store.suppressions.findAmong(org, [...recipients])));
+  for (const [org, recipients] of recipientsByOrg)
+    suppressed.set(org, new Set(await store.suppressions.findAmong(org, [...recipients])));
   // Only an attempt after the first can find recipients settled apart (an attempt writes them):
   // a batch of first attempts, the usual case, costs no query here.
   const retried = batch.filter((m) => m.attempts > 1).map((m) => m.id);

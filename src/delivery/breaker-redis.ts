@@ -2,7 +2,15 @@ import type { Redis } from 'ioredis';
 import type { Clock } from '../domain/clock.js';
 import type { RedisCircuit } from '../net/redis-circuit.js';
 import {
-  DEFAULT_BREAKER, newProbeToken, PROBE_WAIT_MS, PROBED_KEPT, type Admission, type BreakerOptions, type Breakers, type BreakerState, type BreakerView,
+  DEFAULT_BREAKER,
+  newProbeToken,
+  PROBE_WAIT_MS,
+  PROBED_KEPT,
+  type Admission,
+  type BreakerOptions,
+  type Breakers,
+  type BreakerState,
+  type BreakerView,
 } from './breaker.js';
 
 /**
@@ -125,7 +133,11 @@ export class RedisBreakers implements Breakers {
   private readonly known = new Set<string>();
   private readonly circuit: RedisCircuit | undefined;
 
-  constructor(private readonly redis: Redis, private readonly clock: Clock, options: Partial<BreakerOptions> & { prefix?: string; circuit?: RedisCircuit | undefined } = {}) {
+  constructor(
+    private readonly redis: Redis,
+    private readonly clock: Clock,
+    options: Partial<BreakerOptions> & { prefix?: string; circuit?: RedisCircuit | undefined } = {},
+  ) {
     const { prefix, circuit, ...rest } = options;
     this.options = { ...DEFAULT_BREAKER, ...rest };
     this.prefix = `${prefix ?? 'mailroom:'}breaker:`;
@@ -143,9 +155,14 @@ export class RedisBreakers implements Breakers {
     if (cached !== undefined && now - cached.readAt < CLOSED_CACHE_MS) return { kind: 'pass' };
     const token = newProbeToken();
     const o = this.options;
-    const reply = await this.command(() => this.redis.eval(ADMIT, 1, this.prefix + key, now, o.halfOpenAfterMs, token, o.probeTtlMs, PROBE_WAIT_MS, messageId ?? ''));
+    const reply = await this.command(() =>
+      this.redis.eval(ADMIT, 1, this.prefix + key, now, o.halfOpenAfterMs, token, o.probeTtlMs, PROBE_WAIT_MS, messageId ?? ''),
+    );
     const [code, value] = Array.isArray(reply) ? reply.map(Number) : [0, 0];
-    if (code === 2) return messageId === undefined ? { kind: 'probe', token } : { kind: 'probe', token, messageId, ...(value === 1 ? { again: true } : {}) };
+    if (code === 2)
+      return messageId === undefined
+        ? { kind: 'probe', token }
+        : { kind: 'probe', token, messageId, ...(value === 1 ? { again: true } : {}) };
     if (code === 1) return { kind: 'refuse', retryAt: value ?? now + PROBE_WAIT_MS };
     this.closed.set(key, { readAt: now, failing: value === 1 });
     return { kind: 'pass' };
@@ -155,7 +172,9 @@ export class RedisBreakers implements Breakers {
     const cached = this.closed.get(key);
     if (admission.kind !== 'probe' && cached !== undefined && !cached.failing) return;
     const synthetic = admission.kind === 'probe' && admission.synthetic === true;
-    const reset = await this.command(() => this.redis.eval(SUCCEED, 1, this.prefix + key, admission.kind === 'probe' ? admission.token : '', synthetic ? '1' : ''));
+    const reset = await this.command(() =>
+      this.redis.eval(SUCCEED, 1, this.prefix + key, admission.kind === 'probe' ? admission.token : '', synthetic ? '1' : ''),
+    );
     // On probation, the next message's answer must reach Redis (it ends the probation or reopens).
     this.closed.set(key, { readAt: this.clock.now(), failing: synthetic && Number(reset) === 1 });
   }
@@ -164,7 +183,20 @@ export class RedisBreakers implements Breakers {
     const o = this.options;
     this.closed.delete(key);
     const probe = admission.kind === 'probe' ? admission : undefined;
-    await this.command(() => this.redis.eval(FAIL, 1, this.prefix + key, this.clock.now(), o.windowMs, o.failures, probe?.token ?? '', reason.slice(0, 500), probe?.messageId ?? '', PROBED_KEPT));
+    await this.command(() =>
+      this.redis.eval(
+        FAIL,
+        1,
+        this.prefix + key,
+        this.clock.now(),
+        o.windowMs,
+        o.failures,
+        probe?.token ?? '',
+        reason.slice(0, 500),
+        probe?.messageId ?? '',
+        PROBED_KEPT,
+      ),
+    );
   }
 
   async abandon(key: string, admission: Admission): Promise<void> {
@@ -174,8 +206,8 @@ export class RedisBreakers implements Breakers {
   async view(key: string): Promise<BreakerView> {
     const h = await this.command(() => this.redis.hgetall(this.prefix + key));
     const openedAt = h.opened_at === undefined ? undefined : Number(h.opened_at);
-    const state: BreakerState = openedAt === undefined ? 'closed'
-      : this.clock.now() >= openedAt + this.options.halfOpenAfterMs ? 'half_open' : 'open';
+    const state: BreakerState =
+      openedAt === undefined ? 'closed' : this.clock.now() >= openedAt + this.options.halfOpenAfterMs ? 'half_open' : 'open';
     return {
       state,
       ...(openedAt !== undefined ? { openedAt } : {}),

@@ -108,7 +108,15 @@ interface Record_ {
   probation: boolean;
 }
 
-const freshRecord = (): Record_ => ({ run: [], consecutive: 0, openedAt: undefined, lastError: undefined, probe: undefined, probed: [], probation: false });
+const freshRecord = (): Record_ => ({
+  run: [],
+  consecutive: 0,
+  openedAt: undefined,
+  lastError: undefined,
+  probe: undefined,
+  probed: [],
+  probation: false,
+});
 
 /** The state a record is in at `now`: open turns half-open by time alone. */
 function stateOf(r: Record_, now: number, o: BreakerOptions): BreakerState {
@@ -121,7 +129,10 @@ export class LocalBreakers implements Breakers {
   private readonly records = new Map<string, Record_>();
   private readonly options: BreakerOptions;
 
-  constructor(private readonly clock: Clock, options: Partial<BreakerOptions> = {}) {
+  constructor(
+    private readonly clock: Clock,
+    options: Partial<BreakerOptions> = {},
+  ) {
     this.options = { ...DEFAULT_BREAKER, ...options };
   }
 
@@ -169,7 +180,8 @@ export class LocalBreakers implements Breakers {
       if (this.isProbe(r, admission)) {
         r.openedAt = now;
         r.probe = undefined;
-        if (admission.kind === 'probe' && admission.messageId !== undefined) r.probed = [...r.probed, admission.messageId].slice(-PROBED_KEPT);
+        if (admission.kind === 'probe' && admission.messageId !== undefined)
+          r.probed = [...r.probed, admission.messageId].slice(-PROBED_KEPT);
       }
       return;
     }

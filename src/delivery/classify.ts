@@ -7,7 +7,8 @@ import type { FailureKind, Refusal } from './transport.js';
  */
 
 /** Replies that mean "this mailbox does not exist" (RFC 3463 5.1.x, and the common wordings). */
-const MAILBOX_UNKNOWN = /\b5\.1\.[0-36]\b|user not local|user unknown|unknown user|no such (user|mailbox|recipient)|does not exist|mailbox (unavailable|not found)|unknown recipient|invalid recipient/i;
+const MAILBOX_UNKNOWN =
+  /\b5\.1\.[0-36]\b|user not local|user unknown|unknown user|no such (user|mailbox|recipient)|does not exist|mailbox (unavailable|not found)|unknown recipient|invalid recipient/i;
 
 /**
  * A TLS handshake that failed on the relay's certificate or on the protocol itself: expired,
@@ -16,8 +17,10 @@ const MAILBOX_UNKNOWN = /\b5\.1\.[0-36]\b|user not local|user unknown|unknown us
  * OpenSSL's wording; nodemailer keeps Node's code as `originalCode`. Retrying changes none of
  * them, while a refused connection, a timeout or a failed DNS lookup may pass on its own.
  */
-const TLS_FAILURE_CODE = /^(?:CERT_|ERR_TLS_CERT|ERR_SSL_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_(?:VERIFY|GET_ISSUER|DECRYPT)|HOSTNAME_MISMATCH$)/;
-const TLS_FAILURE_TEXT = /certificate|self[- ]signed|unable to verify|unable to get (?:local )?issuer|does not match certificate|wrong version number|SSL routines|ssl3_get_record|(?:tlsv1|sslv3) alert|handshake failure|unsupported protocol|no protocols available/i;
+const TLS_FAILURE_CODE =
+  /^(?:CERT_|ERR_TLS_CERT|ERR_SSL_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_(?:VERIFY|GET_ISSUER|DECRYPT)|HOSTNAME_MISMATCH$)/;
+const TLS_FAILURE_TEXT =
+  /certificate|self[- ]signed|unable to verify|unable to get (?:local )?issuer|does not match certificate|wrong version number|SSL routines|ssl3_get_record|(?:tlsv1|sslv3) alert|handshake failure|unsupported protocol|no protocols available/i;
 
 export interface SmtpFailure {
   code?: string;
@@ -73,10 +76,16 @@ export type RecipientFailure = SmtpFailure & { recipient?: string };
  * as a whole (the relay took others), so a 530-like reply to one RCPT counts as permanent.
  */
 export function refusalsOf(errors: readonly RecipientFailure[]): Refusal[] {
-  return errors.filter((e) => e.recipient !== undefined && e.recipient !== '').map((e) => {
-    const kind = classifySmtpError(e);
-    return { address: String(e.recipient).toLowerCase(), kind: kind === 'service' ? 'permanent' : kind, reason: (e.response ?? e.message).slice(0, 500) };
-  });
+  return errors
+    .filter((e) => e.recipient !== undefined && e.recipient !== '')
+    .map((e) => {
+      const kind = classifySmtpError(e);
+      return {
+        address: String(e.recipient).toLowerCase(),
+        kind: kind === 'service' ? 'permanent' : kind,
+        reason: (e.response ?? e.message).slice(0, 500),
+      };
+    });
 }
 
 /**

@@ -25,7 +25,11 @@ export function mailOptions(mail: OutgoingEmail, headers: TrackingHeaders = {}):
     subject: e.subject,
     ...(e.text !== '' ? { text: e.text } : {}),
     ...(e.html !== '' ? { html: e.html } : {}),
-    attachments: mail.attachments.map((a) => ({ filename: a.filename, content: a.content, ...(a.contentType !== undefined ? { contentType: a.contentType } : {}) })),
+    attachments: mail.attachments.map((a) => ({
+      filename: a.filename,
+      content: a.content,
+      ...(a.contentType !== undefined ? { contentType: a.contentType } : {}),
+    })),
     ...(Object.keys(headers).length > 0 ? { headers: { ...headers } } : {}),
     disableFileAccess: true,
     disableUrlAccess: true,

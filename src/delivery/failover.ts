@@ -51,7 +51,11 @@ export async function serviceChain(store: Store, context: BatchContext, primary:
 }
 
 /** A failover service as the batch needs it; one that cannot be read is left out of the chain. */
-async function readFailoverService(store: Store, orgId: string, id: string): Promise<Service | undefined | { unreadable: string }> {
+async function readFailoverService(
+  store: Store,
+  orgId: string,
+  id: string,
+): Promise<Service | undefined | { unreadable: string }> {
   try {
     const s = await store.services.get(orgId, id);
     if (s?.provider !== 'smtp') return s;
@@ -91,7 +95,12 @@ export interface PickOptions {
  * another message when this one was the probe that last failed there (`again`). Only when no
  * later service takes it does such a message probe the service itself, rather than wait.
  */
-export async function pickRoute(breakers: Breakers, chain: readonly Service[], from: number, options: PickOptions): Promise<Route | { retryAt: number | undefined }> {
+export async function pickRoute(
+  breakers: Breakers,
+  chain: readonly Service[],
+  from: number,
+  options: PickOptions,
+): Promise<Route | { retryAt: number | undefined }> {
   const admit = async (key: string): Promise<Admission> => {
     try {
       return await breakers.admit(key, options.messageId);

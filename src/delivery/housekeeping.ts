@@ -34,7 +34,10 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * and webhook test deliveries by their age),
  * idempotency records past 24 h, uploads past their 24 h life.
  */
-export async function housekeeping(deps: { store: Store; blobs?: BlobStore; retentionDays?: number }, now: number): Promise<void> {
+export async function housekeeping(
+  deps: { store: Store; blobs?: BlobStore; retentionDays?: number },
+  now: number,
+): Promise<void> {
   const { store, blobs, retentionDays: days } = deps;
   const dropBlob = async (key: string) => {
     if (blobs !== undefined) await blobs.delete(key).catch(() => undefined);

@@ -47,7 +47,10 @@ export class Leases {
   private writes: Promise<unknown> = Promise.resolve();
   private heartbeat: NodeJS.Timeout | undefined;
 
-  constructor(private readonly deps: LeaseDeps, private readonly options: LeaseOptions) {}
+  constructor(
+    private readonly deps: LeaseDeps,
+    private readonly options: LeaseOptions,
+  ) {}
 
   /** Claims up to `limit` due messages and holds them. */
   async claim(limit: number): Promise<ClaimedMessage[]> {
@@ -88,11 +91,19 @@ export class Leases {
       if (held.length === 0) return new Set<string>();
       const until = clock.now() + this.options.leaseMs;
       // Losing a renewal to a power cut only lets the lease expire as it would have: no flush.
-      return store.transaction(async (tx) => {
-        const renewed = new Set(await tx.queue.renewLeases(held.map((m) => ({ id: m.id, lease: m.lease_until })), until));
-        for (const m of held) if (renewed.has(m.id)) m.lease_until = until;
-        return renewed;
-      }, { durable: false });
+      return store.transaction(
+        async (tx) => {
+          const renewed = new Set(
+            await tx.queue.renewLeases(
+              held.map((m) => ({ id: m.id, lease: m.lease_until })),
+              until,
+            ),
+          );
+          for (const m of held) if (renewed.has(m.id)) m.lease_until = until;
+          return renewed;
+        },
+        { durable: false },
+      );
     });
     this.writes = run.catch(() => undefined);
     return run;
@@ -129,16 +140,26 @@ export class Leases {
     for (const m of batch) void this.letGo(m);
     await this.writes;
     const now = this.deps.clock.now();
-    await (this.deps.givingBack ?? this.deps.store).transaction(async (tx) => {
-      for (const m of batch) await tx.queue.release(m.id, m.lease_until, now, reason);
-    }, { durable: false }).catch((err: unknown) => logStorageAware(this.deps.logger, err, 'giving claimed messages back failed; their leases will expire', { messages: batch.length }));
+    await (this.deps.givingBack ?? this.deps.store)
+      .transaction(
+        async (tx) => {
+          for (const m of batch) await tx.queue.release(m.id, m.lease_until, now, reason);
+        },
+        { durable: false },
+      )
+      .catch((err: unknown) =>
+        logStorageAware(this.deps.logger, err, 'giving claimed messages back failed; their leases will expire', {
+          messages: batch.length,
+        }),
+      );
   }
 
   /** A stop: whatever is still held goes back to the queue untouched, one message at a time. */
   async giveUpAll(reason: string): Promise<void> {
     await this.writes;
     const now = this.deps.clock.now();
-    for (const m of this.claimed.values()) await this.deps.store.queue.release(m.id, m.lease_until, now, reason).catch(() => undefined);
+    for (const m of this.claimed.values())
+      await this.deps.store.queue.release(m.id, m.lease_until, now, reason).catch(() => undefined);
     this.claimed.clear();
   }
 }

@@ -46,7 +46,10 @@ export class Outcomes {
   private readonly pending = new Set<Promise<void>>();
   private sentBuffer: SentItem[] = [];
 
-  constructor(private readonly deps: OutcomeDeps, private readonly leases: Leases) {}
+  constructor(
+    private readonly deps: OutcomeDeps,
+    private readonly leases: Leases,
+  ) {}
 
   /** Resolves once every background write started so far has landed (or failed, logged). */
   async drain(): Promise<void> {
@@ -63,16 +66,20 @@ export class Outcomes {
     this.sentBuffer.push({ m, detail, providerMessageId });
     if (this.sentBuffer.length === 1) {
       const batch = this.sentBuffer;
-      const write = new Promise<void>((resolve) => setTimeout(resolve, SENT_BUFFER_MS)).then(() => this.leases.settled()).then(async () => {
-        this.sentBuffer = [];
-        const now = this.deps.clock.now();
-        const early = await this.deps.store.transaction((tx) => this.markSent(tx, batch, now), BACKGROUND);
-        if (early.length > 0) {
-          countApplied(this.deps.metrics, early);
-          this.deps.logger.info({ events: early.map((r) => ({ message_id: r.message.id, type: r.event.type, source: r.event.source })) },
-            'provider events that came before their message was settled were applied');
-        }
-      });
+      const write = new Promise<void>((resolve) => setTimeout(resolve, SENT_BUFFER_MS))
+        .then(() => this.leases.settled())
+        .then(async () => {
+          this.sentBuffer = [];
+          const now = this.deps.clock.now();
+          const early = await this.deps.store.transaction((tx) => this.markSent(tx, batch, now), BACKGROUND);
+          if (early.length > 0) {
+            countApplied(this.deps.metrics, early);
+            this.deps.logger.info(
+              { events: early.map((r) => ({ message_id: r.message.id, type: r.event.type, source: r.event.source })) },
+              'provider events that came before their message was settled were applied',
+            );
+          }
+        });
       this.inBackground(m, write);
     }
   }
@@ -83,10 +90,28 @@ export class Outcomes {
    * the provider id written here). The ids are locked first, as the intake locks them.
    */
   private async markSent(tx: Repos, batch: readonly SentItem[], now: number): Promise<Recorded[]> {
-    const named = batch.flatMap((b) => (b.providerMessageId !== undefined ? [{ orgId: b.m.org_id, providerMessageId: b.providerMessageId }] : []));
+    const named = batch.flatMap((b) =>
+      b.providerMessageId !== undefined ? [{ orgId: b.m.org_id, providerMessageId: b.providerMessageId }] : [],
+    );
     await tx.providerEvents.lockProviderIds(named);
-    const moved = new Set(await tx.queue.markSentMany(batch.map((b) => ({ id: b.m.id, lease: b.m.lease_until, detail: b.detail, ...(b.providerMessageId !== undefined ? { providerMessageId: b.providerMessageId } : {}) })), now));
-    return settleEarlyEvents(tx, batch.filter((b) => moved.has(b.m.id)).map((b) => ({ id: b.m.id, orgId: b.m.org_id, providerMessageId: b.providerMessageId })), now);
+    const moved = new Set(
+      await tx.queue.markSentMany(
+        batch.map((b) => ({
+          id: b.m.id,
+          lease: b.m.lease_until,
+          detail: b.detail,
+          ...(b.providerMessageId !== undefined ? { providerMessageId: b.providerMessageId } : {}),
+        })),
+        now,
+      ),
+    );
+    return settleEarlyEvents(
+      tx,
+      batch
+        .filter((b) => moved.has(b.m.id))
+        .map((b) => ({ id: b.m.id, orgId: b.m.org_id, providerMessageId: b.providerMessageId })),
+      now,
+    );
   }
 
   /** A send refused or failed as a whole: retried later, bounced, held or failed by its kind. */
@@ -98,7 +123,10 @@ export class Outcomes {
     if (err.kind === 'temporary') {
       const at = retryAt(this.deps.retry ?? DEFAULT_RETRY, m, now, err.options.retryAfterMs, this.deps.random);
       if (at !== undefined) {
-        this.inBackground(m, store.transaction((tx) => tx.queue.markRetry(m.id, m.lease_until, now, at, reason), BACKGROUND));
+        this.inBackground(
+          m,
+          store.transaction((tx) => tx.queue.markRetry(m.id, m.lease_until, now, at, reason), BACKGROUND),
+        );
         metrics.deferred.inc({ service: m.service_id });
         return;
       }
@@ -127,7 +155,10 @@ export class Outcomes {
     const { store, clock, metrics } = this.deps;
     await this.leases.letGo(m);
     const now = clock.now();
-    this.inBackground(m, store.transaction((tx) => tx.queue.markWaiting(m.id, m.lease_until, now, at, reason), BACKGROUND));
+    this.inBackground(
+      m,
+      store.transaction((tx) => tx.queue.markWaiting(m.id, m.lease_until, now, at, reason), BACKGROUND),
+    );
     metrics.deferred.inc({ service: m.service_id });
   }
 
@@ -138,7 +169,11 @@ export class Outcomes {
     await this.deps.store.transaction(async (tx) => {
       const moved = await tx.queue.markFinal(m.id, m.lease_until, status, now, reason);
       if (moved && suppressed.length > 0) {
-        await tx.queue.setRecipientStates(m.id, suppressed.map((address) => ({ address, state: 'suppressed', reason: 'on the suppression list' })), now);
+        await tx.queue.setRecipientStates(
+          m.id,
+          suppressed.map((address) => ({ address, state: 'suppressed', reason: 'on the suppression list' })),
+          now,
+        );
       }
       if (moved && refundsCredit(status, m.credit_taken)) await tx.credits.refund(m.org_id);
     });
@@ -159,7 +194,10 @@ export class Outcomes {
    */
   private inBackground(m: ClaimedMessage, write: Promise<unknown>): void {
     const p: Promise<void> = write
-      .then(() => undefined, (err: unknown) => this.deps.logger.error({ err, message_id: m.id }, 'recording a delivery outcome failed'))
+      .then(
+        () => undefined,
+        (err: unknown) => this.deps.logger.error({ err, message_id: m.id }, 'recording a delivery outcome failed'),
+      )
       .finally(() => this.pending.delete(p));
     this.pending.add(p);
   }
@@ -170,7 +208,13 @@ export class Outcomes {
  * one (exactly: it said when it will take mail again, sooner is refused again and later loses
  * time), else on the schedule; undefined when the policy's limits (attempts, age) forbid it.
  */
-export function retryAt(policy: RetryPolicy, m: Pick<ClaimedMessage, 'attempts' | 'created_at'>, now: number, retryAfterMs: number | undefined, random?: () => number): number | undefined {
+export function retryAt(
+  policy: RetryPolicy,
+  m: Pick<ClaimedMessage, 'attempts' | 'created_at'>,
+  now: number,
+  retryAfterMs: number | undefined,
+  random?: () => number,
+): number | undefined {
   const scheduled = nextAttemptAt(policy, m.attempts, m.created_at, now, random);
   if (scheduled === undefined || retryAfterMs === undefined) return scheduled;
   const at = now + Math.max(0, retryAfterMs);

@@ -38,7 +38,10 @@ export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(reso
 export class LocalPacer implements Pacer {
   private readonly nextSlot = new Map<string, number>();
   private readonly slowUntil = new Map<string, number>();
-  constructor(private readonly clock: Clock, private readonly sleep: Sleep = realSleep) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly sleep: Sleep = realSleep,
+  ) {}
 
   async acquire(serviceKey: string, perSecond: number): Promise<void> {
     const now = this.clock.now();
@@ -126,10 +129,15 @@ export class RedisPacer implements Pacer {
     // This worker keeps it too, for while Redis cannot be read.
     await this.alone.slowDown(serviceKey, untilMs);
     // The later of the stored time and this one, expiring with it.
-    await this.run(() => this.redis.eval(
-      "local c = tonumber(redis.call('GET', KEYS[1]) or '0') if tonumber(ARGV[1]) > c then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end return 0",
-      1, `${this.prefix}pace-slow:${serviceKey}`, untilMs, untilMs - now,
-    ));
+    await this.run(() =>
+      this.redis.eval(
+        "local c = tonumber(redis.call('GET', KEYS[1]) or '0') if tonumber(ARGV[1]) > c then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end return 0",
+        1,
+        `${this.prefix}pace-slow:${serviceKey}`,
+        untilMs,
+        untilMs - now,
+      ),
+    );
     this.slowRead.set(serviceKey, { readAt: now, until: Math.max(untilMs, this.slowRead.get(serviceKey)?.until ?? 0) });
   }
 

@@ -47,10 +47,13 @@ export function syntheticProber(deps: ProberDeps): Prober {
       }
       const log = { org: service.org_id, service: service.id };
       const probe: Admission = { ...admission, synthetic: true };
-      const done = verify.call(transport).then(
-        () => report(deps, key, probe, log, undefined),
-        (error: unknown) => report(deps, key, probe, log, error),
-      ).finally(() => transport.close().catch(() => undefined));
+      const done = verify
+        .call(transport)
+        .then(
+          () => report(deps, key, probe, log, undefined),
+          (error: unknown) => report(deps, key, probe, log, error),
+        )
+        .finally(() => transport.close().catch(() => undefined));
       running.add(done);
       void done.finally(() => running.delete(done));
       return true;
@@ -72,17 +75,29 @@ function build(deps: ProberDeps, service: Service): Transport | undefined {
   }
 }
 
-async function report(deps: ProberDeps, key: string, probe: Admission, log: Record<string, unknown>, error: unknown): Promise<void> {
+async function report(
+  deps: ProberDeps,
+  key: string,
+  probe: Admission,
+  log: Record<string, unknown>,
+  error: unknown,
+): Promise<void> {
   const message = error instanceof Error ? error.message : String(error);
   // Anything but a ServiceTestError is a transport's bug, not the service's answer: not now.
   const transient = error !== undefined && (!(error instanceof ServiceTestError) || error.transient);
   try {
     if (transient) {
       await deps.breakers.failed(key, probe, `synthetic probe: ${message}`);
-      deps.logger.warn({ ...log, outcome: 'probe_failed', reason: message.slice(0, 300) }, 'circuit breaker: the synthetic probe failed; open for another while');
+      deps.logger.warn(
+        { ...log, outcome: 'probe_failed', reason: message.slice(0, 300) },
+        'circuit breaker: the synthetic probe failed; open for another while',
+      );
     } else {
       await deps.breakers.succeeded(key, probe);
-      deps.logger.info({ ...log, outcome: 'probe_passed', ...(error !== undefined ? { answer: message.slice(0, 300) } : {}) }, 'circuit breaker: the synthetic probe reached the service; closed');
+      deps.logger.info(
+        { ...log, outcome: 'probe_passed', ...(error !== undefined ? { answer: message.slice(0, 300) } : {}) },
+        'circuit breaker: the synthetic probe reached the service; closed',
+      );
     }
   } catch (err) {
     // The breaker's store (Redis) failed: the probe is forgotten after its 2 minutes.

@@ -33,7 +33,10 @@ class Job {
   private running: Promise<void> | undefined;
   last = 0;
 
-  constructor(private readonly work: () => Promise<void>, private readonly onError: (err: unknown) => void) {}
+  constructor(
+    private readonly work: () => Promise<void>,
+    private readonly onError: (err: unknown) => void,
+  ) {}
 
   start(everyMs: number): void {
     this.tick();
@@ -51,7 +54,9 @@ class Job {
 
   /** Runs now, or waits for the run under way; a failure rejects (runDue) as well as being logged by tick. */
   run(): Promise<void> {
-    this.running ??= this.work().finally(() => { this.running = undefined; });
+    this.running ??= this.work().finally(() => {
+      this.running = undefined;
+    });
     return this.running;
   }
 
@@ -70,9 +75,19 @@ export class Reaper {
   private readonly reaping: Job;
   private readonly maintenance: Job;
 
-  constructor(private readonly deps: ReaperDeps, private readonly options: ReaperOptions, private readonly onRequeued: () => void = () => undefined) {
-    this.reaping = new Job(() => this.reap(), (err) => logStorageAware(deps.logger, err, 'reaping expired leases failed'));
-    this.maintenance = new Job(() => this.maintain(deps.clock.now()), (err) => logStorageAware(deps.logger, err, 'maintenance failed'));
+  constructor(
+    private readonly deps: ReaperDeps,
+    private readonly options: ReaperOptions,
+    private readonly onRequeued: () => void = () => undefined,
+  ) {
+    this.reaping = new Job(
+      () => this.reap(),
+      (err) => logStorageAware(deps.logger, err, 'reaping expired leases failed'),
+    );
+    this.maintenance = new Job(
+      () => this.maintain(deps.clock.now()),
+      (err) => logStorageAware(deps.logger, err, 'maintenance failed'),
+    );
   }
 
   /** Both run now, then on their own timers, until stop. */
@@ -109,7 +124,9 @@ export class Reaper {
     const now = clock.now();
     this.reaping.last = now;
     const policy = this.deps.retry ?? DEFAULT_RETRY;
-    const reaped = await store.transaction((tx) => tx.queue.reapExpired(now, (attempts, createdAt) => reapGiveUpReason(policy, attempts, createdAt, now)));
+    const reaped = await store.transaction((tx) =>
+      tx.queue.reapExpired(now, (attempts, createdAt) => reapGiveUpReason(policy, attempts, createdAt, now)),
+    );
     this.reaped(reaped);
   }
 
@@ -121,7 +138,10 @@ export class Reaper {
     }
     for (const m of r.failed) {
       metrics.failed.inc({ service: m.service_id });
-      logger.warn({ message_id: m.id, service_id: m.service_id, outcome: 'failed' }, 'expired lease: the message had no attempts or time left');
+      logger.warn(
+        { message_id: m.id, service_id: m.service_id, outcome: 'failed' },
+        'expired lease: the message had no attempts or time left',
+      );
     }
   }
 }

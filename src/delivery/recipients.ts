@@ -38,13 +38,20 @@ export interface Addressees {
  * headers (the message is the same one) but leave the envelope; a recipient suppressed since
  * acceptance (a bounce or complaint arrived meanwhile) leaves both, as before.
  */
-export function addressees(email: RenderedEmail, prior: ReadonlyMap<string, SettledState>, orgSuppressed: ReadonlySet<string>): Addressees {
+export function addressees(
+  email: RenderedEmail,
+  prior: ReadonlyMap<string, SettledState>,
+  orgSuppressed: ReadonlySet<string>,
+): Addressees {
   const unsettled = allRecipients(email).filter((r) => !SETTLED.has(prior.get(r) ?? 'deferred'));
   const suppressed = unsettled.filter((r) => orgSuppressed.has(r));
   const gone = new Set(suppressed);
   const owed = unsettled.filter((r) => !gone.has(r));
   // Only a retry after a partial outcome names its envelope: the usual send spends nothing here.
-  const spelled = prior.size === 0 ? undefined : new Map([...email.bcc, ...email.cc, ...email.to].map((a) => [canonicalAddress(a.address), a.address]));
+  const spelled =
+    prior.size === 0
+      ? undefined
+      : new Map([...email.bcc, ...email.cc, ...email.to].map((a) => [canonicalAddress(a.address), a.address]));
   const envelope = spelled === undefined ? owed : owed.map((r) => spelled.get(r) ?? r);
   if (suppressed.length === 0) return { email, owed, suppressed, envelope };
   const keep = (list: RenderedEmail['to']) => list.filter((a) => !gone.has(canonicalAddress(a.address)));
@@ -108,9 +115,13 @@ export function planOutcome(input: PlanInput): Plan {
   // Who is suppressed is the suppression policy's (src/domain/suppression-policy.ts).
   const attempted = { owed, to: input.to };
   // A relay may name an address otherwise spelled (nodemailer gives `zoë@` a U-label domain): key it as owed is.
-  const refuse = (r: Refusal) => changes.set(canonicalAddress(r.address), r.kind === 'temporary'
-    ? { state: 'deferred', reason: r.reason }
-    : { state: 'bounced', reason: r.reason, hard: refusalSuppresses(r, attempted) });
+  const refuse = (r: Refusal) =>
+    changes.set(
+      canonicalAddress(r.address),
+      r.kind === 'temporary'
+        ? { state: 'deferred', reason: r.reason }
+        : { state: 'bounced', reason: r.reason, hard: refusalSuppresses(r, attempted) },
+    );
 
   if (result !== undefined && 'error' in result) {
     const err = result.error;
@@ -123,9 +134,14 @@ export function planOutcome(input: PlanInput): Plan {
     } else {
       const hardOnes = new Set(err.kind === 'mailbox' ? refusedMailboxes(err.recipients, attempted) : []);
       for (const address of owed) {
-        changes.set(address, err.kind === 'temporary' ? { state: 'deferred', reason }
-          : err.kind === 'mailbox' ? { state: 'bounced', reason, hard: hardOnes.has(address) }
-          : { state: 'failed', reason });
+        changes.set(
+          address,
+          err.kind === 'temporary'
+            ? { state: 'deferred', reason }
+            : err.kind === 'mailbox'
+              ? { state: 'bounced', reason, hard: hardOnes.has(address) }
+              : { state: 'failed', reason },
+        );
       }
     }
   } else if (result !== undefined) {
@@ -139,7 +155,8 @@ export function planOutcome(input: PlanInput): Plan {
   // Retries ran out for the recipients refused for now: they fail, each named.
   if (input.retryAt === undefined) {
     for (const [address, c] of changes) {
-      if (c.state === 'deferred') changes.set(address, { state: 'failed', reason: `gave up after ${input.attempts} attempts: ${c.reason ?? ''}` });
+      if (c.state === 'deferred')
+        changes.set(address, { state: 'failed', reason: `gave up after ${input.attempts} attempts: ${c.reason ?? ''}` });
     }
   }
 
@@ -151,7 +168,8 @@ export function planOutcome(input: PlanInput): Plan {
 
   let next: RecipientOutcome['next'];
   if (held !== undefined) next = { status: 'held_service_error', lastError: held };
-  else if (deferred.length > 0 && input.retryAt !== undefined) next = { status: 'queued', nextAttemptAt: input.retryAt, lastError: deferred[0]?.[1].reason ?? '' };
+  else if (deferred.length > 0 && input.retryAt !== undefined)
+    next = { status: 'queued', nextAttemptAt: input.retryAt, lastError: deferred[0]?.[1].reason ?? '' };
   else if (states.includes('sent')) next = { status: 'sent', lastError: null };
   else if (states.includes('bounced')) next = { status: 'bounced', lastError: firstReason };
   else next = { status: 'failed', lastError: firstReason ?? 'no recipient is left to send to' };
@@ -161,13 +179,22 @@ export function planOutcome(input: PlanInput): Plan {
   // The message's own event last, then the recipients still to come: the timeline's last
   // entry says what happens next, as it does for a message settled as a whole.
   const events: Array<RecipientOutcome['events'][number]> = [
-    ...named('bounced').map(([recipient, c]) => ({ type: 'bounced', detail: { recipient, reason: c.reason, hard: c.hard === true } })),
+    ...named('bounced').map(([recipient, c]) => ({
+      type: 'bounced',
+      detail: { recipient, reason: c.reason, hard: c.hard === true },
+    })),
     ...named('failed').map(([recipient, c]) => ({ type: 'failed', detail: { recipient, reason: c.reason } })),
     ...(held !== undefined ? [{ type: 'held_service_error', detail: { reason: held } }] : []),
     ...(accepted.length > 0 ? [{ type: 'sent', detail: sentDetail(response, providerMessageId, input.sentVia, accepted) }] : []),
-    ...(next.status === 'queued' ? deferred.map(([recipient, c]) => ({ type: 'deferred', detail: { recipient, reason: c.reason, retry_at: retryAt } })) : []),
+    ...(next.status === 'queued'
+      ? deferred.map(([recipient, c]) => ({ type: 'deferred', detail: { recipient, reason: c.reason, retry_at: retryAt } }))
+      : []),
   ];
-  if (events.length === 0) events.push({ type: next.status, detail: { reason: next.lastError ?? 'every recipient still owed the message is suppressed' } });
+  if (events.length === 0)
+    events.push({
+      type: next.status,
+      detail: { reason: next.lastError ?? 'every recipient still owed the message is suppressed' },
+    });
 
   return {
     outcome: {
@@ -187,7 +214,12 @@ export function planOutcome(input: PlanInput): Plan {
  * hand-off when it reported one (each partial attempt has its own), the service that sent it
  * (failover may pick another than the message's) and, for a partial one, who was accepted.
  */
-export function sentDetail(response: string, providerMessageId: string | undefined, serviceId: string | undefined, recipients?: readonly string[]): Record<string, unknown> {
+export function sentDetail(
+  response: string,
+  providerMessageId: string | undefined,
+  serviceId: string | undefined,
+  recipients?: readonly string[],
+): Record<string, unknown> {
   return {
     response: response.slice(0, 500),
     ...(recipients !== undefined ? { recipients } : {}),
@@ -212,7 +244,12 @@ export interface SettleDeps {
  * recipient again. The retry schedule is the message's own: its attempts count for every
  * recipient still owed it. The caller has let go of the claim (no lease write under way).
  */
-export async function settleApart(deps: SettleDeps, m: ClaimedMessage, input: Omit<PlanInput, 'retryAt' | 'attempts'>, log: Record<string, unknown>): Promise<void> {
+export async function settleApart(
+  deps: SettleDeps,
+  m: ClaimedMessage,
+  input: Omit<PlanInput, 'retryAt' | 'attempts'>,
+  log: Record<string, unknown>,
+): Promise<void> {
   const { store, clock, metrics, logger } = deps;
   const now = clock.now();
   const retryAt = nextAttemptAt(deps.retry ?? DEFAULT_RETRY, m.attempts, m.created_at, now, deps.random);
@@ -236,5 +273,8 @@ export async function settleApart(deps: SettleDeps, m: ClaimedMessage, input: Om
   }
   const recipients: Record<string, number> = {};
   for (const r of plan.outcome.recipients) recipients[r.state] = (recipients[r.state] ?? 0) + 1;
-  logger[status === 'sent' || status === 'queued' ? 'info' : 'warn']({ ...log, outcome: moved ? status : 'lease_lost', recipients }, 'delivery attempt');
+  logger[status === 'sent' || status === 'queued' ? 'info' : 'warn'](
+    { ...log, outcome: moved ? status : 'lease_lost', recipients },
+    'delivery attempt',
+  );
 }

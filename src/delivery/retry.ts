@@ -29,7 +29,13 @@ function exhausted(policy: RetryPolicy, attempts: number, createdAt: number, at:
 }
 
 /** When to try again after attempt number `attempts` failed, or undefined to give up. */
-export function nextAttemptAt(policy: RetryPolicy, attempts: number, createdAt: number, now: number, random: () => number = Math.random): number | undefined {
+export function nextAttemptAt(
+  policy: RetryPolicy,
+  attempts: number,
+  createdAt: number,
+  now: number,
+  random: () => number = Math.random,
+): number | undefined {
   if (attempts >= policy.maxAttempts) return undefined;
   const delay = Math.min(policy.maxDelayMs, policy.baseMs * policy.factor ** Math.max(0, attempts - 1));
   const at = now + Math.round(delay * (1 + policy.jitter * (2 * random() - 1)));
@@ -45,9 +51,12 @@ const LEASE_LOST = 'its last attempt never finished (the lease expired: the work
  */
 export function reapGiveUpReason(policy: RetryPolicy, attempts: number, createdAt: number, now: number): string | undefined {
   switch (exhausted(policy, attempts, createdAt, now)) {
-    case 'attempts': return `gave up after ${attempts} attempts: ${LEASE_LOST}`;
-    case 'age': return `gave up: the message is older than ${duration(policy.maxAgeMs)} and ${LEASE_LOST}`;
-    default: return undefined;
+    case 'attempts':
+      return `gave up after ${attempts} attempts: ${LEASE_LOST}`;
+    case 'age':
+      return `gave up: the message is older than ${duration(policy.maxAgeMs)} and ${LEASE_LOST}`;
+    default:
+      return undefined;
   }
 }
 

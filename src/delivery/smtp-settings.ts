@@ -31,5 +31,11 @@ export function readSmtpSettings(settings: Readonly<Record<string, unknown>>): S
     const field = `smtp${e.path.replaceAll('/', '.')}`;
     if (!byField.has(field)) byField.set(field, e.message.toLowerCase());
   }
-  return { ok: false, problem: [...byField].slice(0, 3).map(([field, message]) => `${field}: ${message}`).join('; ') };
+  return {
+    ok: false,
+    problem: [...byField]
+      .slice(0, 3)
+      .map(([field, message]) => `${field}: ${message}`)
+      .join('; '),
+  };
 }

@@ -23,11 +23,15 @@ export interface StorageRetry {
 export function retryingStore(store: Store, forMs: number, sleep: (ms: number) => Promise<void> = defaultSleep): StorageRetry {
   let stopped = false;
   const wakers = new Set<() => void>();
-  const wait = (ms: number) => new Promise<void>((resolve) => {
-    const wake = () => { wakers.delete(wake); resolve(); };
-    wakers.add(wake);
-    void sleep(ms).then(wake);
-  });
+  const wait = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const wake = () => {
+        wakers.delete(wake);
+        resolve();
+      };
+      wakers.add(wake);
+      void sleep(ms).then(wake);
+    });
   const transaction: Store['transaction'] = async (fn, options) => {
     const deadline = Date.now() + forMs;
     for (let delay = WRITE_RETRY_FIRST_MS; ; delay = Math.min(delay * 2, WRITE_RETRY_MAX_MS)) {
@@ -52,4 +56,7 @@ export function retryingStore(store: Store, forMs: number, sleep: (ms: number) =
   };
 }
 
-const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => { setTimeout(resolve, ms).unref(); });
+const defaultSleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });

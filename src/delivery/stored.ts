@@ -8,17 +8,18 @@ import { DeliveryError, type OutgoingEmail } from './transport.js';
  * message whose content cannot be read can never be sent, however often it is tried: it must
  * fail on its own instead of taking the rest of its batch down with it.
  */
-export type StoredContent =
-  | { ok: true; email: RenderedEmail; attachments: StoredAttachment[] }
-  | { ok: false; reason: string };
+export type StoredContent = { ok: true; email: RenderedEmail; attachments: StoredAttachment[] } | { ok: false; reason: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isAddress = (v: unknown): boolean => isObject(v) && typeof v.address === 'string';
 const isAddressList = (v: unknown): boolean => Array.isArray(v) && v.every(isAddress);
 /** What the worker reads of an AttachmentRef that message_contents keeps: the blob, its name and type. */
 export type StoredAttachment = Pick<AttachmentRef, 'blob_key' | 'filename'> & { content_type?: string | null };
-const isStoredAttachment = (v: unknown): v is StoredAttachment => isObject(v) && typeof v.blob_key === 'string' && typeof v.filename === 'string'
-  && (v.content_type === undefined || v.content_type === null || typeof v.content_type === 'string');
+const isStoredAttachment = (v: unknown): v is StoredAttachment =>
+  isObject(v) &&
+  typeof v.blob_key === 'string' &&
+  typeof v.filename === 'string' &&
+  (v.content_type === undefined || v.content_type === null || typeof v.content_type === 'string');
 
 /**
  * The fields every later step reads without checking (recipients, sender, subject, bodies). A
@@ -61,13 +62,18 @@ export function attachmentRefs(json: string | null): StoredAttachment[] | undefi
 }
 
 /** The message's attachment bytes from the blob store; a missing blob is a permanent failure. */
-export async function loadAttachments(blobs: BlobStore | undefined, refs: readonly StoredAttachment[]): Promise<OutgoingEmail['attachments']> {
+export async function loadAttachments(
+  blobs: BlobStore | undefined,
+  refs: readonly StoredAttachment[],
+): Promise<OutgoingEmail['attachments']> {
   if (refs.length === 0) return [];
   if (blobs === undefined) throw new DeliveryError('permanent', 'this worker has no blob store for the message attachments');
-  return Promise.all(refs.map(async (a) => {
-    const content = await blobs.get(a.blob_key).catch(() => {
-      throw new DeliveryError('permanent', `attachment ${a.filename} is missing from the blob store`);
-    });
-    return { filename: a.filename, contentType: a.content_type ?? undefined, content };
-  }));
+  return Promise.all(
+    refs.map(async (a) => {
+      const content = await blobs.get(a.blob_key).catch(() => {
+        throw new DeliveryError('permanent', `attachment ${a.filename} is missing from the blob store`);
+      });
+      return { filename: a.filename, contentType: a.content_type ?? undefined, content };
+    }),
+  );
 }

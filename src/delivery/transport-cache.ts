@@ -16,7 +16,10 @@ export class TransportCache {
   private readonly fingerprints = new WeakMap<Service, string>();
   private thread: TransportThread | undefined;
 
-  constructor(private readonly dataDir: string, private readonly inline?: Readonly<Record<string, TransportFactory>>) {}
+  constructor(
+    private readonly dataDir: string,
+    private readonly inline?: Readonly<Record<string, TransportFactory>>,
+  ) {}
 
   /**
    * The open transport of this service, rebuilt when what it was built from changed; undefined
@@ -102,7 +105,9 @@ export class Retirable implements Transport {
   send(mail: OutgoingEmail): Promise<DeliveryReceipt> {
     if (this.successor !== undefined) return this.successor.send(mail);
     const sending = this.inner.send(mail);
-    const done = () => { this.inFlight.delete(sending); };
+    const done = () => {
+      this.inFlight.delete(sending);
+    };
     this.inFlight.add(sending);
     sending.then(done, done);
     return sending;

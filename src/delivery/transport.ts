@@ -55,7 +55,10 @@ export type FailureKind = 'temporary' | 'mailbox' | 'permanent' | 'service';
  */
 export class DeliveryError extends Error {
   constructor(
-    readonly kind: FailureKind, message: string, readonly recipients: string[] = [], readonly refused: Refusal[] = [],
+    readonly kind: FailureKind,
+    message: string,
+    readonly recipients: string[] = [],
+    readonly refused: Refusal[] = [],
     readonly options: DeliveryErrorOptions = {},
   ) {
     super(message);
@@ -82,7 +85,11 @@ export class ServiceTestError extends Error {
    */
   readonly transient: boolean;
 
-  constructor(readonly reason: ServiceTestReason, message: string, transient?: boolean) {
+  constructor(
+    readonly reason: ServiceTestReason,
+    message: string,
+    transient?: boolean,
+  ) {
     super(message);
     this.transient = transient ?? (reason === 'connect' || reason === 'timeout' || reason === 'tls');
     this.name = 'ServiceTestError';
@@ -115,7 +122,9 @@ export type TransportFactory = (service: Service, context: TransportContext) => 
 export function brokenTransport(service: Pick<Service, 'org_id' | 'id'>, error: unknown): Transport {
   const reason = `the transport of service ${service.org_id}/${service.id} cannot be built from its settings: ${error instanceof Error ? error.message : String(error)}`;
   return {
-    send: async () => { throw new DeliveryError('service', reason); },
+    send: async () => {
+      throw new DeliveryError('service', reason);
+    },
     close: async () => undefined,
   };
 }

@@ -86,7 +86,8 @@ export function recipientDigest(recipient: string): Buffer {
   return createHash('sha256').update(canonicalAddress(recipient)).digest().subarray(0, RCPT_BYTES);
 }
 
-const mac = (secret: string, body: Buffer) => createHmac('sha256', secret).update(CONTEXT).update(body).digest().subarray(0, MAC_BYTES);
+const mac = (secret: string, body: Buffer) =>
+  createHmac('sha256', secret).update(CONTEXT).update(body).digest().subarray(0, MAC_BYTES);
 
 /** The token for one message and recipient; undefined when the id is not one of ours (no VERP then). */
 export function verpToken(secret: string, messageId: string, recipient: string): string | undefined {

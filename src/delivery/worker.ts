@@ -95,19 +95,30 @@ export class DeliveryWorker {
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
 
-  constructor(private readonly deps: WorkerDeps, options: Partial<WorkerOptions> = {}) {
+  constructor(
+    private readonly deps: WorkerDeps,
+    options: Partial<WorkerOptions> = {},
+  ) {
     this.options = { ...DEFAULT_WORKER_OPTIONS, ...options };
     this.transports = new TransportCache(deps.dataDir, deps.transports);
     this.writes = retryingStore(deps.store, this.options.leaseMs);
     this.pause = new ClaimPause(deps.logger, this.options.pollMs);
     this.leases = new Leases({ ...deps, givingBack: this.writes.store }, this.options);
     this.outcomes = new Outcomes({ ...deps, store: this.writes.store }, this.leases);
-    this.reaper = new Reaper(deps, { reapEveryMs: this.options.reapEveryMs, maintenanceEveryMs: MAINTENANCE_EVERY_MS }, () => this.nudge());
+    this.reaper = new Reaper(deps, { reapEveryMs: this.options.reapEveryMs, maintenanceEveryMs: MAINTENANCE_EVERY_MS }, () =>
+      this.nudge(),
+    );
     const breakers = deps.breakers ?? new LocalBreakers(deps.clock);
     exposeBreakers(deps.metrics, breakers);
     this.attemptDeps = {
-      breakers, prober: syntheticProber({ factories: deps.transports ?? TRANSPORTS, dataDir: deps.dataDir, breakers, logger: deps.logger }),
-      pacer: deps.pacer, outcomes: this.outcomes, metrics: deps.metrics, logger: deps.logger, blobs: deps.blobs, clock: deps.clock,
+      breakers,
+      prober: syntheticProber({ factories: deps.transports ?? TRANSPORTS, dataDir: deps.dataDir, breakers, logger: deps.logger }),
+      pacer: deps.pacer,
+      outcomes: this.outcomes,
+      metrics: deps.metrics,
+      logger: deps.logger,
+      blobs: deps.blobs,
+      clock: deps.clock,
       transportFor: (s) => this.transports.forService(s),
       renew: async (m) => (await this.leases.renew([m])).has(m.id),
     };
@@ -138,7 +149,12 @@ export class DeliveryWorker {
     let timer: NodeJS.Timeout | undefined;
     // A synthetic probe still under way (probe.ts) gets the same grace: after it, the breakers'
     // store may be closed under it.
-    await Promise.race([Promise.all([this.loop, reaper, this.attemptDeps.prober?.settled()]), new Promise((r) => { timer = setTimeout(r, graceMs); })]);
+    await Promise.race([
+      Promise.all([this.loop, reaper, this.attemptDeps.prober?.settled()]),
+      new Promise((r) => {
+        timer = setTimeout(r, graceMs);
+      }),
+    ]);
     clearTimeout(timer);
     // Writes still waiting for the storage give up: their messages' leases expire as before.
     this.writes.stop();
@@ -198,7 +214,10 @@ export class DeliveryWorker {
     // reaction to each of up to 50 sends on every round, so each send collected dozens of
     // them (~30 µs a message at 1,500 msg/s).
     let settled: (() => void) | undefined;
-    const nextSettled = () => new Promise<void>((resolve) => { settled = resolve; });
+    const nextSettled = () =>
+      new Promise<void>((resolve) => {
+        settled = resolve;
+      });
     while (this.running) {
       let claimed = 0;
       let pauseMs: number | undefined;
@@ -267,9 +286,19 @@ export class DeliveryWorker {
     }
     // Recipients settled apart (now, or by an earlier attempt): every outcome is per recipient.
     const apart = prior.size > 0 || who.suppressed.length > 0;
-    const settle = (result: AttemptResult, sentVia?: string) => this.outcomes.settle(m, {
-      owed: who.owed, suppressed: who.suppressed, prior, to: toAddresses(content.email), result, ...(sentVia !== undefined ? { sentVia } : {}),
-    }, log);
+    const settle = (result: AttemptResult, sentVia?: string) =>
+      this.outcomes.settle(
+        m,
+        {
+          owed: who.owed,
+          suppressed: who.suppressed,
+          prior,
+          to: toAddresses(content.email),
+          result,
+          ...(sentVia !== undefined ? { sentVia } : {}),
+        },
+        log,
+      );
     if (who.owed.length === 0) {
       await settle(undefined);
       return;
@@ -279,8 +308,12 @@ export class DeliveryWorker {
     const service = read === undefined || 'unreadable' in read ? undefined : read;
     const transport = service === undefined ? undefined : this.transports.forService(service);
     if (service === undefined || transport === undefined) {
-      const reason = read !== undefined && 'unreadable' in read ? read.unreadable
-        : service === undefined ? 'the service no longer exists' : `unknown provider ${service.provider}`;
+      const reason =
+        read !== undefined && 'unreadable' in read
+          ? read.unreadable
+          : service === undefined
+            ? 'the service no longer exists'
+            : `unknown provider ${service.provider}`;
       await this.outcomes.finish(m, 'held_service_error', reason);
       logger.warn({ ...log, outcome: 'held_service_error' }, 'delivery attempt');
       return;
@@ -288,10 +321,16 @@ export class DeliveryWorker {
 
     const chain = await serviceChain(this.deps.store, context, service);
     await attemptThroughChain(this.attemptDeps, {
-      m, log, chain, onServiceError: failoverSettings(service).onServiceError, email, attachments: content.attachments,
+      m,
+      log,
+      chain,
+      onServiceError: failoverSettings(service).onServiceError,
+      email,
+      attachments: content.attachments,
       // A retry for some recipients only: the others already have it.
       envelopeTo: prior.size > 0 ? who.envelope : undefined,
-      apart, settle,
+      apart,
+      settle,
     });
   }
 }

@@ -20,7 +20,11 @@ export class ClaimPause {
   private kind: StorageTrouble | undefined;
   private delay = 0;
 
-  constructor(private readonly logger: PauseLogger, private readonly pollMs: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly logger: PauseLogger,
+    private readonly pollMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** A claim failed: the wait before the next one, or undefined when it was no storage trouble. */
   failed(err: unknown, extra: object = {}): number | undefined {
@@ -30,10 +34,12 @@ export class ClaimPause {
       this.pausedAt = this.now();
       this.kind = kind;
       this.delay = Math.max(this.pollMs, 50);
-      this.logger.warn({ reason: kind, err: err instanceof Error ? err.message : String(err), ...extra },
+      this.logger.warn(
+        { reason: kind, err: err instanceof Error ? err.message : String(err), ...extra },
         kind === 'storage_full'
           ? 'claiming paused: the storage is full; retrying with backoff until writes work (messages under way are settled once they do)'
-          : 'claiming paused: the database is unavailable; retrying with backoff until it is back (messages under way are settled once it is)');
+          : 'claiming paused: the database is unavailable; retrying with backoff until it is back (messages under way are settled once it is)',
+      );
       return this.delay;
     }
     this.delay = Math.min(this.delay * 2, CLAIM_PAUSE_MAX_MS);
@@ -43,7 +49,10 @@ export class ClaimPause {
   /** A claim worked: logs the end of a pause, if there was one. */
   succeeded(): void {
     if (this.pausedAt === undefined) return;
-    this.logger.info({ reason: this.kind, paused_ms: this.now() - this.pausedAt }, this.kind === 'storage_full' ? 'claiming resumed: writes work again' : 'claiming resumed: the database is back');
+    this.logger.info(
+      { reason: this.kind, paused_ms: this.now() - this.pausedAt },
+      this.kind === 'storage_full' ? 'claiming resumed: writes work again' : 'claiming resumed: the database is back',
+    );
     this.pausedAt = undefined;
     this.kind = undefined;
   }

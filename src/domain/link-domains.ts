@@ -20,11 +20,20 @@ export function linkDomain(entry: string): string | undefined {
  * An entry equal to one in `stored` (written before the rule) passes: a PATCH of another setting
  * sends the stored list back whole, and must not be refused for what the operator did not touch.
  */
-export function linkDomainProblems(entries: readonly string[] | undefined, stored: readonly string[] = []): Array<{ field: string; message: string }> {
-  return (entries ?? []).flatMap((entry, i) => (linkDomain(entry) !== undefined || stored.includes(entry.trim().toLowerCase()) ? [] : [{
-    field: `link_domains.${i}`,
-    message: `is ${JSON.stringify(entry.slice(0, 100))}, not a domain name: write example.com or *.example.com (an IDN as exämple.com or its xn-- form), without scheme, port or path`,
-  }]));
+export function linkDomainProblems(
+  entries: readonly string[] | undefined,
+  stored: readonly string[] = [],
+): Array<{ field: string; message: string }> {
+  return (entries ?? []).flatMap((entry, i) =>
+    linkDomain(entry) !== undefined || stored.includes(entry.trim().toLowerCase())
+      ? []
+      : [
+          {
+            field: `link_domains.${i}`,
+            message: `is ${JSON.stringify(entry.slice(0, 100))}, not a domain name: write example.com or *.example.com (an IDN as exämple.com or its xn-- form), without scheme, port or path`,
+          },
+        ],
+  );
 }
 
 /**

@@ -23,7 +23,11 @@ export type ReportedOutcome =
   /** The relay's or provider's answer to our attempt, for the whole message or one recipient. */
   | { at: 'hand-off'; kind: 'temporary' | 'mailbox' | 'permanent' | 'service' }
   /** A report after hand-off: a provider's event, an RFC 3464 DSN, an RFC 5965 ARF report. */
-  | { at: 'event'; type: 'delivered' | 'bounced' | 'complained' | 'deferred' | 'failed'; bounceType?: 'hard' | 'soft' | undefined };
+  | {
+      at: 'event';
+      type: 'delivered' | 'bounced' | 'complained' | 'deferred' | 'failed';
+      bounceType?: 'hard' | 'soft' | undefined;
+    };
 
 /**
  * What an outcome does to the address it is about:
@@ -40,9 +44,14 @@ export type ReportedOutcome =
 export function suppressionFor(outcome: ReportedOutcome): SuppressionReason | undefined {
   if (outcome.at === 'hand-off') return outcome.kind === 'mailbox' ? 'hard_bounce' : undefined;
   switch (outcome.type) {
-    case 'complained': return 'complaint';
-    case 'bounced': return outcome.bounceType === 'soft' ? undefined : 'hard_bounce';
-    case 'delivered': case 'deferred': case 'failed': return undefined;
+    case 'complained':
+      return 'complaint';
+    case 'bounced':
+      return outcome.bounceType === 'soft' ? undefined : 'hard_bounce';
+    case 'delivered':
+    case 'deferred':
+    case 'failed':
+      return undefined;
   }
 }
 
@@ -71,8 +80,12 @@ export function refusedMailboxes(named: readonly string[], attempted: Attempted)
  * Whether a refusal of one recipient may suppress it: it is `mailbox` and names a recipient the
  * attempt went to.
  */
-export const refusalSuppresses = (refusal: { address: string; kind: 'temporary' | 'mailbox' | 'permanent' }, attempted: Attempted): boolean =>
-  suppressionFor({ at: 'hand-off', kind: refusal.kind }) !== undefined && attempted.owed.map(canonicalAddress).includes(canonicalAddress(refusal.address));
+export const refusalSuppresses = (
+  refusal: { address: string; kind: 'temporary' | 'mailbox' | 'permanent' },
+  attempted: Attempted,
+): boolean =>
+  suppressionFor({ at: 'hand-off', kind: refusal.kind }) !== undefined &&
+  attempted.owed.map(canonicalAddress).includes(canonicalAddress(refusal.address));
 
 /**
  * Whether a report after hand-off may suppress the recipient it was matched to, by that

@@ -13,8 +13,16 @@ export const KEY_TYPES = ['public', 'private'] as const;
 export type KeyType = (typeof KEY_TYPES)[number];
 
 export const MESSAGE_STATUSES = [
-  'queued', 'held', 'held_service_error', 'sending', 'sent',
-  'delivered', 'bounced', 'complained', 'failed', 'discarded',
+  'queued',
+  'held',
+  'held_service_error',
+  'sending',
+  'sent',
+  'delivered',
+  'bounced',
+  'complained',
+  'failed',
+  'discarded',
 ] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 

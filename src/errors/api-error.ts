@@ -13,7 +13,10 @@ export class ApiError extends Error {
   readonly headers: Readonly<Record<string, string>> | undefined;
 
   /** `cause`: what went wrong underneath, for the log (the handler logs it at warn); never answered. */
-  constructor(code: ErrorCode, options: { message?: string; details?: ErrorDetails; headers?: Record<string, string>; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    options: { message?: string; details?: ErrorDetails; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
     super(options.message ?? ERROR_CATALOG[code].message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ApiError';
     this.code = code;

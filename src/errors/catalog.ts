@@ -4,9 +4,15 @@
  * all read from here; test/errors/catalog.test.ts keeps it in step with the spec's table.
  */
 export const ERROR_CATALOG = {
-  bad_request: { status: 400, message: 'The request could not be understood: wrong content type, unreadable JSON or unsupported method.' },
+  bad_request: {
+    status: 400,
+    message: 'The request could not be understood: wrong content type, unreadable JSON or unsupported method.',
+  },
   invalid_body: { status: 400, message: 'The request body or query does not match the schema.' },
-  invalid_idempotency_key: { status: 400, message: 'The Idempotency-Key header is empty, longer than 255 characters or has characters outside [A-Za-z0-9_-:.].' },
+  invalid_idempotency_key: {
+    status: 400,
+    message: 'The Idempotency-Key header is empty, longer than 255 characters or has characters outside [A-Za-z0-9_-:.].',
+  },
   unauthorized: { status: 401, message: 'No key was sent, or the key matches no organization.' },
   invalid_public_key: { status: 401, message: 'The public key is unknown or was rotated.' },
   invalid_private_key: { status: 401, message: 'The private key is unknown or was revoked.' },
@@ -23,8 +29,14 @@ export const ERROR_CATALOG = {
   email_not_verified: { status: 403, message: 'The account owner has not verified their e-mail address.' },
   organization_suspended: { status: 403, message: 'The organization is suspended.' },
   plan_limit_reached: { status: 403, message: 'A plan limit was reached.' },
-  dynamic_recipient_not_allowed: { status: 403, message: 'A recipient is built from a parameter but the template does not allow dynamic recipients.' },
-  dynamic_recipient_requires_captcha: { status: 403, message: 'Public-key sends to dynamic recipients require CAPTCHA on the template.' },
+  dynamic_recipient_not_allowed: {
+    status: 403,
+    message: 'A recipient is built from a parameter but the template does not allow dynamic recipients.',
+  },
+  dynamic_recipient_requires_captcha: {
+    status: 403,
+    message: 'Public-key sends to dynamic recipients require CAPTCHA on the template.',
+  },
   dynamic_field_not_allowed: { status: 403, message: 'A sender field may not be built from parameters in this send.' },
   link_not_allowed: { status: 403, message: 'The email links to a domain outside the allowed link domains.' },
   attachments_not_allowed: { status: 403, message: 'Attachments are not allowed here, or the file type is blocked.' },
@@ -33,7 +45,10 @@ export const ERROR_CATALOG = {
   template_not_found: { status: 404, message: 'The template was not found.' },
   message_not_found: { status: 404, message: 'The message was not found.' },
   conflict: { status: 409, message: 'The resource changed concurrently or is in a state that refuses this operation.' },
-  idempotency_conflict: { status: 409, message: 'This idempotency key was used with a different body, or its first request is still in progress.' },
+  idempotency_conflict: {
+    status: 409,
+    message: 'This idempotency key was used with a different body, or its first request is still in progress.',
+  },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   attachment_too_large: { status: 413, message: 'The attachments exceed the plan limit.' },
   invalid_template_params: { status: 422, message: 'The template parameters do not match the template schema.' },

@@ -25,20 +25,29 @@ export interface TroubleReporter {
   report(error: unknown): StorageTrouble | undefined;
 }
 
-export function installErrorHandling(app: FastifyInstance, docsBase: string, routePatterns: readonly RegExp[], health?: TroubleReporter): void {
+export function installErrorHandling(
+  app: FastifyInstance,
+  docsBase: string,
+  routePatterns: readonly RegExp[],
+  health?: TroubleReporter,
+): void {
   const send = (reply: FastifyReply, err: ApiError) => {
     if (err.headers !== undefined) reply.headers(err.headers);
     // An answer that closes the connection before the body is read (ours, or Fastify's parser's
     // refusal): read and drop the rest for a moment rather than reset the uploading client.
     if (reply.getHeader('connection') === 'close') lingerAfterAnswer(reply.raw);
-    return reply.code(err.status).type('application/json; charset=utf-8').send(errorBody(docsBase, err.code, err.message, err.details));
+    return reply
+      .code(err.status)
+      .type('application/json; charset=utf-8')
+      .send(errorBody(docsBase, err.code, err.message, err.details));
   };
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiError) {
       // An answer for trouble elsewhere (the attachment store refused a file): the operator
       // needs what happened, which the client is never told.
-      if (error.cause !== undefined) request.log.warn({ err: error.cause, code: error.code, reason: error.details?.reason }, error.message);
+      if (error.cause !== undefined)
+        request.log.warn({ err: error.cause, code: error.code, reason: error.details?.reason }, error.message);
       return send(reply, error);
     }
     // The database went away or the disk is full: an expected state, answered 503 with
@@ -80,8 +89,14 @@ function mapUnstorableText(error: { code?: unknown }): ApiError | undefined {
  */
 export function frameworkErrors(docsBase: string) {
   return (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void => {
-    const message = error.code === 'FST_ERR_BAD_URL' ? 'The request path is not valid percent-encoded UTF-8.' : 'The request could not be read.';
-    void reply.code(400).type('application/json; charset=utf-8').send(errorBody(docsBase, 'bad_request', message, undefined));
+    const message =
+      error.code === 'FST_ERR_BAD_URL'
+        ? 'The request path is not valid percent-encoded UTF-8.'
+        : 'The request could not be read.';
+    void reply
+      .code(400)
+      .type('application/json; charset=utf-8')
+      .send(errorBody(docsBase, 'bad_request', message, undefined));
   };
 }
 
@@ -107,7 +122,10 @@ export function clientErrorHandler(docsBase: string) {
       // end() flushes the answer first; the socket then lingers (src/errors/lingering-close.ts): a
       // client still sending would otherwise be reset before it reads the answer. It is
       // destroyed when the peer closes its side, or after a bounded time if it never does.
-      endLingering(socket, `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      endLingering(
+        socket,
+        `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
       return;
     }
     socket.destroy();
@@ -133,7 +151,7 @@ function mapFastifyError(error: FastifyError, request: FastifyRequest): ApiError
       field: fieldName(error.validationContext ?? 'body', v),
       message: v.message ?? 'is invalid',
     }));
-    const where = error.validationContext === 'querystring' ? 'query' : error.validationContext ?? 'body';
+    const where = error.validationContext === 'querystring' ? 'query' : (error.validationContext ?? 'body');
     return new ApiError('invalid_body', {
       message: `The request ${where} is invalid: ${fields.map((f) => `${f.field} ${f.message}`).join('; ')}.`,
       details: { fields },
@@ -146,7 +164,9 @@ function mapFastifyError(error: FastifyError, request: FastifyRequest): ApiError
   };
   const byCode = error.code !== undefined ? codeMap[error.code] : undefined;
   if (byCode === 'bad_request' && error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return new ApiError('bad_request', { message: `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted here.` });
+    return new ApiError('bad_request', {
+      message: `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted here.`,
+    });
   }
   if (byCode !== undefined) return new ApiError(byCode);
   if (error instanceof SyntaxError || error.statusCode === 400) {

@@ -16,11 +16,22 @@ export type StorageTrouble = 'database_unavailable' | 'storage_full';
 const PG_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '57P05', '08000', '08001', '08003', '08004', '08006', '08007']);
 const PG_FULL = '53100';
 // Node's socket errors while connecting to or talking with the database.
-const NET_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NET_UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 // pg and pg-pool report a lost or unobtainable connection as plain Errors, named by message only.
 // 'Query read timeout': our client-side bound on a query (dialect.ts QUERY_TIMEOUT_MS) for a
 // server that stopped answering; 'Client was closed…': a query on a connection that just died.
-const PG_LOST = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|terminating connection|Query read timeout|Client was closed and is not queryable)/;
+const PG_LOST =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|terminating connection|Query read timeout|Client was closed and is not queryable)/;
 
 /**
  * Set (not enumerable, so never serialised or logged) on an error that came from the database's

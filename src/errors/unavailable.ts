@@ -10,8 +10,10 @@ import { ApiError } from './api-error.js';
 export const RETRY_AFTER_SECONDS: Readonly<Record<StorageTrouble, number>> = { database_unavailable: 5, storage_full: 30 };
 
 const MESSAGES: Readonly<Record<StorageTrouble, string>> = {
-  database_unavailable: 'The database is unreachable for the moment; retry after the number of seconds in Retry-After (with the same Idempotency-Key, a send is never accepted twice).',
-  storage_full: 'The storage is full and refuses writes for the moment; retry after the number of seconds in Retry-After (with the same Idempotency-Key, a send is never accepted twice).',
+  database_unavailable:
+    'The database is unreachable for the moment; retry after the number of seconds in Retry-After (with the same Idempotency-Key, a send is never accepted twice).',
+  storage_full:
+    'The storage is full and refuses writes for the moment; retry after the number of seconds in Retry-After (with the same Idempotency-Key, a send is never accepted twice).',
 };
 
 /**
@@ -34,7 +36,8 @@ export function unavailableError(kind: StorageTrouble, details: Record<string, u
  */
 export function blobStoreUnavailable(cause: unknown): ApiError {
   return new ApiError('service_unavailable', {
-    message: 'The attachment store did not take the file for the moment; retry after the number of seconds in Retry-After (with the same Idempotency-Key, a send is never accepted twice).',
+    message:
+      'The attachment store did not take the file for the moment; retry after the number of seconds in Retry-After (with the same Idempotency-Key, a send is never accepted twice).',
     details: { reason: 'blob_store_unavailable' },
     headers: { 'retry-after': '5' },
     cause,

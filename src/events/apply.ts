@@ -35,7 +35,10 @@ const trimmedReason = (event: Pick<ProviderEvent, 'reason'>): string | undefined
  * the message's only recipient that was sent to. Never an address outside the message, so no
  * event can suppress an arbitrary address.
  */
-function recipientOf(event: Pick<ProviderEvent, 'recipient'>, recipients: readonly StoredRecipient[]): StoredRecipient | undefined {
+function recipientOf(
+  event: Pick<ProviderEvent, 'recipient'>,
+  recipients: readonly StoredRecipient[],
+): StoredRecipient | undefined {
   if (event.recipient !== null) {
     // canonicalAddress: a provider may name `zoë@exämple.com` by either form of its domain.
     const wanted = canonicalAddress(event.recipient);
@@ -56,7 +59,11 @@ export async function applyToMessage(tx: Repos, now: number, event: ProviderEven
   const reason = trimmedReason(event);
   const detail: Record<string, unknown> = {
     provider: event.source,
-    ...(target !== undefined ? { recipient: target.email } : event.recipient !== null ? { recipient: canonicalAddress(event.recipient) } : {}),
+    ...(target !== undefined
+      ? { recipient: target.email }
+      : event.recipient !== null
+        ? { recipient: canonicalAddress(event.recipient) }
+        : {}),
     ...(reason !== undefined ? { reason } : {}),
     ...(event.bounceType !== undefined ? { bounce_type: event.bounceType } : {}),
     ...(event.status !== undefined && event.status !== null ? { status: event.status } : {}),
@@ -80,7 +87,13 @@ export async function applyToMessage(tx: Repos, now: number, event: ProviderEven
  * An event's effect on states and status alone, for one whose timeline entry and suppression
  * were written when it arrived (early.ts replays those once the message is settled).
  */
-export async function applyOutcomeOnly(tx: Repos, now: number, event: Outcome, message: MatchedMessage, recipients: StoredRecipient[]): Promise<void> {
+export async function applyOutcomeOnly(
+  tx: Repos,
+  now: number,
+  event: Outcome,
+  message: MatchedMessage,
+  recipients: StoredRecipient[],
+): Promise<void> {
   await applyOutcome(tx, now, event, message, recipients, recipientOf(event, recipients), trimmedReason(event));
 }
 
@@ -91,19 +104,35 @@ export async function applyOutcomeOnly(tx: Repos, now: number, event: Outcome, m
  * no more, until the worker settles the message and applies it (early.ts).
  */
 async function applyOutcome(
-  tx: Repos, now: number, event: Outcome, message: MatchedMessage, recipients: StoredRecipient[],
-  target: StoredRecipient | undefined, reason: string | undefined,
+  tx: Repos,
+  now: number,
+  event: Outcome,
+  message: MatchedMessage,
+  recipients: StoredRecipient[],
+  target: StoredRecipient | undefined,
+  reason: string | undefined,
 ): Promise<void> {
   const next = recipientStateFor(event);
   const afterHandOff = AFTER_HAND_OFF.includes(message.status);
   if (target !== undefined && next !== undefined && afterHandOff && recipientMovesTo(target.state, next)) {
-    if (await tx.providerEvents.setRecipientState(message.id, target.email, target.state, next, reason ?? null, now)) target.state = next;
+    if (await tx.providerEvents.setRecipientState(message.id, target.email, target.state, next, reason ?? null, now))
+      target.state = next;
   }
   if (afterHandOff) {
-    const status = statusOfRecipients(recipients.map((r) => r.state), message.status);
+    const status = statusOfRecipients(
+      recipients.map((r) => r.state),
+      message.status,
+    );
     if (statusMovesTo(message.status, status)) {
       const refund = refundsCredit(status, message.credit_taken);
-      const moved = await tx.messages.transition(message.org_id, message.id, [message.status], status, now, refund ? { credit_taken: false } : {});
+      const moved = await tx.messages.transition(
+        message.org_id,
+        message.id,
+        [message.status],
+        status,
+        now,
+        refund ? { credit_taken: false } : {},
+      );
       if (moved) {
         if (refund) await tx.credits.refund(message.org_id);
         message.status = status;
@@ -114,7 +143,10 @@ async function applyOutcome(
 }
 
 /** The per-type counters of applied events (after their commit). */
-export function countApplied(metrics: Pick<Metrics, 'eventsDelivered' | 'eventsBounced' | 'eventsComplained'>, recorded: readonly Recorded[]): void {
+export function countApplied(
+  metrics: Pick<Metrics, 'eventsDelivered' | 'eventsBounced' | 'eventsComplained'>,
+  recorded: readonly Recorded[],
+): void {
   for (const r of recorded) {
     const source = r.event.source;
     if (r.event.type === 'delivered') metrics.eventsDelivered.inc({ source });
@@ -123,7 +155,13 @@ export function countApplied(metrics: Pick<Metrics, 'eventsDelivered' | 'eventsB
   }
 }
 
-const EVENT_TYPES: ReadonlySet<string> = new Set<ProviderEvent['type']>(['delivered', 'bounced', 'complained', 'deferred', 'failed']);
+const EVENT_TYPES: ReadonlySet<string> = new Set<ProviderEvent['type']>([
+  'delivered',
+  'bounced',
+  'complained',
+  'deferred',
+  'failed',
+]);
 const isEventType = (v: unknown): v is ProviderEvent['type'] => typeof v === 'string' && EVENT_TYPES.has(v);
 const isSource = (v: unknown): v is EventSource => typeof v === 'string' && (EVENT_SOURCES as readonly string[]).includes(v);
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -31,7 +31,9 @@ export async function settleEarlyEvents(tx: Repos, messages: readonly SettlingMe
   if (rows.length === 0) return [];
   const recorded: Recorded[] = [];
   for (const m of messages) {
-    const mine = rows.filter((r) => r.message_id === m.id || (r.message_id === null && r.provider_message_id === m.providerMessageId));
+    const mine = rows.filter(
+      (r) => r.message_id === m.id || (r.message_id === null && r.provider_message_id === m.providerMessageId),
+    );
     if (mine.length === 0) continue;
     const message = await tx.providerEvents.findMessage({ orgId: null, messageId: m.id });
     if (message === undefined) continue;
@@ -59,5 +61,9 @@ export async function replayEarlyEvents(tx: Repos, messageId: string, now: numbe
   const message = await tx.providerEvents.findMessage({ orgId: null, messageId });
   if (message === undefined) return [];
   const providerMessageId = message.provider_message_id ?? undefined;
-  return settleEarlyEvents(tx, [{ id: message.id, orgId: message.org_id, ...(providerMessageId !== undefined ? { providerMessageId } : {}) }], now);
+  return settleEarlyEvents(
+    tx,
+    [{ id: message.id, orgId: message.org_id, ...(providerMessageId !== undefined ? { providerMessageId } : {}) }],
+    now,
+  );
 }

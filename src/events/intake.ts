@@ -2,8 +2,14 @@ import type { Service } from '../domain/types.js';
 import { ApiError } from '../errors/api-error.js';
 import type { SourceRegistry } from './sources/index.js';
 import {
-  IntakeMalformed, IntakeRejected, WEBHOOK_SOURCES, type IntakeRequest, type ProviderEvent, type RecordOutcome,
-  type WebhookSource, type WebhookSourceHandler,
+  IntakeMalformed,
+  IntakeRejected,
+  WEBHOOK_SOURCES,
+  type IntakeRequest,
+  type ProviderEvent,
+  type RecordOutcome,
+  type WebhookSource,
+  type WebhookSourceHandler,
 } from './types.js';
 
 /**
@@ -38,10 +44,14 @@ export interface IntakeSummary {
 const unknownUrl = () => new ApiError('not_found', { message: 'No provider events endpoint at this URL.' });
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isWebhookSource = (v: unknown): v is WebhookSource => typeof v === 'string' && (WEBHOOK_SOURCES as readonly string[]).includes(v);
+const isWebhookSource = (v: unknown): v is WebhookSource =>
+  typeof v === 'string' && (WEBHOOK_SOURCES as readonly string[]).includes(v);
 
 /** The service's `events` settings and its source's handler, or undefined when it has none usable. */
-export function eventsSetup(service: Service, sources: SourceRegistry): { settings: Record<string, unknown>; handler: WebhookSourceHandler } | undefined {
+export function eventsSetup(
+  service: Service,
+  sources: SourceRegistry,
+): { settings: Record<string, unknown>; handler: WebhookSourceHandler } | undefined {
   const settings = service.settings.events;
   if (!isRecord(settings) || !isWebhookSource(settings.source)) return undefined;
   const handler = sources[settings.source];
@@ -60,17 +70,26 @@ export async function receiveProviderEvents(deps: IntakeDeps, token: string, req
     if (err instanceof IntakeRejected) {
       deps.countRejected(handler.source);
       // Why, for the operator; the caller is told only that verification failed.
-      deps.warn({ source: handler.source, org: service.org_id, service: service.id, why: err.message }, 'provider event refused: verification failed');
+      deps.warn(
+        { source: handler.source, org: service.org_id, service: service.id, why: err.message },
+        'provider event refused: verification failed',
+      );
       throw new ApiError('unauthorized', { message: 'The request failed the provider signature or credential check.' });
     }
     if (err instanceof ApiError && err.code === 'service_unavailable') {
       // A source's own dependency failed (SNS: the signing certificate could not be fetched):
       // the provider retries on the 503, but an operator should know events are waiting.
-      deps.warn({ source: handler.source, org: service.org_id, service: service.id, why: err.message }, 'provider event not verified yet: a dependency of the check failed');
+      deps.warn(
+        { source: handler.source, org: service.org_id, service: service.id, why: err.message },
+        'provider event not verified yet: a dependency of the check failed',
+      );
       throw err;
     }
     if (err instanceof IntakeMalformed) {
-      throw new ApiError('invalid_body', { message: `The provider event could not be read: ${err.message}`, details: { fields: [{ field: 'body', message: err.message }] } });
+      throw new ApiError('invalid_body', {
+        message: `The provider event could not be read: ${err.message}`,
+        details: { fields: [{ field: 'body', message: err.message }] },
+      });
     }
     throw err;
   }

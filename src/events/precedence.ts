@@ -20,7 +20,14 @@ const STATUS_RANK: Partial<Record<MessageStatus, number>> = { sent: 0, failed: 1
 
 /** The same order for one recipient; `suppressed` (never sent to) is never changed by events. */
 const RECIPIENT_RANK: Record<RecipientState, number> = {
-  pending: 0, sent: 0, deferred: 0, failed: 1, delivered: 2, bounced: 3, complained: 4, suppressed: 99,
+  pending: 0,
+  sent: 0,
+  deferred: 0,
+  failed: 1,
+  delivered: 2,
+  bounced: 3,
+  complained: 4,
+  suppressed: 99,
 };
 
 /**
@@ -30,11 +37,16 @@ const RECIPIENT_RANK: Record<RecipientState, number> = {
  */
 export function recipientStateFor(e: Pick<ProviderEvent, 'type' | 'bounceType'>): RecipientState | undefined {
   switch (e.type) {
-    case 'delivered': return 'delivered';
-    case 'complained': return 'complained';
-    case 'failed': return 'failed';
-    case 'bounced': return e.bounceType === 'soft' ? undefined : 'bounced';
-    case 'deferred': return undefined;
+    case 'delivered':
+      return 'delivered';
+    case 'complained':
+      return 'complained';
+    case 'failed':
+      return 'failed';
+    case 'bounced':
+      return e.bounceType === 'soft' ? undefined : 'bounced';
+    case 'deferred':
+      return undefined;
   }
 }
 

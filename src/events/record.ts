@@ -37,7 +37,12 @@ interface Applied {
   recorded: Recorded[];
 }
 
-export async function recordProviderEvents(store: Store, deps: RecordDeps, scope: RecordScope, events: readonly ProviderEvent[]): Promise<RecordOutcome[]> {
+export async function recordProviderEvents(
+  store: Store,
+  deps: RecordDeps,
+  scope: RecordScope,
+  events: readonly ProviderEvent[],
+): Promise<RecordOutcome[]> {
   if (events.length === 0) return [];
   const now = deps.clock.now();
   // Durable (the default): the caller acknowledges the provider only after this commit.
@@ -47,13 +52,22 @@ export async function recordProviderEvents(store: Store, deps: RecordDeps, scope
 }
 
 /** The transactional part, for a caller that brings its own transaction (then call nothing after). */
-export async function applyProviderEvents(tx: Repos, now: number, scope: RecordScope, events: readonly ProviderEvent[]): Promise<Applied> {
+export async function applyProviderEvents(
+  tx: Repos,
+  now: number,
+  scope: RecordScope,
+  events: readonly ProviderEvent[],
+): Promise<Applied> {
   const applied: Applied = { outcomes: [], recorded: [] };
   // Before any row lock: an event naming a provider id the worker is recording right now is
   // seen by that settle or sees its id (lockProviderIds).
   if (scope.orgId !== null) {
     const orgId = scope.orgId;
-    const named = events.flatMap((e) => (e.match.providerMessageId !== undefined && e.match.providerMessageId !== '' ? [{ orgId, providerMessageId: e.match.providerMessageId }] : []));
+    const named = events.flatMap((e) =>
+      e.match.providerMessageId !== undefined && e.match.providerMessageId !== ''
+        ? [{ orgId, providerMessageId: e.match.providerMessageId }]
+        : [],
+    );
     await tx.providerEvents.lockProviderIds(named);
   }
   for (const event of events) {
@@ -104,15 +118,31 @@ function afterCommit(deps: RecordDeps, scope: RecordScope, events: readonly Prov
     countProviderEvents(metrics, event.source, outcome);
     if (outcome === 'unmatched') {
       // An alert, not a debug line: an event about mail we cannot find is a matching gap.
-      deps.logger.warn({ source: event.source, org: scope.orgId, service: scope.serviceId, event_key: event.eventKey, type: event.type, match: event.match },
-        'provider event matches no message');
+      deps.logger.warn(
+        {
+          source: event.source,
+          org: scope.orgId,
+          service: scope.serviceId,
+          event_key: event.eventKey,
+          type: event.type,
+          match: event.match,
+        },
+        'provider event matches no message',
+      );
     }
   });
   countApplied(metrics, applied.recorded);
   for (const r of applied.recorded) {
     // The outbound notifier (a later issue) sees every recorded event, after it is durable.
     try {
-      deps.notifier?.notify({ messageId: r.message.id, orgId: r.message.org_id, type: r.event.type, at: r.event.at, recipient: r.recipient, detail: r.detail });
+      deps.notifier?.notify({
+        messageId: r.message.id,
+        orgId: r.message.org_id,
+        type: r.event.type,
+        at: r.event.at,
+        recipient: r.recipient,
+        detail: r.detail,
+      });
     } catch (err) {
       // The event is stored and applied; a notifier's trouble must not turn that into an error.
       deps.logger.warn({ err, message_id: r.message.id }, 'event notifier failed');

@@ -96,5 +96,12 @@ export class IntakeMalformed extends Error {
 
 /** The seam for outbound webhooks (a later issue): every recorded event is handed to it. */
 export interface EventNotifier {
-  notify(event: { messageId: string; orgId: string; type: string; at: number; recipient: string | null; detail: Record<string, unknown> }): void;
+  notify(event: {
+    messageId: string;
+    orgId: string;
+    type: string;
+    at: number;
+    recipient: string | null;
+    detail: Record<string, unknown>;
+  }): void;
 }

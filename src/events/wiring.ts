@@ -29,7 +29,8 @@ export function storeIntakeDeps(wiring: IntakeWiring): Omit<IntakeDeps, 'warn'> 
       snsCertHosts,
     }),
     // A webhook names its service, and so its organization: only that one's messages can match.
-    record: (service, events) => recordProviderEvents(store, recordDeps, { orgId: service.org_id, serviceId: service.id }, events),
+    record: (service, events) =>
+      recordProviderEvents(store, recordDeps, { orgId: service.org_id, serviceId: service.id }, events),
     countRejected: (source) => countProviderEvents(recordDeps.metrics, source, 'rejected'),
     now: () => clock.now(),
   };

@@ -25,7 +25,8 @@ export async function authenticate(request: FastifyRequest, store: Store, body: 
   const privateValue = bearer(request) ?? nonEmpty(body.accessToken);
   const publicValue = headerValue(request, 'x-mail-public-key') ?? nonEmpty(body.user_id);
   const value = privateValue ?? publicValue;
-  if (value === undefined) throw new ApiError('unauthorized', { message: 'No key was sent: use Authorization: Bearer sk_… or X-Mail-Public-Key.' });
+  if (value === undefined)
+    throw new ApiError('unauthorized', { message: 'No key was sent: use Authorization: Bearer sk_… or X-Mail-Public-Key.' });
 
   const key = await store.catalog.keyByValue(value);
   const claimed = value.startsWith('sk_') ? 'private' : value.startsWith('pk_') ? 'public' : undefined;
@@ -43,4 +44,3 @@ export async function authenticate(request: FastifyRequest, store: Store, body: 
 function nonEmpty(v: string | undefined): string | undefined {
   return v === undefined || v === '' ? undefined : v;
 }
-

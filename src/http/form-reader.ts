@@ -8,7 +8,15 @@ import { bodyTooLarge } from './body-limits.js';
 import { closeAfterAnswer } from '../errors/lingering-close.js';
 
 /** Spec, Send form fields: these names are the request's own; every other text field is a parameter. */
-const RESERVED = new Set(['service_id', 'template_id', 'user_id', 'accessToken', 'cf-turnstile-response', 'turnstile_token', 'turnstile_key']);
+const RESERVED = new Set([
+  'service_id',
+  'template_id',
+  'user_id',
+  'accessToken',
+  'cf-turnstile-response',
+  'turnstile_token',
+  'turnstile_key',
+]);
 const MAX_FILES = 20;
 /** One text field: a textarea of 1 MB is far beyond any form; template_params are capped at 256 kB anyway. */
 const MAX_FIELD_BYTES = 1024 * 1024;
@@ -61,7 +69,9 @@ async function readParts(request: FastifyRequest, limits: FormLimits, aborted: P
   let fileBytes = 0;
   // busboy's own file limit is left at the body limit: the allowance below is a total over
   // all files, checked as each chunk arrives.
-  const parts = request.parts({ limits: { fileSize: limits.bodyBytes, files: MAX_FILES + 1, fieldSize: MAX_FIELD_BYTES, fields: 1000, parts: 1100 } });
+  const parts = request.parts({
+    limits: { fileSize: limits.bodyBytes, files: MAX_FILES + 1, fieldSize: MAX_FIELD_BYTES, fields: 1000, parts: 1100 },
+  });
   const iterator = parts[Symbol.asyncIterator]();
   for (;;) {
     // The body counter ends the wait when the body passes the limit between two parts.
@@ -70,26 +80,34 @@ async function readParts(request: FastifyRequest, limits: FormLimits, aborted: P
     const part = step.value;
     if (part.type === 'file') {
       const bytes = await Promise.race([readFile(part.file, limits.fileBytes - fileBytes), aborted]).catch((err: unknown) => {
-        throw err instanceof ApiError && err.code === 'attachment_too_large'
-          ? overAllowance(limits.fileBytes)
-          : err;
+        throw err instanceof ApiError && err.code === 'attachment_too_large' ? overAllowance(limits.fileBytes) : err;
       });
       if (part.filename === '' && bytes.length === 0) continue;
-      if (form.files.length >= MAX_FILES) throw new ApiError('invalid_body', { message: `At most ${MAX_FILES} files per send.`, details: { fields: [{ field: part.fieldname, message: `more than ${MAX_FILES} files` }] } });
+      if (form.files.length >= MAX_FILES)
+        throw new ApiError('invalid_body', {
+          message: `At most ${MAX_FILES} files per send.`,
+          details: { fields: [{ field: part.fieldname, message: `more than ${MAX_FILES} files` }] },
+        });
       fileBytes += bytes.length;
       form.files.push({ filename: part.filename || part.fieldname, content_type: part.mimetype, bytes });
       form.digestSource.push([`file:${part.fieldname}:${part.filename}`, createHash('sha256').update(bytes).digest('hex')]);
       continue;
     }
     if (part.valueTruncated) {
-      throw new ApiError('payload_too_large', { message: `${part.fieldname} is longer than ${MAX_FIELD_BYTES} bytes.`, details: { fields: [{ field: part.fieldname, message: `must be at most ${MAX_FIELD_BYTES} bytes` }] } });
+      throw new ApiError('payload_too_large', {
+        message: `${part.fieldname} is longer than ${MAX_FIELD_BYTES} bytes.`,
+        details: { fields: [{ field: part.fieldname, message: `must be at most ${MAX_FIELD_BYTES} bytes` }] },
+      });
     }
     const value = typeof part.value === 'string' ? part.value : String(part.value ?? '');
     // As in JSON bodies (src/http/json-body.ts): NUL means nothing in an email, and
     // PostgreSQL's text type cannot hold it.
     if (value.includes('\u0000') || part.fieldname.includes('\u0000')) {
       const name = part.fieldname.replace(/\u0000/g, '\\u0000');
-      throw new ApiError('invalid_body', { message: `${name} contains a NUL character.`, details: { fields: [{ field: name, message: 'contains a NUL character' }] } });
+      throw new ApiError('invalid_body', {
+        message: `${name} contains a NUL character.`,
+        details: { fields: [{ field: name, message: 'contains a NUL character' }] },
+      });
     }
     form.digestSource.push([part.fieldname, value]);
     if (RESERVED.has(part.fieldname)) {
@@ -106,8 +124,15 @@ async function readParts(request: FastifyRequest, limits: FormLimits, aborted: P
 
 /** As storeAttachments says it at acceptance: no allowance at all is 403, a total over it 413. */
 function overAllowance(allowance: number): ApiError {
-  if (allowance === 0) return new ApiError('attachments_not_allowed', { message: 'The plan has no attachment allowance.', details: { reason: 'plan' } });
-  return new ApiError('attachment_too_large', { message: `The attachments are larger than the ${allowance} bytes the plan allows per message.`, details: { limit: allowance } });
+  if (allowance === 0)
+    return new ApiError('attachments_not_allowed', {
+      message: 'The plan has no attachment allowance.',
+      details: { reason: 'plan' },
+    });
+  return new ApiError('attachment_too_large', {
+    message: `The attachments are larger than the ${allowance} bytes the plan allows per message.`,
+    details: { limit: allowance },
+  });
 }
 
 /**
@@ -203,7 +228,11 @@ function settleUnread(raw: IncomingMessage, counter: BodyCounter, err: ApiError)
   if (err.code === 'payload_too_large' || err.code === 'attachment_too_large') {
     counter.stop();
     raw.pause();
-    return new ApiError(err.code, { message: err.message, details: err.details, headers: { ...err.headers, connection: 'close' } });
+    return new ApiError(err.code, {
+      message: err.message,
+      details: err.details,
+      headers: { ...err.headers, connection: 'close' },
+    });
   }
   counter.drain();
   return err;
@@ -213,8 +242,15 @@ function settleUnread(raw: IncomingMessage, counter: BodyCounter, err: ApiError)
 function formError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const code = (err as { code?: string }).code ?? '';
-  if (code === 'FST_FILES_LIMIT' || code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+  if (
+    code === 'FST_FILES_LIMIT' ||
+    code === 'FST_FIELDS_LIMIT' ||
+    code === 'FST_PARTS_LIMIT' ||
+    code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+  ) {
     return new ApiError('payload_too_large', { message: 'The form has too many or too large parts.' });
   }
-  return new ApiError('bad_request', { message: `The multipart body could not be read: ${(err as Error).message ?? 'malformed'}.` });
+  return new ApiError('bad_request', {
+    message: `The multipart body could not be read: ${(err as Error).message ?? 'malformed'}.`,
+  });
 }

@@ -43,14 +43,23 @@ export const HistoryQuery = Type.Object({
   status: Type.Optional(Type.String({ maxLength: 500, description: 'One status or a comma-separated list' })),
   template_id: Type.Optional(Type.String({ maxLength: 64 })),
   service_id: Type.Optional(Type.String({ maxLength: 64 })),
-  from: Type.Optional(DateOrDateTime('Inclusive lower bound: a date-time, or a plain date (YYYY-MM-DD) meaning the start of that UTC day')),
-  to: Type.Optional(DateOrDateTime('Upper bound: a date-time (exclusive), or a plain date (YYYY-MM-DD) meaning the end of that UTC day (that day included)')),
+  from: Type.Optional(
+    DateOrDateTime('Inclusive lower bound: a date-time, or a plain date (YYYY-MM-DD) meaning the start of that UTC day'),
+  ),
+  to: Type.Optional(
+    DateOrDateTime(
+      'Upper bound: a date-time (exclusive), or a plain date (YYYY-MM-DD) meaning the end of that UTC day (that day included)',
+    ),
+  ),
   q: Type.Optional(Type.String({ maxLength: 254, description: 'Recipient e-mail address, exact match' })),
 });
 export type HistoryQuery = Static<typeof HistoryQuery>;
 
 const badQuery = (field: string, message: string) =>
-  new ApiError('invalid_body', { message: `The request query is invalid: ${field} ${message}.`, details: { fields: [{ field, message }] } });
+  new ApiError('invalid_body', {
+    message: `The request query is invalid: ${field} ${message}.`,
+    details: { fields: [{ field, message }] },
+  });
 
 /** Opaque cursor: the (created_at, id) of the last item of the previous page. */
 export function encodeCursor(createdAt: number, id: string): string {
@@ -89,7 +98,11 @@ function decodeCursor(cursor: string): { created_at: number; id: string } {
  */
 function parseInstant(field: 'from' | 'to', value: string): number {
   const ms = queryBound(value, field === 'from' ? 'lower' : 'upper');
-  if (ms === undefined) throw badQuery(field, 'must be a date (YYYY-MM-DD) or a date-time that names a real instant (no leap second, offset as +hh:mm)');
+  if (ms === undefined)
+    throw badQuery(
+      field,
+      'must be a date (YYYY-MM-DD) or a date-time that names a real instant (no leap second, offset as +hh:mm)',
+    );
   return ms;
 }
 
@@ -130,9 +143,13 @@ function textFilter(field: 'template_id' | 'service_id' | 'q', value: string): s
 export function historyFilter(q: HistoryQuery, now: number, retentionDays: number): HistoryFilter {
   const filter: HistoryFilter = {};
   if (q.status !== undefined) {
-    const statuses = q.status.split(',').map((s) => s.trim()).filter(Boolean);
+    const statuses = q.status
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const unknown = statuses.filter((s) => !(MESSAGE_STATUSES as readonly string[]).includes(s));
-    if (unknown.length > 0 || statuses.length === 0) throw badQuery('status', `must be one or more of ${MESSAGE_STATUSES.join(', ')}`);
+    if (unknown.length > 0 || statuses.length === 0)
+      throw badQuery('status', `must be one or more of ${MESSAGE_STATUSES.join(', ')}`);
     filter.statuses = statuses as MessageStatus[];
   }
   if (q.template_id !== undefined) filter.template_id = textFilter('template_id', q.template_id);
@@ -151,7 +168,9 @@ export function historyFilter(q: HistoryQuery, now: number, retentionDays: numbe
  * a page boundary never skips or repeats an item however many messages arrive meanwhile.
  */
 export async function historyPage(
-  deps: { store: Store; clock: Clock; config: Pick<Config, 'retentionDays'> }, orgId: string, q: HistoryQuery,
+  deps: { store: Store; clock: Clock; config: Pick<Config, 'retentionDays'> },
+  orgId: string,
+  q: HistoryQuery,
 ): Promise<Static<typeof HistoryPage>> {
   const { store } = deps;
   const filter = historyFilter(q, deps.clock.now(), deps.config.retentionDays);

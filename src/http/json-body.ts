@@ -56,10 +56,13 @@ export function installJsonBodyParser(app: FastifyInstance): void {
         done(null, value);
         return;
       }
-      done(new ApiError('invalid_body', {
-        message: `The request body is invalid: ${problem.field} ${problem.message}.`,
-        details: { fields: [problem] },
-      }), undefined);
+      done(
+        new ApiError('invalid_body', {
+          message: `The request body is invalid: ${problem.field} ${problem.message}.`,
+          details: { fields: [problem] },
+        }),
+        undefined,
+      );
     });
   });
 }

@@ -20,10 +20,17 @@ const MASK_FROM = 16;
 export function loggedPath(request: FastifyRequest): string {
   const path = request.url.split('?')[0] ?? '/';
   const pattern = request.routeOptions.url;
-  if (pattern === undefined) return path.split('/').map((s) => (s.length >= MASK_FROM ? ':masked' : s)).join('/');
+  if (pattern === undefined)
+    return path
+      .split('/')
+      .map((s) => (s.length >= MASK_FROM ? ':masked' : s))
+      .join('/');
   const wanted = pattern.split('/');
-  return path.split('/').map((segment, i) => {
-    const name = wanted[i];
-    return name !== undefined && name.startsWith(':') && SECRET_PARAMS.has(name.slice(1)) ? name : segment;
-  }).join('/');
+  return path
+    .split('/')
+    .map((segment, i) => {
+      const name = wanted[i];
+      return name !== undefined && name.startsWith(':') && SECRET_PARAMS.has(name.slice(1)) ? name : segment;
+    })
+    .join('/');
 }

@@ -24,7 +24,9 @@ export function readTlsMaterial(files: TlsFiles): TlsMaterial {
   try {
     tls.createSecureContext({ cert, key });
   } catch (err) {
-    throw new ConfigError(`MAILROOM_TLS_CERT_FILE/MAILROOM_TLS_KEY_FILE (${files.certFile}, ${files.keyFile}) are not a usable certificate and key: ${reason(err)}`);
+    throw new ConfigError(
+      `MAILROOM_TLS_CERT_FILE/MAILROOM_TLS_KEY_FILE (${files.certFile}, ${files.keyFile}) are not a usable certificate and key: ${reason(err)}`,
+    );
   }
   return { cert, key };
 }
@@ -39,7 +41,8 @@ function readOne(variable: string, file: string): Buffer {
 
 /** `ENOENT`, `EACCES`… for file errors, OpenSSL's message for the rest. */
 function reason(err: unknown): string {
-  if (err instanceof Error) return 'code' in err && typeof err.code === 'string' && /^E[A-Z]+$/.test(err.code) ? err.code : err.message;
+  if (err instanceof Error)
+    return 'code' in err && typeof err.code === 'string' && /^E[A-Z]+$/.test(err.code) ? err.code : err.message;
   return String(err);
 }
 
@@ -62,7 +65,10 @@ export function reloadOnSighup(server: Server, files: TlsFiles, logger: ReloadLo
       server.setSecureContext(material);
       logger.info({ cert: files.certFile }, 'TLS certificate reloaded');
     } catch (err) {
-      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'TLS certificate reload failed; still serving the previous certificate');
+      logger.error(
+        { err: err instanceof Error ? err.message : String(err) },
+        'TLS certificate reload failed; still serving the previous certificate',
+      );
     }
   };
   process.on('SIGHUP', onHup);

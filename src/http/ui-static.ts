@@ -20,8 +20,16 @@ import type { App, AppServices } from './app-types.js';
  * operator's address (the preview shows remote images as blocked).
  */
 export const UI_CSP = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:",
-  "connect-src 'self'", "font-src 'self'", "frame-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "frame-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
@@ -49,7 +57,11 @@ export function projectRoot(from = path.dirname(fileURLToPath(import.meta.url)))
 }
 
 /** `root` is dist/ui; tests point it elsewhere to see what an unbuilt checkout answers. */
-export async function registerUi(app: App, services: Pick<AppServices, 'config'>, root = path.join(projectRoot(), 'dist/ui')): Promise<void> {
+export async function registerUi(
+  app: App,
+  services: Pick<AppServices, 'config'>,
+  root = path.join(projectRoot(), 'dist/ui'),
+): Promise<void> {
   if (services.config.adminToken === undefined) return;
   const index = path.join(root, 'index.html');
   const assets = path.join(root, 'assets') + path.sep;
@@ -79,7 +91,9 @@ export async function registerUi(app: App, services: Pick<AppServices, 'config'>
       try {
         html = await fs.promises.readFile(index);
       } catch {
-        throw new ApiError('service_unavailable', { message: 'The operator UI is not built: run `npm run build` (it builds dist/ui).' });
+        throw new ApiError('service_unavailable', {
+          message: 'The operator UI is not built: run `npm run build` (it builds dist/ui).',
+        });
       }
       return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html);
     });

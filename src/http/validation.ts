@@ -20,5 +20,6 @@ const textAjv = makeAjv({ coerceTypes: 'array' });
 
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const validate = (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);
-  return (data: unknown) => (validate(data) ? { value: data } : { error: Object.assign(new Error('validation'), { validation: validate.errors }) });
+  return (data: unknown) =>
+    validate(data) ? { value: data } : { error: Object.assign(new Error('validation'), { validation: validate.errors }) };
 };

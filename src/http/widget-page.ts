@@ -51,7 +51,8 @@ const SCRIPT = `
 })();
 `;
 
-const STYLE = 'body{display:flex;flex-direction:column;justify-content:center;align-items:center;min-height:90vh;margin:0;font-family:system-ui,sans-serif}';
+const STYLE =
+  'body{display:flex;flex-direction:column;justify-content:center;align-items:center;min-height:90vh;margin:0;font-family:system-ui,sans-serif}';
 
 const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 

@@ -23,9 +23,7 @@ export interface InboundDeps {
 
 export type DropReason = 'auto_reply' | 'not_a_report' | 'no_token' | 'bad_token' | 'no_finding';
 
-export type InboundOutcome =
-  | { kind: 'recorded'; events: ProviderEvent[] }
-  | { kind: 'dropped'; reason: DropReason };
+export type InboundOutcome = { kind: 'recorded'; events: ProviderEvent[] } | { kind: 'dropped'; reason: DropReason };
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
@@ -77,7 +75,14 @@ export async function handleInbound(deps: InboundDeps, raw: Buffer, rcptTo: read
   return { kind: 'recorded', events: list };
 }
 
-function eventOf(source: 'dsn' | 'arf', f: Finding, recipient: string | null, messageId: string, reportKey: string, at: number): ProviderEvent {
+function eventOf(
+  source: 'dsn' | 'arf',
+  f: Finding,
+  recipient: string | null,
+  messageId: string,
+  reportKey: string,
+  at: number,
+): ProviderEvent {
   return {
     source,
     eventKey: sha256(`${reportKey}\n${recipient ?? ''}\n${f.action}`),

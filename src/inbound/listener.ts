@@ -76,8 +76,12 @@ export function boundedBody(limit: number): BoundedBody {
       chunks.push(chunk);
       kept += chunk.length;
     },
-    get kept() { return kept; },
-    get exceeded() { return exceeded; },
+    get kept() {
+      return kept;
+    },
+    get exceeded() {
+      return exceeded;
+    },
     body: () => Buffer.concat(chunks, kept),
   };
 }
@@ -97,15 +101,18 @@ export async function startInboundListener(deps: ListenerDeps, options: Listener
     closeTimeout: 5_000,
     onRcptTo(address, _session, callback) {
       const rcpt = address.address.trim().toLowerCase();
-      deps.addresses().then((known) => {
-        const verp = splitVerpAddress(rcpt);
-        if (known.complaintAddresses.has(rcpt) || (verp !== undefined && known.domains.has(verp.domain))) return callback();
-        deps.counted('refused');
-        callback(smtpError(550, '5.7.1 Relaying denied: not a bounce address of this server'));
-      }, (error: unknown) => {
-        deps.log.error({ err: error }, 'inbound SMTP: reading the bounce addresses failed');
-        callback(smtpError(451, '4.3.0 Temporary local problem, try again later'));
-      });
+      deps.addresses().then(
+        (known) => {
+          const verp = splitVerpAddress(rcpt);
+          if (known.complaintAddresses.has(rcpt) || (verp !== undefined && known.domains.has(verp.domain))) return callback();
+          deps.counted('refused');
+          callback(smtpError(550, '5.7.1 Relaying denied: not a bounce address of this server'));
+        },
+        (error: unknown) => {
+          deps.log.error({ err: error }, 'inbound SMTP: reading the bounce addresses failed');
+          callback(smtpError(451, '4.3.0 Temporary local problem, try again later'));
+        },
+      );
     },
     onData(stream, session, callback) {
       const collected = boundedBody(MAX_INBOUND_BYTES);
@@ -120,20 +127,27 @@ export async function startInboundListener(deps: ListenerDeps, options: Listener
           return callback(smtpError(552, '5.3.4 Message too big for this server (10 MB at most)'));
         }
         const rcptTo = session.envelope.rcptTo.map((a) => a.address.toLowerCase());
-        handleInbound(deps, collected.body(), rcptTo).then((outcome) => {
-          if (outcome.kind === 'recorded') deps.counted('recorded');
-          else {
-            deps.counted(outcome.reason);
-            if (outcome.reason === 'bad_token') deps.log.warn({ rcptTo, remote: session.remoteAddress }, 'inbound SMTP: a report under a VERP token whose MAC fails (forged or from another installation); dropped');
-          }
-          // Dropped mail is still answered 250: a refusal would only make the sender's MTA
-          // mail a bounce of the bounce.
-          callback();
-        }, (error: unknown) => {
-          deps.counted('storage_error');
-          deps.log.error({ err: error, rcptTo }, 'inbound SMTP: recording a report failed; answered 451');
-          callback(smtpError(451, '4.3.0 Temporary local problem, try again later'));
-        });
+        handleInbound(deps, collected.body(), rcptTo).then(
+          (outcome) => {
+            if (outcome.kind === 'recorded') deps.counted('recorded');
+            else {
+              deps.counted(outcome.reason);
+              if (outcome.reason === 'bad_token')
+                deps.log.warn(
+                  { rcptTo, remote: session.remoteAddress },
+                  'inbound SMTP: a report under a VERP token whose MAC fails (forged or from another installation); dropped',
+                );
+            }
+            // Dropped mail is still answered 250: a refusal would only make the sender's MTA
+            // mail a bounce of the bounce.
+            callback();
+          },
+          (error: unknown) => {
+            deps.counted('storage_error');
+            deps.log.error({ err: error, rcptTo }, 'inbound SMTP: recording a report failed; answered 451');
+            callback(smtpError(451, '4.3.0 Temporary local problem, try again later'));
+          },
+        );
       });
     },
   };

@@ -67,7 +67,10 @@ function decode(body: Buffer, encoding: string | undefined): Buffer {
   if (e === 'base64') return Buffer.from(body.toString('latin1').replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
   if (e === 'quoted-printable') {
     const text = body.toString('latin1').replace(/=\r?\n/g, '');
-    return Buffer.from(text.replace(/=([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1');
+    return Buffer.from(
+      text.replace(/=([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+      'latin1',
+    );
   }
   return body;
 }
@@ -84,7 +87,13 @@ export function parseEntity(raw: Buffer, depth = 0, budget = { parts: 0 }): Part
   const { head, body } = splitEntity(raw);
   const headers = parseFields(head);
   const { type, params } = parseContentType(headers.get('content-type'));
-  const part: Part = { headers, contentType: type, params, body: decode(body, headers.get('content-transfer-encoding')), parts: [] };
+  const part: Part = {
+    headers,
+    contentType: type,
+    params,
+    body: decode(body, headers.get('content-transfer-encoding')),
+    parts: [],
+  };
   const boundary = params.boundary;
   if (!type.startsWith('multipart/') || boundary === undefined || depth >= MAX_DEPTH) return part;
   part.body = body;
@@ -106,5 +115,9 @@ export function walk(part: Part): Part[] {
 
 /** A message/delivery-status or feedback-report body: blocks of fields separated by empty lines. */
 export function fieldBlocks(body: Buffer): Fields[] {
-  return body.toString('utf8').split(/\r?\n[ \t]*\r?\n/).filter((b) => b.trim() !== '').map(parseFields);
+  return body
+    .toString('utf8')
+    .split(/\r?\n[ \t]*\r?\n/)
+    .filter((b) => b.trim() !== '')
+    .map(parseFields);
 }

@@ -50,7 +50,12 @@ function statusOf(block: Fields): string | undefined {
 function diagnosticOf(block: Fields): string | undefined {
   const d = block.get('diagnostic-code');
   if (d === undefined) return undefined;
-  return d.replace(/^\s*(smtp|x-postfix|x-unix|x-local)\s*;\s*/i, '').trim().slice(0, 1000) || undefined;
+  return (
+    d
+      .replace(/^\s*(smtp|x-postfix|x-unix|x-local)\s*;\s*/i, '')
+      .trim()
+      .slice(0, 1000) || undefined
+  );
 }
 
 function dsnFinding(block: Fields): Finding | undefined {
@@ -82,11 +87,15 @@ export function readReport(raw: Buffer): Report | undefined {
   if (top.contentType !== 'multipart/report') return undefined;
   const reportType = (top.params['report-type'] ?? '').toLowerCase();
   const parts = walk(top);
-  const originals = parts.filter((p) => p.contentType === 'message/rfc822' || p.contentType === 'text/rfc822-headers').map(originalHeaders);
+  const originals = parts
+    .filter((p) => p.contentType === 'message/rfc822' || p.contentType === 'text/rfc822-headers')
+    .map(originalHeaders);
   const tokenAddresses = originals.flatMap((h) => h.all('return-path').map((v) => unbracket(v) ?? ''));
   const reportMessageId = unbracket(top.headers.get('message-id'));
   if (reportType === 'delivery-status') {
-    const status = parts.find((p) => p.contentType === 'message/delivery-status' || p.contentType === 'message/global-delivery-status');
+    const status = parts.find(
+      (p) => p.contentType === 'message/delivery-status' || p.contentType === 'message/global-delivery-status',
+    );
     if (status === undefined) return undefined;
     // The first block is about the message (Reporting-MTA…), the others one recipient each.
     const [, ...recipients] = fieldBlocks(status.body);
@@ -99,15 +108,28 @@ export function readReport(raw: Buffer): Report | undefined {
     const fields = parseFields(feedback.body.toString('utf8'));
     const feedbackType = (fields.get('feedback-type') ?? '').trim().toLowerCase();
     const mailFrom = unbracket(fields.get('original-mail-from'));
-    const rcpt = fields.all('original-rcpt-to').map((v) => addressOf(v)).find((a) => a !== undefined);
+    const rcpt = fields
+      .all('original-rcpt-to')
+      .map((v) => addressOf(v))
+      .find((a) => a !== undefined);
     const addresses = [...(mailFrom !== undefined ? [mailFrom] : []), ...tokenAddresses];
     // Abuse (and the older "complaint" some loops still send) is the user pressing "spam";
     // fraud, virus, not-spam and auth-failure reports say nothing about the recipient's wishes.
-    if (feedbackType !== 'abuse' && feedbackType !== 'complaint') return { source: 'arf', reportMessageId, findings: [], tokenAddresses: addresses };
+    if (feedbackType !== 'abuse' && feedbackType !== 'complaint')
+      return { source: 'arf', reportMessageId, findings: [], tokenAddresses: addresses };
     const agent = fields.get('user-agent');
     return {
-      source: 'arf', reportMessageId, tokenAddresses: addresses,
-      findings: [{ type: 'complained', recipient: rcpt ?? null, action: feedbackType, ...(agent !== undefined ? { reason: `feedback report (${agent.slice(0, 200)})` } : {}) }],
+      source: 'arf',
+      reportMessageId,
+      tokenAddresses: addresses,
+      findings: [
+        {
+          type: 'complained',
+          recipient: rcpt ?? null,
+          action: feedbackType,
+          ...(agent !== undefined ? { reason: `feedback report (${agent.slice(0, 200)})` } : {}),
+        },
+      ],
     };
   }
   return undefined;

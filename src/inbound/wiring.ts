@@ -55,7 +55,9 @@ export function storeInboundDeps(store: Store, wiring: InboundWiring): ListenerD
         const value = configuredAddresses(store);
         cached = { at: now, value };
         // A failed read is not kept: the next RCPT tries again.
-        value.catch(() => { if (cached?.value === value) cached = undefined; });
+        value.catch(() => {
+          if (cached?.value === value) cached = undefined;
+        });
       }
       return cached.value;
     },

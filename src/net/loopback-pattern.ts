@@ -4,4 +4,5 @@
  * dotted-decimal 127.x.y.z, or `[::1]`. Every host it matches is loopback by isLoopbackHost (a
  * test holds that); it matches fewer spellings, never more (`http://127.1/` is refused by it).
  */
-export const LOOPBACK_HOST_PATTERN = '(?:[a-z0-9-]+\\.)*localhost|127(?:\\.(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}|\\[::1\\]';
+export const LOOPBACK_HOST_PATTERN =
+  '(?:[a-z0-9-]+\\.)*localhost|127(?:\\.(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}|\\[::1\\]';

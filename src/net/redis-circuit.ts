@@ -1,4 +1,3 @@
-
 /**
  * Consecutive failures (an error or no answer within the timeout; not Redis's own error replies,
  * which come back at once) after which Redis is treated as down. Three: one lost connection
@@ -76,7 +75,9 @@ export class RedisCircuit {
   /** Runs one Redis command with the timeout, or refuses it at once while Redis is down. */
   async run<T>(command: () => Promise<T>): Promise<T> {
     if (this.open !== undefined) {
-      throw new RedisUnavailable(`Redis treated as down since ${Math.round((this.options.clock.now() - this.open.since) / 1000)} s ago: not asked (a probe checks it in the background)`);
+      throw new RedisUnavailable(
+        `Redis treated as down since ${Math.round((this.options.clock.now() - this.open.since) / 1000)} s ago: not asked (a probe checks it in the background)`,
+      );
     }
     try {
       const value = await this.withTimeout(command());
@@ -101,7 +102,10 @@ export class RedisCircuit {
       return await Promise.race([
         promise,
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`Redis did not answer within ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
+          timer = setTimeout(
+            () => reject(new Error(`Redis did not answer within ${this.options.timeoutMs} ms`)),
+            this.options.timeoutMs,
+          );
         }),
       ]);
     } finally {
@@ -121,7 +125,12 @@ export class RedisCircuit {
     const open: Open = { since: this.options.clock.now(), intervalMs: this.firstOpenMs, probes: 0, timer: undefined };
     this.open = open;
     const nextProbeMs = this.schedule(open);
-    this.options.onChange?.({ state: 'down', reason: err instanceof Error ? err.message : String(err), failures: this.failures, nextProbeMs });
+    this.options.onChange?.({
+      state: 'down',
+      reason: err instanceof Error ? err.message : String(err),
+      failures: this.failures,
+      nextProbeMs,
+    });
   }
 
   /** Arms the next probe; returns its delay. */

@@ -31,7 +31,15 @@ export interface RedisHealthLogger {
  * The circuit in front of a process's Redis connection: one line when Redis is found down, one
  * when it answers again (with how long it was down), and `mailroom_redis_available` from it.
  */
-export function guardRedis(redis: Redis, options: { clock: { now(): number }; timeoutMs: number; logger: RedisHealthLogger; metrics: { redis: { available?: () => boolean } } }): RedisCircuit {
+export function guardRedis(
+  redis: Redis,
+  options: {
+    clock: { now(): number };
+    timeoutMs: number;
+    logger: RedisHealthLogger;
+    metrics: { redis: { available?: () => boolean } };
+  },
+): RedisCircuit {
   const circuit = new RedisCircuit({
     ping: () => redis.ping(),
     clock: options.clock,
@@ -44,8 +52,10 @@ export function guardRedis(redis: Redis, options: { clock: { now(): number }; ti
 
 function logRedisHealth(logger: RedisHealthLogger, change: RedisHealthChange): void {
   if (change.state === 'down') {
-    logger.warn({ component: 'redis', err: change.reason, failures: change.failures, next_probe_ms: change.nextProbeMs },
-      'redis unavailable: not asked until a background probe answers (every 1 s doubling to 30 s); meanwhile rate limits let private keys through and refuse public keys with 503, and circuit breakers act as closed');
+    logger.warn(
+      { component: 'redis', err: change.reason, failures: change.failures, next_probe_ms: change.nextProbeMs },
+      'redis unavailable: not asked until a background probe answers (every 1 s doubling to 30 s); meanwhile rate limits let private keys through and refuse public keys with 503, and circuit breakers act as closed',
+    );
   } else {
     logger.info({ component: 'redis', lasted_ms: change.downForMs, probes: change.probes }, 'redis available again');
   }

@@ -14,7 +14,10 @@ const require = createRequire(import.meta.url);
 export const Agent = require('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
 export type Agent = UndiciAgent;
 
-const requestApi = require('undici/lib/api/api-request.js') as (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+const requestApi = require('undici/lib/api/api-request.js') as (
+  this: Dispatcher,
+  options: Dispatcher.RequestOptions,
+) => Promise<Dispatcher.ResponseData>;
 
 /** `dispatcher.request(options)` (undici attaches it to Dispatcher.prototype in its index). */
 export function request(dispatcher: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {

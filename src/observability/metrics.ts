@@ -42,7 +42,9 @@ export interface BreakerReadout {
   /** Every breaker known, keyed `<org>/<service>`. */
   read?: () => Promise<Array<{ key: string; state: BreakerStateName }>>;
   /** One service's breaker. */
-  view?: (key: string) => Promise<{ state: BreakerStateName; openedAt?: number; consecutiveFailures: number; lastError?: string }>;
+  view?: (
+    key: string,
+  ) => Promise<{ state: BreakerStateName; openedAt?: number; consecutiveFailures: number; lastError?: string }>;
 }
 
 /** mailroom_service_breaker_state's values. */
@@ -57,7 +59,12 @@ export interface WebhookBacklog {
 }
 
 /** Counts provider events; the intake calls it with `rejected` for a request that failed verification. */
-export function countProviderEvents(metrics: Pick<Metrics, 'providerEvents'>, source: string, outcome: 'recorded' | 'duplicate' | 'unmatched' | 'rejected', n = 1): void {
+export function countProviderEvents(
+  metrics: Pick<Metrics, 'providerEvents'>,
+  source: string,
+  outcome: 'recorded' | 'duplicate' | 'unmatched' | 'rejected',
+  n = 1,
+): void {
   if (n > 0) metrics.providerEvents.inc({ source, outcome }, n);
 }
 
@@ -67,7 +74,8 @@ export function createMetrics(
 ): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'mailroom_process_' });
-  const counter = (name: string, help: string) => new Counter({ name, help, labelNames: ['service'] as const, registers: [registry] });
+  const counter = (name: string, help: string) =>
+    new Counter({ name, help, labelNames: ['service'] as const, registers: [registry] });
   const metrics: Metrics = {
     registry,
     accepted: counter('mailroom_messages_accepted_total', 'Messages accepted by a send call'),
@@ -88,9 +96,24 @@ export function createMetrics(
       labelNames: ['scope'] as const,
       registers: [registry],
     }),
-    eventsDelivered: new Counter({ name: 'mailroom_events_delivered_total', help: 'Deliveries reported after hand-off', labelNames: ['source'] as const, registers: [registry] }),
-    eventsBounced: new Counter({ name: 'mailroom_events_bounced_total', help: 'Bounces reported after hand-off, by type (hard, soft)', labelNames: ['source', 'type'] as const, registers: [registry] }),
-    eventsComplained: new Counter({ name: 'mailroom_events_complained_total', help: 'Complaints reported after hand-off', labelNames: ['source'] as const, registers: [registry] }),
+    eventsDelivered: new Counter({
+      name: 'mailroom_events_delivered_total',
+      help: 'Deliveries reported after hand-off',
+      labelNames: ['source'] as const,
+      registers: [registry],
+    }),
+    eventsBounced: new Counter({
+      name: 'mailroom_events_bounced_total',
+      help: 'Bounces reported after hand-off, by type (hard, soft)',
+      labelNames: ['source', 'type'] as const,
+      registers: [registry],
+    }),
+    eventsComplained: new Counter({
+      name: 'mailroom_events_complained_total',
+      help: 'Complaints reported after hand-off',
+      labelNames: ['source'] as const,
+      registers: [registry],
+    }),
     providerEvents: new Counter({
       name: 'mailroom_provider_events_total',
       help: 'Provider events by source and outcome (recorded, duplicate, unmatched, rejected)',
@@ -139,9 +162,17 @@ export function createMetrics(
   if (webhookBacklog !== undefined) {
     let last: Promise<WebhookBacklog[]> | undefined;
     // One database read serves both gauges of a scrape; reset first so a drained endpoint's series goes.
-    const read = () => (last ??= webhookBacklog().finally(() => setImmediate(() => { last = undefined; })));
+    const read = () =>
+      (last ??= webhookBacklog().finally(() =>
+        setImmediate(() => {
+          last = undefined;
+        }),
+      ));
     new Gauge({
-      name: 'mailroom_webhook_backlog', help: 'Pending outbound webhook deliveries per endpoint', labelNames: ['org', 'endpoint'] as const, registers: [registry],
+      name: 'mailroom_webhook_backlog',
+      help: 'Pending outbound webhook deliveries per endpoint',
+      labelNames: ['org', 'endpoint'] as const,
+      registers: [registry],
       async collect() {
         const rows = await read();
         this.reset();
@@ -149,7 +180,10 @@ export function createMetrics(
       },
     });
     new Gauge({
-      name: 'mailroom_webhook_oldest_pending_seconds', help: 'Age of the oldest pending outbound webhook delivery per endpoint', labelNames: ['org', 'endpoint'] as const, registers: [registry],
+      name: 'mailroom_webhook_oldest_pending_seconds',
+      help: 'Age of the oldest pending outbound webhook delivery per endpoint',
+      labelNames: ['org', 'endpoint'] as const,
+      registers: [registry],
       async collect() {
         const rows = await read();
         this.reset();
@@ -160,10 +194,36 @@ export function createMetrics(
   if (queueDepth !== undefined) {
     let last: Promise<{ queued: number; due: number; oldestDueAgeMs: number }> | undefined;
     // One database read serves all three gauges of a scrape.
-    const read = () => (last ??= queueDepth().finally(() => setImmediate(() => { last = undefined; })));
-    new Gauge({ name: 'mailroom_queue_depth', help: 'Messages queued (due or waiting for a retry)', registers: [registry], async collect() { this.set((await read()).queued); } });
-    new Gauge({ name: 'mailroom_queue_due', help: 'Queued messages whose time has come', registers: [registry], async collect() { this.set((await read()).due); } });
-    new Gauge({ name: 'mailroom_queue_oldest_due_age_seconds', help: 'Age of the oldest due message', registers: [registry], async collect() { this.set((await read()).oldestDueAgeMs / 1000); } });
+    const read = () =>
+      (last ??= queueDepth().finally(() =>
+        setImmediate(() => {
+          last = undefined;
+        }),
+      ));
+    new Gauge({
+      name: 'mailroom_queue_depth',
+      help: 'Messages queued (due or waiting for a retry)',
+      registers: [registry],
+      async collect() {
+        this.set((await read()).queued);
+      },
+    });
+    new Gauge({
+      name: 'mailroom_queue_due',
+      help: 'Queued messages whose time has come',
+      registers: [registry],
+      async collect() {
+        this.set((await read()).due);
+      },
+    });
+    new Gauge({
+      name: 'mailroom_queue_oldest_due_age_seconds',
+      help: 'Age of the oldest due message',
+      registers: [registry],
+      async collect() {
+        this.set((await read()).oldestDueAgeMs / 1000);
+      },
+    });
   }
   return metrics;
 }

@@ -52,11 +52,16 @@ export class AnomalyDetector {
     const flag = `an:slow:${orgId}`;
     const baselineKeys = Array.from({ length: BASELINE_MINUTES }, (_, i) => minuteKey(orgId, minute - BASELINE_MINUTES + i));
     const { count, values } = await store.incrAndRead(
-      `an:win:${orgId}:${Math.floor(now / SPIKE_WINDOW_MS)}`, SPIKE_WINDOW_MS * 2, [flag, ...baselineKeys],
+      `an:win:${orgId}:${Math.floor(now / SPIKE_WINDOW_MS)}`,
+      SPIKE_WINDOW_MS * 2,
+      [flag, ...baselineKeys],
     );
     let slowUntil = values[0] ?? 0;
     const admitted = values.slice(1).reduce((a, b) => a + b, 0);
-    const threshold = Math.max(this.settings.minRequests, Math.floor((this.settings.factor * admitted) / WINDOWS_PER_BASELINE) + 1);
+    const threshold = Math.max(
+      this.settings.minRequests,
+      Math.floor((this.settings.factor * admitted) / WINDOWS_PER_BASELINE) + 1,
+    );
     if (count >= threshold) {
       // The cool-down runs from the end of the window that was a spike.
       const until = (Math.floor(now / SPIKE_WINDOW_MS) + 1) * SPIKE_WINDOW_MS + this.settings.cooldownMs;
@@ -70,8 +75,13 @@ export class AnomalyDetector {
 
   /** Counters the admitted request adds to: the slow gate when slowed, and the baseline. */
   counters(orgId: string, now: number, state: AnomalyState): { gate: Counter | undefined; baseline: Counter } {
-    const gate = state.slowed ? { key: `an:gate:${orgId}:${Math.floor(now / SLOW_PERIOD_MS)}`, limit: 1, ttlMs: SLOW_PERIOD_MS * 2 } : undefined;
-    return { gate, baseline: { key: minuteKey(orgId, Math.floor(now / MINUTE_MS)), limit: null, ttlMs: (BASELINE_MINUTES + 2) * MINUTE_MS } };
+    const gate = state.slowed
+      ? { key: `an:gate:${orgId}:${Math.floor(now / SLOW_PERIOD_MS)}`, limit: 1, ttlMs: SLOW_PERIOD_MS * 2 }
+      : undefined;
+    return {
+      gate,
+      baseline: { key: minuteKey(orgId, Math.floor(now / MINUTE_MS)), limit: null, ttlMs: (BASELINE_MINUTES + 2) * MINUTE_MS },
+    };
   }
 }
 

@@ -42,7 +42,10 @@ export class LimiterBackend {
       return await Promise.race([
         fn(this.store),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`rate-limit store did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+          timer = setTimeout(
+            () => reject(new Error(`rate-limit store did not answer within ${this.timeoutMs} ms`)),
+            this.timeoutMs,
+          );
         }),
       ]);
     } catch (err) {
@@ -69,11 +72,14 @@ export class LimiterBackend {
       return;
     }
     this.lastLog.set(scope, { at: now, suppressed: 0 });
-    this.logger?.warn({
-      scope,
-      outcome: failOpen ? 'allowed (fail open)' : 'refused with 503 (fail closed)',
-      err: err instanceof Error ? err.message : String(err),
-      suppressed_since_last_log: last?.suppressed ?? 0,
-    }, 'rate-limit store unavailable');
+    this.logger?.warn(
+      {
+        scope,
+        outcome: failOpen ? 'allowed (fail open)' : 'refused with 503 (fail closed)',
+        err: err instanceof Error ? err.message : String(err),
+        suppressed_since_last_log: last?.suppressed ?? 0,
+      },
+      'rate-limit store unavailable',
+    );
   }
 }

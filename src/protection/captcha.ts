@@ -81,12 +81,18 @@ export class CaptchaGuard {
     }
     const token = input.token?.trim();
     if (token === undefined || token === '') {
-      throw new ApiError('captcha_required', { message: 'This template requires a CAPTCHA token: send turnstile_token (or cf-turnstile-response in a form).' });
+      throw new ApiError('captcha_required', {
+        message: 'This template requires a CAPTCHA token: send turnstile_token (or cf-turnstile-response in a form).',
+      });
     }
 
     const claimKey = `captcha:used:${sha256(token)}`;
     const fresh = await this.backend.call('captcha', false, false, (store) => store.claim(claimKey, USED_TOKEN_TTL_MS));
-    if (!fresh) throw new ApiError('captcha_failed', { message: 'This CAPTCHA token was already used.', details: { reason: 'token_reused' } });
+    if (!fresh)
+      throw new ApiError('captcha_failed', {
+        message: 'This CAPTCHA token was already used.',
+        details: { reason: 'token_reused' },
+      });
 
     let result: SiteverifyResult;
     try {
@@ -111,7 +117,11 @@ export class CaptchaGuard {
           details: { reason: 'invalid_secret', widget: widget.kind === 'org' ? 'organization' : 'shared' },
         });
       }
-      const reason = codes.includes('timeout-or-duplicate') ? 'expired_or_used' : codes.includes('invalid-input-response') ? 'invalid_token' : 'rejected';
+      const reason = codes.includes('timeout-or-duplicate')
+        ? 'expired_or_used'
+        : codes.includes('invalid-input-response')
+          ? 'invalid_token'
+          : 'rejected';
       throw new ApiError('captcha_failed', { details: { reason, error_codes: codes } });
     }
     // Test secrets answer with a fixed hostname; they only ever reach here outside production.
@@ -136,7 +146,8 @@ export class CaptchaGuard {
     }
     if (!org.security.allow_mobile_apps) {
       throw new ApiError('captcha_failed', {
-        message: 'The shared mobile CAPTCHA widget is only accepted when the organization allows mobile apps; use turnstile_key "org".',
+        message:
+          'The shared mobile CAPTCHA widget is only accepted when the organization allows mobile apps; use turnstile_key "org".',
         details: { reason: 'shared_widget_not_allowed' },
       });
     }
@@ -159,6 +170,12 @@ export class CaptchaGuard {
     // The organization's own widget inside an app: solved on one of its allowed origins, if it
     // lists any (an empty list says nothing about where its widget lives).
     const allowed = org.security.allowed_origins;
-    return allowed.length === 0 || originAllowed(allowed.map((a) => a.replace(/:\d+$/, '')), `https://${hostname}`);
+    return (
+      allowed.length === 0 ||
+      originAllowed(
+        allowed.map((a) => a.replace(/:\d+$/, '')),
+        `https://${hostname}`,
+      )
+    );
   }
 }

@@ -16,7 +16,8 @@ function ipv6Groups(address: string): number[] | undefined {
   }
   const halves = a.split('::');
   if (halves.length > 2) return undefined;
-  const parse = (s: string) => (s === '' ? [] : s.split(':').map((g) => (/^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16) : Number.NaN)));
+  const parse = (s: string) =>
+    s === '' ? [] : s.split(':').map((g) => (/^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16) : Number.NaN));
   const head = parse(halves[0] ?? '');
   const rest = halves.length === 2 ? parse(halves[1] ?? '') : [];
   const known = head.length + rest.length + tail.length;
@@ -32,7 +33,10 @@ function ipv6Groups(address: string): number[] | undefined {
  * rotate through 2^64 of them). IPv4-mapped IPv6 (`::ffff:192.0.2.1`) counts as the IPv4 address.
  */
 export function ipBucket(ip: string): string {
-  const address = ip.trim().replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const address = ip
+    .trim()
+    .replace(/^\[|\]$/g, '')
+    .replace(/%.*$/, '');
   if (net.isIPv4(address)) return address;
   if (!net.isIPv6(address)) return address.toLowerCase();
   const groups = ipv6Groups(address);
@@ -41,5 +45,8 @@ export function ipBucket(ip: string): string {
     const [hi = 0, lo = 0] = groups.slice(6);
     return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
   }
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
 }

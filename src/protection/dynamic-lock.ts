@@ -67,7 +67,12 @@ function callReads(params: readonly hbs.AST.Expression[], hash: hbs.AST.Hash | u
 }
 
 /** `{{x}}` reads x; `{{helper a b=c}}` reads a and c (the helper name is no parameter). */
-function statementReads(path: hbs.AST.PathExpression | hbs.AST.Literal, params: readonly hbs.AST.Expression[], hash: hbs.AST.Hash | undefined, ctx: readonly Owner[]): Owner {
+function statementReads(
+  path: hbs.AST.PathExpression | hbs.AST.Literal,
+  params: readonly hbs.AST.Expression[],
+  hash: hbs.AST.Hash | undefined,
+  ctx: readonly Owner[],
+): Owner {
   const call = params.length > 0 || (hash?.pairs.length ?? 0) > 0;
   return call ? callReads(params, hash, ctx) : reads(path, ctx);
 }
@@ -84,7 +89,8 @@ function rawReads(program: hbs.AST.Program, ctx: readonly Owner[]): Owner {
     } else if (s.type === 'BlockStatement') {
       const b = s as hbs.AST.BlockStatement;
       const name = b.path.original;
-      const inner = SAME_CONTEXT_BLOCKS.has(name) && b.params.length > 0 ? ctx : [...ctx, statementReads(b.path, b.params, b.hash, ctx)];
+      const inner =
+        SAME_CONTEXT_BLOCKS.has(name) && b.params.length > 0 ? ctx : [...ctx, statementReads(b.path, b.params, b.hash, ctx)];
       if (b.program !== undefined && b.program !== null) out = union(out, rawReads(b.program, inner));
       if (b.inverse !== undefined && b.inverse !== null) out = union(out, rawReads(b.inverse, ctx));
     }
@@ -119,7 +125,11 @@ export function isLockedSend(shape: TemplateShape, keyType: KeyType): boolean {
  * - with a public key the From address never comes from parameters, and with a dynamic
  *   recipient neither do the From name and Reply-To (403 `dynamic_field_not_allowed`, `details.fields`).
  */
-export function checkTemplateLock(template: Pick<Template, 'allow_dynamic_recipients' | 'captcha'>, shape: TemplateShape, keyType: KeyType): void {
+export function checkTemplateLock(
+  template: Pick<Template, 'allow_dynamic_recipients' | 'captcha'>,
+  shape: TemplateShape,
+  keyType: KeyType,
+): void {
   const dynamic = hasDynamicRecipient(shape);
   if (dynamic && !template.allow_dynamic_recipients) {
     throw new ApiError('dynamic_recipient_not_allowed', {
@@ -170,11 +180,23 @@ export function checkLockedContent(params: Record<string, unknown>, specs: reado
   for (const [name, value] of Object.entries(params)) {
     if (isEmpty(value)) continue;
     if (types.get(name) === 'html') {
-      issues.push({ param: name, code: 'content_locked', message: `${name} is an HTML parameter, refused for public-key sends to dynamic recipients` });
+      issues.push({
+        param: name,
+        code: 'content_locked',
+        message: `${name} is an HTML parameter, refused for public-key sends to dynamic recipients`,
+      });
     } else if (shape.rawParams === 'all' || shape.rawParams.has(name)) {
-      issues.push({ param: name, code: 'content_locked', message: `${name} is inserted as raw HTML, refused for public-key sends to dynamic recipients` });
+      issues.push({
+        param: name,
+        code: 'content_locked',
+        message: `${name} is inserted as raw HTML, refused for public-key sends to dynamic recipients`,
+      });
     } else if (longestText(value) > LOCKED_MAX_CHARS) {
-      issues.push({ param: name, code: 'content_locked', message: `${name} is longer than ${LOCKED_MAX_CHARS} characters, refused for public-key sends to dynamic recipients` });
+      issues.push({
+        param: name,
+        code: 'content_locked',
+        message: `${name} is longer than ${LOCKED_MAX_CHARS} characters, refused for public-key sends to dynamic recipients`,
+      });
     }
   }
   if (issues.length > 0) {

@@ -42,7 +42,11 @@ export interface ProtectionOptions {
 
 export function createProtection(options: ProtectionOptions): Protection {
   const { config, clock } = options;
-  const store = options.store ?? (options.redis !== undefined ? new RedisLimiterStore(options.redis, options.keyPrefix ?? 'mailroom:', options.redisCircuit) : new MemoryLimiterStore(clock));
+  const store =
+    options.store ??
+    (options.redis !== undefined
+      ? new RedisLimiterStore(options.redis, options.keyPrefix ?? 'mailroom:', options.redisCircuit)
+      : new MemoryLimiterStore(clock));
   const backend = new LimiterBackend(store, config.limits.backendTimeoutMs, options.metrics, options.logger, clock);
   const verifier = options.verifier ?? new TurnstileClient(config.turnstile.verifyUrl, config.turnstile.timeoutMs);
   return {

@@ -4,8 +4,21 @@ import { ApiError } from '../errors/api-error.js';
 
 /** Attributes whose value is one URL. */
 const URL_ATTRIBUTES = new Set([
-  'href', 'src', 'action', 'formaction', 'background', 'poster', 'cite', 'longdesc', 'data', 'lowsrc', 'dynsrc',
-  'manifest', 'codebase', 'xlink:href', 'icon',
+  'href',
+  'src',
+  'action',
+  'formaction',
+  'background',
+  'poster',
+  'cite',
+  'longdesc',
+  'data',
+  'lowsrc',
+  'dynsrc',
+  'manifest',
+  'codebase',
+  'xlink:href',
+  'icon',
 ]);
 /** Attributes whose value lists URLs separated by white space. */
 const URL_LIST_ATTRIBUTES = new Set(['ping', 'archive']);
@@ -60,30 +73,35 @@ function htmlUrls(html: string, out: Set<string>, depth: number): void {
     if (host !== undefined) out.add(host);
   };
   let inStyle = 0;
-  const parser = new Parser({
-    onopentag(name, attribs) {
-      if (name === 'style') inStyle++;
-      for (const [attr, value] of Object.entries(attribs)) {
-        const a = attr.toLowerCase();
-        if (URL_ATTRIBUTES.has(a)) add(value);
-        else if (URL_LIST_ATTRIBUTES.has(a)) for (const part of value.split(/[\s,]+/)) add(part);
-        else if (SRCSET_ATTRIBUTES.has(a)) for (const candidate of value.split(',')) add(candidate.trim().split(/\s+/)[0]);
-        else if (a === 'style') cssUrls(value, out);
-      }
-      if (name === 'meta' && (attribs['http-equiv'] ?? '').toLowerCase() === 'refresh') add(REFRESH_URL.exec(attribs.content ?? '')?.[1]);
+  const parser = new Parser(
+    {
+      onopentag(name, attribs) {
+        if (name === 'style') inStyle++;
+        for (const [attr, value] of Object.entries(attribs)) {
+          const a = attr.toLowerCase();
+          if (URL_ATTRIBUTES.has(a)) add(value);
+          else if (URL_LIST_ATTRIBUTES.has(a)) for (const part of value.split(/[\s,]+/)) add(part);
+          else if (SRCSET_ATTRIBUTES.has(a)) for (const candidate of value.split(',')) add(candidate.trim().split(/\s+/)[0]);
+          else if (a === 'style') cssUrls(value, out);
+        }
+        if (name === 'meta' && (attribs['http-equiv'] ?? '').toLowerCase() === 'refresh')
+          add(REFRESH_URL.exec(attribs.content ?? '')?.[1]);
+      },
+      onclosetag(name) {
+        if (name === 'style' && inStyle > 0) inStyle--;
+      },
+      ontext(text) {
+        if (inStyle > 0) cssUrls(text, out);
+        textUrls(text, out);
+      },
+      oncomment(data) {
+        // Outlook renders the content of conditional comments (`<!--[if mso]>…<![endif]-->`).
+        if (depth < 3 && /^\s*\[if\b/i.test(data))
+          htmlUrls(data.replace(/^\s*\[if[^\]]*\]>?/i, '').replace(/<!\[endif\]\s*$/i, ''), out, depth + 1);
+      },
     },
-    onclosetag(name) {
-      if (name === 'style' && inStyle > 0) inStyle--;
-    },
-    ontext(text) {
-      if (inStyle > 0) cssUrls(text, out);
-      textUrls(text, out);
-    },
-    oncomment(data) {
-      // Outlook renders the content of conditional comments (`<!--[if mso]>…<![endif]-->`).
-      if (depth < 3 && /^\s*\[if\b/i.test(data)) htmlUrls(data.replace(/^\s*\[if[^\]]*\]>?/i, '').replace(/<!\[endif\]\s*$/i, ''), out, depth + 1);
-    },
-  }, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
   parser.write(html);
   parser.end();
 }
@@ -110,7 +128,10 @@ function storedLinkDomain(entry: string): string {
   if (checked !== undefined) return checked;
   let d = entry.trim().toLowerCase();
   if (d.includes('://')) d = urlHost(d) ?? d;
-  return d.replace(/^\*?\./, '').replace(/\.$/, '').replace(/:\d+$/, '');
+  return d
+    .replace(/^\*?\./, '')
+    .replace(/\.$/, '')
+    .replace(/:\d+$/, '');
 }
 
 /** A domain allows itself and every subdomain. */

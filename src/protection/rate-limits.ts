@@ -126,7 +126,11 @@ export class RateLimits {
       if (state !== undefined) {
         const counters = this.anomaly.counters(org.id, now, state);
         if (counters.gate !== undefined) {
-          limits.push({ ...counters.gate, scope: 'anomaly', endsAt: (Math.floor(now / SLOW_PERIOD_MS) + 1) * SLOW_PERIOD_MS } satisfies Limit);
+          limits.push({
+            ...counters.gate,
+            scope: 'anomaly',
+            endsAt: (Math.floor(now / SLOW_PERIOD_MS) + 1) * SLOW_PERIOD_MS,
+          } satisfies Limit);
         }
         baseline = counters.baseline;
       }
@@ -174,7 +178,12 @@ export class RateLimits {
     await this.backend.call('recipient', true, undefined, (store) => store.release(charge.keys));
   }
 
-  private async consume(counters: ReadonlyArray<Limit | Counter>, scope: string, failOpen: boolean, extra: Record<string, unknown> = {}): Promise<void> {
+  private async consume(
+    counters: ReadonlyArray<Limit | Counter>,
+    scope: string,
+    failOpen: boolean,
+    extra: Record<string, unknown> = {},
+  ): Promise<void> {
     const refused = await this.backend.call(scope, failOpen, -1, (store) => store.consume(counters));
     if (refused < 0) return;
     const limit = counters[refused] as Limit;

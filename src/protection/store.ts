@@ -174,7 +174,12 @@ interface Script {
 }
 
 const script = (source: string): Script => ({ source, sha: createHash('sha1').update(source).digest('hex') });
-const SCRIPTS = { consume: script(CONSUME), release: script(RELEASE), incrAndRead: script(INCR_AND_READ), setMax: script(SET_MAX) };
+const SCRIPTS = {
+  consume: script(CONSUME),
+  release: script(RELEASE),
+  incrAndRead: script(INCR_AND_READ),
+  setMax: script(SET_MAX),
+};
 
 /**
  * Shared by every process of a deployment. Each operation is one Lua script (one round trip,
@@ -182,7 +187,11 @@ const SCRIPTS = { consume: script(CONSUME), release: script(RELEASE), incrAndRea
  * front of its Redis connection), an operation fails at once, untried, while Redis is down.
  */
 export class RedisLimiterStore implements LimiterStore {
-  constructor(private readonly redis: Redis, private readonly prefix = 'mailroom:', private readonly circuit?: RedisCircuit) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'mailroom:',
+    private readonly circuit?: RedisCircuit,
+  ) {}
 
   private command<T>(fn: () => Promise<T>): Promise<T> {
     return this.circuit === undefined ? fn() : this.circuit.run(fn);
@@ -202,7 +211,13 @@ export class RedisLimiterStore implements LimiterStore {
 
   async consume(counters: readonly Counter[]): Promise<number> {
     const args = counters.flatMap((c) => [c.limit ?? -1, Math.max(MIN_COUNTER_TTL_MS, Math.ceil(c.ttlMs))]);
-    const refused = Number(await this.run(SCRIPTS.consume, counters.map((c) => c.key), args));
+    const refused = Number(
+      await this.run(
+        SCRIPTS.consume,
+        counters.map((c) => c.key),
+        args,
+      ),
+    );
     return refused === 0 ? -1 : refused - 1;
   }
 

@@ -38,7 +38,10 @@ const RETRYABLE_CODES = new Set(['internal-error']);
  * answered the first call), must finish within `timeoutMs`.
  */
 export class TurnstileClient implements CaptchaVerifier {
-  constructor(private readonly url: string, private readonly timeoutMs: number) {}
+  constructor(
+    private readonly url: string,
+    private readonly timeoutMs: number,
+  ) {}
 
   async verify(request: VerifyRequest): Promise<SiteverifyResult> {
     const form = new URLSearchParams({ secret: request.secret, response: request.token, idempotency_key: randomUUID() });
@@ -63,7 +66,11 @@ export class TurnstileClient implements CaptchaVerifier {
       try {
         body = await response.json();
       } catch {
-        throw new VerifierUnavailable(signal.aborted ? `siteverify timed out after ${this.timeoutMs} ms` : `siteverify answered ${response.status} without JSON`);
+        throw new VerifierUnavailable(
+          signal.aborted
+            ? `siteverify timed out after ${this.timeoutMs} ms`
+            : `siteverify answered ${response.status} without JSON`,
+        );
       }
       if (response.status >= 500) throw new VerifierUnavailable(`siteverify answered ${response.status}`);
       const result = parseResult(body);
@@ -74,7 +81,9 @@ export class TurnstileClient implements CaptchaVerifier {
       return result;
     }
     if (signal.aborted) throw new VerifierUnavailable(`siteverify timed out after ${this.timeoutMs} ms`);
-    throw new VerifierUnavailable(`siteverify unreachable: ${lastError instanceof Error ? (lastError.cause instanceof Error ? lastError.cause.message : lastError.message) : String(lastError)}`);
+    throw new VerifierUnavailable(
+      `siteverify unreachable: ${lastError instanceof Error ? (lastError.cause instanceof Error ? lastError.cause.message : lastError.message) : String(lastError)}`,
+    );
   }
 }
 

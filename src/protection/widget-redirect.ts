@@ -10,7 +10,17 @@ const MAX_REDIRECT_LENGTH = 2048;
 
 export type WidgetRedirect =
   | { ok: true; href: string }
-  | { ok: false; reason: 'unparseable' | 'too_long' | 'scheme_not_allowed' | 'mobile_apps_not_allowed' | 'origin_not_allowed' | 'insecure_origin' | 'credentials_in_url' };
+  | {
+      ok: false;
+      reason:
+        | 'unparseable'
+        | 'too_long'
+        | 'scheme_not_allowed'
+        | 'mobile_apps_not_allowed'
+        | 'origin_not_allowed'
+        | 'insecure_origin'
+        | 'credentials_in_url';
+    };
 
 /**
  * Where the shared CAPTCHA widget page may send a solved token: an app scheme the organization

@@ -15,13 +15,19 @@ const ENDPOINT_RULE = new RegExp(ENDPOINT_PATTERN);
 export const isAllowedEndpoint = (url: string): boolean => url.length <= 2048 && ENDPOINT_RULE.test(url);
 
 /** Every HTTP provider's optional `endpoint` setting. */
-export const Endpoint = Type.Optional(Type.String({
-  pattern: ENDPOINT_PATTERN,
-  maxLength: 2048,
-  description: "Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost or a name under it); no query",
-}));
+export const Endpoint = Type.Optional(
+  Type.String({
+    pattern: ENDPOINT_PATTERN,
+    maxLength: 2048,
+    description:
+      "Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost or a name under it); no query",
+  }),
+);
 
 /** `endpoint` as GET shows it. */
 export const EndpointView = Type.Optional(Type.String());
 
-export const ENDPOINT_LABEL = { label: 'Endpoint', hint: 'Optional: replaces the API base URL (https, or http to a loopback host).' } as const;
+export const ENDPOINT_LABEL = {
+  label: 'Endpoint',
+  hint: 'Optional: replaces the API base URL (https, or http to a loopback host).',
+} as const;

@@ -35,7 +35,8 @@ export const HTTP_PROVIDER_NAMES = HTTP_PROVIDERS.map((p) => p.name) as readonly
 export const SETTINGS_PROVIDERS = PROVIDERS.filter((p): p is SettingsProvider => 'settings' in p);
 export const WEBHOOK_SOURCES = PROVIDERS.flatMap((p) => ('events' in p ? [p.name] : [])) as readonly WebhookSource[];
 
-export const isHttpProvider = (name: string): name is HttpProviderName => (HTTP_PROVIDER_NAMES as readonly string[]).includes(name);
+export const isHttpProvider = (name: string): name is HttpProviderName =>
+  (HTTP_PROVIDER_NAMES as readonly string[]).includes(name);
 
 /** The descriptor of a name a service gives, if it is registered. */
 export const descriptorOf = (name: unknown): ProviderDescriptor | undefined => DESCRIPTORS.find((p) => p.name === name);

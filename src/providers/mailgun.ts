@@ -9,12 +9,18 @@ export const mailgun = {
   title: 'Mailgun',
   kind: 'http',
   settings: {
-    schema: Type.Object({
-      domain: Type.String({ pattern: '^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$', description: 'The sending domain as Mailgun lists it' }),
-      api_key: Secret('The private API key'),
-      region: Type.Optional(literals(['us', 'eu'] as const)),
-      endpoint: Endpoint,
-    }, { additionalProperties: false }),
+    schema: Type.Object(
+      {
+        domain: Type.String({
+          pattern: '^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$',
+          description: 'The sending domain as Mailgun lists it',
+        }),
+        api_key: Secret('The private API key'),
+        region: Type.Optional(literals(['us', 'eu'] as const)),
+        endpoint: Endpoint,
+      },
+      { additionalProperties: false },
+    ),
     view: Type.Object({ domain: Type.String(), api_key: Masked, region: Type.String(), endpoint: EndpointView }),
     secrets: ['api_key'],
     destination: ['endpoint', 'region', 'domain'],
@@ -28,7 +34,11 @@ export const mailgun = {
   },
   events: {
     fields: {
-      signing_key: Type.String({ minLength: 1, maxLength: 200, description: 'mailgun: the HTTP webhook signing key (write-only)' }),
+      signing_key: Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'mailgun: the HTTP webhook signing key (write-only)',
+      }),
     },
     view: { signing_key: maskedNamed('signing key') },
     required: ['signing_key'],

@@ -9,11 +9,14 @@ export const postmark = {
   title: 'Postmark',
   kind: 'http',
   settings: {
-    schema: Type.Object({
-      server_token: Secret('The Server API token (X-Postmark-Server-Token)'),
-      message_stream: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$', description: 'Default outbound' })),
-      endpoint: Endpoint,
-    }, { additionalProperties: false }),
+    schema: Type.Object(
+      {
+        server_token: Secret('The Server API token (X-Postmark-Server-Token)'),
+        message_stream: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$', description: 'Default outbound' })),
+        endpoint: Endpoint,
+      },
+      { additionalProperties: false },
+    ),
     view: Type.Object({ server_token: Masked, message_stream: Type.String(), endpoint: EndpointView }),
     secrets: ['server_token'],
     destination: ['endpoint'],
@@ -26,7 +29,11 @@ export const postmark = {
   },
   events: {
     fields: {
-      username: Type.String({ minLength: 1, maxLength: 200, description: 'postmark: HTTP Basic user name put in the webhook URL' }),
+      username: Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'postmark: HTTP Basic user name put in the webhook URL',
+      }),
       password: Type.String({ minLength: 1, maxLength: 200, description: 'postmark: HTTP Basic password (write-only)' }),
     },
     view: { username: Type.String(), password: maskedNamed('password') },

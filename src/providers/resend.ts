@@ -13,10 +13,13 @@ export const resend = {
   title: 'Resend',
   kind: 'http',
   settings: {
-    schema: Type.Object({
-      api_key: Secret('An API key (re_…) allowed to send'),
-      endpoint: Endpoint,
-    }, { additionalProperties: false }),
+    schema: Type.Object(
+      {
+        api_key: Secret('An API key (re_…) allowed to send'),
+        endpoint: Endpoint,
+      },
+      { additionalProperties: false },
+    ),
     view: Type.Object({ api_key: Masked, endpoint: EndpointView }),
     secrets: ['api_key'],
     destination: ['endpoint'],
@@ -25,7 +28,10 @@ export const resend = {
   },
   events: {
     fields: {
-      secret: Type.String({ pattern: '^(whsec_[A-Za-z0-9+/=]{8,}|\\*{8})$', description: 'resend: the webhook signing secret whsec_… (write-only; "********" keeps the stored one)' }),
+      secret: Type.String({
+        pattern: '^(whsec_[A-Za-z0-9+/=]{8,}|\\*{8})$',
+        description: 'resend: the webhook signing secret whsec_… (write-only; "********" keeps the stored one)',
+      }),
     },
     view: { secret: maskedNamed('secret') },
     required: ['secret'],

@@ -11,10 +11,16 @@ export const literals = <T extends readonly string[]>(values: T) =>
   Type.Union(values.map((v) => Type.Literal(v))) as unknown as Type.TUnion<Array<Type.TLiteral<T[number]>>>;
 
 /** An input secret: never read back. */
-export const Secret = (what: string) => Type.String({ minLength: 1, maxLength: 1000, description: `${what} (write-only: reads show "${SECRET_MASK}"; send that back to keep the stored one)` });
+export const Secret = (what: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: 1000,
+    description: `${what} (write-only: reads show "${SECRET_MASK}"; send that back to keep the stored one)`,
+  });
 
 /** A secret as GET shows it. */
 export const Masked = Type.String({ description: `"${SECRET_MASK}" when set; send it back unchanged to keep the stored value` });
 
 /** The same, naming what is kept (`password`, `signing key`). */
-export const maskedNamed = (what: string) => Type.String({ description: `"${SECRET_MASK}" when set; send it back unchanged to keep the stored ${what}` });
+export const maskedNamed = (what: string) =>
+  Type.String({ description: `"${SECRET_MASK}" when set; send it back unchanged to keep the stored ${what}` });

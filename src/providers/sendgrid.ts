@@ -9,10 +9,13 @@ export const sendgrid = {
   title: 'SendGrid',
   kind: 'http',
   settings: {
-    schema: Type.Object({
-      api_key: Secret('An API key with the mail.send scope'),
-      endpoint: Endpoint,
-    }, { additionalProperties: false }),
+    schema: Type.Object(
+      {
+        api_key: Secret('An API key with the mail.send scope'),
+        endpoint: Endpoint,
+      },
+      { additionalProperties: false },
+    ),
     view: Type.Object({ api_key: Masked, endpoint: EndpointView }),
     secrets: ['api_key'],
     destination: ['endpoint'],
@@ -21,7 +24,11 @@ export const sendgrid = {
   },
   events: {
     fields: {
-      public_key: Type.String({ minLength: 1, maxLength: 4000, description: 'sendgrid: the verification key as the console shows it (base64 DER) or PEM' }),
+      public_key: Type.String({
+        minLength: 1,
+        maxLength: 4000,
+        description: 'sendgrid: the verification key as the console shows it (base64 DER) or PEM',
+      }),
     },
     view: { public_key: Type.String() },
     required: ['public_key'],

@@ -10,13 +10,18 @@ export const ses = {
   kind: 'http',
   settings: {
     // No keys: the SDK's default chain (environment, profile, instance role).
-    schema: Type.Object({
-      region: Type.String({ pattern: '^[a-z]{2}(-[a-z]+)+-\\d{1,2}$', description: 'e.g. eu-west-1' }),
-      access_key_id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9]{1,128}$', description: 'With secret_access_key, or neither (the default chain)' })),
-      secret_access_key: Type.Optional(Secret('The secret of access_key_id')),
-      configuration_set: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' })),
-      endpoint: Endpoint,
-    }, { additionalProperties: false }),
+    schema: Type.Object(
+      {
+        region: Type.String({ pattern: '^[a-z]{2}(-[a-z]+)+-\\d{1,2}$', description: 'e.g. eu-west-1' }),
+        access_key_id: Type.Optional(
+          Type.String({ pattern: '^[A-Za-z0-9]{1,128}$', description: 'With secret_access_key, or neither (the default chain)' }),
+        ),
+        secret_access_key: Type.Optional(Secret('The secret of access_key_id')),
+        configuration_set: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' })),
+        endpoint: Endpoint,
+      },
+      { additionalProperties: false },
+    ),
     view: Type.Object({
       region: Type.String(),
       access_key_id: Type.Optional(Type.String()),
@@ -30,7 +35,12 @@ export const ses = {
     problems: (block) => {
       if ((block.access_key_id === undefined) === (block.secret_access_key === undefined)) return [];
       const missing = block.access_key_id === undefined ? 'access_key_id' : 'secret_access_key';
-      return [{ field: missing, message: "is required with the other key (give both, or neither for the AWS SDK's default credential chain)" }];
+      return [
+        {
+          field: missing,
+          message: "is required with the other key (give both, or neither for the AWS SDK's default credential chain)",
+        },
+      ];
     },
     labels: {
       region: { label: 'Region', hint: 'e.g. eu-west-1' },

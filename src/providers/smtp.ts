@@ -7,18 +7,26 @@ import { SECRET_MASK } from './schema.js';
  * field present (src/resources/normalize.ts), and only SMTP services may bounce to a VERP
  * address (`bounce_domain`).
  */
-const schema = Type.Object({
-  host: Type.String({ minLength: 1 }),
-  port: Type.Integer({ minimum: 1, maximum: 65535 }),
-  secure: Type.Optional(Type.Boolean({ description: 'TLS from the first byte (port 465); otherwise STARTTLS when offered' })),
-  user: Type.Optional(Type.String()),
-  pass: Type.Optional(Type.String()),
-  dkim: Type.Optional(Type.Object({
-    domain_name: Type.String({ minLength: 1 }),
-    key_selector: Type.String({ minLength: 1 }),
-    private_key: Type.String({ minLength: 1 }),
-  }, { additionalProperties: false })),
-}, { additionalProperties: false });
+const schema = Type.Object(
+  {
+    host: Type.String({ minLength: 1 }),
+    port: Type.Integer({ minimum: 1, maximum: 65535 }),
+    secure: Type.Optional(Type.Boolean({ description: 'TLS from the first byte (port 465); otherwise STARTTLS when offered' })),
+    user: Type.Optional(Type.String()),
+    pass: Type.Optional(Type.String()),
+    dkim: Type.Optional(
+      Type.Object(
+        {
+          domain_name: Type.String({ minLength: 1 }),
+          key_selector: Type.String({ minLength: 1 }),
+          private_key: Type.String({ minLength: 1 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 const view = Type.Object({
   host: Type.String(),
@@ -26,11 +34,13 @@ const view = Type.Object({
   secure: Type.Boolean(),
   user: Type.String(),
   pass: Type.String({ description: `"${SECRET_MASK}" when set; send it back unchanged to keep the stored password` }),
-  dkim: Type.Optional(Type.Object({
-    domain_name: Type.String(),
-    key_selector: Type.String(),
-    private_key: Type.String({ description: `"${SECRET_MASK}"; send it back unchanged to keep the stored key` }),
-  })),
+  dkim: Type.Optional(
+    Type.Object({
+      domain_name: Type.String(),
+      key_selector: Type.String(),
+      private_key: Type.String({ description: `"${SECRET_MASK}"; send it back unchanged to keep the stored key` }),
+    }),
+  ),
 });
 
 export const smtp = {

@@ -65,7 +65,10 @@ function semanticProblems(config: ConfigFile): string[] {
       if (s.default === true) defaults += 1;
       for (const p of serviceProblems(s.id, s)) {
         // "provider sendgrid needs a sendgrid block": the block is missing, not a field inside it.
-        if (p.field === s.provider) problems.push(`${at}/services/${i}: provider ${s.provider} needs ${/^s(mtp|es)$/.test(s.provider) ? 'an' : 'a'} ${s.provider} block`);
+        if (p.field === s.provider)
+          problems.push(
+            `${at}/services/${i}: provider ${s.provider} needs ${/^s(mtp|es)$/.test(s.provider) ? 'an' : 'a'} ${s.provider} block`,
+          );
         else problems.push(`${at}/services/${i}/${p.field.replaceAll('.', '/')}: ${p.message}`);
       }
       for (const p of eventsProblems(s.events)) problems.push(`${at}/services/${i}/${p.field.replace('.', '/')}: ${p.message}`);
@@ -75,10 +78,12 @@ function semanticProblems(config: ConfigFile): string[] {
     const chains = new Map((org.services ?? []).map((s) => [s.id, s.failover ?? []]));
     (org.services ?? []).forEach((s, i) => {
       if (s.failover === undefined) return;
-      for (const p of failoverProblems(s.id, chains)) problems.push(`${at}/services/${i}/${p.field.replaceAll('.', '/')}: ${p.message}`);
+      for (const p of failoverProblems(s.id, chains))
+        problems.push(`${at}/services/${i}/${p.field.replaceAll('.', '/')}: ${p.message}`);
     });
 
-    for (const p of linkDomainProblems(org.security?.link_domains)) problems.push(`${at}/security/${p.field.replace('.', '/')}: ${p.message}`);
+    for (const p of linkDomainProblems(org.security?.link_domains))
+      problems.push(`${at}/security/${p.field.replace('.', '/')}: ${p.message}`);
 
     const templateIds = new Set<string>();
     (org.templates ?? []).forEach((t, i) => {

@@ -1,6 +1,4 @@
-import {
-  DEFAULT_SECURITY, type Organization, type ParamSpec, type SecuritySettings,
-} from '../domain/types.js';
+import { DEFAULT_SECURITY, type Organization, type ParamSpec, type SecuritySettings } from '../domain/types.js';
 import type { OrganizationFields } from '../storage/organizations.js';
 import type { ServiceFields } from '../storage/services.js';
 import type { TemplateFields } from '../storage/templates.js';
@@ -29,7 +27,8 @@ export function securityFrom(input: SecurityInput | undefined, base: SecuritySet
     ip_limit: i.ip_limit ?? base.ip_limit,
     recipient_daily_limit: i.recipient_daily_limit ?? base.recipient_daily_limit,
     link_domains: i.link_domains !== undefined ? linkDomainList(i.link_domains) : base.link_domains,
-    block_list_watch_variable: i.block_list?.watch_variable !== undefined ? i.block_list.watch_variable : base.block_list_watch_variable,
+    block_list_watch_variable:
+      i.block_list?.watch_variable !== undefined ? i.block_list.watch_variable : base.block_list_watch_variable,
     public_overdraft: i.public_overdraft ?? base.public_overdraft,
   };
 }
@@ -46,7 +45,7 @@ export function organizationFields(id: string, input: OrganizationSettingsInput,
     email_verified: input.email_verified ?? current?.email_verified ?? true,
     suspended: input.suspended ?? current?.suspended ?? false,
     security: securityFrom(input.security, current?.security),
-    captcha: input.captcha !== undefined ? input.captcha : current?.captcha ?? null,
+    captcha: input.captcha !== undefined ? input.captcha : (current?.captcha ?? null),
   };
 }
 
@@ -139,7 +138,8 @@ export function eventFilter(events: readonly string[] | undefined, problems: Fie
   const known: WebhookEventType[] = [];
   events.forEach((e, i) => {
     if (e === '*') problems.push({ field: `events.${i}`, message: 'is "*", which means every event and stands alone' });
-    else if (!isWebhookEventType(e)) problems.push({ field: `events.${i}`, message: `"${e}" is not an event type (${WEBHOOK_EVENT_TYPES.join(', ')})` });
+    else if (!isWebhookEventType(e))
+      problems.push({ field: `events.${i}`, message: `"${e}" is not an event type (${WEBHOOK_EVENT_TYPES.join(', ')})` });
     else if (!known.includes(e)) known.push(e);
   });
   return known;
@@ -149,4 +149,3 @@ export function secretProblem(secret: string | undefined): FieldProblem | null {
   if (secret === undefined || isValidSecret(secret)) return null;
   return { field: 'secret', message: 'must be whsec_ followed by the padded standard base64 of at least 24 bytes' };
 }
-

@@ -16,7 +16,10 @@ function blockOf(input: ServiceInput, name: string): Readonly<Record<string, unk
 }
 
 /** The stored block: what was given, with the descriptor's defaults (Postmark `outbound`, Mailgun `us`). */
-function stored(defaults: Readonly<Record<string, unknown>>, block: Readonly<Record<string, unknown>> | undefined): Record<string, unknown> | undefined {
+function stored(
+  defaults: Readonly<Record<string, unknown>>,
+  block: Readonly<Record<string, unknown>> | undefined,
+): Record<string, unknown> | undefined {
   if (block === undefined) return undefined;
   return { ...defaults, ...Object.fromEntries(Object.entries(block).filter(([, v]) => v !== undefined)) };
 }
@@ -44,9 +47,11 @@ export function serviceProblems(id: string, input: ServiceInput): FieldProblem[]
   const problems: FieldProblem[] = [];
   for (const { name, kind } of SETTINGS_PROVIDERS) {
     const block = blockOf(input, name);
-    if (name === input.provider && block === undefined) problems.push({ field: name, message: `is required when provider is ${name}` });
+    if (name === input.provider && block === undefined)
+      problems.push({ field: name, message: `is required when provider is ${name}` });
     // An SMTP block beside another provider is let through, as before the HTTP providers came.
-    if (kind === 'http' && name !== input.provider && block !== undefined) problems.push({ field: name, message: `is the settings of provider ${name}, but provider is ${input.provider}` });
+    if (kind === 'http' && name !== input.provider && block !== undefined)
+      problems.push({ field: name, message: `is the settings of provider ${name}, but provider is ${input.provider}` });
   }
   for (const { name, settings } of SETTINGS_PROVIDERS) {
     const block = blockOf(input, name);
@@ -71,7 +76,8 @@ export function failoverProblems(id: string, chains: ReadonlyMap<string, readonl
   const problems: FieldProblem[] = [];
   const own = chains.get(id) ?? [];
   own.forEach((target, i) => {
-    if (target !== id && !chains.has(target)) problems.push({ field: `failover.${i}`, message: `names "${target}", which is no service of this organization` });
+    if (target !== id && !chains.has(target))
+      problems.push({ field: `failover.${i}`, message: `names "${target}", which is no service of this organization` });
   });
   if (problems.length > 0) return problems;
   const cycle = cycleThrough(id, chains);

@@ -11,7 +11,13 @@ import { Lru } from '../domain/lru.js';
 import type { Organization, Service, Template } from '../domain/types.js';
 import type { Metrics } from '../observability/metrics.js';
 import { ApiError } from '../errors/api-error.js';
-import { analyseTemplate, checkLockedContent, checkTemplateLock, isLockedSend, type TemplateShape } from '../protection/dynamic-lock.js';
+import {
+  analyseTemplate,
+  checkLockedContent,
+  checkTemplateLock,
+  isLockedSend,
+  type TemplateShape,
+} from '../protection/dynamic-lock.js';
 import type { Protection } from '../protection/index.js';
 import type { RecipientCharge } from '../protection/rate-limits.js';
 import type { StoredResponse } from '../storage/idempotency.js';
@@ -19,7 +25,14 @@ import type { Store } from '../storage/store.js';
 import { templateKey, type ParamsValidator } from '../templates/params.js';
 import { allRecipients, type compileTemplate, type RenderedEmail } from '../templates/render.js';
 import { IdempotencyGuard, type IdempotencyRequest } from './idempotency.js';
-import { checkNotFrozen, checkParams, checkRenderedLinks, findTemplate, renderForService, resolveService } from './render-step.js';
+import {
+  checkNotFrozen,
+  checkParams,
+  checkRenderedLinks,
+  findTemplate,
+  renderForService,
+  resolveService,
+} from './render-step.js';
 import type { SendAccepted, SendInput } from './request.js';
 
 /** Spec, Limits: 256 kB of JSON template parameters per message. */
@@ -157,7 +170,8 @@ async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
   const template = ctx.testRecipient === undefined ? stored : { ...stored, to: ctx.testRecipient, cc: '', bcc: '' };
   const cacheKey = ctx.testRecipient === undefined ? templateKey(template) : undefined;
   const service = await resolveService(deps.store, org, template, input.service_id);
-  const shape = cacheKey === undefined ? analyseTemplate(template) : deps.shapes.getOrCreate(cacheKey, () => analyseTemplate(template));
+  const shape =
+    cacheKey === undefined ? analyseTemplate(template) : deps.shapes.getOrCreate(cacheKey, () => analyseTemplate(template));
   // Limits rule 3: a public-key request counts toward plan, key, IP and anomaly limits once it
   // passed the template lookup and, where the template requires one, the CAPTCHA; so before
   // the recipient lock when it requires none, and only after the CAPTCHA when it does.
@@ -167,7 +181,8 @@ async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
   if (!template.captcha) await countPublic();
   checkTemplateLock(template, shape, key.type);
   if (template.captcha) {
-    if (key.type === 'public') await captcha.check(org, { token: input.turnstile_token, turnstileKey: input.turnstile_key }, ctx.client);
+    if (key.type === 'public')
+      await captcha.check(org, { token: input.turnstile_token, turnstileKey: input.turnstile_key }, ctx.client);
     await countPublic();
   }
 
@@ -181,11 +196,15 @@ async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
   checkRenderedLinks(org, template, email, locked);
   const charge = locked ? await limits.countRecipients(org, allRecipients(email)) : undefined;
   // Last, because it stores bytes: every cheaper check has passed by now.
-  const attachments = await storeAttachments({ store: deps.store, blobs: deps.blobs, now: deps.clock.now() }, org, template, input.attachments)
-    .catch(async (err: unknown) => {
-      if (charge !== undefined) await limits.refund(charge);
-      throw err;
-    });
+  const attachments = await storeAttachments(
+    { store: deps.store, blobs: deps.blobs, now: deps.clock.now() },
+    org,
+    template,
+    input.attachments,
+  ).catch(async (err: unknown) => {
+    if (charge !== undefined) await limits.refund(charge);
+    throw err;
+  });
   return { template, service, email, charge, attachments };
 }
 
@@ -211,11 +230,19 @@ async function checkLists(store: Store, org: Organization, email: RenderedEmail,
   const hits = await store.listHits.among(org.id, [...candidates], recipients);
   if (hits.blocked.length > 0) throw new ApiError('recipient_blocked');
   if (hits.suppressed.length > 0) {
-    throw new ApiError('recipient_suppressed', { message: 'A recipient is on the suppression list; no credit was used.', details: { recipients: hits.suppressed } });
+    throw new ApiError('recipient_suppressed', {
+      message: 'A recipient is on the suppression list; no credit was used.',
+      details: { recipients: hits.suppressed },
+    });
   }
 }
 
-async function commit(deps: SendDeps, ctx: SendContext, p: Prepared, idem: IdempotencyRequest | undefined): Promise<StoredResponse> {
+async function commit(
+  deps: SendDeps,
+  ctx: SendContext,
+  p: Prepared,
+  idem: IdempotencyRequest | undefined,
+): Promise<StoredResponse> {
   try {
     return await persist(deps, ctx, p, idem);
   } catch (err) {
@@ -225,40 +252,47 @@ async function commit(deps: SendDeps, ctx: SendContext, p: Prepared, idem: Idemp
   }
 }
 
-async function persist(deps: SendDeps, ctx: SendContext, p: Prepared, idem: IdempotencyRequest | undefined): Promise<StoredResponse> {
+async function persist(
+  deps: SendDeps,
+  ctx: SendContext,
+  p: Prepared,
+  idem: IdempotencyRequest | undefined,
+): Promise<StoredResponse> {
   const { org, key } = ctx.caller;
   const now = deps.clock.now();
   const id = newSortableId('msg', now);
   const statusToken = `st_${randomToken(24)}`;
-  return deps.store.transaction(async (tx) => {
-    const status = await takeCredit(tx, org, key.type);
-    await tx.messages.insert({
-      id,
-      org_id: org.id,
-      template_id: p.template.id,
-      service_id: p.service.id,
-      status,
-      status_token_hash: sha256(statusToken),
-      key_type: key.type,
-      content: JSON.stringify(p.email),
-      subject: p.email.subject,
-      header_message_id: `<${id}@${deps.messageIdHost}>`,
-      attachments: p.attachments.length > 0 ? JSON.stringify(p.attachments) : null,
-      credit_taken: status === 'queued',
-      idempotency_key: ctx.idempotency?.key ?? null,
-      recipients: [
-        ...p.email.to.map((a) => ({ kind: 'to' as const, email: canonicalAddress(a.address) })),
-        ...p.email.cc.map((a) => ({ kind: 'cc' as const, email: canonicalAddress(a.address) })),
-        ...p.email.bcc.map((a) => ({ kind: 'bcc' as const, email: canonicalAddress(a.address) })),
-      ],
-      created_at: now,
+  return deps.store
+    .transaction(async (tx) => {
+      const status = await takeCredit(tx, org, key.type);
+      await tx.messages.insert({
+        id,
+        org_id: org.id,
+        template_id: p.template.id,
+        service_id: p.service.id,
+        status,
+        status_token_hash: sha256(statusToken),
+        key_type: key.type,
+        content: JSON.stringify(p.email),
+        subject: p.email.subject,
+        header_message_id: `<${id}@${deps.messageIdHost}>`,
+        attachments: p.attachments.length > 0 ? JSON.stringify(p.attachments) : null,
+        credit_taken: status === 'queued',
+        idempotency_key: ctx.idempotency?.key ?? null,
+        recipients: [
+          ...p.email.to.map((a) => ({ kind: 'to' as const, email: canonicalAddress(a.address) })),
+          ...p.email.cc.map((a) => ({ kind: 'cc' as const, email: canonicalAddress(a.address) })),
+          ...p.email.bcc.map((a) => ({ kind: 'bcc' as const, email: canonicalAddress(a.address) })),
+        ],
+        created_at: now,
+      });
+      const response = ctx.respond({ message_id: id, status, status_token: statusToken });
+      if (idem !== undefined) await deps.idempotency.record(tx, idem, response);
+      return response;
+    })
+    .then((response) => {
+      deps.metrics?.accepted.inc({ service: p.service.id });
+      deps.onAccepted?.();
+      return response;
     });
-    const response = ctx.respond({ message_id: id, status, status_token: statusToken });
-    if (idem !== undefined) await deps.idempotency.record(tx, idem, response);
-    return response;
-  }).then((response) => {
-    deps.metrics?.accepted.inc({ service: p.service.id });
-    deps.onAccepted?.();
-    return response;
-  });
 }

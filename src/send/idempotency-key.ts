@@ -17,5 +17,9 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
 
 /** Digest of what makes two requests "the same": the endpoint and the body as parsed. */
 export function requestDigest(endpoint: string, body: unknown): string {
-  return createHash('sha256').update(endpoint).update('\n').update(JSON.stringify(body) ?? '').digest('hex');
+  return createHash('sha256')
+    .update(endpoint)
+    .update('\n')
+    .update(JSON.stringify(body) ?? '')
+    .digest('hex');
 }

@@ -21,7 +21,11 @@ export class IdempotencyGuard {
   /** Requests in flight in this process: their body digest, and the time of their claim row (PostgreSQL). */
   private readonly inFlight = new Map<string, { digest: string; claimedAt?: number }>();
 
-  constructor(private readonly store: Store, private readonly clock: Clock, private readonly sleep: (ms: number) => Promise<void> = defaultSleep) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly sleep: (ms: number) => Promise<void> = defaultSleep,
+  ) {}
 
   /** Replay → the stored response; conflict → 409; otherwise the caller proceeds and must `end`. */
   async begin(req: IdempotencyRequest): Promise<StoredResponse | undefined> {
@@ -32,9 +36,10 @@ export class IdempotencyGuard {
     this.inFlight.set(slot, entry);
     try {
       const now = this.clock.now();
-      const claim: IdempotencyClaim = this.store.dialect === 'postgres'
-        ? await this.store.transaction((tx) => tx.idempotency.claim(req.orgId, req.key, req.digest, now))
-        : await this.store.idempotency.lookup(req.orgId, req.key, req.digest, now);
+      const claim: IdempotencyClaim =
+        this.store.dialect === 'postgres'
+          ? await this.store.transaction((tx) => tx.idempotency.claim(req.orgId, req.key, req.digest, now))
+          : await this.store.idempotency.lookup(req.orgId, req.key, req.digest, now);
       if (claim.kind === 'replay') {
         this.inFlight.delete(slot);
         return claim.response;
@@ -97,15 +102,19 @@ export class IdempotencyGuard {
 
 const RELEASE_RETRIES_MS = [500, 1_000, 2_000, 4_000, 8_000];
 
-const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => { setTimeout(resolve, ms).unref(); });
+const defaultSleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });
 
 const slotOf = (req: IdempotencyRequest): string => `${req.orgId}\u0000${req.key}`;
 
 function conflict(reason: 'in_progress' | 'different_body'): ApiError {
   return new ApiError('idempotency_conflict', {
-    message: reason === 'in_progress'
-      ? 'A request with this Idempotency-Key is still in progress.'
-      : 'This Idempotency-Key was used with a different request body.',
+    message:
+      reason === 'in_progress'
+        ? 'A request with this Idempotency-Key is still in progress.'
+        : 'This Idempotency-Key was used with a different request body.',
     details: { reason },
   });
 }

@@ -6,7 +6,14 @@ import { analyseTemplate, checkTemplateLock, type TemplateShape } from '../prote
 import { templateKey } from '../templates/params.js';
 import { renderedView, RenderedView } from '../templates/rendered-view.js';
 import {
-  checkNotFrozen, checkParams, checkRenderedLinks, FROZEN_MESSAGE, renderForService, resolveService, type CacheKey, type RenderCaches,
+  checkNotFrozen,
+  checkParams,
+  checkRenderedLinks,
+  FROZEN_MESSAGE,
+  renderForService,
+  resolveService,
+  type CacheKey,
+  type RenderCaches,
 } from './render-step.js';
 import type { Store } from '../storage/store.js';
 
@@ -18,8 +25,12 @@ import type { Store } from '../storage/store.js';
  */
 
 export const RenderBody = Type.Object({
-  template_params: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'The parameters a send would carry' })),
-  service_id: Type.Optional(Type.String({ maxLength: 64, description: 'As in a send: left out, the template\'s service, else the default' })),
+  template_params: Type.Optional(
+    Type.Object({}, { additionalProperties: true, description: 'The parameters a send would carry' }),
+  ),
+  service_id: Type.Optional(
+    Type.String({ maxLength: 64, description: "As in a send: left out, the template's service, else the default" }),
+  ),
 });
 
 export const RenderedTemplate = Type.Composite([
@@ -27,10 +38,16 @@ export const RenderedTemplate = Type.Composite([
   Type.Object({
     service_id: Type.String({ description: 'The service a send would go through' }),
     template_version: Type.Union([Type.Integer(), Type.Null()], { description: 'The stored version rendered; null for a draft' }),
-    recipients: Type.Array(Type.Object({
-      address: Type.String(),
-      kind: Type.Union([Type.Literal('to'), Type.Literal('cc'), Type.Literal('bcc')]),
-    }), { description: 'Every address the send would deliver to, To then Cc then Bcc, without display names, as the message detail lists them' }),
+    recipients: Type.Array(
+      Type.Object({
+        address: Type.String(),
+        kind: Type.Union([Type.Literal('to'), Type.Literal('cc'), Type.Literal('bcc')]),
+      }),
+      {
+        description:
+          'Every address the send would deliver to, To then Cc then Bcc, without display names, as the message detail lists them',
+      },
+    ),
   }),
 ]);
 export type RenderedTemplate = Static<typeof RenderedTemplate>;
@@ -38,7 +55,8 @@ export type RenderedTemplate = Static<typeof RenderedTemplate>;
 /** Something a send of this template would meet that a preview renders anyway (the admin editor's). */
 export const RenderWarning = Type.Object({
   code: Type.Union([Type.Literal('template_frozen')], {
-    description: '`template_frozen`: a send of this template is refused (403 `plan_limit_reached`, `details.reason` `template_frozen`)',
+    description:
+      '`template_frozen`: a send of this template is refused (403 `plan_limit_reached`, `details.reason` `template_frozen`)',
   }),
   message: Type.String(),
 });
@@ -46,8 +64,15 @@ export type RenderWarning = Static<typeof RenderWarning>;
 
 /** What a render can answer besides 200, as a send would (the route adds its own key or body errors). */
 export const RENDER_ERRORS: readonly ErrorCode[] = [
-  'invalid_body', 'payload_too_large', 'template_not_found', 'service_not_found', 'invalid_template_params',
-  'template_render_failed', 'invalid_recipient', 'service_unavailable_for_template', 'dynamic_recipient_not_allowed',
+  'invalid_body',
+  'payload_too_large',
+  'template_not_found',
+  'service_not_found',
+  'invalid_template_params',
+  'template_render_failed',
+  'invalid_recipient',
+  'service_unavailable_for_template',
+  'dynamic_recipient_not_allowed',
   'link_not_allowed',
 ];
 
@@ -99,7 +124,9 @@ export async function previewSend(deps: PreviewDeps, req: PreviewRequest): Promi
     : [];
   return {
     rendered: {
-      ...renderedView(email), service_id: service.id, template_version: req.stored ? template.version : null,
+      ...renderedView(email),
+      service_id: service.id,
+      template_version: req.stored ? template.version : null,
       recipients: (['to', 'cc', 'bcc'] as const).flatMap((kind) => email[kind].map((a) => ({ address: a.address, kind }))),
     },
     warnings,

@@ -39,12 +39,17 @@ export const FROZEN_MESSAGE = 'This template is frozen after a plan downgrade.';
 
 /** Step 4: a template frozen after a plan downgrade sends nothing until it is unfrozen (403). */
 export function checkNotFrozen(template: Template): void {
-  if (template.frozen) throw new ApiError('plan_limit_reached', { message: FROZEN_MESSAGE, details: { reason: 'template_frozen' } });
+  if (template.frozen)
+    throw new ApiError('plan_limit_reached', { message: FROZEN_MESSAGE, details: { reason: 'template_frozen' } });
 }
 
 /** Step 5, first half: 422 `invalid_template_params` with one issue per failing parameter. */
 export function checkParams(
-  caches: RenderCaches, template: Template, key: CacheKey, params: Record<string, unknown>, source: ParamsSource,
+  caches: RenderCaches,
+  template: Template,
+  key: CacheKey,
+  params: Record<string, unknown>,
+  source: ParamsSource,
 ): void {
   const validate = cached(caches.validators, key, () => compileParamsValidator(template.params, template.strict_params));
   const issues = validate(params, source);
@@ -52,7 +57,13 @@ export function checkParams(
 }
 
 /** Step 5, second half: every field rendered, addresses parsed, the service's From as the default sender. */
-export function renderForService(caches: RenderCaches, template: Template, key: CacheKey, service: Service, params: Record<string, unknown>): RenderedEmail {
+export function renderForService(
+  caches: RenderCaches,
+  template: Template,
+  key: CacheKey,
+  service: Service,
+  params: Record<string, unknown>,
+): RenderedEmail {
   const compiled = cached(caches.renderers, key, () => compileTemplate(template));
   return renderEmail(compiled, template, params, {
     from_email: stringSetting(service.settings.from_email),
@@ -77,7 +88,12 @@ function stringSetting(v: unknown): string | undefined {
  * `service_id` omitted or `default_service`: the template's service, else the organization's
  * default. A template linked to a service that no longer exists cannot send (422).
  */
-export async function resolveService(store: Store, org: Organization, template: Template, requested: string | undefined): Promise<Service> {
+export async function resolveService(
+  store: Store,
+  org: Organization,
+  template: Template,
+  requested: string | undefined,
+): Promise<Service> {
   if (requested !== undefined && requested !== '' && requested !== 'default_service') {
     const service = await store.catalog.service(org.id, requested);
     if (service === undefined) throw new ApiError('service_not_found', { message: `Service "${requested}" does not exist.` });
@@ -94,6 +110,7 @@ export async function resolveService(store: Store, org: Organization, template: 
     return linked;
   }
   const fallback = await store.catalog.defaultService(org.id);
-  if (fallback === undefined) throw new ApiError('service_not_found', { message: 'No service_id was given and the organization has no default service.' });
+  if (fallback === undefined)
+    throw new ApiError('service_not_found', { message: 'No service_id was given and the organization has no default service.' });
   return fallback;
 }

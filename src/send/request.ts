@@ -16,16 +16,19 @@ export type Attachment = Static<typeof Attachment>;
  * The Send request of the spec. Unknown top-level fields (the SDKs' `lib_version`) are kept
  * out of the way, not refused; `null` counts as absent (stripped before validation).
  */
-export const SendBody = Type.Object({
-  service_id: Type.Optional(Type.String({ maxLength: 64 })),
-  template_id: Type.String({ minLength: 1, maxLength: 64 }),
-  user_id: Type.Optional(Type.String({ maxLength: 200 })),
-  accessToken: Type.Optional(Type.String({ maxLength: 300 })),
-  template_params: Type.Optional(Type.Object({}, { additionalProperties: true })),
-  turnstile_token: Type.Optional(Type.String({ maxLength: 4096 })),
-  turnstile_key: Type.Optional(Type.Union([Type.Literal('org'), Type.Literal('mail')])),
-  attachments: Type.Optional(Type.Array(Attachment, { maxItems: 20 })),
-}, { additionalProperties: true });
+export const SendBody = Type.Object(
+  {
+    service_id: Type.Optional(Type.String({ maxLength: 64 })),
+    template_id: Type.String({ minLength: 1, maxLength: 64 }),
+    user_id: Type.Optional(Type.String({ maxLength: 200 })),
+    accessToken: Type.Optional(Type.String({ maxLength: 300 })),
+    template_params: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    turnstile_token: Type.Optional(Type.String({ maxLength: 4096 })),
+    turnstile_key: Type.Optional(Type.Union([Type.Literal('org'), Type.Literal('mail')])),
+    attachments: Type.Optional(Type.Array(Attachment, { maxItems: 20 })),
+  },
+  { additionalProperties: true },
+);
 export type SendBody = Static<typeof SendBody>;
 
 /** What the pipeline needs of a send, whatever the wire form (JSON, multipart, batch item). */
@@ -58,9 +61,12 @@ export function stripNulls(body: unknown): unknown {
   return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null));
 }
 
-export const SendAccepted = Type.Object({
-  message_id: Type.String(),
-  status: Type.Union([Type.Literal('queued'), Type.Literal('held')]),
-  status_token: Type.String({ description: 'Credential for reading this message with a public key' }),
-}, { $id: 'SendAccepted' });
+export const SendAccepted = Type.Object(
+  {
+    message_id: Type.String(),
+    status: Type.Union([Type.Literal('queued'), Type.Literal('held')]),
+    status_token: Type.String({ description: 'Credential for reading this message with a public key' }),
+  },
+  { $id: 'SendAccepted' },
+);
 export type SendAccepted = Static<typeof SendAccepted>;

@@ -20,18 +20,28 @@ export interface AdminSession {
 export function adminSessionsRepo(db: Kysely<Database>) {
   return {
     async insert(s: AdminSession): Promise<void> {
-      await db.insertInto('admin_sessions')
+      await db
+        .insertInto('admin_sessions')
         .values({ id_hash: s.idHash, csrf_token: s.csrfToken, created_at: s.createdAt, expires_at: s.expiresAt })
         .execute();
     },
 
     /** The session unless it is unknown or expired at `now`. */
     async live(idHash: string, now: number): Promise<AdminSession | undefined> {
-      const row = await db.selectFrom('admin_sessions').selectAll()
-        .where('id_hash', '=', idHash).where('expires_at', '>', now).executeTakeFirst();
+      const row = await db
+        .selectFrom('admin_sessions')
+        .selectAll()
+        .where('id_hash', '=', idHash)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
       if (row === undefined) return undefined;
       // bigint columns may come back as strings from PostgreSQL drivers: read them as numbers.
-      return { idHash: row.id_hash, csrfToken: row.csrf_token, createdAt: Number(row.created_at), expiresAt: Number(row.expires_at) };
+      return {
+        idHash: row.id_hash,
+        csrfToken: row.csrf_token,
+        createdAt: Number(row.created_at),
+        expiresAt: Number(row.expires_at),
+      };
     },
 
     async delete(idHash: string): Promise<void> {

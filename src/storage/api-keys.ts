@@ -27,7 +27,9 @@ export interface IssuedKey {
 }
 
 /** Read on a catalog miss of the send path: compiled once (building it cost ~15–20 µs). */
-const byHash = compiledOnce<{ key_hash: string }, Selectable<ApiKeysTable>>((db, p) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', p('key_hash')));
+const byHash = compiledOnce<{ key_hash: string }, Selectable<ApiKeysTable>>((db, p) =>
+  db.selectFrom('api_keys').selectAll().where('key_hash', '=', p('key_hash')),
+);
 
 export function apiKeysRepo(db: Kysely<Database>, dialect: Dialect) {
   const repo = {
@@ -38,14 +40,18 @@ export function apiKeysRepo(db: Kysely<Database>, dialect: Dialect) {
     },
 
     async get(orgId: string, id: string): Promise<ApiKey | undefined> {
-      const row = await db.selectFrom('api_keys').selectAll()
-        .where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      const row = await db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
       return row === undefined ? undefined : toRecord(row);
     },
 
     async list(orgId: string): Promise<ApiKey[]> {
-      const rows = await db.selectFrom('api_keys').selectAll()
-        .where('org_id', '=', orgId).orderBy('created_at').orderBy('id').execute();
+      const rows = await db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
       return rows.map(toRecord);
     },
 
@@ -73,12 +79,15 @@ export function apiKeysRepo(db: Kysely<Database>, dialect: Dialect) {
      * so a leaked old key can still be cut off at once. `expires_at` records when the key stops.
      */
     async setStatus(id: string, status: 'revoked' | 'rotated', now: number, expiresAt: number = now): Promise<void> {
-      await db.updateTable('api_keys')
+      await db
+        .updateTable('api_keys')
         .set({ status, revoked_at: now, expires_at: status === 'rotated' ? Math.max(now, expiresAt) : now })
         .where('id', '=', id)
-        .where((eb) => status === 'rotated'
-          ? eb('status', '=', 'active')
-          : eb.or([eb('status', '=', 'active'), eb.and([eb('status', '=', 'rotated'), eb('expires_at', '>', now)])]))
+        .where((eb) =>
+          status === 'rotated'
+            ? eb('status', '=', 'active')
+            : eb.or([eb('status', '=', 'active'), eb.and([eb('status', '=', 'rotated'), eb('expires_at', '>', now)])]),
+        )
         .execute();
     },
   };

@@ -1,6 +1,13 @@
 import {
-  KEY_TYPES, MESSAGE_STATUSES, OUT_OF_CREDIT_MODES, PLANS,
-  type ApiKey, type KeyType, type MessageStatus, type OutOfCreditMode, type Plan,
+  KEY_TYPES,
+  MESSAGE_STATUSES,
+  OUT_OF_CREDIT_MODES,
+  PLANS,
+  type ApiKey,
+  type KeyType,
+  type MessageStatus,
+  type OutOfCreditMode,
+  type Plan,
 } from '../domain/types.js';
 
 /**
@@ -21,7 +28,10 @@ const KEY_STATUSES: readonly ApiKey['status'][] = ['active', 'revoked', 'rotated
 const UPLOAD_STATUSES = ['pending', 'uploaded'] as const;
 
 export const planColumn: (value: string) => Plan = oneOf('organizations.plan', PLANS);
-export const outOfCreditModeColumn: (value: string) => OutOfCreditMode = oneOf('organizations.when_out_of_credits', OUT_OF_CREDIT_MODES);
+export const outOfCreditModeColumn: (value: string) => OutOfCreditMode = oneOf(
+  'organizations.when_out_of_credits',
+  OUT_OF_CREDIT_MODES,
+);
 export const keyTypeColumn: (value: string) => KeyType = oneOf('key_type', KEY_TYPES);
 export const keyStatusColumn: (value: string) => ApiKey['status'] = oneOf('api_keys.status', KEY_STATUSES);
 export const messageStatusColumn: (value: string) => MessageStatus = oneOf('messages.status', MESSAGE_STATUSES);

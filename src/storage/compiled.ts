@@ -30,7 +30,9 @@ export function compiledOnce<Values extends Record<string, unknown>, Row = unkno
       const c = build(db, ((name: string) => `${MARK}${name}`) as Param).compile();
       compiled = {
         sql: c.sql,
-        binds: c.parameters.map((v) => (typeof v === 'string' && v.startsWith(MARK) ? { name: v.slice(MARK.length) } : { constant: v })),
+        binds: c.parameters.map((v) =>
+          typeof v === 'string' && v.startsWith(MARK) ? { name: v.slice(MARK.length) } : { constant: v },
+        ),
       };
       byDialect.set(dialect, compiled);
     }

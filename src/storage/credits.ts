@@ -7,10 +7,14 @@ import type { messagesRepo } from './messages.js';
 import type { Database } from './schema.js';
 
 /** Takes a credit when the balance, down to the floor given, allows; compiled once (a send runs it). */
-const takeFrom = (floor: RawBuilder<number>) => compiledOnce<{ id: string }>((db, p) => db.updateTable('organizations')
-  .set({ credits: sql<number>`credits - 1` })
-  .where('id', '=', p('id'))
-  .where(sql<boolean>`credits - 1 >= ${floor}`));
+const takeFrom = (floor: RawBuilder<number>) =>
+  compiledOnce<{ id: string }>((db, p) =>
+    db
+      .updateTable('organizations')
+      .set({ credits: sql<number>`credits - 1` })
+      .where('id', '=', p('id'))
+      .where(sql<boolean>`credits - 1 >= ${floor}`),
+  );
 const takeWithOverdraft = takeFrom(sql<number>`-overdraft`);
 const takeFromBalance = takeFrom(sql<number>`0`);
 
@@ -51,31 +55,44 @@ export function creditsRepo(db: Kysely<Database>, dialect: Dialect, messages: Re
 
     /** The balance and out-of-credit settings as this transaction sees them. */
     async position(orgId: string): Promise<CreditPosition> {
-      const row = await db.selectFrom('organizations')
+      const row = await db
+        .selectFrom('organizations')
         .select(['credits', 'when_out_of_credits', 'hold_queue_limit'])
-        .where('id', '=', orgId).executeTakeFirstOrThrow();
-      return { credits: row.credits, when_out_of_credits: outOfCreditModeColumn(row.when_out_of_credits), hold_queue_limit: row.hold_queue_limit };
+        .where('id', '=', orgId)
+        .executeTakeFirstOrThrow();
+      return {
+        credits: row.credits,
+        when_out_of_credits: outOfCreditModeColumn(row.when_out_of_credits),
+        hold_queue_limit: row.hold_queue_limit,
+      };
     },
 
     /** Takes one credit from a positive balance (never the overdraft): releasing a held message. */
     async takeForRelease(orgId: string, stamp: number): Promise<boolean> {
-      const r = await db.updateTable('organizations')
+      const r = await db
+        .updateTable('organizations')
         .set({ credits: sql<number>`credits - 1`, updated_at: stamp })
-        .where('id', '=', orgId).where('credits', '>=', 1)
+        .where('id', '=', orgId)
+        .where('credits', '>=', 1)
         .executeTakeFirst();
       return r.numUpdatedRows > 0n;
     },
 
     /** Gives one credit back (whether a message earns it back is src/credits/refund-policy.ts). */
     async refund(orgId: string, stamp?: number): Promise<void> {
-      await db.updateTable('organizations')
-        .set(stamp === undefined ? { credits: sql<number>`credits + 1` } : { credits: sql<number>`credits + 1`, updated_at: stamp })
-        .where('id', '=', orgId).execute();
+      await db
+        .updateTable('organizations')
+        .set(
+          stamp === undefined ? { credits: sql<number>`credits + 1` } : { credits: sql<number>`credits + 1`, updated_at: stamp },
+        )
+        .where('id', '=', orgId)
+        .execute();
     },
 
     /** Adds `amount` credits; the new balance, or undefined for an unknown organization. */
     async add(orgId: string, amount: number, stamp: number): Promise<number | undefined> {
-      const row = await db.updateTable('organizations')
+      const row = await db
+        .updateTable('organizations')
         .set({ credits: sql<number>`credits + ${amount}`, updated_at: stamp })
         .where('id', '=', orgId)
         .returning('credits')
@@ -97,7 +114,11 @@ export function creditsRepo(db: Kysely<Database>, dialect: Dialect, messages: Re
         }
       }
       if (released.length > 0) {
-        await db.updateTable('organizations').set({ credits: sql<number>`credits - ${released.length}` }).where('id', '=', orgId).execute();
+        await db
+          .updateTable('organizations')
+          .set({ credits: sql<number>`credits - ${released.length}` })
+          .where('id', '=', orgId)
+          .execute();
       }
       return released;
     },

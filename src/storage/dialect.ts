@@ -31,7 +31,12 @@ export async function openDatabase(url: string, warn?: (message: string) => void
   const health = new StorageHealth();
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
-    return { db: openSqlite(file), dialect: 'sqlite', health, ...(file === ':memory:' ? {} : { file: new WalKeeper(file, { warn }) }) };
+    return {
+      db: openSqlite(file),
+      dialect: 'sqlite',
+      health,
+      ...(file === ':memory:' ? {} : { file: new WalKeeper(file, { warn }) }),
+    };
   }
   return { db: await openPostgres(url, health), dialect: 'postgres', health };
 }
@@ -95,7 +100,9 @@ async function openPostgres(url: string, health: StorageHealth): Promise<Kysely<
     // A connection lost while it is open is reported by the query under way; without a
     // listener its 'error' event would also end the process.
     client.on('error', () => undefined);
-    await client.connect().catch((err: unknown) => { throw fromDatabase(err); });
+    await client.connect().catch((err: unknown) => {
+      throw fromDatabase(err);
+    });
     try {
       await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     } catch (err) {
@@ -124,7 +131,15 @@ async function openPostgres(url: string, health: StorageHealth): Promise<Kysely<
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   const limits = prepare ? undefined : { hotAfter: HOT_AFTER, maxNamed: 0, maxCounted: 0 };
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool, limits, { queryTimeoutMs: QUERY_TIMEOUT_MS, health, statementTimeout: statementTimeoutMs !== undefined }) }) });
+  return new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: namingPool(pool, limits, {
+        queryTimeoutMs: QUERY_TIMEOUT_MS,
+        health,
+        statementTimeout: statementTimeoutMs !== undefined,
+      }),
+    }),
+  });
 }
 
 /**
@@ -180,7 +195,11 @@ const MIGRATION_LOCK_ID = 4_242_001;
 
 type Step = (db: Kysely<Database>) => Promise<void>;
 
-async function applyPending(conn: Kysely<Database>, dialect: Dialect, inTransaction: (step: Step) => Promise<void>): Promise<string[]> {
+async function applyPending(
+  conn: Kysely<Database>,
+  dialect: Dialect,
+  inTransaction: (step: Step) => Promise<void>,
+): Promise<string[]> {
   await sql`create table if not exists mailroom_migrations (name text primary key, applied_at bigint not null)`.execute(conn);
   const done = new Set((await sql<{ name: string }>`select name from mailroom_migrations`.execute(conn)).rows.map((r) => r.name));
   const applied: string[] = [];

@@ -86,7 +86,10 @@ export class GroupCommit {
   private readonly syncing = new Set<Promise<void>>();
 
   /** `file` flushes durable batches after their COMMIT; without one, COMMIT does (FULL). */
-  constructor(private readonly db: Kysely<Database>, private readonly file?: CommitFollowUp) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly file?: CommitFollowUp,
+  ) {}
 
   /**
    * `lingerMs` > 0 lets a write that nobody waits on (the worker recording an outcome) wait
@@ -97,7 +100,13 @@ export class GroupCommit {
   run<T>(fn: (db: Kysely<Database>) => Promise<T>, options: { lingerMs?: number; durable?: boolean } = {}): Promise<T> {
     const lingerMs = options.lingerMs ?? 0;
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, durable: options.durable !== false, at: performance.now(), resolve: resolve as (v: never) => void, reject });
+      this.queue.push({
+        fn,
+        durable: options.durable !== false,
+        at: performance.now(),
+        resolve: resolve as (v: never) => void,
+        reject,
+      });
       if (lingerMs > 0) {
         this.lingering ??= setTimeout(() => this.schedule(), lingerMs);
       } else {
@@ -128,7 +137,8 @@ export class GroupCommit {
    */
   private take(): { durable: boolean; jobs: Array<Job<never>> } {
     const oldestOther = this.queue.find((job) => !job.durable);
-    const durable = this.queue.some((job) => job.durable) && (oldestOther === undefined || performance.now() - oldestOther.at < OTHERS_WAIT_MS);
+    const durable =
+      this.queue.some((job) => job.durable) && (oldestOther === undefined || performance.now() - oldestOther.at < OTHERS_WAIT_MS);
     const jobs = this.queue.filter((job) => job.durable === durable);
     this.queue = this.queue.filter((job) => job.durable !== durable);
     return { durable, jobs };
@@ -179,7 +189,9 @@ export class GroupCommit {
               // SQLITE_FULL or an I/O error may roll back the whole transaction, savepoints
               // and all: then the batch fails with that cause (a full disk is a 503
               // storage_full), not with the "no such savepoint" that follows it.
-              await conn.executeQuery(ROLLBACK_TO).catch(() => { throw error; });
+              await conn.executeQuery(ROLLBACK_TO).catch(() => {
+                throw error;
+              });
               await conn.executeQuery(RELEASE);
             }
           }
@@ -196,11 +208,12 @@ export class GroupCommit {
       for (const job of batch) job.reject(err);
       return;
     }
-    const settle = (): void => batch.forEach((job, i) => {
-      const o = outcomes[i];
-      if (o?.ok === true) job.resolve(o.value as never);
-      else job.reject(o?.error);
-    });
+    const settle = (): void =>
+      batch.forEach((job, i) => {
+        const o = outcomes[i];
+        if (o?.ok === true) job.resolve(o.value as never);
+        else job.reject(o?.error);
+      });
     if (this.file === undefined) {
       settle();
       return;

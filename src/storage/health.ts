@@ -11,8 +11,12 @@ export interface TroubleState {
   message: string;
 }
 
-
-export type HealthListener = (event: { kind: StorageTrouble; state: 'began' | 'ended'; message: string; lastedMs?: number }) => void;
+export type HealthListener = (event: {
+  kind: StorageTrouble;
+  state: 'began' | 'ended';
+  message: string;
+  lastedMs?: number;
+}) => void;
 
 /**
  * A process's storage health: the trouble seen last and since when, cleared by a success. The
@@ -42,7 +46,8 @@ export class StorageHealth {
     }
     const previous = this.state;
     this.state = { kind, since: at, lastSeen: at, message };
-    if (previous !== undefined) this.emit({ kind: previous.kind, state: 'ended', message: previous.message, lastedMs: at - previous.since });
+    if (previous !== undefined)
+      this.emit({ kind: previous.kind, state: 'ended', message: previous.message, lastedMs: at - previous.since });
     this.emit({ kind, state: 'began', message });
     return kind;
   }
@@ -64,13 +69,16 @@ export class StorageHealth {
   /** Hears when a spell of trouble begins and ends; returns the function that stops it. */
   listen(fn: HealthListener): () => void {
     this.listeners.add(fn);
-    return () => { this.listeners.delete(fn); };
+    return () => {
+      this.listeners.delete(fn);
+    };
   }
 
   private clear(): void {
     const ended = this.state;
     this.state = undefined;
-    if (ended !== undefined) this.emit({ kind: ended.kind, state: 'ended', message: ended.message, lastedMs: this.now() - ended.since });
+    if (ended !== undefined)
+      this.emit({ kind: ended.kind, state: 'ended', message: ended.message, lastedMs: this.now() - ended.since });
   }
 
   private emit(event: Parameters<HealthListener>[0]): void {

@@ -51,7 +51,8 @@ export function newestFirst(pages: ReadonlyArray<readonly HistoryRow[]>, limit: 
 
 /** One page of history with at most one status: a single index walk in time order. */
 export async function historyPage(db: Kysely<Database>, orgId: string, f: HistoryFilter, limit: number): Promise<HistoryRow[]> {
-  let q = db.selectFrom('messages')
+  let q = db
+    .selectFrom('messages')
     .select(['id', 'status', 'template_id', 'service_id', 'subject', 'created_at', 'sent_at'])
     .where('org_id', '=', orgId);
   if (f.statuses !== undefined && f.statuses.length > 0) q = q.where('status', 'in', f.statuses);
@@ -61,15 +62,15 @@ export async function historyPage(db: Kysely<Database>, orgId: string, f: Histor
   if (f.to !== undefined) q = q.where('created_at', '<', f.to);
   if (f.recipient !== undefined) {
     const recipient = f.recipient;
-    q = q.where('id', 'in', (eb) => eb.selectFrom('message_recipients').select('message_id')
-      .where('org_id', '=', orgId).where('email', '=', recipient));
+    q = q.where('id', 'in', (eb) =>
+      eb.selectFrom('message_recipients').select('message_id').where('org_id', '=', orgId).where('email', '=', recipient),
+    );
   }
   if (f.before !== undefined) {
     const b = f.before;
-    q = q.where((eb) => eb.or([
-      eb('created_at', '<', b.created_at),
-      eb.and([eb('created_at', '=', b.created_at), eb('id', '<', b.id)]),
-    ]));
+    q = q.where((eb) =>
+      eb.or([eb('created_at', '<', b.created_at), eb.and([eb('created_at', '=', b.created_at), eb('id', '<', b.id)])]),
+    );
   }
   const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   return rows.map((r) => ({ ...r, status: messageStatusColumn(r.status) }));

@@ -45,7 +45,8 @@ export interface SuppressionEntry extends Suppression {
  * (LIKE does not). `%`, `_` and `\` in `q` match themselves.
  */
 function containing(column: 'email' | 'value', q: string) {
-  const like = (text: string) => sql<boolean>`${sql.ref(column)} like ${`%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`} escape ${sql.lit('\\')}`;
+  const like = (text: string) =>
+    sql<boolean>`${sql.ref(column)} like ${`%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`} escape ${sql.lit('\\')}`;
   const key = normalizeAddress(q);
   // A whole IDN domain typed as the UI shows it (`exämple.com`) finds its stored A-label too.
   const domain = key.includes('@') ? undefined : asciiDomain(key);
@@ -55,8 +56,12 @@ function containing(column: 'email' | 'value', q: string) {
 export function suppressionsRepo(db: Kysely<Database>) {
   return {
     async list(orgId: string): Promise<Suppression[]> {
-      return db.selectFrom('suppressions').select(['email', 'reason', 'created_at'])
-        .where('org_id', '=', orgId).orderBy('email').execute();
+      return db
+        .selectFrom('suppressions')
+        .select(['email', 'reason', 'created_at'])
+        .where('org_id', '=', orgId)
+        .orderBy('email')
+        .execute();
     },
 
     /** A page of the list by address (the primary key's order), with each entry's message. */
@@ -73,7 +78,8 @@ export function suppressionsRepo(db: Kysely<Database>) {
      * `messageId`: the message whose bounce or complaint caused it, when one did.
      */
     async add(orgId: string, email: string, reason: string, now: number, messageId: string | null = null): Promise<boolean> {
-      const r = await db.insertInto('suppressions')
+      const r = await db
+        .insertInto('suppressions')
         .values({ org_id: orgId, email: normalizeAddress(email), reason, created_at: now, message_id: messageId })
         .onConflict((oc) => oc.columns(['org_id', 'email']).doNothing())
         .executeTakeFirst();
@@ -81,21 +87,31 @@ export function suppressionsRepo(db: Kysely<Database>) {
     },
 
     async remove(orgId: string, email: string): Promise<boolean> {
-      const r = await db.deleteFrom('suppressions')
-        .where('org_id', '=', orgId).where('email', '=', normalizeAddress(email)).executeTakeFirst();
+      const r = await db
+        .deleteFrom('suppressions')
+        .where('org_id', '=', orgId)
+        .where('email', '=', normalizeAddress(email))
+        .executeTakeFirst();
       return r.numDeletedRows > 0n;
     },
 
     /** Which of these addresses are suppressed (one indexed query per send). */
     async findAmong(orgId: string, emails: readonly string[]): Promise<string[]> {
-      return inChunks(emails.map(normalizeAddress), async (chunk) => (await db.selectFrom('suppressions').select('email')
-        .where('org_id', '=', orgId).where('email', 'in', chunk).execute()).map((r) => r.email));
+      return inChunks(emails.map(normalizeAddress), async (chunk) =>
+        (
+          await db.selectFrom('suppressions').select('email').where('org_id', '=', orgId).where('email', 'in', chunk).execute()
+        ).map((r) => r.email),
+      );
     },
 
     /** One entry, as stored (its first reason and time), or undefined. */
     async get(orgId: string, email: string): Promise<Suppression | undefined> {
-      return db.selectFrom('suppressions').select(['email', 'reason', 'created_at'])
-        .where('org_id', '=', orgId).where('email', '=', normalizeAddress(email)).executeTakeFirst();
+      return db
+        .selectFrom('suppressions')
+        .select(['email', 'reason', 'created_at'])
+        .where('org_id', '=', orgId)
+        .where('email', '=', normalizeAddress(email))
+        .executeTakeFirst();
     },
   };
 }
@@ -117,7 +133,8 @@ export function blockListRepo(db: Kysely<Database>) {
     },
 
     async add(orgId: string, value: string, now: number): Promise<boolean> {
-      const r = await db.insertInto('block_list')
+      const r = await db
+        .insertInto('block_list')
         .values({ org_id: orgId, value: normalizeAddress(value), created_at: now })
         .onConflict((oc) => oc.columns(['org_id', 'value']).doNothing())
         .executeTakeFirst();
@@ -125,14 +142,20 @@ export function blockListRepo(db: Kysely<Database>) {
     },
 
     async remove(orgId: string, value: string): Promise<boolean> {
-      const r = await db.deleteFrom('block_list')
-        .where('org_id', '=', orgId).where('value', '=', normalizeAddress(value)).executeTakeFirst();
+      const r = await db
+        .deleteFrom('block_list')
+        .where('org_id', '=', orgId)
+        .where('value', '=', normalizeAddress(value))
+        .executeTakeFirst();
       return r.numDeletedRows > 0n;
     },
 
     async findAmong(orgId: string, values: readonly string[]): Promise<string[]> {
-      return inChunks(values.map(normalizeAddress), async (chunk) => (await db.selectFrom('block_list').select('value')
-        .where('org_id', '=', orgId).where('value', 'in', chunk).execute()).map((r) => r.value));
+      return inChunks(values.map(normalizeAddress), async (chunk) =>
+        (await db.selectFrom('block_list').select('value').where('org_id', '=', orgId).where('value', 'in', chunk).execute()).map(
+          (r) => r.value,
+        ),
+      );
     },
   };
 }
@@ -160,8 +183,12 @@ export function listHitsRepo(db: Kysely<Database>, dialect: Dialect) {
       const mark = () => (dialect === 'postgres' ? `$${++n}` : '?');
       const marks = (count: number) => Array.from({ length: count }, mark).join(', ');
       const parts: string[] = [];
-      if (blockCount > 0) parts.push(`select 'b' as list, value from block_list where org_id = ${mark()} and value in (${marks(blockCount)})`);
-      if (suppressCount > 0) parts.push(`select 's' as list, email as value from suppressions where org_id = ${mark()} and email in (${marks(suppressCount)})`);
+      if (blockCount > 0)
+        parts.push(`select 'b' as list, value from block_list where org_id = ${mark()} and value in (${marks(blockCount)})`);
+      if (suppressCount > 0)
+        parts.push(
+          `select 's' as list, email as value from suppressions where org_id = ${mark()} and email in (${marks(suppressCount)})`,
+        );
       t = parts.join(' union all ');
       // Shapes are few (a message's recipient count); keep the map from growing without end.
       if (texts.size < 256) texts.set(shape, t);
@@ -179,7 +206,9 @@ export function listHitsRepo(db: Kysely<Database>, dialect: Dialect) {
         const params: string[] = [];
         if (b.length > 0) params.push(orgId, ...b);
         if (s.length > 0) params.push(orgId, ...s);
-        const { rows } = await db.executeQuery(CompiledQuery.raw(text(b.length, s.length), params) as CompiledQuery<{ list: string; value: string }>);
+        const { rows } = await db.executeQuery(
+          CompiledQuery.raw(text(b.length, s.length), params) as CompiledQuery<{ list: string; value: string }>,
+        );
         for (const r of rows) (r.list === 'b' ? hits.blocked : hits.suppressed).push(r.value);
       }
       return hits;

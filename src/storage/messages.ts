@@ -57,9 +57,24 @@ function toRecord(row: Omit<Selectable<MessagesTable>, 'idempotency_key'>): Stor
 }
 
 const SUMMARY_COLUMNS = [
-  'id', 'org_id', 'template_id', 'service_id', 'status', 'status_token_hash', 'key_type', 'subject',
-  'header_message_id', 'credit_taken', 'attempts', 'next_attempt_at', 'lease_until', 'last_error',
-  'created_at', 'updated_at', 'sent_at', 'provider_message_id',
+  'id',
+  'org_id',
+  'template_id',
+  'service_id',
+  'status',
+  'status_token_hash',
+  'key_type',
+  'subject',
+  'header_message_id',
+  'credit_taken',
+  'attempts',
+  'next_attempt_at',
+  'lease_until',
+  'last_error',
+  'created_at',
+  'updated_at',
+  'sent_at',
+  'provider_message_id',
 ] as const;
 
 export interface NewMessage {
@@ -82,38 +97,62 @@ export interface NewMessage {
 }
 
 const insertMessage = compiledOnce<{
-  id: string; org_id: string; template_id: string; service_id: string; status: string; status_token_hash: string;
-  key_type: string; subject: string; header_message_id: string; credit_taken: number; next_attempt_at: number | null;
-  idempotency_key: string | null; created_at: number;
-}>((db, p) => db.insertInto('messages').values({
-  id: p('id'),
-  org_id: p('org_id'),
-  template_id: p('template_id'),
-  service_id: p('service_id'),
-  status: p('status'),
-  status_token_hash: p('status_token_hash'),
-  key_type: p('key_type'),
-  subject: p('subject'),
-  header_message_id: p('header_message_id'),
-  credit_taken: p('credit_taken'),
-  attempts: 0,
-  next_attempt_at: p('next_attempt_at'),
-  lease_until: null,
-  last_error: null,
-  idempotency_key: p('idempotency_key'),
-  created_at: p('created_at'),
-  updated_at: p('created_at'),
-  sent_at: null,
-}));
+  id: string;
+  org_id: string;
+  template_id: string;
+  service_id: string;
+  status: string;
+  status_token_hash: string;
+  key_type: string;
+  subject: string;
+  header_message_id: string;
+  credit_taken: number;
+  next_attempt_at: number | null;
+  idempotency_key: string | null;
+  created_at: number;
+}>((db, p) =>
+  db.insertInto('messages').values({
+    id: p('id'),
+    org_id: p('org_id'),
+    template_id: p('template_id'),
+    service_id: p('service_id'),
+    status: p('status'),
+    status_token_hash: p('status_token_hash'),
+    key_type: p('key_type'),
+    subject: p('subject'),
+    header_message_id: p('header_message_id'),
+    credit_taken: p('credit_taken'),
+    attempts: 0,
+    next_attempt_at: p('next_attempt_at'),
+    lease_until: null,
+    last_error: null,
+    idempotency_key: p('idempotency_key'),
+    created_at: p('created_at'),
+    updated_at: p('created_at'),
+    sent_at: null,
+  }),
+);
 
 const insertContent = compiledOnce<{ message_id: string; content: string; attachments: string | null }>((db, p) =>
-  db.insertInto('message_contents').values({ message_id: p('message_id'), content: p('content'), attachments: p('attachments') }));
+  db.insertInto('message_contents').values({ message_id: p('message_id'), content: p('content'), attachments: p('attachments') }),
+);
 
-const insertRecipient = compiledOnce<{ message_id: string; org_id: string; kind: string; email: string; created_at: number }>((db, p) =>
-  db.insertInto('message_recipients').values({ message_id: p('message_id'), org_id: p('org_id'), kind: p('kind'), email: p('email'), created_at: p('created_at') }));
+const insertRecipient = compiledOnce<{ message_id: string; org_id: string; kind: string; email: string; created_at: number }>(
+  (db, p) =>
+    db
+      .insertInto('message_recipients')
+      .values({
+        message_id: p('message_id'),
+        org_id: p('org_id'),
+        kind: p('kind'),
+        email: p('email'),
+        created_at: p('created_at'),
+      }),
+);
 
 const insertFirstEvent = compiledOnce<{ message_id: string; type: string; at: number }>((db, p) =>
-  db.insertInto('message_events').values({ message_id: p('message_id'), type: p('type'), at: p('at'), detail: null }));
+  db.insertInto('message_events').values({ message_id: p('message_id'), type: p('type'), at: p('at'), detail: null }),
+);
 
 export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
   return {
@@ -136,7 +175,13 @@ export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
       });
       await insertContent(db, dialect, { message_id: m.id, content: m.content, attachments: m.attachments });
       for (const r of m.recipients) {
-        await insertRecipient(db, dialect, { message_id: m.id, org_id: m.org_id, kind: r.kind, email: r.email, created_at: m.created_at });
+        await insertRecipient(db, dialect, {
+          message_id: m.id,
+          org_id: m.org_id,
+          kind: r.kind,
+          email: r.email,
+          created_at: m.created_at,
+        });
       }
       await insertFirstEvent(db, dialect, { message_id: m.id, type: m.status, at: m.created_at });
       await fanOutNewMessage(db, dialect, m.id, m.created_at);
@@ -161,10 +206,14 @@ export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
      * references for blob cleanup.
      */
     async purgeOlderThan(before: number, limit: number): Promise<Array<{ id: string; attachments: string | null }>> {
-      const old = await db.selectFrom('messages').leftJoin('message_contents', 'message_contents.message_id', 'messages.id')
+      const old = await db
+        .selectFrom('messages')
+        .leftJoin('message_contents', 'message_contents.message_id', 'messages.id')
         .select(['messages.id as id', 'message_contents.attachments as attachments'])
-        .where('messages.created_at', '<', before).where('messages.status', '!=', 'sending')
-        .limit(limit).execute();
+        .where('messages.created_at', '<', before)
+        .where('messages.status', '!=', 'sending')
+        .limit(limit)
+        .execute();
       if (old.length > 0) {
         const ids = old.map((m) => m.id);
         await db.deleteFrom('messages').where('id', 'in', ids).execute();
@@ -178,15 +227,23 @@ export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
 
     /** The stored rendered email (JSON) of a message. */
     async content(messageId: string): Promise<{ content: string; attachments: string | null } | undefined> {
-      return db.selectFrom('message_contents').select(['content', 'attachments']).where('message_id', '=', messageId).executeTakeFirst();
+      return db
+        .selectFrom('message_contents')
+        .select(['content', 'attachments'])
+        .where('message_id', '=', messageId)
+        .executeTakeFirst();
     },
 
     /** To-addresses of these messages, in insertion order. */
     async toAddresses(messageIds: readonly string[]): Promise<Map<string, string[]>> {
       const out = new Map<string, string[]>();
       if (messageIds.length === 0) return out;
-      const rows = await db.selectFrom('message_recipients').select(['message_id', 'email'])
-        .where('message_id', 'in', messageIds).where('kind', '=', 'to').execute();
+      const rows = await db
+        .selectFrom('message_recipients')
+        .select(['message_id', 'email'])
+        .where('message_id', 'in', messageIds)
+        .where('kind', '=', 'to')
+        .execute();
       for (const r of rows) {
         const list = out.get(r.message_id) ?? [];
         list.push(r.email);
@@ -201,14 +258,22 @@ export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
     },
 
     async get(orgId: string, id: string): Promise<StoredMessage | undefined> {
-      const row = await db.selectFrom('messages').select(SUMMARY_COLUMNS)
-        .where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      const row = await db
+        .selectFrom('messages')
+        .select(SUMMARY_COLUMNS)
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return row === undefined ? undefined : toRecord(row);
     },
 
     async events(messageId: string): Promise<MessageEvent[]> {
-      const rows = await db.selectFrom('message_events').select(['type', 'at', 'detail'])
-        .where('message_id', '=', messageId).orderBy('id').execute();
+      const rows = await db
+        .selectFrom('message_events')
+        .select(['type', 'at', 'detail'])
+        .where('message_id', '=', messageId)
+        .orderBy('id')
+        .execute();
       return rows.map((r) => ({
         type: r.type,
         at: r.at,
@@ -222,7 +287,12 @@ export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
      * (`at`, up to a day ahead): the webhook still goes out as soon as it is recorded.
      */
     async appendEvent(messageId: string, type: string, at: number, now: number, detail?: Record<string, unknown>): Promise<void> {
-      await insertEvents(db, dialect, [{ message_id: messageId, type, at, detail: detail === undefined ? null : JSON.stringify(detail) }], now);
+      await insertEvents(
+        db,
+        dialect,
+        [{ message_id: messageId, type, at, detail: detail === undefined ? null : JSON.stringify(detail) }],
+        now,
+      );
     },
 
     /**
@@ -230,17 +300,24 @@ export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
      * that keeps an operator's release or cancel from racing the worker.
      */
     async transition(
-      orgId: string, id: string, from: readonly MessageStatus[], to: MessageStatus, now: number,
+      orgId: string,
+      id: string,
+      from: readonly MessageStatus[],
+      to: MessageStatus,
+      now: number,
       extra: { credit_taken?: boolean; next_attempt_at?: number | null } = {},
     ): Promise<boolean> {
-      const r = await db.updateTable('messages')
+      const r = await db
+        .updateTable('messages')
         .set({
           status: to,
           updated_at: now,
           ...(extra.credit_taken !== undefined ? { credit_taken: extra.credit_taken ? 1 : 0 } : {}),
           ...(extra.next_attempt_at !== undefined ? { next_attempt_at: extra.next_attempt_at } : {}),
         })
-        .where('org_id', '=', orgId).where('id', '=', id).where('status', 'in', from)
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .where('status', 'in', from)
         .executeTakeFirst();
       return r.numUpdatedRows > 0n;
     },
@@ -248,15 +325,25 @@ export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
     /** The oldest held messages of an organization, at most `limit` (release order). */
     async oldestHeld(orgId: string, limit: number): Promise<string[]> {
       if (limit <= 0) return [];
-      const rows = await db.selectFrom('messages').select('id')
-        .where('org_id', '=', orgId).where('status', '=', 'held')
-        .orderBy('created_at').orderBy('id').limit(limit).execute();
+      const rows = await db
+        .selectFrom('messages')
+        .select('id')
+        .where('org_id', '=', orgId)
+        .where('status', '=', 'held')
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
       return rows.map((r) => r.id);
     },
 
     async countHeld(orgId: string): Promise<number> {
-      const row = await db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('org_id', '=', orgId).where('status', '=', 'held').executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('messages')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('org_id', '=', orgId)
+        .where('status', '=', 'held')
+        .executeTakeFirstOrThrow();
       return Number(row.n);
     },
   };

@@ -65,36 +65,51 @@ export function overviewRepo(db: Kysely<Database>) {
     /** Messages created in [from, to) per UTC day and status. */
     async dailyCounts(orgId: string, from: number, to: number): Promise<DayStatusCount[]> {
       const day = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
-      const rows = await db.selectFrom('messages')
+      const rows = await db
+        .selectFrom('messages')
         .select([day.as('day'), 'status', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('org_id', '=', orgId).where('status', 'in', MESSAGE_STATUSES)
-        .where('created_at', '>=', from).where('created_at', '<', to)
-        .groupBy([day, 'status']).execute();
+        .where('org_id', '=', orgId)
+        .where('status', 'in', MESSAGE_STATUSES)
+        .where('created_at', '>=', from)
+        .where('created_at', '<', to)
+        .groupBy([day, 'status'])
+        .execute();
       return rows.map((r) => ({ day: Number(r.day), status: r.status, count: Number(r.n) }));
     },
 
     /** Queued messages of the organization and the earliest one due at `now`. */
     async queue(orgId: string, now: number): Promise<QueueView> {
-      const row = await db.selectFrom('messages')
+      const row = await db
+        .selectFrom('messages')
         .select((eb) => [
           eb.fn.countAll<number>().as('depth'),
           eb.fn.min<number>(eb.case().when('next_attempt_at', '<=', now).then(eb.ref('next_attempt_at')).end()).as('oldest'),
         ])
-        .where('org_id', '=', orgId).where('status', '=', 'queued').executeTakeFirstOrThrow();
+        .where('org_id', '=', orgId)
+        .where('status', '=', 'queued')
+        .executeTakeFirstOrThrow();
       return { depth: Number(row.depth), oldestDueAt: row.oldest === null ? null : Number(row.oldest) };
     },
 
     /** Messages held for credits or for their service's error. */
     async held(orgId: string): Promise<number> {
-      const row = await db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('org_id', '=', orgId).where('status', 'in', ['held', 'held_service_error']).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('messages')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('org_id', '=', orgId)
+        .where('status', 'in', ['held', 'held_service_error'])
+        .executeTakeFirstOrThrow();
       return Number(row.n);
     },
 
     /** The organization's services, their settings unread (a damaged row must not hide the page). */
     async services(orgId: string): Promise<ServiceRow[]> {
-      const rows = await db.selectFrom('services').select(['id', 'provider', 'is_default'])
-        .where('org_id', '=', orgId).orderBy('id').execute();
+      const rows = await db
+        .selectFrom('services')
+        .select(['id', 'provider', 'is_default'])
+        .where('org_id', '=', orgId)
+        .orderBy('id')
+        .execute();
       return rows.map((r) => ({ id: r.id, provider: r.provider, isDefault: bool(r.is_default) }));
     },
 
@@ -103,15 +118,33 @@ export function overviewRepo(db: Kysely<Database>) {
      * an error (the partial index), the latest failed/deferred/held_service_error event.
      */
     async lastFailure(orgId: string, serviceId: string): Promise<FailureEvent | undefined> {
-      const candidates = await db.selectFrom('messages').select('id')
-        .where('org_id', '=', orgId).where('service_id', '=', serviceId).where('last_error', 'is not', null)
+      const candidates = await db
+        .selectFrom('messages')
+        .select('id')
+        .where('org_id', '=', orgId)
+        .where('service_id', '=', serviceId)
+        .where('last_error', 'is not', null)
         .where('status', 'in', FAILURE_STATUSES)
-        .orderBy('updated_at', 'desc').limit(CANDIDATES).execute();
+        .orderBy('updated_at', 'desc')
+        .limit(CANDIDATES)
+        .execute();
       if (candidates.length === 0) return undefined;
-      const e = await db.selectFrom('message_events').select(['message_id', 'type', 'at', 'detail'])
-        .where('message_id', 'in', candidates.map((c) => c.id)).where('type', 'in', FAILURE_EVENTS)
-        .orderBy('at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
-      return e === undefined ? undefined : { messageId: e.message_id, type: e.type, at: Number(e.at), reason: reasonOf(e.detail) };
+      const e = await db
+        .selectFrom('message_events')
+        .select(['message_id', 'type', 'at', 'detail'])
+        .where(
+          'message_id',
+          'in',
+          candidates.map((c) => c.id),
+        )
+        .where('type', 'in', FAILURE_EVENTS)
+        .orderBy('at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return e === undefined
+        ? undefined
+        : { messageId: e.message_id, type: e.type, at: Number(e.at), reason: reasonOf(e.detail) };
     },
   };
 }

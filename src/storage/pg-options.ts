@@ -35,7 +35,8 @@ export function postgresUrlOptions(url: string): PostgresUrlOptions {
   const schema = take('schema');
   const prepare = take('prepare') ?? 'on';
   const timeout = take('statement_timeout');
-  if (prepare !== 'on' && prepare !== 'off') throw new Error(`MAILROOM_DATABASE_URL: prepare must be on or off, not "${prepare}"`);
+  if (prepare !== 'on' && prepare !== 'off')
+    throw new Error(`MAILROOM_DATABASE_URL: prepare must be on or off, not "${prepare}"`);
   if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     throw new Error(`MAILROOM_DATABASE_URL: schema "${schema}" must be a plain lower-case identifier`);
   }
@@ -43,7 +44,10 @@ export function postgresUrlOptions(url: string): PostgresUrlOptions {
   if (timeout === null) statementTimeoutMs = prepare === 'off' ? undefined : DEFAULT_STATEMENT_TIMEOUT_MS;
   else if (timeout === 'off') statementTimeoutMs = undefined;
   else if (/^[1-9][0-9]{0,8}$/.test(timeout)) statementTimeoutMs = Number(timeout);
-  else throw new Error(`MAILROOM_DATABASE_URL: statement_timeout must be a whole number of milliseconds (1 or more) or off, not "${timeout}"`);
+  else
+    throw new Error(
+      `MAILROOM_DATABASE_URL: statement_timeout must be a whole number of milliseconds (1 or more) or off, not "${timeout}"`,
+    );
   const parts = [
     ...(statementTimeoutMs === undefined ? [] : [`-c statement_timeout=${statementTimeoutMs}`]),
     ...(schema === null ? [] : [`-c search_path=${schema}`]),

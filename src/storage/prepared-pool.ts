@@ -74,7 +74,11 @@ export const CONNECT_COOL_DOWN_MS = { first: 100, max: 2_000 };
 export const UNBOUNDED_SESSION = 'set statement_timeout = 0';
 export const BOUNDED_SESSION = 'reset statement_timeout';
 
-export function namingPool(pool: pg.Pool, limits: NamingLimits = { hotAfter: HOT_AFTER, maxNamed: MAX_NAMED, maxCounted: MAX_COUNTED }, guard: PoolGuard = {}): PostgresPool {
+export function namingPool(
+  pool: pg.Pool,
+  limits: NamingLimits = { hotAfter: HOT_AFTER, maxNamed: MAX_NAMED, maxCounted: MAX_COUNTED },
+  guard: PoolGuard = {},
+): PostgresPool {
   const unbounded = new WeakSet<pg.PoolClient>();
   const seen = new Map<string, number>();
   const names = new Map<string, string>();
@@ -114,24 +118,32 @@ export function namingPool(pool: pg.Pool, limits: NamingLimits = { hotAfter: HOT
       if (probe === undefined) break;
       await probe;
     }
-    const attempt = pool.connect().then((client) => {
-      coolMs = 0;
-      return client;
-    }, (err: unknown) => {
-      fromDatabase(err);
-      guard.health?.report(err);
-      if (storageTrouble(err) === 'database_unavailable') {
-        coolMs = coolMs === 0 ? CONNECT_COOL_DOWN_MS.first : Math.min(coolMs * 2, CONNECT_COOL_DOWN_MS.max);
-        coolUntil = Date.now() + coolMs;
-        refusal = err;
-      }
-      throw err;
-    });
+    const attempt = pool.connect().then(
+      (client) => {
+        coolMs = 0;
+        return client;
+      },
+      (err: unknown) => {
+        fromDatabase(err);
+        guard.health?.report(err);
+        if (storageTrouble(err) === 'database_unavailable') {
+          coolMs = coolMs === 0 ? CONNECT_COOL_DOWN_MS.first : Math.min(coolMs * 2, CONNECT_COOL_DOWN_MS.max);
+          coolUntil = Date.now() + coolMs;
+          refusal = err;
+        }
+        throw err;
+      },
+    );
     // While the database is away, one attempt at a time: the others wait for its outcome.
     if (coolMs > 0) {
-      const settled = attempt.then(() => undefined, () => undefined);
+      const settled = attempt.then(
+        () => undefined,
+        () => undefined,
+      );
       probe = settled;
-      void settled.then(() => { if (probe === settled) probe = undefined; });
+      void settled.then(() => {
+        if (probe === settled) probe = undefined;
+      });
     }
     return attempt;
   };
@@ -141,19 +153,28 @@ export function namingPool(pool: pg.Pool, limits: NamingLimits = { hotAfter: HOT
       const raw = await checkout();
       // Set when a query failed in a way that leaves the connection unusable or unknown.
       let broken: Error | undefined;
-      const watched = <T>(p: Promise<T>): Promise<T> => p.then((r) => {
-        guard.health?.reached();
-        return r;
-      }, (err: unknown) => {
-        fromDatabase(err);
-        // A timed-out query may still be running on the server: the connection is not reused.
-        if (guard.health?.report(err) === 'database_unavailable' || (err as Error).message === 'Query read timeout') broken = err as Error;
-        throw err;
-      });
+      const watched = <T>(p: Promise<T>): Promise<T> =>
+        p.then(
+          (r) => {
+            guard.health?.reached();
+            return r;
+          },
+          (err: unknown) => {
+            fromDatabase(err);
+            // A timed-out query may still be running on the server: the connection is not reused.
+            if (guard.health?.report(err) === 'database_unavailable' || (err as Error).message === 'Query read timeout')
+              broken = err as Error;
+            throw err;
+          },
+        );
       function query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
       function query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
-      function query<R>(sqlOrCursor: string | PostgresCursor<R>, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
-        if (typeof sqlOrCursor !== 'string') return raw.query(sqlOrCursor as unknown as pg.Submittable) as unknown as PostgresCursor<R>;
+      function query<R>(
+        sqlOrCursor: string | PostgresCursor<R>,
+        parameters?: ReadonlyArray<unknown>,
+      ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
+        if (typeof sqlOrCursor !== 'string')
+          return raw.query(sqlOrCursor as unknown as pg.Submittable) as unknown as PostgresCursor<R>;
         if (sqlOrCursor === UNBOUNDED_SESSION) unbounded.add(raw);
         if (sqlOrCursor === BOUNDED_SESSION) unbounded.delete(raw);
         if (guard.statementTimeout === false && (sqlOrCursor === UNBOUNDED_SESSION || sqlOrCursor === BOUNDED_SESSION)) {
@@ -162,7 +183,10 @@ export function namingPool(pool: pg.Pool, limits: NamingLimits = { hotAfter: HOT
         const values = [...(parameters ?? [])];
         const name = values.length > 0 ? nameOf(sqlOrCursor) : undefined;
         // pg reads query_timeout per query; an unset one falls back to the pool's (none).
-        const timeout = unbounded.has(raw) || guard.queryTimeoutMs === undefined || guard.queryTimeoutMs <= 0 ? {} : { query_timeout: guard.queryTimeoutMs };
+        const timeout =
+          unbounded.has(raw) || guard.queryTimeoutMs === undefined || guard.queryTimeoutMs <= 0
+            ? {}
+            : { query_timeout: guard.queryTimeoutMs };
         const result = raw.query({ text: sqlOrCursor, values, ...(name === undefined ? {} : { name }), ...timeout });
         return watched(result) as unknown as Promise<PostgresQueryResult<R>>;
       }

@@ -66,15 +66,28 @@ const bracketed = (id: string): string => {
 };
 
 export function providerEventsRepo(db: Kysely<Database>, dialect: Dialect) {
-  const toMatched = (row: { id: string; org_id: string; service_id: string; status: string; credit_taken: number; provider_message_id: string | null }): MatchedMessage => ({
-    id: row.id, org_id: row.org_id, service_id: row.service_id, status: messageStatusColumn(row.status), credit_taken: row.credit_taken === 1,
+  const toMatched = (row: {
+    id: string;
+    org_id: string;
+    service_id: string;
+    status: string;
+    credit_taken: number;
+    provider_message_id: string | null;
+  }): MatchedMessage => ({
+    id: row.id,
+    org_id: row.org_id,
+    service_id: row.service_id,
+    status: messageStatusColumn(row.status),
+    credit_taken: row.credit_taken === 1,
     provider_message_id: row.provider_message_id,
   });
 
   return {
     /** Stores the event unless (source, scope, event_key) is already there; returns whether it was new. */
     async insertIfNew(row: ProviderEventRow): Promise<boolean> {
-      const r = await db.insertInto('provider_events').values(row)
+      const r = await db
+        .insertInto('provider_events')
+        .values(row)
         .onConflict((oc) => oc.columns(['source', 'scope', 'event_key']).doNothing())
         .executeTakeFirst();
       return (r.numInsertedOrUpdatedRows ?? 0n) > 0n;
@@ -104,13 +117,20 @@ export function providerEventsRepo(db: Kysely<Database>, dialect: Dialect) {
       if (m.providerMessageId !== undefined && m.providerMessageId !== '') {
         // Newest first: a provider id is unique in practice, but if an id were ever reused the
         // latest message is the likelier subject.
-        const row = await base().where('provider_message_id', '=', m.providerMessageId).where('org_id', '=', m.orgId)
-          .orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+        const row = await base()
+          .where('provider_message_id', '=', m.providerMessageId)
+          .where('org_id', '=', m.orgId)
+          .orderBy('created_at', 'desc')
+          .limit(1)
+          .executeTakeFirst();
         if (row !== undefined) return toMatched(row);
       }
       if (m.headerMessageId !== undefined && m.headerMessageId.trim() !== '') {
-        const row = await base().where('header_message_id', '=', bracketed(m.headerMessageId)).where('org_id', '=', m.orgId)
-          .limit(1).executeTakeFirst();
+        const row = await base()
+          .where('header_message_id', '=', bracketed(m.headerMessageId))
+          .where('org_id', '=', m.orgId)
+          .limit(1)
+          .executeTakeFirst();
         if (row !== undefined) return toMatched(row);
       }
       return undefined;
@@ -118,15 +138,23 @@ export function providerEventsRepo(db: Kysely<Database>, dialect: Dialect) {
 
     /** Every recipient row of a message with its stored state (`pending` as stored). */
     async recipients(messageId: string): Promise<StoredRecipient[]> {
-      const rows = await db.selectFrom('message_recipients').select(['email', 'kind', 'state'])
-        .where('message_id', '=', messageId).execute();
+      const rows = await db
+        .selectFrom('message_recipients')
+        .select(['email', 'kind', 'state'])
+        .where('message_id', '=', messageId)
+        .execute();
       return rows.map((r) => ({ email: r.email, kind: r.kind, state: recipientStateColumn(r.state) }));
     },
 
     /** The stored events (as recorded, JSON) of one message, in arrival order. */
     async storedEvents(messageId: string): Promise<string[]> {
-      const rows = await db.selectFrom('provider_events').select('detail')
-        .where('message_id', '=', messageId).orderBy('received_at').orderBy('event_key').execute();
+      const rows = await db
+        .selectFrom('provider_events')
+        .select('detail')
+        .where('message_id', '=', messageId)
+        .orderBy('received_at')
+        .orderBy('event_key')
+        .execute();
       return rows.map((r) => r.detail);
     },
 
@@ -161,35 +189,58 @@ export function providerEventsRepo(db: Kysely<Database>, dialect: Dialect) {
       // time, and PostgreSQL could not keep it prepared (prepared-pool.ts). SQLite is told the
       // index (migration 0013): without statistics it chose provider_events_message for
       // `message_id is null`, a walk over every unmatched event.
-      const rows = (dialect === 'postgres'
-        ? await sql<EarlyEventRow & { received_at: number }>`select ${sql.raw(EARLY_COLUMNS)} from provider_events
+      const rows = (
+        dialect === 'postgres'
+          ? await sql<EarlyEventRow & { received_at: number }>`select ${sql.raw(EARLY_COLUMNS)} from provider_events
             where message_id = any(cast(${ids} as text[]))
             union all select ${sql.raw(EARLY_COLUMNS)} from provider_events
-            where message_id is null and org_id = any(cast(${orgs} as text[])) and provider_message_id = any(cast(${pids} as text[]))`.execute(db)
-        : await sql<EarlyEventRow & { received_at: number }>`select ${sql.raw(EARLY_COLUMNS)} from provider_events
+            where message_id is null and org_id = any(cast(${orgs} as text[])) and provider_message_id = any(cast(${pids} as text[]))`.execute(
+              db,
+            )
+          : await sql<EarlyEventRow & { received_at: number }>`select ${sql.raw(EARLY_COLUMNS)} from provider_events
             where message_id in (select value from json_each(${JSON.stringify(ids)}))
             union all select ${sql.raw(EARLY_COLUMNS)} from provider_events indexed by provider_events_unmatched_provider_id
             where message_id is null and org_id in (select value from json_each(${JSON.stringify(orgs)}))
-            and provider_message_id in (select value from json_each(${JSON.stringify(pids)}))`.execute(db)).rows;
+            and provider_message_id in (select value from json_each(${JSON.stringify(pids)}))`.execute(db)
+      ).rows;
       const orgOf = new Map(named.map((m) => [m.providerMessageId ?? '', m.orgId]));
       return rows
         .filter((r) => r.message_id !== null || (r.provider_message_id !== null && orgOf.get(r.provider_message_id) === r.org_id))
-        .sort((a, b) => Number(a.received_at) - Number(b.received_at) || (a.event_key < b.event_key ? -1 : a.event_key > b.event_key ? 1 : 0))
+        .sort(
+          (a, b) =>
+            Number(a.received_at) - Number(b.received_at) || (a.event_key < b.event_key ? -1 : a.event_key > b.event_key ? 1 : 0),
+        )
         .map(({ received_at: _at, ...r }) => r);
     },
 
     /** Gives an unmatched event its message, unless another settle already did; returns whether this one did. */
     async claimEvent(key: Pick<EarlyEventRow, 'source' | 'scope' | 'event_key'>, messageId: string): Promise<boolean> {
-      const r = await db.updateTable('provider_events').set({ message_id: messageId })
-        .where('source', '=', key.source).where('scope', '=', key.scope).where('event_key', '=', key.event_key)
-        .where('message_id', 'is', null).executeTakeFirst();
+      const r = await db
+        .updateTable('provider_events')
+        .set({ message_id: messageId })
+        .where('source', '=', key.source)
+        .where('scope', '=', key.scope)
+        .where('event_key', '=', key.event_key)
+        .where('message_id', 'is', null)
+        .executeTakeFirst();
       return r.numUpdatedRows > 0n;
     },
 
     /** Sets one recipient's state, only from `from` (the caller's forward-only check, as a compare-and-set). */
-    async setRecipientState(messageId: string, email: string, from: RecipientState, to: RecipientState, reason: string | null, now: number): Promise<boolean> {
-      const r = await db.updateTable('message_recipients').set({ state: to, reason, updated_at: now })
-        .where('message_id', '=', messageId).where('email', '=', email).where('state', '=', from)
+    async setRecipientState(
+      messageId: string,
+      email: string,
+      from: RecipientState,
+      to: RecipientState,
+      reason: string | null,
+      now: number,
+    ): Promise<boolean> {
+      const r = await db
+        .updateTable('message_recipients')
+        .set({ state: to, reason, updated_at: now })
+        .where('message_id', '=', messageId)
+        .where('email', '=', email)
+        .where('state', '=', from)
         .executeTakeFirst();
       return r.numUpdatedRows > 0n;
     },
@@ -201,12 +252,23 @@ export function providerEventsRepo(db: Kysely<Database>, dialect: Dialect) {
      * for long. Returns how many went.
      */
     async purgeUnmatchedBefore(before: number, limit: number): Promise<number> {
-      const keys = await db.selectFrom('provider_events').select(['source', 'scope', 'event_key'])
-        .where('message_id', 'is', null).where('received_at', '<', before)
-        .orderBy('received_at').limit(limit).execute();
+      const keys = await db
+        .selectFrom('provider_events')
+        .select(['source', 'scope', 'event_key'])
+        .where('message_id', 'is', null)
+        .where('received_at', '<', before)
+        .orderBy('received_at')
+        .limit(limit)
+        .execute();
       if (keys.length === 0) return 0;
-      await db.deleteFrom('provider_events').where('message_id', 'is', null)
-        .where((eb) => eb.or(keys.map((k) => eb.and([eb('source', '=', k.source), eb('scope', '=', k.scope), eb('event_key', '=', k.event_key)]))))
+      await db
+        .deleteFrom('provider_events')
+        .where('message_id', 'is', null)
+        .where((eb) =>
+          eb.or(
+            keys.map((k) => eb.and([eb('source', '=', k.source), eb('scope', '=', k.scope), eb('event_key', '=', k.event_key)])),
+          ),
+        )
         .execute();
       return keys.length;
     },

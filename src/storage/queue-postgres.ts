@@ -14,10 +14,24 @@ import { fanOutEvents } from './webhook-outbox.js';
  * under load each cost ~9 ms, round trips rather than rows were the claim's cost (bench/pg-queue.ts).
  * The events' detail is the text JSON.stringify writes, `{"attempt":N}`.
  */
-export async function claimPostgres(db: Kysely<Database>, now: number, limit: number, leaseMs: number): Promise<ClaimedMessage[]> {
+export async function claimPostgres(
+  db: Kysely<Database>,
+  now: number,
+  limit: number,
+  leaseMs: number,
+): Promise<ClaimedMessage[]> {
   const rows = await sql<{
-    id: string; org_id: string; service_id: string; header_message_id: string; attempts: number; credit_taken: number;
-    created_at: number; content: string | null; attachments: string | null; event_id: number; hooked: boolean;
+    id: string;
+    org_id: string;
+    service_id: string;
+    header_message_id: string;
+    attempts: number;
+    credit_taken: number;
+    created_at: number;
+    content: string | null;
+    attachments: string | null;
+    event_id: number;
+    hooked: boolean;
   }>`
     with claimed as (
       update messages set status = 'sending', lease_until = ${now + leaseMs}, attempts = attempts + 1, updated_at = ${now}
@@ -41,9 +55,18 @@ export async function claimPostgres(db: Kysely<Database>, now: number, limit: nu
     from claimed c
     join events e on e.message_id = c.id
     left join message_contents mc on mc.message_id = c.id`.execute(db);
-  if (rows.rows.some((r) => r.hooked)) await fanOutEvents(db, 'postgres', rows.rows.map((r) => Number(r.event_id)), now);
+  if (rows.rows.some((r) => r.hooked))
+    await fanOutEvents(
+      db,
+      'postgres',
+      rows.rows.map((r) => Number(r.event_id)),
+      now,
+    );
   return rows.rows.map((r) => ({
-    id: r.id, org_id: r.org_id, service_id: r.service_id, header_message_id: r.header_message_id,
+    id: r.id,
+    org_id: r.org_id,
+    service_id: r.service_id,
+    header_message_id: r.header_message_id,
     content: r.content ?? '{}',
     attachments: r.attachments,
     attempts: Number(r.attempts),
@@ -60,12 +83,20 @@ export async function claimPostgres(db: Kysely<Database>, now: number, limit: nu
  * provider id.
  */
 export async function markSentPostgres(
-  db: Kysely<Database>, items: ReadonlyArray<{ id: string; lease: number; detail: Record<string, unknown>; providerMessageId?: string }>, now: number,
+  db: Kysely<Database>,
+  items: ReadonlyArray<{ id: string; lease: number; detail: Record<string, unknown>; providerMessageId?: string }>,
+  now: number,
 ): Promise<string[]> {
   const moved: string[] = [];
   for (let i = 0; i < items.length; i += 500) {
-    const values = sql.join(items.slice(i, i + 500).map((x) =>
-      sql`(cast(${x.id} as text), cast(${x.lease} as bigint), cast(${JSON.stringify(x.detail)} as text), cast(${x.providerMessageId ?? null} as text))`));
+    const values = sql.join(
+      items
+        .slice(i, i + 500)
+        .map(
+          (x) =>
+            sql`(cast(${x.id} as text), cast(${x.lease} as bigint), cast(${JSON.stringify(x.detail)} as text), cast(${x.providerMessageId ?? null} as text))`,
+        ),
+    );
     const rows = await sql<{ id: string; event_id: number; hooked: boolean }>`
       with items (id, lease, detail, provider_message_id) as (values ${values}),
       moved as (
@@ -82,7 +113,13 @@ export async function markSentPostgres(
       select mv.id, e.id as event_id,
         exists (select 1 from webhook_endpoints w where w.org_id = mv.org_id and w.enabled = 1) as hooked
       from moved mv join events e on e.message_id = mv.id`.execute(db);
-    if (rows.rows.some((r) => r.hooked)) await fanOutEvents(db, 'postgres', rows.rows.map((r) => Number(r.event_id)), now);
+    if (rows.rows.some((r) => r.hooked))
+      await fanOutEvents(
+        db,
+        'postgres',
+        rows.rows.map((r) => Number(r.event_id)),
+        now,
+      );
     for (const r of rows.rows) moved.push(r.id);
   }
   return moved;

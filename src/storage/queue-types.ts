@@ -34,7 +34,8 @@ export interface RecipientOutcome {
   recipients: ReadonlyArray<{ address: string; state: SettledState; reason: string | null }>;
   events: ReadonlyArray<{ type: string; detail: Record<string, unknown> }>;
   /** `queued`: tried again at `nextAttemptAt` for the recipients still `deferred`. */
-  next: { status: 'queued'; nextAttemptAt: number; lastError: string }
+  next:
+    | { status: 'queued'; nextAttemptAt: number; lastError: string }
     | { status: 'sent' | 'bounced' | 'failed' | 'held_service_error' | 'discarded'; lastError: string | null };
   /** Some recipient was accepted in this attempt: the message has been sent (to them) now. */
   accepted: boolean;

@@ -33,13 +33,23 @@ const IS_SENDING = sql<boolean>`status = 'sending'`;
  */
 export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
   const event = (messageId: string, type: string, at: number, detail?: Record<string, unknown>) =>
-    insertEvents(db, dialect, [{ message_id: messageId, type, at, detail: detail === undefined ? null : JSON.stringify(detail) }], at);
+    insertEvents(
+      db,
+      dialect,
+      [{ message_id: messageId, type, at, detail: detail === undefined ? null : JSON.stringify(detail) }],
+      at,
+    );
 
   /** Recipients' own states; one already settled (not pending or deferred) is never changed. */
   const setRecipientStates = async (id: string, recipients: RecipientOutcome['recipients'], now: number): Promise<void> => {
     for (const rcpt of recipients) {
-      await db.updateTable('message_recipients').set({ state: rcpt.state, reason: rcpt.reason, updated_at: now })
-        .where('message_id', '=', id).where('email', '=', rcpt.address).where('state', 'in', OPEN_STATES).execute();
+      await db
+        .updateTable('message_recipients')
+        .set({ state: rcpt.state, reason: rcpt.reason, updated_at: now })
+        .where('message_id', '=', id)
+        .where('email', '=', rcpt.address)
+        .where('state', 'in', OPEN_STATES)
+        .execute();
     }
   };
 
@@ -47,8 +57,13 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
     async claim(now: number, limit: number, leaseMs: number): Promise<ClaimedMessage[]> {
       if (dialect === 'postgres') return claimPostgres(db, now, limit, leaseMs);
       const rows = await sql<{
-        id: string; org_id: string; service_id: string; header_message_id: string;
-        attempts: number; credit_taken: number; created_at: number;
+        id: string;
+        org_id: string;
+        service_id: string;
+        header_message_id: string;
+        attempts: number;
+        credit_taken: number;
+        created_at: number;
       }>`
         update messages set status = 'sending', lease_until = ${now + leaseMs}, attempts = attempts + 1, updated_at = ${now}
         where id in (
@@ -60,8 +75,19 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
         )
         returning id, org_id, service_id, header_message_id, attempts, credit_taken, created_at`.execute(db);
       if (rows.rows.length === 0) return [];
-      const contents = new Map((await db.selectFrom('message_contents').select(['message_id', 'content', 'attachments'])
-        .where('message_id', 'in', rows.rows.map((r) => r.id)).execute()).map((c) => [c.message_id, c]));
+      const contents = new Map(
+        (
+          await db
+            .selectFrom('message_contents')
+            .select(['message_id', 'content', 'attachments'])
+            .where(
+              'message_id',
+              'in',
+              rows.rows.map((r) => r.id),
+            )
+            .execute()
+        ).map((c) => [c.message_id, c]),
+      );
       const claimed = rows.rows.map((r) => ({
         ...r,
         content: contents.get(r.id)?.content ?? '{}',
@@ -71,7 +97,12 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
         credit_taken: Number(r.credit_taken) === 1,
         lease_until: now + leaseMs,
       }));
-      await insertEvents(db, dialect, claimed.map((m) => ({ message_id: m.id, type: 'sending', at: now, detail: JSON.stringify({ attempt: m.attempts }) })), now);
+      await insertEvents(
+        db,
+        dialect,
+        claimed.map((m) => ({ message_id: m.id, type: 'sending', at: now, detail: JSON.stringify({ attempt: m.attempts }) })),
+        now,
+      );
       return claimed;
     },
 
@@ -80,7 +111,10 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
      * one multi-row event insert. Recording a send alone took two statements of ~40 µs each
      * through the query builder; in bulk it is a few µs a message. Returns the ids that moved.
      */
-    async markSentMany(items: ReadonlyArray<{ id: string; lease: number; detail: Record<string, unknown>; providerMessageId?: string }>, now: number): Promise<string[]> {
+    async markSentMany(
+      items: ReadonlyArray<{ id: string; lease: number; detail: Record<string, unknown>; providerMessageId?: string }>,
+      now: number,
+    ): Promise<string[]> {
       if (items.length === 0) return [];
       if (dialect === 'postgres') return markSentPostgres(db, items, now);
       const moved = await sql<{ id: string }>`
@@ -88,7 +122,9 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
         where status = 'sending' and (id, lease_until) in (values ${leasePairs(items)})
         returning id`.execute(db);
       const ids = new Set(moved.rows.map((r) => r.id));
-      const events = items.filter((i) => ids.has(i.id)).map((i) => ({ message_id: i.id, type: 'sent', at: now, detail: JSON.stringify(i.detail) }));
+      const events = items
+        .filter((i) => ids.has(i.id))
+        .map((i) => ({ message_id: i.id, type: 'sent', at: now, detail: JSON.stringify(i.detail) }));
       await insertEvents(db, dialect, events, now);
       // The provider's id, where the transport reported one: events after hand-off name it.
       for (const i of items) {
@@ -108,8 +144,14 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
       // In slices: a batch may be configured larger than the databases' parameter limits allow.
       const rows = [];
       for (let i = 0; i < messageIds.length; i += 500) {
-        rows.push(...await db.selectFrom('message_recipients').select(['message_id', 'email', 'state'])
-          .where('message_id', 'in', messageIds.slice(i, i + 500)).where('state', '!=', 'pending').execute());
+        rows.push(
+          ...(await db
+            .selectFrom('message_recipients')
+            .select(['message_id', 'email', 'state'])
+            .where('message_id', 'in', messageIds.slice(i, i + 500))
+            .where('state', '!=', 'pending')
+            .execute()),
+        );
       }
       for (const r of rows) {
         const states = out.get(r.message_id) ?? new Map<string, SettledState>();
@@ -129,7 +171,8 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
      */
     async settleRecipients(id: string, lease: number, now: number, outcome: RecipientOutcome): Promise<boolean> {
       const next = outcome.next;
-      const r = await db.updateTable('messages')
+      const r = await db
+        .updateTable('messages')
         .set({
           status: next.status,
           lease_until: null,
@@ -140,11 +183,19 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
           ...(outcome.providerMessageId !== undefined ? { provider_message_id: outcome.providerMessageId } : {}),
           ...(next.status === 'discarded' ? { credit_taken: 0 } : {}),
         })
-        .where('id', '=', id).where('status', '=', 'sending').where('lease_until', '=', lease).executeTakeFirst();
+        .where('id', '=', id)
+        .where('status', '=', 'sending')
+        .where('lease_until', '=', lease)
+        .executeTakeFirst();
       const moved = r.numUpdatedRows > 0n;
       await setRecipientStates(id, moved ? outcome.recipients : outcome.recipients.filter((x) => x.state === 'sent'), now);
       if (moved && outcome.events.length > 0) {
-        await insertEvents(db, dialect, outcome.events.map((e) => ({ message_id: id, type: e.type, at: now, detail: JSON.stringify(e.detail) })), now);
+        await insertEvents(
+          db,
+          dialect,
+          outcome.events.map((e) => ({ message_id: id, type: e.type, at: now, detail: JSON.stringify(e.detail) })),
+          now,
+        );
       }
       return moved;
     },
@@ -166,9 +217,13 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
 
     /** Outcomes of one attempt apply only while this claim still holds the message (id, lease). */
     async markRetry(id: string, lease: number, now: number, nextAttemptAt: number, reason: string): Promise<boolean> {
-      const r = await db.updateTable('messages')
+      const r = await db
+        .updateTable('messages')
         .set({ status: 'queued', next_attempt_at: nextAttemptAt, lease_until: null, last_error: reason, updated_at: now })
-        .where('id', '=', id).where('status', '=', 'sending').where('lease_until', '=', lease).executeTakeFirst();
+        .where('id', '=', id)
+        .where('status', '=', 'sending')
+        .where('lease_until', '=', lease)
+        .executeTakeFirst();
       if (r.numUpdatedRows === 0n) return false;
       await event(id, 'deferred', now, { reason, retry_at: new Date(nextAttemptAt).toISOString() });
       return true;
@@ -176,18 +231,46 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
 
     /** Not sent, no service could take it (breakers open): queued again, the attempt not counted (never failed by a breaker). */
     async markWaiting(id: string, lease: number, now: number, nextAttemptAt: number, reason: string): Promise<boolean> {
-      const r = await db.updateTable('messages')
-        .set({ status: 'queued', next_attempt_at: nextAttemptAt, lease_until: null, last_error: reason, updated_at: now, attempts: sql<number>`attempts - 1` })
-        .where('id', '=', id).where('status', '=', 'sending').where('lease_until', '=', lease).executeTakeFirst();
+      const r = await db
+        .updateTable('messages')
+        .set({
+          status: 'queued',
+          next_attempt_at: nextAttemptAt,
+          lease_until: null,
+          last_error: reason,
+          updated_at: now,
+          attempts: sql<number>`attempts - 1`,
+        })
+        .where('id', '=', id)
+        .where('status', '=', 'sending')
+        .where('lease_until', '=', lease)
+        .executeTakeFirst();
       if (r.numUpdatedRows === 0n) return false;
       await event(id, 'deferred', now, { reason, retry_at: new Date(nextAttemptAt).toISOString() });
       return true;
     },
 
-    async markFinal(id: string, lease: number, status: 'failed' | 'bounced' | 'held_service_error' | 'discarded', now: number, reason: string): Promise<boolean> {
-      const r = await db.updateTable('messages')
-        .set({ status, lease_until: null, last_error: reason, updated_at: now, next_attempt_at: null, ...(status === 'discarded' ? { credit_taken: 0 } : {}) })
-        .where('id', '=', id).where('status', '=', 'sending').where('lease_until', '=', lease).executeTakeFirst();
+    async markFinal(
+      id: string,
+      lease: number,
+      status: 'failed' | 'bounced' | 'held_service_error' | 'discarded',
+      now: number,
+      reason: string,
+    ): Promise<boolean> {
+      const r = await db
+        .updateTable('messages')
+        .set({
+          status,
+          lease_until: null,
+          last_error: reason,
+          updated_at: now,
+          next_attempt_at: null,
+          ...(status === 'discarded' ? { credit_taken: 0 } : {}),
+        })
+        .where('id', '=', id)
+        .where('status', '=', 'sending')
+        .where('lease_until', '=', lease)
+        .executeTakeFirst();
       if (r.numUpdatedRows === 0n) return false;
       await event(id, status, now, { reason });
       return true;
@@ -198,9 +281,13 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
      * in the `queued` event: worker_stopped (a graceful stop), context_unavailable (the batch's reads failed).
      */
     async release(id: string, lease: number, now: number, reason: string): Promise<void> {
-      const r = await db.updateTable('messages')
+      const r = await db
+        .updateTable('messages')
         .set({ status: 'queued', lease_until: null, updated_at: now, next_attempt_at: now, attempts: sql<number>`attempts - 1` })
-        .where('id', '=', id).where('status', '=', 'sending').where('lease_until', '=', lease).executeTakeFirst();
+        .where('id', '=', id)
+        .where('status', '=', 'sending')
+        .where('lease_until', '=', lease)
+        .executeTakeFirst();
       if (r.numUpdatedRows > 0n) await event(id, 'queued', now, { reason });
     },
 
@@ -210,27 +297,58 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
      * is `failed` with that reason.
      */
     async reapExpired(now: number, giveUp: (attempts: number, createdAt: number) => string | undefined): Promise<ReapResult> {
-      const expired = await db.selectFrom('messages').select(['id', 'service_id', 'attempts', 'created_at'])
-        .where(IS_SENDING).where('lease_until', '<', now).limit(500).execute();
+      const expired = await db
+        .selectFrom('messages')
+        .select(['id', 'service_id', 'attempts', 'created_at'])
+        .where(IS_SENDING)
+        .where('lease_until', '<', now)
+        .limit(500)
+        .execute();
       const result: ReapResult = { requeued: 0, failed: [] };
       for (const m of expired) {
         const reason = giveUp(Number(m.attempts), Number(m.created_at));
         // A message some recipients already got stays `sent` for them; the rest fail below.
-        const partlySent = reason !== undefined && (await db.selectFrom('message_recipients').select('email')
-          .where('message_id', '=', m.id).where('state', '=', 'sent').limit(1).execute()).length > 0;
-        const moved = await db.updateTable('messages')
-          .set(reason === undefined
-            ? { status: 'queued', lease_until: null, next_attempt_at: now, updated_at: now }
-            : { status: partlySent ? 'sent' : 'failed', lease_until: null, next_attempt_at: null, last_error: reason, updated_at: now })
-          .where('id', '=', m.id).where('status', '=', 'sending').where('lease_until', '<', now).executeTakeFirst();
+        const partlySent =
+          reason !== undefined &&
+          (
+            await db
+              .selectFrom('message_recipients')
+              .select('email')
+              .where('message_id', '=', m.id)
+              .where('state', '=', 'sent')
+              .limit(1)
+              .execute()
+          ).length > 0;
+        const moved = await db
+          .updateTable('messages')
+          .set(
+            reason === undefined
+              ? { status: 'queued', lease_until: null, next_attempt_at: now, updated_at: now }
+              : {
+                  status: partlySent ? 'sent' : 'failed',
+                  lease_until: null,
+                  next_attempt_at: null,
+                  last_error: reason,
+                  updated_at: now,
+                },
+          )
+          .where('id', '=', m.id)
+          .where('status', '=', 'sending')
+          .where('lease_until', '<', now)
+          .executeTakeFirst();
         if (moved.numUpdatedRows === 0n) continue;
         if (reason === undefined) {
           await event(m.id, 'queued', now, { reason: 'lease_expired' });
           result.requeued += 1;
         } else {
           // Recipients still owed the message (deferred earlier) fail with it, each named.
-          const owed = await db.updateTable('message_recipients').set({ state: 'failed', reason, updated_at: now })
-            .where('message_id', '=', m.id).where('state', '=', 'deferred').returning('email').execute();
+          const owed = await db
+            .updateTable('message_recipients')
+            .set({ state: 'failed', reason, updated_at: now })
+            .where('message_id', '=', m.id)
+            .where('state', '=', 'deferred')
+            .returning('email')
+            .execute();
           for (const o of owed) await event(m.id, 'failed', now, { recipient: o.email, reason });
           if (partlySent) continue;
           await event(m.id, 'failed', now, { reason });
@@ -242,11 +360,20 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
 
     /** A fixed service takes its held messages back into the queue. */
     async requeueServiceErrors(orgId: string, serviceId: string, now: number): Promise<number> {
-      const held = await db.selectFrom('messages').select('id')
-        .where('org_id', '=', orgId).where('service_id', '=', serviceId).where('status', '=', 'held_service_error').execute();
+      const held = await db
+        .selectFrom('messages')
+        .select('id')
+        .where('org_id', '=', orgId)
+        .where('service_id', '=', serviceId)
+        .where('status', '=', 'held_service_error')
+        .execute();
       for (const { id } of held) {
-        await db.updateTable('messages').set({ status: 'queued', next_attempt_at: now, updated_at: now })
-          .where('id', '=', id).where('status', '=', 'held_service_error').execute();
+        await db
+          .updateTable('messages')
+          .set({ status: 'queued', next_attempt_at: now, updated_at: now })
+          .where('id', '=', id)
+          .where('status', '=', 'held_service_error')
+          .execute();
         await event(id, 'queued', now, { reason: 'service_updated' });
       }
       return held.length;
@@ -254,15 +381,21 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
 
     /** Queue depth and the age of the oldest due message, for /metrics. */
     async depth(now: number): Promise<{ queued: number; due: number; oldestDueAgeMs: number }> {
-      const row = await db.selectFrom('messages')
+      const row = await db
+        .selectFrom('messages')
         .select((eb) => [
           eb.fn.countAll<number>().as('queued'),
           eb.fn.sum<number>(eb.case().when('next_attempt_at', '<=', now).then(1).else(0).end()).as('due'),
           eb.fn.min<number>(eb.case().when('next_attempt_at', '<=', now).then(eb.ref('next_attempt_at')).end()).as('oldest'),
         ])
-        .where(IS_QUEUED).executeTakeFirstOrThrow();
+        .where(IS_QUEUED)
+        .executeTakeFirstOrThrow();
       const oldest = row.oldest === null ? null : Number(row.oldest);
-      return { queued: Number(row.queued), due: Number(row.due ?? 0), oldestDueAgeMs: oldest === null ? 0 : Math.max(0, now - oldest) };
+      return {
+        queued: Number(row.queued),
+        due: Number(row.due ?? 0),
+        oldestDueAgeMs: oldest === null ? 0 : Math.max(0, now - oldest),
+      };
     },
   };
 }

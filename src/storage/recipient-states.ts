@@ -17,7 +17,10 @@ export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
 
 /** Checked reads of message_recipients' TEXT columns (see columns.ts). */
 export const recipientStateColumn: (value: string) => RecipientState = oneOf('message_recipients.state', RECIPIENT_STATES);
-export const settledStateColumn: (value: string) => (typeof SETTLED_STATES)[number] = oneOf('message_recipients.state (settled)', SETTLED_STATES);
+export const settledStateColumn: (value: string) => (typeof SETTLED_STATES)[number] = oneOf(
+  'message_recipients.state (settled)',
+  SETTLED_STATES,
+);
 const recipientKindColumn: (value: string) => RecipientKind = oneOf('message_recipients.kind', RECIPIENT_KINDS);
 
 /**
@@ -67,14 +70,22 @@ function shownState(stored: RecipientState, status: MessageStatus): RecipientVie
 }
 
 /** Each recipient of a message with its own state, To first, then Cc, then Bcc. */
-export async function recipientsOf(db: Kysely<Database>, message: { id: string; status: MessageStatus }): Promise<RecipientView[]> {
-  const rows = await db.selectFrom('message_recipients').select(['kind', 'email', 'state', 'reason'])
-    .where('message_id', '=', message.id).execute();
+export async function recipientsOf(
+  db: Kysely<Database>,
+  message: { id: string; status: MessageStatus },
+): Promise<RecipientView[]> {
+  const rows = await db
+    .selectFrom('message_recipients')
+    .select(['kind', 'email', 'state', 'reason'])
+    .where('message_id', '=', message.id)
+    .execute();
   const order: Record<string, number> = { to: 0, cc: 1, bcc: 2 };
-  return rows.map((r) => ({
-    address: r.email,
-    kind: recipientKindColumn(r.kind),
-    state: shownState(recipientStateColumn(r.state), message.status),
-    reason: r.reason,
-  })).sort((a, b) => (order[a.kind] ?? 3) - (order[b.kind] ?? 3));
+  return rows
+    .map((r) => ({
+      address: r.email,
+      kind: recipientKindColumn(r.kind),
+      state: shownState(recipientStateColumn(r.state), message.status),
+      reason: r.reason,
+    }))
+    .sort((a, b) => (order[a.kind] ?? 3) - (order[b.kind] ?? 3));
 }

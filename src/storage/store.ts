@@ -60,7 +60,11 @@ type RepoSet = { [K in keyof Builders]: ReturnType<Builders[K]> };
  * transaction, with their closures, cost ~20–25 µs of a send's CPU in a --cpu-prof run
  * (webhookDeliveriesRepo alone ~19 µs). `wrap` may replace a repository once it is built.
  */
-function repos(db: Kysely<Database>, dialect: Dialect, wrap: <K extends keyof RepoSet>(name: K, repo: RepoSet[K]) => RepoSet[K] = (_n, r) => r): RepoSet {
+function repos(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  wrap: <K extends keyof RepoSet>(name: K, repo: RepoSet[K]) => RepoSet[K] = (_n, r) => r,
+): RepoSet {
   const make = builders(db, dialect);
   const built: Partial<RepoSet> = {};
   const out = {} as RepoSet;
@@ -116,21 +120,25 @@ export interface TransactionOptions {
 const BACKGROUND_LINGER_MS = 10;
 
 /** The catalog stamp (migration 0010), read before the cached catalog is trusted; see ReadCache. */
-const catalogStamp = compiledOnce<Record<string, never>, { stamp: number | string }>((db) => db.selectFrom('catalog_stamp').select('stamp').where('id', '=', 1));
+const catalogStamp = compiledOnce<Record<string, never>, { stamp: number | string }>((db) =>
+  db.selectFrom('catalog_stamp').select('stamp').where('id', '=', 1),
+);
 
 type Wrap = <K extends keyof RepoSet>(name: K, repo: RepoSet[K]) => RepoSet[K];
 
 /** Writers of the cached catalog clear the cache. */
 function catalogAware(cache: ReadCache, onWrite: () => void): Wrap {
-  const clearing = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    cache.clear();
-    onWrite();
-    try {
-      return await fn(...args);
-    } finally {
+  const clearing =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
       cache.clear();
-    }
-  };
+      onWrite();
+      try {
+        return await fn(...args);
+      } finally {
+        cache.clear();
+      }
+    };
   const wrappers: { [K in keyof RepoSet]?: (repo: RepoSet[K]) => RepoSet[K] } = {
     organizations: (o) => ({ ...o, insert: clearing(o.insert), update: clearing(o.update), delete: clearing(o.delete) }),
     keys: (k) => ({ ...k, insert: clearing(k.insert), setStatus: clearing(k.setStatus) }),
@@ -193,7 +201,13 @@ export async function withoutFlush<T>(db: Kysely<Database>, fn: (conn: Kysely<Da
   });
 }
 
-export function storeOver(db: Kysely<Database>, dialect: Dialect, clock: Clock, file?: CommitFollowUp, health = new StorageHealth()): Store {
+export function storeOver(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  clock: Clock,
+  file?: CommitFollowUp,
+  health = new StorageHealth(),
+): Store {
   const group = dialect === 'sqlite' ? new GroupCommit(db, file) : undefined;
   // PostgreSQL returns a bigint as a string; only equality matters.
   const cache = new ReadCache(async () => Number((await catalogStamp(db, dialect, {})).rows[0]?.stamp ?? 0));
@@ -201,36 +215,55 @@ export function storeOver(db: Kysely<Database>, dialect: Dialect, clock: Clock, 
   // (a reader in between may have cached the old rows).
   const inTransaction = <T>(run: (makeRepos: (conn: Kysely<Database>) => Repos) => Promise<T>): Promise<T> => {
     let wrote = false;
-    const wrap = catalogAware(cache, () => { wrote = true; });
-    const makeRepos = (conn: Kysely<Database>): Repos => Object.defineProperty(repos(conn, dialect, wrap), 'dialect', { value: dialect, enumerable: true }) as Repos;
-    // A commit shows the storage takes writes again (a full disk freed, the database back).
-    return run(makeRepos).then((result) => {
-      health.wrote();
-      return result;
-    }, (err: unknown) => {
-      health.report(err);
-      throw err;
-    }).finally(() => {
-      if (wrote) cache.clear();
+    const wrap = catalogAware(cache, () => {
+      wrote = true;
     });
+    const makeRepos = (conn: Kysely<Database>): Repos =>
+      Object.defineProperty(repos(conn, dialect, wrap), 'dialect', { value: dialect, enumerable: true }) as Repos;
+    // A commit shows the storage takes writes again (a full disk freed, the database back).
+    return run(makeRepos)
+      .then(
+        (result) => {
+          health.wrote();
+          return result;
+        },
+        (err: unknown) => {
+          health.report(err);
+          throw err;
+        },
+      )
+      .finally(() => {
+        if (wrote) cache.clear();
+      });
   };
   const base = repos(db, dialect);
   // Built once for the store's life, so every repository is built here (the spread reads them).
   return {
-    ...repos(db, dialect, catalogAware(cache, () => undefined)),
+    ...repos(
+      db,
+      dialect,
+      catalogAware(cache, () => undefined),
+    ),
     catalog: cachedCatalog(base, cache),
     dialect,
     clock,
     health,
     // PostgreSQL groups concurrent commits itself; SQLite's single writer needs our help.
-    transaction: group !== undefined
-      ? (fn, options) => inTransaction((make) => group.run((conn) => fn(make(conn)), {
-        lingerMs: options?.background === true ? BACKGROUND_LINGER_MS : 0,
-        durable: options?.background !== true && options?.durable !== false,
-      }))
-      : (fn, options) => inTransaction((make) => (options?.background === true || options?.durable === false
-        ? withoutFlush(db, (conn) => fn(make(conn)))
-        : db.transaction().execute((trx) => fn(make(trx))))),
+    transaction:
+      group !== undefined
+        ? (fn, options) =>
+            inTransaction((make) =>
+              group.run((conn) => fn(make(conn)), {
+                lingerMs: options?.background === true ? BACKGROUND_LINGER_MS : 0,
+                durable: options?.background !== true && options?.durable !== false,
+              }),
+            )
+        : (fn, options) =>
+            inTransaction((make) =>
+              options?.background === true || options?.durable === false
+                ? withoutFlush(db, (conn) => fn(make(conn)))
+                : db.transaction().execute((trx) => fn(make(trx))),
+            ),
     ping: async () => {
       try {
         await sql`select 1`.execute(db);

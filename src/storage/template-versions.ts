@@ -18,45 +18,70 @@ export interface TemplateVersion {
  */
 export function templateVersionsRepo(db: Kysely<Database>) {
   const what = (orgId: string, templateId: string, version: number) => `template version ${orgId}/${templateId}/${version}`;
-  const toVersion = (orgId: string, templateId: string) =>
-    (row: { version: number; fields: string; created_at: number }): TemplateVersion =>
-      ({ version: row.version, fields: parseJson<TemplateFields>(row.fields, what(orgId, templateId, row.version)), created_at: row.created_at });
+  const toVersion =
+    (orgId: string, templateId: string) =>
+    (row: { version: number; fields: string; created_at: number }): TemplateVersion => ({
+      version: row.version,
+      fields: parseJson<TemplateFields>(row.fields, what(orgId, templateId, row.version)),
+      created_at: row.created_at,
+    });
   return {
     /** Stores `version` and drops those beyond the newest KEPT_TEMPLATE_VERSIONS. */
     async record(orgId: string, templateId: string, version: number, fields: TemplateFields, now: number): Promise<void> {
-      await db.insertInto('template_versions')
+      await db
+        .insertInto('template_versions')
         .values({ org_id: orgId, template_id: templateId, version, fields: JSON.stringify(fields), created_at: now })
         // Two writers storing the same unrecorded version (templatesRepo.put) store the same content.
         .onConflict((oc) => oc.columns(['org_id', 'template_id', 'version']).doNothing())
         .execute();
-      const oldestKept = await db.selectFrom('template_versions').select('version')
-        .where('org_id', '=', orgId).where('template_id', '=', templateId)
-        .orderBy('version', 'desc').limit(1).offset(KEPT_TEMPLATE_VERSIONS - 1)
+      const oldestKept = await db
+        .selectFrom('template_versions')
+        .select('version')
+        .where('org_id', '=', orgId)
+        .where('template_id', '=', templateId)
+        .orderBy('version', 'desc')
+        .limit(1)
+        .offset(KEPT_TEMPLATE_VERSIONS - 1)
         .executeTakeFirst();
       if (oldestKept === undefined) return;
-      await db.deleteFrom('template_versions')
-        .where('org_id', '=', orgId).where('template_id', '=', templateId).where('version', '<', oldestKept.version)
+      await db
+        .deleteFrom('template_versions')
+        .where('org_id', '=', orgId)
+        .where('template_id', '=', templateId)
+        .where('version', '<', oldestKept.version)
         .execute();
     },
 
     /** Newest first. */
     async list(orgId: string, templateId: string): Promise<TemplateVersion[]> {
-      const rows = await db.selectFrom('template_versions').select(['version', 'fields', 'created_at'])
-        .where('org_id', '=', orgId).where('template_id', '=', templateId)
-        .orderBy('version', 'desc').execute();
+      const rows = await db
+        .selectFrom('template_versions')
+        .select(['version', 'fields', 'created_at'])
+        .where('org_id', '=', orgId)
+        .where('template_id', '=', templateId)
+        .orderBy('version', 'desc')
+        .execute();
       return rows.map(toVersion(orgId, templateId));
     },
 
     async has(orgId: string, templateId: string, version: number): Promise<boolean> {
-      const row = await db.selectFrom('template_versions').select('version')
-        .where('org_id', '=', orgId).where('template_id', '=', templateId).where('version', '=', version)
+      const row = await db
+        .selectFrom('template_versions')
+        .select('version')
+        .where('org_id', '=', orgId)
+        .where('template_id', '=', templateId)
+        .where('version', '=', version)
         .executeTakeFirst();
       return row !== undefined;
     },
 
     async get(orgId: string, templateId: string, version: number): Promise<TemplateVersion | undefined> {
-      const row = await db.selectFrom('template_versions').select(['version', 'fields', 'created_at'])
-        .where('org_id', '=', orgId).where('template_id', '=', templateId).where('version', '=', version)
+      const row = await db
+        .selectFrom('template_versions')
+        .select(['version', 'fields', 'created_at'])
+        .where('org_id', '=', orgId)
+        .where('template_id', '=', templateId)
+        .where('version', '=', version)
         .executeTakeFirst();
       return row === undefined ? undefined : toVersion(orgId, templateId)(row);
     },

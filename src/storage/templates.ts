@@ -60,8 +60,9 @@ function toColumns(f: TemplateFields) {
 }
 
 /** Read on a catalog miss of the send path: compiled once (building it cost ~15–20 µs). */
-const byId = compiledOnce<{ org_id: string; id: string }, Selectable<TemplatesTable>>((db, p) => db.selectFrom('templates').selectAll()
-  .where('org_id', '=', p('org_id')).where('id', '=', p('id')));
+const byId = compiledOnce<{ org_id: string; id: string }, Selectable<TemplatesTable>>((db, p) =>
+  db.selectFrom('templates').selectAll().where('org_id', '=', p('org_id')).where('id', '=', p('id')),
+);
 
 export function templatesRepo(db: Kysely<Database>, dialect: Dialect) {
   const versions = templateVersionsRepo(db);
@@ -88,8 +89,13 @@ export function templatesRepo(db: Kysely<Database>, dialect: Dialect) {
 
     /** Whether any template of the organization accepts dynamic attachments (public uploads). */
     async anyAllowsAttachments(orgId: string): Promise<boolean> {
-      const row = await db.selectFrom('templates').select('id')
-        .where('org_id', '=', orgId).where('allow_attachments', '=', 1).limit(1).executeTakeFirst();
+      const row = await db
+        .selectFrom('templates')
+        .select('id')
+        .where('org_id', '=', orgId)
+        .where('allow_attachments', '=', 1)
+        .limit(1)
+        .executeTakeFirst();
       return row !== undefined;
     },
 
@@ -101,14 +107,21 @@ export function templatesRepo(db: Kysely<Database>, dialect: Dialect) {
     async put(orgId: string, id: string, fields: TemplateFields, now: number): Promise<'created' | 'updated'> {
       await keepUnrecorded(orgId, id);
       const columns = toColumns(fields);
-      const updated = await db.updateTable('templates')
+      const updated = await db
+        .updateTable('templates')
         .set((eb) => ({ ...columns, version: eb('version', '+', 1), updated_at: now }))
-        .where('org_id', '=', orgId).where('id', '=', id).returning('version').executeTakeFirst();
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .returning('version')
+        .executeTakeFirst();
       if (updated !== undefined) {
         await versions.record(orgId, id, updated.version, fields, now);
         return 'updated';
       }
-      await db.insertInto('templates').values({ ...columns, org_id: orgId, id, version: 1, created_at: now, updated_at: now }).execute();
+      await db
+        .insertInto('templates')
+        .values({ ...columns, org_id: orgId, id, version: 1, created_at: now, updated_at: now })
+        .execute();
       await versions.record(orgId, id, 1, fields, now);
       return 'created';
     },

@@ -4,14 +4,24 @@ import { keyTypeColumn, uploadStatusColumn } from './columns.js';
 import type { Database, UploadsTable } from './schema.js';
 
 /** An upload as stored; the row itself, with its two string enums typed. */
-export type Upload = Omit<Selectable<UploadsTable>, 'key_type' | 'status'> & { key_type: KeyType; status: 'pending' | 'uploaded' };
+export type Upload = Omit<Selectable<UploadsTable>, 'key_type' | 'status'> & {
+  key_type: KeyType;
+  status: 'pending' | 'uploaded';
+};
 
-const toRecord = (r: Selectable<UploadsTable>): Upload => ({ ...r, key_type: keyTypeColumn(r.key_type), status: uploadStatusColumn(r.status) });
+const toRecord = (r: Selectable<UploadsTable>): Upload => ({
+  ...r,
+  key_type: keyTypeColumn(r.key_type),
+  status: uploadStatusColumn(r.status),
+});
 
 export function uploadsRepo(db: Kysely<Database>) {
   return {
     async insert(u: Omit<Upload, 'status' | 'uploaded_at'>): Promise<void> {
-      await db.insertInto('uploads').values({ ...u, status: 'pending', uploaded_at: null }).execute();
+      await db
+        .insertInto('uploads')
+        .values({ ...u, status: 'pending', uploaded_at: null })
+        .execute();
     },
 
     /** By id alone: the signed PUT URL names no organization. */
@@ -27,15 +37,24 @@ export function uploadsRepo(db: Kysely<Database>) {
 
     /** pending → uploaded, once: a second PUT to the same URL finds nothing to move. */
     async markUploaded(id: string, now: number): Promise<boolean> {
-      const r = await db.updateTable('uploads').set({ status: 'uploaded', uploaded_at: now })
-        .where('id', '=', id).where('status', '=', 'pending').executeTakeFirst();
+      const r = await db
+        .updateTable('uploads')
+        .set({ status: 'uploaded', uploaded_at: now })
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
       return r.numUpdatedRows > 0n;
     },
 
     /** Bytes of public-key uploads an organization started since `since` (the daily budget). */
     async publicBytesSince(orgId: string, since: number): Promise<number> {
-      const row = await db.selectFrom('uploads').select((eb) => eb.fn.sum<number>('size').as('bytes'))
-        .where('org_id', '=', orgId).where('key_type', '=', 'public').where('created_at', '>=', since).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('uploads')
+        .select((eb) => eb.fn.sum<number>('size').as('bytes'))
+        .where('org_id', '=', orgId)
+        .where('key_type', '=', 'public')
+        .where('created_at', '>=', since)
+        .executeTakeFirstOrThrow();
       return Number(row.bytes ?? 0);
     },
 

@@ -121,7 +121,10 @@ export class WalKeeper implements CommitFollowUp {
   private readonly resetAtBytes: number;
   private readonly warn: (message: string) => void;
 
-  constructor(private readonly dbFile: string, options: WalKeeperOptions = {}) {
+  constructor(
+    private readonly dbFile: string,
+    options: WalKeeperOptions = {},
+  ) {
     this.checkpointEveryMs = options.checkpointEveryMs ?? 200;
     this.resetAtBytes = options.resetAtBytes ?? WAL_RESET_BYTES;
     this.warn = options.warn ?? (() => undefined);
@@ -180,7 +183,10 @@ export class WalKeeper implements CommitFollowUp {
       const over = this.refusals - RESET_RETRIES;
       if (over > 0) this.resetNotBefore = performance.now() + RESET_BACKOFF_MS * 2 ** Math.min(over - 1, 4);
       const why = result.error ?? 'another connection holds a read transaction open';
-      if (over === 1) this.warn(`the WAL could not be reset ${this.refusals} times in a row (${why}); it may grow past ${WAL_BOUND_BYTES / 1024 / 1024} MiB until that ends`);
+      if (over === 1)
+        this.warn(
+          `the WAL could not be reset ${this.refusals} times in a row (${why}); it may grow past ${WAL_BOUND_BYTES / 1024 / 1024} MiB until that ends`,
+        );
     }
     this.endReset?.();
   }
@@ -192,10 +198,12 @@ export class WalKeeper implements CommitFollowUp {
       });
       return this.running;
     }
-    this.next ??= this.running.catch(() => undefined).then(() => {
-      this.next = undefined;
-      return this.sync();
-    });
+    this.next ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.next = undefined;
+        return this.sync();
+      });
     return this.next;
   }
 
@@ -206,13 +214,19 @@ export class WalKeeper implements CommitFollowUp {
       throw err;
     });
     // Marked as the database's: an ENOSPC here is the database full (storage-trouble.ts).
-    const fd = await this.fd.catch((err: unknown) => { throw fromDatabase(err); });
-    await new Promise<void>((resolve, reject) => fs.fdatasync(fd, (err) => (err === null ? resolve() : reject(fromDatabase(err)))));
+    const fd = await this.fd.catch((err: unknown) => {
+      throw fromDatabase(err);
+    });
+    await new Promise<void>((resolve, reject) =>
+      fs.fdatasync(fd, (err) => (err === null ? resolve() : reject(fromDatabase(err)))),
+    );
   }
 
   /** The WAL exists from the first commit on; its directory entry is synced once, too. */
   private async openWal(): Promise<number> {
-    const fd = await new Promise<number>((resolve, reject) => fs.open(`${this.dbFile}-wal`, 'r', (err, n) => (err === null ? resolve(n) : reject(err))));
+    const fd = await new Promise<number>((resolve, reject) =>
+      fs.open(`${this.dbFile}-wal`, 'r', (err, n) => (err === null ? resolve(n) : reject(err))),
+    );
     const dir = await fs.promises.open(path.dirname(this.dbFile), 'r');
     try {
       await dir.sync();
@@ -236,7 +250,9 @@ export class WalKeeper implements CommitFollowUp {
       if (this.checkpointer !== worker) return;
       this.checkpointer = undefined;
       this.endReset?.();
-      this.warn(`the WAL checkpoint thread stopped (${reason}); the writer now checkpoints every ${BACKSTOP_CHECKPOINT_PAGES} pages itself, inside a commit`);
+      this.warn(
+        `the WAL checkpoint thread stopped (${reason}); the writer now checkpoints every ${BACKSTOP_CHECKPOINT_PAGES} pages itself, inside a commit`,
+      );
     };
     worker.on('message', (result: { busy: number; error?: string }) => this.resetDone(result));
     worker.on('error', (err) => stopped(err.message));

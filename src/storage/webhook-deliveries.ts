@@ -6,7 +6,12 @@ import type { Database } from './schema.js';
 import { deliveryLog } from './webhook-delivery-log.js';
 
 export {
-  parseDeliveryId, REPLAY_LOOKBACK_MS, REPLAY_MAX_RANGE_MS, ReplayRangeTooLong, type DeliveryFilter, type ReplayOneResult,
+  parseDeliveryId,
+  REPLAY_LOOKBACK_MS,
+  REPLAY_MAX_RANGE_MS,
+  ReplayRangeTooLong,
+  type DeliveryFilter,
+  type ReplayOneResult,
 } from './webhook-delivery-log.js';
 
 /**
@@ -47,11 +52,22 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
      * function, hence the nesting). Two PostgreSQL workers claiming at the same instant may
      * each see the other's rows as free of leases: the cap holds up to that race.
      */
-    async claim(now: number, limit: number, leaseMs: number, skipEndpoints: ReadonlyArray<{ org_id: string; endpoint_id: string }>, perEndpoint = limit): Promise<ClaimedDelivery[]> {
+    async claim(
+      now: number,
+      limit: number,
+      leaseMs: number,
+      skipEndpoints: ReadonlyArray<{ org_id: string; endpoint_id: string }>,
+      perEndpoint = limit,
+    ): Promise<ClaimedDelivery[]> {
       if (limit <= 0) return [];
       const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
-      const skip = skipEndpoints.length === 0 ? sql``
-        : sql`and not (${sql.join(skipEndpoints.map((s) => sql`(c.org_id = ${s.org_id} and c.endpoint_id = ${s.endpoint_id})`), sql` or `)})`;
+      const skip =
+        skipEndpoints.length === 0
+          ? sql``
+          : sql`and not (${sql.join(
+              skipEndpoints.map((s) => sql`(c.org_id = ${s.org_id} and c.endpoint_id = ${s.endpoint_id})`),
+              sql` or `,
+            )})`;
       const lease = now + leaseMs;
       const rows = await sql<{ id: number; attempts: number }>`
         with busy as (
@@ -83,17 +99,40 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
         )
         returning id, attempts`.execute(db);
       if (rows.rows.length === 0) return [];
-      const details = await db.selectFrom('webhook_deliveries as d')
+      const details = await db
+        .selectFrom('webhook_deliveries as d')
         .innerJoin('webhook_endpoints as w', (j) => j.onRef('w.org_id', '=', 'd.org_id').onRef('w.id', '=', 'd.endpoint_id'))
         .leftJoin('message_events as e', 'e.id', 'd.event_id')
         .leftJoin('messages as m', 'm.id', 'd.message_id')
         .select([
-          'd.id', 'd.org_id', 'd.endpoint_id', 'd.event_id', 'd.message_id', 'd.event_type', 'd.message_status', 'd.sequence', 'd.payload', 'd.attempts',
-          'w.url', 'w.secret', 'w.previous_secret', 'w.previous_secret_expires_at',
-          'e.type as e_type', 'e.at as e_at', 'e.detail as e_detail', 'm.org_id as m_org', 'm.template_id as m_template', 'm.service_id as m_service',
+          'd.id',
+          'd.org_id',
+          'd.endpoint_id',
+          'd.event_id',
+          'd.message_id',
+          'd.event_type',
+          'd.message_status',
+          'd.sequence',
+          'd.payload',
+          'd.attempts',
+          'w.url',
+          'w.secret',
+          'w.previous_secret',
+          'w.previous_secret_expires_at',
+          'e.type as e_type',
+          'e.at as e_at',
+          'e.detail as e_detail',
+          'm.org_id as m_org',
+          'm.template_id as m_template',
+          'm.service_id as m_service',
         ])
-        .where('d.id', 'in', rows.rows.map((r) => Number(r.id)))
-        .orderBy('d.next_attempt_at').execute();
+        .where(
+          'd.id',
+          'in',
+          rows.rows.map((r) => Number(r.id)),
+        )
+        .orderBy('d.next_attempt_at')
+        .execute();
       return details.map((r) => ({
         id: Number(r.id),
         org_id: r.org_id,
@@ -109,8 +148,10 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
         url: r.url,
         secrets: signingSecrets(r, now),
         event: r.e_type === null || r.e_at === null ? null : { type: r.e_type, at: Number(r.e_at), detail: r.e_detail },
-        message: r.m_org === null || r.m_template === null || r.m_service === null ? null
-          : { org_id: r.m_org, template_id: r.m_template, service_id: r.m_service },
+        message:
+          r.m_org === null || r.m_template === null || r.m_service === null
+            ? null
+            : { org_id: r.m_org, template_id: r.m_template, service_id: r.m_service },
       }));
     },
 
@@ -121,7 +162,9 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
     async release(items: ReadonlyArray<{ id: number; lease: number }>, now: number): Promise<void> {
       for (let i = 0; i < items.length; i += 200) {
         const slice = items.slice(i, i + 200);
-        await db.updateTable('webhook_deliveries').set({ lease_until: null, next_attempt_at: now })
+        await db
+          .updateTable('webhook_deliveries')
+          .set({ lease_until: null, next_attempt_at: now })
           .where('state', '=', 'pending')
           .where((eb) => eb.or(slice.map((x) => eb.and([eb('id', '=', x.id), eb('lease_until', '=', x.lease)]))))
           .execute();
@@ -136,7 +179,8 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
      * the endpoint was disabled for.
      */
     async recordAttempt(r: AttemptRecord): Promise<RecordedAttempt> {
-      const moved = await db.updateTable('webhook_deliveries')
+      const moved = await db
+        .updateTable('webhook_deliveries')
         .set({
           state: r.next.state,
           attempts: sql<number>`attempts + 1`,
@@ -147,27 +191,46 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
           payload: sql<string>`coalesce(payload, ${r.payload})`,
           updated_at: r.now,
         })
-        .where('id', '=', r.id).where('lease_until', '=', r.lease).where('state', '=', 'pending')
-        .returning(['org_id', 'endpoint_id']).executeTakeFirst();
+        .where('id', '=', r.id)
+        .where('lease_until', '=', r.lease)
+        .where('state', '=', 'pending')
+        .returning(['org_id', 'endpoint_id'])
+        .executeTakeFirst();
       if (moved === undefined) return { recorded: false, disabled: null };
-      const last = await db.selectFrom('webhook_attempts').select((eb) => eb.fn.max<number>('attempt').as('n'))
-        .where('delivery_id', '=', r.id).executeTakeFirst();
-      await db.insertInto('webhook_attempts').values({
-        delivery_id: r.id, attempt: Number(last?.n ?? 0) + 1, at: r.at, status: r.status,
-        duration_ms: Math.round(r.durationMs), response_body: r.body, error: r.error,
-      }).execute();
+      const last = await db
+        .selectFrom('webhook_attempts')
+        .select((eb) => eb.fn.max<number>('attempt').as('n'))
+        .where('delivery_id', '=', r.id)
+        .executeTakeFirst();
+      await db
+        .insertInto('webhook_attempts')
+        .values({
+          delivery_id: r.id,
+          attempt: Number(last?.n ?? 0) + 1,
+          at: r.at,
+          status: r.status,
+          duration_ms: Math.round(r.durationMs),
+          response_body: r.body,
+          error: r.error,
+        })
+        .execute();
       if (r.endpoint === undefined) return { recorded: true, disabled: null };
       const endpoint = db.updateTable('webhook_endpoints').where('org_id', '=', moved.org_id).where('id', '=', moved.endpoint_id);
       if (r.next.state === 'succeeded') {
         await endpoint.set({ failing_since: null }).where('failing_since', 'is not', null).execute();
         return { recorded: true, disabled: null };
       }
-      const row = await endpoint.set({ failing_since: sql<number>`coalesce(failing_since, ${r.now})` })
-        .returning(['failing_since', 'enabled']).executeTakeFirst();
+      const row = await endpoint
+        .set({ failing_since: sql<number>`coalesce(failing_since, ${r.now})` })
+        .returning(['failing_since', 'enabled'])
+        .executeTakeFirst();
       if (row === undefined || Number(row.enabled) !== 1) return { recorded: true, disabled: null };
       const since = row.failing_since === null ? r.now : Number(row.failing_since);
-      const reason = r.endpoint.gone ? `410 Gone from ${r.endpoint.url}`
-        : r.now - since >= r.endpoint.disableAfterMs ? failingReason(since, r.now) : null;
+      const reason = r.endpoint.gone
+        ? `410 Gone from ${r.endpoint.url}`
+        : r.now - since >= r.endpoint.disableAfterMs
+          ? failingReason(since, r.now)
+          : null;
       if (reason === null) return { recorded: true, disabled: null };
       await endpoint.set({ enabled: 0, disabled_reason: reason, updated_at: r.now }).where('enabled', '=', 1).execute();
       return { recorded: true, disabled: reason };
@@ -178,11 +241,22 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
      * rows are left out: one is sent at once, and one a crash left pending is never retried.
      */
     async stats(now: number): Promise<EndpointStats[]> {
-      const rows = await db.selectFrom('webhook_deliveries')
-        .select(['org_id', 'endpoint_id', (eb) => eb.fn.countAll<number>().as('n'), (eb) => eb.fn.min<number>('created_at').as('oldest')])
-        .where('state', '=', 'pending').where('event_id', 'is not', null).groupBy(['org_id', 'endpoint_id']).execute();
+      const rows = await db
+        .selectFrom('webhook_deliveries')
+        .select([
+          'org_id',
+          'endpoint_id',
+          (eb) => eb.fn.countAll<number>().as('n'),
+          (eb) => eb.fn.min<number>('created_at').as('oldest'),
+        ])
+        .where('state', '=', 'pending')
+        .where('event_id', 'is not', null)
+        .groupBy(['org_id', 'endpoint_id'])
+        .execute();
       return rows.map((r) => ({
-        org_id: r.org_id, endpoint_id: r.endpoint_id, backlog: Number(r.n),
+        org_id: r.org_id,
+        endpoint_id: r.endpoint_id,
+        backlog: Number(r.n),
         oldestPendingAgeMs: r.oldest === null ? 0 : Math.max(0, now - Number(r.oldest)),
       }));
     },
@@ -192,10 +266,22 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
      * attempts go by the foreign key's cascade. Message deliveries go with their message.
      */
     async purgeTestsBefore(before: number, limit: number): Promise<number> {
-      const old = await db.selectFrom('webhook_deliveries').select('id')
-        .where('message_id', 'is', null).where('created_at', '<', before).limit(limit).execute();
+      const old = await db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('message_id', 'is', null)
+        .where('created_at', '<', before)
+        .limit(limit)
+        .execute();
       if (old.length === 0) return 0;
-      await db.deleteFrom('webhook_deliveries').where('id', 'in', old.map((o) => Number(o.id))).execute();
+      await db
+        .deleteFrom('webhook_deliveries')
+        .where(
+          'id',
+          'in',
+          old.map((o) => Number(o.id)),
+        )
+        .execute();
       return old.length;
     },
   };

@@ -61,28 +61,54 @@ const notInFlight = (now: number) => sql<boolean>`not (state = 'pending' and lea
 
 export function deliveryLog(db: Kysely<Database>, dialect: Dialect) {
   /** One slice of a range replay: the existing deliveries again, then the missing ones. */
-  const replaySlice = async (orgId: string, endpointId: string, messageIds: string[], range: { since: number; until: number; onlyFailed: boolean }, now: number): Promise<number> => {
-    let reset = db.updateTable('webhook_deliveries')
+  const replaySlice = async (
+    orgId: string,
+    endpointId: string,
+    messageIds: string[],
+    range: { since: number; until: number; onlyFailed: boolean },
+    now: number,
+  ): Promise<number> => {
+    let reset = db
+      .updateTable('webhook_deliveries')
       .set({ state: 'pending', next_attempt_at: now, lease_until: null, attempts: 0, updated_at: now })
-      .where('message_id', 'in', messageIds).where('org_id', '=', orgId).where('endpoint_id', '=', endpointId)
-      .where(sql<boolean>`exists (select 1 from message_events e where e.id = webhook_deliveries.event_id and e.at >= ${range.since} and e.at < ${range.until})`)
+      .where('message_id', 'in', messageIds)
+      .where('org_id', '=', orgId)
+      .where('endpoint_id', '=', endpointId)
+      .where(
+        sql<boolean>`exists (select 1 from message_events e where e.id = webhook_deliveries.event_id and e.at >= ${range.since} and e.at < ${range.until})`,
+      )
       .where(notInFlight(now));
     if (range.onlyFailed) reset = reset.where('state', '=', 'failed');
     const resetCount = Number((await reset.executeTakeFirst()).numUpdatedRows);
     if (range.onlyFailed) return resetCount;
-    return resetCount + await fanOut(db, dialect, { kind: 'replay', orgId, endpointId, messageIds, since: range.since, until: range.until }, now);
+    return (
+      resetCount +
+      (await fanOut(db, dialect, { kind: 'replay', orgId, endpointId, messageIds, since: range.since, until: range.until }, now))
+    );
   };
 
   const withAttempts = async (rows: ReadonlyArray<Selectable<WebhookDeliveriesTable>>): Promise<WebhookDeliveryView[]> => {
     const ids = rows.map((r) => Number(r.id));
-    const attempts = ids.length === 0 ? [] : await db.selectFrom('webhook_attempts').selectAll()
-      .where('delivery_id', 'in', ids).orderBy('delivery_id').orderBy('attempt').execute();
+    const attempts =
+      ids.length === 0
+        ? []
+        : await db
+            .selectFrom('webhook_attempts')
+            .selectAll()
+            .where('delivery_id', 'in', ids)
+            .orderBy('delivery_id')
+            .orderBy('attempt')
+            .execute();
     const byDelivery = new Map<number, WebhookAttemptView[]>();
     for (const a of attempts) {
       const list = byDelivery.get(Number(a.delivery_id)) ?? [];
       list.push({
-        attempt: Number(a.attempt), at: Number(a.at), status: a.status === null ? null : Number(a.status),
-        duration_ms: Number(a.duration_ms), response_body: a.response_body, error: a.error,
+        attempt: Number(a.attempt),
+        at: Number(a.at),
+        status: a.status === null ? null : Number(a.status),
+        duration_ms: Number(a.duration_ms),
+        response_body: a.response_body,
+        error: a.error,
       });
       byDelivery.set(Number(a.delivery_id), list);
     }
@@ -91,11 +117,19 @@ export function deliveryLog(db: Kysely<Database>, dialect: Dialect) {
       const log = byDelivery.get(id) ?? [];
       const state = stateOf(r.state);
       return {
-        id: `whd_${id}`, endpoint_id: r.endpoint_id, event_type: r.event_type, message_id: r.message_id,
+        id: `whd_${id}`,
+        endpoint_id: r.endpoint_id,
+        event_type: r.event_type,
+        message_id: r.message_id,
         webhook_id: webhookIdOf({ id, message_id: r.message_id, sequence: r.sequence === null ? null : Number(r.sequence) }),
-        state, attempts: log.length, next_attempt_at: state === 'pending' && r.next_attempt_at !== null ? Number(r.next_attempt_at) : null,
-        last_status: r.last_status === null ? null : Number(r.last_status), last_error: r.last_error,
-        created_at: Number(r.created_at), updated_at: Number(r.updated_at), log,
+        state,
+        attempts: log.length,
+        next_attempt_at: state === 'pending' && r.next_attempt_at !== null ? Number(r.next_attempt_at) : null,
+        last_status: r.last_status === null ? null : Number(r.last_status),
+        last_error: r.last_error,
+        created_at: Number(r.created_at),
+        updated_at: Number(r.updated_at),
+        log,
       };
     });
   };
@@ -119,7 +153,12 @@ export function deliveryLog(db: Kysely<Database>, dialect: Dialect) {
     async get(orgId: string, deliveryId: string): Promise<WebhookDeliveryView | undefined> {
       const id = parseDeliveryId(deliveryId);
       if (id === undefined) return undefined;
-      const row = await db.selectFrom('webhook_deliveries').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      const row = await db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return row === undefined ? undefined : (await withAttempts([row]))[0];
     },
 
@@ -132,17 +171,25 @@ export function deliveryLog(db: Kysely<Database>, dialect: Dialect) {
     async replayOne(orgId: string, deliveryId: string, now: number, endpointId?: string): Promise<ReplayOneResult> {
       const id = parseDeliveryId(deliveryId);
       if (id === undefined) return { outcome: 'not_found' };
-      const found = await db.selectFrom('webhook_deliveries as d')
+      const found = await db
+        .selectFrom('webhook_deliveries as d')
         .innerJoin('webhook_endpoints as w', (j) => j.onRef('w.org_id', '=', 'd.org_id').onRef('w.id', '=', 'd.endpoint_id'))
-        .select(['d.endpoint_id', 'd.event_id', 'w.enabled']).where('d.org_id', '=', orgId).where('d.id', '=', id).executeTakeFirst();
+        .select(['d.endpoint_id', 'd.event_id', 'w.enabled'])
+        .where('d.org_id', '=', orgId)
+        .where('d.id', '=', id)
+        .executeTakeFirst();
       if (found === undefined || (endpointId !== undefined && found.endpoint_id !== endpointId)) return { outcome: 'not_found' };
       if (found.event_id === null) return { outcome: 'test_event' };
-      const moved = await db.updateTable('webhook_deliveries')
+      const moved = await db
+        .updateTable('webhook_deliveries')
         .set({ state: 'pending', next_attempt_at: now, lease_until: null, attempts: 0, updated_at: now })
-        .where('id', '=', id).where(notInFlight(now)).executeTakeFirst();
+        .where('id', '=', id)
+        .where(notInFlight(now))
+        .executeTakeFirst();
       return {
         outcome: Number(moved.numUpdatedRows) === 0 ? 'in_flight' : 'queued',
-        endpointId: found.endpoint_id, endpointEnabled: Number(found.enabled) === 1,
+        endpointId: found.endpoint_id,
+        endpointEnabled: Number(found.enabled) === 1,
       };
     },
 
@@ -156,17 +203,28 @@ export function deliveryLog(db: Kysely<Database>, dialect: Dialect) {
      * (longer: ReplayRangeTooLong), worked 500 messages at a time. Deliveries being sent are
      * left to finish. Returns how many were queued.
      */
-    async replayRange(orgId: string, endpointId: string, range: { since: number; until: number; onlyFailed: boolean }, now: number): Promise<number> {
+    async replayRange(
+      orgId: string,
+      endpointId: string,
+      range: { since: number; until: number; onlyFailed: boolean },
+      now: number,
+    ): Promise<number> {
       if (range.until - range.since > REPLAY_MAX_RANGE_MS) throw new ReplayRangeTooLong();
       if (range.until <= range.since) return 0;
       let queued = 0;
       let after: { created_at: number; id: string } | undefined;
       for (;;) {
-        let q = db.selectFrom('messages').select(['id', 'created_at']).where('org_id', '=', orgId)
-          .where('created_at', '>=', range.since - REPLAY_LOOKBACK_MS).where('created_at', '<', range.until);
+        let q = db
+          .selectFrom('messages')
+          .select(['id', 'created_at'])
+          .where('org_id', '=', orgId)
+          .where('created_at', '>=', range.since - REPLAY_LOOKBACK_MS)
+          .where('created_at', '<', range.until);
         if (after !== undefined) {
           const a = after;
-          q = q.where((eb) => eb.or([eb('created_at', '>', a.created_at), eb.and([eb('created_at', '=', a.created_at), eb('id', '>', a.id)])]));
+          q = q.where((eb) =>
+            eb.or([eb('created_at', '>', a.created_at), eb.and([eb('created_at', '=', a.created_at), eb('id', '>', a.id)])]),
+          );
         }
         const slice = await q.orderBy('created_at').orderBy('id').limit(REPLAY_SLICE).execute();
         if (slice.length === 0) return queued;
@@ -183,11 +241,28 @@ export function deliveryLog(db: Kysely<Database>, dialect: Dialect) {
      * time, so no dispatcher claims it; the caller records its one attempt.
      */
     async insertTest(orgId: string, endpointId: string, now: number, lease: number): Promise<number> {
-      const row = await db.insertInto('webhook_deliveries').values({
-        org_id: orgId, endpoint_id: endpointId, event_id: null, message_id: null, event_type: 'webhook.test', message_status: null,
-        sequence: null, payload: null, state: 'pending', attempts: 0, next_attempt_at: null, lease_until: lease, last_status: null,
-        last_error: null, created_at: now, updated_at: now,
-      }).returning('id').executeTakeFirstOrThrow();
+      const row = await db
+        .insertInto('webhook_deliveries')
+        .values({
+          org_id: orgId,
+          endpoint_id: endpointId,
+          event_id: null,
+          message_id: null,
+          event_type: 'webhook.test',
+          message_status: null,
+          sequence: null,
+          payload: null,
+          state: 'pending',
+          attempts: 0,
+          next_attempt_at: null,
+          lease_until: lease,
+          last_status: null,
+          last_error: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       return Number(row.id);
     },
   };

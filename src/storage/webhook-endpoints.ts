@@ -11,7 +11,6 @@ export interface WebhookEndpointFields {
   enabled: boolean;
 }
 
-
 /**
  * `*` ↔ every event; a list ↔ `,a,b,` (comma-wrapped so the outbox's fan-out finds subscribers
  * with one LIKE '%,message.sent,%', src/storage/webhook-outbox.ts). A stored type this version
@@ -53,28 +52,35 @@ export function webhookEndpointsRepo(db: Kysely<Database>) {
     },
 
     async get(orgId: string, id: string): Promise<WebhookEndpoint | undefined> {
-      const row = await db.selectFrom('webhook_endpoints').selectAll()
-        .where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      const row = await db
+        .selectFrom('webhook_endpoints')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return row === undefined ? undefined : toEndpoint(row);
     },
 
     /** A new endpoint; the caller has checked that the id is free (in the same transaction). */
     async insert(orgId: string, id: string, fields: WebhookEndpointFields, secret: string, now: number): Promise<void> {
-      await db.insertInto('webhook_endpoints').values({
-        org_id: orgId,
-        id,
-        url: fields.url,
-        description: fields.description,
-        events: eventsColumn(fields.events),
-        enabled: int(fields.enabled),
-        disabled_reason: null,
-        secret,
-        previous_secret: null,
-        previous_secret_expires_at: null,
-        failing_since: null,
-        created_at: now,
-        updated_at: now,
-      }).execute();
+      await db
+        .insertInto('webhook_endpoints')
+        .values({
+          org_id: orgId,
+          id,
+          url: fields.url,
+          description: fields.description,
+          events: eventsColumn(fields.events),
+          enabled: int(fields.enabled),
+          disabled_reason: null,
+          secret,
+          previous_secret: null,
+          previous_secret_expires_at: null,
+          failing_since: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
     },
 
     /**
@@ -82,9 +88,12 @@ export function webhookEndpointsRepo(db: Kysely<Database>) {
      * clears the failure clock when an endpoint comes back. False when it does not exist.
      */
     async update(orgId: string, id: string, fields: Omit<WebhookEndpointFields, 'enabled'>, now: number): Promise<boolean> {
-      const r = await db.updateTable('webhook_endpoints')
+      const r = await db
+        .updateTable('webhook_endpoints')
         .set({ url: fields.url, description: fields.description, events: eventsColumn(fields.events), updated_at: now })
-        .where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return r.numUpdatedRows > 0n;
     },
 
@@ -100,14 +109,17 @@ export function webhookEndpointsRepo(db: Kysely<Database>) {
      */
     async rotateSecret(orgId: string, id: string, newSecret: string, previousExpiresAt: number, now: number): Promise<boolean> {
       const keepsOld = previousExpiresAt > now;
-      const r = await db.updateTable('webhook_endpoints')
+      const r = await db
+        .updateTable('webhook_endpoints')
         .set((eb) => ({
           previous_secret: keepsOld ? eb.ref('secret') : null,
           previous_secret_expires_at: keepsOld ? previousExpiresAt : null,
           secret: newSecret,
           updated_at: now,
         }))
-        .where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return r.numUpdatedRows > 0n;
     },
 
@@ -116,11 +128,16 @@ export function webhookEndpointsRepo(db: Kysely<Database>) {
      * window); disabling records the reason (410 Gone, failing for days, an operator).
      */
     async setEnabled(orgId: string, id: string, enabled: boolean, reason: string | null, now: number): Promise<boolean> {
-      const r = await db.updateTable('webhook_endpoints')
-        .set(enabled
-          ? { enabled: 1, disabled_reason: null, failing_since: null, updated_at: now }
-          : { enabled: 0, disabled_reason: reason, updated_at: now })
-        .where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      const r = await db
+        .updateTable('webhook_endpoints')
+        .set(
+          enabled
+            ? { enabled: 1, disabled_reason: null, failing_since: null, updated_at: now }
+            : { enabled: 0, disabled_reason: reason, updated_at: now },
+        )
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return r.numUpdatedRows > 0n;
     },
   };

@@ -71,7 +71,10 @@ function statement(dialect: Dialect, f: FanOut): { text: string; params: Readonl
       return { text: numbered(fanOutSql('w.enabled = 1', `e.id in (${marks(f.eventIds.length)})`), dialect), params: f.eventIds };
     case 'replay':
       return {
-        text: numbered(fanOutSql('w.id = ?', `m.org_id = ? and e.message_id in (${marks(f.messageIds.length)}) and e.at >= ? and e.at < ?`), dialect),
+        text: numbered(
+          fanOutSql('w.id = ?', `m.org_id = ? and e.message_id in (${marks(f.messageIds.length)}) and e.at >= ? and e.at < ?`),
+          dialect,
+        ),
         params: [f.endpointId, f.orgId, ...f.messageIds, f.since, f.until],
       };
   }
@@ -96,8 +99,14 @@ export async function fanOutNewMessage(db: Kysely<Database>, dialect: Dialect, m
 const SLICE = 500;
 
 /** Fans out these events (ids from the insert's RETURNING), in slices under parameter limits. */
-export async function fanOutEvents(db: Kysely<Database>, dialect: Dialect, eventIds: readonly number[], now: number): Promise<void> {
-  for (let i = 0; i < eventIds.length; i += SLICE) await fanOut(db, dialect, { kind: 'events', eventIds: eventIds.slice(i, i + SLICE) }, now);
+export async function fanOutEvents(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  eventIds: readonly number[],
+  now: number,
+): Promise<void> {
+  for (let i = 0; i < eventIds.length; i += SLICE)
+    await fanOut(db, dialect, { kind: 'events', eventIds: eventIds.slice(i, i + SLICE) }, now);
 }
 
 export interface NewEvent {
@@ -111,11 +120,20 @@ export interface NewEvent {
  * The one writer of message events after acceptance: inserts them and fans them out to the
  * webhook outbox in the caller's transaction. `now` is when the deliveries fall due.
  */
-export async function insertEvents(db: Kysely<Database>, dialect: Dialect, events: readonly NewEvent[], now: number): Promise<void> {
+export async function insertEvents(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  events: readonly NewEvent[],
+  now: number,
+): Promise<void> {
   if (events.length === 0) return;
   const ids: number[] = [];
   for (let i = 0; i < events.length; i += SLICE) {
-    const rows = await db.insertInto('message_events').values(events.slice(i, i + SLICE)).returning('id').execute();
+    const rows = await db
+      .insertInto('message_events')
+      .values(events.slice(i, i + SLICE))
+      .returning('id')
+      .execute();
     for (const r of rows) ids.push(Number(r.id));
   }
   await fanOutEvents(db, dialect, ids, now);

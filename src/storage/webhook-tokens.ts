@@ -12,8 +12,11 @@ export function webhookTokensRepo(db: Kysely<Database>) {
     /** True the first time `token` is claimed for `source`, false for a replay. */
     async claim(source: string, token: string, expiresAt: number, now: number): Promise<boolean> {
       await db.deleteFrom('webhook_tokens').where('expires_at', '<', now).execute();
-      const r = await db.insertInto('webhook_tokens').values({ source, token, expires_at: expiresAt })
-        .onConflict((oc) => oc.columns(['source', 'token']).doNothing()).executeTakeFirst();
+      const r = await db
+        .insertInto('webhook_tokens')
+        .values({ source, token, expires_at: expiresAt })
+        .onConflict((oc) => oc.columns(['source', 'token']).doNothing())
+        .executeTakeFirst();
       return (r.numInsertedOrUpdatedRows ?? 0n) > 0n;
     },
   };

@@ -7,7 +7,10 @@ const CONTENT_FIELDS = ['subject', 'to', 'cc', 'bcc', 'from_name', 'from_email',
  * Problems an operator must fix before a template is stored: a broken Handlebars field or a
  * parameter schema that could never validate. Each problem names the field it is about.
  */
-export function templateProblems(content: TemplateContent, params: readonly ParamSpec[]): Array<{ path: string; message: string }> {
+export function templateProblems(
+  content: TemplateContent,
+  params: readonly ParamSpec[],
+): Array<{ path: string; message: string }> {
   const problems: Array<{ path: string; message: string }> = [];
   for (const field of CONTENT_FIELDS) {
     try {
@@ -39,7 +42,10 @@ export function templateProblems(content: TemplateContent, params: readonly Para
       problems.push({ path: at, message: `minimum/maximum apply to integer and number parameters, not ${p.type}` });
     }
     if (p.enum !== undefined && p.enum.some((v) => (numeric ? typeof v !== 'number' : typeof v !== 'string'))) {
-      problems.push({ path: `${at}/enum`, message: `values must all be ${numeric ? 'numbers' : 'strings'} for a ${p.type} parameter` });
+      problems.push({
+        path: `${at}/enum`,
+        message: `values must all be ${numeric ? 'numbers' : 'strings'} for a ${p.type} parameter`,
+      });
     }
   });
   return problems;

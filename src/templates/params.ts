@@ -21,7 +21,8 @@ type Check = (value: unknown, source: ParamsSource) => ParamIssue[];
 
 // Deliberately simple: one @, no spaces or angle brackets, a dotted domain. Full RFC 5322
 // allows far more, but nothing a web form or a relay should accept.
-const EMAIL = /^[^\s@<>(),;:"[\]\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+const EMAIL =
+  /^[^\s@<>(),;:"[\]\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /**
@@ -68,7 +69,8 @@ function compileParam(spec: ParamSpec): Check {
   const issue = (code: ParamIssue['code'], message: string): ParamIssue => ({ param: name, code, message });
   const pattern = spec.pattern === undefined ? undefined : new RegExp(spec.pattern, 'u');
   const maxLength = spec.max_length ?? DEFAULT_MAX_STRING;
-  const textual = spec.type === 'string' || spec.type === 'html' || spec.type === 'email' || spec.type === 'url' || spec.type === 'date';
+  const textual =
+    spec.type === 'string' || spec.type === 'html' || spec.type === 'email' || spec.type === 'url' || spec.type === 'date';
 
   return (value, source) => {
     if (value === undefined || value === null || value === '') {
@@ -80,7 +82,12 @@ function compileParam(spec: ParamSpec): Check {
       const scalar = typeof value === 'number' || typeof value === 'boolean';
       if (typeof value !== 'string' && !(scalar && source === 'form')) {
         const given = Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a JSON ${typeof value}`;
-        return [issue('type', `${name} must be ${spec.type === 'string' || spec.type === 'html' ? 'a string' : `a ${spec.type} string`}, not ${given}`)];
+        return [
+          issue(
+            'type',
+            `${name} must be ${spec.type === 'string' || spec.type === 'html' ? 'a string' : `a ${spec.type} string`}, not ${given}`,
+          ),
+        ];
       }
       const text = String(value);
       const out: ParamIssue[] = [];
@@ -90,10 +97,12 @@ function compileParam(spec: ParamSpec): Check {
         out.push(issue('format', `${name} must be an ISO 8601 date (YYYY-MM-DD or a date-time)`));
       }
       const length = [...text].length;
-      if (spec.min_length !== undefined && length < spec.min_length) out.push(issue('min_length', `${name} must be at least ${spec.min_length} characters`));
+      if (spec.min_length !== undefined && length < spec.min_length)
+        out.push(issue('min_length', `${name} must be at least ${spec.min_length} characters`));
       if (length > maxLength) out.push(issue('max_length', `${name} must be at most ${maxLength} characters`));
       if (pattern !== undefined && !pattern.test(text)) out.push(issue('pattern', `${name} does not match the required pattern`));
-      if (spec.enum !== undefined && !spec.enum.includes(text)) out.push(issue('enum', `${name} must be one of: ${spec.enum.join(', ')}`));
+      if (spec.enum !== undefined && !spec.enum.includes(text))
+        out.push(issue('enum', `${name} must be one of: ${spec.enum.join(', ')}`));
       // The spec asks for one issue per failing parameter: the first rule it breaks.
       return out.slice(0, 1);
     }
@@ -103,11 +112,13 @@ function compileParam(spec: ParamSpec): Check {
       return [issue('type', `${name} must be a boolean`)];
     }
     const n = asNumber(value);
-    if (n === undefined || (spec.type === 'integer' && !Number.isInteger(n))) return [issue('type', `${name} must be ${spec.type === 'integer' ? 'an integer' : 'a number'}`)];
+    if (n === undefined || (spec.type === 'integer' && !Number.isInteger(n)))
+      return [issue('type', `${name} must be ${spec.type === 'integer' ? 'an integer' : 'a number'}`)];
     const out: ParamIssue[] = [];
     if (spec.minimum !== undefined && n < spec.minimum) out.push(issue('minimum', `${name} must be at least ${spec.minimum}`));
     if (spec.maximum !== undefined && n > spec.maximum) out.push(issue('maximum', `${name} must be at most ${spec.maximum}`));
-    if (spec.enum !== undefined && !spec.enum.includes(n)) out.push(issue('enum', `${name} must be one of: ${spec.enum.join(', ')}`));
+    if (spec.enum !== undefined && !spec.enum.includes(n))
+      out.push(issue('enum', `${name} must be one of: ${spec.enum.join(', ')}`));
     return out.slice(0, 1);
   };
 }
@@ -142,7 +153,11 @@ export function compileParamsValidator(params: readonly ParamSpec[], strict: boo
       if (checks.has(name)) continue;
       if (strict) issues.push({ param: name, code: 'unknown', message: `${name} is not a parameter of this template` });
       else if (hasLongString(value)) {
-        issues.push({ param: name, code: 'max_length', message: `${name} must be at most ${DEFAULT_MAX_STRING} characters, and so must every string inside it` });
+        issues.push({
+          param: name,
+          code: 'max_length',
+          message: `${name} must be at most ${DEFAULT_MAX_STRING} characters, and so must every string inside it`,
+        });
       }
     }
     return issues;

@@ -8,7 +8,11 @@ export interface Address {
 export type AddressField = 'to' | 'cc' | 'bcc' | 'reply_to';
 
 export class AddressError extends Error {
-  constructor(readonly field: AddressField | 'from_email', readonly value: string, reason: string) {
+  constructor(
+    readonly field: AddressField | 'from_email',
+    readonly value: string,
+    reason: string,
+  ) {
     super(reason);
   }
 }
@@ -57,5 +61,8 @@ function splitList(raw: string): string[] {
 
 /** Header text (subject, display names): line breaks become spaces, other controls vanish. */
 export function headerText(value: string): string {
-  return value.replace(/[\r\n]+/g, ' ').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '').trim();
+  return value
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
+    .trim();
 }

@@ -35,7 +35,9 @@ export function compileTemplate(t: TemplateContent): Compiled {
     // Handlebars has no syntax outside `{{…}}`: a field without one renders as itself. Most
     // fields of a template are such (from, cc, bcc, reply_to, often the text): each Handlebars
     // call builds its prototype-access rules (~2–3 µs), about a dozen µs of a send's CPU.
-    out[f] = source.includes('{{') ? hb.compile(source, { noEscape: f !== 'html', knownHelpersOnly: true, strict: false }) : () => source;
+    out[f] = source.includes('{{')
+      ? hb.compile(source, { noEscape: f !== 'html', knownHelpersOnly: true, strict: false })
+      : () => source;
   }
   return out;
 }
@@ -48,16 +50,26 @@ export interface SenderDefaults {
   from_name?: string | undefined;
 }
 
-export function renderEmail(compiled: Compiled, template: Template, params: Record<string, unknown>, sender: SenderDefaults): RenderedEmail {
+export function renderEmail(
+  compiled: Compiled,
+  template: Template,
+  params: Record<string, unknown>,
+  sender: SenderDefaults,
+): RenderedEmail {
   const raw = {} as Record<Field, string>;
   try {
     for (const f of FIELDS) raw[f] = compiled[f](params, RUNTIME_OPTIONS);
   } catch (err) {
-    throw new ApiError('template_render_failed', { details: { reason: err instanceof Error ? err.message.split('\n')[0] : 'render error' } });
+    throw new ApiError('template_render_failed', {
+      details: { reason: err instanceof Error ? err.message.split('\n')[0] : 'render error' },
+    });
   }
-  const fromEmail = raw.from_email.trim() || (template.from_email === '' ? sender.from_email ?? '' : '');
+  const fromEmail = raw.from_email.trim() || (template.from_email === '' ? (sender.from_email ?? '') : '');
   if (fromEmail === '') {
-    throw new ApiError('service_unavailable_for_template', { message: 'Neither the template nor its service has a From address.', details: { reason: 'no_from_address' } });
+    throw new ApiError('service_unavailable_for_template', {
+      message: 'Neither the template nor its service has a From address.',
+      details: { reason: 'no_from_address' },
+    });
   }
   try {
     const from = parseAddress('from_email', fromEmail);
@@ -76,7 +88,10 @@ export function renderEmail(compiled: Compiled, template: Template, params: Reco
   } catch (err) {
     if (!(err instanceof AddressError)) throw err;
     if (err.field === 'from_email') {
-      throw new ApiError('service_unavailable_for_template', { message: `The From address ${err.message}.`, details: { reason: 'invalid_from_address' } });
+      throw new ApiError('service_unavailable_for_template', {
+        message: `The From address ${err.message}.`,
+        details: { reason: 'invalid_from_address' },
+      });
     }
     throw new ApiError('invalid_recipient', {
       message: `The rendered ${err.field} ${err.message}.`,

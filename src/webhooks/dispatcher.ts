@@ -38,7 +38,12 @@ export const LEASE_MARGIN_MS = 10_000;
 /** `Promise.race` with a timer that is cleared. */
 function within(p: Promise<unknown>, ms: number): Promise<unknown> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise((r) => { timer = setTimeout(r, ms); })]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p,
+    new Promise((r) => {
+      timer = setTimeout(r, ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }
 
 const endpointKey = (d: { org_id: string; endpoint_id: string }) => `${d.org_id}\u0000${d.endpoint_id}`;
@@ -103,13 +108,18 @@ export class WebhookDispatcher {
     const { settings, store, clock } = this.deps;
     const free = settings.maxInFlight - this.inFlight.size;
     if (free <= 0) return 0;
-    const full = [...this.perEndpoint.entries()].filter(([, n]) => n >= settings.endpointConcurrency).map(([k]) => {
-      const [org_id = '', endpoint_id = ''] = k.split('\u0000');
-      return { org_id, endpoint_id };
-    });
+    const full = [...this.perEndpoint.entries()]
+      .filter(([, n]) => n >= settings.endpointConcurrency)
+      .map(([k]) => {
+        const [org_id = '', endpoint_id = ''] = k.split('\u0000');
+        return { org_id, endpoint_id };
+      });
     const now = clock.now();
     // A claim lost to a power cut only means the deliveries are claimed again: no flush needed.
-    const claimed = await store.transaction((tx) => tx.webhookDeliveries.claim(now, free, this.leaseMs, full, settings.endpointConcurrency), { durable: false });
+    const claimed = await store.transaction(
+      (tx) => tx.webhookDeliveries.claim(now, free, this.leaseMs, full, settings.endpointConcurrency),
+      { durable: false },
+    );
     const extra: Array<{ id: number; lease: number }> = [];
     let started = 0;
     for (const d of claimed) {
@@ -175,8 +185,15 @@ export class WebhookDispatcher {
     if (d.payload !== null) return d.payload;
     if (d.event === null || d.message === null || d.message_id === null || d.sequence === null) return undefined;
     return messageEventPayload({
-      eventType: d.event_type, at: d.event.at, detail: d.event.detail, messageId: d.message_id, orgId: d.message.org_id,
-      templateId: d.message.template_id, serviceId: d.message.service_id, messageStatus: d.message_status ?? '', sequence: d.sequence,
+      eventType: d.event_type,
+      at: d.event.at,
+      detail: d.event.detail,
+      messageId: d.message_id,
+      orgId: d.message.org_id,
+      templateId: d.message.template_id,
+      serviceId: d.message.service_id,
+      messageStatus: d.message_status ?? '',
+      sequence: d.sequence,
     });
   }
 
@@ -185,23 +202,47 @@ export class WebhookDispatcher {
     const { clock, http, settings, metrics, logger, store } = this.deps;
     const at = clock.now();
     const payload = this.body(d);
-    const result: PostResult = payload === undefined
-      ? { status: null, durationMs: 0, body: null, error: 'the event or its message is no longer stored' }
-      : await http.post(d.url, webhookHeaders(d.secrets, webhookIdOf(d), Math.floor(at / 1000), payload), payload);
+    const result: PostResult =
+      payload === undefined
+        ? { status: null, durationMs: 0, body: null, error: 'the event or its message is no longer stored' }
+        : await http.post(d.url, webhookHeaders(d.secrets, webhookIdOf(d), Math.floor(at / 1000), payload), payload);
     const now = clock.now();
     metrics.webhookAttemptSeconds.observe(result.durationMs / 1000);
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
     const gone = result.status === 410;
-    const retryAt = ok || gone || payload === undefined ? undefined : nextAttemptAt(settings.retryScheduleSeconds, d.attempts + 1, now, this.deps.random);
-    const next: AttemptRecord['next'] = ok ? { state: 'succeeded' } : retryAt === undefined ? { state: 'failed' } : { state: 'pending', nextAttemptAt: retryAt };
+    const retryAt =
+      ok || gone || payload === undefined
+        ? undefined
+        : nextAttemptAt(settings.retryScheduleSeconds, d.attempts + 1, now, this.deps.random);
+    const next: AttemptRecord['next'] = ok
+      ? { state: 'succeeded' }
+      : retryAt === undefined
+        ? { state: 'failed' }
+        : { state: 'pending', nextAttemptAt: retryAt };
     try {
-      const recorded = await store.transaction((tx) => tx.webhookDeliveries.recordAttempt({
-        id: d.id, lease: d.lease_until, at, now, status: result.status, durationMs: result.durationMs, body: result.body,
-        error: result.error ?? (ok ? null : `HTTP ${result.status ?? 'error'}`), payload: payload ?? null,
-        next, ...(d.event_type === 'webhook.test' ? {} : { endpoint: { url: d.url, gone, disableAfterMs: settings.disableAfterMs } }),
-      }), { durable: false });
+      const recorded = await store.transaction(
+        (tx) =>
+          tx.webhookDeliveries.recordAttempt({
+            id: d.id,
+            lease: d.lease_until,
+            at,
+            now,
+            status: result.status,
+            durationMs: result.durationMs,
+            body: result.body,
+            error: result.error ?? (ok ? null : `HTTP ${result.status ?? 'error'}`),
+            payload: payload ?? null,
+            next,
+            ...(d.event_type === 'webhook.test'
+              ? {}
+              : { endpoint: { url: d.url, gone, disableAfterMs: settings.disableAfterMs } }),
+          }),
+        { durable: false },
+      );
       if (!recorded.recorded) return;
-      metrics.webhookDeliveries.inc({ outcome: gone ? 'disabled' : next.state === 'succeeded' ? 'succeeded' : next.state === 'pending' ? 'retried' : 'failed' });
+      metrics.webhookDeliveries.inc({
+        outcome: gone ? 'disabled' : next.state === 'succeeded' ? 'succeeded' : next.state === 'pending' ? 'retried' : 'failed',
+      });
       if (recorded.disabled !== null) {
         logger.warn({ org: d.org_id, endpoint: d.endpoint_id, reason: recorded.disabled }, 'webhook endpoint disabled');
       }

@@ -36,15 +36,18 @@ export function createWebhookHttp(options: WebhookHttpOptions): WebhookHttp {
   const backstopMs = timeoutMs + BACKSTOP_MS;
   // One pool per scheme: with MAILROOM_WEBHOOK_ALLOW_PRIVATE=true, https may reach any address
   // but http only private ones, and the connection-time lookup is where a name's addresses are known.
-  const agentFor = (protocol: 'http:' | 'https:'): Agent => new Agent({
-    connections: options.maxConnectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
-    headersTimeout: backstopMs,
-    bodyTimeout: backstopMs,
-    connect: {
-      timeout: backstopMs,
-      ...(options.lookup === undefined && addressRule(policy, protocol) === 'any' ? {} : { lookup: guardedLookup(policy, options.lookup, protocol) }),
-    },
-  });
+  const agentFor = (protocol: 'http:' | 'https:'): Agent =>
+    new Agent({
+      connections: options.maxConnectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
+      headersTimeout: backstopMs,
+      bodyTimeout: backstopMs,
+      connect: {
+        timeout: backstopMs,
+        ...(options.lookup === undefined && addressRule(policy, protocol) === 'any'
+          ? {}
+          : { lookup: guardedLookup(policy, options.lookup, protocol) }),
+      },
+    });
   const agents = { 'http:': agentFor('http:'), 'https:': agentFor('https:') };
 
   async function post(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<PostResult> {

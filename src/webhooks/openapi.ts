@@ -16,50 +16,79 @@ const MessageEventData = Type.Object({
   template_id: Type.String(),
   service_id: Type.String(),
   status: Type.String({
-    description: "The message's status as this event left it; a delivery created later by a range replay (an event the endpoint never got) carries the message's current status",
+    description:
+      "The message's status as this event left it; a delivery created later by a range replay (an event the endpoint never got) carries the message's current status",
   }),
   sequence: Type.Integer({
     minimum: 1,
-    description: "The event's rank in its message's timeline (1, 2, …): a receiver that already has a higher one for the message may ignore a lower one that arrives late",
+    description:
+      "The event's rank in its message's timeline (1, 2, …): a receiver that already has a higher one for the message may ignore a lower one that arrives late",
   }),
   recipient: Type.Optional(Type.String({ description: 'The address the event is about, when it is about one' })),
   bounce_type: Type.Optional(Type.String({ description: 'Bounces reported after hand-off: hard or soft' })),
   reason: Type.Optional(Type.String({ description: "Why: the remote's reply or diagnostic, or mailroom's reason" })),
-  provider: Type.Optional(Type.String({ description: `Events after hand-off: where the event came from (${[...WEBHOOK_SOURCES, 'dsn', 'arf'].join(', ')})` })),
-  details: Type.Optional(Type.Object({}, {
-    additionalProperties: true,
-    description: "The event's other fields (attempt of message.sending, retry_at of message.deferred, response and recipients of message.sent, a provider's remote status, …); absent when there are none",
-  })),
+  provider: Type.Optional(
+    Type.String({
+      description: `Events after hand-off: where the event came from (${[...WEBHOOK_SOURCES, 'dsn', 'arf'].join(', ')})`,
+    }),
+  ),
+  details: Type.Optional(
+    Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description:
+          "The event's other fields (attempt of message.sending, retry_at of message.deferred, response and recipients of message.sent, a provider's remote status, …); absent when there are none",
+      },
+    ),
+  ),
 });
 
 const messageTypes = TIMELINE_EVENT_TYPES.map((t) => `message.${t}`);
 
 export const WEBHOOK_COMPONENT_SCHEMAS: Record<string, TSchema> = {
-  WebhookMessageEvent: Type.Object({
-    type: Type.String({ enum: messageTypes }),
-    timestamp: Type.String({ format: 'date-time', description: 'When the event happened (not when it was sent to you)' }),
-    data: MessageEventData,
-  }, { description: 'A message event: the same body on every attempt and replay' }),
-  WebhookTest: Type.Object({
-    type: Type.String({ enum: ['webhook.test'] }),
-    timestamp: Type.String({ format: 'date-time' }),
-    data: Type.Object({ organization_id: Type.String(), endpoint_id: Type.String() }),
-  }, { description: 'Sent by POST /admin/v1/organizations/{org}/webhooks/{id}/test' }),
+  WebhookMessageEvent: Type.Object(
+    {
+      type: Type.String({ enum: messageTypes }),
+      timestamp: Type.String({ format: 'date-time', description: 'When the event happened (not when it was sent to you)' }),
+      data: MessageEventData,
+    },
+    { description: 'A message event: the same body on every attempt and replay' },
+  ),
+  WebhookTest: Type.Object(
+    {
+      type: Type.String({ enum: ['webhook.test'] }),
+      timestamp: Type.String({ format: 'date-time' }),
+      data: Type.Object({ organization_id: Type.String(), endpoint_id: Type.String() }),
+    },
+    { description: 'Sent by POST /admin/v1/organizations/{org}/webhooks/{id}/test' },
+  ),
 };
 
 const HEADERS = [
   {
-    name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' },
-    description: 'Unique per event: the same at every endpoint that gets the event, on every retry and on every replay, so deduplicate on it (each webhook.test has its own)',
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+    description:
+      'Unique per event: the same at every endpoint that gets the event, on every retry and on every replay, so deduplicate on it (each webhook.test has its own)',
   },
   {
-    name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string', pattern: '^\\d+$' },
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    schema: { type: 'string', pattern: '^\\d+$' },
     description: 'Unix seconds of this attempt; refuse ones far from your clock (standardwebhooks allows 5 minutes)',
   },
   {
-    name: 'webhook-signature', in: 'header', required: true, schema: { type: 'string' },
-    description: 'Space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the base64-decoded part of the '
-      + 'endpoint secret after `whsec_`. During the grace after a secret rotation it carries two, one per secret: accept the request when either verifies.',
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+    description:
+      'Space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the base64-decoded part of the ' +
+      'endpoint secret after `whsec_`. During the grace after a secret rotation it carries two, one per secret: accept the request when either verifies.',
   },
 ] as const;
 
@@ -67,7 +96,8 @@ const RESPONSES = {
   '2XX': { description: 'Received: any 2xx ends the delivery (the body is kept, first 1 KB, in the delivery log)' },
   410: { description: 'Gone: the endpoint is disabled at once (re-enable it with PATCH {"enabled": true})' },
   default: {
-    description: 'Anything else, a redirect (never followed), a timeout (15 s) or no answer: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (MAILROOM_WEBHOOK_RETRY_SCHEDULE), then failed',
+    description:
+      'Anything else, a redirect (never followed), a timeout (15 s) or no answer: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (MAILROOM_WEBHOOK_RETRY_SCHEDULE), then failed',
   },
 } as const;
 
@@ -79,22 +109,27 @@ function meaning(type: string): string {
 
 /** `webhooks` of the OpenAPI document: `message.delivered`, `message.bounced`, …, `webhook.test`. */
 export function webhookDocs() {
-  return Object.fromEntries(WEBHOOK_EVENT_TYPES.map((type) => [type, {
-    post: {
-      summary: type,
-      description: `${meaning(type)}\n\nPosted as JSON to each enabled endpoint subscribed to \`${type}\` (or to every event), signed with the Standard Webhooks scheme.`,
-      operationId: `webhook_${type.replace('.', '_')}`,
-      tags: ['webhooks'],
-      parameters: [...HEADERS],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: { $ref: `#/components/schemas/${type === 'webhook.test' ? 'WebhookTest' : 'WebhookMessageEvent'}` },
+  return Object.fromEntries(
+    WEBHOOK_EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          summary: type,
+          description: `${meaning(type)}\n\nPosted as JSON to each enabled endpoint subscribed to \`${type}\` (or to every event), signed with the Standard Webhooks scheme.`,
+          operationId: `webhook_${type.replace('.', '_')}`,
+          tags: ['webhooks'],
+          parameters: [...HEADERS],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: { $ref: `#/components/schemas/${type === 'webhook.test' ? 'WebhookTest' : 'WebhookMessageEvent'}` },
+              },
+            },
           },
+          responses: RESPONSES,
         },
       },
-      responses: RESPONSES,
-    },
-  }]));
+    ]),
+  );
 }

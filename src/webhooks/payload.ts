@@ -122,6 +122,10 @@ export function messageEventPayload(s: PayloadSource): string {
 }
 
 export function testEventPayload(orgId: string, endpointId: string, at: number): string {
-  const body: TestEventPayload = { type: 'webhook.test', timestamp: new Date(at).toISOString(), data: { organization_id: orgId, endpoint_id: endpointId } };
+  const body: TestEventPayload = {
+    type: 'webhook.test',
+    timestamp: new Date(at).toISOString(),
+    data: { organization_id: orgId, endpoint_id: endpointId },
+  };
   return JSON.stringify(body);
 }

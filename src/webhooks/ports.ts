@@ -65,7 +65,13 @@ export interface EndpointStats {
 }
 
 export interface DeliveryRepoPort {
-  claim(now: number, limit: number, leaseMs: number, skipEndpoints: ReadonlyArray<{ org_id: string; endpoint_id: string }>, perEndpoint?: number): Promise<ClaimedDelivery[]>;
+  claim(
+    now: number,
+    limit: number,
+    leaseMs: number,
+    skipEndpoints: ReadonlyArray<{ org_id: string; endpoint_id: string }>,
+    perEndpoint?: number,
+  ): Promise<ClaimedDelivery[]>;
   release(items: ReadonlyArray<{ id: number; lease: number }>, now: number): Promise<void>;
   recordAttempt(r: AttemptRecord): Promise<RecordedAttempt>;
   insertTest(orgId: string, endpointId: string, now: number, lease: number): Promise<number>;

@@ -10,7 +10,12 @@ const JITTER = 0.1;
  * before the first attempt: always 0 (parseRetrySchedule), the outbox makes a delivery due when
  * its event is written.
  */
-export function nextAttemptAt(schedule: readonly number[], attemptsMade: number, now: number, random: () => number = Math.random): number | undefined {
+export function nextAttemptAt(
+  schedule: readonly number[],
+  attemptsMade: number,
+  now: number,
+  random: () => number = Math.random,
+): number | undefined {
   const delaySeconds = schedule[attemptsMade];
   if (delaySeconds === undefined) return undefined;
   const delayMs = delaySeconds * 1000;

@@ -37,12 +37,7 @@ function secretKey(secret: string): Buffer {
 }
 
 /** One `v1,<sig>` per secret, space-separated, the current secret first (rotation sends two). */
-export function signatureHeader(
-  secrets: readonly string[],
-  webhookId: string,
-  timestampSeconds: number,
-  body: string,
-): string {
+export function signatureHeader(secrets: readonly string[], webhookId: string, timestampSeconds: number, body: string): string {
   if (secrets.length === 0) throw new Error('at least one webhook secret is needed to sign');
   const signed = `${webhookId}.${Math.floor(timestampSeconds)}.${body}`;
   return secrets
@@ -82,5 +77,6 @@ export interface EndpointSecrets {
 export function signingSecrets(endpoint: EndpointSecrets, now: number): string[] {
   const expires = endpoint.previous_secret_expires_at;
   return endpoint.previous_secret !== null && expires !== null && Number(expires) > now
-    ? [endpoint.secret, endpoint.previous_secret] : [endpoint.secret];
+    ? [endpoint.secret, endpoint.previous_secret]
+    : [endpoint.secret];
 }

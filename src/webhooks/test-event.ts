@@ -40,9 +40,19 @@ export async function sendTestEvent(deps: TestEventDeps, orgId: string, endpoint
   const result = await http.post(endpoint.url, webhookHeaders(secrets, `test_${id}`, Math.floor(at / 1000), payload), payload);
   const ok = result.status !== null && result.status >= 200 && result.status < 300;
   const error = result.error ?? (ok ? null : `HTTP ${result.status ?? 'error'}`);
-  await store.transaction((tx) => tx.webhookDeliveries.recordAttempt({
-    id, lease, at, now: clock.now(), status: result.status, durationMs: result.durationMs, body: result.body, error,
-    payload, next: ok ? { state: 'succeeded' } : { state: 'failed' },
-  }));
+  await store.transaction((tx) =>
+    tx.webhookDeliveries.recordAttempt({
+      id,
+      lease,
+      at,
+      now: clock.now(),
+      status: result.status,
+      durationMs: result.durationMs,
+      body: result.body,
+      error,
+      payload,
+      next: ok ? { state: 'succeeded' } : { state: 'failed' },
+    }),
+  );
   return { delivery_id: `whd_${id}`, ok, status: result.status, duration_ms: result.durationMs, error };
 }

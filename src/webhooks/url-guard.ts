@@ -49,10 +49,14 @@ export function addressRule(policy: WebhookUrlPolicy, protocol: string): Address
 
 function allowedBy(rule: AddressRule, address: string): boolean {
   switch (rule) {
-    case 'any': return true;
-    case 'public': return !isBlockedAddress(address);
-    case 'private': return isBlockedAddress(address);
-    case 'public-or-loopback': return !isBlockedAddress(address) || isLoopbackHost(address);
+    case 'any':
+      return true;
+    case 'public':
+      return !isBlockedAddress(address);
+    case 'private':
+      return isBlockedAddress(address);
+    case 'public-or-loopback':
+      return !isBlockedAddress(address) || isLoopbackHost(address);
   }
 }
 
@@ -136,7 +140,8 @@ export async function endpointUrlRefusal(
   const local = localName(parsed.hostname);
   if (local !== null) {
     // Local by definition: allowed where http goes (private), and loopback in development.
-    return rule === 'private' || (rule === 'public-or-loopback' && local === 'loopback') ? null
+    return rule === 'private' || (rule === 'public-or-loopback' && local === 'loopback')
+      ? null
       : refuse(`url host ${parsed.hostname} is local: ${refusedList(rule)}`);
   }
   let addresses: readonly LookupAddress[];
@@ -148,7 +153,10 @@ export async function endpointUrlRefusal(
   if (addresses.length === 0) {
     return rule === 'public-or-loopback' ? null : refuse(`url host ${parsed.hostname} does not resolve`, true);
   }
-  const bad = forbiddenAddress(rule, addresses.map((a) => a.address));
+  const bad = forbiddenAddress(
+    rule,
+    addresses.map((a) => a.address),
+  );
   return bad === undefined ? null : refuse(forbiddenSentence(rule, bad, parsed.hostname));
 }
 
@@ -160,13 +168,18 @@ function refusedList(rule: AddressRule): string {
 }
 
 /** endpointUrlRefusal's sentence alone: null when the URL may be registered. */
-export async function checkEndpointUrl(url: string, policy: WebhookUrlPolicy, lookup: LookupFn = systemLookup): Promise<string | null> {
+export async function checkEndpointUrl(
+  url: string,
+  policy: WebhookUrlPolicy,
+  lookup: LookupFn = systemLookup,
+): Promise<string | null> {
   return (await endpointUrlRefusal(url, policy, lookup))?.reason ?? null;
 }
 
 function forbiddenSentence(rule: AddressRule, address: string, hostname?: string): string {
   if (rule === 'private') {
-    const what = hostname === undefined ? `${address} is a public address` : `${hostname} resolves to the public address ${address}`;
+    const what =
+      hostname === undefined ? `${address} is a public address` : `${hostname} resolves to the public address ${address}`;
     return `${HTTPS_IN_PRODUCTION}: ${what} (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true allows http to private, loopback and link-local addresses only)`;
   }
   const what = hostname === undefined ? `url host ${address}` : `url host ${hostname} resolves to ${address}, which`;
@@ -175,9 +188,11 @@ function forbiddenSentence(rule: AddressRule, address: string, hostname?: string
 
 /** The error a refused connection fails with; its message names the address. */
 export function blockedAddressError(hostname: string, address: string, rule: AddressRule = 'public'): NodeJS.ErrnoException {
-  const error: NodeJS.ErrnoException = new Error(rule === 'private'
-    ? `public address over http: ${hostname} resolves to ${address} (http goes only to private addresses)`
-    : `blocked address: ${hostname} resolves to ${address}`);
+  const error: NodeJS.ErrnoException = new Error(
+    rule === 'private'
+      ? `public address over http: ${hostname} resolves to ${address} (http goes only to private addresses)`
+      : `blocked address: ${hostname} resolves to ${address}`,
+  );
   error.code = 'EBLOCKEDADDRESS';
   return error;
 }
@@ -188,7 +203,11 @@ export function blockedAddressError(hostname: string, address: string, rule: Add
  * registration check, so a name rebound to 127.0.0.1 since is caught here. Refusing when ANY
  * address is blocked (not just skipping it) keeps the rule the same as at registration.
  */
-export function guardedLookup(policy: WebhookUrlPolicy, lookup: LookupFn = systemLookup, protocol: 'http:' | 'https:' = 'https:'): LookupFunction {
+export function guardedLookup(
+  policy: WebhookUrlPolicy,
+  lookup: LookupFn = systemLookup,
+  protocol: 'http:' | 'https:' = 'https:',
+): LookupFunction {
   const rule = addressRule(policy, protocol);
   return (hostname: string, options: LookupOptions, callback) => {
     lookup(hostname).then(
@@ -202,11 +221,17 @@ export function guardedLookup(policy: WebhookUrlPolicy, lookup: LookupFn = syste
           callback(error, '', undefined);
           return;
         }
-        const blocked = forbiddenAddress(rule, addresses.map((a) => a.address));
+        const blocked = forbiddenAddress(
+          rule,
+          addresses.map((a) => a.address),
+        );
         if (blocked !== undefined) {
           callback(blockedAddressError(hostname, blocked, rule), '', undefined);
         } else if (options.all === true) {
-          callback(null, addresses.map((a) => ({ address: a.address, family: a.family })));
+          callback(
+            null,
+            addresses.map((a) => ({ address: a.address, family: a.family })),
+          );
         } else {
           callback(null, first.address, first.family);
         }

@@ -8,7 +8,9 @@ export class Wakeup {
   /** Returns the function that stops listening. */
   listen(fn: () => void): () => void {
     this.listeners.add(fn);
-    return () => { this.listeners.delete(fn); };
+    return () => {
+      this.listeners.delete(fn);
+    };
   }
 
   nudge(): void {

@@ -11,7 +11,9 @@ interface OpenApiDoc {
 
 describeDialects('admin API access on %s', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; });
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
+  });
 
   it.skipIf(skip)('401 unauthorized without a token, with a wrong one and with a malformed header', async () => {
     await seedOrg(t.store);
@@ -20,7 +22,11 @@ describeDialects('admin API access on %s', (dialect, skip) => {
     expect(none.headers['www-authenticate']).toContain('Bearer');
     expectError(await admin(t, 'GET', '/organizations/acme', undefined, `${ADMIN_TOKEN}x`), 401, 'unauthorized');
     expectError(await admin(t, 'GET', '/organizations/acme', undefined, ADMIN_TOKEN.slice(0, -1)), 401, 'unauthorized');
-    const basic = await t.app.inject({ method: 'GET', url: '/admin/v1/organizations', headers: { authorization: `Basic ${ADMIN_TOKEN}` } });
+    const basic = await t.app.inject({
+      method: 'GET',
+      url: '/admin/v1/organizations',
+      headers: { authorization: `Basic ${ADMIN_TOKEN}` },
+    });
     expectError(basic, 401, 'unauthorized');
     // The right token passes, so the 401s above are about the token and nothing else.
     expect((await admin(t, 'GET', '/organizations/acme')).statusCode).toBe(200);
@@ -29,7 +35,11 @@ describeDialects('admin API access on %s', (dialect, skip) => {
   it.skipIf(skip)('API keys are not admin credentials', async () => {
     await seedOrg(t.store);
     expectError(await admin(t, 'GET', '/organizations/acme', undefined, PRIVATE_KEY), 401, 'unauthorized');
-    const withPublic = await t.app.inject({ method: 'GET', url: '/admin/v1/organizations/acme', headers: { 'x-mail-public-key': PUBLIC_KEY } });
+    const withPublic = await t.app.inject({
+      method: 'GET',
+      url: '/admin/v1/organizations/acme',
+      headers: { 'x-mail-public-key': PUBLIC_KEY },
+    });
     expectError(withPublic, 401, 'unauthorized');
   });
 
@@ -73,7 +83,14 @@ describeDialects('admin API access on %s', (dialect, skip) => {
 
 describeDialects('admin API switched off on %s', (dialect, skip) => {
   let t: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; }, { MAILROOM_ADMIN_TOKEN: '' });
+  freshAppEach(
+    dialect,
+    skip,
+    (app) => {
+      t = app;
+    },
+    { MAILROOM_ADMIN_TOKEN: '' },
+  );
 
   it.skipIf(skip)('every /admin/v1 URL is 404 not_found, whatever the token', async () => {
     expect(t.config.adminToken).toBeUndefined();

@@ -6,7 +6,11 @@ import { sendBody, sendOk } from '../support/send.js';
 import { admin } from '../support/admin.js';
 import { describeDialects } from '../support/dialects.js';
 
-interface Recipient { address: string; kind: string; state: string }
+interface Recipient {
+  address: string;
+  kind: string;
+  state: string;
+}
 
 /**
  * Issue 25: a message an operator cancels was never sent to anyone, so its recipients read
@@ -14,21 +18,36 @@ interface Recipient { address: string; kind: string; state: string }
  */
 describeDialects('recipients of a cancelled message on %s', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; });
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
+  });
 
   const recipients = async (id: string): Promise<{ api: Recipient[]; admin: Recipient[] }> => {
     const api = await t.app.inject({ method: 'GET', url: `/v1/messages/${id}`, headers: bearer(PRIVATE_KEY) });
     expect(api.statusCode, api.body).toBe(200);
     const detail = await admin(t, 'GET', `/organizations/acme/messages/${id}`);
     expect(detail.statusCode, detail.body).toBe(200);
-    return { api: api.json<{ recipients: Recipient[] }>().recipients, admin: detail.json<{ recipients: Recipient[] }>().recipients };
+    return {
+      api: api.json<{ recipients: Recipient[] }>().recipients,
+      admin: detail.json<{ recipients: Recipient[] }>().recipients,
+    };
   };
 
   it.skipIf(skip)('a held message cancelled by an operator: every recipient reads discarded', async () => {
     // No credits and the default `hold`: the send is accepted and held.
     await seedOrg(t.store, {
       credits: 0,
-      templates: [{ id: 'contact', subject: 'Hi', to: 'owner@acme.test', cc: 'copy@acme.test', from_email: 'noreply@acme.test', html: '<p>Hi</p>', text: 'Hi' }],
+      templates: [
+        {
+          id: 'contact',
+          subject: 'Hi',
+          to: 'owner@acme.test',
+          cc: 'copy@acme.test',
+          from_email: 'noreply@acme.test',
+          html: '<p>Hi</p>',
+          text: 'Hi',
+        },
+      ],
     });
     const accepted = await sendOk(t, sendBody({ template_params: {} }), bearer(PRIVATE_KEY));
     expect(accepted.status).toBe('held');

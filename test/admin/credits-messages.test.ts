@@ -10,7 +10,9 @@ const T0 = Date.UTC(2025, 11, 31);
 
 describeDialects('admin credits and messages on %s', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; });
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
+  });
 
   const status = async (id: string) => (await t.store.messages.get('acme', id))?.status;
   const credits = async () => (await t.store.organizations.get('acme'))?.credits;
@@ -34,7 +36,10 @@ describeDialects('admin credits and messages on %s', (dialect, skip) => {
     const more = await admin(t, 'POST', '/organizations/acme/credits', { amount: 10 });
     expect(more.json()).toEqual({ credits: 9, released: ['msg_a'] });
     expect(await credits()).toBe(9);
-    expect((await admin(t, 'GET', '/organizations/acme')).json<{ held: number; credits: number }>()).toMatchObject({ held: 0, credits: 9 });
+    expect((await admin(t, 'GET', '/organizations/acme')).json<{ held: number; credits: number }>()).toMatchObject({
+      held: 0,
+      credits: 9,
+    });
   });
 
   it.skipIf(skip)('amount must be a whole number of at least 1', async () => {
@@ -85,7 +90,10 @@ describeDialects('admin credits and messages on %s', (dialect, skip) => {
     await seedOrg(t.store, { credits: 0 });
     await insertMessage(t.store, 'acme', 'msg_h', 'held', T0, false);
     await insertMessage(t.store, 'acme', 'msg_s', 'sent', T0, true);
-    expect((await admin(t, 'POST', '/organizations/acme/messages/msg_h/cancel')).json()).toEqual({ message_id: 'msg_h', status: 'discarded' });
+    expect((await admin(t, 'POST', '/organizations/acme/messages/msg_h/cancel')).json()).toEqual({
+      message_id: 'msg_h',
+      status: 'discarded',
+    });
     expect(await credits()).toBe(0);
     expectError(await admin(t, 'POST', '/organizations/acme/messages/msg_s/cancel'), 409, 'conflict');
     expect(await status('msg_s')).toBe('sent');

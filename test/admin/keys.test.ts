@@ -21,9 +21,12 @@ interface KeyBody {
 
 describeDialects('admin keys on %s', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; });
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
+  });
 
-  const listTemplates = (key: string) => t.app.inject({ method: 'GET', url: '/v1/templates', headers: { authorization: `Bearer ${key}` } });
+  const listTemplates = (key: string) =>
+    t.app.inject({ method: 'GET', url: '/v1/templates', headers: { authorization: `Bearer ${key}` } });
 
   it.skipIf(skip)('POST creates a key whose value appears once; the list never shows a private value', async () => {
     await seedOrg(t.store);
@@ -31,7 +34,13 @@ describeDialects('admin keys on %s', (dialect, skip) => {
     expect(res.statusCode, res.body).toBe(201);
     const created = res.json<KeyBody>();
     expect(created.key).toMatch(/^sk_/);
-    expect(created).toMatchObject({ type: 'private', status: 'active', public_key: null, revoked_at: null, created_at: '2026-01-01T00:00:00.000Z' });
+    expect(created).toMatchObject({
+      type: 'private',
+      status: 'active',
+      public_key: null,
+      revoked_at: null,
+      created_at: '2026-01-01T00:00:00.000Z',
+    });
     expect(created.hint).toBe(`sk_…${created.key?.slice(-4)}`);
     expect((await listTemplates(created.key ?? '')).statusCode).toBe(200);
 
@@ -50,9 +59,17 @@ describeDialects('admin keys on %s', (dialect, skip) => {
     const given = await admin(t, 'POST', '/organizations/acme/keys', { type: 'public', key: 'pk_chosen_value_1' });
     expect(given.statusCode, given.body).toBe(201);
     expect(given.json<KeyBody>()).toMatchObject({ key: 'pk_chosen_value_1', public_key: 'pk_chosen_value_1' });
-    const wrong = expectError(await admin(t, 'POST', '/organizations/acme/keys', { type: 'private', key: 'pk_chosen_value_2' }), 400, 'invalid_body');
+    const wrong = expectError(
+      await admin(t, 'POST', '/organizations/acme/keys', { type: 'private', key: 'pk_chosen_value_2' }),
+      400,
+      'invalid_body',
+    );
     expect(wrong.details?.fields?.[0]?.field).toBe('key');
-    expectError(await admin(t, 'POST', '/organizations/acme/keys', { type: 'public', key: 'pk_chosen_value_1' }), 409, 'conflict');
+    expectError(
+      await admin(t, 'POST', '/organizations/acme/keys', { type: 'public', key: 'pk_chosen_value_1' }),
+      409,
+      'conflict',
+    );
     expectError(await admin(t, 'POST', '/organizations/acme/keys', { type: 'secret' }), 400, 'invalid_body');
     expectError(await admin(t, 'POST', '/organizations/ghost/keys', { type: 'public' }), 404, 'not_found');
   });
@@ -104,39 +121,50 @@ describeDialects('admin keys on %s', (dialect, skip) => {
     return res.json<KeyBody>();
   };
 
-  it.skipIf(skip)('rotate with grace_seconds: both keys work until the grace ends, then the old one is refused even while cached', async () => {
-    await seedOrg(t.store);
-    const old = await privateKeyId();
-    const rotated = await rotateWithGrace(old, 60);
-    expect(rotated).toMatchObject({ status: 'active', expires_at: null, previous_key: { id: old, expires_at: '2026-01-01T00:01:00.000Z' } });
+  it.skipIf(skip)(
+    'rotate with grace_seconds: both keys work until the grace ends, then the old one is refused even while cached',
+    async () => {
+      await seedOrg(t.store);
+      const old = await privateKeyId();
+      const rotated = await rotateWithGrace(old, 60);
+      expect(rotated).toMatchObject({
+        status: 'active',
+        expires_at: null,
+        previous_key: { id: old, expires_at: '2026-01-01T00:01:00.000Z' },
+      });
 
-    const items = (await admin(t, 'GET', '/organizations/acme/keys')).json<{ items: KeyBody[] }>().items;
-    expect(items.find((k) => k.id === old)).toMatchObject({
-      status: 'rotated', revoked_at: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-01T00:01:00.000Z',
-    });
-    expect(items.find((k) => k.id === rotated.id)?.expires_at).toBeNull();
+      const items = (await admin(t, 'GET', '/organizations/acme/keys')).json<{ items: KeyBody[] }>().items;
+      expect(items.find((k) => k.id === old)).toMatchObject({
+        status: 'rotated',
+        revoked_at: '2026-01-01T00:00:00.000Z',
+        expires_at: '2026-01-01T00:01:00.000Z',
+      });
+      expect(items.find((k) => k.id === rotated.id)?.expires_at).toBeNull();
 
-    expect((await listTemplates(PRIVATE_KEY)).statusCode).toBe(200);
-    expect((await listTemplates(rotated.key ?? '')).statusCode).toBe(200);
-    t.clock.advance(59_999);
-    expect((await listTemplates(PRIVATE_KEY)).statusCode).toBe(200);
-    // The key record was just read through the catalog cache; its expiry is still decided now.
-    t.clock.advance(1);
-    expectError(await listTemplates(PRIVATE_KEY), 401, 'invalid_private_key');
-    expect((await listTemplates(rotated.key ?? '')).statusCode).toBe(200);
-    // The old key is not active: it cannot be rotated again, even during its grace.
-    expectError(await admin(t, 'POST', `/organizations/acme/keys/${old}/rotate`), 409, 'conflict');
-  });
+      expect((await listTemplates(PRIVATE_KEY)).statusCode).toBe(200);
+      expect((await listTemplates(rotated.key ?? '')).statusCode).toBe(200);
+      t.clock.advance(59_999);
+      expect((await listTemplates(PRIVATE_KEY)).statusCode).toBe(200);
+      // The key record was just read through the catalog cache; its expiry is still decided now.
+      t.clock.advance(1);
+      expectError(await listTemplates(PRIVATE_KEY), 401, 'invalid_private_key');
+      expect((await listTemplates(rotated.key ?? '')).statusCode).toBe(200);
+      // The old key is not active: it cannot be rotated again, even during its grace.
+      expectError(await admin(t, 'POST', `/organizations/acme/keys/${old}/rotate`), 409, 'conflict');
+    },
+  );
 
   it.skipIf(skip)('a public key rotated with grace still sends until the grace ends', async () => {
     await seedOrg(t.store);
     const old = (await t.store.keys.findByValue(PUBLIC_KEY))?.id ?? '';
     const rotated = await rotateWithGrace(old, 5);
-    const send = (key: string) => t.app.inject({
-      method: 'POST', url: '/v1/send',
-      payload: { template_id: 'contact', template_params: { name: 'Ann', email: 'ann@example.com', message: 'hi' } },
-      headers: { 'x-mail-public-key': key },
-    });
+    const send = (key: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/send',
+        payload: { template_id: 'contact', template_params: { name: 'Ann', email: 'ann@example.com', message: 'hi' } },
+        headers: { 'x-mail-public-key': key },
+      });
     expect((await send(PUBLIC_KEY)).statusCode).toBe(202);
     expect((await send(rotated.key ?? '')).statusCode).toBe(202);
     t.clock.advance(5000);
@@ -169,14 +197,21 @@ describeDialects('admin keys on %s', (dialect, skip) => {
     await rotateWithGrace(second, 10);
     t.clock.advance(20_000);
     expect((await admin(t, 'DELETE', `/organizations/acme/keys/${second}`)).statusCode).toBe(204);
-    expect(await t.store.keys.get('acme', second)).toMatchObject({ status: 'rotated', expires_at: Date.UTC(2026, 0, 1, 0, 0, 11) });
+    expect(await t.store.keys.get('acme', second)).toMatchObject({
+      status: 'rotated',
+      expires_at: Date.UTC(2026, 0, 1, 0, 0, 11),
+    });
   });
 
   it.skipIf(skip)('a bad grace_seconds is a 400 naming the field, and nothing is rotated', async () => {
     await seedOrg(t.store);
     const old = await privateKeyId();
     for (const grace of [-1, 1.5, '60', 30 * 24 * 3600 + 1, null]) {
-      const err = expectError(await admin(t, 'POST', `/organizations/acme/keys/${old}/rotate`, { grace_seconds: grace }), 400, 'invalid_body');
+      const err = expectError(
+        await admin(t, 'POST', `/organizations/acme/keys/${old}/rotate`, { grace_seconds: grace }),
+        400,
+        'invalid_body',
+      );
       expect(err.details?.fields?.[0]?.field, JSON.stringify(grace)).toBe('grace_seconds');
     }
     expectError(await admin(t, 'POST', `/organizations/acme/keys/${old}/rotate`, { grace: 60 }), 400, 'invalid_body');

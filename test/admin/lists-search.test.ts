@@ -14,7 +14,11 @@ interface SuppressionPage {
   items: Array<{ email: string; reason: string; created_at: string; source: string; message_id: string | null }>;
   next_cursor: string | null;
 }
-interface BlockPage { items: string[]; watch_variable: string | null; next_cursor: string | null }
+interface BlockPage {
+  items: string[];
+  watch_variable: string | null;
+  next_cursor: string | null;
+}
 
 async function pages<T extends { next_cursor: string | null }>(t: TestApp, path: string, limit: number): Promise<T[]> {
   const out: T[] = [];
@@ -32,14 +36,19 @@ async function pages<T extends { next_cursor: string | null }>(t: TestApp, path:
 
 describe('suppressionSource', () => {
   it('is the reason when it names a source, its leading word when that does, else other', () => {
-    expect(['manual', 'hard_bounce', 'complaint', 'Hard_Bounce: 550 5.1.1', 'complaint (abuse)', 'inactive', ''].map(suppressionSource))
-      .toEqual(['manual', 'hard_bounce', 'complaint', 'hard_bounce', 'complaint', 'other', 'other']);
+    expect(
+      ['manual', 'hard_bounce', 'complaint', 'Hard_Bounce: 550 5.1.1', 'complaint (abuse)', 'inactive', ''].map(
+        suppressionSource,
+      ),
+    ).toEqual(['manual', 'hard_bounce', 'complaint', 'hard_bounce', 'complaint', 'other', 'other']);
   });
 });
 
 describeDialects('admin list search and paging on %s', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; });
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
+  });
 
   it.skipIf(skip)('suppressions say why each is there and from which message', async () => {
     await createOrg(t);
@@ -50,9 +59,27 @@ describeDialects('admin list search and paging on %s', (dialect, skip) => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({
       items: [
-        { email: 'ann@example.org', reason: 'manual', created_at: '2026-01-01T00:00:00.000Z', source: 'manual', message_id: null },
-        { email: 'bob@example.org', reason: 'complaint', created_at: '2026-01-01T00:00:00.000Z', source: 'complaint', message_id: 'msg_complained_1' },
-        { email: 'cy@example.org', reason: 'hard_bounce', created_at: '2026-01-01T00:00:00.000Z', source: 'hard_bounce', message_id: 'msg_bounced_1' },
+        {
+          email: 'ann@example.org',
+          reason: 'manual',
+          created_at: '2026-01-01T00:00:00.000Z',
+          source: 'manual',
+          message_id: null,
+        },
+        {
+          email: 'bob@example.org',
+          reason: 'complaint',
+          created_at: '2026-01-01T00:00:00.000Z',
+          source: 'complaint',
+          message_id: 'msg_complained_1',
+        },
+        {
+          email: 'cy@example.org',
+          reason: 'hard_bounce',
+          created_at: '2026-01-01T00:00:00.000Z',
+          source: 'hard_bounce',
+          message_id: 'msg_bounced_1',
+        },
       ],
       next_cursor: null,
     });
@@ -103,7 +130,9 @@ describeDialects('admin list search and paging on %s', (dialect, skip) => {
     // An entry removed between pages does not shift the next one.
     const first = (await admin(t, 'GET', '/organizations/acme/block-list?limit=2')).json<BlockPage>();
     await t.store.blockList.remove('acme', 'user0@example.org');
-    const second = (await admin(t, 'GET', `/organizations/acme/block-list?limit=2&cursor=${first.next_cursor ?? ''}`)).json<BlockPage>();
+    const second = (
+      await admin(t, 'GET', `/organizations/acme/block-list?limit=2&cursor=${first.next_cursor ?? ''}`)
+    ).json<BlockPage>();
     expect(second.items).toEqual(['user2@example.org', 'user3@example.org']);
 
     // An exact page has no further one.
@@ -113,11 +142,21 @@ describeDialects('admin list search and paging on %s', (dialect, skip) => {
   it.skipIf(skip)('bad paging or search is a 400 invalid_body naming the field', async () => {
     await createOrg(t);
     for (const list of ['suppressions', 'block-list']) {
-      for (const [query, field] of [['limit=0', 'limit'], ['limit=501', 'limit'], ['limit=x', 'limit'], ['cursor=abc', 'cursor'],
-        [`cursor=${Buffer.from('[1]').toString('base64url')}`, 'cursor'], [`cursor=${Buffer.from('["a\\u0000"]').toString('base64url')}`, 'cursor'],
-        ['q=a%00b', 'q'], [`q=${'a'.repeat(255)}`, 'q']] as const) {
+      for (const [query, field] of [
+        ['limit=0', 'limit'],
+        ['limit=501', 'limit'],
+        ['limit=x', 'limit'],
+        ['cursor=abc', 'cursor'],
+        [`cursor=${Buffer.from('[1]').toString('base64url')}`, 'cursor'],
+        [`cursor=${Buffer.from('["a\\u0000"]').toString('base64url')}`, 'cursor'],
+        ['q=a%00b', 'q'],
+        [`q=${'a'.repeat(255)}`, 'q'],
+      ] as const) {
         const err = expectError(await admin(t, 'GET', `/organizations/acme/${list}?${query}`), 400, 'invalid_body');
-        expect((err.details?.fields ?? []).map((f) => f.field), `${list}?${query}`).toContain(field);
+        expect(
+          (err.details?.fields ?? []).map((f) => f.field),
+          `${list}?${query}`,
+        ).toContain(field);
       }
       expectError(await admin(t, 'GET', `/organizations/nobody/${list}?q=a`), 404, 'not_found');
     }

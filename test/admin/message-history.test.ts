@@ -13,7 +13,10 @@ import { describeDialects } from '../support/dialects.js';
  * for a private key, plus `content`.
  */
 
-interface Page { items: Array<{ message_id: string; status: string; to: string[] }>; next_cursor: string | null }
+interface Page {
+  items: Array<{ message_id: string; status: string; to: string[] }>;
+  next_cursor: string | null;
+}
 
 const OTHER_KEY = 'sk_other_private_1';
 
@@ -23,7 +26,9 @@ async function seed(t: TestApp): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) {
     t.clock.advance(1000);
-    ids.push((await sendOk(t, { template_id: 'contact', template_params: { ...CONTACT_PARAMS, name: `N${i}` } }, bearer())).message_id);
+    ids.push(
+      (await sendOk(t, { template_id: 'contact', template_params: { ...CONTACT_PARAMS, name: `N${i}` } }, bearer())).message_id,
+    );
   }
   await sendOk(t, { template_id: 'contact', template_params: CONTACT_PARAMS }, bearer(OTHER_KEY));
   return ids;
@@ -33,11 +38,18 @@ const v1 = (t: TestApp, path: string, key = PRIVATE_KEY) => t.app.inject({ metho
 
 describeDialects('admin message history on %s', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; });
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
+  });
 
   it.skipIf(skip)('lists the same pages as GET /v1/history, cursor included', async () => {
     const ids = await seed(t);
-    for (const query of ['limit=2', 'status=queued&limit=3', 'q=OWNER@acme.test', `from=${new Date(t.clock.now() - 2500).toISOString()}`]) {
+    for (const query of [
+      'limit=2',
+      'status=queued&limit=3',
+      'q=OWNER@acme.test',
+      `from=${new Date(t.clock.now() - 2500).toISOString()}`,
+    ]) {
       const mine = await admin(t, 'GET', `/organizations/acme/messages?${query}`);
       expect(mine.statusCode, mine.body).toBe(200);
       expect(mine.json()).toEqual((await v1(t, `/v1/history?${query}`)).json());
@@ -55,7 +67,13 @@ describeDialects('admin message history on %s', (dialect, skip) => {
 
   it.skipIf(skip)("answers bad queries with /v1/history's 400s, and an unknown organization with 404", async () => {
     await seed(t);
-    for (const [query, field] of [['status=nope', 'status'], ['from=yesterday', 'from'], ['cursor=abc', 'cursor'], ['limit=0', 'limit'], ['q=a%00b', 'q']] as const) {
+    for (const [query, field] of [
+      ['status=nope', 'status'],
+      ['from=yesterday', 'from'],
+      ['cursor=abc', 'cursor'],
+      ['limit=0', 'limit'],
+      ['q=a%00b', 'q'],
+    ] as const) {
       const res = await admin(t, 'GET', `/organizations/acme/messages?${query}`);
       expectInvalidField(res, field);
       expect(res.json()).toEqual((await v1(t, `/v1/history?${query}`)).json());
@@ -70,11 +88,21 @@ describeDialects('admin message history on %s', (dialect, skip) => {
     expect(res.statusCode, res.body).toBe(200);
     const { content, ...rest } = res.json<{ content: Record<string, unknown> | null }>();
     expect(rest).toEqual((await v1(t, `/v1/messages/${id}`)).json());
-    expect(rest).toMatchObject({ message_id: id, status: 'queued', recipients: [{ address: 'owner@acme.test', kind: 'to', state: 'pending' }] });
+    expect(rest).toMatchObject({
+      message_id: id,
+      status: 'queued',
+      recipients: [{ address: 'owner@acme.test', kind: 'to', state: 'pending' }],
+    });
     expect(rest).toHaveProperty('events', [expect.objectContaining({ type: 'queued' })]);
     expect(content).toEqual({
-      subject: 'Message from N0', html: '<p>Hello there</p>', text: 'Hello there', from: 'noreply@acme.test',
-      reply_to: ['ann@example.com'], to: ['owner@acme.test'], cc: [], bcc: [],
+      subject: 'Message from N0',
+      html: '<p>Hello there</p>',
+      text: 'Hello there',
+      from: 'noreply@acme.test',
+      reply_to: ['ann@example.com'],
+      to: ['owner@acme.test'],
+      cc: [],
+      bcc: [],
     });
 
     await deleteContent(t.store, id);

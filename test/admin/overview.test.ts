@@ -22,26 +22,59 @@ interface Overview {
   organization_id: string;
   days: number;
   generated_at: string;
-  daily: Array<{ date: string; accepted: number; delivered: number; bounced: number; complained: number; failed: number; held: number }>;
+  daily: Array<{
+    date: string;
+    accepted: number;
+    delivered: number;
+    bounced: number;
+    complained: number;
+    failed: number;
+    held: number;
+  }>;
   queue: { depth: number; oldest_due_at: string | null; oldest_due_age_seconds: number | null };
   credits: { balance: number | null; held: number };
   held_messages: number;
-  services: Array<{ id: string; provider: string; default: boolean; breaker: string; breaker_scope: string; last_error: { at: string; message: string; message_id: string | null } | null }>;
+  services: Array<{
+    id: string;
+    provider: string;
+    default: boolean;
+    breaker: string;
+    breaker_scope: string;
+    last_error: { at: string; message: string; message_id: string | null } | null;
+  }>;
 }
 
 /** An app whose breakers the test holds (as buildServices would expose them), over a fresh store. */
-async function appWith(dialect: 'sqlite' | 'postgres', breakers: (clock: TestApp['clock']) => Breakers, env: Record<string, string> = {}): Promise<TestApp> {
+async function appWith(
+  dialect: 'sqlite' | 'postgres',
+  breakers: (clock: TestApp['clock']) => Breakers,
+  env: Record<string, string> = {},
+): Promise<TestApp> {
   const ts = await freshStore(dialect);
   const metrics = createMetrics();
   exposeBreakers(metrics, breakers(ts.clock));
   const config = testConfig(env);
   const app = await buildTestApp(config, { store: ts.store, clock: ts.clock, metrics });
   await app.ready();
-  return { ...ts, app, config, cleanup: async () => { await app.close(); await ts.cleanup(); } };
+  return {
+    ...ts,
+    app,
+    config,
+    cleanup: async () => {
+      await app.close();
+      await ts.cleanup();
+    },
+  };
 }
 
 async function seed(t: TestApp): Promise<void> {
-  await seedOrg(t.store, { credits: 42, services: [{ id: 'outbox', provider: 'outbox', default: true }, { id: 'second', provider: 'outbox' }] });
+  await seedOrg(t.store, {
+    credits: 42,
+    services: [
+      { id: 'outbox', provider: 'outbox', default: true },
+      { id: 'second', provider: 'outbox' },
+    ],
+  });
   await seedOrg(t.store, { id: 'other', keys: [] });
 }
 
@@ -64,10 +97,17 @@ const get = async (t: TestApp, query = ''): Promise<Overview> => {
 
 describe('dailyRows', () => {
   it('one row per day, oldest first, zeros included; held counts both holds; other statuses only in accepted', () => {
-    const rows = dailyRows([
-      { day: 100, status: 'delivered', count: 2 }, { day: 100, status: 'sent', count: 1 },
-      { day: 102, status: 'held', count: 1 }, { day: 102, status: 'held_service_error', count: 2 }, { day: 99, status: 'failed', count: 9 },
-    ], 100, 3);
+    const rows = dailyRows(
+      [
+        { day: 100, status: 'delivered', count: 2 },
+        { day: 100, status: 'sent', count: 1 },
+        { day: 102, status: 'held', count: 1 },
+        { day: 102, status: 'held_service_error', count: 2 },
+        { day: 99, status: 'failed', count: 9 },
+      ],
+      100,
+      3,
+    );
     expect(rows).toEqual([
       { date: '1970-04-11', accepted: 3, delivered: 2, bounced: 0, complained: 0, failed: 0, held: 0 },
       { date: '1970-04-12', accepted: 0, delivered: 0, bounced: 0, complained: 0, failed: 0, held: 0 },
@@ -85,7 +125,9 @@ describeDialects('admin overview on %s', (dialect, skip) => {
     // Midday, so "days ago" stays on its UTC day.
     t.clock.advance(12 * 3_600_000);
   });
-  afterEach(async () => { if (!skip) await t.cleanup(); });
+  afterEach(async () => {
+    if (!skip) await t.cleanup();
+  });
 
   it.skipIf(skip)('counts messages per UTC day by their status now, over 7, 30 or 90 days', async () => {
     await seed(t);
@@ -97,9 +139,33 @@ describeDialects('admin overview on %s', (dialect, skip) => {
 
     const week = await get(t);
     expect(week).toMatchObject({ organization_id: 'acme', days: 7, generated_at: '2026-01-01T12:00:00.000Z', held_messages: 2 });
-    expect(week.daily.map((d) => d.date)).toEqual(['2025-12-26', '2025-12-27', '2025-12-28', '2025-12-29', '2025-12-30', '2025-12-31', '2026-01-01']);
-    expect(week.daily[6]).toEqual({ date: '2026-01-01', accepted: 6, delivered: 1, bounced: 0, complained: 0, failed: 0, held: 2 });
-    expect(week.daily[5]).toEqual({ date: '2025-12-31', accepted: 4, delivered: 1, bounced: 1, complained: 1, failed: 1, held: 0 });
+    expect(week.daily.map((d) => d.date)).toEqual([
+      '2025-12-26',
+      '2025-12-27',
+      '2025-12-28',
+      '2025-12-29',
+      '2025-12-30',
+      '2025-12-31',
+      '2026-01-01',
+    ]);
+    expect(week.daily[6]).toEqual({
+      date: '2026-01-01',
+      accepted: 6,
+      delivered: 1,
+      bounced: 0,
+      complained: 0,
+      failed: 0,
+      held: 2,
+    });
+    expect(week.daily[5]).toEqual({
+      date: '2025-12-31',
+      accepted: 4,
+      delivered: 1,
+      bounced: 1,
+      complained: 1,
+      failed: 1,
+      held: 0,
+    });
     expect(week.daily.slice(0, 5).every((d) => d.accepted === 0)).toBe(true);
 
     const month = await get(t, '?days=30');
@@ -121,7 +187,14 @@ describeDialects('admin overview on %s', (dialect, skip) => {
     t.clock.advance(90_000);
     const o = await get(t);
     expect(o.queue).toEqual({ depth: 2, oldest_due_at: '2026-01-01T12:00:00.000Z', oldest_due_age_seconds: 90 });
-    expect(o.credits).toEqual({ balance: 42, overdraft: 0, public_overdraft: false, when_out_of_credits: 'hold', hold_queue_limit: 1000, held: 1 });
+    expect(o.credits).toEqual({
+      balance: 42,
+      overdraft: 0,
+      public_overdraft: false,
+      when_out_of_credits: 'hold',
+      hold_queue_limit: 1000,
+      held: 1,
+    });
     expect(o.held_messages).toBe(1);
   });
 
@@ -137,7 +210,10 @@ describeDialects('admin overview on %s', (dialect, skip) => {
     const at = t.clock.now();
     await t.store.messages.appendEvent(failed, 'failed', at, at, { reason: '550 5.1.1 unknown user' });
     await setMessageFields(t.store, failed, { last_error: '550 5.1.1 unknown user', updated_at: at });
-    await t.store.messages.appendEvent(deferred, 'deferred', at + 5000, at + 5000, { reason: 'connection refused', retry_at: 'x' });
+    await t.store.messages.appendEvent(deferred, 'deferred', at + 5000, at + 5000, {
+      reason: 'connection refused',
+      retry_at: 'x',
+    });
     await setMessageFields(t.store, deferred, { last_error: 'connection refused', updated_at: at + 5000 });
     // A bounce is the recipient's doing, not the service's: not its last error.
     await t.store.messages.appendEvent(bounced, 'bounced', at + 9000, at + 9000, { reason: '550 mailbox full', hard: true });
@@ -146,7 +222,11 @@ describeDialects('admin overview on %s', (dialect, skip) => {
 
     const after = await get(t);
     expect(after.services[0]).toEqual({
-      id: 'outbox', provider: 'outbox', default: true, breaker: 'open', breaker_scope: 'process',
+      id: 'outbox',
+      provider: 'outbox',
+      default: true,
+      breaker: 'open',
+      breaker_scope: 'process',
       last_error: { at: '2026-01-01T12:00:05.000Z', message: 'connection refused', message_id: deferred },
     });
     expect(after.services[1]?.last_error).toBeNull();
@@ -170,12 +250,17 @@ describe.skipIf(!redisUp)('admin overview with breakers shared on Redis', () => 
     const redis = new Redis(REDIS_URL);
     const prefix = `test:overview:${Date.now().toString(36)}:`;
     let shared!: RedisBreakers;
-    const t = await appWith('sqlite', (clock) => (shared = new RedisBreakers(redis, clock, { prefix })), { MAILROOM_REDIS_URL: REDIS_URL });
+    const t = await appWith('sqlite', (clock) => (shared = new RedisBreakers(redis, clock, { prefix })), {
+      MAILROOM_REDIS_URL: REDIS_URL,
+    });
     try {
       await seed(t);
       for (let i = 0; i < 5; i++) await shared.failed('acme/second', { kind: 'pass' }, 'timeout');
       const o = await get(t);
-      expect(o.services.map((s) => [s.id, s.breaker, s.breaker_scope])).toEqual([['outbox', 'closed', 'shared'], ['second', 'open', 'shared']]);
+      expect(o.services.map((s) => [s.id, s.breaker, s.breaker_scope])).toEqual([
+        ['outbox', 'closed', 'shared'],
+        ['second', 'open', 'shared'],
+      ]);
     } finally {
       await redis.del(`${prefix}breaker:acme/second`);
       redis.disconnect();

@@ -14,25 +14,31 @@ describe('which mode runs, and what it relaxes', () => {
     expect(dev.mode).toBe('development');
     expect(dev.relaxed).toEqual([
       'webhook URLs may use http and reach loopback (private, link-local and metadata addresses stay refused)',
-      'Cloudflare\'s CAPTCHA test secrets are accepted',
-      'the operator UI\'s session cookie is sent over plain http (not Secure)',
+      "Cloudflare's CAPTCHA test secrets are accepted",
+      "the operator UI's session cookie is sent over plain http (not Secure)",
       'a demo organization with keys is created on a first start with an empty database',
     ]);
     const banner = modeBanner(dev);
     expect(banner[0]).toBe('mode: development (MAILROOM_ENV), which relaxes:');
     expect(banner.at(-1)).toBe('  set MAILROOM_ENV=production on a server others can reach');
-    expect(modeBanner(modeSummary(testConfig({ MAILROOM_ENV: 'production', MAILROOM_BASE_URL: 'https://mail.example.com' })))).toEqual(['mode: production']);
+    expect(
+      modeBanner(modeSummary(testConfig({ MAILROOM_ENV: 'production', MAILROOM_BASE_URL: 'https://mail.example.com' }))),
+    ).toEqual(['mode: production']);
   });
 
   it('MAILROOM_WEBHOOK_ALLOW_PRIVATE=true is named in either mode', () => {
     const prod = modeSummary(testConfig({ MAILROOM_ENV: 'production', MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true' }));
     expect(prod.relaxed).toEqual([expect.stringContaining('MAILROOM_WEBHOOK_ALLOW_PRIVATE=true')]);
-    expect(modeSummary(testConfig({ MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true' })).relaxed[0]).toMatch(/any address, private, link-local and metadata ones included/);
+    expect(modeSummary(testConfig({ MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true' })).relaxed[0]).toMatch(
+      /any address, private, link-local and metadata ones included/,
+    );
   });
 
   describe('GET /admin/v1/server', () => {
     let t!: TestApp;
-    freshAppEach('sqlite', false, (app) => { t = app; });
+    freshAppEach('sqlite', false, (app) => {
+      t = app;
+    });
 
     it('answers the summary to an operator, and nothing without the token', async () => {
       const res = await admin(t, 'GET', '/server');

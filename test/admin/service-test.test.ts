@@ -9,16 +9,20 @@ import { sendFailureReason } from '../../src/admin/service-test.js';
 import { DeliveryError, ServiceTestError } from '../../src/delivery/transport.js';
 import { describeDialects } from '../support/dialects.js';
 
-describe('a failed test send\'s reason, from the transport\'s error', () => {
-  it('reads the providers\' wordings', () => {
+describe("a failed test send's reason, from the transport's error", () => {
+  it("reads the providers' wordings", () => {
     const service = (m: string) => sendFailureReason(new DeliveryError('service', m));
     expect(service('postmark 422 ErrorCode 401: Sender signature not confirmed')).toBe('unverified_sender');
     expect(service('sendgrid 403: The from address does not match a verified Sender Identity.')).toBe('unverified_sender');
-    expect(service('ses MessageRejected: Email address is not verified. The following identities failed the check')).toBe('unverified_sender');
+    expect(service('ses MessageRejected: Email address is not verified. The following identities failed the check')).toBe(
+      'unverified_sender',
+    );
     expect(service('535 5.7.8 Authentication credentials invalid')).toBe('auth');
     expect(service('resend 403 invalid_api_key: API key is invalid')).toBe('auth');
     expect(service('TLS with relay:465 (secure: true) failed: wrong version number')).toBe('tls');
-    expect(sendFailureReason(new DeliveryError('temporary', 'postmark: no answer from api within 30000 ms (timeout)'))).toBe('timeout');
+    expect(sendFailureReason(new DeliveryError('temporary', 'postmark: no answer from api within 30000 ms (timeout)'))).toBe(
+      'timeout',
+    );
     expect(sendFailureReason(new DeliveryError('temporary', 'connect ECONNREFUSED 127.0.0.1:25'))).toBe('connect');
     expect(sendFailureReason(new DeliveryError('permanent', 'postmark 422 ErrorCode 300: Invalid email request'))).toBe('other');
     expect(sendFailureReason(new ServiceTestError('tls', 'x'))).toBe('tls');
@@ -26,7 +30,10 @@ describe('a failed test send\'s reason, from the transport\'s error', () => {
 });
 
 const smtpBody = (port: number, extra: Record<string, unknown> = {}) => ({
-  provider: 'smtp', default: true, from_email: 'noreply@example.com', from_name: 'Acme',
+  provider: 'smtp',
+  default: true,
+  from_email: 'noreply@example.com',
+  from_name: 'Acme',
   smtp: { host: '127.0.0.1', port, user: 'mailer', pass: 's3cret', ...extra },
 });
 
@@ -38,7 +45,9 @@ interface TestResult {
 
 describeDialects('POST /admin/v1/organizations/{org}/services/{id}/test on %s', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; });
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
+  });
   const closer = new Closer();
   afterEach(async () => {
     await closer.closeAll();
@@ -66,7 +75,7 @@ describeDialects('POST /admin/v1/organizations/{org}/services/{id}/test on %s', 
     expect((await test('relay', {})).statusCode).toBe(200);
   });
 
-  it.skipIf(skip)('SMTP failures are 502 provider_error in the spec\'s envelope, with details.reason', async () => {
+  it.skipIf(skip)("SMTP failures are 502 provider_error in the spec's envelope, with details.reason", async () => {
     const sink = await startSink({ auth: { user: 'mailer', pass: 's3cret' } }, closer);
     const plain = await startSink({}, closer);
     await createOrg(t);
@@ -112,7 +121,9 @@ describeDialects('POST /admin/v1/organizations/{org}/services/{id}/test on %s', 
     await putService('box', { provider: 'outbox', default: true });
     expectError(await test('nope'), 404, 'not_found');
     expectError(await admin(t, 'POST', '/organizations/nobody/services/box/test'), 404, 'not_found');
-    expect(expectError(await test('box', { to: 'not-an-address' }), 400, 'invalid_body').details?.fields).toEqual([{ field: 'to', message: 'is not an e-mail address' }]);
+    expect(expectError(await test('box', { to: 'not-an-address' }), 400, 'invalid_body').details?.fields).toEqual([
+      { field: 'to', message: 'is not an e-mail address' },
+    ]);
     expectError(await test('box', { to: 'ops@example.org', extra: 1 }), 400, 'invalid_body');
     expectError(await test('box', { to: 'ops@example.org' }), 422, 'sender_not_configured');
     // The outbox has no credentials to check.
@@ -120,29 +131,53 @@ describeDialects('POST /admin/v1/organizations/{org}/services/{id}/test on %s', 
     expectError(await admin(t, 'POST', '/organizations/acme/services/box/test', undefined, 'wrong-token'), 401, 'unauthorized');
   });
 
-  it.skipIf(skip)('an HTTP provider (Postmark, against a loopback fake of its API): its read-only call, and a refused token as auth', async () => {
-    const fake = await startPostmark('pm-good-token');
-    closer.defer(() => fake.close());
-    await createOrg(t);
-    await putService('pm', { provider: 'postmark', default: true, from_email: 'noreply@example.com', postmark: { server_token: 'pm-good-token', endpoint: fake.url } });
-    await putService('pm-bad', { provider: 'postmark', default: false, postmark: { server_token: 'pm-wrong-token', endpoint: fake.url } });
-    const ok = await test('pm');
-    expect(ok.statusCode, ok.body).toBe(200);
-    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /server']);
-    expect(fake.sent).toHaveLength(0);
-    const bad = expectError(await test('pm-bad'), 502, 'provider_error');
-    expect(bad.details).toMatchObject({ reason: 'auth', stage: 'verify', provider: 'postmark' });
-    expect(bad.message).toContain('X-Postmark-Server-Token');
-    // With `to`: the provider's own id comes back.
-    const sent = await test('pm', { to: 'ops@example.org' });
-    expect(sent.statusCode, sent.body).toBe(200);
-    expect(fake.sent).toHaveLength(1);
-    expect(sent.json<TestResult>().sent?.provider_message_id).toBe(fake.sent[0]?.messageId);
-    expect(fake.sent[0]?.json).toMatchObject({ Subject: 'mailroom service test', To: 'ops@example.org' });
-    // The sender refused by the provider (Postmark's documented 422 ErrorCode 400) at the send: unverified_sender.
-    fake.script({ path: '/email', status: 422, body: { ErrorCode: 400, Message: "The 'From' address you supplied (noreply@example.com) is not a Sender Signature on your account." } });
-    const unverified = expectError(await test('pm', { to: 'ops@example.org' }), 502, 'provider_error');
-    expect(unverified.details).toMatchObject({ reason: 'unverified_sender', stage: 'send', kind: 'service', provider: 'postmark' });
-    expect(unverified.message).toContain('Sender Signature');
-  });
+  it.skipIf(skip)(
+    'an HTTP provider (Postmark, against a loopback fake of its API): its read-only call, and a refused token as auth',
+    async () => {
+      const fake = await startPostmark('pm-good-token');
+      closer.defer(() => fake.close());
+      await createOrg(t);
+      await putService('pm', {
+        provider: 'postmark',
+        default: true,
+        from_email: 'noreply@example.com',
+        postmark: { server_token: 'pm-good-token', endpoint: fake.url },
+      });
+      await putService('pm-bad', {
+        provider: 'postmark',
+        default: false,
+        postmark: { server_token: 'pm-wrong-token', endpoint: fake.url },
+      });
+      const ok = await test('pm');
+      expect(ok.statusCode, ok.body).toBe(200);
+      expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /server']);
+      expect(fake.sent).toHaveLength(0);
+      const bad = expectError(await test('pm-bad'), 502, 'provider_error');
+      expect(bad.details).toMatchObject({ reason: 'auth', stage: 'verify', provider: 'postmark' });
+      expect(bad.message).toContain('X-Postmark-Server-Token');
+      // With `to`: the provider's own id comes back.
+      const sent = await test('pm', { to: 'ops@example.org' });
+      expect(sent.statusCode, sent.body).toBe(200);
+      expect(fake.sent).toHaveLength(1);
+      expect(sent.json<TestResult>().sent?.provider_message_id).toBe(fake.sent[0]?.messageId);
+      expect(fake.sent[0]?.json).toMatchObject({ Subject: 'mailroom service test', To: 'ops@example.org' });
+      // The sender refused by the provider (Postmark's documented 422 ErrorCode 400) at the send: unverified_sender.
+      fake.script({
+        path: '/email',
+        status: 422,
+        body: {
+          ErrorCode: 400,
+          Message: "The 'From' address you supplied (noreply@example.com) is not a Sender Signature on your account.",
+        },
+      });
+      const unverified = expectError(await test('pm', { to: 'ops@example.org' }), 502, 'provider_error');
+      expect(unverified.details).toMatchObject({
+        reason: 'unverified_sender',
+        stage: 'send',
+        kind: 'service',
+        provider: 'postmark',
+      });
+      expect(unverified.message).toContain('Sender Signature');
+    },
+  );
 });

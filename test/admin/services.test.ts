@@ -11,7 +11,14 @@ interface ServiceBody {
   id: string;
   provider: string;
   default: boolean;
-  smtp?: { host: string; port: number; secure: boolean; user: string; pass: string; dkim?: { domain_name: string; key_selector: string; private_key: string } };
+  smtp?: {
+    host: string;
+    port: number;
+    secure: boolean;
+    user: string;
+    pass: string;
+    dkim?: { domain_name: string; key_selector: string; private_key: string };
+  };
   from_email?: string;
   from_name?: string;
   max_per_second: number | null;
@@ -24,7 +31,10 @@ const SMTP = {
   provider: 'smtp',
   default: true,
   smtp: {
-    host: 'smtp.example.com', port: 587, user: 'mailer', pass: 'hunter2-password',
+    host: 'smtp.example.com',
+    port: 587,
+    user: 'mailer',
+    pass: 'hunter2-password',
     dkim: { domain_name: 'example.com', key_selector: 's1', private_key: '-----BEGIN PRIVATE KEY-----abc' },
   },
   from_email: 'noreply@example.com',
@@ -33,21 +43,32 @@ const SMTP = {
 
 describeDialects('admin services on %s', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; });
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
+  });
 
   it.skipIf(skip)('PUT creates (201) and replaces (200); secrets are stored but never shown', async () => {
     await createOrg(t);
     const created = await admin(t, 'PUT', '/organizations/acme/services/relay', SMTP);
     expect(created.statusCode, created.body).toBe(201);
     expect(created.json<ServiceBody>()).toEqual({
-      id: 'relay', provider: 'smtp', default: true,
+      id: 'relay',
+      provider: 'smtp',
+      default: true,
       smtp: {
-        host: 'smtp.example.com', port: 587, secure: false, user: 'mailer', pass: '********',
+        host: 'smtp.example.com',
+        port: 587,
+        secure: false,
+        user: 'mailer',
+        pass: '********',
         dkim: { domain_name: 'example.com', key_selector: 's1', private_key: '********' },
       },
-      from_email: 'noreply@example.com', max_per_second: 5, version: 1,
+      from_email: 'noreply@example.com',
+      max_per_second: 5,
+      version: 1,
       events_url: expect.stringMatching(/^http:\/\/mailroom\.test\/v1\/provider-events\/[A-Za-z0-9_-]{32}$/),
-      created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
       breaker: { state: 'closed', consecutive_failures: 0 },
     });
     expect(created.body).not.toContain('hunter2');
@@ -61,7 +82,11 @@ describeDialects('admin services on %s', (dialect, skip) => {
     expect(got.body).not.toContain('hunter2');
 
     t.clock.advance(5000);
-    const replaced = await admin(t, 'PUT', '/organizations/acme/services/relay', { provider: 'smtp', default: false, smtp: { host: 'smtp2.example.com', port: 465, secure: true } });
+    const replaced = await admin(t, 'PUT', '/organizations/acme/services/relay', {
+      provider: 'smtp',
+      default: false,
+      smtp: { host: 'smtp2.example.com', port: 465, secure: true },
+    });
     expect(replaced.statusCode, replaced.body).toBe(200);
     const r = replaced.json<ServiceBody>();
     expect(r).toMatchObject({ default: false, max_per_second: null, version: 2, updated_at: '2026-01-01T00:00:05.000Z' });
@@ -81,16 +106,34 @@ describeDialects('admin services on %s', (dialect, skip) => {
       expect({ ...after, version: 0, updated_at: 0 }).toEqual({ ...before, version: 0, updated_at: 0 });
       expect(smtpSettings(after?.settings ?? {})?.pass).toBe(id === 'relay' ? 'hunter2-password' : undefined);
     }
-    expect(smtpSettings((await t.store.services.get('acme', 'relay'))?.settings ?? {})?.dkim?.private_key).toBe('-----BEGIN PRIVATE KEY-----abc');
+    expect(smtpSettings((await t.store.services.get('acme', 'relay'))?.settings ?? {})?.dkim?.private_key).toBe(
+      '-----BEGIN PRIVATE KEY-----abc',
+    );
     // The round trip left `relay` the default, as it was; the outbox takes it back and the seeded template still sends.
     await admin(t, 'PATCH', '/organizations/acme/services/outbox', { default: true });
     const sent = await sendContact(t, PRIVATE_KEY);
     expect(sent.statusCode, sent.body).toBe(202);
 
-    await admin(t, 'PUT', '/organizations/acme/services/bare', { provider: 'smtp', default: false, smtp: { host: 'h.example.com', port: 25 } });
-    const noSecret = expectError(await admin(t, 'PUT', '/organizations/acme/services/bare', { provider: 'smtp', default: false, smtp: { host: 'h.example.com', port: 25, pass: '********' } }), 400, 'invalid_body');
+    await admin(t, 'PUT', '/organizations/acme/services/bare', {
+      provider: 'smtp',
+      default: false,
+      smtp: { host: 'h.example.com', port: 25 },
+    });
+    const noSecret = expectError(
+      await admin(t, 'PUT', '/organizations/acme/services/bare', {
+        provider: 'smtp',
+        default: false,
+        smtp: { host: 'h.example.com', port: 25, pass: '********' },
+      }),
+      400,
+      'invalid_body',
+    );
     expect(noSecret.details?.fields?.map((f) => f.field)).toEqual(['smtp.pass']);
-    const foreign = expectError(await admin(t, 'PUT', '/organizations/acme/services/bare', { ...SMTP, id: 'relay' }), 400, 'invalid_body');
+    const foreign = expectError(
+      await admin(t, 'PUT', '/organizations/acme/services/bare', { ...SMTP, id: 'relay' }),
+      400,
+      'invalid_body',
+    );
     expect(foreign.details?.fields?.map((f) => f.field)).toEqual(['id']);
   });
 
@@ -105,7 +148,11 @@ describeDialects('admin services on %s', (dialect, skip) => {
     for (const field of ['host', 'port'] as const) {
       const smtp: Record<string, unknown> = { ...SMTP.smtp };
       delete smtp[field];
-      const err = expectError(await admin(t, 'PUT', '/organizations/acme/services/relay', { ...SMTP, smtp }), 400, 'invalid_body');
+      const err = expectError(
+        await admin(t, 'PUT', '/organizations/acme/services/relay', { ...SMTP, smtp }),
+        400,
+        'invalid_body',
+      );
       expect(err.details?.fields?.map((f) => f.field)).toEqual([`smtp.${field}`]);
     }
     expect(await t.store.services.list('acme')).toEqual([]);
@@ -118,25 +165,44 @@ describeDialects('admin services on %s', (dialect, skip) => {
     t.clock.advance(1000);
     const paced = await admin(t, 'PATCH', '/organizations/acme/services/relay', { max_per_second: 2 });
     expect(paced.statusCode, paced.body).toBe(200);
-    expect(paced.json<ServiceBody>()).toEqual({ ...before, max_per_second: 2, version: 2, updated_at: '2026-01-01T00:00:01.000Z' });
+    expect(paced.json<ServiceBody>()).toEqual({
+      ...before,
+      max_per_second: 2,
+      version: 2,
+      updated_at: '2026-01-01T00:00:01.000Z',
+    });
 
     // The stored password goes only to the host it was given for: a new host needs it again.
-    const elsewhere = expectError(await admin(t, 'PATCH', '/organizations/acme/services/relay', { smtp: { host: 'smtp3.example.com' } }), 400, 'invalid_body');
+    const elsewhere = expectError(
+      await admin(t, 'PATCH', '/organizations/acme/services/relay', { smtp: { host: 'smtp3.example.com' } }),
+      400,
+      'invalid_body',
+    );
     expect(elsewhere.details?.fields?.map((f) => f.field)).toEqual(['smtp.pass']);
     const secure = await admin(t, 'PATCH', '/organizations/acme/services/relay', { smtp: { secure: !before.smtp?.secure } });
     expect(secure.statusCode, secure.body).toBe(200);
     expect(smtpSettings((await t.store.services.get('acme', 'relay'))?.settings ?? {})?.pass).toBe('hunter2-password');
-    const moved = await admin(t, 'PATCH', '/organizations/acme/services/relay', { smtp: { host: 'smtp3.example.com', pass: 'hunter3-password' } });
+    const moved = await admin(t, 'PATCH', '/organizations/acme/services/relay', {
+      smtp: { host: 'smtp3.example.com', pass: 'hunter3-password' },
+    });
     expect(moved.statusCode, moved.body).toBe(200);
     expect(moved.json<ServiceBody>().smtp).toEqual({ ...before.smtp, secure: !before.smtp?.secure, host: 'smtp3.example.com' });
     const smtp = smtpSettings((await t.store.services.get('acme', 'relay'))?.settings ?? {});
     expect(smtp?.pass).toBe('hunter3-password');
     expect(smtp?.dkim?.private_key).toBe('-----BEGIN PRIVATE KEY-----abc');
 
-    const unknown = expectError(await admin(t, 'PATCH', '/organizations/acme/services/relay', { colour: 'red' }), 400, 'invalid_body');
+    const unknown = expectError(
+      await admin(t, 'PATCH', '/organizations/acme/services/relay', { colour: 'red' }),
+      400,
+      'invalid_body',
+    );
     expect(unknown.details?.fields?.map((f) => f.field)).toEqual(['colour']);
     await admin(t, 'PUT', '/organizations/acme/services/box', { provider: 'outbox', default: false });
-    const half = expectError(await admin(t, 'PATCH', '/organizations/acme/services/box', { provider: 'smtp', smtp: { host: 'h.example.com' } }), 400, 'invalid_body');
+    const half = expectError(
+      await admin(t, 'PATCH', '/organizations/acme/services/box', { provider: 'smtp', smtp: { host: 'h.example.com' } }),
+      400,
+      'invalid_body',
+    );
     expect(half.details?.fields?.map((f) => f.field)).toEqual(['smtp.port']);
     expect((await t.store.services.get('acme', 'box'))?.provider).toBe('outbox');
     expectError(await admin(t, 'PATCH', '/organizations/acme/services/ghost', { max_per_second: 1 }), 404, 'not_found');
@@ -151,17 +217,36 @@ describeDialects('admin services on %s', (dialect, skip) => {
     const list = await admin(t, 'GET', '/organizations/acme/services');
     expect(list.statusCode).toBe(200);
     const items = list.json<{ items: ServiceBody[] }>().items;
-    expect(items.map((s) => [s.id, s.default])).toEqual([['outbox', true], ['relay', false]]);
+    expect(items.map((s) => [s.id, s.default])).toEqual([
+      ['outbox', true],
+      ['relay', false],
+    ]);
     expect(list.body).not.toContain('hunter2');
   });
 
   it.skipIf(skip)('provider smtp without an smtp block, or a bad block, is 400 invalid_body naming the field', async () => {
     await createOrg(t);
-    const missing = expectError(await admin(t, 'PUT', '/organizations/acme/services/relay', { provider: 'smtp', default: false }), 400, 'invalid_body');
+    const missing = expectError(
+      await admin(t, 'PUT', '/organizations/acme/services/relay', { provider: 'smtp', default: false }),
+      400,
+      'invalid_body',
+    );
     expect(missing.details?.fields).toEqual([{ field: 'smtp', message: expect.any(String) as string }]);
-    const badPort = expectError(await admin(t, 'PUT', '/organizations/acme/services/relay', { provider: 'smtp', default: false, smtp: { host: 'h', port: 70000 } }), 400, 'invalid_body');
+    const badPort = expectError(
+      await admin(t, 'PUT', '/organizations/acme/services/relay', {
+        provider: 'smtp',
+        default: false,
+        smtp: { host: 'h', port: 70000 },
+      }),
+      400,
+      'invalid_body',
+    );
     expect(badPort.details?.fields?.map((f) => f.field)).toContain('smtp.port');
-    expectError(await admin(t, 'PUT', '/organizations/acme/services/relay', { provider: 'carrier-pigeon', default: false }), 400, 'invalid_body');
+    expectError(
+      await admin(t, 'PUT', '/organizations/acme/services/relay', { provider: 'carrier-pigeon', default: false }),
+      400,
+      'invalid_body',
+    );
     expect(await t.store.services.list('acme')).toEqual([]);
   });
 
@@ -173,7 +258,10 @@ describeDialects('admin services on %s', (dialect, skip) => {
     await admin(t, 'PUT', '/organizations/acme/services/spare', { provider: 'outbox', default: false });
     expect((await t.store.messages.get('acme', 'msg_broken'))?.status).toBe('held_service_error');
 
-    const fixed = await admin(t, 'PUT', '/organizations/acme/services/relay', { ...SMTP, smtp: { ...SMTP.smtp, pass: 'the-right-password' } });
+    const fixed = await admin(t, 'PUT', '/organizations/acme/services/relay', {
+      ...SMTP,
+      smtp: { ...SMTP.smtp, pass: 'the-right-password' },
+    });
     expect(fixed.statusCode, fixed.body).toBe(200);
     expect((await t.store.messages.get('acme', 'msg_broken'))?.status).toBe('queued');
     expect((await t.store.messages.get('acme', 'msg_elsewhere'))?.status).toBe('held_service_error');

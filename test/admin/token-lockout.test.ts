@@ -16,10 +16,17 @@ import { describeDialects } from '../support/dialects.js';
  */
 describeDialects('the admin token after wrong ones on %s', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; });
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
+  });
 
   const bearer = (token: string, ip: string) =>
-    t.app.inject({ method: 'GET', url: '/admin/v1/organizations', headers: { authorization: `Bearer ${token}` }, remoteAddress: ip });
+    t.app.inject({
+      method: 'GET',
+      url: '/admin/v1/organizations',
+      headers: { authorization: `Bearer ${token}` },
+      remoteAddress: ip,
+    });
   const signIn = (token: string, ip: string) =>
     t.app.inject({ method: 'POST', url: '/admin/v1/session', payload: { token }, remoteAddress: ip });
 
@@ -33,17 +40,20 @@ describeDialects('the admin token after wrong ones on %s', (dialect, skip) => {
     expect(session.headers['set-cookie']).toContain('mailroom_session=');
   });
 
-  it.skipIf(skip)('still throttles wrong tokens from that address (429, Retry-After), and the right one does not reset the count', async () => {
-    const ip = '198.51.100.8';
-    for (let i = 0; i < 5; i++) expectError(await signIn(`wrong-${i}`, ip), 401, 'unauthorized');
-    const limited = await bearer('wrong-again-wrong-again-wrong-again', ip);
-    expectError(limited, 429, 'rate_limited');
-    expect(Number(limited.headers['retry-after'])).toBe(15 * 60);
-    expect((await bearer(ADMIN_TOKEN, ip)).statusCode).toBe(200);
-    expectError(await signIn('wrong-after-right', ip), 429, 'rate_limited');
-    // Another address has its own count.
-    expectError(await signIn('wrong-elsewhere', '198.51.100.9'), 401, 'unauthorized');
-  });
+  it.skipIf(skip)(
+    'still throttles wrong tokens from that address (429, Retry-After), and the right one does not reset the count',
+    async () => {
+      const ip = '198.51.100.8';
+      for (let i = 0; i < 5; i++) expectError(await signIn(`wrong-${i}`, ip), 401, 'unauthorized');
+      const limited = await bearer('wrong-again-wrong-again-wrong-again', ip);
+      expectError(limited, 429, 'rate_limited');
+      expect(Number(limited.headers['retry-after'])).toBe(15 * 60);
+      expect((await bearer(ADMIN_TOKEN, ip)).statusCode).toBe(200);
+      expectError(await signIn('wrong-after-right', ip), 429, 'rate_limited');
+      // Another address has its own count.
+      expectError(await signIn('wrong-elsewhere', '198.51.100.9'), 401, 'unauthorized');
+    },
+  );
 });
 
 describe('MAILROOM_ADMIN_TOKEN length', () => {
@@ -57,7 +67,12 @@ describe('MAILROOM_ADMIN_TOKEN length', () => {
     dirs.push(dir);
     const err: string[] = [];
     const out: string[] = [];
-    const code = await main(['serve'], { MAILROOM_DATA_DIR: dir, MAILROOM_ADMIN_TOKEN: 'a'.repeat(31), MAILROOM_PORT: '0' }, (l) => out.push(l), (l) => err.push(l));
+    const code = await main(
+      ['serve'],
+      { MAILROOM_DATA_DIR: dir, MAILROOM_ADMIN_TOKEN: 'a'.repeat(31), MAILROOM_PORT: '0' },
+      (l) => out.push(l),
+      (l) => err.push(l),
+    );
     expect(code).not.toBe(0);
     expect(err.join('\n')).toContain('MAILROOM_ADMIN_TOKEN must be at least 32 characters, it has 31');
     expect(err.join('\n')).toContain('openssl rand -hex 24');
@@ -66,7 +81,9 @@ describe('MAILROOM_ADMIN_TOKEN length', () => {
 
   it('32 characters are enough; unset still means no admin API', () => {
     expect(loadConfig({ MAILROOM_ADMIN_TOKEN: 'b'.repeat(32) }).adminToken).toBe('b'.repeat(32));
-    expect(() => loadConfig({ MAILROOM_ADMIN_TOKEN: 'the-old-minimum-16-chars' })).toThrow(/MAILROOM_ADMIN_TOKEN must be at least 32 characters/);
+    expect(() => loadConfig({ MAILROOM_ADMIN_TOKEN: 'the-old-minimum-16-chars' })).toThrow(
+      /MAILROOM_ADMIN_TOKEN must be at least 32 characters/,
+    );
     expect(loadConfig({}).adminToken).toBeUndefined();
   });
 });

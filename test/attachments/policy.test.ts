@@ -19,8 +19,25 @@ describe('cleanFilename', () => {
 
 describe('blocked attachment types', () => {
   it('refuses dangerous extensions in any position and any case', () => {
-    for (const name of ['setup.exe', 'SETUP.EXE', 'invoice.pdf.exe', 'run.bat', 'disk.iso', 'page.html', 'logo.svg', 'budget.xlsm',
-      'notes.one', 'link.url', 'app.lnk', 'script.js', 'tool.jar', 'x.ps1', 'y.vbs', 'setup.exe.zip', 'img.dmg']) {
+    for (const name of [
+      'setup.exe',
+      'SETUP.EXE',
+      'invoice.pdf.exe',
+      'run.bat',
+      'disk.iso',
+      'page.html',
+      'logo.svg',
+      'budget.xlsm',
+      'notes.one',
+      'link.url',
+      'app.lnk',
+      'script.js',
+      'tool.jar',
+      'x.ps1',
+      'y.vbs',
+      'setup.exe.zip',
+      'img.dmg',
+    ]) {
       expect(blockedReason(name, undefined), name).toBeDefined();
     }
   });
@@ -36,9 +53,15 @@ describe('blocked attachment types', () => {
     expect(sniffBlockedType(Buffer.from('\x7fELF\x02\x01', 'latin1'))).toBe('ELF executable');
     expect(sniffBlockedType(Buffer.from('#!/bin/sh\nrm -rf /\n'))).toBe('script');
     expect(sniffBlockedType(Buffer.from('  <!DOCTYPE html><html><body>phish</body></html>'))).toBe('HTML document');
-    expect(sniffBlockedType(Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"><script/></svg>'))).toBe('SVG image');
-    expect(sniffBlockedType(Buffer.concat([Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('....xl/vbaProject.bin....')]))).toBe('macro-enabled Office document');
-    expect(sniffBlockedType(Buffer.concat([Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('META-INF/MANIFEST.MF')]))).toBe('Java archive');
+    expect(sniffBlockedType(Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"><script/></svg>'))).toBe(
+      'SVG image',
+    );
+    expect(sniffBlockedType(Buffer.concat([Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('....xl/vbaProject.bin....')]))).toBe(
+      'macro-enabled Office document',
+    );
+    expect(sniffBlockedType(Buffer.concat([Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('META-INF/MANIFEST.MF')]))).toBe(
+      'Java archive',
+    );
     const iso = Buffer.alloc(0x9000);
     iso.write('CD001', 0x8001, 'latin1');
     expect(sniffBlockedType(iso)).toBe('ISO disk image');
@@ -46,7 +69,9 @@ describe('blocked attachment types', () => {
     // A renamed executable is refused by its content.
     expect(blockedReason('holiday.jpg', Buffer.from('MZ\x90\x00', 'latin1'))).toMatch(/windows executable/);
     expect(sniffBlockedType(Buffer.from('%PDF-1.7\n'))).toBeUndefined();
-    expect(sniffBlockedType(Buffer.concat([Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('word/document.xml')]))).toBeUndefined();
+    expect(
+      sniffBlockedType(Buffer.concat([Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('word/document.xml')])),
+    ).toBeUndefined();
   });
 
   it('has no attachment allowance on Free and a sensible one elsewhere', () => {

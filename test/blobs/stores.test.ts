@@ -10,7 +10,9 @@ import { verifyUpload } from '../../src/blobs/signing.js';
 
 // s3rver: a real S3-protocol server on loopback (CommonJS, no types).
 const require = createRequire(import.meta.url);
-const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { run(): Promise<{ port: number }>; close(): Promise<void> };
+const S3rver = require('s3rver') as new (
+  options: Record<string, unknown>,
+) => { run(): Promise<{ port: number }>; close(): Promise<void> };
 
 const dirs: string[] = [];
 const tmp = () => {
@@ -79,15 +81,27 @@ describe('S3 store against a real S3-protocol server', () => {
   let server: { run(): Promise<{ port: number }>; close(): Promise<void> };
   let port = 0;
   beforeAll(async () => {
-    server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: tmp(), configureBuckets: [{ name: 'mailroom-test' }] });
+    server = new S3rver({
+      port: 0,
+      address: '127.0.0.1',
+      silent: true,
+      directory: tmp(),
+      configureBuckets: [{ name: 'mailroom-test' }],
+    });
     ({ port } = await server.run());
   });
   afterAll(async () => server.close());
 
-  behaves('s3', async () => s3BlobStore(parseS3Url(`s3://mailroom-test/blobs?endpoint=http://127.0.0.1:${port}&access_key_id=S3RVER&secret_access_key=S3RVER`)));
+  behaves('s3', async () =>
+    s3BlobStore(
+      parseS3Url(`s3://mailroom-test/blobs?endpoint=http://127.0.0.1:${port}&access_key_id=S3RVER&secret_access_key=S3RVER`),
+    ),
+  );
 
   it('accepts a PUT to its presigned URL with the given headers', async () => {
-    const store = s3BlobStore(parseS3Url(`s3://mailroom-test?endpoint=http://127.0.0.1:${port}&access_key_id=S3RVER&secret_access_key=S3RVER`));
+    const store = s3BlobStore(
+      parseS3Url(`s3://mailroom-test?endpoint=http://127.0.0.1:${port}&access_key_id=S3RVER&secret_access_key=S3RVER`),
+    );
     const put = await store.presignPut('acme/up_put', 5, 'text/plain', { at: Date.now() + 60_000, inMs: 60_000 });
     const res = await fetch(put.url, { method: 'PUT', headers: put.headers, body: 'hello' });
     expect(res.status).toBe(200);
@@ -97,7 +111,12 @@ describe('S3 store against a real S3-protocol server', () => {
 
   it('parses s3:// URLs', () => {
     expect(parseS3Url('s3://bucket/a/b/?endpoint=http://127.0.0.1:9000&region=eu-west-1')).toEqual({
-      bucket: 'bucket', endpoint: 'http://127.0.0.1:9000', region: 'eu-west-1', forcePathStyle: true, credentials: undefined, prefix: 'a/b',
+      bucket: 'bucket',
+      endpoint: 'http://127.0.0.1:9000',
+      region: 'eu-west-1',
+      forcePathStyle: true,
+      credentials: undefined,
+      prefix: 'a/b',
     });
     expect(() => parseS3Url('http://bucket')).toThrow(/s3:\/\//);
   });

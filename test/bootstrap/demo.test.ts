@@ -42,7 +42,11 @@ interface Curl {
 
 /** The curl commands of the printed instructions (a command continues after a trailing `\`). */
 function curlCommands(text: string): Curl[] {
-  const commands = text.replace(/\\\n\s*/g, '').split('\n').map((l) => l.trim()).filter((l) => l.startsWith('curl '));
+  const commands = text
+    .replace(/\\\n\s*/g, '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('curl '));
   return commands.map((line) => {
     const url = /^curl -s (\S+)/.exec(line)?.[1] ?? '';
     const headers: Record<string, string> = {};
@@ -61,7 +65,6 @@ async function replay(app: App, c: Curl) {
 }
 
 describeDialects('first-run demo on %s', (dialect, skip) => {
-
   it.skipIf(skip)('prints a private-key and a public-key curl command, and both are accepted exactly as printed', async () => {
     const ts = await store(dialect);
     const dir = tempDir();
@@ -71,7 +74,9 @@ describeDialects('first-run demo on %s', (dialect, skip) => {
     if (demo === undefined) return;
     const text = demoInstructions(demo, config);
     const app = await buildTestApp(config, { store: ts.store, clock: ts.clock });
-    cleanups.push(async () => { await app.close(); });
+    cleanups.push(async () => {
+      await app.close();
+    });
 
     const commands = curlCommands(text);
     expect(commands).toHaveLength(2);
@@ -97,7 +102,9 @@ describeDialects('first-run demo on %s', (dialect, skip) => {
     const demo = await ensureDemo(ts.store, config);
     if (demo === undefined) throw new Error('no demo');
     const app = await buildTestApp(config, { store: ts.store, clock: ts.clock });
-    cleanups.push(async () => { await app.close(); });
+    cleanups.push(async () => {
+      await app.close();
+    });
     const [, publicCmd] = curlCommands(demoInstructions(demo, config)) as [Curl, Curl];
 
     for (const origin of ['http://localhost:5173', 'http://127.0.0.1:8000', 'http://localhost']) {
@@ -109,7 +116,10 @@ describeDialects('first-run demo on %s', (dialect, skip) => {
     expect(foreign.json<{ error: { code: string } }>().error.code).toBe('origin_not_allowed');
     // The private key's template still sends to the address in its parameters, so a public
     // key may not use it without CAPTCHA: that is why the demo has the second template.
-    const welcome = await replay(app, { ...publicCmd, body: JSON.stringify({ template_id: 'welcome', template_params: { name: 'A', email: 'a@example.com', message: 'm' } }) });
+    const welcome = await replay(app, {
+      ...publicCmd,
+      body: JSON.stringify({ template_id: 'welcome', template_params: { name: 'A', email: 'a@example.com', message: 'm' } }),
+    });
     expect(welcome.json<{ error: { code: string } }>().error.code).toBe('dynamic_recipient_requires_captcha');
   });
 });
@@ -120,32 +130,37 @@ describe('demo keys file, one per database', () => {
     expect(demoKeysFileName('sqlite:/srv/other.db')).toBe('demo-keys.sqlite-other.txt');
     expect(demoKeysFileName('sqlite::memory:')).toBe('demo-keys.sqlite-memory.txt');
     expect(demoKeysFileName('postgres://app:secret@db.internal:5432/mailroom')).toBe('demo-keys.postgres-mailroom.txt');
-    expect(demoKeysFileName('postgresql://app@localhost/mail%20room?schema=staging')).toBe('demo-keys.postgres-mail_room-staging.txt');
+    expect(demoKeysFileName('postgresql://app@localhost/mail%20room?schema=staging')).toBe(
+      'demo-keys.postgres-mail_room-staging.txt',
+    );
     expect(demoKeysFileName('postgres://app@localhost')).toBe('demo-keys.postgres-app.txt');
   });
 
-  it.skipIf(!pgUp)('a PostgreSQL start after a SQLite run in the same data directory leaves the SQLite keys file alone', async () => {
-    const dir = tempDir();
-    const lite = await store('sqlite');
-    const pg = await store('postgres');
-    // The SQLite run uses the default file name, as `mailroom serve` with no database URL does.
-    const liteDemo = await ensureDemo(lite.store, testConfig({ MAILROOM_DATA_DIR: dir }));
-    const liteFile = path.join(dir, 'demo-keys.sqlite.txt');
-    expect(liteDemo?.keysFile).toBe(liteFile);
-    const liteText = fs.readFileSync(liteFile, 'utf8');
-    expect(liteText).toContain(`private key: ${liteDemo?.privateKey}`);
+  it.skipIf(!pgUp)(
+    'a PostgreSQL start after a SQLite run in the same data directory leaves the SQLite keys file alone',
+    async () => {
+      const dir = tempDir();
+      const lite = await store('sqlite');
+      const pg = await store('postgres');
+      // The SQLite run uses the default file name, as `mailroom serve` with no database URL does.
+      const liteDemo = await ensureDemo(lite.store, testConfig({ MAILROOM_DATA_DIR: dir }));
+      const liteFile = path.join(dir, 'demo-keys.sqlite.txt');
+      expect(liteDemo?.keysFile).toBe(liteFile);
+      const liteText = fs.readFileSync(liteFile, 'utf8');
+      expect(liteText).toContain(`private key: ${liteDemo?.privateKey}`);
 
-    // A password in the URL must not reach the file (trust auth ignores it).
-    const pgUrl = `${PG_URL.replace('postgres@', 'postgres:hunter2@')}?schema=${new URL(pg.database.url).searchParams.get('schema') ?? ''}`;
-    const pgDemo = await ensureDemo(pg.store, testConfig({ MAILROOM_DATA_DIR: dir, MAILROOM_DATABASE_URL: pgUrl }));
-    expect(pgDemo?.keysFile).not.toBe(liteFile);
-    expect(path.basename(pgDemo?.keysFile ?? '')).toMatch(/^demo-keys\.postgres-test-t_[a-z0-9]+\.txt$/);
-    const pgText = fs.readFileSync(pgDemo?.keysFile ?? '', 'utf8');
-    expect(pgText).toContain(`private key: ${pgDemo?.privateKey}`);
-    expect(pgText).not.toContain('hunter2');
-    expect(fs.readFileSync(liteFile, 'utf8')).toBe(liteText);
-    expect((fs.statSync(liteFile).mode & 0o777).toString(8)).toBe('600');
-  });
+      // A password in the URL must not reach the file (trust auth ignores it).
+      const pgUrl = `${PG_URL.replace('postgres@', 'postgres:hunter2@')}?schema=${new URL(pg.database.url).searchParams.get('schema') ?? ''}`;
+      const pgDemo = await ensureDemo(pg.store, testConfig({ MAILROOM_DATA_DIR: dir, MAILROOM_DATABASE_URL: pgUrl }));
+      expect(pgDemo?.keysFile).not.toBe(liteFile);
+      expect(path.basename(pgDemo?.keysFile ?? '')).toMatch(/^demo-keys\.postgres-test-t_[a-z0-9]+\.txt$/);
+      const pgText = fs.readFileSync(pgDemo?.keysFile ?? '', 'utf8');
+      expect(pgText).toContain(`private key: ${pgDemo?.privateKey}`);
+      expect(pgText).not.toContain('hunter2');
+      expect(fs.readFileSync(liteFile, 'utf8')).toBe(liteText);
+      expect((fs.statSync(liteFile).mode & 0o777).toString(8)).toBe('600');
+    },
+  );
 
   it('a second demo in a database of the same name adds its keys below the first, never over them', async () => {
     const dir = tempDir();

@@ -63,7 +63,16 @@ describe.skipIf(!available)('@emailjs/browser in headless Chromium', () => {
       security: { allowed_origins: ['127.0.0.1'], allow_mobile_apps: false },
       services: [{ id: 'smtp', provider: 'smtp', default: true, smtp: { host: '127.0.0.1', port: sink.port } }],
       // Not strict: EmailJS's sendForm adds lib_version, which the spec makes a parameter.
-      templates: [CONTACT_TEMPLATE, { ...CONTACT_TEMPLATE, id: 'form', strict_params: false, allow_attachments: true, text: '{{message}} / {{plan}} / {{agree}}' }],
+      templates: [
+        CONTACT_TEMPLATE,
+        {
+          ...CONTACT_TEMPLATE,
+          id: 'form',
+          strict_params: false,
+          allow_attachments: true,
+          text: '{{message}} / {{plan}} / {{agree}}',
+        },
+      ],
     });
     const apiUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
     pageServer = http.createServer((req, res) => {
@@ -101,13 +110,17 @@ describe.skipIf(!available)('@emailjs/browser in headless Chromium', () => {
     expect(await page.evaluate('window.runSendForm()')).toEqual({ ok: true, status: 200, text: 'OK' });
     expect(await page.evaluate('window.runSend()')).toEqual({ ok: true, status: 200, text: 'OK' });
     // Errors keep CORS headers, so the SDK sees our error text rather than a network failure.
-    const failing = await page.evaluate('window.runFailing()') as { ok: boolean; status: number; text: string };
+    const failing = (await page.evaluate('window.runFailing()')) as { ok: boolean; status: number; text: string };
     expect(failing.ok).toBe(false);
     expect(failing.status).toBe(404);
     expect(JSON.parse(failing.text).error.code).toBe('template_not_found');
 
     const worker = new DeliveryWorker({
-      store: t.store, clock: t.clock, dataDir, pacer: new LocalPacer(t.clock), metrics: createMetrics(),
+      store: t.store,
+      clock: t.clock,
+      dataDir,
+      pacer: new LocalPacer(t.clock),
+      metrics: createMetrics(),
       logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
       blobs: openBlobStore({ blobUrl: undefined, dataDir, baseUrl: t.config.baseUrl }).blobs,
     });

@@ -79,18 +79,27 @@ describe.skipIf(!available)('the CAPTCHA widget page in headless Chromium', () =
       seen.dialogs.push(d.message());
       void d.dismiss();
     });
-    await page.exposeFunction('__reportViolation', (v: string) => { seen.violations.push(v); });
+    await page.exposeFunction('__reportViolation', (v: string) => {
+      seen.violations.push(v);
+    });
     // Page-side code is given as text: this project compiles without the DOM library.
     await page.addInitScript(`document.addEventListener('securitypolicyviolation', function (e) {
       window.__reportViolation(e.violatedDirective + ' ' + e.blockedURI);
     });`);
     await page.route('https://challenges.cloudflare.com/**', (route: Route) =>
-      route.fulfill({ status: 200, contentType: 'text/javascript', body: STUB_WIDGET }));
+      route.fulfill({ status: 200, contentType: 'text/javascript', body: STUB_WIDGET }),
+    );
     await page.route('https://app.example.com/**', (route: Route) =>
-      route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>App</title><h1>The app got its token</h1>' }));
+      route.fulfill({
+        status: 200,
+        contentType: 'text/html',
+        body: '<!doctype html><title>App</title><h1>The app got its token</h1>',
+      }),
+    );
     // Nothing may ever reach a foreign origin; if something tries, it is answered here and recorded.
     await page.route('https://evil.test/**', (route: Route) =>
-      route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>stolen</h1>' }));
+      route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>stolen</h1>' }),
+    );
     return { page, seen };
   }
 
@@ -99,7 +108,8 @@ describe.skipIf(!available)('the CAPTCHA widget page in headless Chromium', () =
    * wait for something that must not happen in the browser, which no event announces.
    */
   const settle = (page: Page) => page.evaluate('new Promise(function (r) { setTimeout(r, 200); })');
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `turnstile-widget-${name}.png`), fullPage: true });
+  const shot = (page: Page, name: string) =>
+    page.screenshot({ path: path.join(SHOTS, `turnstile-widget-${name}.png`), fullPage: true });
   const pwned = (page: Page) => page.evaluate('window.__pwned');
 
   it('javascript:, data: and vbscript: redirects get a page where no script runs', async () => {
@@ -156,7 +166,10 @@ describe.skipIf(!available)('the CAPTCHA widget page in headless Chromium', () =
   });
 
   it('with a bridge the token goes to the app and the page never navigates', async () => {
-    for (const query of [{}, { public_key: PUBLIC_KEY, redirect_uri: 'https://app.example.com/cb' }] as Record<string, string>[]) {
+    for (const query of [{}, { public_key: PUBLIC_KEY, redirect_uri: 'https://app.example.com/cb' }] as Record<
+      string,
+      string
+    >[]) {
       const { page, seen } = await openPage();
       await page.addInitScript(`window.__bridged = [];
         window.ReactNativeWebView = { postMessage: function (m) { window.__bridged.push(m); } };`);
@@ -170,7 +183,7 @@ describe.skipIf(!available)('the CAPTCHA widget page in headless Chromium', () =
     }
   });
 
-  it('the CSP blocks any script that was not the page\'s own, even one injected into its DOM', async () => {
+  it("the CSP blocks any script that was not the page's own, even one injected into its DOM", async () => {
     const { page, seen } = await openPage();
     await page.goto(widget({ public_key: PUBLIC_KEY, redirect_uri: 'https://app.example.com/cb' }));
     await page.locator('#stub-solve').waitFor();
@@ -198,12 +211,20 @@ describe.skipIf(!available)('the CAPTCHA widget page in headless Chromium', () =
    */
   it('the constant script itself refuses to navigate to javascript: or data:', async () => {
     const allowed = await (await fetch(widget({ public_key: PUBLIC_KEY, redirect_uri: 'https://app.example.com/ok' }))).text();
-    const tampered = (target: string) => allowed.replace('data-redirect-uri="https://app.example.com/ok"', `data-redirect-uri="${target}"`);
-    for (const target of ['javascript:window.__pwned=1;alert(1)//', 'JAVASCRIPT:window.__pwned=1//', 'data:text/html,&lt;script&gt;alert(1)&lt;/script&gt;', 'https://app.example.com/ok']) {
+    const tampered = (target: string) =>
+      allowed.replace('data-redirect-uri="https://app.example.com/ok"', `data-redirect-uri="${target}"`);
+    for (const target of [
+      'javascript:window.__pwned=1;alert(1)//',
+      'JAVASCRIPT:window.__pwned=1//',
+      'data:text/html,&lt;script&gt;alert(1)&lt;/script&gt;',
+      'https://app.example.com/ok',
+    ]) {
       const { page, seen } = await openPage();
       const html = tampered(target);
       expect(html).toContain(`data-redirect-uri="${target}"`);
-      await page.route('https://tampered.test/**', (route: Route) => route.fulfill({ status: 200, contentType: 'text/html', body: html }));
+      await page.route('https://tampered.test/**', (route: Route) =>
+        route.fulfill({ status: 200, contentType: 'text/html', body: html }),
+      );
       await page.goto('https://tampered.test/widget');
       if (target.startsWith('https:')) {
         await Promise.all([page.waitForURL('https://app.example.com/**'), page.click('#stub-solve')]);

@@ -28,16 +28,28 @@ afterEach(() => {
 async function run(argv: string[], env: Record<string, string>) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await main(argv, env, (l) => out.push(l), (l) => err.push(l));
+  const code = await main(
+    argv,
+    env,
+    (l) => out.push(l),
+    (l) => err.push(l),
+  );
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
 function spawnCli(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
   const done = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
   return { child, done, stdout: () => stdout, stderr: () => stderr };
 }
@@ -103,13 +115,22 @@ describe('mailroom CLI', () => {
     const codes = await Promise.all(runs.map((r) => r.done));
     expect(codes).toEqual([0, 0, 0]);
     const outputs = runs.map((r) => r.stdout().trim()).sort();
-    expect(outputs).toEqual([`Applied: ${Object.keys(MIGRATIONS).sort().join(', ')}`, 'Database is up to date.', 'Database is up to date.']);
+    expect(outputs).toEqual([
+      `Applied: ${Object.keys(MIGRATIONS).sort().join(', ')}`,
+      'Database is up to date.',
+      'Database is up to date.',
+    ]);
   });
 
   it('serve on a fresh machine creates the demo, prints keys and a curl command, and stops on SIGTERM', async () => {
     const dir = tempDir();
     const port = await freePort();
-    const server = spawnCli(['serve'], { MAILROOM_DATA_DIR: dir, MAILROOM_PORT: String(port), MAILROOM_HOST: '127.0.0.1', MAILROOM_LOG_LEVEL: 'warn' });
+    const server = spawnCli(['serve'], {
+      MAILROOM_DATA_DIR: dir,
+      MAILROOM_PORT: String(port),
+      MAILROOM_HOST: '127.0.0.1',
+      MAILROOM_LOG_LEVEL: 'warn',
+    });
     try {
       await waitFor(() => server.stdout().includes('curl'), 10_000, 'the curl command');
       const output = server.stdout();

@@ -19,14 +19,23 @@ import { describeDialects } from '../support/dialects.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/mailroom.js');
 
-interface Run { code: number; stdout: string; stderr: string }
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -45,11 +54,24 @@ describe('mailroom help', () => {
     expect(runs.map((r) => r.code)).toEqual([0, 0, 1, 0]);
     // README's list of commands is the same text.
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    for (const c of COMMANDS.filter((x) => x.name !== 'help')) expect(readme, c.name).toMatch(new RegExp(`^${c.name} +${escape(c.summary)}$`, 'm'));
+    for (const c of COMMANDS.filter((x) => x.name !== 'help'))
+      expect(readme, c.name).toMatch(new RegExp(`^${c.name} +${escape(c.summary)}$`, 'm'));
     // The list names the commands the CLI really has.
-    expect(COMMANDS.map((c) => c.name)).toEqual(expect.arrayContaining([
-      'serve', 'worker', 'migrate', 'apply', 'keys list', 'keys create', 'keys rotate', 'keys revoke', 'credits show', 'credits add', 'help',
-    ]));
+    expect(COMMANDS.map((c) => c.name)).toEqual(
+      expect.arrayContaining([
+        'serve',
+        'worker',
+        'migrate',
+        'apply',
+        'keys list',
+        'keys create',
+        'keys rotate',
+        'keys revoke',
+        'credits show',
+        'credits add',
+        'help',
+      ]),
+    );
   });
 
   it("each command's --help (and `help COMMAND`) shows its usage without touching a database", async () => {
@@ -76,14 +98,22 @@ describe('mailroom help', () => {
 });
 
 describe('npx mailroom from the checkout', () => {
-  it('runs this checkout\'s own build, offline, with an empty npm cache (what the README tells a newcomer)', async () => {
+  it("runs this checkout's own build, offline, with an empty npm cache (what the README tells a newcomer)", async () => {
     const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-npx-'));
     try {
       const run = await new Promise<Run>((resolve) => {
         // --offline: npm must not fetch a "mailroom" from the registry; the package's own bin serves.
-        execFile('npx', ['--offline', 'mailroom', '--help'], {
-          cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: cache, NPM_CONFIG_CACHE: cache, NPM_CONFIG_UPDATE_NOTIFIER: 'false' }, timeout: 60_000,
-        }, (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr }));
+        execFile(
+          'npx',
+          ['--offline', 'mailroom', '--help'],
+          {
+            cwd: ROOT,
+            env: { PATH: process.env.PATH ?? '', HOME: cache, NPM_CONFIG_CACHE: cache, NPM_CONFIG_UPDATE_NOTIFIER: 'false' },
+            timeout: 60_000,
+          },
+          (error, stdout, stderr) =>
+            resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr }),
+        );
       });
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
@@ -115,27 +145,30 @@ describeDialects('mailroom keys and credits on %s', (dialect, skip) => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it.skipIf(skip)('every command that takes an organization says when it does not exist, on stderr, and exits non-zero', async () => {
-    const keyId = (await store.keys.findByValue(PRIVATE_KEY))?.id ?? '';
-    const commands = [
-      ['keys', 'list', 'nonexistent'],
-      ['keys', 'create', 'nonexistent', 'public'],
-      ['keys', 'rotate', 'nonexistent', keyId],
-      ['keys', 'rotate', 'nonexistent', keyId, '--grace-seconds', '60'],
-      ['keys', 'revoke', 'nonexistent', keyId],
-      ['credits', 'show', 'nonexistent'],
-      ['credits', 'add', 'nonexistent', '5'],
-    ];
-    const runs = await Promise.all(commands.map((c) => cli(c, env)));
-    runs.forEach((run, i) => {
-      const what = commands[i]?.join(' ');
-      expect(run.code, what).not.toBe(0);
-      expect(run.stderr, what).toContain('Organization "nonexistent" does not exist.');
-      expect(run.stdout, what).toBe('');
-    });
-    // Nothing was done to the organization that does exist.
-    expect((await store.keys.get('acme', keyId))?.status).toBe('active');
-  });
+  it.skipIf(skip)(
+    'every command that takes an organization says when it does not exist, on stderr, and exits non-zero',
+    async () => {
+      const keyId = (await store.keys.findByValue(PRIVATE_KEY))?.id ?? '';
+      const commands = [
+        ['keys', 'list', 'nonexistent'],
+        ['keys', 'create', 'nonexistent', 'public'],
+        ['keys', 'rotate', 'nonexistent', keyId],
+        ['keys', 'rotate', 'nonexistent', keyId, '--grace-seconds', '60'],
+        ['keys', 'revoke', 'nonexistent', keyId],
+        ['credits', 'show', 'nonexistent'],
+        ['credits', 'add', 'nonexistent', '5'],
+      ];
+      const runs = await Promise.all(commands.map((c) => cli(c, env)));
+      runs.forEach((run, i) => {
+        const what = commands[i]?.join(' ');
+        expect(run.code, what).not.toBe(0);
+        expect(run.stderr, what).toContain('Organization "nonexistent" does not exist.');
+        expect(run.stdout, what).toBe('');
+      });
+      // Nothing was done to the organization that does exist.
+      expect((await store.keys.get('acme', keyId))?.status).toBe('active');
+    },
+  );
 
   it.skipIf(skip)('credits show prints the balance, overdraft, mode and held messages; add changes them', async () => {
     await store.organizations.update('acme', { credits: 0, overdraft: 5 }, systemClock.now());
@@ -155,7 +188,12 @@ describeDialects('mailroom keys and credits on %s', (dialect, skip) => {
     expect(after.stdout).toMatch(/balance: +0 credits$/m);
     expect(after.stdout).toMatch(/held messages: +1$/m);
 
-    for (const bad of [['credits', 'show'], ['credits', 'show', 'acme', 'extra'], ['credits', 'add', 'acme', 'ten'], ['credits']]) {
+    for (const bad of [
+      ['credits', 'show'],
+      ['credits', 'show', 'acme', 'extra'],
+      ['credits', 'add', 'acme', 'ten'],
+      ['credits'],
+    ]) {
       const run = await cli(bad, env);
       expect(run.code, bad.join(' ')).toBe(1);
       expect(run.stderr).toContain('mailroom credits show ORG');
@@ -189,7 +227,17 @@ describeDialects('mailroom keys and credits on %s', (dialect, skip) => {
       expect(run.code, bad.join(' ')).toBe(1);
       expect(run.stderr).toContain('--grace-seconds');
     }
-    const tooLong = await cli(['keys', 'rotate', 'acme', (await store.keys.list('acme')).find((k) => k.status === 'active' && k.type === 'private')?.id ?? '', '--grace-seconds', '2592001'], env);
+    const tooLong = await cli(
+      [
+        'keys',
+        'rotate',
+        'acme',
+        (await store.keys.list('acme')).find((k) => k.status === 'active' && k.type === 'private')?.id ?? '',
+        '--grace-seconds',
+        '2592001',
+      ],
+      env,
+    );
     expect(tooLong.code).toBe(2);
     expect(tooLong.stderr).toContain('grace_seconds must be a whole number of seconds from 0 to 2592000');
     expect((await cli(['keys', 'list', 'acme', '--grace-seconds', '5'], env)).code).toBe(1);

@@ -17,13 +17,22 @@ import { describeDialects } from '../support/dialects.js';
 /** The built CLI (bin/mailroom.js → dist/: `npm run build` first) as a user runs it. */
 const BIN = path.join(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..'), 'bin/mailroom.js');
 
-interface Run { code: number; stdout: string; stderr: string }
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 function cli(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -51,7 +60,11 @@ describeDialects('mailroom services test on %s', (dialect, skip) => {
   });
 
   const putSmtp = (id: string, port: number, pass: string) => {
-    const input: ServiceInput = { provider: 'smtp', from_email: 'noreply@example.com', smtp: { host: '127.0.0.1', port, user: 'mailer', pass } };
+    const input: ServiceInput = {
+      provider: 'smtp',
+      from_email: 'noreply@example.com',
+      smtp: { host: '127.0.0.1', port, user: 'mailer', pass },
+    };
     return store.services.put('acme', id, serviceFields(input), systemClock.now());
   };
 

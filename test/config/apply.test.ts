@@ -13,12 +13,14 @@ describeDialects('applyConfig on %s', (dialect, skip) => {
   it.skipIf(skip)('creates everything, and a second apply changes nothing', async () => {
     const config = readConfigFile(EXAMPLE_CONFIG, EXAMPLE_ENV);
     const first = await applyConfig(t.store, config);
-    expect(first.changes).toEqual(expect.arrayContaining([
-      'organization acme: created',
-      'service acme/smtp_main: created',
-      'template acme/contact: created',
-      'organization acme: suppression bounced@example.com added',
-    ]));
+    expect(first.changes).toEqual(
+      expect.arrayContaining([
+        'organization acme: created',
+        'service acme/smtp_main: created',
+        'template acme/contact: created',
+        'organization acme: suppression bounced@example.com added',
+      ]),
+    );
     const second = await applyConfig(t.store, readConfigFile(EXAMPLE_CONFIG, EXAMPLE_ENV));
     expect(second.changes).toEqual([]);
 
@@ -48,19 +50,26 @@ describeDialects('applyConfig on %s', (dialect, skip) => {
     const rows = await apiKeyRows(t.store);
     expect(JSON.stringify(rows)).not.toContain(EXAMPLE_ENV.ACME_PRIVATE_KEY);
     expect(rows.map((r) => r.key_hash)).toContain(sha256(EXAMPLE_ENV.ACME_PRIVATE_KEY));
-    expect(await t.store.keys.findByValue('pk_acme_public_example')).toMatchObject({ type: 'public', public_key: 'pk_acme_public_example' });
+    expect(await t.store.keys.findByValue('pk_acme_public_example')).toMatchObject({
+      type: 'public',
+      public_key: 'pk_acme_public_example',
+    });
   });
 
   it.skipIf(skip)('updates what changed and never resets a used balance', async () => {
     await applyConfig(t.store, readConfigFile(EXAMPLE_CONFIG, EXAMPLE_ENV));
     await t.store.organizations.update('acme', { credits: 7 }, t.clock.now());
-    const edited = parseConfigText(`organizations:
+    const edited = parseConfigText(
+      `organizations:
   - id: acme
     plan: starter
     credits: 1000
     templates:
       - { id: contact, subject: "New subject", to: owner@acme.test }
-`, 'edit.yaml', {});
+`,
+      'edit.yaml',
+      {},
+    );
     const report = await applyConfig(t.store, edited);
     expect(report.changes).toEqual(['organization acme: updated', 'template acme/contact: updated']);
     const org = await t.store.organizations.get('acme');
@@ -72,7 +81,11 @@ describeDialects('applyConfig on %s', (dialect, skip) => {
   });
 
   it.skipIf(skip)('generates a key asked for without a value, once', async () => {
-    const config = parseConfigText('organizations:\n  - id: gen\n    keys: [{ type: private }, { type: public }]\n', 'gen.yaml', {});
+    const config = parseConfigText(
+      'organizations:\n  - id: gen\n    keys: [{ type: private }, { type: public }]\n',
+      'gen.yaml',
+      {},
+    );
     const first = await applyConfig(t.store, config);
     expect(first.generatedKeys.map((k) => k.type)).toEqual(['private', 'public']);
     expect(first.generatedKeys[0]?.key).toMatch(/^sk_[A-Za-z0-9_-]{43}$/);
@@ -82,19 +95,30 @@ describeDialects('applyConfig on %s', (dialect, skip) => {
   });
 
   it.skipIf(skip)('applies nothing when any part fails', async () => {
-    const config = parseConfigText(`organizations:
+    const config = parseConfigText(
+      `organizations:
   - id: first
   - id: second
     templates:
       - { id: t, service_id: missing }
-`, 'bad.yaml', {});
+`,
+      'bad.yaml',
+      {},
+    );
     await expect(applyConfig(t.store, config)).rejects.toThrow(ConfigError);
     expect(await t.store.organizations.list()).toEqual([]);
   });
 
   it.skipIf(skip)('refuses a pinned key that belongs to another organization', async () => {
-    await applyConfig(t.store, parseConfigText('organizations:\n  - id: a\n    keys: [{ type: public, key: pk_shared_123456 }]\n', 'a.yaml', {}));
-    const other = parseConfigText('organizations:\n  - id: b\n    keys: [{ type: public, key: pk_shared_123456 }]\n', 'b.yaml', {});
+    await applyConfig(
+      t.store,
+      parseConfigText('organizations:\n  - id: a\n    keys: [{ type: public, key: pk_shared_123456 }]\n', 'a.yaml', {}),
+    );
+    const other = parseConfigText(
+      'organizations:\n  - id: b\n    keys: [{ type: public, key: pk_shared_123456 }]\n',
+      'b.yaml',
+      {},
+    );
     await expect(applyConfig(t.store, other)).rejects.toThrow(/another organization/);
     expect(await t.store.organizations.get('b')).toBeUndefined();
   });

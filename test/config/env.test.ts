@@ -17,17 +17,20 @@ describe('loadConfig', () => {
   });
 
   it('reads every variable', () => {
-    const c = loadConfig({
-      MAILROOM_PORT: '9000',
-      MAILROOM_HOST: '127.0.0.1',
-      MAILROOM_BASE_URL: 'https://mail.example.com/',
-      MAILROOM_DATABASE_URL: 'postgres://u@db/mail',
-      MAILROOM_REDIS_URL: 'redis://127.0.0.1:6379',
-      MAILROOM_ADMIN_TOKEN: 'a-very-long-admin-token-0123456789',
-      MAILROOM_CONFIG: 'conf/mailroom.yaml',
-      MAILROOM_ENV: 'production',
-      MAILROOM_DATA_DIR: '/var/lib/mailroom',
-    }, '/srv/app');
+    const c = loadConfig(
+      {
+        MAILROOM_PORT: '9000',
+        MAILROOM_HOST: '127.0.0.1',
+        MAILROOM_BASE_URL: 'https://mail.example.com/',
+        MAILROOM_DATABASE_URL: 'postgres://u@db/mail',
+        MAILROOM_REDIS_URL: 'redis://127.0.0.1:6379',
+        MAILROOM_ADMIN_TOKEN: 'a-very-long-admin-token-0123456789',
+        MAILROOM_CONFIG: 'conf/mailroom.yaml',
+        MAILROOM_ENV: 'production',
+        MAILROOM_DATA_DIR: '/var/lib/mailroom',
+      },
+      '/srv/app',
+    );
     expect(c).toMatchObject({
       port: 9000,
       host: '127.0.0.1',
@@ -49,7 +52,13 @@ describe('loadConfig', () => {
   it('stops on bad values and names every offending variable', () => {
     let error: unknown;
     try {
-      loadConfig({ MAILROOM_PORT: 'eighty', MAILROOM_ENV: 'staging', MAILROOM_DATABASE_URL: 'mysql://x', MAILROOM_BASE_URL: 'ftp://x', MAILROOM_ADMIN_TOKEN: 'short' });
+      loadConfig({
+        MAILROOM_PORT: 'eighty',
+        MAILROOM_ENV: 'staging',
+        MAILROOM_DATABASE_URL: 'mysql://x',
+        MAILROOM_BASE_URL: 'ftp://x',
+        MAILROOM_ADMIN_TOKEN: 'short',
+      });
     } catch (e) {
       error = e;
     }

@@ -44,7 +44,11 @@ function behaviour(name: string, make: (clock: ManualClock) => Promise<[Breakers
       expect((await b.view(K)).state).toBe('half_open');
       const admitted = await Promise.all([a.admit(K), b.admit(K), a.admit(K), b.admit(K)]);
       expect(admitted.filter((x) => x.kind === 'probe')).toHaveLength(1);
-      expect(admitted.filter((x) => x.kind === 'refuse').every((x) => x.kind === 'refuse' && x.retryAt === clock.now() + PROBE_WAIT_MS)).toBe(true);
+      expect(
+        admitted
+          .filter((x) => x.kind === 'refuse')
+          .every((x) => x.kind === 'refuse' && x.retryAt === clock.now() + PROBE_WAIT_MS),
+      ).toBe(true);
       const probe = admitted.find((x) => x.kind === 'probe')!;
       // A send admitted before it opened succeeding proves nothing: still half-open.
       await b.succeeded(K, PASS);

@@ -30,16 +30,20 @@ describe('two workers on one PostgreSQL database', () => {
     const stores = await Promise.all([1, 2].map(() => openStore(t.database.url, { clock: t.clock })));
     for (const s of stores) closer.defer(() => s.close());
     const dataDir = tempDir(closer);
-    const workers = stores.map((store) => newWorker({ store, clock: t.clock, dataDir, options: { batchSize: 25 } }, closer).worker);
+    const workers = stores.map(
+      (store) => newWorker({ store, clock: t.clock, dataDir, options: { batchSize: 25 } }, closer).worker,
+    );
 
     const handled = [0, 0];
-    await Promise.all(workers.map(async (w, i) => {
-      for (;;) {
-        const n = await w.runOnce();
-        if (n === 0) break;
-        handled[i]! += n;
-      }
-    }));
+    await Promise.all(
+      workers.map(async (w, i) => {
+        for (;;) {
+          const n = await w.runOnce();
+          if (n === 0) break;
+          handled[i]! += n;
+        }
+      }),
+    );
 
     expect(handled[0]! + handled[1]!).toBe(1000);
     // Both really took part (claims interleaved), or this test proves nothing about double claiming.

@@ -24,7 +24,8 @@ function answerLookups(answer: (host: string, n: number) => Answer): void {
     const n = (lookups.get(host) ?? 0) + 1;
     lookups.set(host, n);
     const a = answer(host, n);
-    if (a === 'real') return (originalLookup as unknown as (h: string, o: unknown, c: LookupCallback) => void)(host, options, callback);
+    if (a === 'real')
+      return (originalLookup as unknown as (h: string, o: unknown, c: LookupCallback) => void)(host, options, callback);
     setImmediate(() => (typeof a === 'string' ? callback(null, [{ address: a, family: 4 }]) : callback(a)));
   };
   (dns as unknown as { lookup: typeof patched }).lookup = patched;
@@ -35,11 +36,23 @@ afterEach(() => {
 });
 
 const dnsError = (code: string, host: string): NodeJS.ErrnoException =>
-  Object.assign(new Error(`getaddrinfo ${code} ${host}`), { code, errno: code === 'ENOTFOUND' ? -3008 : -3001, syscall: 'getaddrinfo', hostname: host });
+  Object.assign(new Error(`getaddrinfo ${code} ${host}`), {
+    code,
+    errno: code === 'ENOTFOUND' ? -3008 : -3001,
+    syscall: 'getaddrinfo',
+    hostname: host,
+  });
 
 function service(host: string, port = 25): Service {
   return {
-    org_id: 'acme', id: 'smtp', provider: 'smtp', is_default: true, max_per_second: null, version: 1, created_at: 0, updated_at: 0,
+    org_id: 'acme',
+    id: 'smtp',
+    provider: 'smtp',
+    is_default: true,
+    max_per_second: null,
+    version: 1,
+    created_at: 0,
+    updated_at: 0,
     settings: { smtp: { host, port, secure: false, user: '', pass: '', dkim: null } },
   } as unknown as Service;
 }
@@ -52,7 +65,10 @@ describe('the SMTP transport and a relay host that does not resolve', () => {
     const host = 'smtp.mailroom-typo.invalid';
     const transport = createSmtpTransport({ dnsRetryMs: 20 })(service(host), { dataDir: '/nonexistent' });
     try {
-      const err = await transport.send(mail).then(() => undefined, (e: unknown) => e);
+      const err = await transport.send(mail).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(DeliveryError);
       expect((err as DeliveryError).kind).toBe('service');
       expect((err as DeliveryError).message).toMatch(/relay host smtp\.mailroom-typo\.invalid does not resolve \(ENOTFOUND/);
@@ -85,7 +101,10 @@ describe('the SMTP transport and a relay host that does not resolve', () => {
     answerLookups((h) => (h === host ? dnsError('EAI_AGAIN', host) : 'real'));
     const transport = createSmtpTransport({ dnsRetryMs: 20 })(service(host), { dataDir: '/nonexistent' });
     try {
-      const err = await transport.send(mail).then(() => undefined, (e: unknown) => e);
+      const err = await transport.send(mail).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect((err as DeliveryError).kind).toBe('temporary');
     } finally {
       await transport.close();
@@ -105,7 +124,9 @@ describeDialects('a relay host that does not resolve, through the worker on %s',
     const m = await row(t.store, id);
     expect(m.status).toBe('held_service_error');
     expect(m.next_attempt_at).toBeNull();
-    expect(m.last_error).toMatch(/relay host smtp\.gmail\.invalid does not resolve \(ENOTFOUND, twice\): check the service's smtp\.host/);
+    expect(m.last_error).toMatch(
+      /relay host smtp\.gmail\.invalid does not resolve \(ENOTFOUND, twice\): check the service's smtp\.host/,
+    );
     expect(await eventTypes(t.store, id)).toEqual(['queued', 'sending', 'held_service_error']);
     // Held: no later round tries it again until an operator changes the service.
     t.clock.advance(3_600_000);

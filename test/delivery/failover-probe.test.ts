@@ -35,7 +35,12 @@ function breakersFor(kind: (typeof KINDS)[number], clock: Clock, closer: Closer)
   const prefix = `test-probe-${process.pid}-${Math.random().toString(36).slice(2)}:`;
   const make = () => {
     const client = new Redis(REDIS_URL);
-    closer.defer(() => client.quit().then(() => undefined, () => undefined));
+    closer.defer(() =>
+      client.quit().then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
     return new RedisBreakers(client, clock, { prefix });
   };
   return [make(), make()];
@@ -45,8 +50,16 @@ function breakersFor(kind: (typeof KINDS)[number], clock: Clock, closer: Closer)
 function later() {
   let bound: ManualClock | undefined;
   return {
-    clock: { now: () => { if (bound === undefined) throw new Error('no clock yet'); return bound.now(); } } satisfies Clock,
-    bind<T extends { clock: ManualClock }>(s: T): T { bound = s.clock; return s; },
+    clock: {
+      now: () => {
+        if (bound === undefined) throw new Error('no clock yet');
+        return bound.now();
+      },
+    } satisfies Clock,
+    bind<T extends { clock: ManualClock }>(s: T): T {
+      bound = s.clock;
+      return s;
+    },
   };
 }
 
@@ -56,7 +69,11 @@ const smtpWithoutCheck: TransportFactory = (service, context) => {
   return { send: (mail) => t.send(mail), close: () => t.close() };
 };
 
-interface Shown { status: string; sent_via?: string; events: Array<{ type: string; details?: Record<string, unknown> }> }
+interface Shown {
+  status: string;
+  sent_via?: string;
+  events: Array<{ type: string; details?: Record<string, unknown> }>;
+}
 
 async function shown(s: FailoverSetup, id: string): Promise<Shown> {
   const res = await s.app.inject({ method: 'GET', url: `/v1/messages/${id}`, headers: privateHeaders });
@@ -81,96 +98,108 @@ describeDialects('failover at low volume on %s', (dialect, pgSkip) => {
   describe.each(KINDS)('with %s breakers', (kind) => {
     const skip = pgSkip || (kind === 'redis' && !redisUp);
 
-    it.skipIf(skip)('without a synthetic probe, a lone message that failed as the probe fails over on its next attempt (two workers)', async () => {
-      const [a, b] = breakersFor(kind, lateClock.clock, closer);
-      const s = lateClock.bind(await failoverSetup(dialect, closer, { breakers: a }));
-      const transports = { smtp: smtpWithoutCheck };
-      const workers = [s.worker({ breakers: a, transports, retry: DEFAULT_RETRY }), s.worker({ breakers: b, transports, retry: DEFAULT_RETRY })];
-      await primaryDown(s, a);
-      s.clock.advance(30_000); // half-open: the lone message arrives
-      const [id] = await insertQueued(s.store, 1, s.clock.now(), 'primary');
+    it.skipIf(skip)(
+      'without a synthetic probe, a lone message that failed as the probe fails over on its next attempt (two workers)',
+      async () => {
+        const [a, b] = breakersFor(kind, lateClock.clock, closer);
+        const s = lateClock.bind(await failoverSetup(dialect, closer, { breakers: a }));
+        const transports = { smtp: smtpWithoutCheck };
+        const workers = [
+          s.worker({ breakers: a, transports, retry: DEFAULT_RETRY }),
+          s.worker({ breakers: b, transports, retry: DEFAULT_RETRY }),
+        ];
+        await primaryDown(s, a);
+        s.clock.advance(30_000); // half-open: the lone message arrives
+        const [id] = await insertQueued(s.store, 1, s.clock.now(), 'primary');
 
-      // Its first attempt is the probe (nothing else to probe with), and fails.
-      expect(await workers[0]!.runOnce()).toBe(1);
-      const first = await row(s.store, id!);
-      expect(first).toMatchObject({ status: 'queued', attempts: 1 });
-      expect((await breakerOf(s)).state).toBe('open');
+        // Its first attempt is the probe (nothing else to probe with), and fails.
+        expect(await workers[0]!.runOnce()).toBe(1);
+        const first = await row(s.store, id!);
+        expect(first).toMatchObject({ status: 'queued', attempts: 1 });
+        expect((await breakerOf(s)).state).toBe('open');
 
-      // Past each backoff (30 s, then 1, 2, 4 min: each finds the breaker half-open again), the
-      // other worker takes it: it goes through the chain, not to the dead primary again.
-      for (let round = 0; round < 9 && (await row(s.store, id!)).status === 'queued'; round++) {
-        const due = Number((await row(s.store, id!)).next_attempt_at);
-        s.clock.set(Math.max(s.clock.now(), due));
-        await workers[(round + 1) % 2]!.runOnce();
-      }
-      const m = await shown(s, id!);
-      expect(m).toMatchObject({ status: 'sent', sent_via: 'backup' });
-      expect(m.events.filter((e) => e.type === 'deferred')).toHaveLength(1);
-      expect(s.backup.received).toHaveLength(1);
-      expect((await row(s.store, id!)).attempts).toBe(2);
-    });
+        // Past each backoff (30 s, then 1, 2, 4 min: each finds the breaker half-open again), the
+        // other worker takes it: it goes through the chain, not to the dead primary again.
+        for (let round = 0; round < 9 && (await row(s.store, id!)).status === 'queued'; round++) {
+          const due = Number((await row(s.store, id!)).next_attempt_at);
+          s.clock.set(Math.max(s.clock.now(), due));
+          await workers[(round + 1) % 2]!.runOnce();
+        }
+        const m = await shown(s, id!);
+        expect(m).toMatchObject({ status: 'sent', sent_via: 'backup' });
+        expect(m.events.filter((e) => e.type === 'deferred')).toHaveLength(1);
+        expect(s.backup.received).toHaveLength(1);
+        expect((await row(s.store, id!)).attempts).toBe(2);
+      },
+    );
 
-    it.skipIf(skip)('a message that failed as the probe probes again when nothing later in its chain takes it, rather than wait', async () => {
-      const [breakers] = breakersFor(kind, lateClock.clock, closer);
-      const s = lateClock.bind(await failoverSetup(dialect, closer, { breakers }));
-      const worker = s.worker({ breakers, transports: { smtp: smtpWithoutCheck }, retry: DEFAULT_RETRY });
-      await primaryDown(s, breakers);
-      s.clock.advance(30_000);
-      const [id] = await insertQueued(s.store, 1, s.clock.now(), 'primary');
-      expect(await worker.runOnce()).toBe(1); // the probe, failed
-      // The backup's breaker opens meanwhile and is still open at the retry (30 s later).
-      s.clock.advance(10_000);
-      for (let i = 0; i < 5; i++) await breakers.failed('acme/backup', { kind: 'pass' }, 'other traffic');
-      s.clock.set(Number((await row(s.store, id!)).next_attempt_at));
-      expect(await worker.runOnce()).toBe(1);
-      const m = await row(s.store, id!);
-      expect(m).toMatchObject({ status: 'queued', attempts: 2 });
-      expect((await breakerOf(s)).last_error).toMatch(/ECONNREFUSED/);
-      expect(s.backup.received).toHaveLength(0);
-    });
-
-    it.skipIf(skip)('with a synthetic probe, customer mail never goes to the dead primary; the probe closes the breaker when it is back', async () => {
-      const [breakers] = breakersFor(kind, lateClock.clock, closer);
-      const s = lateClock.bind(await failoverSetup(dialect, closer, { breakers }));
-      const worker = s.worker({ retry: DEFAULT_RETRY });
-      await primaryDown(s, breakers);
-
-      // Two lone messages, each arriving as the breaker turns half-open: each goes through the
-      // backup at its first attempt while the service test's check probes the primary, fails,
-      // and opens the breaker for another 30 s.
-      const lone: string[] = [];
-      for (let i = 0; i < 2; i++) {
+    it.skipIf(skip)(
+      'a message that failed as the probe probes again when nothing later in its chain takes it, rather than wait',
+      async () => {
+        const [breakers] = breakersFor(kind, lateClock.clock, closer);
+        const s = lateClock.bind(await failoverSetup(dialect, closer, { breakers }));
+        const worker = s.worker({ breakers, transports: { smtp: smtpWithoutCheck }, retry: DEFAULT_RETRY });
+        await primaryDown(s, breakers);
         s.clock.advance(30_000);
         const [id] = await insertQueued(s.store, 1, s.clock.now(), 'primary');
-        lone.push(id!);
+        expect(await worker.runOnce()).toBe(1); // the probe, failed
+        // The backup's breaker opens meanwhile and is still open at the retry (30 s later).
+        s.clock.advance(10_000);
+        for (let i = 0; i < 5; i++) await breakers.failed('acme/backup', { kind: 'pass' }, 'other traffic');
+        s.clock.set(Number((await row(s.store, id!)).next_attempt_at));
         expect(await worker.runOnce()).toBe(1);
-        await waitFor(async () => (await breakerOf(s)).state === 'open', 20_000, 'the synthetic probe reopening the breaker');
-        expect((await breakerOf(s)).last_error).toMatch(/^synthetic probe: .*ECONNREFUSED/);
-      }
-      for (const id of lone) {
-        const m = await shown(s, id);
-        expect(m).toMatchObject({ status: 'sent', sent_via: 'backup' });
-        expect(m.events.map((e) => e.type)).toEqual(['queued', 'sending', 'sent']);
-      }
+        const m = await row(s.store, id!);
+        expect(m).toMatchObject({ status: 'queued', attempts: 2 });
+        expect((await breakerOf(s)).last_error).toMatch(/ECONNREFUSED/);
+        expect(s.backup.received).toHaveLength(0);
+      },
+    );
 
-      // The primary comes back: at half-open the next message still fails over (the check is
-      // under way), the check passes and closes the breaker, without sending any mail.
-      const back = await startSink({ port: s.primary.port, clock: s.clock }, closer);
-      s.clock.advance(30_000);
-      const [during] = await insertQueued(s.store, 1, s.clock.now(), 'primary');
-      expect(await worker.runOnce()).toBe(1);
-      await waitFor(async () => (await breakerOf(s)).state === 'closed', 20_000, 'the synthetic probe closing the breaker');
-      expect(await shown(s, during!)).toMatchObject({ status: 'sent', sent_via: 'backup' });
-      expect(back.connections).toBeGreaterThanOrEqual(1);
-      expect(back.received).toHaveLength(0);
+    it.skipIf(skip)(
+      'with a synthetic probe, customer mail never goes to the dead primary; the probe closes the breaker when it is back',
+      async () => {
+        const [breakers] = breakersFor(kind, lateClock.clock, closer);
+        const s = lateClock.bind(await failoverSetup(dialect, closer, { breakers }));
+        const worker = s.worker({ retry: DEFAULT_RETRY });
+        await primaryDown(s, breakers);
 
-      // Closed (on probation): mail goes through the primary again, and its success ends the probation.
-      s.clock.advance(1_000);
-      const [after] = await insertQueued(s.store, 1, s.clock.now(), 'primary');
-      expect(await worker.runOnce()).toBe(1);
-      expect(await shown(s, after!)).toMatchObject({ status: 'sent', sent_via: 'primary' });
-      expect(back.received).toHaveLength(1);
-      expect(s.backup.received).toHaveLength(3);
-    });
+        // Two lone messages, each arriving as the breaker turns half-open: each goes through the
+        // backup at its first attempt while the service test's check probes the primary, fails,
+        // and opens the breaker for another 30 s.
+        const lone: string[] = [];
+        for (let i = 0; i < 2; i++) {
+          s.clock.advance(30_000);
+          const [id] = await insertQueued(s.store, 1, s.clock.now(), 'primary');
+          lone.push(id!);
+          expect(await worker.runOnce()).toBe(1);
+          await waitFor(async () => (await breakerOf(s)).state === 'open', 20_000, 'the synthetic probe reopening the breaker');
+          expect((await breakerOf(s)).last_error).toMatch(/^synthetic probe: .*ECONNREFUSED/);
+        }
+        for (const id of lone) {
+          const m = await shown(s, id);
+          expect(m).toMatchObject({ status: 'sent', sent_via: 'backup' });
+          expect(m.events.map((e) => e.type)).toEqual(['queued', 'sending', 'sent']);
+        }
+
+        // The primary comes back: at half-open the next message still fails over (the check is
+        // under way), the check passes and closes the breaker, without sending any mail.
+        const back = await startSink({ port: s.primary.port, clock: s.clock }, closer);
+        s.clock.advance(30_000);
+        const [during] = await insertQueued(s.store, 1, s.clock.now(), 'primary');
+        expect(await worker.runOnce()).toBe(1);
+        await waitFor(async () => (await breakerOf(s)).state === 'closed', 20_000, 'the synthetic probe closing the breaker');
+        expect(await shown(s, during!)).toMatchObject({ status: 'sent', sent_via: 'backup' });
+        expect(back.connections).toBeGreaterThanOrEqual(1);
+        expect(back.received).toHaveLength(0);
+
+        // Closed (on probation): mail goes through the primary again, and its success ends the probation.
+        s.clock.advance(1_000);
+        const [after] = await insertQueued(s.store, 1, s.clock.now(), 'primary');
+        expect(await worker.runOnce()).toBe(1);
+        expect(await shown(s, after!)).toMatchObject({ status: 'sent', sent_via: 'primary' });
+        expect(back.received).toHaveLength(1);
+        expect(s.backup.received).toHaveLength(3);
+      },
+    );
   });
 });

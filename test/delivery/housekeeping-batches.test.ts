@@ -26,8 +26,11 @@ describeDialects('retention purge in batches on %s', (dialect, skip) => {
 
   it.skipIf(skip || dialect !== 'sqlite')('finds messages past retention through an index led by created_at', async () => {
     const t = await h.app();
-    const plan = await sql<{ detail: string }>`explain query plan select id from messages where created_at < ${1} and status != 'sending' limit 50`
-      .execute(databaseOf(t.store));
+    const plan = await sql<{
+      detail: string;
+    }>`explain query plan select id from messages where created_at < ${1} and status != 'sending' limit 50`.execute(
+      databaseOf(t.store),
+    );
     expect(plan.rows.map((r) => r.detail).join('\n')).toMatch(/USING (COVERING )?INDEX messages_created/);
   });
 });

@@ -19,8 +19,14 @@ describeDialects('worker housekeeping on %s', (dialect, skip) => {
     await seedOrg(t.store);
     const blobs = diskBlobStore({ root: tempDir(h.closer), baseUrl: 'http://mailroom.test', secret: 's' });
     const worker = new DeliveryWorker({
-      store: t.store, clock: t.clock, dataDir: tempDir(h.closer), pacer: new LocalPacer(t.clock), metrics: createMetrics(),
-      logger: captureLogger(), retentionDays: 30, blobs,
+      store: t.store,
+      clock: t.clock,
+      dataDir: tempDir(h.closer),
+      pacer: new LocalPacer(t.clock),
+      metrics: createMetrics(),
+      logger: captureLogger(),
+      retentionDays: 30,
+      blobs,
     });
     h.closer.defer(() => worker.stop(1000));
 
@@ -31,9 +37,24 @@ describeDialects('worker housekeeping on %s', (dialect, skip) => {
     await setContent(t.store, old ?? '', { attachments: JSON.stringify([{ blob_key: 'acme/up_old', filename: 'a.txt' }]) });
     const recent = await send(t);
 
-    await t.store.transaction((tx) => tx.idempotency.put('acme', 'old-key', 'h', { status: 202, headers: {}, body: '{}' }, start - 2 * DAY, DAY));
-    await t.store.transaction((tx) => tx.idempotency.put('acme', 'new-key', 'h', { status: 202, headers: {}, body: '{}' }, start, DAY));
-    await t.store.uploads.insert({ id: 'up_gone', org_id: 'acme', filename: 'x.txt', content_type: null, size: 3, blob_key: 'acme/up_gone', key_type: 'private', created_at: start - 2 * DAY, url_expires_at: start - 2 * DAY, expires_at: start - DAY });
+    await t.store.transaction((tx) =>
+      tx.idempotency.put('acme', 'old-key', 'h', { status: 202, headers: {}, body: '{}' }, start - 2 * DAY, DAY),
+    );
+    await t.store.transaction((tx) =>
+      tx.idempotency.put('acme', 'new-key', 'h', { status: 202, headers: {}, body: '{}' }, start, DAY),
+    );
+    await t.store.uploads.insert({
+      id: 'up_gone',
+      org_id: 'acme',
+      filename: 'x.txt',
+      content_type: null,
+      size: 3,
+      blob_key: 'acme/up_gone',
+      key_type: 'private',
+      created_at: start - 2 * DAY,
+      url_expires_at: start - 2 * DAY,
+      expires_at: start - DAY,
+    });
     await blobs.put('acme/up_gone', Buffer.from('abc'), undefined);
 
     await worker.maintain(start);

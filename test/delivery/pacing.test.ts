@@ -47,7 +47,10 @@ describeDialects('provider pacing through the worker on %s', (dialect, skip) => 
     for (let i = 0; i < 15; i++) ids.push(await send(t));
 
     const virtual = new VirtualSleep(t.clock);
-    const { worker } = newWorker({ store: t.store, clock: t.clock, dataDir: tempDir(h.closer), pacer: new LocalPacer(t.clock, virtual.sleep) }, h.closer);
+    const { worker } = newWorker(
+      { store: t.store, clock: t.clock, dataDir: tempDir(h.closer), pacer: new LocalPacer(t.clock, virtual.sleep) },
+      h.closer,
+    );
     const start = t.clock.now();
     const round = worker.runOnce();
     // One message leaves per step: wake the next sleeper only once the previous one reached the sink.
@@ -110,7 +113,8 @@ describe('pacers', () => {
       const all = Array.from({ length: total }, (_, i) =>
         pacers[i % 2]!.acquire(key, N).then(() => {
           grants.push(Math.floor(clock.now() / 1000));
-        }));
+        }),
+      );
       for (let guard = 0; guard < 20; guard++) {
         // Quiet: every acquire has either been granted or is asleep until the next window.
         await waitFor(() => grants.length + virtual.sleepers.length === total, 10_000, 'the pacers to settle');
@@ -140,25 +144,41 @@ describe('pacers', () => {
     /** A Redis that takes connections and never answers: the failure that had no timeout. */
     async function silentRedis(): Promise<number> {
       const sockets: net.Socket[] = [];
-      const server = net.createServer((s) => { sockets.push(s); s.on('error', () => undefined); });
+      const server = net.createServer((s) => {
+        sockets.push(s);
+        s.on('error', () => undefined);
+      });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      closers.push(() => new Promise((resolve) => { sockets.forEach((s) => s.destroy()); server.close(resolve); }));
+      closers.push(
+        () =>
+          new Promise((resolve) => {
+            sockets.forEach((s) => s.destroy());
+            server.close(resolve);
+          }),
+      );
       return (server.address() as net.AddressInfo).port;
     }
 
     function pacerOn(port: number, clock: ManualClock, sleep: Sleep) {
       const redis = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 0, lazyConnect: false });
       redis.on('error', () => undefined);
-      closers.push(async () => { redis.disconnect(); });
+      closers.push(async () => {
+        redis.disconnect();
+      });
       const circuit = new RedisCircuit({ ping: () => redis.ping(), clock, timeoutMs: 100 });
-      closers.push(async () => { circuit.stop(); });
+      closers.push(async () => {
+        circuit.stop();
+      });
       return { pacer: new RedisPacer(redis, clock, sleep, 'mailroom:', circuit), circuit };
     }
 
     it('paces on its own, spaced by the rate, when Redis never answers (an INCR used to wait forever)', async () => {
       const clock = new ManualClock(Date.UTC(2026, 0, 1));
       const slept: number[] = [];
-      const { pacer, circuit } = pacerOn(await silentRedis(), clock, async (ms) => { slept.push(ms); clock.advance(ms); });
+      const { pacer, circuit } = pacerOn(await silentRedis(), clock, async (ms) => {
+        slept.push(ms);
+        clock.advance(ms);
+      });
       for (let i = 0; i < 4; i++) await pacer.acquire('svc', 2);
       // Each acquire failed over to this worker's own schedule: 500 ms apart at 2 a second.
       expect(slept.filter((ms) => ms > 0)).toEqual([500, 500, 500]);
@@ -171,7 +191,10 @@ describe('pacers', () => {
       await closers.splice(0)[0]!(); // nothing listens there any more
       const clock = new ManualClock(Date.UTC(2026, 0, 1));
       const slept: number[] = [];
-      const { pacer } = pacerOn(port, clock, async (ms) => { slept.push(ms); clock.advance(ms); });
+      const { pacer } = pacerOn(port, clock, async (ms) => {
+        slept.push(ms);
+        clock.advance(ms);
+      });
       await pacer.slowDown('svc', clock.now() + 3_000).catch(() => undefined);
       expect(await pacer.waitSlowDown('svc')).toBe(true);
       expect(slept).toEqual([3_000]);

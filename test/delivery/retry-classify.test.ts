@@ -56,22 +56,61 @@ describe('nextAttemptAt', () => {
 });
 
 describe('classifySmtpError', () => {
-  it('authentication, TLS and configuration errors are the service\'s (held_service_error)', () => {
-    expect(classifySmtpError({ code: 'EAUTH', responseCode: 535, command: 'AUTH PLAIN', response: '535 5.7.8 Authentication credentials invalid', message: 'Invalid login' })).toBe('service');
+  it("authentication, TLS and configuration errors are the service's (held_service_error)", () => {
+    expect(
+      classifySmtpError({
+        code: 'EAUTH',
+        responseCode: 535,
+        command: 'AUTH PLAIN',
+        response: '535 5.7.8 Authentication credentials invalid',
+        message: 'Invalid login',
+      }),
+    ).toBe('service');
     expect(classifySmtpError({ code: 'ENOAUTH', message: 'Missing credentials for "PLAIN"' })).toBe('service');
     expect(classifySmtpError({ code: 'ETLS', message: 'Error initiating TLS' })).toBe('service');
     expect(classifySmtpError({ code: 'ECONFIG', message: 'Missing host' })).toBe('service');
     // 530 authentication required, 534 mechanism too weak, 535 bad credentials, whatever the code.
     for (const status of [530, 534, 535]) {
-      expect(classifySmtpError({ code: 'EENVELOPE', command: 'MAIL FROM', responseCode: status, response: `${status} 5.7.0 Authentication required`, message: 'x' })).toBe('service');
+      expect(
+        classifySmtpError({
+          code: 'EENVELOPE',
+          command: 'MAIL FROM',
+          responseCode: status,
+          response: `${status} 5.7.0 Authentication required`,
+          message: 'x',
+        }),
+      ).toBe('service');
     }
   });
 
-  it('certificate and TLS handshake failures are the service\'s, whatever code nodemailer gives them', () => {
+  it("certificate and TLS handshake failures are the service's, whatever code nodemailer gives them", () => {
     // As nodemailer 10 reports them: code ESOCKET, Node's code kept as originalCode.
-    expect(classifySmtpError({ code: 'ESOCKET', originalCode: 'CERT_HAS_EXPIRED', command: 'CONN', message: 'certificate has expired' })).toBe('service');
-    expect(classifySmtpError({ code: 'ESOCKET', originalCode: 'ERR_SSL_WRONG_VERSION_NUMBER', command: 'CONN', message: '80AC6674F17F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/openssl/ssl/record/ssl3_record.c:350:\n' })).toBe('service');
-    expect(classifySmtpError({ code: 'ESOCKET', originalCode: 'ERR_TLS_CERT_ALTNAME_INVALID', command: 'CONN', message: "Hostname/IP does not match certificate's altnames: Host: smtp.example.com. is not in the cert's altnames: DNS:mail.example.net" })).toBe('service');
+    expect(
+      classifySmtpError({
+        code: 'ESOCKET',
+        originalCode: 'CERT_HAS_EXPIRED',
+        command: 'CONN',
+        message: 'certificate has expired',
+      }),
+    ).toBe('service');
+    expect(
+      classifySmtpError({
+        code: 'ESOCKET',
+        originalCode: 'ERR_SSL_WRONG_VERSION_NUMBER',
+        command: 'CONN',
+        message:
+          '80AC6674F17F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/openssl/ssl/record/ssl3_record.c:350:\n',
+      }),
+    ).toBe('service');
+    expect(
+      classifySmtpError({
+        code: 'ESOCKET',
+        originalCode: 'ERR_TLS_CERT_ALTNAME_INVALID',
+        command: 'CONN',
+        message:
+          "Hostname/IP does not match certificate's altnames: Host: smtp.example.com. is not in the cert's altnames: DNS:mail.example.net",
+      }),
+    ).toBe('service');
     // The wording alone (no originalCode), under the codes nodemailer has used for them.
     const messages = [
       'self-signed certificate',
@@ -86,24 +125,52 @@ describe('classifySmtpError', () => {
       'C0B7:error:0A0000BF:SSL routines:tls_setup_handshake:no protocols available',
     ];
     for (const code of ['ESOCKET', 'ECONNECTION', 'ETLS', undefined]) {
-      for (const message of messages) expect(classifySmtpError({ ...(code !== undefined ? { code } : {}), message }), `${code} ${message}`).toBe('service');
+      for (const message of messages)
+        expect(classifySmtpError({ ...(code !== undefined ? { code } : {}), message }), `${code} ${message}`).toBe('service');
     }
   });
 
   it('TLS-looking failures that may pass on their own stay temporary', () => {
     // A relay's own 4xx about TLS is its temporary trouble, not a broken service.
-    expect(classifySmtpError({ code: 'EENVELOPE', command: 'STARTTLS', responseCode: 454, response: '454 4.7.0 TLS not available due to local problem', message: 'x' })).toBe('temporary');
+    expect(
+      classifySmtpError({
+        code: 'EENVELOPE',
+        command: 'STARTTLS',
+        responseCode: 454,
+        response: '454 4.7.0 TLS not available due to local problem',
+        message: 'x',
+      }),
+    ).toBe('temporary');
     // The connection dropped during the handshake: a network failure.
-    expect(classifySmtpError({ code: 'ESOCKET', originalCode: 'ECONNRESET', message: 'Client network socket disconnected before secure TLS connection was established' })).toBe('temporary');
-    expect(classifySmtpError({ code: 'ESOCKET', originalCode: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:465' })).toBe('temporary');
+    expect(
+      classifySmtpError({
+        code: 'ESOCKET',
+        originalCode: 'ECONNRESET',
+        message: 'Client network socket disconnected before secure TLS connection was established',
+      }),
+    ).toBe('temporary');
+    expect(
+      classifySmtpError({ code: 'ESOCKET', originalCode: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:465' }),
+    ).toBe('temporary');
     expect(classifySmtpError({ code: 'ETIMEDOUT', message: 'Greeting never received' })).toBe('temporary');
-    expect(classifySmtpError({ code: 'EDNS', originalCode: 'EAI_AGAIN', message: 'getaddrinfo EAI_AGAIN smtp.example.com' })).toBe('temporary');
+    expect(
+      classifySmtpError({ code: 'EDNS', originalCode: 'EAI_AGAIN', message: 'getaddrinfo EAI_AGAIN smtp.example.com' }),
+    ).toBe('temporary');
   });
 
   it('mailbox-unknown replies to RCPT are bounces', () => {
-    const rcpt = (responseCode: number, response: string) => classifySmtpError({ code: 'EENVELOPE', command: 'RCPT TO', responseCode, response, message: `Can't send mail - all recipients were rejected: ${response}` });
+    const rcpt = (responseCode: number, response: string) =>
+      classifySmtpError({
+        code: 'EENVELOPE',
+        command: 'RCPT TO',
+        responseCode,
+        response,
+        message: `Can't send mail - all recipients were rejected: ${response}`,
+      });
     expect(rcpt(550, '550 5.1.1 User unknown')).toBe('mailbox');
-    expect(rcpt(550, '550 5.1.1 <x@example.com>: Recipient address rejected: User unknown in virtual mailbox table')).toBe('mailbox');
+    expect(rcpt(550, '550 5.1.1 <x@example.com>: Recipient address rejected: User unknown in virtual mailbox table')).toBe(
+      'mailbox',
+    );
     expect(rcpt(551, '551 5.1.6 User not local')).toBe('mailbox');
     expect(rcpt(553, '553 5.1.3 Invalid recipient address syntax')).toBe('mailbox');
     expect(rcpt(554, '554 5.1.1 No such user here')).toBe('mailbox');
@@ -111,31 +178,105 @@ describe('classifySmtpError', () => {
   });
 
   it('other 5xx replies are permanent failures, not bounces', () => {
-    expect(classifySmtpError({ code: 'EMESSAGE', command: 'DATA', responseCode: 554, response: '554 5.6.0 Message rejected', message: 'Message failed' })).toBe('permanent');
-    expect(classifySmtpError({ code: 'EMESSAGE', command: 'DATA', responseCode: 552, response: '552 5.3.4 Message size exceeds fixed limit', message: 'x' })).toBe('permanent');
-    expect(classifySmtpError({ code: 'EENVELOPE', command: 'RCPT TO', responseCode: 554, response: '554 5.7.1 Service unavailable; client host blocked', message: 'x' })).toBe('permanent');
+    expect(
+      classifySmtpError({
+        code: 'EMESSAGE',
+        command: 'DATA',
+        responseCode: 554,
+        response: '554 5.6.0 Message rejected',
+        message: 'Message failed',
+      }),
+    ).toBe('permanent');
+    expect(
+      classifySmtpError({
+        code: 'EMESSAGE',
+        command: 'DATA',
+        responseCode: 552,
+        response: '552 5.3.4 Message size exceeds fixed limit',
+        message: 'x',
+      }),
+    ).toBe('permanent');
+    expect(
+      classifySmtpError({
+        code: 'EENVELOPE',
+        command: 'RCPT TO',
+        responseCode: 554,
+        response: '554 5.7.1 Service unavailable; client host blocked',
+        message: 'x',
+      }),
+    ).toBe('permanent');
   });
 
   it('a 5xx refusing MAIL FROM (nodemailer: EENVELOPE, command "MAIL FROM") is about the sender, not a recipient mailbox', () => {
-    expect(classifySmtpError({ code: 'EENVELOPE', command: 'MAIL FROM', responseCode: 550, response: '550 5.7.1 Sender address rejected', message: 'Mail command failed: 550 5.7.1 Sender address rejected' })).toBe('permanent');
+    expect(
+      classifySmtpError({
+        code: 'EENVELOPE',
+        command: 'MAIL FROM',
+        responseCode: 550,
+        response: '550 5.7.1 Sender address rejected',
+        message: 'Mail command failed: 550 5.7.1 Sender address rejected',
+      }),
+    ).toBe('permanent');
   });
 
   it('a 550 5.7.1 policy refusal on RCPT (relaying denied) is not a mailbox-unknown bounce', () => {
     // Issue 4: bounced (and suppressed) only "when the reply says the mailbox does not exist".
     // A relay refusing to relay says nothing about the recipient's mailbox; suppressing every
     // recipient of a misconfigured relay would be wrong.
-    expect(classifySmtpError({ code: 'EENVELOPE', command: 'RCPT TO', responseCode: 550, response: '550 5.7.1 Relaying denied', message: "Can't send mail - all recipients were rejected: 550 5.7.1 Relaying denied" })).not.toBe('mailbox');
+    expect(
+      classifySmtpError({
+        code: 'EENVELOPE',
+        command: 'RCPT TO',
+        responseCode: 550,
+        response: '550 5.7.1 Relaying denied',
+        message: "Can't send mail - all recipients were rejected: 550 5.7.1 Relaying denied",
+      }),
+    ).not.toBe('mailbox');
   });
 
   it('a mailbox-unknown reply to DATA is a bounce too (issue 4: "5xx on RCPT/DATA")', () => {
-    expect(classifySmtpError({ code: 'EMESSAGE', command: 'DATA', responseCode: 550, response: '550 5.1.1 <x@example.com>: User unknown', message: 'Message failed: 550 5.1.1 User unknown' })).toBe('mailbox');
+    expect(
+      classifySmtpError({
+        code: 'EMESSAGE',
+        command: 'DATA',
+        responseCode: 550,
+        response: '550 5.1.1 <x@example.com>: User unknown',
+        message: 'Message failed: 550 5.1.1 User unknown',
+      }),
+    ).toBe('mailbox');
   });
 
   it('4xx replies and network failures are temporary', () => {
-    expect(classifySmtpError({ code: 'EENVELOPE', command: 'RCPT TO', responseCode: 451, response: '451 4.3.0 Try again later', message: 'x' })).toBe('temporary');
-    expect(classifySmtpError({ code: 'EENVELOPE', command: 'RCPT TO', responseCode: 452, response: '452 4.2.2 Mailbox full', message: 'x' })).toBe('temporary');
-    expect(classifySmtpError({ code: 'EMESSAGE', command: 'DATA', responseCode: 421, response: '421 4.7.0 Too many connections', message: 'x' })).toBe('temporary');
-    expect(classifySmtpError({ code: 'EPROTOCOL', responseCode: 421, response: '421 Service not available', message: 'x' })).toBe('temporary');
+    expect(
+      classifySmtpError({
+        code: 'EENVELOPE',
+        command: 'RCPT TO',
+        responseCode: 451,
+        response: '451 4.3.0 Try again later',
+        message: 'x',
+      }),
+    ).toBe('temporary');
+    expect(
+      classifySmtpError({
+        code: 'EENVELOPE',
+        command: 'RCPT TO',
+        responseCode: 452,
+        response: '452 4.2.2 Mailbox full',
+        message: 'x',
+      }),
+    ).toBe('temporary');
+    expect(
+      classifySmtpError({
+        code: 'EMESSAGE',
+        command: 'DATA',
+        responseCode: 421,
+        response: '421 4.7.0 Too many connections',
+        message: 'x',
+      }),
+    ).toBe('temporary');
+    expect(classifySmtpError({ code: 'EPROTOCOL', responseCode: 421, response: '421 Service not available', message: 'x' })).toBe(
+      'temporary',
+    );
     expect(classifySmtpError({ code: 'ECONNECTION', message: 'connect ECONNREFUSED 127.0.0.1:2525' })).toBe('temporary');
     expect(classifySmtpError({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:2525' })).toBe('temporary');
     expect(classifySmtpError({ code: 'ETIMEDOUT', message: 'Connection timeout' })).toBe('temporary');

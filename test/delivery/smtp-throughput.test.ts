@@ -19,12 +19,25 @@ describe('smtp transport throughput (regression: TCP_NODELAY on pooled sockets)'
   it('one pooled connection to a loopback smtp-server exceeds 100 msg/s', async () => {
     const sink = await startSink({}, closer);
     const service: Service = {
-      org_id: 'acme', id: 'smtp', provider: 'smtp', is_default: true, max_per_second: null, version: 1, created_at: 0, updated_at: 0,
+      org_id: 'acme',
+      id: 'smtp',
+      provider: 'smtp',
+      is_default: true,
+      max_per_second: null,
+      version: 1,
+      created_at: 0,
+      updated_at: 0,
       settings: { smtp: { host: '127.0.0.1', port: sink.port, secure: false, user: '', pass: '', dkim: null } },
     };
     const transport = smtpTransport(service, { dataDir: tempDir(closer) });
     closer.defer(() => transport.close());
-    const sendOne = (i: number) => transport.send({ messageId: `msg_${i}`, headerMessageId: `<msg_${i}@mailroom.test>`, email: renderedEmail(i), attachments: [] });
+    const sendOne = (i: number) =>
+      transport.send({
+        messageId: `msg_${i}`,
+        headerMessageId: `<msg_${i}@mailroom.test>`,
+        email: renderedEmail(i),
+        attachments: [],
+      });
 
     // Warm up: connection, greeting, EHLO, JIT.
     for (let i = 0; i < 20; i++) await sendOne(i);

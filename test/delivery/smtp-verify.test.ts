@@ -9,20 +9,41 @@ import { freePort, startSink } from '../support/smtp-sink.js';
 
 function service(port: number, extra: { secure?: boolean; user?: string; pass?: string } = {}): Service {
   return {
-    org_id: 'acme', id: 'relay', provider: 'smtp', is_default: true, max_per_second: null, version: 1, created_at: 0, updated_at: 0,
-    settings: { smtp: { host: '127.0.0.1', port, secure: extra.secure ?? false, user: extra.user ?? '', pass: extra.pass ?? '', dkim: null } },
+    org_id: 'acme',
+    id: 'relay',
+    provider: 'smtp',
+    is_default: true,
+    max_per_second: null,
+    version: 1,
+    created_at: 0,
+    updated_at: 0,
+    settings: {
+      smtp: {
+        host: '127.0.0.1',
+        port,
+        secure: extra.secure ?? false,
+        user: extra.user ?? '',
+        pass: extra.pass ?? '',
+        dkim: null,
+      },
+    },
   };
 }
 
 /** A TCP server that accepts and never says a word (no greeting): the test must end on its own deadline. */
 async function silentServer(closer: Closer): Promise<number> {
   const sockets = new Set<net.Socket>();
-  const server = net.createServer((s) => { sockets.add(s); });
+  const server = net.createServer((s) => {
+    sockets.add(s);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closer.defer(() => new Promise<void>((resolve) => {
-    for (const s of sockets) s.destroy();
-    server.close(() => resolve());
-  }));
+  closer.defer(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  );
   return (server.address() as net.AddressInfo).port;
 }
 
@@ -39,7 +60,10 @@ describe('SMTP service test (Transport.verify): connect, TLS, AUTH, QUIT without
   }
 
   async function reasonOf(transport: Transport): Promise<{ reason: string; message: string }> {
-    const error = await transport.verify!().then(() => undefined, (e: unknown) => e);
+    const error = await transport.verify!().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ServiceTestError);
     const e = error as ServiceTestError;
     return { reason: e.reason, message: e.message };
@@ -59,7 +83,7 @@ describe('SMTP service test (Transport.verify): connect, TLS, AUTH, QUIT without
     expect(sink.connections).toBe(1);
   });
 
-  it('a wrong password is auth, with the relay\'s reply', async () => {
+  it("a wrong password is auth, with the relay's reply", async () => {
     const sink = await startSink({ auth: { user: 'mailer', pass: 's3cret' } }, closer);
     const { reason, message } = await reasonOf(open(service(sink.port, { user: 'mailer', pass: 'wrong' })));
     expect(reason).toBe('auth');
@@ -91,13 +115,17 @@ describe('SMTP service test (Transport.verify): connect, TLS, AUTH, QUIT without
     expect((await reasonOf(open(service(port), 300))).reason).toBe('timeout');
   });
 
-  it('maps nodemailer\'s errors without a network', () => {
+  it("maps nodemailer's errors without a network", () => {
     expect(smtpVerifyReason({ code: 'EAUTH', responseCode: 535, message: 'Invalid login' })).toBe('auth');
     expect(smtpVerifyReason({ code: 'EENVELOPE', responseCode: 530, message: '5.7.0 Authentication required' })).toBe('auth');
     expect(smtpVerifyReason({ code: 'ETLS', message: 'Error initiating TLS' })).toBe('tls');
-    expect(smtpVerifyReason({ code: 'ESOCKET', originalCode: 'CERT_HAS_EXPIRED', message: 'certificate has expired' })).toBe('tls');
+    expect(smtpVerifyReason({ code: 'ESOCKET', originalCode: 'CERT_HAS_EXPIRED', message: 'certificate has expired' })).toBe(
+      'tls',
+    );
     expect(smtpVerifyReason({ code: 'ETIMEDOUT', message: 'Greeting never received' })).toBe('timeout');
-    expect(smtpVerifyReason({ code: 'EDNS', originalCode: 'ENOTFOUND', message: 'getaddrinfo ENOTFOUND relay.invalid' })).toBe('connect');
+    expect(smtpVerifyReason({ code: 'EDNS', originalCode: 'ENOTFOUND', message: 'getaddrinfo ENOTFOUND relay.invalid' })).toBe(
+      'connect',
+    );
     expect(smtpVerifyReason({ code: 'ESOCKET', originalCode: 'ECONNREFUSED', message: 'connect ECONNREFUSED' })).toBe('connect');
     expect(smtpVerifyReason({ code: 'EPROTOCOL', responseCode: 421, message: '421 too busy' })).toBe('other');
   });

@@ -17,20 +17,33 @@ function heldSleeps() {
   const pending: Array<() => void> = [];
   return {
     asked,
-    sleep: (ms: number) => new Promise<void>((resolve) => { asked.push(ms); pending.push(resolve); }),
-    end: () => { for (const wake of pending.splice(0)) wake(); },
+    sleep: (ms: number) =>
+      new Promise<void>((resolve) => {
+        asked.push(ms);
+        pending.push(resolve);
+      }),
+    end: () => {
+      for (const wake of pending.splice(0)) wake();
+    },
   };
 }
 
 describe('writes retried while the storage is full (SQLite)', () => {
   let t: TestStore | undefined;
-  afterEach(async () => { await t?.cleanup(); t = undefined; });
+  afterEach(async () => {
+    await t?.cleanup();
+    t = undefined;
+  });
 
   const fill = async (store: TestStore): Promise<{ lift: () => Promise<void> }> => {
     const db = databaseOf(store.store);
     const pages = Number((await sql<{ page_count: number }>`pragma page_count`.execute(db)).rows[0]?.page_count);
     await sql.raw(`pragma max_page_count = ${pages}`).execute(db);
-    return { lift: async () => { await sql.raw(`pragma max_page_count = ${pages * 1000}`).execute(db); } };
+    return {
+      lift: async () => {
+        await sql.raw(`pragma max_page_count = ${pages * 1000}`).execute(db);
+      },
+    };
   };
 
   it('a write the full storage refuses lands as soon as there is room again', async () => {
@@ -41,7 +54,10 @@ describe('writes retried while the storage is full (SQLite)', () => {
     const waits = heldSleeps();
     const retrying = retryingStore(t.store, 60_000, waits.sleep);
     let landed = false;
-    const write = insertQueued(retrying.store, 50, t.clock.now()).then((ids) => { landed = true; return ids; });
+    const write = insertQueued(retrying.store, 50, t.clock.now()).then((ids) => {
+      landed = true;
+      return ids;
+    });
     // Refused, waited, tried again and refused again: the second wait is asked for.
     await waitFor(() => waits.asked.length === 1, 5_000, 'the first wait');
     waits.end();
@@ -54,7 +70,7 @@ describe('writes retried while the storage is full (SQLite)', () => {
     expect(t.store.health.current()).toBeUndefined();
   });
 
-  it('a stop ends the waiting with the storage\'s own error; other errors are not retried', async () => {
+  it("a stop ends the waiting with the storage's own error; other errors are not retried", async () => {
     t = await freshStore('sqlite');
     await seedOrg(t.store);
     await fill(t);
@@ -65,10 +81,12 @@ describe('writes retried while the storage is full (SQLite)', () => {
     retrying.stop();
     await expect(write).rejects.toMatchObject({ code: 'SQLITE_FULL' });
     let tries = 0;
-    await expect(retryingStore(t.store, 60_000).store.transaction(async () => {
-      tries += 1;
-      throw new Error('not storage trouble');
-    })).rejects.toThrow('not storage trouble');
+    await expect(
+      retryingStore(t.store, 60_000).store.transaction(async () => {
+        tries += 1;
+        throw new Error('not storage trouble');
+      }),
+    ).rejects.toThrow('not storage trouble');
     expect(tries).toBe(1);
   });
 });

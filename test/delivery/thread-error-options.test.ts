@@ -30,9 +30,22 @@ parentPort.on('message', (m) => {
 `;
 
 const service: Service = {
-  org_id: 'acme', id: 'pm', provider: 'postmark', is_default: true, max_per_second: null, version: 1, created_at: 0, updated_at: 0, settings: {},
+  org_id: 'acme',
+  id: 'pm',
+  provider: 'postmark',
+  is_default: true,
+  max_per_second: null,
+  version: 1,
+  created_at: 0,
+  updated_at: 0,
+  settings: {},
 };
-const mail = (messageId: string): OutgoingEmail => ({ messageId, headerMessageId: `<${messageId}@mailroom.test>`, email: renderedEmail(1), attachments: [] });
+const mail = (messageId: string): OutgoingEmail => ({
+  messageId,
+  headerMessageId: `<${messageId}@mailroom.test>`,
+  email: renderedEmail(1),
+  attachments: [],
+});
 
 describe('DeliveryError options across the transport thread', () => {
   const closer = new Closer();
@@ -47,7 +60,10 @@ describe('DeliveryError options across the transport thread', () => {
     const thread = new TransportThread(['postmark'], host);
     closer.defer(() => thread.close());
     const transport = thread.factories.postmark!(service, { dataDir: dir });
-    const error = await transport.send(mail('msg_1')).then(() => undefined, (e: unknown) => e);
+    const error = await transport.send(mail('msg_1')).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(DeliveryError);
     const d = error as DeliveryError;
     expect(d.kind).toBe('temporary');
@@ -55,7 +71,10 @@ describe('DeliveryError options across the transport thread', () => {
     expect(d.recipients).toEqual(['a@example.com']);
     expect(d.options).toEqual({ retryAfterMs: 7000, throttled: true });
     // Any other error still arrives as a plain Error (the worker retries it), without options.
-    const plain = await transport.send(mail('msg_plain')).then(() => undefined, (e: unknown) => e);
+    const plain = await transport.send(mail('msg_plain')).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(plain).toBeInstanceOf(Error);
     expect(plain).not.toBeInstanceOf(DeliveryError);
     expect((plain as Error).message).toBe('disk full');

@@ -18,7 +18,10 @@ function throttlingProvider(throttled: number, retryAfterMs: number | undefined)
     send: async (mail) => {
       sends.push(mail.messageId);
       if (sends.length <= throttled) {
-        throw new DeliveryError('temporary', 'provider 429 Too Many Requests', [], [], { throttled: true, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+        throw new DeliveryError('temporary', 'provider 429 Too Many Requests', [], [], {
+          throttled: true,
+          ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+        });
       }
       return { response: 'provider 200 OK', providerMessageId: `p-${sends.length}` };
     },
@@ -30,36 +33,46 @@ function throttlingProvider(throttled: number, retryAfterMs: number | undefined)
 describeDialects('throttling on %s', (dialect, skip) => {
   const closer = closerPerTest();
 
-  it.skipIf(skip)('Retry-After sets the retry exactly; the service pauses (capped) and the throttled send does not count for the breaker', async () => {
-    const s = await failoverSetup(dialect, closer, { primarySettings: {} });
-    const slept: number[] = [];
-    const pacer = new LocalPacer(s.clock, async (ms) => { slept.push(ms); });
-    const provider = throttlingProvider(1, 120_000);
-    const worker = s.worker({ pacer, transports: { smtp: provider.factory } });
-    const start = s.clock.now();
-    const [id] = await insertQueued(s.store, 1, start, 'primary');
-    expect(await worker.runOnce()).toBe(1);
-    const m = await row(s.store, id!);
-    expect(m.status).toBe('queued');
-    expect(m.next_attempt_at).toBe(start + 120_000);
+  it.skipIf(skip)(
+    'Retry-After sets the retry exactly; the service pauses (capped) and the throttled send does not count for the breaker',
+    async () => {
+      const s = await failoverSetup(dialect, closer, { primarySettings: {} });
+      const slept: number[] = [];
+      const pacer = new LocalPacer(s.clock, async (ms) => {
+        slept.push(ms);
+      });
+      const provider = throttlingProvider(1, 120_000);
+      const worker = s.worker({ pacer, transports: { smtp: provider.factory } });
+      const start = s.clock.now();
+      const [id] = await insertQueued(s.store, 1, start, 'primary');
+      expect(await worker.runOnce()).toBe(1);
+      const m = await row(s.store, id!);
+      expect(m.status).toBe('queued');
+      expect(m.next_attempt_at).toBe(start + 120_000);
 
-    // The next message of the service waits out the pause: 30 s at most, not the 120 s.
-    const [next] = await insertQueued(s.store, 1, start, 'primary');
-    expect(await worker.runOnce()).toBe(1);
-    expect(slept).toEqual([MAX_THROTTLE_PAUSE_MS]);
-    expect((await row(s.store, next!)).status).toBe('sent');
+      // The next message of the service waits out the pause: 30 s at most, not the 120 s.
+      const [next] = await insertQueued(s.store, 1, start, 'primary');
+      expect(await worker.runOnce()).toBe(1);
+      expect(slept).toEqual([MAX_THROTTLE_PAUSE_MS]);
+      expect((await row(s.store, next!)).status).toBe('sent');
 
-    s.clock.advance(120_000);
-    expect(await worker.runOnce()).toBe(1);
-    expect((await row(s.store, id!)).status).toBe('sent');
-    expect(provider.sends).toEqual([id, next, id]);
-    expect((await s.admin('/organizations/acme/services/primary')).breaker).toEqual({ state: 'closed', consecutive_failures: 0 });
-  });
+      s.clock.advance(120_000);
+      expect(await worker.runOnce()).toBe(1);
+      expect((await row(s.store, id!)).status).toBe('sent');
+      expect(provider.sends).toEqual([id, next, id]);
+      expect((await s.admin('/organizations/acme/services/primary')).breaker).toEqual({
+        state: 'closed',
+        consecutive_failures: 0,
+      });
+    },
+  );
 
   it.skipIf(skip)('without Retry-After: the retry is on the schedule and the pause is the default', async () => {
     const s = await failoverSetup(dialect, closer, { primarySettings: {} });
     const slept: number[] = [];
-    const pacer = new LocalPacer(s.clock, async (ms) => { slept.push(ms); });
+    const pacer = new LocalPacer(s.clock, async (ms) => {
+      slept.push(ms);
+    });
     const worker = s.worker({ pacer, transports: { smtp: throttlingProvider(1, undefined).factory } });
     const start = s.clock.now();
     const [id] = await insertQueued(s.store, 1, start, 'primary');
@@ -81,7 +94,9 @@ describe('pacers slow down', () => {
   it('LocalPacer: a slow-down delays the next slot of that service only, and ends', async () => {
     const clock = new ManualClock();
     const slept: number[] = [];
-    const pacer = new LocalPacer(clock, async (ms) => { slept.push(ms); });
+    const pacer = new LocalPacer(clock, async (ms) => {
+      slept.push(ms);
+    });
     await pacer.slowDown('acme/a', clock.now() + 5_000);
     await pacer.acquire('acme/a', 10);
     await pacer.acquire('acme/b', 10);
@@ -105,8 +120,22 @@ describe('pacers slow down', () => {
       clients.push(a, b);
       const sleptA: number[] = [];
       const sleptB: number[] = [];
-      const pacerA = new RedisPacer(a, clock, async (ms) => { sleptA.push(ms); }, prefix);
-      const pacerB = new RedisPacer(b, clock, async (ms) => { sleptB.push(ms); }, prefix);
+      const pacerA = new RedisPacer(
+        a,
+        clock,
+        async (ms) => {
+          sleptA.push(ms);
+        },
+        prefix,
+      );
+      const pacerB = new RedisPacer(
+        b,
+        clock,
+        async (ms) => {
+          sleptB.push(ms);
+        },
+        prefix,
+      );
       await pacerA.slowDown('acme/primary', clock.now() + 4_000);
       await pacerA.slowDown('acme/primary', clock.now() + 1_000); // an earlier end does not shorten it
       expect(await pacerB.waitSlowDown('acme/primary')).toBe(true);

@@ -10,19 +10,22 @@ import { describeDialects } from '../support/dialects.js';
 describeDialects('TLS failures against a real SMTP server on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
-  it.skipIf(skip)('STARTTLS with a certificate the client cannot trust: held_service_error, the reason names the certificate', async () => {
-    const { t, sink } = await h.smtpApp({ starttls: true });
-    const { worker, metrics } = h.worker(t);
-    const id = await send(t);
+  it.skipIf(skip)(
+    'STARTTLS with a certificate the client cannot trust: held_service_error, the reason names the certificate',
+    async () => {
+      const { t, sink } = await h.smtpApp({ starttls: true });
+      const { worker, metrics } = h.worker(t);
+      const id = await send(t);
 
-    expect(await worker.runOnce()).toBe(1);
-    const m = await row(t.store, id);
-    expect(m.status).toBe('held_service_error');
-    expect(m.last_error).toMatch(/^TLS with 127\.0\.0\.1:\d+ \(secure: false\) failed: .*certificate/);
-    expect(await eventTypes(t.store, id)).toEqual(['queued', 'sending', 'held_service_error']);
-    expect(sink.dataAttempts).toHaveLength(0);
-    expect(await metrics.registry.getSingleMetricAsString('mailroom_messages_deferred_total')).not.toMatch(/service="smtp"/);
-  });
+      expect(await worker.runOnce()).toBe(1);
+      const m = await row(t.store, id);
+      expect(m.status).toBe('held_service_error');
+      expect(m.last_error).toMatch(/^TLS with 127\.0\.0\.1:\d+ \(secure: false\) failed: .*certificate/);
+      expect(await eventTypes(t.store, id)).toEqual(['queued', 'sending', 'held_service_error']);
+      expect(sink.dataAttempts).toHaveLength(0);
+      expect(await metrics.registry.getSingleMetricAsString('mailroom_messages_deferred_total')).not.toMatch(/service="smtp"/);
+    },
+  );
 
   it.skipIf(skip)('secure: true against a plain SMTP port ("wrong version number"): held_service_error', async () => {
     const t = await h.app();

@@ -11,11 +11,24 @@ import { renderedEmail } from '../support/delivery.js';
  */
 
 function service(settings: Record<string, unknown>): Service {
-  return { org_id: 'acme', id: 'api', provider: 'fake', is_default: true, max_per_second: null, version: 1, created_at: 0, updated_at: 0, settings };
+  return {
+    org_id: 'acme',
+    id: 'api',
+    provider: 'fake',
+    is_default: true,
+    max_per_second: null,
+    version: 1,
+    created_at: 0,
+    updated_at: 0,
+    settings,
+  };
 }
 
 const mail = (i: number): OutgoingEmail => ({
-  messageId: `msg_${i}`, headerMessageId: `<msg_${i}@mailroom.test>`, email: renderedEmail(i), attachments: [],
+  messageId: `msg_${i}`,
+  headerMessageId: `<msg_${i}@mailroom.test>`,
+  email: renderedEmail(i),
+  attachments: [],
 });
 
 /**
@@ -26,13 +39,20 @@ function slowTransport(name: string) {
   const waiting = new Map<string, { resolve: (r: DeliveryReceipt) => void; reject: (e: Error) => void }>();
   const log = { sent: [] as string[], closes: 0 };
   const transport: Transport = {
-    send: (m) => new Promise<DeliveryReceipt>((resolve, reject) => {
-      if (log.closes > 0) { reject(new Error(`${name} is closed`)); return; }
-      waiting.set(m.messageId, {
-        resolve: (r) => { log.sent.push(m.messageId); resolve(r); },
-        reject,
-      });
-    }),
+    send: (m) =>
+      new Promise<DeliveryReceipt>((resolve, reject) => {
+        if (log.closes > 0) {
+          reject(new Error(`${name} is closed`));
+          return;
+        }
+        waiting.set(m.messageId, {
+          resolve: (r) => {
+            log.sent.push(m.messageId);
+            resolve(r);
+          },
+          reject,
+        });
+      }),
     close: async () => {
       log.closes += 1;
       for (const w of waiting.values()) w.reject(new Error('Request aborted: the client was destroyed'));
@@ -48,7 +68,9 @@ function slowTransport(name: string) {
   return { transport, log, release, inFlight: () => [...waiting.keys()] };
 }
 
-const turns = async () => { for (let i = 0; i < 5; i += 1) await new Promise((r) => setImmediate(r)); };
+const turns = async () => {
+  for (let i = 0; i < 5; i += 1) await new Promise((r) => setImmediate(r));
+};
 
 function cacheOf(...built: Array<ReturnType<typeof slowTransport>>) {
   let n = 0;

@@ -11,13 +11,24 @@ import { smtpError, startSink } from '../support/smtp-sink.js';
 
 function smtpService(port: number): Service {
   return {
-    org_id: 'acme', id: 'smtp', provider: 'smtp', is_default: true, max_per_second: null, version: 1, created_at: 0, updated_at: 0,
+    org_id: 'acme',
+    id: 'smtp',
+    provider: 'smtp',
+    is_default: true,
+    max_per_second: null,
+    version: 1,
+    created_at: 0,
+    updated_at: 0,
     settings: { smtp: { host: '127.0.0.1', port, secure: false, user: '', pass: '', dkim: null } },
   };
 }
 
 const mail = (i: number, extra: Partial<OutgoingEmail> = {}): OutgoingEmail => ({
-  messageId: `msg_${i}`, headerMessageId: `<msg_${i}@mailroom.test>`, email: renderedEmail(i), attachments: [], ...extra,
+  messageId: `msg_${i}`,
+  headerMessageId: `<msg_${i}@mailroom.test>`,
+  email: renderedEmail(i),
+  attachments: [],
+  ...extra,
 });
 
 /**
@@ -49,11 +60,15 @@ describe('TransportThread: the built-in transports in a worker thread', () => {
     const thread = file === undefined ? new TransportThread(['smtp', 'outbox']) : new TransportThread(['smtp'], file);
     closer.defer(() => thread.close());
     const dataDir = tempDir(closer);
-    return { thread, dataDir, open: (service) => {
-      const factory = thread.factories[service.provider];
-      if (factory === undefined) throw new Error(`no factory for ${service.provider}`);
-      return factory(service, { dataDir });
-    } };
+    return {
+      thread,
+      dataDir,
+      open: (service) => {
+        const factory = thread.factories[service.provider];
+        if (factory === undefined) throw new Error(`no factory for ${service.provider}`);
+        return factory(service, { dataDir });
+      },
+    };
   }
 
   function crashingHost(): string {
@@ -67,7 +82,9 @@ describe('TransportThread: the built-in transports in a worker thread', () => {
     const { open } = threaded();
     const transport = open(smtpService(sink.port));
     const bytes = Buffer.from([0, 1, 2, 250, 251, 252, 13, 10, 46, 13, 10]);
-    const receipt = await transport.send(mail(1, { attachments: [{ filename: 'data.bin', contentType: 'application/octet-stream', content: bytes }] }));
+    const receipt = await transport.send(
+      mail(1, { attachments: [{ filename: 'data.bin', contentType: 'application/octet-stream', content: bytes }] }),
+    );
     expect(receipt.response).toMatch(/^250/);
     const parsed = await sink.parse(0);
     expect(parsed.messageId).toBe('<msg_1@mailroom.test>');
@@ -99,7 +116,11 @@ describe('TransportThread: the built-in transports in a worker thread', () => {
   it('a service whose transport cannot be built is held on its own; the thread goes on serving the others', async () => {
     const { open } = threaded();
     // Valid JSON of the wrong shape (no `dkim`): nodemailer's options cannot be built from it.
-    const broken = open({ ...smtpService(1), id: 'broken', settings: { smtp: { host: '127.0.0.1', port: 1, secure: false, user: '', pass: '' } } });
+    const broken = open({
+      ...smtpService(1),
+      id: 'broken',
+      settings: { smtp: { host: '127.0.0.1', port: 1, secure: false, user: '', pass: '' } },
+    });
     const outbox = open({ ...smtpService(0), provider: 'outbox', settings: {} });
     const error = await broken.send(mail(5)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DeliveryError);
@@ -147,7 +168,7 @@ describe('TransportThread: the built-in transports in a worker thread', () => {
 });
 
 describe('TransportCache', () => {
-  it('a factory that throws gives its service a transport that fails as the service\'s problem, and the others are untouched', async () => {
+  it("a factory that throws gives its service a transport that fails as the service's problem, and the others are untouched", async () => {
     const ok: Transport = { send: async () => ({ response: 'ok' }), close: async () => undefined };
     const cache = new TransportCache('/tmp', {
       smtp: (service) => {

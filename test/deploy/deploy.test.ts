@@ -43,9 +43,13 @@ function unitKeys(file: string): Map<string, string[]> {
 describe('systemd units in deploy/', () => {
   it('start `serve` and `worker --metrics-port <instance>` with the shared environment file, and stop with SIGTERM', () => {
     const serve = unitKeys(path.join(DEPLOY, 'mailroom.service'));
-    expect(serve.get('Service.ExecStart')).toEqual(['/usr/bin/node --max-semi-space-size=4 --max-old-space-size=1024 /opt/mailroom/bin/mailroom.js serve']);
+    expect(serve.get('Service.ExecStart')).toEqual([
+      '/usr/bin/node --max-semi-space-size=4 --max-old-space-size=1024 /opt/mailroom/bin/mailroom.js serve',
+    ]);
     const worker = unitKeys(path.join(DEPLOY, 'mailroom-worker@.service'));
-    expect(worker.get('Service.ExecStart')).toEqual(['/usr/bin/node --max-semi-space-size=4 --max-old-space-size=1024 /opt/mailroom/bin/mailroom.js worker --metrics-port %i']);
+    expect(worker.get('Service.ExecStart')).toEqual([
+      '/usr/bin/node --max-semi-space-size=4 --max-old-space-size=1024 /opt/mailroom/bin/mailroom.js worker --metrics-port %i',
+    ]);
     for (const unit of [serve, worker]) {
       expect(unit.get('Service.EnvironmentFile')).toEqual(['/etc/mailroom/mailroom.env']);
       expect(unit.get('Service.KillSignal')).toEqual(['SIGTERM']);
@@ -67,19 +71,28 @@ describe('systemd units in deploy/', () => {
     // A template unit is verified through an instance of it.
     fs.copyFileSync(path.join(DEPLOY, 'mailroom.service'), path.join(dir, 'mailroom.service'));
     fs.copyFileSync(path.join(DEPLOY, 'mailroom-worker@.service'), path.join(dir, 'mailroom-worker@9464.service'));
-    const result = spawnSync('systemd-analyze', ['verify', path.join(dir, 'mailroom.service'), path.join(dir, 'mailroom-worker@9464.service')], { encoding: 'utf8' });
+    const result = spawnSync(
+      'systemd-analyze',
+      ['verify', path.join(dir, 'mailroom.service'), path.join(dir, 'mailroom-worker@9464.service')],
+      { encoding: 'utf8' },
+    );
     expect(`${result.stdout}${result.stderr}`.trim()).toBe('');
     expect(result.status).toBe(0);
   });
 });
 
-function request(url: string, options: https.RequestOptions & { body?: string }): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function request(
+  url: string,
+  options: https.RequestOptions & { body?: string },
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const mod = url.startsWith('https:') ? https : http;
     const req = mod.request(url, options, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (d: string) => { body += d; });
+      res.on('data', (d: string) => {
+        body += d;
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
     });
     req.once('error', reject);
@@ -88,7 +101,9 @@ function request(url: string, options: https.RequestOptions & { body?: string })
 }
 
 describe('deploy/Caddyfile in front of mailroom serve', () => {
-  it('terminates TLS with its own certificate for the domain, redirects HTTP, and proxies the API', { timeout: 60_000 }, async () => {
+  it('terminates TLS with its own certificate for the domain, redirects HTTP, and proxies the API', {
+    timeout: 60_000,
+  }, async () => {
     if (!has('caddy', true)) return;
     const dir = tempDir(c);
     const [apiPort, httpPort, httpsPort] = [await freePort(), await freePort(), await freePort()];
@@ -98,21 +113,43 @@ describe('deploy/Caddyfile in front of mailroom serve', () => {
     await seeding.close();
 
     // mailroom as the README's deployment section sets it up behind a proxy.
-    const api = startCli(['serve'], {
-      MAILROOM_DATA_DIR: dir, MAILROOM_PORT: String(apiPort), MAILROOM_HOST: '127.0.0.1', MAILROOM_LOG_LEVEL: 'warn',
-      MAILROOM_BASE_URL: `https://localhost:${httpsPort}`, MAILROOM_TRUST_PROXY: '127.0.0.1', MAILROOM_WORKER: 'off',
-    }, c);
+    const api = startCli(
+      ['serve'],
+      {
+        MAILROOM_DATA_DIR: dir,
+        MAILROOM_PORT: String(apiPort),
+        MAILROOM_HOST: '127.0.0.1',
+        MAILROOM_LOG_LEVEL: 'warn',
+        MAILROOM_BASE_URL: `https://localhost:${httpsPort}`,
+        MAILROOM_TRUST_PROXY: '127.0.0.1',
+        MAILROOM_WORKER: 'off',
+      },
+      c,
+    );
     await api.waitForOutput('listening on');
 
     // The deploy file as shipped; only its placeholders are filled. Caddy gives `localhost` a
     // certificate from its own local CA (a public name would get an ACME one, unreachable here).
     const caddyHome = path.join(dir, 'caddy');
-    const caddy = startProcess('caddy', ['run', '--config', path.join(DEPLOY, 'Caddyfile'), '--adapter', 'caddyfile'], {
-      HOME: caddyHome, XDG_DATA_HOME: path.join(caddyHome, 'data'), XDG_CONFIG_HOME: path.join(caddyHome, 'config'),
-      MAILROOM_DOMAIN: 'localhost', MAILROOM_UPSTREAM: `127.0.0.1:${apiPort}`,
-      CADDY_HTTP_PORT: String(httpPort), CADDY_HTTPS_PORT: String(httpsPort), CADDY_ADMIN: 'off',
-    }, c, 'caddy');
-    c.defer(() => { caddy.child.kill('SIGTERM'); });
+    const caddy = startProcess(
+      'caddy',
+      ['run', '--config', path.join(DEPLOY, 'Caddyfile'), '--adapter', 'caddyfile'],
+      {
+        HOME: caddyHome,
+        XDG_DATA_HOME: path.join(caddyHome, 'data'),
+        XDG_CONFIG_HOME: path.join(caddyHome, 'config'),
+        MAILROOM_DOMAIN: 'localhost',
+        MAILROOM_UPSTREAM: `127.0.0.1:${apiPort}`,
+        CADDY_HTTP_PORT: String(httpPort),
+        CADDY_HTTPS_PORT: String(httpsPort),
+        CADDY_ADMIN: 'off',
+      },
+      c,
+      'caddy',
+    );
+    c.defer(() => {
+      caddy.child.kill('SIGTERM');
+    });
     await caddy.waitForOutput('serving initial configuration');
     const rootCa = path.join(caddyHome, 'data/caddy/pki/authorities/local/root.crt');
     await caddy.waitForOutput('certificate obtained successfully');
@@ -126,9 +163,13 @@ describe('deploy/Caddyfile in front of mailroom serve', () => {
     expect(health.headers['x-request-id']).toMatch(/^req_/);
 
     const sent = await request(`https://127.0.0.1:${httpsPort}/v1/send`, {
-      ...tls, method: 'POST',
+      ...tls,
+      method: 'POST',
       headers: { host: 'localhost', 'content-type': 'application/json', authorization: `Bearer ${PRIVATE_KEY}` },
-      body: JSON.stringify({ template_id: 'contact', template_params: { name: 'Ada', email: 'ada@example.org', message: 'via Caddy' } }),
+      body: JSON.stringify({
+        template_id: 'contact',
+        template_params: { name: 'Ada', email: 'ada@example.org', message: 'via Caddy' },
+      }),
     });
     expect(sent.status, sent.body).toBe(202);
     expect(JSON.parse(sent.body)).toMatchObject({ status: 'queued' });
@@ -142,7 +183,9 @@ describe('deploy/Caddyfile in front of mailroom serve', () => {
     // (Caddy 2.6 names the port only when the request's Host did.)
     expect(plain.headers.location).toMatch(/^https:\/\/localhost(:\d+)?\/v1\/health$/);
     // Caddy's local CA stays out of the system trust store (skip_install_trust).
-    const trusted = fs.existsSync(SYSTEM_CAS) ? fs.readdirSync(SYSTEM_CAS).map((f) => fs.readFileSync(path.join(SYSTEM_CAS, f), 'utf8').trim()) : [];
+    const trusted = fs.existsSync(SYSTEM_CAS)
+      ? fs.readdirSync(SYSTEM_CAS).map((f) => fs.readFileSync(path.join(SYSTEM_CAS, f), 'utf8').trim())
+      : [];
     expect(trusted).not.toContain(ca.trim());
   });
 });

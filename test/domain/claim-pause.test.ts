@@ -5,8 +5,12 @@ function logger() {
   const lines: Array<{ level: string; obj: object; msg: string }> = [];
   return {
     lines,
-    warn: (obj: object, msg: string) => { lines.push({ level: 'warn', obj, msg }); },
-    info: (obj: object, msg: string) => { lines.push({ level: 'info', obj, msg }); },
+    warn: (obj: object, msg: string) => {
+      lines.push({ level: 'warn', obj, msg });
+    },
+    info: (obj: object, msg: string) => {
+      lines.push({ level: 'info', obj, msg });
+    },
   };
 }
 

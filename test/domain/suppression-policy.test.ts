@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  eventMaySuppress, refusalSuppresses, refusedMailboxes, suppressionFor, type Attempted, type SuppressionReason,
+  eventMaySuppress,
+  refusalSuppresses,
+  refusedMailboxes,
+  suppressionFor,
+  type Attempted,
+  type SuppressionReason,
 } from '../../src/domain/suppression-policy.js';
 import type { FailureKind, RefusalKind } from '../../src/delivery/transport.js';
 import type { ProviderEvent } from '../../src/events/types.js';
@@ -29,7 +34,13 @@ const EVENTS: Record<ProviderEvent['type'], Record<Bounce, SuppressionReason | u
 };
 
 const MAY_SUPPRESS: Record<RecipientState, boolean> = {
-  pending: true, sent: true, deferred: true, delivered: true, bounced: true, complained: true, failed: true,
+  pending: true,
+  sent: true,
+  deferred: true,
+  delivered: true,
+  bounced: true,
+  complained: true,
+  failed: true,
   suppressed: false, // dropped before sending: never got the message
 };
 
@@ -38,7 +49,9 @@ describe('suppressionFor: every outcome', () => {
     expect(suppressionFor({ at: 'hand-off', kind: kind as FailureKind })).toBe(reason);
   });
 
-  const events = Object.entries(EVENTS).flatMap(([type, byBounce]) => Object.entries(byBounce).map(([bounce, reason]) => [type, bounce, reason] as const));
+  const events = Object.entries(EVENTS).flatMap(([type, byBounce]) =>
+    Object.entries(byBounce).map(([bounce, reason]) => [type, bounce, reason] as const),
+  );
   it.each(events)('event %s (bounce type %s) → %s', (type, bounce, reason) => {
     const bounceType = bounce === 'unsaid' ? undefined : (bounce as 'hard' | 'soft');
     expect(suppressionFor({ at: 'event', type: type as ProviderEvent['type'], bounceType })).toBe(reason);
@@ -50,10 +63,16 @@ describe('suppressionFor: every outcome', () => {
 });
 
 describe('whom a refusal at hand-off suppresses', () => {
-  const attempted: Attempted = { owed: ['ada@example.org', 'bob@example.org', 'cc@example.org', 'zoë@xn--exmple-cua.com'], to: new Set(['ada@example.org', 'bob@example.org', 'zoë@xn--exmple-cua.com']) };
+  const attempted: Attempted = {
+    owed: ['ada@example.org', 'bob@example.org', 'cc@example.org', 'zoë@xn--exmple-cua.com'],
+    to: new Set(['ada@example.org', 'bob@example.org', 'zoë@xn--exmple-cua.com']),
+  };
 
   it('the recipients the relay named, as the message spells them or not', () => {
-    expect(refusedMailboxes(['Bob@Example.org', 'zoë@exämple.com'], attempted)).toEqual(['bob@example.org', 'zoë@xn--exmple-cua.com']);
+    expect(refusedMailboxes(['Bob@Example.org', 'zoë@exämple.com'], attempted)).toEqual([
+      'bob@example.org',
+      'zoë@xn--exmple-cua.com',
+    ]);
     expect(refusedMailboxes(['cc@example.org'], attempted)).toEqual(['cc@example.org']);
   });
 

@@ -15,7 +15,9 @@ describe('error catalog', () => {
   });
 
   it('builds docs URLs with hyphenated anchors', () => {
-    expect(docsUrlFor('https://x.test/docs/', 'invalid_public_key')).toBe('https://x.test/docs/reference/errors/#invalid-public-key');
+    expect(docsUrlFor('https://x.test/docs/', 'invalid_public_key')).toBe(
+      'https://x.test/docs/reference/errors/#invalid-public-key',
+    );
   });
 
   describe('served reference page', () => {

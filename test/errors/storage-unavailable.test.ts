@@ -20,51 +20,66 @@ import { describeDialects } from '../support/dialects.js';
 
 /** Real errors of each dialect, as the database reports them (no hand-made error objects). */
 const realErrors: Record<'sqlite' | 'postgres', Array<{ name: string; reason: string; cause: () => Promise<unknown> }>> = {
-  sqlite: [{
-    name: 'SQLITE_FULL (a database at its max_page_count)',
-    reason: 'storage_full',
-    cause: async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-full-'));
-      const db = new SqliteDatabase(path.join(dir, 'full.db'));
-      try {
-        db.exec('create table t (v text)');
-        db.pragma(`max_page_count = ${Number(db.pragma('page_count', { simple: true }))}`);
-        db.prepare('insert into t values (?)').run('x'.repeat(100_000));
-      } catch (err) {
+  sqlite: [
+    {
+      name: 'SQLITE_FULL (a database at its max_page_count)',
+      reason: 'storage_full',
+      cause: async () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-full-'));
+        const db = new SqliteDatabase(path.join(dir, 'full.db'));
+        try {
+          db.exec('create table t (v text)');
+          db.pragma(`max_page_count = ${Number(db.pragma('page_count', { simple: true }))}`);
+          db.prepare('insert into t values (?)').run('x'.repeat(100_000));
+        } catch (err) {
+          return err;
+        } finally {
+          db.close();
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+        throw new Error('the insert did not fail');
+      },
+    },
+  ],
+  postgres: [
+    {
+      name: '57P01 (the server terminated the session, as pg_ctl restart -m fast does)',
+      reason: 'database_unavailable',
+      cause: async () => {
+        const client = new pg.Client({ connectionString: PG_URL });
+        client.on('error', () => undefined);
+        await client.connect();
+        const err = await client.query('select pg_terminate_backend(pg_backend_pid())').then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        await client.end().catch(() => undefined);
         return err;
-      } finally {
-        db.close();
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
-      throw new Error('the insert did not fail');
+      },
     },
-  }],
-  postgres: [{
-    name: '57P01 (the server terminated the session, as pg_ctl restart -m fast does)',
-    reason: 'database_unavailable',
-    cause: async () => {
-      const client = new pg.Client({ connectionString: PG_URL });
-      client.on('error', () => undefined);
-      await client.connect();
-      const err = await client.query('select pg_terminate_backend(pg_backend_pid())').then(() => undefined, (e: unknown) => e);
-      await client.end().catch(() => undefined);
-      return err;
+    {
+      name: 'ECONNREFUSED (nothing listens: the server is down)',
+      reason: 'database_unavailable',
+      cause: async () => {
+        // Through the pool, which marks its errors as the database's (storage-trouble.ts fromDatabase).
+        const pool = namingPool(
+          new pg.Pool({
+            connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/test`,
+            connectionTimeoutMillis: 2000,
+          }),
+        );
+        const err = await pool.connect().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        await pool.end();
+        return err;
+      },
     },
-  }, {
-    name: 'ECONNREFUSED (nothing listens: the server is down)',
-    reason: 'database_unavailable',
-    cause: async () => {
-      // Through the pool, which marks its errors as the database's (storage-trouble.ts fromDatabase).
-      const pool = namingPool(new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/test`, connectionTimeoutMillis: 2000 }));
-      const err = await pool.connect().then(() => undefined, (e: unknown) => e);
-      await pool.end();
-      return err;
-    },
-  }],
+  ],
 };
 
 describeDialects('the error handler answers storage trouble with 503 service_unavailable on %s', (dialect, skip) => {
-
   for (const { name, reason, cause } of realErrors[dialect]) {
     it.skipIf(skip)(`${name}: 503, Retry-After, details.reason ${reason}; recorded in the health state`, async () => {
       const error = await cause();
@@ -72,7 +87,9 @@ describeDialects('the error handler answers storage trouble with 503 service_una
       const app = Fastify();
       const health = new StorageHealth();
       installErrorHandling(app, 'https://docs.test', [], health);
-      app.get('/boom', async () => { throw error; });
+      app.get('/boom', async () => {
+        throw error;
+      });
       const res = await app.inject({ method: 'GET', url: '/boom' });
       await app.close();
       const body = expectError(res, 503, 'service_unavailable');
@@ -86,7 +103,10 @@ describeDialects('the error handler answers storage trouble with 503 service_una
 /** The real send path on SQLite with its file at its size limit: what a full disk does to it. */
 describe('a full SQLite database on the send path', () => {
   let t: TestApp | undefined;
-  afterEach(async () => { await t?.cleanup(); t = undefined; });
+  afterEach(async () => {
+    await t?.cleanup();
+    t = undefined;
+  });
 
   it('sends answer 503 storage_full, /v1/health is 200 degraded; once writes work, both recover', async () => {
     t = await freshApp('sqlite');

@@ -24,8 +24,9 @@ const SVIX_ID = 'msg_race_0001';
 async function settleWaitsForEvent(t: TestApp): Promise<boolean> {
   const r = await sql<{ n: string }>`select count(distinct w.pid) as n from pg_locks w
     where w.locktype = 'advisory' and not w.granted
-      and exists (select 1 from pg_locks b where b.relation = 'provider_events'::regclass and b.granted and b.pid = any(pg_blocking_pids(w.pid)))`
-    .execute(databaseOf(t.store));
+      and exists (select 1 from pg_locks b where b.relation = 'provider_events'::regclass and b.granted and b.pid = any(pg_blocking_pids(w.pid)))`.execute(
+    databaseOf(t.store),
+  );
   return Number(r.rows[0]?.n ?? 0) > 0;
 }
 
@@ -44,7 +45,9 @@ describe('an event and the settle of its provider id committing at once, on post
     const t = await h.app();
     const relay = await heldRelay(h.closer, `OK ${RESEND_ID}`);
     const secret = newSvixSecret();
-    await seedSmtpOrg(t.store, smtpService(relay.port, { events: { source: 'resend', secret } }), { templates: [CONTACT_TEMPLATE] });
+    await seedSmtpOrg(t.store, smtpService(relay.port, { events: { source: 'resend', secret } }), {
+      templates: [CONTACT_TEMPLATE],
+    });
     const shown = await admin(t, 'GET', '/organizations/acme/services/smtp');
     const eventsPath = new URL(shown.json<{ events_url: string }>().events_url).pathname;
     const { worker } = h.worker(t);
@@ -54,23 +57,43 @@ describe('an event and the settle of its provider id committing at once, on post
 
     // The blocker: a row with the event's key, inserted and not committed.
     let unblock: () => void = () => undefined;
-    const blocked = new Promise<void>((resolve) => { unblock = resolve; });
-    let inserted: () => void = () => undefined;
-    const ready = new Promise<void>((resolve) => { inserted = resolve; });
-    const blocker = databaseOf(t.store).connection().execute(async (conn) => {
-      await sql`begin`.execute(conn);
-      await conn.insertInto('provider_events').values({
-        source: 'resend', scope: 'service:smtp', event_key: SVIX_ID, service_id: 'smtp', org_id: 'acme', message_id: null,
-        type: 'bounced', recipient: null, at: 0, detail: '{}', received_at: 0, provider_message_id: null,
-      }).execute();
-      inserted();
-      await blocked;
-      await sql`rollback`.execute(conn);
+    const blocked = new Promise<void>((resolve) => {
+      unblock = resolve;
     });
+    let inserted: () => void = () => undefined;
+    const ready = new Promise<void>((resolve) => {
+      inserted = resolve;
+    });
+    const blocker = databaseOf(t.store)
+      .connection()
+      .execute(async (conn) => {
+        await sql`begin`.execute(conn);
+        await conn
+          .insertInto('provider_events')
+          .values({
+            source: 'resend',
+            scope: 'service:smtp',
+            event_key: SVIX_ID,
+            service_id: 'smtp',
+            org_id: 'acme',
+            message_id: null,
+            type: 'bounced',
+            recipient: null,
+            at: 0,
+            detail: '{}',
+            received_at: 0,
+            provider_message_id: null,
+          })
+          .execute();
+        inserted();
+        await blocked;
+        await sql`rollback`.execute(conn);
+      });
     await ready;
 
     const body = JSON.stringify({
-      type: 'email.bounced', created_at: '2026-01-01T00:00:05.000Z',
+      type: 'email.bounced',
+      created_at: '2026-01-01T00:00:05.000Z',
       data: { email_id: RESEND_ID, to: [OWNER], bounce: { type: 'Permanent', subType: 'General', message: 'No such user' } },
     });
     const posted = post(t, eventsPath, body, svixHeaders(secret, body, t.clock.now(), SVIX_ID));
@@ -86,7 +109,7 @@ describe('an event and the settle of its provider id committing at once, on post
     expect(res.statusCode, res.body).toBe(200);
     expect(await running).toBe(1);
 
-    const v = await view(t, id) as MessageView & { recipients?: Array<{ address: string; state: string }> };
+    const v = (await view(t, id)) as MessageView & { recipients?: Array<{ address: string; state: string }> };
     expect(v.status).toBe('bounced');
     expect(v.recipients).toEqual([expect.objectContaining({ address: OWNER, state: 'bounced' })]);
     expect(await suppressionRows(t.store)).toEqual([{ email: OWNER, reason: 'hard_bounce', message_id: id }]);

@@ -26,10 +26,19 @@ describeDialects('provider events survive a SIGKILL of the API on %s', (dialect,
     await seedOrg(t.store, { services: [{ id: 'rs', provider: 'outbox', default: true, events: { source: 'resend', secret } }] });
     const token = await t.store.services.eventsToken('acme', 'rs');
     const port = await freePort();
-    const api = startCli(['serve'], {
-      MAILROOM_DATABASE_URL: t.database.url, MAILROOM_DATA_DIR: tempDir(c), MAILROOM_PORT: String(port), MAILROOM_HOST: '127.0.0.1',
-      MAILROOM_BASE_URL: `http://127.0.0.1:${port}`, MAILROOM_WORKER: 'off', MAILROOM_LOG_LEVEL: 'error',
-    }, c);
+    const api = startCli(
+      ['serve'],
+      {
+        MAILROOM_DATABASE_URL: t.database.url,
+        MAILROOM_DATA_DIR: tempDir(c),
+        MAILROOM_PORT: String(port),
+        MAILROOM_HOST: '127.0.0.1',
+        MAILROOM_BASE_URL: `http://127.0.0.1:${port}`,
+        MAILROOM_WORKER: 'off',
+        MAILROOM_LOG_LEVEL: 'error',
+      },
+      c,
+    );
     await api.waitForOutput('listening on');
 
     const url = `http://127.0.0.1:${port}/v1/provider-events/${token ?? ''}`;
@@ -38,9 +47,17 @@ describeDialects('provider events survive a SIGKILL of the API on %s', (dialect,
     const one = async (i: number): Promise<void> => {
       const id = `msg_crash_${i}_${randomBytes(4).toString('hex')}`;
       // The signing clock is the wall clock: the child process verifies against it.
-      const body = JSON.stringify({ type: 'email.delivered', created_at: new Date().toISOString(), data: { email_id: `re-${i}`, to: [`r${i}@example.com`] } });
+      const body = JSON.stringify({
+        type: 'email.delivered',
+        created_at: new Date().toISOString(),
+        data: { email_id: `re-${i}`, to: [`r${i}@example.com`] },
+      });
       try {
-        const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...svixHeaders(secret, body, Date.now(), id) } });
+        const res = await fetch(url, {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json', ...svixHeaders(secret, body, Date.now(), id) },
+        });
         if (res.status === 200) acknowledged.push(id);
         else if (!killed) throw new Error(`event ${i}: ${res.status} ${await res.text()}`);
       } catch (err) {

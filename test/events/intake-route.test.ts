@@ -15,7 +15,9 @@ import { describeDialects } from '../support/dialects.js';
  */
 describeDialects('provider events intake on %s', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; });
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
+  });
 
   const PM = { source: 'postmark', username: 'hook', password: 'pm-secret-password' };
   const BOUNCE = JSON.stringify({ RecordType: 'Bounce', ID: 7, Type: 'HardBounce', MessageID: 'pm-7', Email: 'x@example.com' });
@@ -36,14 +38,22 @@ describeDialects('provider events intake on %s', (dialect, skip) => {
     expect(await recorded(t)).toEqual([]);
   });
 
-  it.skipIf(skip)('an event about a message of the service\'s organization is recorded, and only once', async () => {
+  it.skipIf(skip)("an event about a message of the service's organization is recorded, and only once", async () => {
     const path = await serviceWithEvents(t, 'pm', PM);
     await insertMessage(t.store, 'acme', 'msg_0001', 'sent', t.clock.now() - 1000, true, 'pm');
-    const body = JSON.stringify({ RecordType: 'Delivery', MessageID: 'pm-9', Recipient: 'x@example.com', DeliveredAt: '2026-01-01T00:00:01Z', Metadata: { mailroom_message_id: 'msg_0001' } });
+    const body = JSON.stringify({
+      RecordType: 'Delivery',
+      MessageID: 'pm-9',
+      Recipient: 'x@example.com',
+      DeliveredAt: '2026-01-01T00:00:01Z',
+      Metadata: { mailroom_message_id: 'msg_0001' },
+    });
     const auth = basic(PM.username, PM.password);
     expect((await post(t, path, body, auth)).json()).toEqual({ received: 1, recorded: 1, duplicates: 0, unmatched: 0 });
     expect((await post(t, path, body, auth)).json()).toEqual({ received: 1, recorded: 0, duplicates: 1, unmatched: 0 });
-    expect((await providerEventRows(t.store)).map((r) => [r.message_id, r.org_id, r.service_id])).toEqual([['msg_0001', 'acme', 'pm']]);
+    expect((await providerEventRows(t.store)).map((r) => [r.message_id, r.org_id, r.service_id])).toEqual([
+      ['msg_0001', 'acme', 'pm'],
+    ]);
   });
 
   it.skipIf(skip)('GET shows events_url and the settings with secrets masked; a PUT of the GET body keeps them', async () => {
@@ -60,16 +70,29 @@ describeDialects('provider events intake on %s', (dialect, skip) => {
     expect((await post(t, path, BOUNCE, basic(PM.username, PM.password))).statusCode).toBe(200);
   });
 
-  it.skipIf(skip)('a source without the settings it verifies with is 400 naming them; the mask of nothing stored too', async () => {
-    await serviceWithEvents(t, 'x', undefined);
-    const missing = await admin(t, 'PUT', '/organizations/acme/services/x', { provider: 'outbox', default: false, events: { source: 'mailgun' } });
-    expect(expectError(missing, 400, 'invalid_body').message).toContain('events.signing_key');
-    const mask = await admin(t, 'PUT', '/organizations/acme/services/x', { provider: 'outbox', default: false, events: { source: 'resend', secret: '********' } });
-    expect(expectError(mask, 400, 'invalid_body').message).toContain('events.secret');
-    const patched = await admin(t, 'PATCH', '/organizations/acme/services/x', { events: { source: 'mailgun', signing_key: 'key-123' } });
-    expect(patched.statusCode, patched.body).toBe(200);
-    expect(patched.json<{ events: unknown }>().events).toEqual({ source: 'mailgun', signing_key: '********' });
-  });
+  it.skipIf(skip)(
+    'a source without the settings it verifies with is 400 naming them; the mask of nothing stored too',
+    async () => {
+      await serviceWithEvents(t, 'x', undefined);
+      const missing = await admin(t, 'PUT', '/organizations/acme/services/x', {
+        provider: 'outbox',
+        default: false,
+        events: { source: 'mailgun' },
+      });
+      expect(expectError(missing, 400, 'invalid_body').message).toContain('events.signing_key');
+      const mask = await admin(t, 'PUT', '/organizations/acme/services/x', {
+        provider: 'outbox',
+        default: false,
+        events: { source: 'resend', secret: '********' },
+      });
+      expect(expectError(mask, 400, 'invalid_body').message).toContain('events.secret');
+      const patched = await admin(t, 'PATCH', '/organizations/acme/services/x', {
+        events: { source: 'mailgun', signing_key: 'key-123' },
+      });
+      expect(patched.statusCode, patched.body).toBe(200);
+      expect(patched.json<{ events: unknown }>().events).toEqual({ source: 'mailgun', signing_key: '********' });
+    },
+  );
 
   it.skipIf(skip)('rotating the token retires the old URL at once', async () => {
     const oldPath = await serviceWithEvents(t, 'pm', PM);
@@ -87,20 +110,25 @@ describeDialects('provider events intake on %s', (dialect, skip) => {
     const path = await serviceWithEvents(t, 'pm', PM);
     const big = JSON.stringify({ RecordType: 'Bounce', pad: 'x'.repeat(1024 * 1024) });
     expectError(await post(t, path, big, basic(PM.username, PM.password)), 413, 'payload_too_large');
-    const plain = await post(t, path, BOUNCE, { ...basic(PM.username, PM.password), 'content-type': 'text/plain; charset=UTF-8' });
+    const plain = await post(t, path, BOUNCE, {
+      ...basic(PM.username, PM.password),
+      'content-type': 'text/plain; charset=UTF-8',
+    });
     expect(plain.statusCode, plain.body).toBe(200);
     expect(await recorded(t)).toHaveLength(1);
   });
-
 });
 
 describe('events in the config file', () => {
-  const yaml = (events: string) => `organizations:\n  - id: acme\n    services:\n      - id: mg\n        provider: outbox\n        events: ${events}\n`;
+  const yaml = (events: string) =>
+    `organizations:\n  - id: acme\n    services:\n      - id: mg\n        provider: outbox\n        events: ${events}\n`;
 
   it('takes a source with its settings and refuses one missing what it verifies with', () => {
     const ok = parseConfigText(yaml('{ source: mailgun, signing_key: key-1 }'), 'mailroom.yaml', {});
     expect(ok.organizations[0]?.services?.[0]?.events).toEqual({ source: 'mailgun', signing_key: 'key-1' });
-    expect(() => parseConfigText(yaml('{ source: mailgun }'), 'mailroom.yaml', {})).toThrow(/services\/0\/events\/signing_key: is required when events.source is mailgun/);
+    expect(() => parseConfigText(yaml('{ source: mailgun }'), 'mailroom.yaml', {})).toThrow(
+      /services\/0\/events\/signing_key: is required when events.source is mailgun/,
+    );
     expect(() => parseConfigText(yaml('{ source: sparkpost }'), 'mailroom.yaml', {})).toThrow();
   });
 });

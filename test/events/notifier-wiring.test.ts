@@ -12,20 +12,39 @@ import { describeDialects } from '../support/dialects.js';
  * provider events route, and every event recorded there is handed to it after its commit.
  */
 describeDialects('the event notifier, wired through buildServices, on %s', (dialect, skip) => {
-
   it.skipIf(skip)('a recorded provider event reaches the notifier; a duplicate or unmatched one does not', async () => {
     const ts = await freshStore(dialect);
     const notified: Array<Parameters<EventNotifier['notify']>[0]> = [];
     const config = testConfig();
-    const app = await buildTestApp(config, { store: ts.store, clock: ts.clock, notifier: { notify: (e) => { notified.push(e); } } });
-    const t: TestApp = { ...ts, app, config, cleanup: async () => { await app.close(); await ts.cleanup(); } };
+    const app = await buildTestApp(config, {
+      store: ts.store,
+      clock: ts.clock,
+      notifier: {
+        notify: (e) => {
+          notified.push(e);
+        },
+      },
+    });
+    const t: TestApp = {
+      ...ts,
+      app,
+      config,
+      cleanup: async () => {
+        await app.close();
+        await ts.cleanup();
+      },
+    };
     try {
       const path = await serviceWithEvents(t, 'pm', { source: 'postmark', username: 'hook', password: 'pm-secret-password' });
       await insertMessage(t.store, 'acme', 'msg_wired1', 'sent', t.clock.now(), true, 'pm');
-      const delivery = (providerId: string, messageId: string) => JSON.stringify({
-        RecordType: 'Delivery', MessageID: providerId, Recipient: 'someone@example.com',
-        DeliveredAt: '2026-01-01T00:00:05Z', Metadata: { mailroom_message_id: messageId },
-      });
+      const delivery = (providerId: string, messageId: string) =>
+        JSON.stringify({
+          RecordType: 'Delivery',
+          MessageID: providerId,
+          Recipient: 'someone@example.com',
+          DeliveredAt: '2026-01-01T00:00:05Z',
+          Metadata: { mailroom_message_id: messageId },
+        });
       const auth = basic('hook', 'pm-secret-password');
       expect((await post(t, path, delivery('pm-1', 'msg_wired1'), auth)).json()).toMatchObject({ recorded: 1 });
       expect((await post(t, path, delivery('pm-1', 'msg_wired1'), auth)).json()).toMatchObject({ duplicates: 1 });

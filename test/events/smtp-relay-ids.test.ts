@@ -21,7 +21,7 @@ const OWNER = 'owner@acme.test';
  * match their message. Before, `250 OK <id>` (Resend) was read as no id and its events matched
  * nothing.
  */
-describe('the id in a relay\'s 250 for a service with an events source', () => {
+describe("the id in a relay's 250 for a service with an events source", () => {
   it.each([
     [`250 OK ${RESEND_ID}`, RESEND_ID],
     [`250 Ok ${RESEND_ID}`, RESEND_ID],
@@ -60,28 +60,39 @@ describeDialects('a Resend event about a message sent over SMTP, on %s', (dialec
     ['Resend', `OK ${RESEND_ID}`, RESEND_ID],
     ['SES', `Ok ${SES_ID}`, SES_ID],
     ['Postfix-style', `2.0.0 Ok: queued as ${QUEUE_ID}`, QUEUE_ID],
-  ])('the relay answers as %s does: its id is stored, and a signed Resend bounce naming it bounces the message', async (_name, reply, id) => {
-    const t = await h.app();
-    const relay = await heldRelay(h.closer, reply, { held: false });
-    const secret = newSvixSecret();
-    await seedSmtpOrg(t.store, smtpService(relay.port, { events: { source: 'resend', secret } }), { templates: [CONTACT_TEMPLATE] });
-    const shown = await admin(t, 'GET', '/organizations/acme/services/smtp');
-    const eventsPath = new URL(shown.json<{ events_url: string }>().events_url).pathname;
-    const { worker } = h.worker(t);
-    const messageId = await send(t);
-    expect(await worker.runOnce()).toBe(1);
-    expect((await row(t.store, messageId)).provider_message_id).toBe(id);
+  ])(
+    'the relay answers as %s does: its id is stored, and a signed Resend bounce naming it bounces the message',
+    async (_name, reply, id) => {
+      const t = await h.app();
+      const relay = await heldRelay(h.closer, reply, { held: false });
+      const secret = newSvixSecret();
+      await seedSmtpOrg(t.store, smtpService(relay.port, { events: { source: 'resend', secret } }), {
+        templates: [CONTACT_TEMPLATE],
+      });
+      const shown = await admin(t, 'GET', '/organizations/acme/services/smtp');
+      const eventsPath = new URL(shown.json<{ events_url: string }>().events_url).pathname;
+      const { worker } = h.worker(t);
+      const messageId = await send(t);
+      expect(await worker.runOnce()).toBe(1);
+      expect((await row(t.store, messageId)).provider_message_id).toBe(id);
 
-    const body = JSON.stringify({
-      type: 'email.bounced', created_at: '2026-01-01T00:00:05.000Z',
-      data: { email_id: id, to: [OWNER], subject: 'Message from Ada', bounce: { type: 'Permanent', subType: 'General', message: 'No such user' } },
-    });
-    const res = await post(t, eventsPath, body, svixHeaders(secret, body, t.clock.now()));
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ received: 1, recorded: 1, unmatched: 0 });
-    const v = await view(t, messageId) as MessageView & { recipients?: Array<{ address: string; state: string }> };
-    expect(v.status).toBe('bounced');
-    expect(v.recipients).toEqual([expect.objectContaining({ address: OWNER, state: 'bounced' })]);
-    expect(await suppressionRows(t.store)).toEqual([{ email: OWNER, reason: 'hard_bounce', message_id: messageId }]);
-  });
+      const body = JSON.stringify({
+        type: 'email.bounced',
+        created_at: '2026-01-01T00:00:05.000Z',
+        data: {
+          email_id: id,
+          to: [OWNER],
+          subject: 'Message from Ada',
+          bounce: { type: 'Permanent', subType: 'General', message: 'No such user' },
+        },
+      });
+      const res = await post(t, eventsPath, body, svixHeaders(secret, body, t.clock.now()));
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({ received: 1, recorded: 1, unmatched: 0 });
+      const v = (await view(t, messageId)) as MessageView & { recipients?: Array<{ address: string; state: string }> };
+      expect(v.status).toBe('bounced');
+      expect(v.recipients).toEqual([expect.objectContaining({ address: OWNER, state: 'bounced' })]);
+      expect(await suppressionRows(t.store)).toEqual([{ email: OWNER, reason: 'hard_bounce', message_id: messageId }]);
+    },
+  );
 });

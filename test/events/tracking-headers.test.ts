@@ -23,20 +23,35 @@ describeDialects('tracking headers on %s', (dialect, skip) => {
     expect(headers).toMatch(new RegExp(`^X-PM-Metadata-mailroom_message_id: ${id}$`, 'im'));
     // No MessageID we know of: only the echoed Metadata can match.
     const body = JSON.stringify({
-      RecordType: 'Bounce', ID: 4242, Type: 'HardBounce', TypeCode: 1, MessageID: 'unknown-to-us',
-      Email: 'owner@acme.test', BouncedAt: '2026-01-01T00:00:05Z', Details: 'smtp;550 5.1.1 unknown user', Metadata: { Mailroom_message_id: id },
+      RecordType: 'Bounce',
+      ID: 4242,
+      Type: 'HardBounce',
+      TypeCode: 1,
+      MessageID: 'unknown-to-us',
+      Email: 'owner@acme.test',
+      BouncedAt: '2026-01-01T00:00:05Z',
+      Details: 'smtp;550 5.1.1 unknown user',
+      Metadata: { Mailroom_message_id: id },
     });
     const res = await post(t, new URL(await eventsUrl(t)).pathname, body, basic(PM.username, PM.password));
     expect(res.json()).toEqual({ received: 1, recorded: 1, duplicates: 0, unmatched: 0 });
     // One of the message's two recipients bounced: suppressed, the message still sent for the other.
-    expect((await t.store.suppressions.list('acme')).map((x) => [x.email, x.reason])).toEqual([['owner@acme.test', 'hard_bounce']]);
+    expect((await t.store.suppressions.list('acme')).map((x) => [x.email, x.reason])).toEqual([
+      ['owner@acme.test', 'hard_bounce'],
+    ]);
     expect((await row(t.store, id)).status).toBe('sent');
   });
 
   it.skipIf(skip)('Mailgun, SendGrid and SES get their own header with our id; a service without events gets none', async () => {
     const cases = [
-      [{ source: 'mailgun', signing_key: 'key-1234567890' }, (id: string) => `X-Mailgun-Variables: {"mailroom_message_id":"${id}"}`],
-      [{ source: 'sendgrid', public_key: 'MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE' }, (id: string) => `X-SMTPAPI: {"unique_args":{"mailroom_message_id":"${id}"}}`],
+      [
+        { source: 'mailgun', signing_key: 'key-1234567890' },
+        (id: string) => `X-Mailgun-Variables: {"mailroom_message_id":"${id}"}`,
+      ],
+      [
+        { source: 'sendgrid', public_key: 'MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE' },
+        (id: string) => `X-SMTPAPI: {"unique_args":{"mailroom_message_id":"${id}"}}`,
+      ],
       [{ source: 'ses' }, (id: string) => `X-SES-MESSAGE-TAGS: mailroom_message_id=${id}`],
     ] as const;
     for (const [events, expected] of cases) {

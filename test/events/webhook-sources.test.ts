@@ -13,36 +13,90 @@ import { describeDialects } from '../support/dialects.js';
  */
 describeDialects('webhook sources on %s', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; });
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
+  });
 
   const nothingRecorded = async () => expect(await recorded(t)).toEqual([]);
 
   describe('postmark', () => {
     const creds = { username: 'pm-hook', password: randomBytes(16).toString('hex') };
-    const bounce = (type: string, id: number) => JSON.stringify({
-      RecordType: 'Bounce', ID: id, Type: type, TypeCode: 1, MessageID: '883953f4-6105-42a2-a16a-77a8eac79483',
-      Email: 'Zaphod@Example.com', BouncedAt: '2026-01-01T00:00:00Z', Details: 'smtp;550 5.1.1 unknown user', Metadata: { mailroom_message_id: 'msg_abc123' },
-    });
-
-    it.skipIf(skip)('HTTP Basic credentials admit Delivery, Bounce (hard / soft per type) and SpamComplaint; no message: unmatched, 2xx', async () => {
-      const path = await serviceWithEvents(t, 'pm', { source: 'postmark', ...creds });
-      const auth = basic(creds.username, creds.password);
-      expect((await post(t, path, bounce('HardBounce', 1), auth)).json()).toEqual({ received: 1, recorded: 0, duplicates: 0, unmatched: 1 });
-      expect((await post(t, path, bounce('SoftBounce', 2), auth)).statusCode).toBe(200);
-      expect((await post(t, path, bounce('Transient', 3), auth)).statusCode).toBe(200);
-      expect((await post(t, path, bounce('AutoResponder', 4), auth)).json()).toMatchObject({ received: 0 });
-      expect((await post(t, path, JSON.stringify({ RecordType: 'SpamComplaint', ID: 5, Type: 'SpamComplaint', MessageID: 'pm-1', Email: 'a@b.example' }), auth)).statusCode).toBe(200);
-      expect((await post(t, path, JSON.stringify({ RecordType: 'Delivery', MessageID: 'pm-1', Recipient: 'a@b.example', DeliveredAt: '2026-01-01T00:00:01Z' }), auth)).statusCode).toBe(200);
-      expect((await recorded(t)).map((e) => [e.type, e.bounceType ?? null])).toEqual([
-        ['bounced', 'hard'], ['bounced', 'soft'], ['bounced', 'soft'], ['complained', null], ['delivered', null],
-      ]);
-      expect((await recorded(t))[0]).toMatchObject({
-        source: 'postmark', eventKey: 'Bounce:1', recipient: 'zaphod@example.com', at: Date.UTC(2026, 0, 1),
-        match: { providerMessageId: '883953f4-6105-42a2-a16a-77a8eac79483', messageId: 'msg_abc123' },
+    const bounce = (type: string, id: number) =>
+      JSON.stringify({
+        RecordType: 'Bounce',
+        ID: id,
+        Type: type,
+        TypeCode: 1,
+        MessageID: '883953f4-6105-42a2-a16a-77a8eac79483',
+        Email: 'Zaphod@Example.com',
+        BouncedAt: '2026-01-01T00:00:00Z',
+        Details: 'smtp;550 5.1.1 unknown user',
+        Metadata: { mailroom_message_id: 'msg_abc123' },
       });
-      // The same bounce again: the same key, so the core can drop it.
-      expect((await post(t, path, bounce('HardBounce', 1), auth)).json()).toMatchObject({ duplicates: 1 });
-    });
+
+    it.skipIf(skip)(
+      'HTTP Basic credentials admit Delivery, Bounce (hard / soft per type) and SpamComplaint; no message: unmatched, 2xx',
+      async () => {
+        const path = await serviceWithEvents(t, 'pm', { source: 'postmark', ...creds });
+        const auth = basic(creds.username, creds.password);
+        expect((await post(t, path, bounce('HardBounce', 1), auth)).json()).toEqual({
+          received: 1,
+          recorded: 0,
+          duplicates: 0,
+          unmatched: 1,
+        });
+        expect((await post(t, path, bounce('SoftBounce', 2), auth)).statusCode).toBe(200);
+        expect((await post(t, path, bounce('Transient', 3), auth)).statusCode).toBe(200);
+        expect((await post(t, path, bounce('AutoResponder', 4), auth)).json()).toMatchObject({ received: 0 });
+        expect(
+          (
+            await post(
+              t,
+              path,
+              JSON.stringify({
+                RecordType: 'SpamComplaint',
+                ID: 5,
+                Type: 'SpamComplaint',
+                MessageID: 'pm-1',
+                Email: 'a@b.example',
+              }),
+              auth,
+            )
+          ).statusCode,
+        ).toBe(200);
+        expect(
+          (
+            await post(
+              t,
+              path,
+              JSON.stringify({
+                RecordType: 'Delivery',
+                MessageID: 'pm-1',
+                Recipient: 'a@b.example',
+                DeliveredAt: '2026-01-01T00:00:01Z',
+              }),
+              auth,
+            )
+          ).statusCode,
+        ).toBe(200);
+        expect((await recorded(t)).map((e) => [e.type, e.bounceType ?? null])).toEqual([
+          ['bounced', 'hard'],
+          ['bounced', 'soft'],
+          ['bounced', 'soft'],
+          ['complained', null],
+          ['delivered', null],
+        ]);
+        expect((await recorded(t))[0]).toMatchObject({
+          source: 'postmark',
+          eventKey: 'Bounce:1',
+          recipient: 'zaphod@example.com',
+          at: Date.UTC(2026, 0, 1),
+          match: { providerMessageId: '883953f4-6105-42a2-a16a-77a8eac79483', messageId: 'msg_abc123' },
+        });
+        // The same bounce again: the same key, so the core can drop it.
+        expect((await post(t, path, bounce('HardBounce', 1), auth)).json()).toMatchObject({ duplicates: 1 });
+      },
+    );
 
     it.skipIf(skip)('no credentials, a wrong password or a wrong user are 401 and record nothing', async () => {
       const path = await serviceWithEvents(t, 'pm', { source: 'postmark', ...creds });
@@ -63,14 +117,21 @@ describeDialects('webhook sources on %s', (dialect, skip) => {
 
   describe('mailgun', () => {
     const signingKey = randomBytes(16).toString('hex');
-    const event = (sig: Record<string, string>, data: Record<string, unknown> = {}) => JSON.stringify({
-      signature: sig,
-      'event-data': {
-        event: 'failed', id: `ev-${randomBytes(4).toString('hex')}`, severity: 'permanent', timestamp: 1767225600.5, recipient: 'Bob@Example.com',
-        message: { headers: { 'message-id': '20260101.abc@mg.example.com' } }, 'delivery-status': { code: 550, message: 'mailbox unavailable', description: 'No such user' },
-        'user-variables': { mailroom_message_id: 'msg_x1' }, ...data,
-      },
-    });
+    const event = (sig: Record<string, string>, data: Record<string, unknown> = {}) =>
+      JSON.stringify({
+        signature: sig,
+        'event-data': {
+          event: 'failed',
+          id: `ev-${randomBytes(4).toString('hex')}`,
+          severity: 'permanent',
+          timestamp: 1767225600.5,
+          recipient: 'Bob@Example.com',
+          message: { headers: { 'message-id': '20260101.abc@mg.example.com' } },
+          'delivery-status': { code: 550, message: 'mailbox unavailable', description: 'No such user' },
+          'user-variables': { mailroom_message_id: 'msg_x1' },
+          ...data,
+        },
+      });
 
     it.skipIf(skip)('a signed failed (permanent = hard, temporary = soft), delivered and complained are read', async () => {
       const path = await serviceWithEvents(t, 'mg', { source: 'mailgun', signing_key: signingKey });
@@ -78,9 +139,18 @@ describeDialects('webhook sources on %s', (dialect, skip) => {
         const res = await post(t, path, event(mailgunSignature(signingKey, t.clock.now()), data));
         expect(res.statusCode, res.body).toBe(200);
       }
-      expect((await recorded(t)).map((e) => [e.type, e.bounceType ?? null])).toEqual([['bounced', 'hard'], ['bounced', 'soft'], ['delivered', null], ['complained', null]]);
+      expect((await recorded(t)).map((e) => [e.type, e.bounceType ?? null])).toEqual([
+        ['bounced', 'hard'],
+        ['bounced', 'soft'],
+        ['delivered', null],
+        ['complained', null],
+      ]);
       expect((await recorded(t))[0]).toMatchObject({
-        source: 'mailgun', recipient: 'bob@example.com', status: '550', reason: 'No such user', at: 1767225600500,
+        source: 'mailgun',
+        recipient: 'bob@example.com',
+        status: '550',
+        reason: 'No such user',
+        at: 1767225600500,
         match: { messageId: 'msg_x1', providerMessageId: '20260101.abc@mg.example.com' },
       });
     });
@@ -111,30 +181,48 @@ describeDialects('webhook sources on %s', (dialect, skip) => {
 
     it.skipIf(skip)('unreadable event-data under a valid signature is 400 invalid_body', async () => {
       const path = await serviceWithEvents(t, 'mg', { source: 'mailgun', signing_key: signingKey });
-      expectError(await post(t, path, JSON.stringify({ signature: mailgunSignature(signingKey, t.clock.now()), 'event-data': 'x' })), 400, 'invalid_body');
+      expectError(
+        await post(t, path, JSON.stringify({ signature: mailgunSignature(signingKey, t.clock.now()), 'event-data': 'x' })),
+        400,
+        'invalid_body',
+      );
       await nothingRecorded();
     });
   });
 
   describe('resend (Svix)', () => {
-    const body = (type: string, extra: Record<string, unknown> = {}) => JSON.stringify({
-      type, created_at: '2026-01-01T00:00:02.000Z',
-      data: { email_id: '4ef9a417-02e9-4d39-ad75-9611e0fcc33c', to: ['Carol@Example.com'], subject: 'Hi', ...extra },
-    });
+    const body = (type: string, extra: Record<string, unknown> = {}) =>
+      JSON.stringify({
+        type,
+        created_at: '2026-01-01T00:00:02.000Z',
+        data: { email_id: '4ef9a417-02e9-4d39-ad75-9611e0fcc33c', to: ['Carol@Example.com'], subject: 'Hi', ...extra },
+      });
 
     it.skipIf(skip)('signed delivered, bounced (Permanent = hard), complained and delivery_delayed are read', async () => {
       const secret = newSvixSecret();
       const path = await serviceWithEvents(t, 'rs', { source: 'resend', secret });
       const bodies = [
-        body('email.delivered'), body('email.bounced', { bounce: { type: 'Permanent', subType: 'General', message: 'gone' } }),
-        body('email.bounced', { bounce: { type: 'Transient', subType: 'MailboxFull', message: 'full' } }), body('email.complained'),
-        body('email.delivery_delayed'), body('email.opened'),
+        body('email.delivered'),
+        body('email.bounced', { bounce: { type: 'Permanent', subType: 'General', message: 'gone' } }),
+        body('email.bounced', { bounce: { type: 'Transient', subType: 'MailboxFull', message: 'full' } }),
+        body('email.complained'),
+        body('email.delivery_delayed'),
+        body('email.opened'),
       ];
       for (const b of bodies) expect((await post(t, path, b, svixHeaders(secret, b, t.clock.now()))).statusCode).toBe(200);
       expect((await recorded(t)).map((e) => [e.type, e.bounceType ?? null])).toEqual([
-        ['delivered', null], ['bounced', 'hard'], ['bounced', 'soft'], ['complained', null], ['deferred', null],
+        ['delivered', null],
+        ['bounced', 'hard'],
+        ['bounced', 'soft'],
+        ['complained', null],
+        ['deferred', null],
       ]);
-      expect((await recorded(t))[1]).toMatchObject({ source: 'resend', recipient: 'carol@example.com', reason: 'gone', match: { providerMessageId: '4ef9a417-02e9-4d39-ad75-9611e0fcc33c' } });
+      expect((await recorded(t))[1]).toMatchObject({
+        source: 'resend',
+        recipient: 'carol@example.com',
+        reason: 'gone',
+        match: { providerMessageId: '4ef9a417-02e9-4d39-ad75-9611e0fcc33c' },
+      });
     });
 
     it.skipIf(skip)('during a secret rotation any one matching v1 signature is enough', async () => {

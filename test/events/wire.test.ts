@@ -15,7 +15,23 @@ describe('event times from untrusted bodies', () => {
   });
 
   it('anything else is the fallback: the receipt time unless another is given', () => {
-    for (const v of [1e300, -1e300, -5, 0, Number.NaN, Infinity, 'NaN', '1e300', '+275760-09-13T00:00:00Z', '1999-12-31T23:59:59Z', NOW / 1000 + 86_401, 'x'.repeat(100), null, {}, [1]]) {
+    for (const v of [
+      1e300,
+      -1e300,
+      -5,
+      0,
+      Number.NaN,
+      Infinity,
+      'NaN',
+      '1e300',
+      '+275760-09-13T00:00:00Z',
+      '1999-12-31T23:59:59Z',
+      NOW / 1000 + 86_401,
+      'x'.repeat(100),
+      null,
+      {},
+      [1],
+    ]) {
       expect(timeOf(v, NOW)).toBe(NOW);
     }
     expect(timeOf(1e300, NOW, NOW - 5)).toBe(NOW - 5);
@@ -29,7 +45,9 @@ describe('digest keys of untrusted JSON', () => {
     expect(digestKey('event', { b: 1, a: 2 })).toBe(digestKey('event', { a: 2, b: 1 }));
     expect(digestKey('event', { a: 1 })).not.toBe(digestKey('event', { a: 2 }));
     // Scalars only: the same text as before bounded keys existed, so stored keys still match.
-    expect(canonicalJson(['m', 'a@b.example', '2026-01-01T00:00:00Z'])).toBe(JSON.stringify(['m', 'a@b.example', '2026-01-01T00:00:00Z']));
+    expect(canonicalJson(['m', 'a@b.example', '2026-01-01T00:00:00Z'])).toBe(
+      JSON.stringify(['m', 'a@b.example', '2026-01-01T00:00:00Z']),
+    );
   });
 
   it('raw bytes are digested as they are', () => {

@@ -30,17 +30,29 @@ describe('HTTP basics', () => {
   });
 
   it('400 bad_request for unreadable JSON and for a wrong content type', async () => {
-    const bad = await t.app.inject({ method: 'PUT', url: '/admin/v1/organizations/x', headers: { 'content-type': 'application/json' }, payload: '{"name":' });
+    const bad = await t.app.inject({
+      method: 'PUT',
+      url: '/admin/v1/organizations/x',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name":',
+    });
     expect(bad.statusCode).toBe(400);
     expectEnvelope(bad.body, 'bad_request');
-    const wrongType = await t.app.inject({ method: 'PUT', url: '/admin/v1/organizations/x', headers: { 'content-type': 'text/csv' }, payload: 'a,b' });
+    const wrongType = await t.app.inject({
+      method: 'PUT',
+      url: '/admin/v1/organizations/x',
+      headers: { 'content-type': 'text/csv' },
+      payload: 'a,b',
+    });
     expect(wrongType.statusCode).toBe(400);
     expectEnvelope(wrongType.body, 'bad_request');
   });
 
   it('413 payload_too_large over the body limit', async () => {
     const res = await t.app.inject({
-      method: 'PUT', url: '/admin/v1/organizations/x', headers: { 'content-type': 'application/json' },
+      method: 'PUT',
+      url: '/admin/v1/organizations/x',
+      headers: { 'content-type': 'application/json' },
       payload: JSON.stringify({ name: 'x'.repeat(4096) }),
     });
     expect(res.statusCode).toBe(413);
@@ -57,8 +69,13 @@ describe('HTTP basics', () => {
     const missing = await t.app.inject({ method: 'GET', url: '/nope', headers: { origin: 'https://site.example' } });
     expect(missing.headers['access-control-allow-origin']).toBe('https://site.example');
     const pre = await t.app.inject({
-      method: 'OPTIONS', url: '/v1/send',
-      headers: { origin: 'https://site.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-mail-public-key' },
+      method: 'OPTIONS',
+      url: '/v1/send',
+      headers: {
+        origin: 'https://site.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,x-mail-public-key',
+      },
     });
     expect(pre.statusCode).toBe(204);
     expect(pre.headers['access-control-allow-origin']).toBe('https://site.example');
@@ -93,9 +110,14 @@ describe('HTTP basics', () => {
   it('serves an OpenAPI 3.1 document generated from the routes', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/v1/openapi.json' });
     expect(res.statusCode).toBe(200);
-    const doc = res.json() as { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } };
+    const doc = res.json() as {
+      openapi: string;
+      paths: Record<string, unknown>;
+      components: { schemas: Record<string, unknown> };
+    };
     expect(doc.openapi).toBe('3.1.0');
-    for (const p of ['/v1/health', '/v1/public-config', '/v1/templates', '/v1/templates/{id}']) expect(doc.paths).toHaveProperty([p]);
+    for (const p of ['/v1/health', '/v1/public-config', '/v1/templates', '/v1/templates/{id}'])
+      expect(doc.paths).toHaveProperty([p]);
     expect(doc.components.schemas).toHaveProperty('ErrorEnvelope');
   });
 
@@ -118,13 +140,16 @@ describe('failures inside the service', () => {
     await ts.database.drop();
   });
 
-  it('a path that is not valid percent-encoding is 400 bad_request in the envelope, not Fastify\'s own body', async () => {
+  it("a path that is not valid percent-encoding is 400 bad_request in the envelope, not Fastify's own body", async () => {
     const ts = await freshStore('sqlite');
     const app = await buildTestApp(testConfig(), { store: ts.store, clock: ts.clock });
     for (const url of ['/v1/messages/%FF', '/v1/messages/%', '/v1/templates/%ED%A0%80']) {
       const res = await app.inject({ method: 'GET', url, headers: { authorization: 'Bearer sk_whatever_123' } });
       expect(res.statusCode, url).toBe(400);
-      expect(res.json<{ error: { code: string; message: string } }>().error).toMatchObject({ code: 'bad_request', message: 'The request path is not valid percent-encoded UTF-8.' });
+      expect(res.json<{ error: { code: string; message: string } }>().error).toMatchObject({
+        code: 'bad_request',
+        message: 'The request path is not valid percent-encoded UTF-8.',
+      });
     }
     await app.close();
     await ts.cleanup();
@@ -132,7 +157,9 @@ describe('failures inside the service', () => {
 
   it('a NUL that still reaches PostgreSQL (22021, 22P05) is 400 bad_request, not 500', async () => {
     const ts = await freshStore('sqlite');
-    const refusing = (code: string) => async () => { throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code }); };
+    const refusing = (code: string) => async () => {
+      throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code });
+    };
     for (const code of ['22021', '22P05']) {
       const store = { ...ts.store, catalog: { ...ts.store.catalog, keyByValue: refusing(code) } };
       const app = await buildTestApp(testConfig(), { store, clock: ts.clock });
@@ -148,7 +175,12 @@ describe('failures inside the service', () => {
     const ts = await freshStore('sqlite');
     const store = {
       ...ts.store,
-      catalog: { ...ts.store.catalog, keyByValue: async () => { throw new Error('SQLITE_CORRUPT: secret internals at /var/db'); } },
+      catalog: {
+        ...ts.store.catalog,
+        keyByValue: async () => {
+          throw new Error('SQLITE_CORRUPT: secret internals at /var/db');
+        },
+      },
     };
     const app = await buildTestApp(testConfig(), { store, clock: ts.clock });
     const res = await app.inject({ method: 'GET', url: '/v1/templates', headers: { authorization: 'Bearer sk_whatever_123' } });

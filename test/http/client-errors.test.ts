@@ -41,7 +41,9 @@ describeDialects('requests refused before routing, on %s', (dialect, skip) => {
   }
 
   it.skipIf(skip)('headers over the size limit: 431 with code bad_request, then the connection closes', async () => {
-    const { res, conn } = await exchange(`GET /v1/health HTTP/1.1\r\nHost: mailroom.test\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const { res, conn } = await exchange(
+      `GET /v1/health HTTP/1.1\r\nHost: mailroom.test\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
     expectEnvelope(res, 431, 'bad_request');
     expect(conn.isClosed).toBe(true);
   });
@@ -52,12 +54,16 @@ describeDialects('requests refused before routing, on %s', (dialect, skip) => {
   });
 
   it.skipIf(skip)('contradictory framing (Content-Length with chunked): 400 bad_request', async () => {
-    const { res } = await exchange('POST /v1/send HTTP/1.1\r\nHost: mailroom.test\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n');
+    const { res } = await exchange(
+      'POST /v1/send HTTP/1.1\r\nHost: mailroom.test\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    );
     expectEnvelope(res, 400, 'bad_request');
   });
 
   it.skipIf(skip)('a broken chunk size in a body being read: 400 bad_request', async () => {
-    const { res } = await exchange('POST /v1/send HTTP/1.1\r\nHost: mailroom.test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n');
+    const { res } = await exchange(
+      'POST /v1/send HTTP/1.1\r\nHost: mailroom.test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+    );
     expectEnvelope(res, 400, 'bad_request');
   });
 });

@@ -35,7 +35,10 @@ async function seed(t: TestApp): Promise<void> {
     plan: ROOMY.plan,
     credits: 10_000,
     security,
-    services: [{ id: 'outbox', provider: 'outbox', default: true }, { id: 'second', provider: 'outbox' }],
+    services: [
+      { id: 'outbox', provider: 'outbox', default: true },
+      { id: 'second', provider: 'outbox' },
+    ],
     templates: [CONTACT_TEMPLATE, DYN],
   });
   await seedOrg(t.store, {
@@ -67,7 +70,11 @@ const ids = (page: Page) => page.items.map((i) => i.message_id);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Follows next_cursor to the end; returns every page. */
-async function allPages(history: ReturnType<typeof historyOf>, query: Record<string, string | number>, between?: () => Promise<void>): Promise<Page[]> {
+async function allPages(
+  history: ReturnType<typeof historyOf>,
+  query: Record<string, string | number>,
+  between?: () => Promise<void>,
+): Promise<Page[]> {
   const pages: Page[] = [];
   let cursor: string | null = null;
   do {
@@ -91,8 +98,10 @@ describeDialects('GET /v1/history filters on %s', (dialect, skip) => {
     t = app;
     history = historyOf(t);
     await seed(t);
-    const dyn = (to: string, name: string, extra: Record<string, unknown> = {}) =>
-      ({ template_id: 'dyn', template_params: { to, name, ...extra } });
+    const dyn = (to: string, name: string, extra: Record<string, unknown> = {}) => ({
+      template_id: 'dyn',
+      template_params: { to, name, ...extra },
+    });
     m.m1 = (await sendOk(t, { template_id: 'contact', template_params: CONTACT_PARAMS }, bearer(PRIVATE_KEY))).message_id;
     t.clock.advance(1000);
     m.m2 = (await sendOk(t, { ...dyn('Alice@Example.com', 'A'), service_id: 'second' }, bearer(PRIVATE_KEY))).message_id;
@@ -101,7 +110,9 @@ describeDialects('GET /v1/history filters on %s', (dialect, skip) => {
     t.clock.advance(1000);
     m.m4 = (await sendOk(t, dyn('alice@example.com', 'C', { cc: 'Carol@example.com' }), bearer(PRIVATE_KEY))).message_id;
     t.clock.advance(1000);
-    m.m5 = (await sendOk(t, { template_id: 'contact', template_params: CONTACT_PARAMS }, { 'x-mail-public-key': PUBLIC_KEY })).message_id;
+    m.m5 = (
+      await sendOk(t, { template_id: 'contact', template_params: CONTACT_PARAMS }, { 'x-mail-public-key': PUBLIC_KEY })
+    ).message_id;
     m.foreign = (await sendOk(t, dyn('alice@example.com', 'F'), bearer('sk_other_private_1'))).message_id;
     for (const id of Object.values(m)) at[id] = (await storedRow(t, id)).created_at;
     await t.store.messages.transition('acme', m.m3, ['queued'], 'failed', t.clock.now());
@@ -135,14 +146,19 @@ describeDialects('GET /v1/history filters on %s', (dialect, skip) => {
       sent_at: null,
     });
     expect(m2?.to.map((a) => a.toLowerCase())).toEqual(['alice@example.com']);
-    expect(byId.get(m.m1)).toMatchObject({ subject: 'Message from Ann', to: ['owner@acme.test'], template_id: 'contact', service_id: 'outbox' });
+    expect(byId.get(m.m1)).toMatchObject({
+      subject: 'Message from Ann',
+      to: ['owner@acme.test'],
+      template_id: 'contact',
+      service_id: 'outbox',
+    });
     expect(byId.get(m.m4)?.to.map((a) => a.toLowerCase())).toContain('alice@example.com');
     for (const item of page.items) expect(Date.parse(item.created_at)).toBe(at[item.message_id]);
     expect(byId.get(m.m3)?.status).toBe('failed');
     expect(byId.get(m.m5)?.status).toBe('sent');
   });
 
-  it.skipIf(skip)('never shows another organization\'s messages', async () => {
+  it.skipIf(skip)("never shows another organization's messages", async () => {
     expect(ids(await history())).not.toContain(m.foreign);
     expect(ids(await history({}, 'sk_other_private_1'))).toEqual([m.foreign]);
   });
@@ -235,29 +251,35 @@ describeDialects('GET /v1/history filters on %s', (dialect, skip) => {
       }
     });
 
-    it.skipIf(skip)('from and to at the edges of the calendar and in the other spellings Date.parse reads still filter', async () => {
-      const t2 = at[m.m2] ?? 0;
-      expect(ids(await history({ from: '0000-01-01T00:00:00Z' }))).toEqual([m.m5, m.m4, m.m3, m.m2, m.m1]);
-      expect(ids(await history({ to: '9999-12-31T23:59:59.999-23:59' }))).toEqual([m.m5, m.m4, m.m3, m.m2, m.m1]);
-      expect(ids(await history({ to: '0001-01-01T00:00:00Z' }))).toEqual([]);
-      expect(ids(await history({ from: iso(t2).replace('T', 't').replace('Z', 'z') }))).toEqual([m.m5, m.m4, m.m3, m.m2]);
-      expect(ids(await history({ from: iso(t2).replace('T', ' ') }))).toEqual([m.m5, m.m4, m.m3, m.m2]);
-    });
+    it.skipIf(skip)(
+      'from and to at the edges of the calendar and in the other spellings Date.parse reads still filter',
+      async () => {
+        const t2 = at[m.m2] ?? 0;
+        expect(ids(await history({ from: '0000-01-01T00:00:00Z' }))).toEqual([m.m5, m.m4, m.m3, m.m2, m.m1]);
+        expect(ids(await history({ to: '9999-12-31T23:59:59.999-23:59' }))).toEqual([m.m5, m.m4, m.m3, m.m2, m.m1]);
+        expect(ids(await history({ to: '0001-01-01T00:00:00Z' }))).toEqual([]);
+        expect(ids(await history({ from: iso(t2).replace('T', 't').replace('Z', 'z') }))).toEqual([m.m5, m.m4, m.m3, m.m2]);
+        expect(ids(await history({ from: iso(t2).replace('T', ' ') }))).toEqual([m.m5, m.m4, m.m3, m.m2]);
+      },
+    );
 
-    it.skipIf(skip)('template_id, service_id or q with a NUL or another control character → 400 invalid_body naming it', async () => {
-      // PostgreSQL refuses NUL in text parameters (a 500 before); SQLite would just match nothing.
-      for (const bad of ['a\u0000b', '\u0000', 'dyn\u0001', 'dyn\u007f', 'dyn\u0085', 'dy\nn']) {
-        expectInvalidField(await raw(t, { template_id: bad }, bearer(PRIVATE_KEY)), 'template_id');
-        expectInvalidField(await raw(t, { service_id: bad }, bearer(PRIVATE_KEY)), 'service_id');
-      }
-      for (const bad of ['alice@example.com\u0000', 'a\u0000b', 'alice\u001b@example.com', 'alice@exa\tmple.com']) {
-        expectInvalidField(await raw(t, { q: bad }, bearer(PRIVATE_KEY)), 'q');
-      }
-      // The check comes after authentication, like the other filters.
-      expectError(await raw(t, { template_id: 'a\u0000b' }, {}), 401, 'unauthorized');
-      // Surrounding whitespace of q is still trimmed, not refused.
-      expect(ids(await history({ q: '\talice@example.com\n' }))).toEqual([m.m4, m.m2]);
-    });
+    it.skipIf(skip)(
+      'template_id, service_id or q with a NUL or another control character → 400 invalid_body naming it',
+      async () => {
+        // PostgreSQL refuses NUL in text parameters (a 500 before); SQLite would just match nothing.
+        for (const bad of ['a\u0000b', '\u0000', 'dyn\u0001', 'dyn\u007f', 'dyn\u0085', 'dy\nn']) {
+          expectInvalidField(await raw(t, { template_id: bad }, bearer(PRIVATE_KEY)), 'template_id');
+          expectInvalidField(await raw(t, { service_id: bad }, bearer(PRIVATE_KEY)), 'service_id');
+        }
+        for (const bad of ['alice@example.com\u0000', 'a\u0000b', 'alice\u001b@example.com', 'alice@exa\tmple.com']) {
+          expectInvalidField(await raw(t, { q: bad }, bearer(PRIVATE_KEY)), 'q');
+        }
+        // The check comes after authentication, like the other filters.
+        expectError(await raw(t, { template_id: 'a\u0000b' }, {}), 401, 'unauthorized');
+        // Surrounding whitespace of q is still trimmed, not refused.
+        expect(ids(await history({ q: '\talice@example.com\n' }))).toEqual([m.m4, m.m2]);
+      },
+    );
 
     it.skipIf(skip)('q: exact recipient address, case-insensitive', async () => {
       expect(ids(await history({ q: 'alice@example.com' }))).toEqual([m.m4, m.m2]);
@@ -299,21 +321,34 @@ describeDialects('GET /v1/history filters on %s', (dialect, skip) => {
       for (const cursor of junk) expectInvalidField(await raw(t, { cursor }, bearer(PRIVATE_KEY)), 'cursor');
     });
 
-    it.skipIf(skip)('a cursor whose time is no safe millisecond time or whose id is no message id → 400 invalid_body naming cursor', async () => {
-      const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-      const id = m.m3;
-      const junk = [
-        // Integers to Number.isInteger, but past PostgreSQL's bigint (a 500) or SQLite's exact range.
-        [1e20, id], [1e300, id], [2 ** 63 + 4096, id], [2 ** 53, id], [Number.MAX_SAFE_INTEGER, id],
-        // Before the epoch, or after the last instant a Date holds.
-        [-1, id], [8.64e15 + 1, id],
-        // Ids no message can have: PostgreSQL refuses NUL in text (a 500 before).
-        [1, 'a\u0000'], [1, '\u0000'], [1, ''], [1, 'msg x'], [1, 'msg_\u00e9'], [1, 'm'.repeat(65)],
-      ];
-      for (const value of junk) {
-        expectInvalidField(await raw(t, { cursor: cursorOf(value) }, bearer(PRIVATE_KEY)), 'cursor');
-      }
-    });
+    it.skipIf(skip)(
+      'a cursor whose time is no safe millisecond time or whose id is no message id → 400 invalid_body naming cursor',
+      async () => {
+        const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+        const id = m.m3;
+        const junk = [
+          // Integers to Number.isInteger, but past PostgreSQL's bigint (a 500) or SQLite's exact range.
+          [1e20, id],
+          [1e300, id],
+          [2 ** 63 + 4096, id],
+          [2 ** 53, id],
+          [Number.MAX_SAFE_INTEGER, id],
+          // Before the epoch, or after the last instant a Date holds.
+          [-1, id],
+          [8.64e15 + 1, id],
+          // Ids no message can have: PostgreSQL refuses NUL in text (a 500 before).
+          [1, 'a\u0000'],
+          [1, '\u0000'],
+          [1, ''],
+          [1, 'msg x'],
+          [1, 'msg_\u00e9'],
+          [1, 'm'.repeat(65)],
+        ];
+        for (const value of junk) {
+          expectInvalidField(await raw(t, { cursor: cursorOf(value) }, bearer(PRIVATE_KEY)), 'cursor');
+        }
+      },
+    );
 
     it.skipIf(skip)('a cursor at a real message, or at the last instant a Date holds, pages on from there', async () => {
       const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -339,7 +374,8 @@ describeDialects('GET /v1/history pagination on %s', (dialect, skip) => {
   const sent: string[] = [];
 
   const sendOne = async (n: number) =>
-    (await sendOk(t, { template_id: 'dyn', template_params: { to: `user${n}@example.com`, name: `n${n}` } }, bearer(PRIVATE_KEY))).message_id;
+    (await sendOk(t, { template_id: 'dyn', template_params: { to: `user${n}@example.com`, name: `n${n}` } }, bearer(PRIVATE_KEY)))
+      .message_id;
 
   freshAppAll(dialect, skip, async (app) => {
     t = app;
@@ -419,7 +455,12 @@ describeDialects('GET /v1/history with plain dates on %s', (dialect, skip) => {
   let t: TestApp;
   let history: ReturnType<typeof historyOf>;
   // Each at a millisecond either side of a UTC midnight.
-  const sent: Record<'lastOf31' | 'firstOf1' | 'lastOf1' | 'firstOf2', string> = { lastOf31: '', firstOf1: '', lastOf1: '', firstOf2: '' };
+  const sent: Record<'lastOf31' | 'firstOf1' | 'lastOf1' | 'firstOf2', string> = {
+    lastOf31: '',
+    firstOf1: '',
+    lastOf1: '',
+    firstOf2: '',
+  };
 
   freshAppAll(dialect, skip, async (app) => {
     t = app;
@@ -473,12 +514,18 @@ describeDialects('GET /v1/history with plain dates on %s', (dialect, skip) => {
 
   it.skipIf(skip)('the OpenAPI document allows both forms for from and to', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{
-      paths: Record<string, { get?: { parameters?: Array<{ name: string; in: string; schema?: { anyOf?: Array<{ format?: string }> } }> } }>;
+      paths: Record<
+        string,
+        { get?: { parameters?: Array<{ name: string; in: string; schema?: { anyOf?: Array<{ format?: string }> } }> } }
+      >;
     }>();
     const params = doc.paths['/v1/history']?.get?.parameters ?? [];
     for (const name of ['from', 'to']) {
       const p = params.find((x) => x.name === name && x.in === 'query');
-      expect(p?.schema?.anyOf?.map((s) => s.format), name).toEqual(['date', 'date-time']);
+      expect(
+        p?.schema?.anyOf?.map((s) => s.format),
+        name,
+      ).toEqual(['date', 'date-time']);
     }
   });
 });

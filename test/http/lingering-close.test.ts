@@ -25,7 +25,14 @@ interface Upload {
  * writes AFTER bytes more, and only then reads. A server that destroys its socket at that point
  * resets the connection, the client's writes fail, and the answer is never read.
  */
-async function uploadThenRead(server: Server, port: number, head: string, prefix: Buffer, total: number, chunked = false): Promise<Upload> {
+async function uploadThenRead(
+  server: Server,
+  port: number,
+  head: string,
+  prefix: Buffer,
+  total: number,
+  chunked = false,
+): Promise<Upload> {
   const serverSide = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
   const client = net.connect({ port, host: '127.0.0.1' });
   client.pause();
@@ -47,7 +54,8 @@ async function uploadThenRead(server: Server, port: number, head: string, prefix
     if (client.destroyed || client.write(data)) return;
     await Promise.race([new Promise<void>((resolve) => client.once('drain', () => resolve())), gone, ...waitFor]);
   };
-  const frame = (data: Buffer): Buffer => (chunked ? Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]) : data);
+  const frame = (data: Buffer): Buffer =>
+    chunked ? Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]) : data;
 
   await write(`${head}\r\n`, [ended]);
   const filler = Buffer.alloc(CHUNK, 0x41);
@@ -77,7 +85,11 @@ async function uploadThenRead(server: Server, port: number, head: string, prefix
   const split = received.indexOf('\r\n\r\n');
   if (split < 0) return { answer: undefined, sentAfter };
   const headLines = received.slice(0, split).split('\r\n');
-  const connection = headLines.find((l) => l.toLowerCase().startsWith('connection:'))?.slice(11).trim() ?? '';
+  const connection =
+    headLines
+      .find((l) => l.toLowerCase().startsWith('connection:'))
+      ?.slice(11)
+      .trim() ?? '';
   const body = JSON.parse(received.slice(split + 4)) as { error: { code: string } };
   return { answer: { status: Number(headLines[0]?.split(' ')[1]), code: body.error.code, connection }, sentAfter };
 }
@@ -101,37 +113,78 @@ describeDialects('an early answer with Connection: close reaches a client still 
   const formType = `multipart/form-data; boundary=${BOUNDARY}`;
   const formPrefix = Buffer.from(textPart(BOUNDARY, 'template_id', 'contact') + partHeader(BOUNDARY, 'big', 'big.bin'));
 
-  it.skipIf(skip)('a declared length over the limit: 413 payload_too_large, read after the upload went on', { timeout: 30_000 }, async () => {
-    const { server, port } = await start({ MAILROOM_BODY_LIMIT_BYTES: String(LIMIT) });
-    const total = 8 * LIMIT;
-    const { answer, sentAfter } = await uploadThenRead(server, port, head('/v1/send-form', formType, `Content-Length: ${total}`), formPrefix, total);
-    expect(answer).toEqual({ status: 413, code: 'payload_too_large', connection: 'close' });
-    expect(sentAfter).toBe(AFTER);
-  });
+  it.skipIf(skip)(
+    'a declared length over the limit: 413 payload_too_large, read after the upload went on',
+    { timeout: 30_000 },
+    async () => {
+      const { server, port } = await start({ MAILROOM_BODY_LIMIT_BYTES: String(LIMIT) });
+      const total = 8 * LIMIT;
+      const { answer, sentAfter } = await uploadThenRead(
+        server,
+        port,
+        head('/v1/send-form', formType, `Content-Length: ${total}`),
+        formPrefix,
+        total,
+      );
+      expect(answer).toEqual({ status: 413, code: 'payload_too_large', connection: 'close' });
+      expect(sentAfter).toBe(AFTER);
+    },
+  );
 
-  it.skipIf(skip)('a file over the plan allowance (the reader had stopped reading): 413 attachment_too_large', { timeout: 30_000 }, async () => {
-    const { server, port } = await start({}, 'starter');
-    const total = 12 * 1024 * 1024;
-    const { answer, sentAfter } = await uploadThenRead(server, port, head('/v1/send-form', formType, `Content-Length: ${total}`), formPrefix, total);
-    expect(answer).toEqual({ status: 413, code: 'attachment_too_large', connection: 'close' });
-    expect(sentAfter).toBe(AFTER);
-  });
+  it.skipIf(skip)(
+    'a file over the plan allowance (the reader had stopped reading): 413 attachment_too_large',
+    { timeout: 30_000 },
+    async () => {
+      const { server, port } = await start({}, 'starter');
+      const total = 12 * 1024 * 1024;
+      const { answer, sentAfter } = await uploadThenRead(
+        server,
+        port,
+        head('/v1/send-form', formType, `Content-Length: ${total}`),
+        formPrefix,
+        total,
+      );
+      expect(answer).toEqual({ status: 413, code: 'attachment_too_large', connection: 'close' });
+      expect(sentAfter).toBe(AFTER);
+    },
+  );
 
-  it.skipIf(skip)('a chunked JSON body cut off by the parser at the limit: 413 payload_too_large', { timeout: 30_000 }, async () => {
-    const { server, port } = await start({ MAILROOM_BODY_LIMIT_BYTES: String(LIMIT) });
-    const prefix = Buffer.from('{"template_id":"contact","template_params":{"message":"');
-    const { answer, sentAfter } = await uploadThenRead(server, port, head('/v1/send', 'application/json', 'Transfer-Encoding: chunked'), prefix, 8 * LIMIT, true);
-    expect(answer).toEqual({ status: 413, code: 'payload_too_large', connection: 'close' });
-    expect(sentAfter).toBe(AFTER);
-  });
+  it.skipIf(skip)(
+    'a chunked JSON body cut off by the parser at the limit: 413 payload_too_large',
+    { timeout: 30_000 },
+    async () => {
+      const { server, port } = await start({ MAILROOM_BODY_LIMIT_BYTES: String(LIMIT) });
+      const prefix = Buffer.from('{"template_id":"contact","template_params":{"message":"');
+      const { answer, sentAfter } = await uploadThenRead(
+        server,
+        port,
+        head('/v1/send', 'application/json', 'Transfer-Encoding: chunked'),
+        prefix,
+        8 * LIMIT,
+        true,
+      );
+      expect(answer).toEqual({ status: 413, code: 'payload_too_large', connection: 'close' });
+      expect(sentAfter).toBe(AFTER);
+    },
+  );
 
-  it.skipIf(skip)('a body Node\'s parser refuses mid-way (a broken chunk size): 400 bad_request', { timeout: 30_000 }, async () => {
-    const { server, port } = await start({});
-    // The framing is broken from the first chunk on; the client streams on regardless.
-    const { answer, sentAfter } = await uploadThenRead(server, port, head('/v1/send', 'application/json', 'Transfer-Encoding: chunked'), Buffer.from('zz\r\n'), 8 * LIMIT);
-    expect(answer).toEqual({ status: 400, code: 'bad_request', connection: 'close' });
-    expect(sentAfter).toBe(AFTER);
-  });
+  it.skipIf(skip)(
+    "a body Node's parser refuses mid-way (a broken chunk size): 400 bad_request",
+    { timeout: 30_000 },
+    async () => {
+      const { server, port } = await start({});
+      // The framing is broken from the first chunk on; the client streams on regardless.
+      const { answer, sentAfter } = await uploadThenRead(
+        server,
+        port,
+        head('/v1/send', 'application/json', 'Transfer-Encoding: chunked'),
+        Buffer.from('zz\r\n'),
+        8 * LIMIT,
+      );
+      expect(answer).toEqual({ status: 400, code: 'bad_request', connection: 'close' });
+      expect(sentAfter).toBe(AFTER);
+    },
+  );
 });
 
 describe('lingering is bounded', () => {
@@ -156,10 +209,12 @@ describe('lingering is bounded', () => {
     client.allowHalfOpen = true;
     const socket = await serverSide;
     let serverClosed = false;
-    const closed = new Promise<void>((resolve) => socket.once('close', () => {
-      serverClosed = true;
-      resolve();
-    }));
+    const closed = new Promise<void>((resolve) =>
+      socket.once('close', () => {
+        serverClosed = true;
+        resolve();
+      }),
+    );
     const filler = Buffer.alloc(CHUNK, 0x41);
     const trickle = setInterval(() => client.write(filler), 20);
     await closed;

@@ -34,7 +34,10 @@ async function seed(t: TestApp): Promise<void> {
     id: 'other',
     plan: ROOMY.plan,
     security,
-    keys: [{ type: 'public', key: OTHER_PK }, { type: 'private', key: OTHER_SK }],
+    keys: [
+      { type: 'public', key: OTHER_PK },
+      { type: 'private', key: OTHER_SK },
+    ],
   });
 }
 
@@ -107,10 +110,18 @@ describeDialects('GET /v1/messages/{id} on %s', (dialect, skip) => {
     expectError(await get(viaPublic.message_id, { ...pub(), 'x-mail-status-token': 'st_wrong_token' }), 404, 'message_not_found');
     expectError(await get(viaPublic.message_id, pub(), '?token=st_wrong_token'), 404, 'message_not_found');
     // A real token, of another message.
-    expectError(await get(viaPublic.message_id, { ...pub(), 'x-mail-status-token': viaPrivate.status_token }), 404, 'message_not_found');
+    expectError(
+      await get(viaPublic.message_id, { ...pub(), 'x-mail-status-token': viaPrivate.status_token }),
+      404,
+      'message_not_found',
+    );
     // The right token with one character changed.
     const last = viaPublic.status_token.slice(-1) === 'A' ? 'B' : 'A';
-    expectError(await get(viaPublic.message_id, { ...pub(), 'x-mail-status-token': viaPublic.status_token.slice(0, -1) + last }), 404, 'message_not_found');
+    expectError(
+      await get(viaPublic.message_id, { ...pub(), 'x-mail-status-token': viaPublic.status_token.slice(0, -1) + last }),
+      404,
+      'message_not_found',
+    );
   });
 
   it.skipIf(skip)('an empty X-Mail-Status-Token counts as absent: the ?token= beside it still works', async () => {
@@ -119,7 +130,11 @@ describeDialects('GET /v1/messages/{id} on %s', (dialect, skip) => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json<MessageBody>().message_id).toBe(viaPublic.message_id);
     // A non-empty header still wins over the query, even when only the query is right.
-    expectError(await get(viaPublic.message_id, { ...pub(), 'x-mail-status-token': 'st_wrong_token' }, query), 404, 'message_not_found');
+    expectError(
+      await get(viaPublic.message_id, { ...pub(), 'x-mail-status-token': 'st_wrong_token' }, query),
+      404,
+      'message_not_found',
+    );
     // Both empty: no token at all.
     expectError(await get(viaPublic.message_id, { ...pub(), 'x-mail-status-token': '' }, '?token='), 404, 'message_not_found');
   });
@@ -130,7 +145,11 @@ describeDialects('GET /v1/messages/{id} on %s', (dialect, skip) => {
   });
 
   it.skipIf(skip)("a public key of another organization gets 404 even with the message's token", async () => {
-    expectError(await get(viaPublic.message_id, { ...pub(OTHER_PK), 'x-mail-status-token': viaPublic.status_token }), 404, 'message_not_found');
+    expectError(
+      await get(viaPublic.message_id, { ...pub(OTHER_PK), 'x-mail-status-token': viaPublic.status_token }),
+      404,
+      'message_not_found',
+    );
   });
 
   it.skipIf(skip)('a token over 200 characters gives 400 invalid_body', async () => {
@@ -143,23 +162,41 @@ describeDialects('GET /v1/messages/{id} on %s', (dialect, skip) => {
 
   it.skipIf(skip)('an unknown id gives 404 message_not_found', async () => {
     expectError(await get('msg_does_not_exist', bearer(PRIVATE_KEY)), 404, 'message_not_found');
-    expectError(await get('msg_does_not_exist', { ...pub(), 'x-mail-status-token': viaPublic.status_token }), 404, 'message_not_found');
+    expectError(
+      await get('msg_does_not_exist', { ...pub(), 'x-mail-status-token': viaPublic.status_token }),
+      404,
+      'message_not_found',
+    );
   });
 
-  it.skipIf(skip)('an id no message can have (NUL, control or other characters) gives 404 message_not_found like any unknown id', async () => {
-    // PostgreSQL refuses NUL in text parameters: this was a 500 there.
-    const impossible = ['a\u0000b', '\u0000', `${viaPrivate.message_id}\u0000`, 'msg\u0001', 'msg\u007f', 'msg x', 'msg_\u00e9', 'msg.1', 'a/b', '%'];
-    for (const id of impossible) {
-      expectError(await get(id, bearer(PRIVATE_KEY)), 404, 'message_not_found');
-      expectError(await get(id, { ...pub(), 'x-mail-status-token': viaPublic.status_token }), 404, 'message_not_found');
-    }
-    // The raw path too, as a client would send it.
-    const res = await t.app.inject({ method: 'GET', url: '/v1/messages/a%00b', headers: bearer(PRIVATE_KEY) });
-    expectError(res, 404, 'message_not_found');
-    // Authentication still comes first.
-    expectError(await get('a\u0000b'), 401, 'unauthorized');
-    expectError(await get('a\u0000b', bearer('sk_unknown_key_999')), 401, 'invalid_private_key');
-  });
+  it.skipIf(skip)(
+    'an id no message can have (NUL, control or other characters) gives 404 message_not_found like any unknown id',
+    async () => {
+      // PostgreSQL refuses NUL in text parameters: this was a 500 there.
+      const impossible = [
+        'a\u0000b',
+        '\u0000',
+        `${viaPrivate.message_id}\u0000`,
+        'msg\u0001',
+        'msg\u007f',
+        'msg x',
+        'msg_\u00e9',
+        'msg.1',
+        'a/b',
+        '%',
+      ];
+      for (const id of impossible) {
+        expectError(await get(id, bearer(PRIVATE_KEY)), 404, 'message_not_found');
+        expectError(await get(id, { ...pub(), 'x-mail-status-token': viaPublic.status_token }), 404, 'message_not_found');
+      }
+      // The raw path too, as a client would send it.
+      const res = await t.app.inject({ method: 'GET', url: '/v1/messages/a%00b', headers: bearer(PRIVATE_KEY) });
+      expectError(res, 404, 'message_not_found');
+      // Authentication still comes first.
+      expectError(await get('a\u0000b'), 401, 'unauthorized');
+      expectError(await get('a\u0000b', bearer('sk_unknown_key_999')), 401, 'invalid_private_key');
+    },
+  );
 
   it.skipIf(skip)('an id over 64 characters gives 400 invalid_body', async () => {
     expectError(await get('m'.repeat(65), bearer(PRIVATE_KEY)), 400, 'invalid_body');
@@ -180,7 +217,8 @@ describeDialects('GET /v1/messages/{id} and the retention on %s', (dialect, skip
     await seed(t);
   });
 
-  const get = (id: string, headers: Record<string, string>) => t.app.inject({ method: 'GET', url: `/v1/messages/${id}`, headers });
+  const get = (id: string, headers: Record<string, string>) =>
+    t.app.inject({ method: 'GET', url: `/v1/messages/${id}`, headers });
 
   it.skipIf(skip)('a message older than the retention (30 days by default) is 404 message_not_found', async () => {
     const old = await sendOk(t, contact, pub());
@@ -199,10 +237,15 @@ describeDialects('GET /v1/messages/{id} and the retention on %s', (dialect, skip
 
 describeDialects('GET /v1/messages/{id} with MAILROOM_RETENTION_DAYS=7 on %s', (dialect, skip) => {
   let t: TestApp;
-  freshAppAll(dialect, skip, async (app) => {
-    t = app;
-    await seed(t);
-  }, { MAILROOM_RETENTION_DAYS: '7' });
+  freshAppAll(
+    dialect,
+    skip,
+    async (app) => {
+      t = app;
+      await seed(t);
+    },
+    { MAILROOM_RETENTION_DAYS: '7' },
+  );
 
   it.skipIf(skip)('the retention follows the setting', async () => {
     const m = await sendOk(t, contact, bearer(PRIVATE_KEY));

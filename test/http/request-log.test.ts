@@ -22,14 +22,33 @@ describeDialects('the request log line on %s', (dialect, skip) => {
     const ts = await freshStore(dialect);
     const config = testConfig({ MAILROOM_LOG_LEVEL: 'info' });
     const services = buildServices(config, { store: ts.store, clock: ts.clock });
-    const app = await buildApp({ ...services, config, logStream: { write: (line) => { lines.push(line); } } });
+    const app = await buildApp({
+      ...services,
+      config,
+      logStream: {
+        write: (line) => {
+          lines.push(line);
+        },
+      },
+    });
     app.addHook('onClose', () => services.close());
     await app.ready();
-    t = { ...ts, app, config, cleanup: async () => { await app.close(); await ts.cleanup(); } };
+    t = {
+      ...ts,
+      app,
+      config,
+      cleanup: async () => {
+        await app.close();
+        await ts.cleanup();
+      },
+    };
   });
-  afterEach(async () => { if (!skip) await t.cleanup(); });
+  afterEach(async () => {
+    if (!skip) await t.cleanup();
+  });
 
-  const requestLines = () => lines.map((l) => JSON.parse(l) as { msg: string; path?: string; status?: number }).filter((l) => l.msg === 'request');
+  const requestLines = () =>
+    lines.map((l) => JSON.parse(l) as { msg: string; path?: string; status?: number }).filter((l) => l.msg === 'request');
 
   it.skipIf(skip)('logs the events route with :token, for the right token and for wrong ones, and never the token', async () => {
     const eventsPath = await serviceWithEvents(t, 'pm', { source: 'postmark', username: 'hook', password: 'pm-secret-password' });
@@ -56,8 +75,19 @@ describeDialects('the request log line on %s', (dialect, skip) => {
   });
 
   it.skipIf(skip)('keeps query strings (status tokens, upload signatures) out, and the ids that help in', async () => {
-    expect((await t.app.inject({ method: 'GET', url: '/v1/messages/msg_nothing?token=st_SecretStatusToken0123456789abcdef' })).statusCode).toBeGreaterThanOrEqual(400);
-    expect((await t.app.inject({ method: 'PUT', url: '/v1/uploads/upl_x/content?expires=1&sig=SecretUploadSignature0123456789', payload: 'x' })).statusCode).toBeGreaterThanOrEqual(400);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/v1/messages/msg_nothing?token=st_SecretStatusToken0123456789abcdef' }))
+        .statusCode,
+    ).toBeGreaterThanOrEqual(400);
+    expect(
+      (
+        await t.app.inject({
+          method: 'PUT',
+          url: '/v1/uploads/upl_x/content?expires=1&sig=SecretUploadSignature0123456789',
+          payload: 'x',
+        })
+      ).statusCode,
+    ).toBeGreaterThanOrEqual(400);
     const all = lines.join('\n');
     expect(all).not.toContain('SecretStatusToken');
     expect(all).not.toContain('SecretUploadSignature');

@@ -46,7 +46,9 @@ describeDialects('GET /v1/templates on %s', (dialect, skip) => {
   it.skipIf(skip)('401 variants per Authentication rule 2', async () => {
     expect((await get('/v1/templates')).json().error.code).toBe('unauthorized');
     expect((await get('/v1/templates', bearer('sk_unknown_key_999'))).json().error.code).toBe('invalid_private_key');
-    expect((await get('/v1/templates', { 'x-mail-public-key': 'pk_unknown_key_999' })).json().error.code).toBe('invalid_public_key');
+    expect((await get('/v1/templates', { 'x-mail-public-key': 'pk_unknown_key_999' })).json().error.code).toBe(
+      'invalid_public_key',
+    );
     expect((await get('/v1/templates', bearer('garbage'))).json().error.code).toBe('unauthorized');
     expect((await get('/v1/templates', bearer('garbage'))).statusCode).toBe(401);
   });
@@ -55,7 +57,9 @@ describeDialects('GET /v1/templates on %s', (dialect, skip) => {
     const res = await get('/v1/templates', { 'x-mail-public-key': PUBLIC_KEY });
     expect(res.statusCode).toBe(403);
     expect(res.json().error.code).toBe('private_key_required');
-    expect((await get('/v1/templates/contact', { 'x-mail-public-key': PUBLIC_KEY })).json().error.code).toBe('private_key_required');
+    expect((await get('/v1/templates/contact', { 'x-mail-public-key': PUBLIC_KEY })).json().error.code).toBe(
+      'private_key_required',
+    );
   });
 
   it.skipIf(skip)('403 private_key_in_browser with an Origin, unless the organization allows it', async () => {

@@ -31,10 +31,16 @@ function inlineScripts(html: string): string[] {
 
 function csp(res: LightMyRequestResponse): Map<string, string> {
   const header = String(res.headers['content-security-policy'] ?? '');
-  return new Map(header.split(';').map((d) => d.trim()).filter((d) => d !== '').map((d) => {
-    const [name = '', ...rest] = d.split(/\s+/);
-    return [name, rest.join(' ')];
-  }));
+  return new Map(
+    header
+      .split(';')
+      .map((d) => d.trim())
+      .filter((d) => d !== '')
+      .map((d) => {
+        const [name = '', ...rest] = d.split(/\s+/);
+        return [name, rest.join(' ')];
+      }),
+  );
 }
 
 function expectHardened(res: LightMyRequestResponse): void {
@@ -60,7 +66,9 @@ function expectWidgetPage(res: LightMyRequestResponse): { redirect: string; scri
   expect(csp(res).get('script-src')).toBe(`'sha256-${hash}' https://challenges.cloudflare.com`);
   expect(csp(res).get('frame-src')).toBe('https://challenges.cloudflare.com');
   expect([...res.body.matchAll(/<script\b/gi)]).toHaveLength(2);
-  expect(res.body).toContain('<script src="https://challenges.cloudflare.com/turnstile/v0/api.js?onload=mrReady&amp;render=explicit" async defer></script>');
+  expect(res.body).toContain(
+    '<script src="https://challenges.cloudflare.com/turnstile/v0/api.js?onload=mrReady&amp;render=explicit" async defer></script>',
+  );
   const redirect = /data-redirect-uri="([^"]*)"/.exec(res.body)?.[1];
   expect(redirect).toBeDefined();
   return { redirect: redirect ?? '', script };
@@ -79,26 +87,51 @@ describeDialects('GET /widget/turnstile on %s', (dialect, skip) => {
   let t: TestApp;
   const get = (query: Record<string, string | string[]>) => t.app.inject({ method: 'GET', url: widgetUrl(query) });
 
-  freshAppAll(dialect, skip, async (app) => {
-    t = app;
-    await seedOrg(t.store, {
-      security: {
-        allowed_origins: ['example.com', '*.example.com', 'localhost', 'dev.test:8443'],
-        allow_mobile_apps: true,
-        mobile_app_schemes: ['myapp', 'com.acme.app'],
-      },
-    });
-    const other = (id: string, key: string, security: Record<string, unknown>) => ({
-      id, name: id, plan: 'pro' as const, credits: 1, keys: [{ type: 'public' as const, key }], services: [], templates: [], security,
-    });
-    await seedOrg(t.store, other('nomobile', NOMOBILE_KEY, { allowed_origins: ['example.com'], allow_mobile_apps: false, mobile_app_schemes: ['myapp'] }));
-    // A mistaken configuration: schemes a browser runs itself are never app schemes.
-    await seedOrg(t.store, other('badscheme', BADSCHEME_KEY, { allow_mobile_apps: true, mobile_app_schemes: ['javascript', 'data', 'vbscript', 'blob', 'file', 'https'] }));
-    await seedOrg(t.store, other('revoked', REVOKED_KEY, { allow_mobile_apps: true, mobile_app_schemes: ['myapp'] }));
-    const revoked = await t.store.catalog.keyByValue(REVOKED_KEY);
-    await revokeKey(t.store, 'revoked', revoked?.id ?? '');
-    await seedOrg(t.store, other('rotated', ROTATED_KEY, { allow_mobile_apps: true, mobile_app_schemes: ['myapp'] }));
-  }, { MAILROOM_TURNSTILE_SITE_KEY: '0x4AAA"><b>site' });
+  freshAppAll(
+    dialect,
+    skip,
+    async (app) => {
+      t = app;
+      await seedOrg(t.store, {
+        security: {
+          allowed_origins: ['example.com', '*.example.com', 'localhost', 'dev.test:8443'],
+          allow_mobile_apps: true,
+          mobile_app_schemes: ['myapp', 'com.acme.app'],
+        },
+      });
+      const other = (id: string, key: string, security: Record<string, unknown>) => ({
+        id,
+        name: id,
+        plan: 'pro' as const,
+        credits: 1,
+        keys: [{ type: 'public' as const, key }],
+        services: [],
+        templates: [],
+        security,
+      });
+      await seedOrg(
+        t.store,
+        other('nomobile', NOMOBILE_KEY, {
+          allowed_origins: ['example.com'],
+          allow_mobile_apps: false,
+          mobile_app_schemes: ['myapp'],
+        }),
+      );
+      // A mistaken configuration: schemes a browser runs itself are never app schemes.
+      await seedOrg(
+        t.store,
+        other('badscheme', BADSCHEME_KEY, {
+          allow_mobile_apps: true,
+          mobile_app_schemes: ['javascript', 'data', 'vbscript', 'blob', 'file', 'https'],
+        }),
+      );
+      await seedOrg(t.store, other('revoked', REVOKED_KEY, { allow_mobile_apps: true, mobile_app_schemes: ['myapp'] }));
+      const revoked = await t.store.catalog.keyByValue(REVOKED_KEY);
+      await revokeKey(t.store, 'revoked', revoked?.id ?? '');
+      await seedOrg(t.store, other('rotated', ROTATED_KEY, { allow_mobile_apps: true, mobile_app_schemes: ['myapp'] }));
+    },
+    { MAILROOM_TURNSTILE_SITE_KEY: '0x4AAA"><b>site' },
+  );
 
   describe('accepted', () => {
     it.skipIf(skip)('without a key or redirect: the bridge-only page, which never navigates', async () => {
@@ -111,10 +144,15 @@ describeDialects('GET /widget/turnstile on %s', (dialect, skip) => {
     });
 
     it.skipIf(skip)('an app scheme the organization names, by public_key or by user_id', async () => {
-      expect(expectWidgetPage(await get({ public_key: PUBLIC_KEY, redirect_uri: 'myapp://captcha/done?state=42' })).redirect)
-        .toBe('myapp://captcha/done?state=42');
-      expect(expectWidgetPage(await get({ user_id: PUBLIC_KEY, redirect_uri: 'com.acme.app:/oauth' })).redirect).toBe('com.acme.app:/oauth');
-      expect(expectWidgetPage(await get({ public_key: PUBLIC_KEY, user_id: PUBLIC_KEY, redirect_uri: 'MyApp://x' })).redirect).toBe('myapp://x');
+      expect(
+        expectWidgetPage(await get({ public_key: PUBLIC_KEY, redirect_uri: 'myapp://captcha/done?state=42' })).redirect,
+      ).toBe('myapp://captcha/done?state=42');
+      expect(expectWidgetPage(await get({ user_id: PUBLIC_KEY, redirect_uri: 'com.acme.app:/oauth' })).redirect).toBe(
+        'com.acme.app:/oauth',
+      );
+      expect(
+        expectWidgetPage(await get({ public_key: PUBLIC_KEY, user_id: PUBLIC_KEY, redirect_uri: 'MyApp://x' })).redirect,
+      ).toBe('myapp://x');
     });
 
     it.skipIf(skip)('an allowed origin over https (wildcards and ports as for sends), or http on localhost', async () => {
@@ -129,7 +167,7 @@ describeDialects('GET /widget/turnstile on %s', (dialect, skip) => {
     });
 
     it.skipIf(skip)('the redirect and the site key reach the page only as escaped attributes', async () => {
-      const res = await get({ public_key: PUBLIC_KEY, redirect_uri: "myapp://cb/'x\"y<z>?q=\"><script>alert(1)</script>" });
+      const res = await get({ public_key: PUBLIC_KEY, redirect_uri: 'myapp://cb/\'x"y<z>?q="><script>alert(1)</script>' });
       const page = expectWidgetPage(res);
       expect(page.redirect).toBe('myapp://cb/&#39;x%22y%3Cz%3E?q=%22%3E%3Cscript%3Ealert(1)%3C/script%3E');
       expect(res.body).toContain('data-site-key="0x4AAA&quot;&gt;&lt;b&gt;site"');
@@ -140,7 +178,8 @@ describeDialects('GET /widget/turnstile on %s', (dialect, skip) => {
       const scripts = new Set([
         expectWidgetPage(await get({})).script,
         expectWidgetPage(await get({ public_key: PUBLIC_KEY, redirect_uri: 'myapp://a' })).script,
-        expectWidgetPage(await get({ user_id: PUBLIC_KEY, redirect_uri: 'https://example.com/</script><script>alert(1)//' })).script,
+        expectWidgetPage(await get({ user_id: PUBLIC_KEY, redirect_uri: 'https://example.com/</script><script>alert(1)//' }))
+          .script,
       ]);
       expect(scripts.size).toBe(1);
       const [script = ''] = [...scripts];
@@ -149,7 +188,8 @@ describeDialects('GET /widget/turnstile on %s', (dialect, skip) => {
   });
 
   describe('refused with a script-free error page', () => {
-    const refused = async (query: Record<string, string | string[]>, text: string | RegExp) => expectRefused(await get(query), text);
+    const refused = async (query: Record<string, string | string[]>, text: string | RegExp) =>
+      expectRefused(await get(query), text);
     const withKey = (redirect_uri: string, public_key = PUBLIC_KEY) => ({ public_key, redirect_uri });
 
     it.skipIf(skip)('javascript:, data:, vbscript:, blob:, file: and other script-ish schemes', async () => {
@@ -166,11 +206,18 @@ describeDialects('GET /widget/turnstile on %s', (dialect, skip) => {
         'file:///etc/passwd',
         'about:blank',
         'otherapp://cb',
-      ]) await refused(withKey(uri), /is not one of the mobile app schemes|not an absolute URL/);
+      ])
+        await refused(withKey(uri), /is not one of the mobile app schemes|not an absolute URL/);
     });
 
     it.skipIf(skip)('even when the organization lists such a scheme by mistake', async () => {
-      for (const uri of ['javascript:alert(1)//', 'data:text/html,x', 'vbscript:x', 'blob:https://example.com/x', 'file:///etc/passwd']) {
+      for (const uri of [
+        'javascript:alert(1)//',
+        'data:text/html,x',
+        'vbscript:x',
+        'blob:https://example.com/x',
+        'file:///etc/passwd',
+      ]) {
         await refused(withKey(uri, BADSCHEME_KEY), 'is not one of the mobile app schemes of the organization');
       }
       // https listed as an "app scheme" does not open every https origin.
@@ -185,7 +232,8 @@ describeDialects('GET /widget/turnstile on %s', (dialect, skip) => {
         'https://evil.test\\@example.com/cb',
         'https://dev.test:9443/cb',
         'https://localhost.evil.test/cb',
-      ]) await refused(withKey(uri), 'is not on the allowed origins of the organization');
+      ])
+        await refused(withKey(uri), 'is not on the allowed origins of the organization');
       await refused(withKey('https://example.com@evil.test/cb'), 'must not carry a user name');
     });
 

@@ -7,13 +7,19 @@ import { describeDialects } from '../support/dialects.js';
 
 const RELAY = { provider: 'smtp', default: true, smtp: { host: 'smtp.example.com', port: 587 } };
 
-describeDialects('a service\'s bounce_domain and complaint_address in the admin API, on %s', (dialect, skip) => {
+describeDialects("a service's bounce_domain and complaint_address in the admin API, on %s", (dialect, skip) => {
   let t: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; });
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
+  });
 
   it.skipIf(skip)('stored lower-cased, shown back, served by the listener; GET minus meta is a valid PUT', async () => {
     await createOrg(t);
-    const res = await admin(t, 'PUT', '/organizations/acme/services/relay', { ...RELAY, bounce_domain: 'Bounces.Acme.test', complaint_address: 'FBL@acme.test' });
+    const res = await admin(t, 'PUT', '/organizations/acme/services/relay', {
+      ...RELAY,
+      bounce_domain: 'Bounces.Acme.test',
+      complaint_address: 'FBL@acme.test',
+    });
     expect(res.statusCode, res.body).toBeLessThan(300);
     const shown = (await admin(t, 'GET', '/organizations/acme/services/relay')).json() as Record<string, unknown>;
     expect(shown).toMatchObject({ bounce_domain: 'bounces.acme.test', complaint_address: 'fbl@acme.test' });
@@ -27,7 +33,11 @@ describeDialects('a service\'s bounce_domain and complaint_address in the admin 
   it.skipIf(skip)('a bounce_domain that is no domain name is 400 invalid_body', async () => {
     await createOrg(t);
     for (const bad of ['localhost', 'bounces..acme.test', 'bounce+x@acme.test', '-x.acme.test', 'acme.test.']) {
-      expectError(await admin(t, 'PUT', '/organizations/acme/services/relay', { ...RELAY, bounce_domain: bad }), 400, 'invalid_body');
+      expectError(
+        await admin(t, 'PUT', '/organizations/acme/services/relay', { ...RELAY, bounce_domain: bad }),
+        400,
+        'invalid_body',
+      );
     }
   });
 });

@@ -5,7 +5,9 @@ describe('inbound SMTP and VERP settings', () => {
   it('no listener unless MAILROOM_INBOUND_SMTP_PORT is set; the host defaults to every interface', () => {
     expect(loadConfig({}, '/tmp').inboundSmtp).toBeUndefined();
     expect(loadConfig({ MAILROOM_INBOUND_SMTP_PORT: '2525' }, '/tmp').inboundSmtp).toEqual({ port: 2525, host: '0.0.0.0' });
-    expect(loadConfig({ MAILROOM_INBOUND_SMTP_PORT: '25', MAILROOM_INBOUND_SMTP_HOST: '127.0.0.1' }, '/tmp').inboundSmtp).toEqual({ port: 25, host: '127.0.0.1' });
+    expect(loadConfig({ MAILROOM_INBOUND_SMTP_PORT: '25', MAILROOM_INBOUND_SMTP_HOST: '127.0.0.1' }, '/tmp').inboundSmtp).toEqual(
+      { port: 25, host: '127.0.0.1' },
+    );
   });
 
   it('refuses a bad port and a VERP secret shorter than 32 characters, naming the variables', () => {

@@ -19,7 +19,10 @@ describeDialects('VERP bounces and complaints end to end, on %s', (dialect, skip
   async function setup() {
     const t = await h.app();
     const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port, { bounce_domain: 'bounces.acme.test', complaint_address: 'fbl@acme.test' }));
+    await seedSmtpOrg(
+      t.store,
+      smtpService(sink.port, { bounce_domain: 'bounces.acme.test', complaint_address: 'fbl@acme.test' }),
+    );
     const dataDir = tempDir(h.closer, 'verp-e2e-');
     const { worker } = h.worker(t, { dataDir });
     const metrics = createMetrics();
@@ -37,30 +40,41 @@ describeDialects('VERP bounces and complaints end to end, on %s', (dialect, skip
   }
 
   const suppressedSend = async (t: TestApp) => {
-    const res = await t.app.inject({ method: 'POST', url: '/v1/send', headers: privateHeaders, payload: { template_id: 'contact', template_params: PARAMS } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/send',
+      headers: privateHeaders,
+      payload: { template_id: 'contact', template_params: PARAMS },
+    });
     return res;
   };
 
-  it.skipIf(skip)('hard bounces of both recipients: bounced, timeline, suppression, 451 on the next send; the same DSN again is one event', async () => {
-    const s = await setup();
-    const ownerDsn = bounceReport('postfix-user-unknown.eml', { VERP: s.verpOf(OWNER), RCPT: OWNER });
-    expect((await s.deliver(s.verpOf(OWNER), ownerDsn)).response).toMatch(/^250/);
-    await s.deliver(s.verpOf(OWNER), ownerDsn);
-    const partial = await view(s.t, s.id);
-    expect(partial.status).toBe('sent');
-    expect(partial.events.filter((e) => e.type === 'bounced')).toHaveLength(1);
-    await s.deliver(s.verpOf(AUDIT), bounceReport('exchange-ndr.eml', { VERP: s.verpOf(AUDIT), RCPT: AUDIT }));
-    const v = await view(s.t, s.id);
-    expect(v.status).toBe('bounced');
-    expect(v.events.filter((e) => e.type === 'bounced')).toHaveLength(2);
-    const res = await suppressedSend(s.t);
-    expect(res.statusCode, res.body).toBe(451);
-    expect(res.json()).toMatchObject({ error: { code: 'recipient_suppressed' } });
-  });
+  it.skipIf(skip)(
+    'hard bounces of both recipients: bounced, timeline, suppression, 451 on the next send; the same DSN again is one event',
+    async () => {
+      const s = await setup();
+      const ownerDsn = bounceReport('postfix-user-unknown.eml', { VERP: s.verpOf(OWNER), RCPT: OWNER });
+      expect((await s.deliver(s.verpOf(OWNER), ownerDsn)).response).toMatch(/^250/);
+      await s.deliver(s.verpOf(OWNER), ownerDsn);
+      const partial = await view(s.t, s.id);
+      expect(partial.status).toBe('sent');
+      expect(partial.events.filter((e) => e.type === 'bounced')).toHaveLength(1);
+      await s.deliver(s.verpOf(AUDIT), bounceReport('exchange-ndr.eml', { VERP: s.verpOf(AUDIT), RCPT: AUDIT }));
+      const v = await view(s.t, s.id);
+      expect(v.status).toBe('bounced');
+      expect(v.events.filter((e) => e.type === 'bounced')).toHaveLength(2);
+      const res = await suppressedSend(s.t);
+      expect(res.statusCode, res.body).toBe(451);
+      expect(res.json()).toMatchObject({ error: { code: 'recipient_suppressed' } });
+    },
+  );
 
   it.skipIf(skip)('a feedback report to the complaint address: complained', async () => {
     const s = await setup();
-    await s.deliver('fbl@acme.test', bounceReport('yahoo-arf.eml', { VERP: s.verpOf(AUDIT), RCPT: AUDIT, COMPLAINT: 'fbl@acme.test' }));
+    await s.deliver(
+      'fbl@acme.test',
+      bounceReport('yahoo-arf.eml', { VERP: s.verpOf(AUDIT), RCPT: AUDIT, COMPLAINT: 'fbl@acme.test' }),
+    );
     const v = await view(s.t, s.id);
     expect(v.status).toBe('complained');
     expect(v.events.map((e) => e.type)).toContain('complained');
@@ -70,7 +84,9 @@ describeDialects('VERP bounces and complaints end to end, on %s', (dialect, skip
     const s = await setup();
     const real = s.verpOf(OWNER);
     const forged = real.replace(/\+([a-z2-7])/, (_, c: string) => `+${c === 'a' ? 'b' : 'a'}`);
-    expect((await s.deliver(forged, bounceReport('postfix-user-unknown.eml', { VERP: forged, RCPT: OWNER }))).response).toMatch(/^250/);
+    expect((await s.deliver(forged, bounceReport('postfix-user-unknown.eml', { VERP: forged, RCPT: OWNER }))).response).toMatch(
+      /^250/,
+    );
     const v = await view(s.t, s.id);
     expect(v.status).toBe('sent');
     expect(v.events.map((e) => e.type)).not.toContain('bounced');

@@ -4,7 +4,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { verpAddress } from '../../src/delivery/verp.js';
 import { newSortableId } from '../../src/domain/ids.js';
 import type { ProviderEvent } from '../../src/events/types.js';
-import { boundedBody, MAX_INBOUND_BYTES, startInboundListener, type InboundListener, type ListenerDeps } from '../../src/inbound/listener.js';
+import {
+  boundedBody,
+  MAX_INBOUND_BYTES,
+  startInboundListener,
+  type InboundListener,
+  type ListenerDeps,
+} from '../../src/inbound/listener.js';
 import { bounceReport } from '../support/bounce-reports.js';
 
 const SECRET = 'listener-test-secret-0123456789abcdef';
@@ -25,10 +31,16 @@ async function start(record: (events: ProviderEvent[]) => Promise<void>, onBytes
     record,
     now: () => 1_764_001_000_000,
     addresses: async () => ({ domains: new Set(['bounces.acme.test']), complaintAddresses: new Set(['fbl@acme.test']) }),
-    counted: (o) => { counts.push(o); },
+    counted: (o) => {
+      counts.push(o);
+    },
     log: { warn: () => undefined, error: () => undefined },
   };
-  listener = await startInboundListener(deps, { port: 0, host: '127.0.0.1', ...(onBytesKept === undefined ? {} : { onBytesKept }) });
+  listener = await startInboundListener(deps, {
+    port: 0,
+    host: '127.0.0.1',
+    ...(onBytesKept === undefined ? {} : { onBytesKept }),
+  });
   const client = nodemailer.createTransport({ host: '127.0.0.1', port: listener.port, secure: false, ignoreTLS: true });
   const deliver = (to: string, raw: Buffer) => client.sendMail({ envelope: { from: '', to: [to] }, raw });
   return { id, counts, deliver, port: listener.port, verp: verpAddress(SECRET, 'bounces.acme.test', id, RCPT)! };
@@ -38,7 +50,10 @@ async function start(record: (events: ProviderEvent[]) => Promise<void>, onBytes
 function greeting(port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
-    socket.once('data', () => { socket.destroy(); resolve(); });
+    socket.once('data', () => {
+      socket.destroy();
+      resolve();
+    });
     socket.once('error', reject);
   });
 }
@@ -49,12 +64,23 @@ describe('inbound SMTP listener', () => {
   it('a Postfix bounce to a VERP address: 250 only after record resolved, one hard bounce', async () => {
     const recorded: ProviderEvent[][] = [];
     let release: () => void = () => undefined;
-    const gate = new Promise<void>((r) => { release = r; });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
     let entered: () => void = () => undefined;
-    const recording = new Promise<void>((r) => { entered = r; });
-    const s = await start(async (events) => { entered(); await gate; recorded.push(events); });
+    const recording = new Promise<void>((r) => {
+      entered = r;
+    });
+    const s = await start(async (events) => {
+      entered();
+      await gate;
+      recorded.push(events);
+    });
     let answered = false;
-    const sending = s.deliver(s.verp, bounceReport('postfix-user-unknown.eml', { VERP: s.verp, RCPT })).then((info) => { answered = true; return info; });
+    const sending = s.deliver(s.verp, bounceReport('postfix-user-unknown.eml', { VERP: s.verp, RCPT })).then((info) => {
+      answered = true;
+      return info;
+    });
     // The listener is inside record, held at the gate. A reply it wrote before or while calling
     // record has reached this process once a later connection's greeting has (one loopback, in
     // order), and the client has read it by the next turn of the event loop.
@@ -65,12 +91,24 @@ describe('inbound SMTP listener', () => {
     release();
     const info = await sending;
     expect(info.response).toMatch(/^250/);
-    expect(recorded).toEqual([[expect.objectContaining({ source: 'dsn', type: 'bounced', bounceType: 'hard', recipient: RCPT, match: { messageId: s.id } })]]);
+    expect(recorded).toEqual([
+      [
+        expect.objectContaining({
+          source: 'dsn',
+          type: 'bounced',
+          bounceType: 'hard',
+          recipient: RCPT,
+          match: { messageId: s.id },
+        }),
+      ],
+    ]);
     expect(s.counts).toEqual(['recorded']);
   });
 
   it('a storage error while recording: 451, so the MTA retries', async () => {
-    const s = await start(async () => { throw new Error('database is locked'); });
+    const s = await start(async () => {
+      throw new Error('database is locked');
+    });
     const err = await s.deliver(s.verp, bounceReport('exim-failed.eml', { VERP: s.verp, RCPT })).catch((e: unknown) => e);
     expect(smtpCode(err)).toBe(451);
     expect(s.counts).toEqual(['storage_error']);
@@ -86,7 +124,9 @@ describe('inbound SMTP listener', () => {
 
   it('attacker: a forged token is answered 250 but dropped and counted, nothing recorded', async () => {
     const recorded: ProviderEvent[][] = [];
-    const s = await start(async (events) => { recorded.push(events); });
+    const s = await start(async (events) => {
+      recorded.push(events);
+    });
     const forged = verpAddress('another-key-0123456789abcdef012345', 'bounces.acme.test', s.id, RCPT)!;
     const info = await s.deliver(forged, bounceReport('postfix-user-unknown.eml', { VERP: forged, RCPT }));
     expect(info.response).toMatch(/^250/);
@@ -102,15 +142,22 @@ describe('inbound SMTP listener', () => {
 
   it('a complaint address takes a feedback report', async () => {
     const recorded: ProviderEvent[][] = [];
-    const s = await start(async (events) => { recorded.push(events); });
+    const s = await start(async (events) => {
+      recorded.push(events);
+    });
     await s.deliver('fbl@acme.test', bounceReport('yahoo-arf.eml', { VERP: s.verp, RCPT, COMPLAINT: 'fbl@acme.test' }));
     expect(recorded).toEqual([[expect.objectContaining({ source: 'arf', type: 'complained', recipient: RCPT })]]);
   });
 
   it('mail over 10 MB is refused with 552 and records nothing', async () => {
     const recorded: ProviderEvent[][] = [];
-    const s = await start(async (events) => { recorded.push(events); });
-    const big = Buffer.concat([bounceReport('postfix-user-unknown.eml', { VERP: s.verp, RCPT }), Buffer.alloc(10 * 1024 * 1024 + 10, 'a')]);
+    const s = await start(async (events) => {
+      recorded.push(events);
+    });
+    const big = Buffer.concat([
+      bounceReport('postfix-user-unknown.eml', { VERP: s.verp, RCPT }),
+      Buffer.alloc(10 * 1024 * 1024 + 10, 'a'),
+    ]);
     const err = await s.deliver(s.verp, big).catch((e: unknown) => e);
     expect(smtpCode(err)).toBe(552);
     expect(recorded).toEqual([]);
@@ -120,10 +167,15 @@ describe('inbound SMTP listener', () => {
     const recorded: ProviderEvent[][] = [];
     let most = 0;
     let chunks = 0;
-    const s = await start(async (events) => { recorded.push(events); }, (bytes) => {
-      chunks += 1;
-      most = Math.max(most, bytes);
-    });
+    const s = await start(
+      async (events) => {
+        recorded.push(events);
+      },
+      (bytes) => {
+        chunks += 1;
+        most = Math.max(most, bytes);
+      },
+    );
     const smtp = await rawSmtp(s.port);
     expect(await smtp.say('EHLO attacker.example')).toMatch(/^250/);
     // No SIZE parameter: the sender does not announce what is coming, so only DATA can refuse it.
@@ -175,9 +227,19 @@ async function rawSmtp(port: number) {
     resolve(reply.split('\r\n').filter(Boolean).at(-1) ?? '');
   };
   socket.setEncoding('utf8');
-  socket.on('data', (text: string) => { buffered += text; complete(); });
-  const next = () => new Promise<string>((resolve) => { waiting = resolve; complete(); });
-  await new Promise<void>((resolve, reject) => { socket.once('connect', resolve); socket.once('error', reject); });
+  socket.on('data', (text: string) => {
+    buffered += text;
+    complete();
+  });
+  const next = () =>
+    new Promise<string>((resolve) => {
+      waiting = resolve;
+      complete();
+    });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
   expect(await next()).toMatch(/^220/);
   return {
     say: (command: string) => {
@@ -185,9 +247,10 @@ async function rawSmtp(port: number) {
       socket.write(`${command}\r\n`);
       return reply;
     },
-    write: (bytes: Buffer) => new Promise<void>((resolve, reject) => {
-      socket.write(bytes, (err) => (err ? reject(err) : resolve()));
-    }),
+    write: (bytes: Buffer) =>
+      new Promise<void>((resolve, reject) => {
+        socket.write(bytes, (err) => (err ? reject(err) : resolve()));
+      }),
     end: () => socket.end(),
   };
 }

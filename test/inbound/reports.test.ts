@@ -19,7 +19,9 @@ function setup(recipients: string[] = [RCPT, OTHER]) {
   const deps: InboundDeps = {
     secret: SECRET,
     recipientsOf: async (m) => (m === id ? recipients : undefined),
-    record: async (events) => { recorded.push(events); },
+    record: async (events) => {
+      recorded.push(events);
+    },
     now: () => 1_764_001_000_000,
   };
   const verp = (to = RCPT) => verpAddress(SECRET, 'bounces.acme.test', id, to)!;
@@ -34,13 +36,20 @@ describe('bounce and feedback reports → events', () => {
     // Gmail's own bounce: the human part nested three deep (related → alternative, an inline
     // icon beside it) and a Diagnostic-Code folded over four lines.
     ['gmail-dsn-no-such-user.eml', '5.1.1', /does not exist.*NoSuchUser/s],
-  ])('%s: a hard bounce of the token\'s recipient, with status and diagnostic', async (name, status, reason) => {
+  ])("%s: a hard bounce of the token's recipient, with status and diagnostic", async (name, status, reason) => {
     const s = setup();
     const out = await handleInbound(s.deps, bounceReport(name, { VERP: s.verp(), RCPT }), [s.verp()]);
     expect(out.kind).toBe('recorded');
     expect(s.recorded).toHaveLength(1);
     const [e] = s.recorded[0]!;
-    expect(e).toMatchObject({ source: 'dsn', type: 'bounced', bounceType: 'hard', recipient: RCPT, status, match: { messageId: s.id } });
+    expect(e).toMatchObject({
+      source: 'dsn',
+      type: 'bounced',
+      bounceType: 'hard',
+      recipient: RCPT,
+      status,
+      match: { messageId: s.id },
+    });
     expect(e!.reason).toMatch(reason);
     expect(e!.eventKey).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -56,16 +65,20 @@ describe('bounce and feedback reports → events', () => {
   it('a delay notice is a soft deferral', async () => {
     const s = setup();
     await handleInbound(s.deps, bounceReport('postfix-delayed.eml', { VERP: s.verp(), RCPT }), [s.verp()]);
-    expect(s.recorded[0]).toEqual([expect.objectContaining({ type: 'deferred', bounceType: 'soft', status: '4.4.1', recipient: RCPT })]);
+    expect(s.recorded[0]).toEqual([
+      expect.objectContaining({ type: 'deferred', bounceType: 'soft', status: '4.4.1', recipient: RCPT }),
+    ]);
   });
 
-  it('a DSN naming no recipient is about the token\'s recipient (found among the message\'s)', async () => {
+  it("a DSN naming no recipient is about the token's recipient (found among the message's)", async () => {
     const s = setup();
     await handleInbound(s.deps, bounceReport('dsn-no-final-recipient.eml', { VERP: s.verp(OTHER) }), [s.verp(OTHER)]);
-    expect(s.recorded[0]).toEqual([expect.objectContaining({ type: 'bounced', bounceType: 'hard', status: '5.2.2', recipient: OTHER })]);
+    expect(s.recorded[0]).toEqual([
+      expect.objectContaining({ type: 'bounced', bounceType: 'hard', status: '5.2.2', recipient: OTHER }),
+    ]);
   });
 
-  it('attacker: a DSN naming another recipient than the token\'s bounces the token\'s, not the named one', async () => {
+  it("attacker: a DSN naming another recipient than the token's bounces the token's, not the named one", async () => {
     const s = setup();
     const raw = bounceReport('postfix-user-unknown.eml', { VERP: s.verp(RCPT), RCPT: 'victim@elsewhere.example' });
     await handleInbound(s.deps, raw, [s.verp(RCPT)]);
@@ -76,21 +89,26 @@ describe('bounce and feedback reports → events', () => {
     const s = setup();
     const out = await handleInbound(s.deps, bounceReport('yahoo-arf.eml', { VERP: s.verp(), RCPT, COMPLAINT }), [COMPLAINT]);
     expect(out.kind).toBe('recorded');
-    expect(s.recorded[0]).toEqual([expect.objectContaining({ source: 'arf', type: 'complained', recipient: RCPT, match: { messageId: s.id } })]);
+    expect(s.recorded[0]).toEqual([
+      expect.objectContaining({ source: 'arf', type: 'complained', recipient: RCPT, match: { messageId: s.id } }),
+    ]);
   });
 
-  it('a redacted feedback report: the token\'s recipient complained', async () => {
+  it("a redacted feedback report: the token's recipient complained", async () => {
     const s = setup();
     await handleInbound(s.deps, bounceReport('gmail-style-arf-redacted.eml', { VERP: s.verp(OTHER), COMPLAINT }), [COMPLAINT]);
     expect(s.recorded[0]).toEqual([expect.objectContaining({ source: 'arf', type: 'complained', recipient: OTHER })]);
   });
 
-  it.each(['out-of-office.eml', 'vacation-no-auto-submitted.eml'])('%s: dropped as an auto-reply, nothing recorded', async (name) => {
-    const s = setup();
-    const out = await handleInbound(s.deps, bounceReport(name, { VERP: s.verp(), RCPT }), [s.verp()]);
-    expect(out).toEqual({ kind: 'dropped', reason: 'auto_reply' });
-    expect(s.recorded).toHaveLength(0);
-  });
+  it.each(['out-of-office.eml', 'vacation-no-auto-submitted.eml'])(
+    '%s: dropped as an auto-reply, nothing recorded',
+    async (name) => {
+      const s = setup();
+      const out = await handleInbound(s.deps, bounceReport(name, { VERP: s.verp(), RCPT }), [s.verp()]);
+      expect(out).toEqual({ kind: 'dropped', reason: 'auto_reply' });
+      expect(s.recorded).toHaveLength(0);
+    },
+  );
 
   it('attacker: a report to a token made with another key is dropped as bad_token', async () => {
     const s = setup();

@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { base32, openVerpToken, recipientDigest, splitVerpAddress, unbase32, verpAddress, verpSecret, verpToken } from '../../src/delivery/verp.js';
+import {
+  base32,
+  openVerpToken,
+  recipientDigest,
+  splitVerpAddress,
+  unbase32,
+  verpAddress,
+  verpSecret,
+  verpToken,
+} from '../../src/delivery/verp.js';
 import { newId, newSortableId } from '../../src/domain/ids.js';
 import { CONTACT_TEMPLATE, deliveryHarness, seedSmtpOrg, send, smtpService, view } from '../support/delivery.js';
 import { smtpError } from '../support/smtp-sink.js';
@@ -39,7 +48,7 @@ describe('VERP tokens', () => {
     const id = newSortableId('msg', Date.now());
     const token = verpToken(SECRET, id, 'ada@example.org')!;
     expect(openVerpToken('another-secret-0123456789abcdefgh', token)).toBeUndefined();
-    const flipped = (token[3] === 'a' ? 'b' : 'a');
+    const flipped = token[3] === 'a' ? 'b' : 'a';
     expect(openVerpToken(SECRET, token.slice(0, 3) + flipped + token.slice(4))).toBeUndefined();
     const bytes = unbase32(token)!;
     bytes[bytes.length - 9] = bytes[bytes.length - 9]! ^ 1; // the recipient digest's last byte
@@ -68,7 +77,9 @@ describeDialects('VERP envelope sender through a relay, on %s', (dialect, skip) 
   it.skipIf(skip)('one transaction per recipient, each with its own token; header From unchanged', async () => {
     const t = await h.app();
     const sink = await h.sink(t);
-    await seedSmtpOrg(t.store, smtpService(sink.port, { bounce_domain: 'bounces.acme.test' }), { templates: [{ ...CONTACT_TEMPLATE, bcc: 'archive@acme.test' }] });
+    await seedSmtpOrg(t.store, smtpService(sink.port, { bounce_domain: 'bounces.acme.test' }), {
+      templates: [{ ...CONTACT_TEMPLATE, bcc: 'archive@acme.test' }],
+    });
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'verp-'));
     h.closer.defer(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
     const { worker } = h.worker(t, { dataDir });
@@ -92,18 +103,26 @@ describeDialects('VERP envelope sender through a relay, on %s', (dialect, skip) 
     expect(parsed.from?.value[0]?.address).not.toContain('bounce+');
   });
 
-  it.skipIf(skip)('one recipient refused for good, the other accepted: each settled on its own, as in one transaction', async () => {
-    const t = await h.app();
-    const sink = await h.sink(t, { rcpt: (a) => (a === 'audit@acme.test' ? smtpError(550, '5.1.1 No such user') : undefined) });
-    await seedSmtpOrg(t.store, smtpService(sink.port, { bounce_domain: 'bounces.acme.test' }));
-    const { worker } = h.worker(t);
-    const id = await send(t);
-    expect(await worker.runOnce()).toBe(1);
-    expect(sink.received.map((r) => r.rcptTo)).toEqual([['owner@acme.test']]);
-    const v = await view(t, id) as Awaited<ReturnType<typeof view>> & { recipients?: Array<{ address: string; state: string }> };
-    expect(v.status).toBe('sent');
-    expect(Object.fromEntries((v.recipients ?? []).map((r) => [r.address, r.state]))).toEqual({ 'owner@acme.test': 'sent', 'audit@acme.test': 'bounced' });
-  });
+  it.skipIf(skip)(
+    'one recipient refused for good, the other accepted: each settled on its own, as in one transaction',
+    async () => {
+      const t = await h.app();
+      const sink = await h.sink(t, { rcpt: (a) => (a === 'audit@acme.test' ? smtpError(550, '5.1.1 No such user') : undefined) });
+      await seedSmtpOrg(t.store, smtpService(sink.port, { bounce_domain: 'bounces.acme.test' }));
+      const { worker } = h.worker(t);
+      const id = await send(t);
+      expect(await worker.runOnce()).toBe(1);
+      expect(sink.received.map((r) => r.rcptTo)).toEqual([['owner@acme.test']]);
+      const v = (await view(t, id)) as Awaited<ReturnType<typeof view>> & {
+        recipients?: Array<{ address: string; state: string }>;
+      };
+      expect(v.status).toBe('sent');
+      expect(Object.fromEntries((v.recipients ?? []).map((r) => [r.address, r.state]))).toEqual({
+        'owner@acme.test': 'sent',
+        'audit@acme.test': 'bounced',
+      });
+    },
+  );
 
   it.skipIf(skip)('every recipient refused for now: the message is retried, none sent', async () => {
     const t = await h.app();

@@ -7,7 +7,8 @@ import { FAILURES_TO_OPEN, RedisCircuit, RedisUnavailable, type RedisHealthChang
 const refused = async (): Promise<never> => {
   throw new Error('connect ECONNREFUSED 127.0.0.1:6390');
 };
-const replyError = (): Error => Object.assign(new Error('WRONGTYPE Operation against a key holding the wrong kind of value'), { name: 'ReplyError' });
+const replyError = (): Error =>
+  Object.assign(new Error('WRONGTYPE Operation against a key holding the wrong kind of value'), { name: 'ReplyError' });
 
 async function until(condition: () => boolean): Promise<void> {
   // Bounded: 5 s for intervals of a few ms.
@@ -17,7 +18,15 @@ async function until(condition: () => boolean): Promise<void> {
 
 function circuit(ping: () => Promise<unknown>, timeoutMs = 1000) {
   const changes: RedisHealthChange[] = [];
-  const c = new RedisCircuit({ ping, clock: new ManualClock(), timeoutMs, onChange: (x) => changes.push(x), firstOpenMs: 5, maxOpenMs: 20, random: () => 0.5 });
+  const c = new RedisCircuit({
+    ping,
+    clock: new ManualClock(),
+    timeoutMs,
+    onChange: (x) => changes.push(x),
+    firstOpenMs: 5,
+    maxOpenMs: 20,
+    random: () => 0.5,
+  });
   return { c, changes };
 }
 
@@ -40,7 +49,13 @@ describe('RedisCircuit', () => {
     expect(changes).toMatchObject([{ state: 'down', failures: FAILURES_TO_OPEN, nextProbeMs: 5 }]);
 
     let ran = 0;
-    for (let i = 0; i < 10; i++) await expect(c.run(async () => { ran++; return 1; })).rejects.toBeInstanceOf(RedisUnavailable);
+    for (let i = 0; i < 10; i++)
+      await expect(
+        c.run(async () => {
+          ran++;
+          return 1;
+        }),
+      ).rejects.toBeInstanceOf(RedisUnavailable);
     expect(ran).toBe(0);
 
     // Probes fail a few times (the interval doubles: 5, 10, 20, 20 ms), then one answers.
@@ -56,13 +71,19 @@ describe('RedisCircuit', () => {
 
   it("does not count Redis's own error replies: it answered", async () => {
     const { c } = circuit(async () => 'PONG');
-    for (let i = 0; i < FAILURES_TO_OPEN * 2; i++) await expect(c.run(async () => { throw replyError(); })).rejects.toThrow('WRONGTYPE');
+    for (let i = 0; i < FAILURES_TO_OPEN * 2; i++)
+      await expect(
+        c.run(async () => {
+          throw replyError();
+        }),
+      ).rejects.toThrow('WRONGTYPE');
     expect(c.available).toBe(true);
   });
 
   it('counts a command with no answer within the timeout as a failure', async () => {
     const { c, changes } = circuit(() => new Promise(() => undefined), 10);
-    for (let i = 0; i < FAILURES_TO_OPEN; i++) await expect(c.run(() => new Promise(() => undefined))).rejects.toThrow('did not answer within 10 ms');
+    for (let i = 0; i < FAILURES_TO_OPEN; i++)
+      await expect(c.run(() => new Promise(() => undefined))).rejects.toThrow('did not answer within 10 ms');
     expect(c.available).toBe(false);
     expect(changes[0]).toMatchObject({ state: 'down', reason: 'Redis did not answer within 10 ms' });
   });
@@ -74,7 +95,12 @@ describe('RedisCircuit', () => {
       throw new Error('connect ECONNREFUSED');
     });
     let answer: (v: number) => void = () => undefined;
-    const slow = c.run(() => new Promise<number>((resolve) => { answer = resolve; }));
+    const slow = c.run(
+      () =>
+        new Promise<number>((resolve) => {
+          answer = resolve;
+        }),
+    );
     for (let i = 0; i < FAILURES_TO_OPEN; i++) await expect(c.run(refused)).rejects.toThrow();
     expect(c.available).toBe(false);
     answer(7);

@@ -13,7 +13,13 @@ describe('LimiterBackend on the injected clock', () => {
   it('logs a failing scope at most once per 10 s of the clock, and says how many it kept quiet', async () => {
     const clock = new ManualClock();
     const logs: Array<{ obj: object; msg: string }> = [];
-    const backend = new LimiterBackend(new MemoryLimiterStore(clock), 1000, undefined, { warn: (obj, msg) => logs.push({ obj, msg }) }, clock);
+    const backend = new LimiterBackend(
+      new MemoryLimiterStore(clock),
+      1000,
+      undefined,
+      { warn: (obj, msg) => logs.push({ obj, msg }) },
+      clock,
+    );
 
     expect(await backend.call('plan', true, -1, failing)).toBe(-1);
     clock.advance(9_999);
@@ -22,7 +28,9 @@ describe('LimiterBackend on the injected clock', () => {
     expect(logs).toHaveLength(1);
 
     // Another scope has its own throttle.
-    await backend.call('recipient', true, undefined, async () => { throw new Error('down'); });
+    await backend.call('recipient', true, undefined, async () => {
+      throw new Error('down');
+    });
     expect(logs).toHaveLength(2);
 
     clock.advance(1);

@@ -13,10 +13,13 @@ import { describeDialects } from '../support/dialects.js';
 
 const SHARED_SECRET = 'shared-mobile-secret';
 
-const org = orgsLike((id) => ({
-  captcha: { site_key: `site-${id}`, secret_key: `secret-${id}` },
-  templates: [CONTACT_TEMPLATE, PROTECTED_TEMPLATE],
-}), { allowed_origins: ['example.com', '*.example.com'] });
+const org = orgsLike(
+  (id) => ({
+    captcha: { site_key: `site-${id}`, secret_key: `secret-${id}` },
+    templates: [CONTACT_TEMPLATE, PROTECTED_TEMPLATE],
+  }),
+  { allowed_origins: ['example.com', '*.example.com'] },
+);
 
 const body = (extra: Record<string, unknown> = {}) => ({ template_id: 'protected', template_params: CONTACT_PARAMS, ...extra });
 
@@ -42,7 +45,10 @@ describeDialects('CAPTCHA on %s', (dialect, skip) => {
     await seedOrg(t.store, org('nomobile', {}, { allow_mobile_apps: false }));
     await seedOrg(t.store, org('free', { plan: 'free' }));
     prod = await freshApp(dialect, { MAILROOM_ENV: 'production', MAILROOM_TURNSTILE_VERIFY_URL: ts.url });
-    await seedOrg(prod.store, org('testkeys', { captcha: { site_key: '1x00000000000000000000AA', secret_key: TEST_PASS_SECRET } }));
+    await seedOrg(
+      prod.store,
+      org('testkeys', { captcha: { site_key: '1x00000000000000000000AA', secret_key: TEST_PASS_SECRET } }),
+    );
     await seedOrg(prod.store, org('acme'));
   });
   afterAll(async () => {
@@ -52,11 +58,30 @@ describeDialects('CAPTCHA on %s', (dialect, skip) => {
     await ts.close();
   });
 
-  const send = (app: TestApp, orgId: string, payload: Record<string, unknown>, headers: Record<string, string> = { origin: ORIGIN }, extra: Partial<InjectOptions> = {}) =>
-    app.app.inject({ method: 'POST', url: '/v1/send', payload, headers: { 'x-mail-public-key': pkOf(orgId), ...headers }, ...extra });
+  const send = (
+    app: TestApp,
+    orgId: string,
+    payload: Record<string, unknown>,
+    headers: Record<string, string> = { origin: ORIGIN },
+    extra: Partial<InjectOptions> = {},
+  ) =>
+    app.app.inject({
+      method: 'POST',
+      url: '/v1/send',
+      payload,
+      headers: { 'x-mail-public-key': pkOf(orgId), ...headers },
+      ...extra,
+    });
 
   /** A send that must be refused with (status, code) and leave no message and no used credit. */
-  async function refused(app: TestApp, orgId: string, status: number, code: string, payload: Record<string, unknown>, headers?: Record<string, string>) {
+  async function refused(
+    app: TestApp,
+    orgId: string,
+    status: number,
+    code: string,
+    payload: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ) {
     const before = await snapshot(app, orgId);
     const err = expectError(await send(app, orgId, payload, headers), status, code);
     expect(await snapshot(app, orgId)).toEqual(before);
@@ -71,19 +96,33 @@ describeDialects('CAPTCHA on %s', (dialect, skip) => {
 
   it.skipIf(skip)('private keys skip the check', async () => {
     const calls = ts.calls.length;
-    expectAccepted(await t.app.inject({ method: 'POST', url: '/v1/send', payload: body(), headers: { authorization: `Bearer ${skOf('acme')}` } }));
+    expectAccepted(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/send',
+        payload: body(),
+        headers: { authorization: `Bearer ${skOf('acme')}` },
+      }),
+    );
     expect(ts.calls.length).toBe(calls);
   });
 
-  it.skipIf(skip)("a web page's token is verified with the organization's own secret, the client IP and an idempotency key", async () => {
-    const token = ts.issue('example.com');
-    expectAccepted(await send(t, 'acme', body({ turnstile_token: token }), { origin: ORIGIN }, { remoteAddress: '198.51.100.23' }));
-    const call = ts.calls.at(-1);
-    expect(call).toMatchObject({ secret: 'secret-acme', response: token, remoteip: '198.51.100.23' });
-    expect(call?.idempotency_key).toMatch(/^[0-9a-f-]{36}$/);
-    // A subdomain page solves its own widget: the hostname must be the Origin's.
-    expectAccepted(await send(t, 'acme', body({ turnstile_token: ts.issue('shop.example.com') }), { origin: 'https://shop.example.com' }));
-  });
+  it.skipIf(skip)(
+    "a web page's token is verified with the organization's own secret, the client IP and an idempotency key",
+    async () => {
+      const token = ts.issue('example.com');
+      expectAccepted(
+        await send(t, 'acme', body({ turnstile_token: token }), { origin: ORIGIN }, { remoteAddress: '198.51.100.23' }),
+      );
+      const call = ts.calls.at(-1);
+      expect(call).toMatchObject({ secret: 'secret-acme', response: token, remoteip: '198.51.100.23' });
+      expect(call?.idempotency_key).toMatch(/^[0-9a-f-]{36}$/);
+      // A subdomain page solves its own widget: the hostname must be the Origin's.
+      expectAccepted(
+        await send(t, 'acme', body({ turnstile_token: ts.issue('shop.example.com') }), { origin: 'https://shop.example.com' }),
+      );
+    },
+  );
 
   it.skipIf(skip)('a token is single use, even when the verifier would accept it again', async () => {
     ts.acceptReplays = true;
@@ -101,59 +140,96 @@ describeDialects('CAPTCHA on %s', (dialect, skip) => {
 
   it.skipIf(skip)('403 captcha_failed for a token the verifier rejects, an expired one and one it already saw', async () => {
     expect((await refused(t, 'acme', 403, 'captcha_failed', body({ turnstile_token: 'forged-token' }))).details).toMatchObject({
-      reason: 'invalid_token', error_codes: ['invalid-input-response'],
+      reason: 'invalid_token',
+      error_codes: ['invalid-input-response'],
     });
     const expired = ts.issue('example.com');
     ts.expire(expired);
     expect((await refused(t, 'acme', 403, 'captcha_failed', body({ turnstile_token: expired }))).details).toMatchObject({
-      reason: 'expired_or_used', error_codes: ['timeout-or-duplicate'],
+      reason: 'expired_or_used',
+      error_codes: ['timeout-or-duplicate'],
     });
   });
 
   it.skipIf(skip)('403 captcha_failed with reason hostname_mismatch when solved on another hostname', async () => {
     const err = await refused(t, 'acme', 403, 'captcha_failed', body({ turnstile_token: ts.issue('evil.test') }));
     expect(err.details).toEqual({ reason: 'hostname_mismatch' });
-    const sub = await refused(t, 'acme', 403, 'captcha_failed', body({ turnstile_token: ts.issue('example.com') }), { origin: 'https://shop.example.com' });
+    const sub = await refused(t, 'acme', 403, 'captcha_failed', body({ turnstile_token: ts.issue('example.com') }), {
+      origin: 'https://shop.example.com',
+    });
     expect(sub.details?.reason).toBe('hostname_mismatch');
   });
 
-  it.skipIf(skip)('without Origin the shared mobile widget is used (turnstile_key mail or absent), solved on our own widget page', async () => {
-    expectAccepted(await send(t, 'acme', body({ turnstile_token: ts.issue('mailroom.test') }), {}));
-    expect(ts.calls.at(-1)?.secret).toBe(SHARED_SECRET);
-    expectAccepted(await send(t, 'acme', body({ turnstile_token: ts.issue('mailroom.test'), turnstile_key: 'mail' }), {}));
-    expect(ts.calls.at(-1)?.secret).toBe(SHARED_SECRET);
-    const err = await refused(t, 'acme', 403, 'captcha_failed', body({ turnstile_token: ts.issue('elsewhere.test') }), {});
-    expect(err.details?.reason).toBe('hostname_mismatch');
-  });
+  it.skipIf(skip)(
+    'without Origin the shared mobile widget is used (turnstile_key mail or absent), solved on our own widget page',
+    async () => {
+      expectAccepted(await send(t, 'acme', body({ turnstile_token: ts.issue('mailroom.test') }), {}));
+      expect(ts.calls.at(-1)?.secret).toBe(SHARED_SECRET);
+      expectAccepted(await send(t, 'acme', body({ turnstile_token: ts.issue('mailroom.test'), turnstile_key: 'mail' }), {}));
+      expect(ts.calls.at(-1)?.secret).toBe(SHARED_SECRET);
+      const err = await refused(t, 'acme', 403, 'captcha_failed', body({ turnstile_token: ts.issue('elsewhere.test') }), {});
+      expect(err.details?.reason).toBe('hostname_mismatch');
+    },
+  );
 
   it.skipIf(skip)("without Origin, turnstile_key org uses the organization's widget, solved on one of its origins", async () => {
     expectAccepted(await send(t, 'acme', body({ turnstile_token: ts.issue('app.example.com'), turnstile_key: 'org' }), {}));
     expect(ts.calls.at(-1)?.secret).toBe('secret-acme');
-    expect((await refused(t, 'acme', 403, 'captcha_failed', body({ turnstile_token: ts.issue('mailroom.test'), turnstile_key: 'org' }), {})).details?.reason)
-      .toBe('hostname_mismatch');
+    expect(
+      (
+        await refused(
+          t,
+          'acme',
+          403,
+          'captcha_failed',
+          body({ turnstile_token: ts.issue('mailroom.test'), turnstile_key: 'org' }),
+          {},
+        )
+      ).details?.reason,
+    ).toBe('hostname_mismatch');
     // With an Origin header the organization's widget is used whatever turnstile_key says.
     expectAccepted(await send(t, 'acme', body({ turnstile_token: ts.issue('example.com'), turnstile_key: 'mail' })));
     expect(ts.calls.at(-1)?.secret).toBe('secret-acme');
   });
 
   it.skipIf(skip)('the shared widget is refused when the organization does not allow mobile apps', async () => {
-    const err = await refused(t, 'nomobile', 403, 'captcha_failed', body({ turnstile_token: ts.issue('mailroom.test') }), { referer: 'https://example.com/contact' });
+    const err = await refused(t, 'nomobile', 403, 'captcha_failed', body({ turnstile_token: ts.issue('mailroom.test') }), {
+      referer: 'https://example.com/contact',
+    });
     expect(err.details?.reason).toBe('shared_widget_not_allowed');
     // Its own widget from the same page works.
-    expectAccepted(await send(t, 'nomobile', body({ turnstile_token: ts.issue('example.com'), turnstile_key: 'org' }), { referer: 'https://example.com/contact' }));
+    expectAccepted(
+      await send(t, 'nomobile', body({ turnstile_token: ts.issue('example.com'), turnstile_key: 'org' }), {
+        referer: 'https://example.com/contact',
+      }),
+    );
   });
 
-  it.skipIf(skip)('403 captcha_not_configured without organization keys, with a secret the verifier refuses, and without a shared widget', async () => {
-    expect((await refused(t, 'nokeys', 403, 'captcha_not_configured', body({ turnstile_token: ts.issue('example.com') }))).details?.reason).toBe('no_organization_keys');
-    expect((await refused(t, 'nokeys', 403, 'captcha_not_configured', body())).details?.reason).toBe('no_organization_keys');
-    expect((await refused(t, 'badsecret', 403, 'captcha_not_configured', body({ turnstile_token: ts.issue('example.com') }))).details?.reason).toBe('invalid_secret');
-    // The production app has no MAILROOM_TURNSTILE_SECRET_KEY.
-    expect((await refused(prod, 'acme', 403, 'captcha_not_configured', body({ turnstile_token: ts.issue('mailroom.test') }), {})).details?.reason).toBe('no_shared_widget');
-  });
+  it.skipIf(skip)(
+    '403 captcha_not_configured without organization keys, with a secret the verifier refuses, and without a shared widget',
+    async () => {
+      expect(
+        (await refused(t, 'nokeys', 403, 'captcha_not_configured', body({ turnstile_token: ts.issue('example.com') }))).details
+          ?.reason,
+      ).toBe('no_organization_keys');
+      expect((await refused(t, 'nokeys', 403, 'captcha_not_configured', body())).details?.reason).toBe('no_organization_keys');
+      expect(
+        (await refused(t, 'badsecret', 403, 'captcha_not_configured', body({ turnstile_token: ts.issue('example.com') }))).details
+          ?.reason,
+      ).toBe('invalid_secret');
+      // The production app has no MAILROOM_TURNSTILE_SECRET_KEY.
+      expect(
+        (await refused(prod, 'acme', 403, 'captcha_not_configured', body({ turnstile_token: ts.issue('mailroom.test') }), {}))
+          .details?.reason,
+      ).toBe('no_shared_widget');
+    },
+  );
 
   it.skipIf(skip)("Cloudflare's test secrets work in development and are refused in production", async () => {
     expectAccepted(await send(t, 'testkeys', body({ turnstile_token: 'XXXX.DUMMY.TOKEN.XXXX' })));
-    expect((await refused(t, 'failkeys', 403, 'captcha_failed', body({ turnstile_token: 'XXXX.DUMMY.TOKEN.2' }))).details?.reason).toBe('invalid_token');
+    expect(
+      (await refused(t, 'failkeys', 403, 'captcha_failed', body({ turnstile_token: 'XXXX.DUMMY.TOKEN.2' }))).details?.reason,
+    ).toBe('invalid_token');
     const calls = ts.calls.length;
     const err = await refused(prod, 'testkeys', 403, 'captcha_not_configured', body({ turnstile_token: 'XXXX.DUMMY.TOKEN.3' }));
     expect(err.details).toMatchObject({ reason: 'test_secret' });
@@ -194,10 +270,16 @@ describeDialects('CAPTCHA on %s', (dialect, skip) => {
   });
 
   it.skipIf(skip)('an unreachable verifier gives 503', async () => {
-    const down = await freshApp(dialect, { MAILROOM_TURNSTILE_VERIFY_URL: await deadUrl(), MAILROOM_TURNSTILE_TIMEOUT_MS: '1000' });
+    const down = await freshApp(dialect, {
+      MAILROOM_TURNSTILE_VERIFY_URL: await deadUrl(),
+      MAILROOM_TURNSTILE_TIMEOUT_MS: '1000',
+    });
     try {
       await seedOrg(down.store, org('acme'));
-      expect((await refused(down, 'acme', 503, 'service_unavailable', body({ turnstile_token: ts.issue('example.com') }))).details?.reason).toBe('captcha_verifier_unavailable');
+      expect(
+        (await refused(down, 'acme', 503, 'service_unavailable', body({ turnstile_token: ts.issue('example.com') }))).details
+          ?.reason,
+      ).toBe('captcha_verifier_unavailable');
     } finally {
       await down.cleanup();
     }

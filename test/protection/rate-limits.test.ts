@@ -37,13 +37,21 @@ describeDialects('request rate limits on %s', (dialect, skip) => {
     if (!skip) t.clock.set((Math.floor(t.clock.now() / 60_000) + 1) * 60_000);
   });
 
-  const send = (headers: Record<string, string>, extra: Partial<InjectOptions> = {}, payload: Record<string, unknown> = body()): Promise<LightMyRequestResponse> =>
-    t.app.inject({ method: 'POST', url: '/v1/send', payload, headers, ...extra });
+  const send = (
+    headers: Record<string, string>,
+    extra: Partial<InjectOptions> = {},
+    payload: Record<string, unknown> = body(),
+  ): Promise<LightMyRequestResponse> => t.app.inject({ method: 'POST', url: '/v1/send', payload, headers, ...extra });
   const pub = (key: string, extra: Record<string, string> = {}) => ({ 'x-mail-public-key': key, origin: ORIGIN, ...extra });
   const priv = (key: string) => ({ authorization: `Bearer ${key}` });
 
   /** A 429 that stored nothing and used no credit. */
-  async function limited(orgId: string, scope: string, headers: Record<string, string>, extra: Partial<InjectOptions> = {}): Promise<number> {
+  async function limited(
+    orgId: string,
+    scope: string,
+    headers: Record<string, string>,
+    extra: Partial<InjectOptions> = {},
+  ): Promise<number> {
     const before = await snapshot(t, orgId);
     const retryAfter = expectLimited(await send(headers, extra), scope);
     expect(await snapshot(t, orgId)).toEqual(before);
@@ -137,23 +145,34 @@ describeDialects('request rate limits on %s', (dialect, skip) => {
 
   describe('flood guard (public-key requests that fail before the template and CAPTCHA checks)', () => {
     it.skipIf(skip)('such failures count toward no plan, key or IP limit', async () => {
-      for (let i = 0; i < 30; i++) expectError(await send(pub(pkOf('free')), {}, body({ template_id: 'nope' })), 404, 'template_not_found');
-      for (let i = 0; i < 5; i++) expectError(await send(pub(pkOf('iplimited')), {}, body({ template_id: 'nope' })), 404, 'template_not_found');
+      for (let i = 0; i < 30; i++)
+        expectError(await send(pub(pkOf('free')), {}, body({ template_id: 'nope' })), 404, 'template_not_found');
+      for (let i = 0; i < 5; i++)
+        expectError(await send(pub(pkOf('iplimited')), {}, body({ template_id: 'nope' })), 404, 'template_not_found');
       expectAccepted(await send(pub(pkOf('free'))));
       expectAccepted(await send(pub(pkOf('free'))));
       expectAccepted(await send(pub(pkOf('iplimited'))));
     });
 
-    it.skipIf(skip)('a refusal after the template lookup on a template without CAPTCHA counts (rule 3: it passed both checks)', async () => {
-      for (let i = 0; i < 3; i++) {
-        expectError(await send(pub(pkOf('iplimited')), {}, body({ template_id: 'dynamic' })), 403, 'dynamic_recipient_requires_captcha');
-      }
-      await limited('iplimited', 'ip', pub(pkOf('iplimited')));
-    });
+    it.skipIf(skip)(
+      'a refusal after the template lookup on a template without CAPTCHA counts (rule 3: it passed both checks)',
+      async () => {
+        for (let i = 0; i < 3; i++) {
+          expectError(
+            await send(pub(pkOf('iplimited')), {}, body({ template_id: 'dynamic' })),
+            403,
+            'dynamic_recipient_requires_captcha',
+          );
+        }
+        await limited('iplimited', 'ip', pub(pkOf('iplimited')));
+      },
+    );
 
     it.skipIf(skip)('429 scope flood after 50 public-key requests of an organization in one second, failing or not', async () => {
-      for (let i = 0; i < 45; i++) expectError(await send(pub(pkOf('free')), {}, body({ template_id: 'nope' })), 404, 'template_not_found');
-      for (let i = 0; i < 5; i++) expectError(await send(pub(pkOf('free'), { origin: 'https://evil.test' })), 403, 'origin_not_allowed');
+      for (let i = 0; i < 45; i++)
+        expectError(await send(pub(pkOf('free')), {}, body({ template_id: 'nope' })), 404, 'template_not_found');
+      for (let i = 0; i < 5; i++)
+        expectError(await send(pub(pkOf('free'), { origin: 'https://evil.test' })), 403, 'origin_not_allowed');
       await limited('free', 'flood', pub(pkOf('free')));
       // Private keys are not held by the flood guard.
       expectAccepted(await send(priv(skOf('free'))));
@@ -166,20 +185,24 @@ describeDialects('request rate limits on %s', (dialect, skip) => {
 describeDialects('flood guard, trusted proxies and anomaly detection settings on %s', (dialect, skip) => {
   let t: TestApp;
 
-  freshAppAll(dialect, skip, async (app) => {
-    t = app;
-    await seedOrg(t.store, org('iplimited', {}, { ip_limit: { requests: 2, per_seconds: 60 } }));
-    await seedOrg(t.store, org('flood', { plan: 'free' }));
-    await seedOrg(t.store, org('quiet'));
-    await seedOrg(t.store, org('busy'));
-  }, {
-    MAILROOM_TRUST_PROXY: '127.0.0.1',
-    MAILROOM_FLOOD_GUARD_PER_SECOND: '60',
-    MAILROOM_ANOMALY_MIN_REQUESTS: '8',
-    MAILROOM_ANOMALY_FACTOR: '3',
-    MAILROOM_ANOMALY_COOLDOWN_SECONDS: '20',
-
-  });
+  freshAppAll(
+    dialect,
+    skip,
+    async (app) => {
+      t = app;
+      await seedOrg(t.store, org('iplimited', {}, { ip_limit: { requests: 2, per_seconds: 60 } }));
+      await seedOrg(t.store, org('flood', { plan: 'free' }));
+      await seedOrg(t.store, org('quiet'));
+      await seedOrg(t.store, org('busy'));
+    },
+    {
+      MAILROOM_TRUST_PROXY: '127.0.0.1',
+      MAILROOM_FLOOD_GUARD_PER_SECOND: '60',
+      MAILROOM_ANOMALY_MIN_REQUESTS: '8',
+      MAILROOM_ANOMALY_FACTOR: '3',
+      MAILROOM_ANOMALY_COOLDOWN_SECONDS: '20',
+    },
+  );
 
   const send = (headers: Record<string, string>, extra: Partial<InjectOptions> = {}, payload: Record<string, unknown> = body()) =>
     t.app.inject({ method: 'POST', url: '/v1/send', payload, headers, ...extra });
@@ -187,7 +210,8 @@ describeDialects('flood guard, trusted proxies and anomaly detection settings on
 
   it.skipIf(skip)('X-Forwarded-For from a trusted proxy names the client; from anyone else it is ignored', async () => {
     t.clock.set(Date.UTC(2026, 3, 1, 0, 0, 0));
-    const via = (client: string, extra: Partial<InjectOptions> = {}) => send(pub(pkOf('iplimited'), { 'x-forwarded-for': client }), extra);
+    const via = (client: string, extra: Partial<InjectOptions> = {}) =>
+      send(pub(pkOf('iplimited'), { 'x-forwarded-for': client }), extra);
     expectAccepted(await via('203.0.113.1'));
     expectAccepted(await via('203.0.113.1'));
     expectLimited(await via('203.0.113.1'), 'ip');
@@ -203,41 +227,45 @@ describeDialects('flood guard, trusted proxies and anomaly detection settings on
 
   it.skipIf(skip)('MAILROOM_FLOOD_GUARD_PER_SECOND sets the flood guard', async () => {
     t.clock.set(Date.UTC(2026, 3, 1, 1, 0, 0));
-    for (let i = 0; i < 60; i++) expectError(await send(pub(pkOf('flood')), {}, body({ template_id: 'nope' })), 404, 'template_not_found');
+    for (let i = 0; i < 60; i++)
+      expectError(await send(pub(pkOf('flood')), {}, body({ template_id: 'nope' })), 404, 'template_not_found');
     expectLimited(await send(pub(pkOf('flood'))), 'flood');
   });
 
-  it.skipIf(skip)('a sudden spike slows the organization to one public-key request every 2 seconds until the spike passes', async () => {
-    t.clock.set(Date.UTC(2026, 3, 1, 2, 0, 0));
-    // A quiet baseline: one request a minute for ten minutes.
-    for (let m = 0; m < 10; m++) {
-      expectAccepted(await send(pub(pkOf('quiet'))));
-      t.clock.advance(60_000);
-    }
-    // Threshold: max(8, 3 × 10/60 per 10 s) = 8 requests in one 10-second window; the 8th is
-    // the spike and the one request of its 2 seconds, the 9th waits.
-    for (let i = 0; i < 8; i++) expectAccepted(await send(pub(pkOf('quiet')), { remoteAddress: `198.51.100.${i + 1}` }));
-    const before = await snapshot(t, 'quiet');
-    const res = await send(pub(pkOf('quiet')), { remoteAddress: '198.51.100.200' });
-    const retryAfter = expectLimited(res, 'anomaly');
-    expect(retryAfter).toBeLessThanOrEqual(2);
-    expect(await snapshot(t, 'quiet')).toEqual(before);
-    // Private keys of the organization are not slowed.
-    expectAccepted(await send({ authorization: `Bearer ${skOf('quiet')}` }));
-    // One request per 2-second window passes while the flood goes on.
-    for (let s = 0; s < 4; s++) {
-      t.clock.advance(2000);
+  it.skipIf(skip)(
+    'a sudden spike slows the organization to one public-key request every 2 seconds until the spike passes',
+    async () => {
+      t.clock.set(Date.UTC(2026, 3, 1, 2, 0, 0));
+      // A quiet baseline: one request a minute for ten minutes.
+      for (let m = 0; m < 10; m++) {
+        expectAccepted(await send(pub(pkOf('quiet'))));
+        t.clock.advance(60_000);
+      }
+      // Threshold: max(8, 3 × 10/60 per 10 s) = 8 requests in one 10-second window; the 8th is
+      // the spike and the one request of its 2 seconds, the 9th waits.
+      for (let i = 0; i < 8; i++) expectAccepted(await send(pub(pkOf('quiet')), { remoteAddress: `198.51.100.${i + 1}` }));
+      const before = await snapshot(t, 'quiet');
+      const res = await send(pub(pkOf('quiet')), { remoteAddress: '198.51.100.200' });
+      const retryAfter = expectLimited(res, 'anomaly');
+      expect(retryAfter).toBeLessThanOrEqual(2);
+      expect(await snapshot(t, 'quiet')).toEqual(before);
+      // Private keys of the organization are not slowed.
+      expectAccepted(await send({ authorization: `Bearer ${skOf('quiet')}` }));
+      // One request per 2-second window passes while the flood goes on.
+      for (let s = 0; s < 4; s++) {
+        t.clock.advance(2000);
+        expectAccepted(await send(pub(pkOf('quiet'))));
+        expectLimited(await send(pub(pkOf('quiet'))), 'anomaly');
+        expectLimited(await send(pub(pkOf('quiet'))), 'anomaly');
+      }
+      // The flood stops: 20 s after the last spiky 10-second window, requests flow again.
+      t.clock.advance(10_000);
       expectAccepted(await send(pub(pkOf('quiet'))));
       expectLimited(await send(pub(pkOf('quiet'))), 'anomaly');
-      expectLimited(await send(pub(pkOf('quiet'))), 'anomaly');
-    }
-    // The flood stops: 20 s after the last spiky 10-second window, requests flow again.
-    t.clock.advance(10_000);
-    expectAccepted(await send(pub(pkOf('quiet'))));
-    expectLimited(await send(pub(pkOf('quiet'))), 'anomaly');
-    t.clock.advance(20_000);
-    for (let i = 0; i < 5; i++) expectAccepted(await send(pub(pkOf('quiet'))));
-  });
+      t.clock.advance(20_000);
+      for (let i = 0; i < 5; i++) expectAccepted(await send(pub(pkOf('quiet'))));
+    },
+  );
 
   it.skipIf(skip)('the same burst is no spike for an organization whose usual rate is that high', async () => {
     t.clock.set(Date.UTC(2026, 3, 1, 3, 0, 0));

@@ -45,7 +45,14 @@ describe.skipIf(!present).each(DIALECTS)('Redis down on %s', (dialect) => {
     redis = await startPrivateRedis();
     ts = await freshStore(dialect);
     const config = testConfig({ MAILROOM_REDIS_URL: redis.url, MAILROOM_RATE_LIMIT_TIMEOUT_MS: '1000' });
-    const logger = pino({ level: 'info' }, { write: (line: string) => { lines.push(JSON.parse(line) as { level: number; msg: string }); } });
+    const logger = pino(
+      { level: 'info' },
+      {
+        write: (line: string) => {
+          lines.push(JSON.parse(line) as { level: number; msg: string });
+        },
+      },
+    );
     services = buildServices(config, { store: ts.store, clock: ts.clock, logger });
     const client = services.redis as Redis;
     const send = client.sendCommand.bind(client);
@@ -72,45 +79,50 @@ describe.skipIf(!present).each(DIALECTS)('Redis down on %s', (dialect) => {
   /** Commands other than the circuit's background PING. */
   const requestCommands = () => commands.filter((c) => c !== 'ping').length;
   const counted = async () => (await observer.keys('mailroom:rl:key:*')).length;
-  const available = async () => (await services.metrics.registry.getSingleMetric('mailroom_redis_available')?.get())?.values[0]?.value;
+  const available = async () =>
+    (await services.metrics.registry.getSingleMetric('mailroom_redis_available')?.get())?.values[0]?.value;
 
-  it.skipIf(skip)('skips Redis while it is down (private sends pass, public ones 503) and uses it again once it answers', async () => {
-    expectAccepted(await send(priv));
-    expect(await counted()).toBeGreaterThan(0);
-    expect(await available()).toBe(1);
+  it.skipIf(skip)(
+    'skips Redis while it is down (private sends pass, public ones 503) and uses it again once it answers',
+    async () => {
+      expectAccepted(await send(priv));
+      expect(await counted()).toBeGreaterThan(0);
+      expect(await available()).toBe(1);
 
-    await redis.stop();
-    // The first failures reach for Redis (each fails at once: the connection is known closed).
-    for (let i = 0; i < FAILURES_TO_OPEN; i++) expectAccepted(await send(priv));
-    const before = requestCommands();
-    expect(await available()).toBe(0);
+      await redis.stop();
+      // The first failures reach for Redis (each fails at once: the connection is known closed).
+      for (let i = 0; i < FAILURES_TO_OPEN; i++) expectAccepted(await send(priv));
+      const before = requestCommands();
+      expect(await available()).toBe(0);
 
-    // Now no request sends Redis anything: private keys fail open, public keys closed.
-    for (let i = 0; i < 20; i++) expectAccepted(await send(priv));
-    const refused = await send(pub);
-    const err = expectError(refused, 503, 'service_unavailable');
-    expect(err.details?.reason).toBe('rate_limit_store_unavailable');
-    expect(refused.headers['retry-after']).toMatch(/^\d+$/);
-    // The services' shared circuit breakers do not ask it either (the worker then sends as if closed).
-    await expect(services.breakers.admit('acme/outbox', 'msg_1')).rejects.toBeInstanceOf(RedisUnavailable);
-    expect(requestCommands()).toBe(before);
-    // Pacing neither asks it nor fails: this worker paces the service by itself meanwhile.
-    await expect(services.pacer.acquire('acme/outbox', 10)).resolves.toBeUndefined();
-    expect(requestCommands()).toBe(before);
+      // Now no request sends Redis anything: private keys fail open, public keys closed.
+      for (let i = 0; i < 20; i++) expectAccepted(await send(priv));
+      const refused = await send(pub);
+      const err = expectError(refused, 503, 'service_unavailable');
+      expect(err.details?.reason).toBe('rate_limit_store_unavailable');
+      expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+      // The services' shared circuit breakers do not ask it either (the worker then sends as if closed).
+      await expect(services.breakers.admit('acme/outbox', 'msg_1')).rejects.toBeInstanceOf(RedisUnavailable);
+      expect(requestCommands()).toBe(before);
+      // Pacing neither asks it nor fails: this worker paces the service by itself meanwhile.
+      await expect(services.pacer.acquire('acme/outbox', 10)).resolves.toBeUndefined();
+      expect(requestCommands()).toBe(before);
 
-    await redis.start();
-    expect(await counted()).toBe(0);
-    // The background probe finds it (first probe 1 s after the outage, doubling): bounded wait.
-    for (let i = 0; i < 300 && (await available()) !== 1; i++) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(await available()).toBe(1);
-    expectAccepted(await send(priv));
-    expectAccepted(await send(pub));
-    expect(await counted()).toBeGreaterThan(0);
-    expect(requestCommands()).toBeGreaterThan(before + 1);
+      await redis.start();
+      expect(await counted()).toBe(0);
+      // The background probe finds it (first probe 1 s after the outage, doubling): bounded wait.
+      for (let i = 0; i < 300 && (await available()) !== 1; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await available()).toBe(1);
+      expectAccepted(await send(priv));
+      expectAccepted(await send(pub));
+      expect(await counted()).toBeGreaterThan(0);
+      expect(requestCommands()).toBeGreaterThan(before + 1);
 
-    // One line when it went down, one when it came back.
-    const said = (start: string) => lines.filter((l) => l.component === 'redis' && l.msg.startsWith(start)).length;
-    expect([said('redis unavailable'), said('redis available again')]).toEqual([1, 1]);
-    expect(said('redis connection error')).toBeLessThanOrEqual(1);
-  }, 60_000);
+      // One line when it went down, one when it came back.
+      const said = (start: string) => lines.filter((l) => l.component === 'redis' && l.msg.startsWith(start)).length;
+      expect([said('redis unavailable'), said('redis available again')]).toEqual([1, 1]);
+      expect(said('redis connection error')).toBeLessThanOrEqual(1);
+    },
+    60_000,
+  );
 });

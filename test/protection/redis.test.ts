@@ -37,8 +37,12 @@ const org = orgsLike((id) => ({
 const body = (extra: Record<string, unknown> = {}) => ({ template_id: 'contact', template_params: CONTACT_PARAMS, ...extra });
 const pub = (key: string) => ({ 'x-mail-public-key': key, origin: ORIGIN });
 const priv = (key: string) => ({ authorization: `Bearer ${key}` });
-const post = (app: App, headers: Record<string, string>, payload: Record<string, unknown> = body(), extra: Partial<InjectOptions> = {}) =>
-  app.inject({ method: 'POST', url: '/v1/send', payload, headers, ...extra });
+const post = (
+  app: App,
+  headers: Record<string, string>,
+  payload: Record<string, unknown> = body(),
+  extra: Partial<InjectOptions> = {},
+) => app.inject({ method: 'POST', url: '/v1/send', payload, headers, ...extra });
 
 function newRedis(): Redis {
   const r = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
@@ -147,7 +151,9 @@ describeDialects('two API processes sharing one Redis on %s', (dialect, pgSkip) 
 
   it.skipIf(skip)('hold the Pro plan limit together: 20 per second for the organization, whichever process answers', async () => {
     // Two private keys, so that the organization's limit (not one key's) is what stops them.
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => post(i % 2 === 0 ? a : b, priv(skOf('acme', (i % 4 < 2) ? 1 : 2)))));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => post(i % 2 === 0 ? a : b, priv(skOf('acme', i % 4 < 2 ? 1 : 2)))),
+    );
     for (const r of results) expectAccepted(r);
     const before = await snapshot(ts, 'acme');
     expectLimited(await post(a, priv(skOf('acme'))), 'plan');
@@ -165,17 +171,20 @@ describeDialects('two API processes sharing one Redis on %s', (dialect, pgSkip) 
     expectLimited(await post(b, pub(pkOf('iplimited'))), 'ip');
   });
 
-  it.skipIf(skip)('a CAPTCHA token used on one process is refused on the other, even when the verifier accepts the replay', async () => {
-    turnstile.acceptReplays = true;
-    try {
-      const payload = body({ template_id: 'protected', turnstile_token: turnstile.issue('example.com') });
-      expectAccepted(await post(a, pub(pkOf('acme')), payload));
-      const err = expectError(await post(b, pub(pkOf('acme')), payload), 403, 'captcha_failed');
-      expect(err.details?.reason).toBe('token_reused');
-    } finally {
-      turnstile.acceptReplays = false;
-    }
-  });
+  it.skipIf(skip)(
+    'a CAPTCHA token used on one process is refused on the other, even when the verifier accepts the replay',
+    async () => {
+      turnstile.acceptReplays = true;
+      try {
+        const payload = body({ template_id: 'protected', turnstile_token: turnstile.issue('example.com') });
+        expectAccepted(await post(a, pub(pkOf('acme')), payload));
+        const err = expectError(await post(b, pub(pkOf('acme')), payload), 403, 'captcha_failed');
+        expect(err.details?.reason).toBe('token_reused');
+      } finally {
+        turnstile.acceptReplays = false;
+      }
+    },
+  );
 });
 
 describe.skipIf(!redisUp)('an app built from MAILROOM_REDIS_URL alone', () => {
@@ -227,7 +236,12 @@ describeDialects('Redis unreachable on %s', (dialect, skip) => {
     const config = testConfig({ MAILROOM_RATE_LIMIT_TIMEOUT_MS: '200' });
     const logger = { warn: (obj: object, msg: string) => logs.push({ obj, msg }) };
     // Nothing listens on port 1: every command fails at once.
-    const refused = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const refused = new Redis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     refused.on('error', () => undefined);
     // A peer that accepts the connection and never answers: the deadline decides.
     server = net.createServer(() => undefined);
@@ -249,26 +263,30 @@ describeDialects('Redis unreachable on %s', (dialect, skip) => {
     await ts.cleanup();
   });
 
-  const errorsCounted = async (): Promise<number> => (await metrics.rateLimitBackendErrors.get()).values.reduce((n, v) => n + v.value, 0);
+  const errorsCounted = async (): Promise<number> =>
+    (await metrics.rateLimitBackendErrors.get()).values.reduce((n, v) => n + v.value, 0);
 
-  it.skipIf(skip)('public-key requests are refused with 503 (fail closed), private-key requests continue (fail open); both logged and counted', async () => {
-    for (const app of [dead, silent]) {
-      const counted = await errorsCounted();
-      const loggedBefore = logs.length;
-      const before = await snapshot(ts, 'acme');
-      const res = await post(app, pub(pkOf('acme')));
-      const err = expectError(res, 503, 'service_unavailable');
-      expect(err.details?.reason).toBe('rate_limit_store_unavailable');
-      expect(res.headers['retry-after']).toMatch(/^\d+$/);
-      expect(await snapshot(ts, 'acme')).toEqual(before);
-      expectAccepted(await post(app, priv(skOf('acme'))));
-      expect(await errorsCounted()).toBeGreaterThanOrEqual(counted + 2);
-      if (app === dead) expect(logs.length).toBeGreaterThan(loggedBefore);
-    }
-    expect(logs[0]?.msg).toBe('rate-limit store unavailable');
-    expect(logs[0]?.obj).toMatchObject({ scope: 'flood', outcome: 'refused with 503 (fail closed)' });
-    expect(logs.some((l) => (l.obj as { outcome?: string }).outcome === 'allowed (fail open)')).toBe(true);
-    const labels = (await metrics.rateLimitBackendErrors.get()).values.map((v) => v.labels.scope);
-    expect(labels).toEqual(expect.arrayContaining(['flood', 'plan']));
-  });
+  it.skipIf(skip)(
+    'public-key requests are refused with 503 (fail closed), private-key requests continue (fail open); both logged and counted',
+    async () => {
+      for (const app of [dead, silent]) {
+        const counted = await errorsCounted();
+        const loggedBefore = logs.length;
+        const before = await snapshot(ts, 'acme');
+        const res = await post(app, pub(pkOf('acme')));
+        const err = expectError(res, 503, 'service_unavailable');
+        expect(err.details?.reason).toBe('rate_limit_store_unavailable');
+        expect(res.headers['retry-after']).toMatch(/^\d+$/);
+        expect(await snapshot(ts, 'acme')).toEqual(before);
+        expectAccepted(await post(app, priv(skOf('acme'))));
+        expect(await errorsCounted()).toBeGreaterThanOrEqual(counted + 2);
+        if (app === dead) expect(logs.length).toBeGreaterThan(loggedBefore);
+      }
+      expect(logs[0]?.msg).toBe('rate-limit store unavailable');
+      expect(logs[0]?.obj).toMatchObject({ scope: 'flood', outcome: 'refused with 503 (fail closed)' });
+      expect(logs.some((l) => (l.obj as { outcome?: string }).outcome === 'allowed (fail open)')).toBe(true);
+      const labels = (await metrics.rateLimitBackendErrors.get()).values.map((v) => v.labels.scope);
+      expect(labels).toEqual(expect.arrayContaining(['flood', 'plan']));
+    },
+  );
 });

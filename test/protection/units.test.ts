@@ -53,7 +53,9 @@ describe('headlessSign', () => {
     'okhttp/4.12.0',
   ];
   it.each(real)('lets a normal client pass: %s', (ua) => {
-    expect(headlessSign({ userAgent: ua, secChUa: '"Chromium";v="124", "Google Chrome";v="124", "Not-A.Brand";v="99"' })).toBeUndefined();
+    expect(
+      headlessSign({ userAgent: ua, secChUa: '"Chromium";v="124", "Google Chrome";v="124", "Not-A.Brand";v="99"' }),
+    ).toBeUndefined();
   });
 
   it('passes a request without User-Agent (apps may send none)', () => {
@@ -61,7 +63,10 @@ describe('headlessSign', () => {
   });
 
   it.each([
-    ['Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/124.0.6367.60 Safari/537.36', 'headless_chrome'],
+    [
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/124.0.6367.60 Safari/537.36',
+      'headless_chrome',
+    ],
     ['Mozilla/5.0 (Unknown; Linux x86_64) AppleWebKit/538.1 (KHTML, like Gecko) PhantomJS/2.1.1 Safari/538.1', 'phantomjs'],
     ['Playwright/1.44.0 (x64; ubuntu 22.04) node/20.12', 'playwright'],
     ['Mozilla/5.0 Puppeteer', 'puppeteer'],
@@ -73,10 +78,13 @@ describe('headlessSign', () => {
   });
 
   it('spots HeadlessChrome in the Sec-CH-UA client hint behind a normal user agent', () => {
-    expect(headlessSign({
-      userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
-      secChUa: '"Chromium";v="124", "HeadlessChrome";v="124", "Not-A.Brand";v="99"',
-    })).toBe('headless_client_hint');
+    expect(
+      headlessSign({
+        userAgent:
+          'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+        secChUa: '"Chromium";v="124", "HeadlessChrome";v="124", "Not-A.Brand";v="99"',
+      }),
+    ).toBe('headless_client_hint');
   });
 });
 
@@ -94,13 +102,28 @@ describe('links in the rendered email', () => {
       <!--[if mso]><v:rect href="https://mso.test/"></v:rect><![endif]-->
       <!-- https://plain-comment.test/ is not rendered --></body></html>`;
     expect(linkHosts({ html, text: 'Also http://plain.test/x and HTTPS://CAPS.TEST.' })).toEqual([
-      'a.example.com', 'caps.test', 'cdn.test', 'css.test', 'entity.test', 'form.test', 'inline.test', 'mso.test', 'plain.test',
-      'refresh.test', 's1.test', 's2.test', 'text.test', 'www.www-host.test',
+      'a.example.com',
+      'caps.test',
+      'cdn.test',
+      'css.test',
+      'entity.test',
+      'form.test',
+      'inline.test',
+      'mso.test',
+      'plain.test',
+      'refresh.test',
+      's1.test',
+      's2.test',
+      'text.test',
+      'www.www-host.test',
     ]);
   });
 
   it('reads backslash and whitespace tricks the way browsers do', () => {
-    expect(linkHosts({ html: '<a href=" https:\\\\evil.test\\x ">x</a><a href="/\\evil2.test">y</a>', text: '' })).toEqual(['evil.test', 'evil2.test']);
+    expect(linkHosts({ html: '<a href=" https:\\\\evil.test\\x ">x</a><a href="/\\evil2.test">y</a>', text: '' })).toEqual([
+      'evil.test',
+      'evil2.test',
+    ]);
   });
 
   it('matches a domain and its subdomains only', () => {
@@ -113,7 +136,15 @@ describe('links in the rendered email', () => {
   });
 
   it('link_not_allowed names the hosts, never the URLs', () => {
-    const err = thrown(() => checkLinks({ html: '<a href="https://evil.test/reset?token=SECRET">x</a><a href="https://ok.acme.test/">y</a>', text: 'https://other.test/?email=victim@example.com' }, ['acme.test']));
+    const err = thrown(() =>
+      checkLinks(
+        {
+          html: '<a href="https://evil.test/reset?token=SECRET">x</a><a href="https://ok.acme.test/">y</a>',
+          text: 'https://other.test/?email=victim@example.com',
+        },
+        ['acme.test'],
+      ),
+    );
     expect(err.code).toBe('link_not_allowed');
     expect(err.details).toEqual({ hosts: ['evil.test', 'other.test'] });
     expect(JSON.stringify(err.details)).not.toContain('SECRET');
@@ -121,11 +152,28 @@ describe('links in the rendered email', () => {
 });
 
 describe('template shape and the dynamic-recipient lock', () => {
-  const base: TemplateContent = { subject: 's', to: 'owner@acme.test', cc: '', bcc: '', from_name: '', from_email: 'noreply@acme.test', reply_to: '', html: '<p>{{message}}</p>', text: '{{message}}' };
+  const base: TemplateContent = {
+    subject: 's',
+    to: 'owner@acme.test',
+    cc: '',
+    bcc: '',
+    from_name: '',
+    from_email: 'noreply@acme.test',
+    reply_to: '',
+    html: '<p>{{message}}</p>',
+    text: '{{message}}',
+  };
 
   it('sees parameters in recipient and sender fields, not comments or plain text', () => {
     expect(analyseTemplate(base)).toEqual({ dynamicRecipients: [], dynamicSenders: [], rawParams: new Set() });
-    const s = analyseTemplate({ ...base, to: '{{!-- fixed --}}owner@acme.test', cc: '{{email}}', bcc: '{{#if copy}}audit@acme.test{{/if}}', from_name: '{{name}}', reply_to: '{{email}}' });
+    const s = analyseTemplate({
+      ...base,
+      to: '{{!-- fixed --}}owner@acme.test',
+      cc: '{{email}}',
+      bcc: '{{#if copy}}audit@acme.test{{/if}}',
+      from_name: '{{name}}',
+      reply_to: '{{email}}',
+    });
     expect(s.dynamicRecipients).toEqual(['cc', 'bcc']);
     expect(s.dynamicSenders).toEqual(['from_name', 'reply_to']);
   });
@@ -146,12 +194,16 @@ describe('template shape and the dynamic-recipient lock', () => {
 
   it('refuses dynamic recipients the template does not allow, for every key', () => {
     for (const key of ['public', 'private'] as const) {
-      expect(thrown(() => checkTemplateLock({ ...flags, allow_dynamic_recipients: false }, shape({ to: '{{email}}' }), key)).code).toBe('dynamic_recipient_not_allowed');
+      expect(
+        thrown(() => checkTemplateLock({ ...flags, allow_dynamic_recipients: false }, shape({ to: '{{email}}' }), key)).code,
+      ).toBe('dynamic_recipient_not_allowed');
     }
   });
 
   it('requires CAPTCHA for public keys only', () => {
-    expect(thrown(() => checkTemplateLock({ ...flags, captcha: false }, shape({ to: '{{email}}' }), 'public')).code).toBe('dynamic_recipient_requires_captcha');
+    expect(thrown(() => checkTemplateLock({ ...flags, captcha: false }, shape({ to: '{{email}}' }), 'public')).code).toBe(
+      'dynamic_recipient_requires_captcha',
+    );
     expect(() => checkTemplateLock({ ...flags, captcha: false }, shape({ to: '{{email}}' }), 'private')).not.toThrow();
   });
 
@@ -160,16 +212,25 @@ describe('template shape and the dynamic-recipient lock', () => {
     expect(err.code).toBe('dynamic_field_not_allowed');
     expect(err.details).toEqual({ fields: ['from_email'] });
     expect(() => checkTemplateLock(flags, shape({ from_name: '{{name}}', reply_to: '{{email}}' }), 'public')).not.toThrow();
-    const locked = thrown(() => checkTemplateLock(flags, shape({ to: '{{email}}', from_name: '{{name}}', reply_to: '{{email}}' }), 'public'));
+    const locked = thrown(() =>
+      checkTemplateLock(flags, shape({ to: '{{email}}', from_name: '{{name}}', reply_to: '{{email}}' }), 'public'),
+    );
     expect(locked.details).toEqual({ fields: ['from_name', 'reply_to'] });
-    expect(() => checkTemplateLock(flags, shape({ to: '{{email}}', from_email: '{{sender}}', from_name: '{{name}}' }), 'private')).not.toThrow();
+    expect(() =>
+      checkTemplateLock(flags, shape({ to: '{{email}}', from_email: '{{sender}}', from_name: '{{name}}' }), 'private'),
+    ).not.toThrow();
   });
 
   it('content lock: HTML parameters, raw insertions and values over 500 characters', () => {
     const s = shape({ to: '{{email}}', html: '<p>{{message}}</p>{{{note}}}' });
-    const specs = [{ name: 'bio', type: 'html' as const }, { name: 'message', type: 'string' as const }];
+    const specs = [
+      { name: 'bio', type: 'html' as const },
+      { name: 'message', type: 'string' as const },
+    ];
     expect(() => checkLockedContent({ message: 'x'.repeat(500), bio: '', note: null }, specs, s)).not.toThrow();
-    const err = thrown(() => checkLockedContent({ message: 'x'.repeat(501), bio: '<b>hi</b>', note: 'n', list: { deep: ['y'.repeat(600)] } }, specs, s));
+    const err = thrown(() =>
+      checkLockedContent({ message: 'x'.repeat(501), bio: '<b>hi</b>', note: 'n', list: { deep: ['y'.repeat(600)] } }, specs, s),
+    );
     expect(err.code).toBe('invalid_template_params');
     expect(err.status).toBe(422);
     expect(err.details?.reason).toBe('content_locked');
@@ -247,13 +308,26 @@ describe('configuration', () => {
   it('reads the protection variables with their defaults', () => {
     const c = loadConfig({});
     expect(c.turnstile.timeoutMs).toBe(5000);
-    expect(c.limits).toEqual({ floodPerSecond: 50, backendTimeoutMs: 1000, anomaly: { enabled: true, minRequests: 50, factor: 10, cooldownMs: 60_000 } });
+    expect(c.limits).toEqual({
+      floodPerSecond: 50,
+      backendTimeoutMs: 1000,
+      anomaly: { enabled: true, minRequests: 50, factor: 10, cooldownMs: 60_000 },
+    });
     const d = loadConfig({
-      MAILROOM_TURNSTILE_TIMEOUT_MS: '800', MAILROOM_FLOOD_GUARD_PER_SECOND: '120', MAILROOM_RATE_LIMIT_TIMEOUT_MS: '250',
-      MAILROOM_ANOMALY_DETECTION: 'off', MAILROOM_ANOMALY_MIN_REQUESTS: '7', MAILROOM_ANOMALY_FACTOR: '4', MAILROOM_ANOMALY_COOLDOWN_SECONDS: '30',
+      MAILROOM_TURNSTILE_TIMEOUT_MS: '800',
+      MAILROOM_FLOOD_GUARD_PER_SECOND: '120',
+      MAILROOM_RATE_LIMIT_TIMEOUT_MS: '250',
+      MAILROOM_ANOMALY_DETECTION: 'off',
+      MAILROOM_ANOMALY_MIN_REQUESTS: '7',
+      MAILROOM_ANOMALY_FACTOR: '4',
+      MAILROOM_ANOMALY_COOLDOWN_SECONDS: '30',
     });
     expect(d.turnstile.timeoutMs).toBe(800);
-    expect(d.limits).toEqual({ floodPerSecond: 120, backendTimeoutMs: 250, anomaly: { enabled: false, minRequests: 7, factor: 4, cooldownMs: 30_000 } });
+    expect(d.limits).toEqual({
+      floodPerSecond: 120,
+      backendTimeoutMs: 250,
+      anomaly: { enabled: false, minRequests: 7, factor: 4, cooldownMs: 30_000 },
+    });
   });
 
   it('refuses a flood guard under the 50 per second of the spec', () => {

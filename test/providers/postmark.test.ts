@@ -9,11 +9,18 @@ import type { FakeAnswer } from '../support/providers/fakes/server.js';
 import { BCC, CC, NOTES, PDF, providerSetup, suppressed, TO } from '../support/providers/send-path.js';
 import { describeDialects } from '../support/dialects.js';
 
-const err = (status: number, code: number, message: string): FakeAnswer => ({ status, body: { ErrorCode: code, Message: message } });
+const err = (status: number, code: number, message: string): FakeAnswer => ({
+  status,
+  body: { ErrorCode: code, Message: message },
+});
 
 /** Every row of postmark.ts's table: the answer, the message's status after one attempt. */
 const ROWS: Array<[string, FakeAnswer, string]> = [
-  ['HTTP 429', { status: 429, body: { ErrorCode: 429, Message: 'Rate limit exceeded' }, headers: { 'retry-after': '120' } }, 'queued'],
+  [
+    'HTTP 429',
+    { status: 429, body: { ErrorCode: 429, Message: 'Rate limit exceeded' }, headers: { 'retry-after': '120' } },
+    'queued',
+  ],
   ['422 ErrorCode 429', err(422, 429, 'Rate limit exceeded'), 'queued'],
   ['HTTP 500', err(500, 0, 'Internal Server Error'), 'queued'],
   ['HTTP 503', { status: 503, body: 'Service Unavailable' }, 'queued'],
@@ -39,37 +46,46 @@ describeDialects('postmark transport on %s', (dialect, skip) => {
   const setup = async () => {
     const fake = await startPostmark();
     h.closer.defer(() => fake.close());
-    const s = await providerSetup(dialect, h.closer, 'postmark', { server_token: fake.token, message_stream: 'outbound', endpoint: fake.url }, postmarkTransport);
+    const s = await providerSetup(
+      dialect,
+      h.closer,
+      'postmark',
+      { server_token: fake.token, message_stream: 'outbound', endpoint: fake.url },
+      postmarkTransport,
+    );
     return { fake, ...s };
   };
 
-  it.skipIf(skip)('a full send: from, to, cc, bcc, reply-to, subject, bodies, attachments byte for byte, our Message-ID and metadata; the MessageID on the message', async () => {
-    const { fake, t, worker, send } = await setup();
-    const id = await send();
-    expect(await worker.runOnce()).toBe(1);
-    expect(fake.sent).toHaveLength(1);
-    const m = fake.sent[0]!;
-    expect(m.json.From).toBe('"Acme Support" <noreply@acme.test>');
-    expect(m.json.To).toBe(`"Acme Owner" <${TO}>`);
-    expect(m.json.Cc).toBe(CC);
-    expect(m.json.Bcc).toBe(BCC);
-    expect(m.json.ReplyTo).toBe('"Ada Lovelace" <ada@example.org>');
-    expect(m.json.Subject).toBe('Message from Ada Lovelace');
-    expect(m.json.TextBody).toBe('Hello from the engine');
-    expect(m.json.HtmlBody).toBe('<p>Hello from the engine</p>');
-    expect(m.json.MessageStream).toBe('outbound');
-    expect(m.json.Metadata).toEqual({ mailroom_message_id: id });
-    const stored = await row(t.store, id);
-    expect(m.json.Headers).toEqual([{ Name: 'Message-ID', Value: stored.header_message_id }]);
-    expect(m.attachments.map((a) => a.name)).toEqual(['report.pdf', 'notes.txt']);
-    expect(m.attachments[0]!.content.equals(PDF)).toBe(true);
-    expect(m.attachments[0]!.contentType).toBe('application/pdf');
-    expect(m.attachments[1]!.content.equals(NOTES)).toBe(true);
-    expect(stored.status).toBe('sent');
-    expect(stored.provider_message_id).toBe(m.messageId);
-    const sentEvent = (await view(t, id)).events.find((e) => e.type === 'sent');
-    expect(JSON.stringify(sentEvent)).toContain(m.messageId);
-  });
+  it.skipIf(skip)(
+    'a full send: from, to, cc, bcc, reply-to, subject, bodies, attachments byte for byte, our Message-ID and metadata; the MessageID on the message',
+    async () => {
+      const { fake, t, worker, send } = await setup();
+      const id = await send();
+      expect(await worker.runOnce()).toBe(1);
+      expect(fake.sent).toHaveLength(1);
+      const m = fake.sent[0]!;
+      expect(m.json.From).toBe('"Acme Support" <noreply@acme.test>');
+      expect(m.json.To).toBe(`"Acme Owner" <${TO}>`);
+      expect(m.json.Cc).toBe(CC);
+      expect(m.json.Bcc).toBe(BCC);
+      expect(m.json.ReplyTo).toBe('"Ada Lovelace" <ada@example.org>');
+      expect(m.json.Subject).toBe('Message from Ada Lovelace');
+      expect(m.json.TextBody).toBe('Hello from the engine');
+      expect(m.json.HtmlBody).toBe('<p>Hello from the engine</p>');
+      expect(m.json.MessageStream).toBe('outbound');
+      expect(m.json.Metadata).toEqual({ mailroom_message_id: id });
+      const stored = await row(t.store, id);
+      expect(m.json.Headers).toEqual([{ Name: 'Message-ID', Value: stored.header_message_id }]);
+      expect(m.attachments.map((a) => a.name)).toEqual(['report.pdf', 'notes.txt']);
+      expect(m.attachments[0]!.content.equals(PDF)).toBe(true);
+      expect(m.attachments[0]!.contentType).toBe('application/pdf');
+      expect(m.attachments[1]!.content.equals(NOTES)).toBe(true);
+      expect(stored.status).toBe('sent');
+      expect(stored.provider_message_id).toBe(m.messageId);
+      const sentEvent = (await view(t, id)).events.find((e) => e.type === 'sent');
+      expect(JSON.stringify(sentEvent)).toContain(m.messageId);
+    },
+  );
 
   it.skipIf(skip).each(ROWS)('%s → %s', async (_name, answer, status) => {
     const { fake, t, worker, send } = await setup();
@@ -80,43 +96,67 @@ describeDialects('postmark transport on %s', (dialect, skip) => {
     expect(await suppressed(t)).toEqual([]);
   });
 
-  it.skipIf(skip)('ErrorCode 406: the listed inactive addresses bounce and are suppressed; the others are sent on the retry, nobody twice', async () => {
-    const { fake, t, worker, send } = await setup();
-    fake.script({ ...err(422, 406, `You tried to send to recipient(s) that have been marked as inactive. Found inactive addresses: ${CC}. Inactive recipients are ones that have generated a hard bounce or a spam complaint.`), path: '/email' });
-    const id = await send();
-    expect(await worker.runOnce()).toBe(1);
-    expect(await suppressed(t)).toEqual([CC]);
-    const v = await view(t, id);
-    expect(v.status).toBe('queued');
-    t.clock.advance(2 * 60 * 60_000);
-    expect(await worker.runOnce()).toBe(1);
-    expect(fake.sent).toHaveLength(1);
-    expect(fake.sent[0]!.json.To).toBe(`"Acme Owner" <${TO}>`);
-    expect(fake.sent[0]!.json.Cc).toBeUndefined();
-    expect(fake.sent[0]!.json.Bcc).toBe(BCC);
-    const after = await view(t, id);
-    expect(Object.fromEntries((after.recipients ?? []).map((r) => [r.address, r.state]))).toMatchObject({ [CC]: 'bounced' });
-  });
+  it.skipIf(skip)(
+    'ErrorCode 406: the listed inactive addresses bounce and are suppressed; the others are sent on the retry, nobody twice',
+    async () => {
+      const { fake, t, worker, send } = await setup();
+      fake.script({
+        ...err(
+          422,
+          406,
+          `You tried to send to recipient(s) that have been marked as inactive. Found inactive addresses: ${CC}. Inactive recipients are ones that have generated a hard bounce or a spam complaint.`,
+        ),
+        path: '/email',
+      });
+      const id = await send();
+      expect(await worker.runOnce()).toBe(1);
+      expect(await suppressed(t)).toEqual([CC]);
+      const v = await view(t, id);
+      expect(v.status).toBe('queued');
+      t.clock.advance(2 * 60 * 60_000);
+      expect(await worker.runOnce()).toBe(1);
+      expect(fake.sent).toHaveLength(1);
+      expect(fake.sent[0]!.json.To).toBe(`"Acme Owner" <${TO}>`);
+      expect(fake.sent[0]!.json.Cc).toBeUndefined();
+      expect(fake.sent[0]!.json.Bcc).toBe(BCC);
+      const after = await view(t, id);
+      expect(Object.fromEntries((after.recipients ?? []).map((r) => [r.address, r.state]))).toMatchObject({ [CC]: 'bounced' });
+    },
+  );
 
-  it.skipIf(skip)('200 ErrorCode 0 naming an inactive address: sent to the others with the MessageID, the inactive one bounced and suppressed, nothing sent again', async () => {
-    const { fake, t, worker, send } = await setup();
-    fake.inactive.add(CC);
-    const id = await send();
-    expect(await worker.runOnce()).toBe(1);
-    expect(fake.sent).toHaveLength(1);
-    const v = await view(t, id);
-    expect(v.status).toBe('sent');
-    expect(Object.fromEntries((v.recipients ?? []).map((r) => [r.address, r.state]))).toMatchObject({ [TO]: 'sent', [CC]: 'bounced', [BCC]: 'sent' });
-    expect(await suppressed(t)).toEqual([CC]);
-    expect((await row(t.store, id)).provider_message_id).toBe(fake.sent[0]!.messageId);
-    t.clock.advance(2 * 60 * 60_000);
-    expect(await worker.runOnce()).toBe(0);
-    expect(fake.sent).toHaveLength(1);
-  });
+  it.skipIf(skip)(
+    '200 ErrorCode 0 naming an inactive address: sent to the others with the MessageID, the inactive one bounced and suppressed, nothing sent again',
+    async () => {
+      const { fake, t, worker, send } = await setup();
+      fake.inactive.add(CC);
+      const id = await send();
+      expect(await worker.runOnce()).toBe(1);
+      expect(fake.sent).toHaveLength(1);
+      const v = await view(t, id);
+      expect(v.status).toBe('sent');
+      expect(Object.fromEntries((v.recipients ?? []).map((r) => [r.address, r.state]))).toMatchObject({
+        [TO]: 'sent',
+        [CC]: 'bounced',
+        [BCC]: 'sent',
+      });
+      expect(await suppressed(t)).toEqual([CC]);
+      expect((await row(t.store, id)).provider_message_id).toBe(fake.sent[0]!.messageId);
+      t.clock.advance(2 * 60 * 60_000);
+      expect(await worker.runOnce()).toBe(0);
+      expect(fake.sent).toHaveLength(1);
+    },
+  );
 
   it.skipIf(skip)('ErrorCode 406 naming every recipient: bounced, all suppressed', async () => {
     const { fake, t, worker, send } = await setup();
-    fake.script({ ...err(422, 406, `Found inactive addresses: ${TO}, ${CC}, ${BCC}. Inactive recipients are ones that have generated a hard bounce or a spam complaint.`), path: '/email' });
+    fake.script({
+      ...err(
+        422,
+        406,
+        `Found inactive addresses: ${TO}, ${CC}, ${BCC}. Inactive recipients are ones that have generated a hard bounce or a spam complaint.`,
+      ),
+      path: '/email',
+    });
     const id = await send();
     expect(await worker.runOnce()).toBe(1);
     expect((await row(t.store, id)).status).toBe('bounced');
@@ -125,7 +165,17 @@ describeDialects('postmark transport on %s', (dialect, skip) => {
 });
 
 describe('postmark verify()', () => {
-  const service = (settings: Record<string, unknown>): Service => ({ org_id: 'acme', id: 'svc', provider: 'postmark', settings: { postmark: settings }, is_default: true, max_per_second: null, version: 1, created_at: 0, updated_at: 0 });
+  const service = (settings: Record<string, unknown>): Service => ({
+    org_id: 'acme',
+    id: 'svc',
+    provider: 'postmark',
+    settings: { postmark: settings },
+    is_default: true,
+    max_per_second: null,
+    version: 1,
+    created_at: 0,
+    updated_at: 0,
+  });
   const verify = async (fake: PostmarkFake | undefined, settings: Record<string, unknown>) => {
     const transport = postmarkTransport(service(settings), { dataDir: '/tmp' });
     try {
@@ -153,7 +203,9 @@ describe('postmark verify()', () => {
       await fake.close();
       expect(await verify(undefined, { server_token: 'x', endpoint: `http://127.0.0.1:${port}` })).toBe('connect');
       expect(() => postmarkTransport(service({}), { dataDir: '/tmp' })).toThrow(/server_token/);
-      expect(() => postmarkTransport(service({ server_token: 't', endpoint: 'ftp://x' }), { dataDir: '/tmp' })).toThrow(/endpoint/);
+      expect(() => postmarkTransport(service({ server_token: 't', endpoint: 'ftp://x' }), { dataDir: '/tmp' })).toThrow(
+        /endpoint/,
+      );
     } finally {
       await closer.closeAll();
     }

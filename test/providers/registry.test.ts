@@ -10,9 +10,7 @@ import { trackingHeaders } from '../../src/delivery/tracking-headers.js';
 import { TRANSPORTS } from '../../src/delivery/transports/index.js';
 import { webhookSources } from '../../src/events/sources/index.js';
 import { EVENT_SOURCES } from '../../src/events/types.js';
-import {
-  DESCRIPTORS, HTTP_PROVIDER_NAMES, PROVIDER_NAMES, WEBHOOK_SOURCES,
-} from '../../src/providers/index.js';
+import { DESCRIPTORS, HTTP_PROVIDER_NAMES, PROVIDER_NAMES, WEBHOOK_SOURCES } from '../../src/providers/index.js';
 import { EventsInput, ServiceInput } from '../../src/resources/inputs.js';
 import { PROVIDERS as UI_PROVIDERS } from '../../ui/src/api/service-types.js';
 import { EVENT_FIELDS, PROVIDER_FIELDS, visibleFields } from '../../ui/src/components/service-form.js';
@@ -31,7 +29,8 @@ const enumOf = (schema: TSchema): unknown[] => (schema.anyOf as TSchema[]).map((
 /** Dotted paths of a schema's leaves (`dkim.private_key`), in order. */
 function leaves(schema: TObject, prefix = ''): string[] {
   return Object.entries<TSchema>(schema.properties).flatMap(([name, s]) =>
-    s.type === 'object' && s.properties !== undefined ? leaves(s as TObject, `${prefix}${name}.`) : [`${prefix}${name}`]);
+    s.type === 'object' && s.properties !== undefined ? leaves(s as TObject, `${prefix}${name}.`) : [`${prefix}${name}`],
+  );
 }
 
 describe('the provider registry', () => {
@@ -59,30 +58,37 @@ describe('the provider registry', () => {
     expect(Object.keys(sources)).toEqual([...WEBHOOK_SOURCES]);
   });
 
-  it.each(DESCRIPTORS.filter((p) => p.settings !== undefined).map((p) => [p.name, p] as const))('%s: its settings block agrees with itself', (_, p) => {
-    const block = p.settings;
-    if (block === undefined) throw new Error('filtered');
-    const fields = leaves(block.schema);
-    // Every field has its form label, and nothing else does.
-    expect(Object.keys(block.labels)).toEqual(fields);
-    for (const name of [...block.secrets, ...block.destination]) expect(fields).toContain(name);
-    for (const name of Object.keys(block.defaults)) expect(Object.keys(block.schema.properties)).toContain(name);
-    // GET shows what PUT takes, under the same names.
-    expect(Object.keys(block.view.properties)).toEqual(Object.keys(block.schema.properties));
-    if (p.kind === 'http') {
-      expect(block.destination, 'an API secret goes to its endpoint').toContain('endpoint');
-      for (const secret of block.secrets) expect((block.view.properties[secret] as TSchema).description).toMatch(/"\*{8}" when set/);
-    }
-  });
+  it.each(DESCRIPTORS.filter((p) => p.settings !== undefined).map((p) => [p.name, p] as const))(
+    '%s: its settings block agrees with itself',
+    (_, p) => {
+      const block = p.settings;
+      if (block === undefined) throw new Error('filtered');
+      const fields = leaves(block.schema);
+      // Every field has its form label, and nothing else does.
+      expect(Object.keys(block.labels)).toEqual(fields);
+      for (const name of [...block.secrets, ...block.destination]) expect(fields).toContain(name);
+      for (const name of Object.keys(block.defaults)) expect(Object.keys(block.schema.properties)).toContain(name);
+      // GET shows what PUT takes, under the same names.
+      expect(Object.keys(block.view.properties)).toEqual(Object.keys(block.schema.properties));
+      if (p.kind === 'http') {
+        expect(block.destination, 'an API secret goes to its endpoint').toContain('endpoint');
+        for (const secret of block.secrets)
+          expect((block.view.properties[secret] as TSchema).description).toMatch(/"\*{8}" when set/);
+      }
+    },
+  );
 
-  it.each(DESCRIPTORS.filter((p) => p.events !== undefined).map((p) => [p.name, p] as const))('%s: its events block agrees with itself', (_, p) => {
-    const events = p.events;
-    if (events === undefined) throw new Error('filtered');
-    const names = Object.keys(events.fields);
-    expect(Object.keys(events.view)).toEqual(names);
-    expect(Object.keys(events.labels)).toEqual(names);
-    for (const name of [...events.required, ...events.secrets]) expect(names).toContain(name);
-  });
+  it.each(DESCRIPTORS.filter((p) => p.events !== undefined).map((p) => [p.name, p] as const))(
+    '%s: its events block agrees with itself',
+    (_, p) => {
+      const events = p.events;
+      if (events === undefined) throw new Error('filtered');
+      const names = Object.keys(events.fields);
+      expect(Object.keys(events.view)).toEqual(names);
+      expect(Object.keys(events.labels)).toEqual(names);
+      for (const name of [...events.required, ...events.secrets]) expect(names).toContain(name);
+    },
+  );
 
   it('gives no two events sources a setting of the same name (EventsInput merges them)', () => {
     const names = DESCRIPTORS.flatMap((p) => Object.keys(p.events?.fields ?? {}));
@@ -106,7 +112,10 @@ describe('the provider registry', () => {
       }
       if (p.kind === 'http') expect(ProviderResourceFields, `GET's ${p.name}`).toHaveProperty(p.name);
       for (const [name, schema] of Object.entries(p.events?.fields ?? {})) {
-        expect(EventsInput.properties, `EventsInput.${name}`).toHaveProperty(name, expect.objectContaining({ type: schema.type }));
+        expect(EventsInput.properties, `EventsInput.${name}`).toHaveProperty(
+          name,
+          expect.objectContaining({ type: schema.type }),
+        );
         expect((ServiceResource.properties.events as TObject).properties, `GET's events.${name}`).toHaveProperty(name);
         expect(EVENT_FIELDS[p.name as (typeof WEBHOOK_SOURCES)[number]].map((f) => f.path)).toContain(`events.${name}`);
       }
@@ -123,8 +132,11 @@ const LISTED = [...new Set([...HTTP_PROVIDER_NAMES, ...WEBHOOK_SOURCES])];
 
 /** A file is a provider's own when it is its descriptor, its transport (or a `<name>-*.ts` helper) or its events source. */
 const ownFile = (file: string, name: string) =>
-  file === `src/providers/${name}.ts` || file.startsWith(`src/delivery/transports/${name}.`) || file.startsWith(`src/delivery/transports/${name}-`)
-  || file.startsWith(`src/events/sources/${name}.`) || file.startsWith(`src/events/sources/${name}-`);
+  file === `src/providers/${name}.ts` ||
+  file.startsWith(`src/delivery/transports/${name}.`) ||
+  file.startsWith(`src/delivery/transports/${name}-`) ||
+  file.startsWith(`src/events/sources/${name}.`) ||
+  file.startsWith(`src/events/sources/${name}-`);
 
 function sourceFiles(root: string, dir: string): string[] {
   return fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) => {
@@ -145,17 +157,35 @@ export function namedOutsideOwnFiles(root: string): string[] {
   const found: string[] = [];
   for (const file of [...sourceFiles(root, 'src'), ...sourceFiles(root, 'ui/src')]) {
     const full = path.join(root, file);
-    const source = ts.createSourceFile(file, fs.readFileSync(full, 'utf8'), ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+    const source = ts.createSourceFile(
+      file,
+      fs.readFileSync(full, 'utf8'),
+      ts.ScriptTarget.Latest,
+      true,
+      file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+    );
     const visit = (node: ts.Node): void => {
-      if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) {
+      if (
+        ts.isStringLiteral(node) ||
+        ts.isNoSubstitutionTemplateLiteral(node) ||
+        ts.isTemplateHead(node) ||
+        ts.isTemplateMiddle(node) ||
+        ts.isTemplateTail(node)
+      ) {
         const text = node.text;
         const named = LISTED.filter((n) => text === n || new RegExp(`(^|[^\\w-])${n}([^\\w-]|$)`).test(text));
         const foreign = named.filter((n) => !ownFile(file, n));
         if (foreign.length > 0 && (named.includes(text as (typeof LISTED)[number]) || named.length >= 2)) {
-          found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${JSON.stringify(text.slice(0, 80))}`);
+          found.push(
+            `${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${JSON.stringify(text.slice(0, 80))}`,
+          );
         }
       }
-      if (ts.isIdentifier(node) && file !== 'src/providers/index.ts' && LISTED.some((n) => n === node.text && !ownFile(file, n))) {
+      if (
+        ts.isIdentifier(node) &&
+        file !== 'src/providers/index.ts' &&
+        LISTED.some((n) => n === node.text && !ownFile(file, n))
+      ) {
         found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.text}`);
       }
       ts.forEachChild(node, visit);

@@ -7,16 +7,34 @@ import { freePort, waitFor } from '../support/smtp-sink.js';
 import { startSesFake, type SesError, type SesFake } from '../support/providers/fakes/ses.js';
 import { ATTACHMENTS, providerHarness } from '../support/providers/send-path.js';
 import { PARAMS, view } from '../support/delivery.js';
-import { failure, MAIL, reasonOf, serviceRow, withSilentServer, withTransport as withClosedTransport } from '../support/providers/transport.js';
+import {
+  failure,
+  MAIL,
+  reasonOf,
+  serviceRow,
+  withSilentServer,
+  withTransport as withClosedTransport,
+} from '../support/providers/transport.js';
 import { describeDialects } from '../support/dialects.js';
 
 /** The reader takes the service row (its id names it in errors): these rows give only settings. */
 const readSesSettings = (settings: Record<string, unknown>) => readSesSettingsOf({ id: 'svc', settings });
 
-const CREDS = { accessKeyId: 'AKIAMAILROOMTEST0001', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', region: 'eu-west-1' };
+const CREDS = {
+  accessKeyId: 'AKIAMAILROOMTEST0001',
+  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+  region: 'eu-west-1',
+};
 
 const sesSettings = (fake: SesFake, extra: Record<string, unknown> = {}) => ({
-  ses: { region: CREDS.region, access_key_id: CREDS.accessKeyId, secret_access_key: CREDS.secretAccessKey, configuration_set: 'mailroom-events', endpoint: fake.url, ...extra },
+  ses: {
+    region: CREDS.region,
+    access_key_id: CREDS.accessKeyId,
+    secret_access_key: CREDS.secretAccessKey,
+    configuration_set: 'mailroom-events',
+    endpoint: fake.url,
+    ...extra,
+  },
 });
 
 const service = (settings: Record<string, unknown>) => serviceRow('ses', settings);
@@ -24,102 +42,229 @@ const service = (settings: Record<string, unknown>) => serviceRow('ses', setting
 describeDialects('SES transport through the worker on %s', (dialect, skip) => {
   const h = providerHarness(dialect);
 
-  it.skipIf(skip)('a full send: Destination to/cc/bcc, raw MIME with reply-to, our Message-ID and attachments byte for byte, the tag and configuration set; MessageId recorded', async () => {
-    const fake = await startSesFake(CREDS, h.closer);
-    const s = await h.setup('ses', sesTransport, sesSettings(fake));
-    const id = await s.send();
-    expect(await s.worker.runOnce()).toBe(1);
+  it.skipIf(skip)(
+    'a full send: Destination to/cc/bcc, raw MIME with reply-to, our Message-ID and attachments byte for byte, the tag and configuration set; MessageId recorded',
+    async () => {
+      const fake = await startSesFake(CREDS, h.closer);
+      const s = await h.setup('ses', sesTransport, sesSettings(fake));
+      const id = await s.send();
+      expect(await s.worker.runOnce()).toBe(1);
 
-    expect(fake.received).toHaveLength(1);
-    const got = fake.received[0]!;
-    expect(got.body.FromEmailAddress).toBe('noreply@acme.test');
-    expect(got.body.Destination).toEqual({ ToAddresses: ['owner@acme.test', 'second@acme.test'], CcAddresses: ['audit@acme.test'], BccAddresses: ['archive@acme.test'] });
-    expect(got.body.EmailTags).toEqual([{ Name: 'mailroom_message_id', Value: id }]);
-    expect(got.body.ConfigurationSetName).toBe('mailroom-events');
+      expect(fake.received).toHaveLength(1);
+      const got = fake.received[0]!;
+      expect(got.body.FromEmailAddress).toBe('noreply@acme.test');
+      expect(got.body.Destination).toEqual({
+        ToAddresses: ['owner@acme.test', 'second@acme.test'],
+        CcAddresses: ['audit@acme.test'],
+        BccAddresses: ['archive@acme.test'],
+      });
+      expect(got.body.EmailTags).toEqual([{ Name: 'mailroom_message_id', Value: id }]);
+      expect(got.body.ConfigurationSetName).toBe('mailroom-events');
 
-    const m = await s.t.store.messages.get('acme', id);
-    const p = got.parsed;
-    expect(p.messageId).toBe(m!.header_message_id);
-    expect(p.from?.value).toEqual([{ name: 'Acme Support', address: 'noreply@acme.test' }]);
-    expect(p.subject).toBe(`Order for ${PARAMS.name}`);
-    expect(p.text?.trim()).toBe(PARAMS.message);
-    expect(p.html).toContain(`<p>${PARAMS.message}</p>`);
-    expect(p.replyTo?.value).toEqual([{ name: PARAMS.name, address: PARAMS.email }]);
-    expect(p.cc && !Array.isArray(p.cc) ? p.cc.value.map((a) => a.address) : []).toEqual(['audit@acme.test']);
-    expect(got.mime.toString('latin1')).not.toMatch(/^bcc:/im);
-    expect(got.mime.toString('latin1')).not.toContain('archive@acme.test');
-    expect(p.attachments.map((a) => [a.filename, a.contentType])).toEqual(ATTACHMENTS.map((a) => [a.filename, a.content_type]));
-    for (const [i, a] of ATTACHMENTS.entries()) expect(Buffer.compare(p.attachments[i]!.content, a.content)).toBe(0);
+      const m = await s.t.store.messages.get('acme', id);
+      const p = got.parsed;
+      expect(p.messageId).toBe(m!.header_message_id);
+      expect(p.from?.value).toEqual([{ name: 'Acme Support', address: 'noreply@acme.test' }]);
+      expect(p.subject).toBe(`Order for ${PARAMS.name}`);
+      expect(p.text?.trim()).toBe(PARAMS.message);
+      expect(p.html).toContain(`<p>${PARAMS.message}</p>`);
+      expect(p.replyTo?.value).toEqual([{ name: PARAMS.name, address: PARAMS.email }]);
+      expect(p.cc && !Array.isArray(p.cc) ? p.cc.value.map((a) => a.address) : []).toEqual(['audit@acme.test']);
+      expect(got.mime.toString('latin1')).not.toMatch(/^bcc:/im);
+      expect(got.mime.toString('latin1')).not.toContain('archive@acme.test');
+      expect(p.attachments.map((a) => [a.filename, a.contentType])).toEqual(ATTACHMENTS.map((a) => [a.filename, a.content_type]));
+      for (const [i, a] of ATTACHMENTS.entries()) expect(Buffer.compare(p.attachments[i]!.content, a.content)).toBe(0);
 
-    const v = await view(s.t, id);
-    expect(v.status).toBe('sent');
-    expect(v.events.at(-1)).toMatchObject({ type: 'sent', details: { response: `ses 200 ${got.messageId}` } });
-    expect(m!.provider_message_id).toBe(got.messageId);
-  });
+      const v = await view(s.t, id);
+      expect(v.status).toBe('sent');
+      expect(v.events.at(-1)).toMatchObject({ type: 'sent', details: { response: `ses 200 ${got.messageId}` } });
+      expect(m!.provider_message_id).toBe(got.messageId);
+    },
+  );
 
-  it.skipIf(skip)('a wrong secret key: the fake refuses the signature (403 SignatureDoesNotMatch) → held_service_error', async () => {
-    const fake = await startSesFake(CREDS, h.closer);
-    const s = await h.setup('ses', sesTransport, sesSettings(fake, { secret_access_key: 'not-the-secret-0000000000000000000000000' }));
-    const id = await s.send(false);
-    expect(await s.worker.runOnce()).toBe(1);
-    expect(fake.received).toHaveLength(0);
-    expect(fake.requests).toEqual([{ method: 'POST', path: '/v2/email/outbound-emails', status: 403 }]);
-    const m = await s.t.store.messages.get('acme', id);
-    expect(m!.status).toBe('held_service_error');
-    expect(m!.last_error).toMatch(/^ses 403 SignatureDoesNotMatch: The request signature we calculated does not match/);
-  });
-
-  it.skipIf(skip)('each outcome kind on the timeline: throttled and 5xx deferred, unverified sender and suspended account held, rejected content failed', async () => {
-    const fake = await startSesFake(CREDS, h.closer);
-    const s = await h.setup('ses', sesTransport, sesSettings(fake));
-    // A deferred message is queued again for later, with a `deferred` event on its timeline.
-    const cases: Array<[SesError, string, RegExp]> = [
-      [{ status: 429, type: 'TooManyRequestsException', message: 'Too many requests have been made to the operation.' }, 'deferred', /^ses 429 TooManyRequestsException/],
-      [{ status: 503, type: 'ServiceUnavailable', message: 'Service is unable to handle request.' }, 'deferred', /^ses 503 ServiceUnavailable/],
-      [{ status: 400, type: 'MessageRejected', message: 'Email address is not verified. The following identities failed the check in region EU-WEST-1: noreply@acme.test' }, 'held_service_error', /not verified/],
-      [{ status: 400, type: 'AccountSuspendedException', message: 'Your account has been suspended.' }, 'held_service_error', /AccountSuspendedException/],
-      [{ status: 400, type: 'MessageRejected', message: 'Illegal header.' }, 'failed', /^ses 400 MessageRejected: Illegal header/],
-    ];
-    for (const [error, status, reason] of cases) {
-      fake.failNext(error);
+  it.skipIf(skip)(
+    'a wrong secret key: the fake refuses the signature (403 SignatureDoesNotMatch) → held_service_error',
+    async () => {
+      const fake = await startSesFake(CREDS, h.closer);
+      const s = await h.setup(
+        'ses',
+        sesTransport,
+        sesSettings(fake, { secret_access_key: 'not-the-secret-0000000000000000000000000' }),
+      );
       const id = await s.send(false);
       expect(await s.worker.runOnce()).toBe(1);
+      expect(fake.received).toHaveLength(0);
+      expect(fake.requests).toEqual([{ method: 'POST', path: '/v2/email/outbound-emails', status: 403 }]);
       const m = await s.t.store.messages.get('acme', id);
-      const last = (await view(s.t, id)).events.at(-1)!;
-      expect([error.type, status === 'deferred' ? last.type : m!.status]).toEqual([error.type, status]);
-      if (status === 'deferred') expect(m!.status).toBe('queued');
-      expect(m!.last_error).toMatch(reason);
-      // Throttling pauses the service's pacing (SES gives no Retry-After): past the pause, before the retry.
-      if (error.status === 429) s.t.clock.advance(throttlePause(undefined) + 1);
-    }
-    expect(fake.received).toHaveLength(0);
-    expect(fake.requests).toHaveLength(cases.length);
-  });
+      expect(m!.status).toBe('held_service_error');
+      expect(m!.last_error).toMatch(/^ses 403 SignatureDoesNotMatch: The request signature we calculated does not match/);
+    },
+  );
+
+  it.skipIf(skip)(
+    'each outcome kind on the timeline: throttled and 5xx deferred, unverified sender and suspended account held, rejected content failed',
+    async () => {
+      const fake = await startSesFake(CREDS, h.closer);
+      const s = await h.setup('ses', sesTransport, sesSettings(fake));
+      // A deferred message is queued again for later, with a `deferred` event on its timeline.
+      const cases: Array<[SesError, string, RegExp]> = [
+        [
+          { status: 429, type: 'TooManyRequestsException', message: 'Too many requests have been made to the operation.' },
+          'deferred',
+          /^ses 429 TooManyRequestsException/,
+        ],
+        [
+          { status: 503, type: 'ServiceUnavailable', message: 'Service is unable to handle request.' },
+          'deferred',
+          /^ses 503 ServiceUnavailable/,
+        ],
+        [
+          {
+            status: 400,
+            type: 'MessageRejected',
+            message:
+              'Email address is not verified. The following identities failed the check in region EU-WEST-1: noreply@acme.test',
+          },
+          'held_service_error',
+          /not verified/,
+        ],
+        [
+          { status: 400, type: 'AccountSuspendedException', message: 'Your account has been suspended.' },
+          'held_service_error',
+          /AccountSuspendedException/,
+        ],
+        [
+          { status: 400, type: 'MessageRejected', message: 'Illegal header.' },
+          'failed',
+          /^ses 400 MessageRejected: Illegal header/,
+        ],
+      ];
+      for (const [error, status, reason] of cases) {
+        fake.failNext(error);
+        const id = await s.send(false);
+        expect(await s.worker.runOnce()).toBe(1);
+        const m = await s.t.store.messages.get('acme', id);
+        const last = (await view(s.t, id)).events.at(-1)!;
+        expect([error.type, status === 'deferred' ? last.type : m!.status]).toEqual([error.type, status]);
+        if (status === 'deferred') expect(m!.status).toBe('queued');
+        expect(m!.last_error).toMatch(reason);
+        // Throttling pauses the service's pacing (SES gives no Retry-After): past the pause, before the retry.
+        if (error.status === 429) s.t.clock.advance(throttlePause(undefined) + 1);
+      }
+      expect(fake.received).toHaveLength(0);
+      expect(fake.requests).toHaveLength(cases.length);
+    },
+  );
 });
 
 describe('SES error table (every row, through the SDK against the fake)', () => {
   const rows: Array<[SesError, DeliveryError['kind'], boolean]> = [
-    [{ status: 429, type: 'TooManyRequestsException', message: 'Too many requests have been made to the operation.' }, 'temporary', true],
+    [
+      { status: 429, type: 'TooManyRequestsException', message: 'Too many requests have been made to the operation.' },
+      'temporary',
+      true,
+    ],
     [{ status: 400, type: 'ThrottlingException', message: 'Rate exceeded' }, 'temporary', true],
     [{ status: 400, type: 'Throttling', message: 'Maximum sending rate exceeded.' }, 'temporary', true],
-    [{ status: 400, type: 'LimitExceededException', message: 'There are too many instances of the specified resource type.' }, 'temporary', true],
-    [{ status: 500, type: 'InternalFailure', message: 'The request processing has failed because of an unknown error.' }, 'temporary', false],
-    [{ status: 503, type: 'ServiceUnavailable', message: 'The request has failed due to a temporary failure of the server.' }, 'temporary', false],
+    [
+      { status: 400, type: 'LimitExceededException', message: 'There are too many instances of the specified resource type.' },
+      'temporary',
+      true,
+    ],
+    [
+      { status: 500, type: 'InternalFailure', message: 'The request processing has failed because of an unknown error.' },
+      'temporary',
+      false,
+    ],
+    [
+      { status: 503, type: 'ServiceUnavailable', message: 'The request has failed due to a temporary failure of the server.' },
+      'temporary',
+      false,
+    ],
     [{ status: 500, type: 'InternalServiceErrorException', message: 'Internal error' }, 'temporary', false],
     [{ status: 400, type: 'RequestExpired', message: 'Request has expired.' }, 'temporary', false],
-    [{ status: 403, type: 'AccessDeniedException', message: 'You do not have sufficient access to perform this action.' }, 'service', false],
-    [{ status: 403, type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' }, 'service', false],
-    [{ status: 403, type: 'InvalidClientTokenId', message: 'The security token included in the request is invalid.' }, 'service', false],
-    [{ status: 403, type: 'SignatureDoesNotMatch', message: 'The request signature we calculated does not match the signature you provided.' }, 'service', false],
-    [{ status: 400, type: 'IncompleteSignature', message: 'The request signature does not conform to AWS standards.' }, 'service', false],
-    [{ status: 403, type: 'ExpiredTokenException', message: 'The security token included in the request is expired' }, 'service', false],
+    [
+      { status: 403, type: 'AccessDeniedException', message: 'You do not have sufficient access to perform this action.' },
+      'service',
+      false,
+    ],
+    [
+      { status: 403, type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' },
+      'service',
+      false,
+    ],
+    [
+      { status: 403, type: 'InvalidClientTokenId', message: 'The security token included in the request is invalid.' },
+      'service',
+      false,
+    ],
+    [
+      {
+        status: 403,
+        type: 'SignatureDoesNotMatch',
+        message: 'The request signature we calculated does not match the signature you provided.',
+      },
+      'service',
+      false,
+    ],
+    [
+      { status: 400, type: 'IncompleteSignature', message: 'The request signature does not conform to AWS standards.' },
+      'service',
+      false,
+    ],
+    [
+      { status: 403, type: 'ExpiredTokenException', message: 'The security token included in the request is expired' },
+      'service',
+      false,
+    ],
     [{ status: 403, type: 'SomethingNew', message: 'Forbidden' }, 'service', false],
-    [{ status: 400, type: 'MessageRejected', message: 'Email address is not verified. The following identities failed the check in region EU-WEST-1: noreply@acme.test' }, 'service', false],
-    [{ status: 400, type: 'MailFromDomainNotVerifiedException', message: 'The message can\'t be sent because the sending domain isn\'t verified.' }, 'service', false],
-    [{ status: 400, type: 'AccountSuspendedException', message: 'The message can\'t be sent because the account\'s ability to send email has been permanently restricted.' }, 'service', false],
-    [{ status: 400, type: 'SendingPausedException', message: 'The message can\'t be sent because the account\'s ability to send email is currently paused.' }, 'service', false],
-    [{ status: 404, type: 'NotFoundException', message: 'Configuration set <mailroom-events> does not exist.' }, 'service', false],
-    [{ status: 400, type: 'MessageRejected', message: 'The message can\'t be sent because it contains invalid content.' }, 'permanent', false],
+    [
+      {
+        status: 400,
+        type: 'MessageRejected',
+        message:
+          'Email address is not verified. The following identities failed the check in region EU-WEST-1: noreply@acme.test',
+      },
+      'service',
+      false,
+    ],
+    [
+      {
+        status: 400,
+        type: 'MailFromDomainNotVerifiedException',
+        message: "The message can't be sent because the sending domain isn't verified.",
+      },
+      'service',
+      false,
+    ],
+    [
+      {
+        status: 400,
+        type: 'AccountSuspendedException',
+        message: "The message can't be sent because the account's ability to send email has been permanently restricted.",
+      },
+      'service',
+      false,
+    ],
+    [
+      {
+        status: 400,
+        type: 'SendingPausedException',
+        message: "The message can't be sent because the account's ability to send email is currently paused.",
+      },
+      'service',
+      false,
+    ],
+    [
+      { status: 404, type: 'NotFoundException', message: 'Configuration set <mailroom-events> does not exist.' },
+      'service',
+      false,
+    ],
+    [
+      { status: 400, type: 'MessageRejected', message: "The message can't be sent because it contains invalid content." },
+      'permanent',
+      false,
+    ],
     [{ status: 400, type: 'BadRequestException', message: 'The input you provided is invalid.' }, 'permanent', false],
     [{ status: 413, type: 'PayloadTooLarge', message: 'Message length is more than 40 MB.' }, 'permanent', false],
   ];
@@ -146,8 +291,14 @@ describe('SES error table (every row, through the SDK against the fake)', () => 
 
   it('no answer: refused connection → temporary; an endpoint name that does not resolve → service', async () => {
     const port = await freePort();
-    for (const [endpoint, kind] of [[`http://127.0.0.1:${port}`, 'temporary'], ['https://ses-endpoint.invalid', 'service']] as const) {
-      const transport = sesTransport(service({ ses: { region: 'eu-west-1', access_key_id: 'AKIA0', secret_access_key: 'x', endpoint } }), { dataDir: '/nonexistent' });
+    for (const [endpoint, kind] of [
+      [`http://127.0.0.1:${port}`, 'temporary'],
+      ['https://ses-endpoint.invalid', 'service'],
+    ] as const) {
+      const transport = sesTransport(
+        service({ ses: { region: 'eu-west-1', access_key_id: 'AKIA0', secret_access_key: 'x', endpoint } }),
+        { dataDir: '/nonexistent' },
+      );
       const err = await failure(transport.send(MAIL));
       await transport.close();
       expect([endpoint, err instanceof DeliveryError ? err.kind : String(err)]).toEqual([endpoint, kind]);
@@ -162,14 +313,22 @@ describe('SES error table (every row, through the SDK against the fake)', () => 
     expect(() => readSesSettings({ ses: { region: 'eu-west-1', access_key_id: 'AKIA' } })).toThrow(/both, or neither/);
     expect(() => readSesSettings({ ses: { region: 'eu-west-1', configuration_set: 'has space' } })).toThrow(/configuration_set/);
     expect(() => readSesSettings({ ses: { region: 'eu-west-1', endpoint: 'ftp://x' } })).toThrow(/ses\.endpoint/);
-    expect(() => readSesSettings({ ses: { region: 'eu-west-1', access_key_id: 5, secret_access_key: 'x' } })).toThrow(/ses\.access_key_id/);
+    expect(() => readSesSettings({ ses: { region: 'eu-west-1', access_key_id: 5, secret_access_key: 'x' } })).toThrow(
+      /ses\.access_key_id/,
+    );
   });
 });
 
 describe('SES service test (GetAccount)', () => {
   const closer = new Closer();
   const withTransport = (settings: Record<string, unknown>, fn: (t: Transport) => Promise<void>, timeoutMs = 30_000) =>
-    withClosedTransport(createSesTransport({ connectTimeoutMs: timeoutMs, requestTimeoutMs: timeoutMs })(service(settings), { dataDir: '/nonexistent' }), closer, fn);
+    withClosedTransport(
+      createSesTransport({ connectTimeoutMs: timeoutMs, requestTimeoutMs: timeoutMs })(service(settings), {
+        dataDir: '/nonexistent',
+      }),
+      closer,
+      fn,
+    );
   it('success: one signed GET /v2/email/account, nothing sent', async () => {
     const fake = await startSesFake(CREDS, closer);
     await withTransport(sesSettings(fake), async (t) => {
@@ -186,7 +345,10 @@ describe('SES service test (GetAccount)', () => {
     });
     const fake2 = await startSesFake(CREDS, closer);
     await withTransport(sesSettings(fake2, { access_key_id: 'AKIAUNKNOWN000000000' }), async (t) => {
-      expect(await reasonOf(t)).toEqual(['auth', expect.stringMatching(/^ses 403 UnrecognizedClientException: The security token included in the request is invalid/)]);
+      expect(await reasonOf(t)).toEqual([
+        'auth',
+        expect.stringMatching(/^ses 403 UnrecognizedClientException: The security token included in the request is invalid/),
+      ]);
     });
     const fake3 = await startSesFake(CREDS, closer);
     fake3.failNext({ status: 403, type: 'AccessDeniedException', message: 'User is not authorized to perform: ses:GetAccount' });
@@ -210,13 +372,20 @@ describe('SES service test (GetAccount)', () => {
 
   it('connect, timeout and tls: refused port, a server that never answers, https against a plain port', async () => {
     const port = await freePort();
-    await withTransport({ ses: { region: 'eu-west-1', access_key_id: 'A', secret_access_key: 'B', endpoint: `http://127.0.0.1:${port}` } }, async (t) => {
-      expect((await reasonOf(t))[0]).toBe('connect');
-    });
+    await withTransport(
+      { ses: { region: 'eu-west-1', access_key_id: 'A', secret_access_key: 'B', endpoint: `http://127.0.0.1:${port}` } },
+      async (t) => {
+        expect((await reasonOf(t))[0]).toBe('connect');
+      },
+    );
     await withSilentServer(async (endpoint) => {
-      await withTransport({ ses: { region: 'eu-west-1', access_key_id: 'A', secret_access_key: 'B', endpoint } }, async (t) => {
-        expect((await reasonOf(t))[0]).toBe('timeout');
-      }, 300);
+      await withTransport(
+        { ses: { region: 'eu-west-1', access_key_id: 'A', secret_access_key: 'B', endpoint } },
+        async (t) => {
+          expect((await reasonOf(t))[0]).toBe('timeout');
+        },
+        300,
+      );
     });
     const fake = await startSesFake(CREDS, closer);
     await withTransport(sesSettings(fake, { endpoint: fake.url.replace('http:', 'https:') }), async (t) => {
@@ -231,7 +400,9 @@ describe('SES transport close()', () => {
     const fake = await startSesFake(CREDS, closer);
     // A slow answer (the thing under test: a send still in flight when close() is called).
     fake.answerDelayMs = 300;
-    const transport = createSesTransport({ connectTimeoutMs: 5_000, requestTimeoutMs: 5_000 })(service(sesSettings(fake)), { dataDir: '/nonexistent' });
+    const transport = createSesTransport({ connectTimeoutMs: 5_000, requestTimeoutMs: 5_000 })(service(sesSettings(fake)), {
+      dataDir: '/nonexistent',
+    });
     try {
       const sending = transport.send(MAIL);
       // The request reaches the fake before close() is called.

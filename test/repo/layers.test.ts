@@ -11,8 +11,24 @@ const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../sr
  * verification, the inbound listener, the CLI's apply) and import neither http/ nor Fastify.
  */
 const NO_HTTP = [
-  'domain', 'send', 'protection', 'attachments', 'credits', 'events', 'inbound', 'webhooks', 'delivery', 'storage', 'templates',
-  'providers', 'resources', 'config', 'net', 'blobs', 'observability', 'bootstrap',
+  'domain',
+  'send',
+  'protection',
+  'attachments',
+  'credits',
+  'events',
+  'inbound',
+  'webhooks',
+  'delivery',
+  'storage',
+  'templates',
+  'providers',
+  'resources',
+  'config',
+  'net',
+  'blobs',
+  'observability',
+  'bootstrap',
 ];
 /** The HTTP layer: the app, its routes and plugins, the admin API, the error handler, the CLI that serves them. */
 const HTTP_LAYER = ['http', 'admin', 'errors', 'cli', 'app.ts'];
@@ -113,9 +129,10 @@ describe('layers of src/', () => {
 
   it(`keeps ${LEAVES.join(' and ')} leaves: they import no other folder`, () => {
     const graph = unitGraph();
-    const outside = (leaf: string) => [...(graph.get(leaf)?.entries() ?? [])]
-      .flatMap(([, edges]) => edges.map((e) => path.normalize(path.join(path.dirname(e.file), e.specifier))))
-      .filter((target) => !LEAF_MAY_IMPORT.includes(target));
+    const outside = (leaf: string) =>
+      [...(graph.get(leaf)?.entries() ?? [])]
+        .flatMap(([, edges]) => edges.map((e) => path.normalize(path.join(path.dirname(e.file), e.specifier))))
+        .filter((target) => !LEAF_MAY_IMPORT.includes(target));
     for (const leaf of LEAVES) expect(outside(leaf), leaf).toEqual([]);
   });
 

@@ -26,7 +26,9 @@ interface StoredContent {
 
 describeDialects('POST /v1/send acceptance on %s', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; });
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
+  });
 
   const contentOf = async (id: string): Promise<StoredContent> => {
     const row = await contentRow(t.store, id);
@@ -73,10 +75,22 @@ describeDialects('POST /v1/send acceptance on %s', (dialect, skip) => {
     expect(content.text).toBe(PARAMS.message);
 
     // A later template edit does not change what was accepted.
-    await seedOrg(t.store, { templates: [{
-      id: 'contact', subject: 'Changed {{name}}', to: 'owner@acme.test', from_email: 'noreply@acme.test', text: 'x',
-      params: [{ name: 'name', type: 'string' }, { name: 'email', type: 'email' }, { name: 'message', type: 'string' }],
-    }] });
+    await seedOrg(t.store, {
+      templates: [
+        {
+          id: 'contact',
+          subject: 'Changed {{name}}',
+          to: 'owner@acme.test',
+          from_email: 'noreply@acme.test',
+          text: 'x',
+          params: [
+            { name: 'name', type: 'string' },
+            { name: 'email', type: 'email' },
+            { name: 'message', type: 'string' },
+          ],
+        },
+      ],
+    });
     expect((await contentOf(message_id)).subject).toBe(`Message from ${PARAMS.name}`);
   });
 
@@ -92,7 +106,12 @@ describeDialects('POST /v1/send acceptance on %s', (dialect, skip) => {
   it.skipIf(skip)('null fields count as absent', async () => {
     await seedOrg(t.store);
     const body = sendBody({
-      service_id: null, user_id: null, accessToken: null, turnstile_token: null, turnstile_key: null, attachments: null,
+      service_id: null,
+      user_id: null,
+      accessToken: null,
+      turnstile_token: null,
+      turnstile_key: null,
+      attachments: null,
     });
     const { message_id } = expectAccepted(await post(t, body));
     expect(await serviceOf(message_id)).toBe('outbox');
@@ -122,19 +141,27 @@ describeDialects('POST /v1/send acceptance on %s', (dialect, skip) => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = t.app.server.address() as AddressInfo;
     let serverSide: Socket | undefined;
-    t.app.server.once('connection', (socket: Socket) => { serverSide = socket; });
+    t.app.server.once('connection', (socket: Socket) => {
+      serverSide = socket;
+    });
     const json = JSON.stringify(sendBody());
     const half = Math.floor(json.length / 2);
     const res = await new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-      const req = http.request({
-        host: '127.0.0.1', port, path: '/v1/send', method: 'POST',
-        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', authorization: `Bearer ${PRIVATE_KEY}` },
-      }, (r) => {
-        const chunks: Buffer[] = [];
-        r.on('data', (c: Buffer) => chunks.push(c));
-        r.on('end', () => resolve({ status: r.statusCode ?? 0, headers: r.headers, body: Buffer.concat(chunks).toString() }));
-        r.on('error', reject);
-      });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/v1/send',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', authorization: `Bearer ${PRIVATE_KEY}` },
+        },
+        (r) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, headers: r.headers, body: Buffer.concat(chunks).toString() }));
+          r.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.write(json.slice(0, half), () => {
         // The second chunk only once the server has read all sent before it: two reads, not one.
@@ -178,12 +205,16 @@ describeDialects('POST /v1/send acceptance on %s', (dialect, skip) => {
 
     it.skipIf(skip)('lists every failing field of one request', async () => {
       await seedOrg(t.store);
-      const err = expectError(await post(t, {
-        template_id: 't'.repeat(65),
-        user_id: 'u'.repeat(201),
-        turnstile_key: 'x',
-        template_params: [],
-      }), 400, 'invalid_body');
+      const err = expectError(
+        await post(t, {
+          template_id: 't'.repeat(65),
+          user_id: 'u'.repeat(201),
+          turnstile_key: 'x',
+          template_params: [],
+        }),
+        400,
+        'invalid_body',
+      );
       const fields = new Set(((err.details?.fields ?? []) as Array<{ field: string }>).map((f) => f.field));
       for (const f of ['template_id', 'user_id', 'turnstile_key', 'template_params']) expect(fields).toContain(f);
       await expectNothingTaken();
@@ -212,7 +243,11 @@ describeDialects('POST /v1/send acceptance on %s', (dialect, skip) => {
     await seedOrg(t.store);
     const json = JSON.stringify(sendBody());
     expectError(await post(t, '<send/>', { ...bearer(), 'content-type': 'application/xml' }), 400, 'bad_request');
-    expectError(await post(t, 'template_id=contact', { ...bearer(), 'content-type': 'application/x-www-form-urlencoded' }), 400, 'bad_request');
+    expectError(
+      await post(t, 'template_id=contact', { ...bearer(), 'content-type': 'application/x-www-form-urlencoded' }),
+      400,
+      'bad_request',
+    );
     expectError(await post(t, json, { ...bearer(), 'content-type': 'application/octet-stream' }), 400, 'bad_request');
     await expectNothingTaken();
   });
@@ -225,7 +260,10 @@ describeDialects('POST /v1/send acceptance on %s', (dialect, skip) => {
 
   describe('service selection', () => {
     const twoServices = {
-      services: [{ id: 'outbox', provider: 'outbox' as const, default: true }, { id: 'other', provider: 'outbox' as const }],
+      services: [
+        { id: 'outbox', provider: 'outbox' as const, default: true },
+        { id: 'other', provider: 'outbox' as const },
+      ],
     };
 
     it.skipIf(skip)('service_id omitted or default_service selects the default; another id selects that service', async () => {
@@ -260,7 +298,8 @@ describeDialects('POST /v1/send acceptance on %s', (dialect, skip) => {
     it.skipIf(skip)("another organization's service is 404 service_not_found", async () => {
       await seedOrg(t.store);
       await seedOrg(t.store, {
-        id: 'beta', keys: [{ type: 'private', key: 'sk_beta_private_0001' }],
+        id: 'beta',
+        keys: [{ type: 'private', key: 'sk_beta_private_0001' }],
         services: [{ id: 'beta_only', provider: 'outbox', default: true }],
       });
       expectError(await post(t, sendBody({ service_id: 'beta_only' })), 404, 'service_not_found');
@@ -271,7 +310,11 @@ describeDialects('POST /v1/send acceptance on %s', (dialect, skip) => {
       await seedOrg(t.store);
       expectError(await post(t, sendBody({ template_id: 'nope' })), 404, 'template_not_found');
       // With a public key too (the lookup comes after the key and origin checks pass).
-      expectError(await post(t, sendBody({ template_id: 'nope' }), { 'x-mail-public-key': PUBLIC_KEY }), 404, 'template_not_found');
+      expectError(
+        await post(t, sendBody({ template_id: 'nope' }), { 'x-mail-public-key': PUBLIC_KEY }),
+        404,
+        'template_not_found',
+      );
       await expectNothingTaken();
     });
 

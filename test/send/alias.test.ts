@@ -43,7 +43,13 @@ describeDialects('legacy alias POST /api/v1.0/email/send on %s', (dialect, skip)
   });
 
   it.skipIf(skip)('Accept that takes text/plain or anything beside JSON: 200 OK', async () => {
-    for (const accept of ['application/json, text/plain', 'application/json, text/plain, */*', 'text/plain', 'application/json;q=0.9, */*;q=0.8', 'text/*, application/json']) {
+    for (const accept of [
+      'application/json, text/plain',
+      'application/json, text/plain, */*',
+      'text/plain',
+      'application/json;q=0.9, */*;q=0.8',
+      'text/*, application/json',
+    ]) {
       await expectLegacyOk(await alias(sendBody(), { ...privateKey, accept }));
     }
     expect(await messageCount(t)).toBe(5);
@@ -105,7 +111,9 @@ describeDialects('legacy alias POST /api/v1.0/email/send on %s', (dialect, skip)
   });
 
   it.skipIf(skip)('user_id and accessToken together (what the SDKs send): the private key is used', async () => {
-    const id = await expectLegacyOk(await alias(sendBody({ user_id: PUBLIC_KEY, accessToken: PRIVATE_KEY, lib_version: '5.0.2' }), {}));
+    const id = await expectLegacyOk(
+      await alias(sendBody({ user_id: PUBLIC_KEY, accessToken: PRIVATE_KEY, lib_version: '5.0.2' }), {}),
+    );
     expect((await t.store.messages.get('acme', id))?.key_type).toBe('private');
   });
 
@@ -127,7 +135,11 @@ describeDialects('legacy alias POST /api/v1.0/email/send on %s', (dialect, skip)
     const res = await t.app.inject({
       method: 'OPTIONS',
       url: ALIAS,
-      headers: { origin: 'https://example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'https://example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(res.statusCode).toBeLessThan(300);
     expect(res.headers['access-control-allow-origin']).toBe('https://example.com');
@@ -141,7 +153,11 @@ describeDialects('legacy alias POST /api/v1.0/email/send on %s', (dialect, skip)
   });
 
   it.skipIf(skip)('a private key from a web page is 403 private_key_in_browser in JSON', async () => {
-    expectError(await alias(sendBody({ accessToken: PRIVATE_KEY }), { origin: 'https://example.com' }), 403, 'private_key_in_browser');
+    expectError(
+      await alias(sendBody({ accessToken: PRIVATE_KEY }), { origin: 'https://example.com' }),
+      403,
+      'private_key_in_browser',
+    );
     expect(await messageCount(t)).toBe(0);
   });
 });

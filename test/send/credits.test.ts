@@ -17,7 +17,9 @@ const publicKey = { 'x-mail-public-key': PUBLIC_KEY };
 
 describeDialects('credits, hold mode and suppression on %s', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; });
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
+  });
 
   const statusOf = async (id: string) => (await t.store.messages.get('acme', id))?.status;
 
@@ -119,7 +121,9 @@ describeDialects('credits, hold mode and suppression on %s', (dialect, skip) => 
 
   it.skipIf(skip)('overdraft: a public key may use it when security.public_overdraft is on', async () => {
     await seedOrg(t.store, {
-      credits: 0, overdraft: 2, when_out_of_credits: 'reject',
+      credits: 0,
+      overdraft: 2,
+      when_out_of_credits: 'reject',
       security: { allowed_origins: ['example.com'], allow_mobile_apps: true, public_overdraft: true },
     });
     expectAccepted(await post(t, sendBody(), publicKey), 'queued');
@@ -181,7 +185,10 @@ describeDialects('credits, hold mode and suppression on %s', (dialect, skip) => 
     await addCredits(t.store, 'acme', 3);
     expect(await creditsOf(t)).toBe(3);
 
-    const err = await releaseMessage(t.store, 'acme', id).then(() => undefined, (e: unknown) => e);
+    const err = await releaseMessage(t.store, 'acme', id).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).code).toBe('conflict');
     expect((err as ApiError).status).toBe(409);
@@ -221,9 +228,16 @@ describeDialects('credits, hold mode and suppression on %s', (dialect, skip) => 
   it.skipIf(skip)('concurrent sends never queue more messages than credits (30 parallel, 10 credits, reject mode)', async () => {
     // Business plan: 30 requests in one instant stay under its 50 per second (Pro allows 20).
     await seedOrg(t.store, { plan: 'business_50k', credits: 10, when_out_of_credits: 'reject' });
-    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => post(t, sendBody({
-      template_params: { name: `Sender ${i}`, email: `s${i}@example.org`, message: `m${i}` },
-    }))));
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        post(
+          t,
+          sendBody({
+            template_params: { name: `Sender ${i}`, email: `s${i}@example.org`, message: `m${i}` },
+          }),
+        ),
+      ),
+    );
     const accepted = responses.filter((r) => r.statusCode === 202);
     const refused = responses.filter((r) => r.statusCode === 402);
     expect(responses.map((r) => r.statusCode).filter((s) => s !== 202 && s !== 402)).toEqual([]);
@@ -249,29 +263,32 @@ describeDialects('credits, hold mode and suppression on %s', (dialect, skip) => 
     expect(await messageCount(t)).toBe(8);
   });
 
-  it.skipIf(skip || dialect !== 'postgres')('a top-up committed between a failed take and the row lock is seen: the send is queued, not held with credits left', async () => {
-    // The interleaving, made certain: right after the take finds no credit, a top-up commits
-    // on another connection (it releases the holds it can see, not this uncommitted one).
-    await seedOrg(t.store, { credits: 0, hold_queue_limit: 1000 });
-    let toppedUp = false;
-    const topUpAfterFailedTake: KyselyPlugin = {
-      transformQuery: (args) => args.node,
-      transformResult: async (args) => {
-        if (!toppedUp && args.result.numAffectedRows === 0n) {
-          toppedUp = true;
-          await addCredits(t.store, 'acme', 5);
-        }
-        return args.result;
-      },
-    };
-    const org = await t.store.organizations.get('acme');
-    if (org === undefined) throw new Error('seeded organization missing');
-    // A second store over the same pool, its every query passing through the plugin (never
-    // closed: it would end the shared pool).
-    const watched = storeOver(databaseOf(t.store).withPlugin(topUpAfterFailedTake), dialect, t.clock);
-    const outcome = await watched.transaction((tx) => takeCredit(tx, org, 'private'));
-    expect(toppedUp).toBe(true);
-    expect(outcome).toBe('queued');
-    expect(await creditsOf(t)).toBe(4);
-  });
+  it.skipIf(skip || dialect !== 'postgres')(
+    'a top-up committed between a failed take and the row lock is seen: the send is queued, not held with credits left',
+    async () => {
+      // The interleaving, made certain: right after the take finds no credit, a top-up commits
+      // on another connection (it releases the holds it can see, not this uncommitted one).
+      await seedOrg(t.store, { credits: 0, hold_queue_limit: 1000 });
+      let toppedUp = false;
+      const topUpAfterFailedTake: KyselyPlugin = {
+        transformQuery: (args) => args.node,
+        transformResult: async (args) => {
+          if (!toppedUp && args.result.numAffectedRows === 0n) {
+            toppedUp = true;
+            await addCredits(t.store, 'acme', 5);
+          }
+          return args.result;
+        },
+      };
+      const org = await t.store.organizations.get('acme');
+      if (org === undefined) throw new Error('seeded organization missing');
+      // A second store over the same pool, its every query passing through the plugin (never
+      // closed: it would end the shared pool).
+      const watched = storeOver(databaseOf(t.store).withPlugin(topUpAfterFailedTake), dialect, t.clock);
+      const outcome = await watched.transaction((tx) => takeCredit(tx, org, 'private'));
+      expect(toppedUp).toBe(true);
+      expect(outcome).toBe('queued');
+      expect(await creditsOf(t)).toBe(4);
+    },
+  );
 });

@@ -54,23 +54,31 @@ describeDialects('the real @emailjs/nodejs SDK against a running server on %s', 
     await t.cleanup();
   });
 
-  it.skipIf(skip)('send with a public and a private key resolves { status: 200, text: "OK" } and stores the message', async () => {
-    const result = await emailjs.send('default_service', 'contact', { ...PARAMS }, { publicKey: PUBLIC_KEY, privateKey: PRIVATE_KEY });
-    expect(result).toBeInstanceOf(EmailJSResponseStatus);
-    expect({ status: result.status, text: result.text }).toEqual({ status: 200, text: 'OK' });
-    // The SDK really went through our agent, aimed at EmailJS's own host and port.
-    expect(agent.connections).toEqual([{ host: 'api.emailjs.com', port: 443 }]);
+  it.skipIf(skip)(
+    'send with a public and a private key resolves { status: 200, text: "OK" } and stores the message',
+    async () => {
+      const result = await emailjs.send(
+        'default_service',
+        'contact',
+        { ...PARAMS },
+        { publicKey: PUBLIC_KEY, privateKey: PRIVATE_KEY },
+      );
+      expect(result).toBeInstanceOf(EmailJSResponseStatus);
+      expect({ status: result.status, text: result.text }).toEqual({ status: 200, text: 'OK' });
+      // The SDK really went through our agent, aimed at EmailJS's own host and port.
+      expect(agent.connections).toEqual([{ host: 'api.emailjs.com', port: 443 }]);
 
-    expect(await messageCount(t)).toBe(1);
-    const [row] = await messageRows(t.store, 'acme');
-    expect(row?.status).toBe('queued');
-    expect(row?.template_id).toBe('contact');
-    expect(row?.service_id).toBe('outbox');
-    // Both keys were in the body: the private one wins.
-    expect(row?.key_type).toBe('private');
-    expect(row?.subject).toBe(`Message from ${PARAMS.name}`);
-    expect((await t.store.organizations.get('acme'))?.credits).toBe(99);
-  });
+      expect(await messageCount(t)).toBe(1);
+      const [row] = await messageRows(t.store, 'acme');
+      expect(row?.status).toBe('queued');
+      expect(row?.template_id).toBe('contact');
+      expect(row?.service_id).toBe('outbox');
+      // Both keys were in the body: the private one wins.
+      expect(row?.key_type).toBe('private');
+      expect(row?.subject).toBe(`Message from ${PARAMS.name}`);
+      expect((await t.store.organizations.get('acme'))?.credits).toBe(99);
+    },
+  );
 
   it.skipIf(skip)('send with a public key only resolves too (the organization allows mobile apps)', async () => {
     const result = await emailjs.send('default_service', 'contact', { ...PARAMS }, { publicKey: PUBLIC_KEY });
@@ -86,8 +94,12 @@ describeDialects('the real @emailjs/nodejs SDK against a running server on %s', 
   });
 
   it.skipIf(skip)('a failing send rejects with the status and our JSON error envelope as text', async () => {
-    const failure: unknown = await emailjs.send('default_service', 'nope', { ...PARAMS }, { publicKey: PUBLIC_KEY, privateKey: PRIVATE_KEY })
-      .then(() => undefined, (err: unknown) => err);
+    const failure: unknown = await emailjs
+      .send('default_service', 'nope', { ...PARAMS }, { publicKey: PUBLIC_KEY, privateKey: PRIVATE_KEY })
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
     expect(failure).toBeInstanceOf(EmailJSResponseStatus);
     const status = failure as EmailJSResponseStatus;
     expect(status.status).toBe(404);
@@ -99,8 +111,10 @@ describeDialects('the real @emailjs/nodejs SDK against a running server on %s', 
   });
 
   it.skipIf(skip)('invalid template parameters reject with 422 invalid_template_params', async () => {
-    const failure: unknown = await emailjs.send('default_service', 'contact', { name: 'Ada' }, { publicKey: PUBLIC_KEY })
-      .then(() => undefined, (err: unknown) => err);
+    const failure: unknown = await emailjs.send('default_service', 'contact', { name: 'Ada' }, { publicKey: PUBLIC_KEY }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect(failure).toBeInstanceOf(EmailJSResponseStatus);
     const status = failure as EmailJSResponseStatus;
     expect(status.status).toBe(422);
@@ -108,8 +122,12 @@ describeDialects('the real @emailjs/nodejs SDK against a running server on %s', 
   });
 
   it.skipIf(skip)('an unknown public key rejects with 401 invalid_public_key', async () => {
-    const failure: unknown = await emailjs.send('default_service', 'contact', { ...PARAMS }, { publicKey: 'pk_nobody_00000000' })
-      .then(() => undefined, (err: unknown) => err);
+    const failure: unknown = await emailjs
+      .send('default_service', 'contact', { ...PARAMS }, { publicKey: 'pk_nobody_00000000' })
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
     const status = failure as EmailJSResponseStatus;
     expect(status.status).toBe(401);
     expect((JSON.parse(status.text) as ErrorEnvelope).error.code).toBe('invalid_public_key');

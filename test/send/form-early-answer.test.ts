@@ -56,45 +56,59 @@ describeDialects('send-form refused mid-body, then a second request on the conne
     return conn.nextResponse();
   }
 
-  it.skipIf(skip)('a NUL in a text field (400): the rest is drained and the next request answered', { timeout: 30_000 }, async () => {
-    const port = await start();
-    const body = form(textPart(BOUNDARY, 'name', 'A\u0000da'));
-    for (const framing of [`Content-Length: ${body.total}`, 'Transfer-Encoding: chunked']) {
-      const chunked = framing.startsWith('Transfer');
-      // The client sends all of its body before it reads the answer, then the next request.
-      const { conn, sent } = await streamRequest(port, { head: head(framing), ...body, chunked, sendWhole: true });
-      opened.push(conn);
-      expect(sent).toBe(body.total);
-      const first = await conn.nextResponse();
-      expect(first?.status, framing).toBe(400);
-      expect(errorCode(first!)).toBe('invalid_body');
-      const second = await secondRequest(conn);
-      expect(second?.status, framing).toBe(200);
-      expect(JSON.parse(second?.body ?? '{}')).toMatchObject({ status: 'ok' });
-    }
-    expect(await messageCount(t!)).toBe(0);
-  });
+  it.skipIf(skip)(
+    'a NUL in a text field (400): the rest is drained and the next request answered',
+    { timeout: 30_000 },
+    async () => {
+      const port = await start();
+      const body = form(textPart(BOUNDARY, 'name', 'A\u0000da'));
+      for (const framing of [`Content-Length: ${body.total}`, 'Transfer-Encoding: chunked']) {
+        const chunked = framing.startsWith('Transfer');
+        // The client sends all of its body before it reads the answer, then the next request.
+        const { conn, sent } = await streamRequest(port, { head: head(framing), ...body, chunked, sendWhole: true });
+        opened.push(conn);
+        expect(sent).toBe(body.total);
+        const first = await conn.nextResponse();
+        expect(first?.status, framing).toBe(400);
+        expect(errorCode(first!)).toBe('invalid_body');
+        const second = await secondRequest(conn);
+        expect(second?.status, framing).toBe(200);
+        expect(JSON.parse(second?.body ?? '{}')).toMatchObject({ status: 'ok' });
+      }
+      expect(await messageCount(t!)).toBe(0);
+    },
+  );
 
-  it.skipIf(skip)('a file over the allowance (413) followed by another file part: the connection closes at once', { timeout: 30_000 }, async () => {
-    const port = await start();
-    // No key in the headers: the largest plan's allowance holds while the form is read.
-    const over = Math.max(...Object.values(PLAN_ATTACHMENT_LIMIT)) + CHUNK;
-    const body = form(partHeader(BOUNDARY, 'big', 'big.bin'), over);
-    const { conn } = await streamRequest(port, { head: head(`Content-Length: ${body.total}`, false), ...body });
-    opened.push(conn);
-    const first = await conn.nextResponse();
-    expect(first?.status).toBe(413);
-    expect(errorCode(first!)).toBe('attachment_too_large');
-    expect(first?.headers.connection).toBe('close');
-    await conn.closed;
-    expect(await secondRequest(conn)).toBeUndefined();
-  });
+  it.skipIf(skip)(
+    'a file over the allowance (413) followed by another file part: the connection closes at once',
+    { timeout: 30_000 },
+    async () => {
+      const port = await start();
+      // No key in the headers: the largest plan's allowance holds while the form is read.
+      const over = Math.max(...Object.values(PLAN_ATTACHMENT_LIMIT)) + CHUNK;
+      const body = form(partHeader(BOUNDARY, 'big', 'big.bin'), over);
+      const { conn } = await streamRequest(port, { head: head(`Content-Length: ${body.total}`, false), ...body });
+      opened.push(conn);
+      const first = await conn.nextResponse();
+      expect(first?.status).toBe(413);
+      expect(errorCode(first!)).toBe('attachment_too_large');
+      expect(first?.headers.connection).toBe('close');
+      await conn.closed;
+      expect(await secondRequest(conn)).toBeUndefined();
+    },
+  );
 
   it.skipIf(skip)('a drain that passes the body limit (chunked) loses its connection instead', { timeout: 30_000 }, async () => {
     const limit = 256 * 1024;
     const port = await start({ MAILROOM_BODY_LIMIT_BYTES: String(limit) });
     const body = form(textPart(BOUNDARY, 'name', 'A\u0000da'));
-    const { conn } = await streamRequest(port, { head: head('Transfer-Encoding: chunked'), prefix: body.prefix, total: 4 * limit, chunked: true, sendWhole: true });
+    const { conn } = await streamRequest(port, {
+      head: head('Transfer-Encoding: chunked'),
+      prefix: body.prefix,
+      total: 4 * limit,
+      chunked: true,
+      sendWhole: true,
+    });
     opened.push(conn);
     const first = await conn.nextResponse();
     expect(first?.status).toBe(400);
@@ -102,4 +116,3 @@ describeDialects('send-form refused mid-body, then a second request on the conne
     expect(conn.isClosed).toBe(true);
   });
 });
-

@@ -39,7 +39,9 @@ describe('jsonBodyProblem', () => {
 
 describeDialects('hostile JSON and form bodies on %s: 400, never 500, nothing taken', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; });
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
+  });
 
   const json = (extra: Record<string, string> = {}) => ({ ...bearer(), 'content-type': 'application/json', ...extra });
 
@@ -63,9 +65,13 @@ describeDialects('hostile JSON and form bodies on %s: 400, never 500, nothing ta
   it.skipIf(skip)('the batch and admin routes share the same parser', async () => {
     await seedOrg(t.store);
     const raw = `{"messages":[{"template_id":"contact","template_params":${deepText(10_000)}}]}`;
-    expect(expectError(await post(t, raw, json(), '/v1/send-batch'), 400, 'invalid_body').message).toMatch(/nested deeper than 64 levels/);
+    expect(expectError(await post(t, raw, json(), '/v1/send-batch'), 400, 'invalid_body').message).toMatch(
+      /nested deeper than 64 levels/,
+    );
     const admin = await t.app.inject({
-      method: 'PUT', url: '/admin/v1/organizations/acme/templates/deep', payload: `{"subject":${deepText(10_000)}}`,
+      method: 'PUT',
+      url: '/admin/v1/organizations/acme/templates/deep',
+      payload: `{"subject":${deepText(10_000)}}`,
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
     });
     // The parser answers before the route's schema would (a subject must be a string).
@@ -89,9 +95,19 @@ describeDialects('hostile JSON and form bodies on %s: 400, never 500, nothing ta
   it.skipIf(skip)('a NUL in a form field', async () => {
     await seedOrg(t.store);
     const boundary = '----mailroomnul';
-    const part = (name: string, value: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
-    const raw = part('template_id', 'contact') + part('name', 'A\u0000da') + part('email', 'ada@example.org') + part('message', 'hi') + `--${boundary}--\r\n`;
-    const err = expectError(await post(t, raw, { ...bearer(), 'content-type': `multipart/form-data; boundary=${boundary}` }, '/v1/send-form'), 400, 'invalid_body');
+    const part = (name: string, value: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    const raw =
+      part('template_id', 'contact') +
+      part('name', 'A\u0000da') +
+      part('email', 'ada@example.org') +
+      part('message', 'hi') +
+      `--${boundary}--\r\n`;
+    const err = expectError(
+      await post(t, raw, { ...bearer(), 'content-type': `multipart/form-data; boundary=${boundary}` }, '/v1/send-form'),
+      400,
+      'invalid_body',
+    );
     expect(err.details).toEqual({ fields: [{ field: 'name', message: 'contains a NUL character' }] });
     expect(await messageCount(t)).toBe(0);
   });

@@ -19,7 +19,9 @@ const response = { status: 202, headers: {}, body: '{}' };
  */
 describe('the in-flight claim of an Idempotency-Key on PostgreSQL', () => {
   let t!: TestApp;
-  freshAppEach('postgres', !pgUp, (app) => { t = app; });
+  freshAppEach('postgres', !pgUp, (app) => {
+    t = app;
+  });
 
   it('lasts 20 s: the connect bound (5 s) and the statement bound (15 s) of one request', () => {
     expect(IN_FLIGHT_LEASE_MS).toBe(20_000);

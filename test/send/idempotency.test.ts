@@ -26,7 +26,9 @@ function snapshot(res: LightMyRequestResponse) {
 
 describeDialects('Idempotency-Key on POST /v1/send on %s', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; });
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
+  });
 
   it('keeps the 24-hour retention of the spec', () => {
     expect(IDEMPOTENCY_TTL_MS).toBe(DAY_MS);
@@ -84,9 +86,13 @@ describeDialects('Idempotency-Key on POST /v1/send on %s', (dialect, skip) => {
     // Hold the first request inside the template lookup (after its idempotency check) until released.
     const lookup = t.store.catalog.template.bind(t.store.catalog);
     let entered: () => void = () => undefined;
-    const inside = new Promise<void>((resolve) => { entered = resolve; });
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
     let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const spy = vi.spyOn(t.store.catalog, 'template').mockImplementationOnce(async (orgId, id) => {
       entered();
       await gate;
@@ -129,11 +135,18 @@ describeDialects('Idempotency-Key on POST /v1/send on %s', (dialect, skip) => {
     expect(await creditsOf(t)).toBe(100);
   });
 
-  it.skipIf(skip)('the key is checked before the Idempotency-Key (the send path order in the README): no key or a wrong one is 401 even with a malformed header', async () => {
-    await seedOrg(t.store);
-    expectError(await post(t, sendBody(), { 'idempotency-key': 'bad key!' }), 401, 'unauthorized');
-    expectError(await post(t, sendBody(), { ...bearer('sk_not_a_key_000000000000'), 'idempotency-key': 'bad key!' }), 401, 'invalid_private_key');
-  });
+  it.skipIf(skip)(
+    'the key is checked before the Idempotency-Key (the send path order in the README): no key or a wrong one is 401 even with a malformed header',
+    async () => {
+      await seedOrg(t.store);
+      expectError(await post(t, sendBody(), { 'idempotency-key': 'bad key!' }), 401, 'unauthorized');
+      expectError(
+        await post(t, sendBody(), { ...bearer('sk_not_a_key_000000000000'), 'idempotency-key': 'bad key!' }),
+        401,
+        'invalid_private_key',
+      );
+    },
+  );
 
   it.skipIf(skip)('empty, over-255-character or malformed keys are 400 invalid_idempotency_key', async () => {
     await seedOrg(t.store);
@@ -152,7 +165,10 @@ describeDialects('Idempotency-Key on POST /v1/send on %s', (dialect, skip) => {
     await seedOrg(t.store);
     await seedOrg(t.store, {
       id: 'beta',
-      keys: [{ type: 'public', key: 'pk_beta_public_0001' }, { type: 'private', key: 'sk_beta_private_0001' }],
+      keys: [
+        { type: 'public', key: 'pk_beta_public_0001' },
+        { type: 'private', key: 'sk_beta_private_0001' },
+      ],
     });
     const a = expectAccepted(await post(t, sendBody(), withKey('shared-key')));
     const b = expectAccepted(await post(t, sendBody(), withKey('shared-key', bearer('sk_beta_private_0001'))));

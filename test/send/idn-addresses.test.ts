@@ -32,7 +32,17 @@ describe('canonicalAddress', () => {
 
   it('takes host names only as domains: no IPs, ports, percent escapes or undecodable A-labels', () => {
     expect(asciiDomain('例え.テスト')).toBe('xn--r8jz45g.xn--zckzah');
-    for (const bad of ['192.0.2.1', '0x7f.1', 'localhost', 'example.com:80', 'ex%41mple.com', 'xn--zz.com', '-a.com', 'a..b.com', '']) {
+    for (const bad of [
+      '192.0.2.1',
+      '0x7f.1',
+      'localhost',
+      'example.com:80',
+      'ex%41mple.com',
+      'xn--zz.com',
+      '-a.com',
+      'a..b.com',
+      '',
+    ]) {
       expect(asciiDomain(bad), bad).toBeUndefined();
     }
   });
@@ -52,7 +62,16 @@ describe('canonicalAddress', () => {
   });
 
   it('drops a recipient suppressed since acceptance whatever the spelling the message used', () => {
-    const email = { subject: 's', from: { name: '', address: 'a@acme.test' }, reply_to: [], to: [{ name: 'Zoë', address: 'Zoë@Exämple.com' }], cc: [], bcc: [], html: '', text: '' };
+    const email = {
+      subject: 's',
+      from: { name: '', address: 'a@acme.test' },
+      reply_to: [],
+      to: [{ name: 'Zoë', address: 'Zoë@Exämple.com' }],
+      cc: [],
+      bcc: [],
+      html: '',
+      text: '',
+    };
     const out = addressees(email, new Map(), new Set([ASCII]));
     expect(out.suppressed).toEqual([ASCII]);
     expect(out.email.to).toEqual([]);
@@ -61,14 +80,25 @@ describe('canonicalAddress', () => {
 
 describeDialects('IDN addresses on the lists and at send on %s', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; });
-
-  const seed = () => seedOrg(t.store, {
-    templates: [{
-      id: 'direct', subject: 'Hi', to: '{{to}}', from_email: 'noreply@acme.test', html: '<p>Hi</p>', text: 'Hi',
-      allow_dynamic_recipients: true, params: [{ name: 'to', type: 'string', required: true }],
-    }],
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
   });
+
+  const seed = () =>
+    seedOrg(t.store, {
+      templates: [
+        {
+          id: 'direct',
+          subject: 'Hi',
+          to: '{{to}}',
+          from_email: 'noreply@acme.test',
+          html: '<p>Hi</p>',
+          text: 'Hi',
+          allow_dynamic_recipients: true,
+          params: [{ name: 'to', type: 'string', required: true }],
+        },
+      ],
+    });
   const sendTo = (to: string) => send(t, { template_id: 'direct', template_params: { to } }, bearer(PRIVATE_KEY));
 
   it.skipIf(skip)('a send to an IDN address is accepted and its recipient is stored by its A-label', async () => {
@@ -78,12 +108,19 @@ describeDialects('IDN addresses on the lists and at send on %s', (dialect, skip)
     expect(read.json<{ recipients: Array<{ address: string }> }>().recipients.map((r) => r.address)).toEqual([ASCII]);
     // The history's exact-recipient filter finds it by either spelling.
     for (const q of [UNICODE, ASCII]) {
-      const page = await t.app.inject({ method: 'GET', url: `/v1/history?q=${encodeURIComponent(q)}`, headers: bearer(PRIVATE_KEY) });
+      const page = await t.app.inject({
+        method: 'GET',
+        url: `/v1/history?q=${encodeURIComponent(q)}`,
+        headers: bearer(PRIVATE_KEY),
+      });
       expect(page.json<{ items: unknown[] }>().items, q).toHaveLength(1);
     }
   });
 
-  for (const [added, sent] of [[UNICODE, ASCII], [ASCII, UNICODE]] as const) {
+  for (const [added, sent] of [
+    [UNICODE, ASCII],
+    [ASCII, UNICODE],
+  ] as const) {
     it.skipIf(skip)(`a suppression added as ${added} refuses a send to ${sent}, and is one entry`, async () => {
       await seed();
       const res = await admin(t, 'POST', '/organizations/acme/suppressions', { email: added });
@@ -118,7 +155,10 @@ describeDialects('IDN addresses on the lists and at send on %s', (dialect, skip)
   });
 
   it.skipIf(skip)('the config file and an organization PUT store list entries by the same rule', async () => {
-    await seedOrg(t.store, { suppressions: [{ email: 'ZOË@EXÄMPLE.COM' }], security: { block_list: { list: ['@Exämple.org'] } } });
+    await seedOrg(t.store, {
+      suppressions: [{ email: 'ZOË@EXÄMPLE.COM' }],
+      security: { block_list: { list: ['@Exämple.org'] } },
+    });
     expect((await t.store.suppressions.list('acme')).map((s) => s.email)).toEqual([ASCII]);
     expect(await t.store.blockList.list('acme')).toEqual(['@xn--exmple-cua.org']);
   });

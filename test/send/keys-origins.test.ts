@@ -36,7 +36,13 @@ describeDialects('POST /v1/send keys and origins on %s', (dialect, skip) => {
   });
 
   /** Runs a send that must fail with (status, code) and checks it stored nothing and used no credit. */
-  async function refused(orgId: string, status: number, code: string, payload: Record<string, unknown>, headers: Record<string, string>) {
+  async function refused(
+    orgId: string,
+    status: number,
+    code: string,
+    payload: Record<string, unknown>,
+    headers: Record<string, string>,
+  ) {
     const before = await snapshot(t, orgId);
     const err = expectError(await send(t, payload, headers), status, code);
     await expectUnchanged(t, orgId, before);
@@ -49,7 +55,11 @@ describeDialects('POST /v1/send keys and origins on %s', (dialect, skip) => {
       const a = await sendOk(t, body(), pub());
       expect(a.status).toBe('queued');
       expect((await storedRow(t, a.message_id)).key_type).toBe('public');
-      expect(await snapshot(t, 'acme')).toEqual({ messages: before.messages + 1, allMessages: before.allMessages + 1, credits: before.credits - 1 });
+      expect(await snapshot(t, 'acme')).toEqual({
+        messages: before.messages + 1,
+        allMessages: before.allMessages + 1,
+        credits: before.credits - 1,
+      });
     });
 
     it.skipIf(skip)('is accepted from the body field user_id', async () => {
@@ -116,20 +126,28 @@ describeDialects('POST /v1/send keys and origins on %s', (dialect, skip) => {
   });
 
   describe('organization rules', () => {
-    it.skipIf(skip)('403 private_key_required when the organization requires a private key and a public key is used', async () => {
-      await refused('strict', 403, 'private_key_required', body(), pub(pkOf('strict')));
-      await refused('strict', 403, 'private_key_required', body({ user_id: pkOf('strict') }), {});
-      await sendOk(t, body(), bearer(skOf('strict')));
-    });
+    it.skipIf(skip)(
+      '403 private_key_required when the organization requires a private key and a public key is used',
+      async () => {
+        await refused('strict', 403, 'private_key_required', body(), pub(pkOf('strict')));
+        await refused('strict', 403, 'private_key_required', body({ user_id: pkOf('strict') }), {});
+        await sendOk(t, body(), bearer(skOf('strict')));
+      },
+    );
 
     it.skipIf(skip)('403 private_key_in_browser for a private key with an Origin header', async () => {
       await refused('acme', 403, 'private_key_in_browser', body(), { ...bearer(PRIVATE_KEY), origin: 'https://example.com' });
-      await refused('acme', 403, 'private_key_in_browser', body({ accessToken: PRIVATE_KEY }), { origin: 'https://app.example.com' });
+      await refused('acme', 403, 'private_key_in_browser', body({ accessToken: PRIVATE_KEY }), {
+        origin: 'https://app.example.com',
+      });
     });
 
-    it.skipIf(skip)('a private key with an Origin is accepted when the organization allows private keys in browsers', async () => {
-      await sendOk(t, body(), { ...bearer(skOf('browserok')), origin: 'https://example.com' });
-    });
+    it.skipIf(skip)(
+      'a private key with an Origin is accepted when the organization allows private keys in browsers',
+      async () => {
+        await sendOk(t, body(), { ...bearer(skOf('browserok')), origin: 'https://example.com' });
+      },
+    );
 
     it.skipIf(skip)('403 organization_suspended for a suspended organization, with either key', async () => {
       await refused('suspended', 403, 'organization_suspended', body(), bearer(skOf('suspended')));
@@ -158,7 +176,13 @@ describeDialects('POST /v1/send keys and origins on %s', (dialect, skip) => {
     });
 
     it.skipIf(skip)('403 origin_not_allowed for an Origin not on the list', async () => {
-      for (const origin of ['https://evil.test', 'https://example.org', 'https://evilexample.com', 'https://example.com.evil.test', 'null']) {
+      for (const origin of [
+        'https://evil.test',
+        'https://example.org',
+        'https://evilexample.com',
+        'https://example.com.evil.test',
+        'null',
+      ]) {
         const err = await refused('acme', 403, 'origin_not_allowed', body(), { ...pub(), origin });
         expect(err.details?.reason, origin).not.toBe('no_origin');
       }
@@ -172,19 +196,26 @@ describeDialects('POST /v1/send keys and origins on %s', (dialect, skip) => {
     });
 
     it.skipIf(skip)('the Origin wins over the Referer', async () => {
-      await refused('acme', 403, 'origin_not_allowed', body(), { ...pub(), origin: 'https://evil.test', referer: 'https://example.com/' });
+      await refused('acme', 403, 'origin_not_allowed', body(), {
+        ...pub(),
+        origin: 'https://evil.test',
+        referer: 'https://example.com/',
+      });
       await sendOk(t, body(), { ...pub(), origin: 'https://example.com', referer: 'https://evil.test/' });
     });
 
-    it.skipIf(skip)('no Origin and no Referer without "allow mobile apps": 403 origin_not_allowed, reason no_origin, even with an empty list', async () => {
-      const err = await refused('nomobile', 403, 'origin_not_allowed', body(), pub(pkOf('nomobile')));
-      expect(err.details?.reason).toBe('no_origin');
-      const viaBody = await refused('nomobile', 403, 'origin_not_allowed', body({ user_id: pkOf('nomobile') }), {});
-      expect(viaBody.details?.reason).toBe('no_origin');
-      // With a list, too: the list is for web pages, it does not let apps in.
-      const web = await refused('webonly', 403, 'origin_not_allowed', body(), pub(pkOf('webonly')));
-      expect(web.details?.reason).toBe('no_origin');
-    });
+    it.skipIf(skip)(
+      'no Origin and no Referer without "allow mobile apps": 403 origin_not_allowed, reason no_origin, even with an empty list',
+      async () => {
+        const err = await refused('nomobile', 403, 'origin_not_allowed', body(), pub(pkOf('nomobile')));
+        expect(err.details?.reason).toBe('no_origin');
+        const viaBody = await refused('nomobile', 403, 'origin_not_allowed', body({ user_id: pkOf('nomobile') }), {});
+        expect(viaBody.details?.reason).toBe('no_origin');
+        // With a list, too: the list is for web pages, it does not let apps in.
+        const web = await refused('webonly', 403, 'origin_not_allowed', body(), pub(pkOf('webonly')));
+        expect(web.details?.reason).toBe('no_origin');
+      },
+    );
 
     it.skipIf(skip)('an empty allowed-origins list admits no web page', async () => {
       await refused('nomobile', 403, 'origin_not_allowed', body(), { ...pub(pkOf('nomobile')), origin: 'https://example.com' });

@@ -25,7 +25,10 @@ describeDialects('block list and suppression list at POST /v1/send on %s', (dial
       credits: 1000,
       security: { ...security, block_list: { list: BLOCKED, watch_variable: 'email' } },
       templates: [CONTACT_TEMPLATE, DYN],
-      suppressions: [{ email: 'Gone@Example.com', reason: 'hard_bounce' }, { email: 'both@listed.test', reason: 'complaint' }],
+      suppressions: [
+        { email: 'Gone@Example.com', reason: 'hard_bounce' },
+        { email: 'both@listed.test', reason: 'complaint' },
+      ],
     });
     // The same lists without a watched variable.
     await seedOrg(t.store, {
@@ -80,12 +83,22 @@ describeDialects('block list and suppression list at POST /v1/send on %s', (dial
     it.skipIf(skip)('when the watched variable holds a blocked value, even if it is not a recipient', async () => {
       // contact: To is fixed (owner@acme.test); `email` only becomes the Reply-To.
       await refused('acme', 403, 'recipient_blocked', () =>
-        send(t, { template_id: 'contact', template_params: { ...CONTACT_PARAMS, email: 'bad@evil.test' } }, bearer(PRIVATE_KEY)));
+        send(t, { template_id: 'contact', template_params: { ...CONTACT_PARAMS, email: 'bad@evil.test' } }, bearer(PRIVATE_KEY)),
+      );
       await refused('acme', 403, 'recipient_blocked', () =>
-        send(t, { template_id: 'contact', template_params: { ...CONTACT_PARAMS, email: 'someone@blocked.test' } }, { 'x-mail-public-key': PUBLIC_KEY }));
+        send(
+          t,
+          { template_id: 'contact', template_params: { ...CONTACT_PARAMS, email: 'someone@blocked.test' } },
+          { 'x-mail-public-key': PUBLIC_KEY },
+        ),
+      );
       await sendOk(t, { template_id: 'contact', template_params: CONTACT_PARAMS }, bearer(PRIVATE_KEY));
       // Without a watched variable the same send goes through: the watch is what refused it.
-      await sendOk(t, { template_id: 'contact', template_params: { ...CONTACT_PARAMS, email: 'bad@evil.test' } }, bearer('sk_nowatch_private_1'));
+      await sendOk(
+        t,
+        { template_id: 'contact', template_params: { ...CONTACT_PARAMS, email: 'bad@evil.test' } },
+        bearer('sk_nowatch_private_1'),
+      );
     });
 
     it.skipIf(skip)('the block list is per organization', async () => {
@@ -115,7 +128,8 @@ describeDialects('block list and suppression list at POST /v1/send on %s', (dial
       await t.store.suppressions.add('acme', 'Owner@Acme.test', 'manual', t.clock.now());
       try {
         await refused('acme', 451, 'recipient_suppressed', () =>
-          send(t, { template_id: 'contact', template_params: CONTACT_PARAMS }, { 'x-mail-public-key': PUBLIC_KEY }));
+          send(t, { template_id: 'contact', template_params: CONTACT_PARAMS }, { 'x-mail-public-key': PUBLIC_KEY }),
+        );
       } finally {
         await t.store.suppressions.remove('acme', 'owner@acme.test');
       }

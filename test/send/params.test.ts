@@ -92,7 +92,10 @@ describeDialects('template parameters at POST /v1/send on %s', (dialect, skip) =
   /** Exactly one issue, about `param`, with `code`. */
   async function expectIssue(params: Record<string, unknown>, param: string, code: string, template = 'all'): Promise<void> {
     const issues = await issuesOf(params, template);
-    expect(issues.map((i) => [i.param, i.code]), JSON.stringify(params).slice(0, 200)).toEqual([[param, code]]);
+    expect(
+      issues.map((i) => [i.param, i.code]),
+      JSON.stringify(params).slice(0, 200),
+    ).toEqual([[param, code]]);
   }
 
   it.skipIf(skip)('accepts values of all eight types that match the schema', async () => {
@@ -128,7 +131,12 @@ describeDialects('template parameters at POST /v1/send on %s', (dialect, skip) =
   it.skipIf(skip)('one issue per failing parameter when several fail', async () => {
     const issues = await issuesOf({ ...VALID, s: { a: 1 }, i: 'abc', e: 'not-an-email', color: 'blue' });
     expect(issues.map((i) => i.param).sort()).toEqual(['color', 'e', 'i', 's']);
-    expect(Object.fromEntries(issues.map((i) => [i.param, i.code]))).toEqual({ s: 'type', i: 'type', e: 'format', color: 'enum' });
+    expect(Object.fromEntries(issues.map((i) => [i.param, i.code]))).toEqual({
+      s: 'type',
+      i: 'type',
+      e: 'format',
+      color: 'enum',
+    });
   });
 
   it.skipIf(skip)('a parameter that breaks two of its rules still gives one issue', async () => {
@@ -175,12 +183,20 @@ describeDialects('template parameters at POST /v1/send on %s', (dialect, skip) =
     for (const d of ['yesterday', '2026-13-45', '31/01/2026', '2026-01-31Tnoon']) {
       await expectIssue({ ...VALID, d }, 'd', 'format');
     }
-    await sendOk(t, { template_id: 'all', template_params: { ...VALID, d: '2026-01-31T10:20:30Z', u: 'http://example.com' } }, bearer(PRIVATE_KEY));
+    await sendOk(
+      t,
+      { template_id: 'all', template_params: { ...VALID, d: '2026-01-31T10:20:30Z', u: 'http://example.com' } },
+      bearer(PRIVATE_KEY),
+    );
   });
 
   it.skipIf(skip)('unknown parameter in strict mode → code unknown; accepted when strict_params is false', async () => {
     await expectIssue({ ...VALID, extra: 'x' }, 'extra', 'unknown');
-    await sendOk(t, { template_id: 'loose', template_params: { s: 'abc', extra: 'x', nested: { a: [1, 2] } } }, bearer(PRIVATE_KEY));
+    await sendOk(
+      t,
+      { template_id: 'loose', template_params: { s: 'abc', extra: 'x', nested: { a: [1, 2] } } },
+      bearer(PRIVATE_KEY),
+    );
   });
 
   it.skipIf(skip)('strings without max_length are capped at 50,000 characters', async () => {
@@ -191,7 +207,11 @@ describeDialects('template parameters at POST /v1/send on %s', (dialect, skip) =
     await sendOk(t, { template_id: 'loose', template_params: { s: 'abc', other: 'y'.repeat(50_000) } }, bearer(PRIVATE_KEY));
     await expectIssue({ s: 'abc', other: 'y'.repeat(50_001) }, 'other', 'max_length', 'loose');
     // And every string inside an undeclared list or object (data for {{#each}}).
-    await sendOk(t, { template_id: 'loose', template_params: { s: 'abc', rows: [{ note: 'y'.repeat(50_000) }] } }, bearer(PRIVATE_KEY));
+    await sendOk(
+      t,
+      { template_id: 'loose', template_params: { s: 'abc', rows: [{ note: 'y'.repeat(50_000) }] } },
+      bearer(PRIVATE_KEY),
+    );
     await expectIssue({ s: 'abc', rows: [{ note: 'y'.repeat(50_001) }] }, 'rows', 'max_length', 'loose');
     await expectIssue({ s: 'abc', extra: ['x', 'y'.repeat(60_000)] }, 'extra', 'max_length', 'loose');
   });
@@ -222,24 +242,47 @@ describeDialects('template parameters at POST /v1/send on %s', (dialect, skip) =
     expectError(await post(wide, 'loose'), 413, 'payload_too_large');
   });
 
-  it.skipIf(skip)('the 256 kB limit is part of reading the body: 413 before the key, before the template lookup, and per batch item', async () => {
-    const big = { s: 'abc', p: 'a'.repeat(270_000) };
-    const send = (headers: Record<string, string>, payload: unknown, url = '/v1/send') => t.app.inject({ method: 'POST', url, headers, payload: payload as object });
-    const before = await snapshot(t, 'acme');
-    expectError(await send({}, { template_id: 'loose', template_params: big }), 413, 'payload_too_large');
-    expectError(await send(bearer(PRIVATE_KEY), { template_id: 'no-such-template', template_params: big }), 413, 'payload_too_large');
-    await expectUnchanged(t, 'acme', before);
+  it.skipIf(skip)(
+    'the 256 kB limit is part of reading the body: 413 before the key, before the template lookup, and per batch item',
+    async () => {
+      const big = { s: 'abc', p: 'a'.repeat(270_000) };
+      const send = (headers: Record<string, string>, payload: unknown, url = '/v1/send') =>
+        t.app.inject({ method: 'POST', url, headers, payload: payload as object });
+      const before = await snapshot(t, 'acme');
+      expectError(await send({}, { template_id: 'loose', template_params: big }), 413, 'payload_too_large');
+      expectError(
+        await send(bearer(PRIVATE_KEY), { template_id: 'no-such-template', template_params: big }),
+        413,
+        'payload_too_large',
+      );
+      await expectUnchanged(t, 'acme', before);
 
-    const batch = await send(bearer(PRIVATE_KEY), { messages: [{ template_id: 'loose', template_params: { s: 'abc' } }, { template_id: 'loose', template_params: big }] }, '/v1/send-batch');
-    expect(batch.statusCode, batch.body).toBe(200);
-    const results = batch.json<{ results: Array<{ status: string; http_status: number; error?: { code: string; message: string } }> }>().results;
-    expect(results[0]?.status).toBe('queued');
-    expect(results[1]).toMatchObject({ status: 'rejected', http_status: 413, error: { code: 'payload_too_large' } });
-    expect(results[1]?.error?.message).toMatch(/^messages\[1\]\.template_params is \d+ bytes/);
-  });
+      const batch = await send(
+        bearer(PRIVATE_KEY),
+        {
+          messages: [
+            { template_id: 'loose', template_params: { s: 'abc' } },
+            { template_id: 'loose', template_params: big },
+          ],
+        },
+        '/v1/send-batch',
+      );
+      expect(batch.statusCode, batch.body).toBe(200);
+      const results = batch.json<{
+        results: Array<{ status: string; http_status: number; error?: { code: string; message: string } }>;
+      }>().results;
+      expect(results[0]?.status).toBe('queued');
+      expect(results[1]).toMatchObject({ status: 'rejected', http_status: 413, error: { code: 'payload_too_large' } });
+      expect(results[1]?.error?.message).toMatch(/^messages\[1\]\.template_params is \d+ bytes/);
+    },
+  );
 
   it.skipIf(skip)('numbers and booleans sent as text (forms) are accepted and still checked', async () => {
-    await sendOk(t, { template_id: 'all', template_params: { ...VALID, i: '7', n: '3.25', b: 'true', level: '2' } }, bearer(PRIVATE_KEY));
+    await sendOk(
+      t,
+      { template_id: 'all', template_params: { ...VALID, i: '7', n: '3.25', b: 'true', level: '2' } },
+      bearer(PRIVATE_KEY),
+    );
     await sendOk(t, { template_id: 'all', template_params: { ...VALID, i: '10', n: '0.5', b: 'false' } }, bearer(PRIVATE_KEY));
     await expectIssue({ ...VALID, i: '11' }, 'i', 'maximum');
     await expectIssue({ ...VALID, n: '0.1' }, 'n', 'minimum');
@@ -291,7 +334,10 @@ describeDialects('JSON types of textual parameters on %s', (dialect, skip) => {
   function multipart(fields: Array<[string, string]>): { payload: string; headers: Record<string, string> } {
     const boundary = '----mailroom-test-boundary';
     const parts = fields.map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
-    return { payload: `${parts.join('')}--${boundary}--\r\n`, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+    return {
+      payload: `${parts.join('')}--${boundary}--\r\n`,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    };
   }
   const form = (url: string, fields: Array<[string, string]>) => {
     const { payload, headers } = multipart([['template_id', 'short'], ...fields]);
@@ -300,16 +346,22 @@ describeDialects('JSON types of textual parameters on %s', (dialect, skip) => {
 
   function expectTypeIssue(res: LightMyRequestResponse, param: string): void {
     const err = expectError(res, 422, 'invalid_template_params');
-    expect(err.details?.issues?.map((i) => [i.param, i.code]), res.body).toEqual([[param, 'type']]);
+    expect(
+      err.details?.issues?.map((i) => [i.param, i.code]),
+      res.body,
+    ).toEqual([[param, 'type']]);
   }
 
-  it.skipIf(skip)('/v1/send: the issue\'s example, {"s": 12345} for a string of 2..5, is a type issue; nothing stored', async () => {
-    const before = await snapshot(t, 'acme');
-    expectTypeIssue(await json('/v1/send', { template_id: 'short', template_params: { s: 12345 } }), 's');
-    await expectUnchanged(t, 'acme', before);
-    // The same text as a JSON string is fine.
-    expect((await json('/v1/send', { template_id: 'short', template_params: { s: '12345' } })).statusCode).toBe(202);
-  });
+  it.skipIf(skip)(
+    '/v1/send: the issue\'s example, {"s": 12345} for a string of 2..5, is a type issue; nothing stored',
+    async () => {
+      const before = await snapshot(t, 'acme');
+      expectTypeIssue(await json('/v1/send', { template_id: 'short', template_params: { s: 12345 } }), 's');
+      await expectUnchanged(t, 'acme', before);
+      // The same text as a JSON string is fine.
+      expect((await json('/v1/send', { template_id: 'short', template_params: { s: '12345' } })).statusCode).toBe(202);
+    },
+  );
 
   it.skipIf(skip)('/v1/send: every textual type refuses a JSON number and a JSON boolean', async () => {
     for (const param of TEXTUAL) {
@@ -320,7 +372,11 @@ describeDialects('JSON types of textual parameters on %s', (dialect, skip) => {
   });
 
   it.skipIf(skip)('the EmailJS alias and batch items refuse them the same way', async () => {
-    const alias = await json('/api/v1.0/email/send', { template_id: 'short', template_params: { s: 12345 } }, { 'x-mail-client': 'test/1' });
+    const alias = await json(
+      '/api/v1.0/email/send',
+      { template_id: 'short', template_params: { s: 12345 } },
+      { 'x-mail-client': 'test/1' },
+    );
     expectTypeIssue(alias, 's');
     const legacy = await json('/api/v1.0/email/send', { template_id: 'short', template_params: { e: true } });
     expectTypeIssue(legacy, 'e');
@@ -333,10 +389,17 @@ describeDialects('JSON types of textual parameters on %s', (dialect, skip) => {
       ],
     });
     expect(batch.statusCode, batch.body).toBe(200);
-    type Result = { status: string; http_status: number; error?: { code: string; details?: { issues?: Array<{ param: string; code: string }> } } };
+    type Result = {
+      status: string;
+      http_status: number;
+      error?: { code: string; details?: { issues?: Array<{ param: string; code: string }> } };
+    };
     const results = batch.json<{ results: Result[] }>().results;
     expect(results[0]?.status).toBe('queued');
-    for (const [index, param] of [[1, 's'], [2, 'd']] as const) {
+    for (const [index, param] of [
+      [1, 's'],
+      [2, 'd'],
+    ] as const) {
       expect(results[index]).toMatchObject({ status: 'rejected', http_status: 422, error: { code: 'invalid_template_params' } });
       expect(results[index]?.error?.details?.issues?.map((i) => [i.param, i.code])).toEqual([[param, 'type']]);
     }
@@ -351,9 +414,18 @@ describeDialects('JSON types of textual parameters on %s', (dialect, skip) => {
 
   it.skipIf(skip)('forms are unchanged: "42" is an integer, "on" and "true" are booleans, "12345" is a string', async () => {
     for (const url of ['/v1/send-form', '/api/v1.0/email/send-form']) {
-      const res = await form(url, [['s', '12345'], ['i', '42'], ['n', '2.5'], ['b', 'on']]);
+      const res = await form(url, [
+        ['s', '12345'],
+        ['i', '42'],
+        ['n', '2.5'],
+        ['b', 'on'],
+      ]);
       expect(res.statusCode, `${url} ${res.body}`).toBeLessThan(300);
-      const res2 = await form(url, [['b', 'true'], ['d', '2026-01-31'], ['e', 'ann@example.com']]);
+      const res2 = await form(url, [
+        ['b', 'true'],
+        ['d', '2026-01-31'],
+        ['e', 'ann@example.com'],
+      ]);
       expect(res2.statusCode, `${url} ${res2.body}`).toBeLessThan(300);
     }
     // And still checked: a form's "abc" is not an integer.

@@ -148,7 +148,12 @@ describeDialects('rendering at POST /v1/send on %s', (dialect, skip) => {
     const template = await t.store.templates.get('acme', 'greet');
     if (template === undefined) throw new Error('template missing');
     const { org_id: _o, id: _i, version: _v, created_at: _c, updated_at: _u, ...fields } = template;
-    await t.store.templates.put('acme', 'greet', { ...fields, subject: 'Edited {{name}}', html: '<h1>Edited</h1>', text: 'Edited' }, t.clock.now());
+    await t.store.templates.put(
+      'acme',
+      'greet',
+      { ...fields, subject: 'Edited {{name}}', html: '<h1>Edited</h1>', text: 'Edited' },
+      t.clock.now(),
+    );
     try {
       const second = await greetOk({ name: 'Ann' });
       // The edit is live for new sends...

@@ -40,7 +40,8 @@ describeDialects('the cached catalog and its stamp on %s', (dialect, skip) => {
     await closer.closeAll();
   });
 
-  const stamp = async () => Number((await sql<{ stamp: number | string }>`select stamp from catalog_stamp where id = 1`.execute(byHand)).rows[0]?.stamp);
+  const stamp = async () =>
+    Number((await sql<{ stamp: number | string }>`select stamp from catalog_stamp where id = 1`.execute(byHand)).rows[0]?.stamp);
 
   it.skipIf(skip)('a key revoked by another process is refused at the next read, not a second later', async () => {
     const key = await a.catalog.keyByValue(PRIVATE_KEY);
@@ -50,21 +51,26 @@ describeDialects('the cached catalog and its stamp on %s', (dialect, skip) => {
     expect((await a.catalog.keyByValue(PRIVATE_KEY))?.status).toBe('revoked');
   });
 
-  it.skipIf(skip)('a template or settings change elsewhere is read again; an unchanged catalog is served from memory', async () => {
-    const org = await a.catalog.organization('acme');
-    const template = await a.catalog.template('acme', CONTACT_TEMPLATE.id);
-    expect(template?.subject).toBe(CONTACT_TEMPLATE.subject);
-    await pastWindow();
-    // Unchanged: the very same objects come back (no reread).
-    expect(await a.catalog.organization('acme')).toBe(org);
-    await b.organizations.update('acme', { plan: 'business_200k' }, Date.now());
-    await pastWindow();
-    expect((await a.catalog.organization('acme'))?.plan).toBe('business_200k');
-    // A change made by hand in SQL moves the stamp too (the triggers, not the store, bump it).
-    await sql`update templates set subject = 'Changed by hand' where org_id = 'acme' and id = ${CONTACT_TEMPLATE.id}`.execute(byHand);
-    await pastWindow();
-    expect((await a.catalog.template('acme', CONTACT_TEMPLATE.id))?.subject).toBe('Changed by hand');
-  });
+  it.skipIf(skip)(
+    'a template or settings change elsewhere is read again; an unchanged catalog is served from memory',
+    async () => {
+      const org = await a.catalog.organization('acme');
+      const template = await a.catalog.template('acme', CONTACT_TEMPLATE.id);
+      expect(template?.subject).toBe(CONTACT_TEMPLATE.subject);
+      await pastWindow();
+      // Unchanged: the very same objects come back (no reread).
+      expect(await a.catalog.organization('acme')).toBe(org);
+      await b.organizations.update('acme', { plan: 'business_200k' }, Date.now());
+      await pastWindow();
+      expect((await a.catalog.organization('acme'))?.plan).toBe('business_200k');
+      // A change made by hand in SQL moves the stamp too (the triggers, not the store, bump it).
+      await sql`update templates set subject = 'Changed by hand' where org_id = 'acme' and id = ${CONTACT_TEMPLATE.id}`.execute(
+        byHand,
+      );
+      await pastWindow();
+      expect((await a.catalog.template('acme', CONTACT_TEMPLATE.id))?.subject).toBe('Changed by hand');
+    },
+  );
 
   it.skipIf(skip)('credits taken by sends do not move the stamp; catalog writes do', async () => {
     const before = await stamp();

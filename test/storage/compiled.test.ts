@@ -5,16 +5,19 @@ import { seedOrg } from '../support/seed.js';
 import { describeDialects, freshStoreEach } from '../support/dialects.js';
 
 // One statement object serves every store of both dialects: the SQL is compiled per dialect.
-const creditsOf = compiledOnce<{ id: string; floor: number }>((db, p) => db.selectFrom('organizations')
-  .select(['id', 'credits'])
-  .where('id', '=', p('id'))
-  .where('credits', '>=', p('floor'))
-  .where('suspended', '=', 0));
+const creditsOf = compiledOnce<{ id: string; floor: number }>((db, p) =>
+  db
+    .selectFrom('organizations')
+    .select(['id', 'credits'])
+    .where('id', '=', p('id'))
+    .where('credits', '>=', p('floor'))
+    .where('suspended', '=', 0),
+);
 
 describeDialects('statements compiled once, on %s', (dialect, skip) => {
   const t = freshStoreEach(dialect, skip);
 
-  it.skipIf(skip)('binds each call\'s values and keeps the builder\'s constants', async () => {
+  it.skipIf(skip)("binds each call's values and keeps the builder's constants", async () => {
     await seedOrg(t.store, { id: 'org_a', credits: 7 });
     await seedOrg(t.store, { id: 'org_b', credits: 3, keys: [] });
     const rows = async (id: string, floor: number) => (await creditsOf(databaseOf(t.store), dialect, { id, floor })).rows;

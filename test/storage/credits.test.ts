@@ -38,13 +38,19 @@ describeDialects('storage credits and checked columns, on %s', (dialect, skip) =
     expect(released).toEqual(['msg_a']);
     expect(await balance(s)).toBe(0);
     expect(await s.store.transaction((tx) => tx.credits.add('nobody', 1, 3000))).toBeUndefined();
-    expect(await s.store.transaction((tx) => tx.credits.position('acme'))).toEqual({ credits: 0, when_out_of_credits: 'hold', hold_queue_limit: expect.any(Number) });
+    expect(await s.store.transaction((tx) => tx.credits.position('acme'))).toEqual({
+      credits: 0,
+      when_out_of_credits: 'hold',
+      hold_queue_limit: expect.any(Number),
+    });
   });
 
   it.skipIf(skip)('a TEXT column holding a value outside its union is reported, not passed on', async () => {
     await seedOrg(t.store);
     await databaseOf(t.store).updateTable('organizations').set({ plan: 'gold' }).where('id', '=', 'acme').execute();
-    await expect(t.store.organizations.get('acme')).rejects.toThrow('Corrupt row: organizations.plan holds "gold", not one of free, starter');
+    await expect(t.store.organizations.get('acme')).rejects.toThrow(
+      'Corrupt row: organizations.plan holds "gold", not one of free, starter',
+    );
     await insertMessage(t.store, 'acme', 'msg_x', 'queued', 1000, true);
     await databaseOf(t.store).updateTable('messages').set({ status: 'lost' }).where('id', '=', 'msg_x').execute();
     await expect(t.store.messages.get('acme', 'msg_x')).rejects.toThrow(/messages\.status holds "lost"/);

@@ -74,9 +74,12 @@ async function sendOne(base: string, i: number): Promise<Answer> {
     const res = await fetch(`${base}/v1/send`, {
       method: 'POST',
       headers: { authorization: `Bearer ${PRIVATE_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ template_id: 'contact', template_params: { name: `Ada ${i}`, email: 'ada@example.org', message: `message ${i}` } }),
+      body: JSON.stringify({
+        template_id: 'contact',
+        template_params: { name: `Ada ${i}`, email: 'ada@example.org', message: `message ${i}` },
+      }),
     });
-    const answer = { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() as Answer['body'] };
+    const answer = { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as Answer['body'] };
     if (answer.status !== 429) return answer;
     await new Promise((r) => setTimeout(r, 1000 * Number(answer.retryAfter ?? 1)));
   }
@@ -85,7 +88,9 @@ async function sendOne(base: string, i: number): Promise<Answer> {
 beforeAll(() => requireBuild());
 
 describe('SQLite on a full disk', () => {
-  it('answers 503 storage_full while full; once freed, sends succeed at once and everything acknowledged is delivered', { timeout: 120_000 }, async () => {
+  it('answers 503 storage_full while full; once freed, sends succeed at once and everything acknowledged is delivered', {
+    timeout: 120_000,
+  }, async () => {
     const mount = mountTmpfs();
     if (mount === undefined) return;
     const url = `sqlite:${path.join(mount, 'mailroom.db')}`;
@@ -93,14 +98,28 @@ describe('SQLite on a full disk', () => {
     const sink = await startSink({ dataDelayMs: 100 });
     c.defer(() => sink.close());
     const seeded = await openTestStore(url, new ManualClock());
-    await seedOrg(seeded, { plan: 'business_50k', credits: 100_000, services: [smtpService(sink.port)], templates: [CONTACT_TEMPLATE] });
+    await seedOrg(seeded, {
+      plan: 'business_50k',
+      credits: 100_000,
+      services: [smtpService(sink.port)],
+      templates: [CONTACT_TEMPLATE],
+    });
     await seeded.close();
 
     const port = await freePort();
-    const server: Running = startCli(['serve'], {
-      MAILROOM_DATABASE_URL: url, MAILROOM_DATA_DIR: path.join(mount, 'data'), MAILROOM_PORT: String(port),
-      MAILROOM_HOST: '127.0.0.1', MAILROOM_WORKER_POLL_MS: '50', MAILROOM_WORKER_LEASE_SECONDS: '300', MAILROOM_LOG_LEVEL: 'info',
-    }, c);
+    const server: Running = startCli(
+      ['serve'],
+      {
+        MAILROOM_DATABASE_URL: url,
+        MAILROOM_DATA_DIR: path.join(mount, 'data'),
+        MAILROOM_PORT: String(port),
+        MAILROOM_HOST: '127.0.0.1',
+        MAILROOM_WORKER_POLL_MS: '50',
+        MAILROOM_WORKER_LEASE_SECONDS: '300',
+        MAILROOM_LOG_LEVEL: 'info',
+      },
+      c,
+    );
     await server.waitForOutput('mailroom listening');
     const base = `http://127.0.0.1:${port}`;
 
@@ -148,20 +167,28 @@ describe('SQLite on a full disk', () => {
     // Everything acknowledged reaches the relay, and nothing is left queued or sending.
     const delivered = () => new Set(sink.received.map((r) => r.messageId ?? ''));
     const missing = () => accepted.filter((id) => ![...delivered()].some((m) => m.includes(id)));
-    await waitFor(() => missing().length === 0, 60_000, `delivery of all ${accepted.length} accepted messages`).catch((err: unknown) => {
-      throw new Error(`${String(err)}; missing ${missing().length}: ${missing().slice(0, 5).join(', ')}\n${server.output().slice(-3000)}`);
-    });
+    await waitFor(() => missing().length === 0, 60_000, `delivery of all ${accepted.length} accepted messages`).catch(
+      (err: unknown) => {
+        throw new Error(
+          `${String(err)}; missing ${missing().length}: ${missing().slice(0, 5).join(', ')}\n${server.output().slice(-3000)}`,
+        );
+      },
+    );
     // The outcomes the full disk refused are written once it has room: none waits out its
     // 300 s lease in `sending` (to be sent again), none stays `queued`.
     const db = new SqliteDatabase(url.slice('sqlite:'.length), { readonly: true });
     c.defer(() => db.close());
-    const unsettled = () => db.prepare("select status, count(*) as n from messages where status in ('queued', 'sending') group by status").all();
+    const unsettled = () =>
+      db.prepare("select status, count(*) as n from messages where status in ('queued', 'sending') group by status").all();
     await waitFor(() => unsettled().length === 0, 30_000, 'no message left queued or sending').catch((err: unknown) => {
       throw new Error(`${String(err)}: ${JSON.stringify(unsettled())}\n${server.output().slice(-3000)}`);
     });
     // A warning when the disk fills (and again if it flaps, as writes that fit succeed), not one
     // a refused request.
-    const warnings = server.output().split('\n').filter((l) => l.includes('"level":40') && l.includes('storage_full') && /"component":"store"/.test(l));
+    const warnings = server
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"level":40') && l.includes('storage_full') && /"component":"store"/.test(l));
     expect(warnings.length).toBeGreaterThan(0);
     expect(warnings.length).toBeLessThan(refused.length / 2);
   });

@@ -33,7 +33,11 @@ describe('SQLite group commit on a full database', () => {
     const { db, group } = await open();
     const pages = (await sql<{ page_count: number }>`pragma page_count`.execute(db)).rows[0]?.page_count ?? 0;
     await sql.raw(`pragma max_page_count = ${pages + 5}`).execute(db);
-    const full = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => group.run((conn) => sql`insert into scratch (k, v) values (${String(i)}, ${row})`.execute(conn))));
+    const full = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, i) =>
+        group.run((conn) => sql`insert into scratch (k, v) values (${String(i)}, ${row})`.execute(conn)),
+      ),
+    );
     const refused = full.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
     expect(refused.length).toBeGreaterThan(0);
     for (const err of refused) {
@@ -42,7 +46,11 @@ describe('SQLite group commit on a full database', () => {
     }
     // Room again: the very next writes all commit, on the same connection.
     await sql.raw('pragma max_page_count = 1000000').execute(db);
-    const again = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => group.run((conn) => sql`insert into scratch (k, v) values (${`again ${i}`}, ${row})`.execute(conn))));
+    const again = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, i) =>
+        group.run((conn) => sql`insert into scratch (k, v) values (${`again ${i}`}, ${row})`.execute(conn)),
+      ),
+    );
     expect(again.filter((r) => r.status === 'rejected')).toEqual([]);
     const n = await sql<{ n: number }>`select count(*) as n from scratch where k like 'again %'`.execute(db);
     expect(n.rows[0]?.n).toBe(30);
@@ -52,7 +60,8 @@ describe('SQLite group commit on a full database', () => {
     const { db, group } = await open();
     await sql`begin`.execute(db);
     await sql`insert into scratch (k, v) values ('left', 'open')`.execute(db);
-    for (let i = 0; i < 3; i++) await group.run((conn) => sql`insert into scratch (k, v) values (${`after ${i}`}, 'v')`.execute(conn));
+    for (let i = 0; i < 3; i++)
+      await group.run((conn) => sql`insert into scratch (k, v) values (${`after ${i}`}, 'v')`.execute(conn));
     const rows = await sql<{ k: string }>`select k from scratch order by rowid`.execute(db);
     expect(rows.rows.map((r) => r.k)).toEqual(['after 0', 'after 1', 'after 2']);
   });

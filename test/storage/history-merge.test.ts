@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { newestFirst, type HistoryRow } from '../../src/storage/history.js';
 
-const row = (id: string, created_at: number, status: HistoryRow['status'] = 'queued'): HistoryRow =>
-  ({ id, status, template_id: 't', service_id: 's', subject: null, created_at, sent_at: null });
+const row = (id: string, created_at: number, status: HistoryRow['status'] = 'queued'): HistoryRow => ({
+  id,
+  status,
+  template_id: 't',
+  service_id: 's',
+  subject: null,
+  created_at,
+  sent_at: null,
+});
 
 describe('newestFirst (history with several statuses: one query per status, merged)', () => {
   it('merges pages by created_at, then id, newest first, up to the limit', () => {

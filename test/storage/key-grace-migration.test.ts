@@ -17,7 +17,8 @@ describeDialects('migration 0003_key_grace on %s', (dialect, skip) => {
     const opened = await databaseAt0001(database);
     const { db } = opened;
     try {
-      const key = (id: string, status: string, revokedAt: number | null) => sql`insert into api_keys
+      const key = (id: string, status: string, revokedAt: number | null) =>
+        sql`insert into api_keys
         (id, org_id, type, key_hash, public_key, hint, status, created_at, revoked_at)
         values (${id}, 'acme', 'private', ${`hash_${id}`}, null, 'sk_…', ${status}, 0, ${revokedAt})`.execute(db);
       await key('key_active', 'active', null);
@@ -27,7 +28,9 @@ describeDialects('migration 0003_key_grace on %s', (dialect, skip) => {
       expect(await migrate(opened)).toContain('0003_key_grace');
       const rows = await db.selectFrom('api_keys').select(['id', 'expires_at']).orderBy('id').execute();
       expect(rows.map((r) => [r.id, r.expires_at === null ? null : Number(r.expires_at)])).toEqual([
-        ['key_active', null], ['key_revoked', 7000], ['key_rotated', 5000],
+        ['key_active', null],
+        ['key_revoked', 7000],
+        ['key_rotated', 5000],
       ]);
     } finally {
       await db.destroy();

@@ -37,7 +37,9 @@ describeDialects('migrations on %s', (dialect, skip) => {
     dbs.push(database);
     const opened = await Promise.all([1, 2, 3].map(() => openDatabase(database.url)));
     // Each process's one pooled connection, the one migrate takes, by its backend pid.
-    const pids = await Promise.all(opened.map(async ({ db }) => (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]?.pid));
+    const pids = await Promise.all(
+      opened.map(async ({ db }) => (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]?.pid),
+    );
     // The migration lock held here first, so the three must queue for it together (the race),
     // seen in pg_locks, rather than each finding the work done by one that ran before it.
     const holder = new pg.Client({ connectionString: PG_URL });
@@ -46,9 +48,19 @@ describeDialects('migrations on %s', (dialect, skip) => {
       await holder.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
       const applying = Promise.all(opened.map((o) => migrate(o)));
       try {
-        await waitFor(async () => Number((await holder.query<{ n: string }>(
-          "select count(*) as n from pg_locks where locktype = 'advisory' and not granted and pid = any($1)", [pids])).rows[0]?.n) === 3,
-        10_000, 'the three to wait for the migration lock');
+        await waitFor(
+          async () =>
+            Number(
+              (
+                await holder.query<{ n: string }>(
+                  "select count(*) as n from pg_locks where locktype = 'advisory' and not granted and pid = any($1)",
+                  [pids],
+                )
+              ).rows[0]?.n,
+            ) === 3,
+          10_000,
+          'the three to wait for the migration lock',
+        );
       } finally {
         await holder.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]);
       }

@@ -71,12 +71,15 @@ describe('partial queue indexes on SQLite (migration 0012)', () => {
   });
 
   it('the claim walks messages_due', async () => {
-    expect(await planOf(() => queueRepo(db, 'sqlite').claim(1_000, 10, 60_000))).toMatch(/SEARCH messages USING INDEX messages_due \(next_attempt_at<\?\)/);
+    expect(await planOf(() => queueRepo(db, 'sqlite').claim(1_000, 10, 60_000))).toMatch(
+      /SEARCH messages USING INDEX messages_due \(next_attempt_at<\?\)/,
+    );
   });
 
   it('the reaper walks messages_leased', async () => {
-    expect(await planOf(() => queueRepo(db, 'sqlite').reapExpired(1_000, () => undefined)))
-      .toMatch(/SEARCH messages USING INDEX messages_leased \(lease_until<\?\)/);
+    expect(await planOf(() => queueRepo(db, 'sqlite').reapExpired(1_000, () => undefined))).toMatch(
+      /SEARCH messages USING INDEX messages_leased \(lease_until<\?\)/,
+    );
   });
 
   it('the queue depth counts messages_due alone', async () => {
@@ -84,12 +87,16 @@ describe('partial queue indexes on SQLite (migration 0012)', () => {
   });
 
   it("a provider's event finds its message by messages_provider_message_id", async () => {
-    expect(await planOf(() => providerEventsRepo(db, 'sqlite').findMessage({ orgId: 'acme', providerMessageId: 'p-1' })))
-      .toMatch(/SEARCH messages USING INDEX messages_provider_message_id \(provider_message_id=\?\)/);
+    expect(await planOf(() => providerEventsRepo(db, 'sqlite').findMessage({ orgId: 'acme', providerMessageId: 'p-1' }))).toMatch(
+      /SEARCH messages USING INDEX messages_provider_message_id \(provider_message_id=\?\)/,
+    );
   });
 
   it('statistics describe the indexes as they now are', () => {
-    const rows = raw.prepare("select idx, stat from sqlite_stat1 where tbl = 'messages'").all() as Array<{ idx: string; stat: string }>;
+    const rows = raw.prepare("select idx, stat from sqlite_stat1 where tbl = 'messages'").all() as Array<{
+      idx: string;
+      stat: string;
+    }>;
     const stats = new Map(rows.map((r) => [r.idx, r.stat]));
     expect(stats.get('messages_due')).toBe('1000 1');
     expect(stats.get('messages_leased')).toBe('100 1');
@@ -117,7 +124,9 @@ describe.skipIf(!pgUp)('partial queue indexes on PostgreSQL (migration 0012)', (
 
   it('the three indexes are partial, with the predicates their readers imply', async () => {
     const { rows } = await client.query<{ indexname: string; indexdef: string }>(
-      'select indexname, indexdef from pg_indexes where schemaname = current_schema() and tablename = $1', ['messages']);
+      'select indexname, indexdef from pg_indexes where schemaname = current_schema() and tablename = $1',
+      ['messages'],
+    );
     const defs = new Map(rows.map((r) => [r.indexname, r.indexdef]));
     for (const [name, predicate] of Object.entries(PARTIAL)) expect(defs.get(name), name).toMatch(predicate);
   });
@@ -136,14 +145,19 @@ describe.skipIf(!pgUp)('partial queue indexes on PostgreSQL (migration 0012)', (
   };
 
   it("the claim's, the reaper's, the depth's and the provider lookup's statements use them", async () => {
-    expect(await planOf("select id from messages where status = 'queued' and next_attempt_at <= 1000 order by next_attempt_at limit 10"))
-      .toMatch(/Index Scan using messages_due/);
-    expect(await planOf("select id from messages where status = 'sending' and lease_until < $1 limit 500", [1000]))
-      .toMatch(/using messages_leased/);
+    expect(
+      await planOf(
+        "select id from messages where status = 'queued' and next_attempt_at <= 1000 order by next_attempt_at limit 10",
+      ),
+    ).toMatch(/Index Scan using messages_due/);
+    expect(await planOf("select id from messages where status = 'sending' and lease_until < $1 limit 500", [1000])).toMatch(
+      /using messages_leased/,
+    );
     expect(await planOf("select count(*) from messages where status = 'queued'")).toMatch(/using messages_due/);
     // A bound value implies NOT NULL (= is strict); the ORDER BY of the real lookup is left out, as
     // on an empty table the planner would rightly walk the time index instead.
-    expect(await planOf('select id from messages where provider_message_id = $1 and org_id = $2', ['p-1', 'acme']))
-      .toMatch(/using messages_provider_message_id/);
+    expect(await planOf('select id from messages where provider_message_id = $1 and org_id = $2', ['p-1', 'acme'])).toMatch(
+      /using messages_provider_message_id/,
+    );
   });
 });

@@ -11,9 +11,13 @@ const URL_BASE = 'postgres://u@db.example:5432/mail';
 
 /** The URL's own parameters (src/storage/pg-options.ts): what the pool sends in its startup packet. */
 describe('postgresUrlOptions', () => {
-  it('by default bounds a statement at 15 s on the server, and strips mailroom\'s parameters', () => {
+  it("by default bounds a statement at 15 s on the server, and strips mailroom's parameters", () => {
     expect(postgresUrlOptions(`${URL_BASE}?sslmode=require`)).toEqual({
-      connectionString: `${URL_BASE}?sslmode=require`, schema: undefined, prepare: true, statementTimeoutMs: 15_000, options: '-c statement_timeout=15000',
+      connectionString: `${URL_BASE}?sslmode=require`,
+      schema: undefined,
+      prepare: true,
+      statementTimeoutMs: 15_000,
+      options: '-c statement_timeout=15000',
     });
   });
 
@@ -23,15 +27,27 @@ describe('postgresUrlOptions', () => {
   });
 
   it('takes an explicit statement_timeout, or off, either way round with prepare', () => {
-    expect(postgresUrlOptions(`${URL_BASE}?prepare=off&statement_timeout=30000`)).toMatchObject({ statementTimeoutMs: 30_000, options: '-c statement_timeout=30000' });
-    expect(postgresUrlOptions(`${URL_BASE}?statement_timeout=off`)).toMatchObject({ statementTimeoutMs: undefined, options: undefined, connectionString: URL_BASE });
-    expect(postgresUrlOptions(`${URL_BASE}?statement_timeout=off&schema=t_1`)).toMatchObject({ schema: 't_1', options: '-c search_path=t_1' });
+    expect(postgresUrlOptions(`${URL_BASE}?prepare=off&statement_timeout=30000`)).toMatchObject({
+      statementTimeoutMs: 30_000,
+      options: '-c statement_timeout=30000',
+    });
+    expect(postgresUrlOptions(`${URL_BASE}?statement_timeout=off`)).toMatchObject({
+      statementTimeoutMs: undefined,
+      options: undefined,
+      connectionString: URL_BASE,
+    });
+    expect(postgresUrlOptions(`${URL_BASE}?statement_timeout=off&schema=t_1`)).toMatchObject({
+      schema: 't_1',
+      options: '-c search_path=t_1',
+    });
     expect(postgresUrlOptions(`${URL_BASE}?schema=t_1`).options).toBe('-c statement_timeout=15000 -c search_path=t_1');
   });
 
   it('refuses a statement_timeout that is not a whole number of ms or off, naming it', () => {
     for (const bad of ['0', '-5', '15s', '1.5', '', 'none']) {
-      expect(() => postgresUrlOptions(`${URL_BASE}?statement_timeout=${bad}`)).toThrow(`statement_timeout must be a whole number of milliseconds (1 or more) or off, not "${bad}"`);
+      expect(() => postgresUrlOptions(`${URL_BASE}?statement_timeout=${bad}`)).toThrow(
+        `statement_timeout must be a whole number of milliseconds (1 or more) or off, not "${bad}"`,
+      );
     }
     expect(() => postgresUrlOptions(`${URL_BASE}?prepare=maybe`)).toThrow('prepare must be on or off');
   });
@@ -39,9 +55,13 @@ describe('postgresUrlOptions', () => {
 
 describe.skipIf(!pgUp)('statement_timeout on a real PostgreSQL connection', () => {
   let opened: OpenedDatabase | undefined;
-  afterEach(async () => { await opened?.db.destroy(); opened = undefined; });
+  afterEach(async () => {
+    await opened?.db.destroy();
+    opened = undefined;
+  });
   const withParam = (param: string) => `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}${param}`;
-  const shown = async (db: Kysely<never>) => (await sql<{ statement_timeout: string }>`show statement_timeout`.execute(db)).rows[0]?.statement_timeout;
+  const shown = async (db: Kysely<never>) =>
+    (await sql<{ statement_timeout: string }>`show statement_timeout`.execute(db)).rows[0]?.statement_timeout;
 
   it('is 15s by default and 0 with statement_timeout=off', async () => {
     opened = await openDatabase(PG_URL);
@@ -54,9 +74,11 @@ describe.skipIf(!pgUp)('statement_timeout on a real PostgreSQL connection', () =
     expect(await shown(opened.db as unknown as Kysely<never>)).toBe('0');
   });
 
-  it('with it off, the migrations\' session SET and RESET are not sent (a pooler would leave them on a shared connection)', async () => {
+  it("with it off, the migrations' session SET and RESET are not sent (a pooler would leave them on a shared connection)", async () => {
     const pool = new pg.Pool({ connectionString: PG_URL, max: 1, options: '-c statement_timeout=7000' });
-    const db = new Kysely<never>({ dialect: new PostgresDialect({ pool: namingPool(pool, undefined, { statementTimeout: false }) }) });
+    const db = new Kysely<never>({
+      dialect: new PostgresDialect({ pool: namingPool(pool, undefined, { statementTimeout: false }) }),
+    });
     try {
       await db.connection().execute(async (conn) => {
         await sql.raw(UNBOUNDED_SESSION).execute(conn);

@@ -15,7 +15,11 @@ const pgUp = await postgresAvailable();
 /** How the PostgreSQL pool meets a database that goes away (src/storage/dialect.ts, prepared-pool.ts). */
 describe.skipIf(!pgUp)('an idle pooled connection the server ends', () => {
   let opened: OpenedDatabase | undefined;
-  afterEach(async () => { vi.restoreAllMocks(); await opened?.db.destroy(); opened = undefined; });
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await opened?.db.destroy();
+    opened = undefined;
+  });
 
   it('changes no health and logs nothing (no outage: an idle timeout, a balancer); the next query works', async () => {
     // The pool's events watched (the idle client's end reaches the pool as an 'error').
@@ -34,7 +38,7 @@ describe.skipIf(!pgUp)('an idle pooled connection the server ends', () => {
       await other.end();
     }
     // The pool has heard of it (57P01 on the idle client): whatever it does about it is done.
-    await waitFor(() => poolErrors() === 1, 5_000, 'the idle client\'s error to reach the pool');
+    await waitFor(() => poolErrors() === 1, 5_000, "the idle client's error to reach the pool");
     expect(events).toEqual([]);
     expect(opened.health.current()).toBeUndefined();
     const next = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(opened.db)).rows[0]?.pid;
@@ -45,19 +49,37 @@ describe.skipIf(!pgUp)('an idle pooled connection the server ends', () => {
 
 describe('the connect cool-down while the database is away', () => {
   let server: net.Server | undefined;
-  afterEach(async () => { await new Promise((resolve) => (server === undefined ? resolve(undefined) : server.close(resolve))); server = undefined; });
+  afterEach(async () => {
+    await new Promise((resolve) => (server === undefined ? resolve(undefined) : server.close(resolve)));
+    server = undefined;
+  });
 
   it('concurrent checkouts within the cool-down make no attempt; after it, one attempt for all of them', async () => {
     // Accepts and closes at once: pg's connect fails ("Connection terminated unexpectedly"), and
     // every attempt is counted.
     let attempts = 0;
-    server = net.createServer((socket) => { attempts++; socket.destroy(); });
+    server = net.createServer((socket) => {
+      attempts++;
+      socket.destroy();
+    });
     await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as net.AddressInfo;
     const health = new StorageHealth();
-    const pgPool = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${port}/test`, max: 10, connectionTimeoutMillis: 2000 });
+    const pgPool = new pg.Pool({
+      connectionString: `postgres://postgres@127.0.0.1:${port}/test`,
+      max: 10,
+      connectionTimeoutMillis: 2000,
+    });
     const pool = namingPool(pgPool, undefined, { health });
-    const failures = async (n: number) => Promise.all(Array.from({ length: n }, () => pool.connect().then(() => 'connected', (e: unknown) => storageTrouble(e))));
+    const failures = async (n: number) =>
+      Promise.all(
+        Array.from({ length: n }, () =>
+          pool.connect().then(
+            () => 'connected',
+            (e: unknown) => storageTrouble(e),
+          ),
+        ),
+      );
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
       expect(await failures(1)).toEqual(['database_unavailable']);

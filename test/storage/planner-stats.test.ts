@@ -53,21 +53,29 @@ describe('history query plans on SQLite (migration 0011_planner_stats)', () => {
   }
 
   it('migration 0011 wrote the statistics', () => {
-    const rows = raw.prepare("select idx, stat from sqlite_stat1 where tbl = 'messages'").all() as Array<{ idx: string; stat: string }>;
+    const rows = raw.prepare("select idx, stat from sqlite_stat1 where tbl = 'messages'").all() as Array<{
+      idx: string;
+      stat: string;
+    }>;
     expect(rows.map((r) => r.idx)).toContain('messages_org_status_time');
   });
 
   it('status + template + dates walks (org, status, created_at), not every message of the range', async () => {
-    expect(await planOf({ statuses: ['bounced'], template_id: 'welcome', from: 1, to: 2 }))
-      .toMatch(/^SEARCH messages USING INDEX messages_org_status_time \(org_id=\? AND status=\? AND created_at>\? AND created_at<\?\)$/);
+    expect(await planOf({ statuses: ['bounced'], template_id: 'welcome', from: 1, to: 2 })).toMatch(
+      /^SEARCH messages USING INDEX messages_org_status_time \(org_id=\? AND status=\? AND created_at>\? AND created_at<\?\)$/,
+    );
   });
 
   it('template + dates walks (org, template_id, created_at)', async () => {
-    expect(await planOf({ template_id: 'welcome', from: 1, to: 2 })).toMatch(/USING INDEX messages_org_template_time \(org_id=\? AND template_id=\? AND created_at>/);
+    expect(await planOf({ template_id: 'welcome', from: 1, to: 2 })).toMatch(
+      /USING INDEX messages_org_template_time \(org_id=\? AND template_id=\? AND created_at>/,
+    );
   });
 
   it('status + dates walks (org, status, created_at)', async () => {
-    expect(await planOf({ statuses: ['complained'], from: 1, to: 2 })).toMatch(/USING INDEX messages_org_status_time \(org_id=\? AND status=\? AND created_at>/);
+    expect(await planOf({ statuses: ['complained'], from: 1, to: 2 })).toMatch(
+      /USING INDEX messages_org_status_time \(org_id=\? AND status=\? AND created_at>/,
+    );
   });
 
   it('several statuses: one walk of the status index each, none sorting', async () => {

@@ -22,7 +22,9 @@ describe.skipIf(!pgUp)('namingPool (PostgreSQL)', () => {
     db = new Kysely({ dialect: new PostgresDialect({ pool: namingPool(pool, limits) }) });
   };
   const prepared = async (): Promise<string[]> =>
-    (await sql<{ statement: string }>`select statement from pg_prepared_statements order by prepare_time`.execute(db)).rows.map((r) => r.statement);
+    (await sql<{ statement: string }>`select statement from pg_prepared_statements order by prepare_time`.execute(db)).rows.map(
+      (r) => r.statement,
+    );
 
   beforeEach(() => open());
   afterEach(async () => {
@@ -31,7 +33,8 @@ describe.skipIf(!pgUp)('namingPool (PostgreSQL)', () => {
 
   it('names a parameterized statement from its third run, and keeps answering it right', async () => {
     const results: number[] = [];
-    for (let i = 1; i <= 8; i++) results.push(Number((await sql<{ n: number }>`select ${i}::int * 2 as n`.execute(db)).rows[0]?.n));
+    for (let i = 1; i <= 8; i++)
+      results.push(Number((await sql<{ n: number }>`select ${i}::int * 2 as n`.execute(db)).rows[0]?.n));
     expect(results).toEqual([2, 4, 6, 8, 10, 12, 14, 16]);
     expect(await prepared()).toEqual(['select $1::int * 2 as n']);
   });
@@ -97,10 +100,12 @@ describe.skipIf(!pgUp)('namingPool (PostgreSQL)', () => {
   it('inside a transaction that aborts, then rolls back, the name is still usable', async () => {
     const pick = (v: number) => sql<{ v: number }>`select ${v}::int as v`;
     for (let i = 0; i < 3; i++) await pick(i).execute(db);
-    await expect(db.transaction().execute(async (tx) => {
-      await pick(1).execute(tx);
-      await sql`select ${1}::int / 0`.execute(tx);
-    })).rejects.toThrow(/division by zero/);
+    await expect(
+      db.transaction().execute(async (tx) => {
+        await pick(1).execute(tx);
+        await sql`select ${1}::int / 0`.execute(tx);
+      }),
+    ).rejects.toThrow(/division by zero/);
     expect(Number((await pick(9).execute(db)).rows[0]?.v)).toBe(9);
   });
 });

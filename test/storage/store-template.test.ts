@@ -72,7 +72,9 @@ async function describeSchema(db: Kysely<Database>, dialect: Dialect): Promise<s
     ...(await lines(sql`select table_name, column_name, data_type, is_nullable, column_default from information_schema.columns
       where table_schema = current_schema() order by table_name, ordinal_position`)),
     ...(await lines(sql`select indexname, indexdef from pg_indexes where schemaname = current_schema() order by indexname`)),
-    ...(await lines(sql`select conname, pg_get_constraintdef(oid) as def from pg_constraint where connamespace = ${here} order by conname`)),
+    ...(await lines(
+      sql`select conname, pg_get_constraintdef(oid) as def from pg_constraint where connamespace = ${here} order by conname`,
+    )),
     ...(await lines(sql`select tgname, pg_get_triggerdef(t.oid) as def from pg_trigger t
       join pg_class c on c.oid = t.tgrelid where c.relnamespace = ${here} and not tgisinternal order by tgname`)),
     ...(await lines(sql`select proname, prosrc from pg_proc where pronamespace = ${here} order by proname`)),

@@ -25,7 +25,11 @@ describeDialects('store.transaction options on %s', (dialect, skip) => {
     if (!skip) await t.cleanup();
   });
 
-  const kinds = [{ name: 'durable', options: {} }, { name: 'durable: false', options: { durable: false } }, { name: 'background', options: { background: true } }];
+  const kinds = [
+    { name: 'durable', options: {} },
+    { name: 'durable: false', options: { durable: false } },
+    { name: 'background', options: { background: true } },
+  ];
 
   it.skipIf(skip).each(kinds)('$name: commits what resolves and returns its value', async ({ options }) => {
     const value = await t.store.transaction(async (tx) => {
@@ -37,22 +41,31 @@ describeDialects('store.transaction options on %s', (dialect, skip) => {
   });
 
   it.skipIf(skip).each(kinds)('$name: rolls back every write of a transaction that throws, and rethrows', async ({ options }) => {
-    await expect(t.store.transaction(async (tx) => {
-      await tx.blockList.add('acme', 'gone@example.com', 1);
-      throw new Error('changed my mind');
-    }, options)).rejects.toThrow('changed my mind');
+    await expect(
+      t.store.transaction(async (tx) => {
+        await tx.blockList.add('acme', 'gone@example.com', 1);
+        throw new Error('changed my mind');
+      }, options),
+    ).rejects.toThrow('changed my mind');
     expect(await t.store.blockList.list('acme')).toEqual([]);
     // The connection went back to the pool usable: the next transaction commits.
-    await t.store.transaction(async (tx) => { await tx.blockList.add('acme', 'next@example.com', 1); }, options);
+    await t.store.transaction(async (tx) => {
+      await tx.blockList.add('acme', 'next@example.com', 1);
+    }, options);
     expect(await t.store.blockList.list('acme')).toEqual(['next@example.com']);
   });
 
   it.skipIf(skip)('a failing statement aborts the transaction; its earlier writes roll back', async () => {
-    await expect(t.store.transaction(async (tx) => {
-      await tx.blockList.add('acme', 'first@example.com', 1);
-      // An organization that does not exist breaks the foreign key.
-      await tx.blockList.add('no-such-org', 'x@example.com', 1);
-    }, { durable: false })).rejects.toThrow();
+    await expect(
+      t.store.transaction(
+        async (tx) => {
+          await tx.blockList.add('acme', 'first@example.com', 1);
+          // An organization that does not exist breaks the foreign key.
+          await tx.blockList.add('no-such-org', 'x@example.com', 1);
+        },
+        { durable: false },
+      ),
+    ).rejects.toThrow();
     expect(await t.store.blockList.list('acme')).toEqual([]);
   });
 });

@@ -31,16 +31,25 @@ async function open(url: string, resetAtBytes?: number) {
   await migrate(opened);
   // 500 rows of ~3 KB, rewritten at random: the WAL grows, the database does not.
   await sql`create table scratch (k integer primary key, v text not null)`.execute(opened.db);
-  await sql`insert into scratch (k, v) select value, ${'x'.repeat(3_000)} from json_each(${JSON.stringify(Array.from({ length: 500 }, (_, i) => i))})`.execute(opened.db);
+  await sql`insert into scratch (k, v) select value, ${'x'.repeat(3_000)} from json_each(${JSON.stringify(Array.from({ length: 500 }, (_, i) => i))})`.execute(
+    opened.db,
+  );
   const keeper = new WalKeeper(file, { checkpointEveryMs: 50, ...(resetAtBytes === undefined ? {} : { resetAtBytes }) });
   closers.push(() => keeper.close());
   return { file, group: new GroupCommit(opened.db, keeper) };
 }
 
 /** Writes `total` bytes of rows; returns the largest WAL seen after any write, and the failures. */
-async function sustainedWrites(file: string, group: GroupCommit, total: number, readerHoldsMs = 20): Promise<{ largest: number; failures: unknown[] }> {
+async function sustainedWrites(
+  file: string,
+  group: GroupCommit,
+  total: number,
+  readerHoldsMs = 20,
+): Promise<{ largest: number; failures: unknown[] }> {
   const reader = new SqliteDatabase(file, { readonly: true });
-  closers.push(() => { reader.close(); });
+  closers.push(() => {
+    reader.close();
+  });
   let writing = true;
   // The reader's hold and pause are the workload under test (snapshots held against the WAL's
   // resets), not waits for a state.
@@ -59,7 +68,9 @@ async function sustainedWrites(file: string, group: GroupCommit, total: number, 
   const client = async (c: number): Promise<void> => {
     for (let n = 0; written < total && failures.length === 0; n++) {
       const v = `${c}:${n}:`.padEnd(3_000, 'y');
-      await group.run((conn) => sql`update scratch set v = ${v} where k = ${Math.floor(Math.random() * 500)}`.execute(conn)).catch((err: unknown) => failures.push(err));
+      await group
+        .run((conn) => sql`update scratch set v = ${v} where k = ${Math.floor(Math.random() * 500)}`.execute(conn))
+        .catch((err: unknown) => failures.push(err));
       written += v.length;
       largest = Math.max(largest, fs.statSync(`${file}-wal`).size);
     }

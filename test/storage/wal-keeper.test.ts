@@ -27,7 +27,14 @@ class HeldFlush implements CommitFollowUp {
 
 const settled = async (p: Promise<unknown>): Promise<boolean> => {
   let done = false;
-  void p.then(() => { done = true; }, () => { done = true; });
+  void p.then(
+    () => {
+      done = true;
+    },
+    () => {
+      done = true;
+    },
+  );
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
   return done;
 };
@@ -73,7 +80,12 @@ describe('SQLite group commit and its write-ahead log', () => {
 
   it('a failed flush fails every write of the batch', async () => {
     const { db } = await open();
-    const failing: CommitFollowUp = { committed: async (durable) => { if (durable) throw new Error('EIO'); }, close: async () => undefined };
+    const failing: CommitFollowUp = {
+      committed: async (durable) => {
+        if (durable) throw new Error('EIO');
+      },
+      close: async () => undefined,
+    };
     const group = new GroupCommit(db, failing);
     const writes = ['a', 'b'].map((v) => group.run((conn) => sql`insert into scratch (v) values (${v})`.execute(conn)));
     for (const w of writes) await expect(w).rejects.toThrow('EIO');
@@ -99,10 +111,12 @@ describe('SQLite group commit and its write-ahead log', () => {
     const flush = new HeldFlush();
     const group = new GroupCommit(db, flush);
     const values = Array.from({ length: 2 * MAX_JOBS + 2 }, (_, i) => i);
-    const writes = values.map((v) => group.run(async (conn) => {
-      await sql`insert into scratch (v) values (${String(v)})`.execute(conn);
-      if (v === MAX_JOBS) throw new Error('refused');
-    }));
+    const writes = values.map((v) =>
+      group.run(async (conn) => {
+        await sql`insert into scratch (v) values (${String(v)})`.execute(conn);
+        if (v === MAX_JOBS) throw new Error('refused');
+      }),
+    );
     await waitFor(() => flush.calls.length >= 3, 5_000, 'three flushes');
     expect(flush.calls).toEqual([true, true, true]);
     flush.release();
@@ -119,18 +133,27 @@ describe('SQLite group commit and its write-ahead log', () => {
     let sending = true;
     const busy = () => {
       const until = performance.now() + 5;
-      while (performance.now() < until) { /* a batch's worth of sends */ }
+      while (performance.now() < until) {
+        /* a batch's worth of sends */
+      }
     };
     const keepSending = () => {
       if (!sending) return;
-      void group.run(async (conn) => { busy(); await sql`insert into scratch (v) values ('send')`.execute(conn); }).catch(() => undefined);
+      void group
+        .run(async (conn) => {
+          busy();
+          await sql`insert into scratch (v) values ('send')`.execute(conn);
+        })
+        .catch(() => undefined);
       setImmediate(keepSending);
     };
     keepSending();
     // Resolves although the sends never stop (starved, it would time the test out).
     await group.run((conn) => sql`insert into scratch (v) values ('claim')`.execute(conn), { durable: false });
     sending = false;
-    const sendsBefore = await sql<{ n: number }>`select count(*) as n from scratch where rowid < (select rowid from scratch where v = 'claim')`.execute(db);
+    const sendsBefore = await sql<{
+      n: number;
+    }>`select count(*) as n from scratch where rowid < (select rowid from scratch where v = 'claim')`.execute(db);
     // Sends went first (the claim was asked for right after the first).
     expect(sendsBefore.rows[0]?.n).toBeGreaterThan(0);
   });
@@ -141,7 +164,9 @@ describe('SQLite group commit and its write-ahead log', () => {
     const keeper = new WalKeeper(file);
     closers.push(() => keeper.close());
     const group = new GroupCommit(db, keeper);
-    await Promise.all(Array.from({ length: 50 }, (_, i) => group.run((conn) => sql`insert into scratch (v) values (${`v${i}`})`.execute(conn))));
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => group.run((conn) => sql`insert into scratch (v) values (${`v${i}`})`.execute(conn))),
+    );
     const rows = await sql<{ n: number }>`select count(*) as n from scratch`.execute(db);
     expect(rows.rows[0]?.n).toBe(50);
   });
@@ -189,6 +214,8 @@ describe('SQLite group commit and its write-ahead log', () => {
     await waitFor(() => warnings.length > 0, 10_000, 'the warning');
     for (let i = 0; i < 64; i++) await keeper.committed(false);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(new RegExp(`checkpoint thread stopped .*the writer now checkpoints every ${BACKSTOP_CHECKPOINT_PAGES} pages`));
+    expect(warnings[0]).toMatch(
+      new RegExp(`checkpoint thread stopped .*the writer now checkpoints every ${BACKSTOP_CHECKPOINT_PAGES} pages`),
+    );
   });
 });

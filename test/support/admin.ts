@@ -11,7 +11,11 @@ type Method = 'GET' | 'PUT' | 'PATCH' | 'POST' | 'DELETE';
 
 /** One admin call with the right token (or `token`, or none when null). */
 export function admin(
-  t: TestApp, method: Method, path: string, body?: unknown, token: string | null = ADMIN_TOKEN,
+  t: TestApp,
+  method: Method,
+  path: string,
+  body?: unknown,
+  token: string | null = ADMIN_TOKEN,
 ): Promise<LightMyRequestResponse> {
   const options: InjectOptions = {
     method,
@@ -24,13 +28,28 @@ export function admin(
 
 /** Every setting an organization PUT requires, at the values a new organization gets by default. */
 export const DEFAULT_SECURITY_BODY = {
-  require_private_key: false, allow_private_keys_in_browsers: false, allowed_origins: [] as string[], allow_mobile_apps: false,
-  mobile_app_schemes: [] as string[], block_headless: false, ip_limit: { requests: 10, per_seconds: 60 }, recipient_daily_limit: 5,
-  link_domains: [] as string[], block_list: { watch_variable: null as string | null }, public_overdraft: false,
+  require_private_key: false,
+  allow_private_keys_in_browsers: false,
+  allowed_origins: [] as string[],
+  allow_mobile_apps: false,
+  mobile_app_schemes: [] as string[],
+  block_headless: false,
+  ip_limit: { requests: 10, per_seconds: 60 },
+  recipient_daily_limit: 5,
+  link_domains: [] as string[],
+  block_list: { watch_variable: null as string | null },
+  public_overdraft: false,
 };
 export const ORG_SETTINGS = {
-  name: 'Acme', plan: 'free', overdraft: 0, when_out_of_credits: 'hold', hold_queue_limit: 1000, email_verified: true,
-  suspended: false, security: DEFAULT_SECURITY_BODY, captcha: null,
+  name: 'Acme',
+  plan: 'free',
+  overdraft: 0,
+  when_out_of_credits: 'hold',
+  hold_queue_limit: 1000,
+  email_verified: true,
+  suspended: false,
+  security: DEFAULT_SECURITY_BODY,
+  captcha: null,
 };
 
 /** A complete organization PUT body: ORG_SETTINGS with `body` over it (`security` merged one level). */
@@ -48,7 +67,9 @@ export async function createOrg(t: TestApp, id = 'acme', body: Record<string, un
 /** A private-key send of the seeded `contact` template: 202 while the organization, service and template are whole. */
 export function sendContact(t: TestApp, privateKey: string): Promise<LightMyRequestResponse> {
   return t.app.inject({
-    method: 'POST', url: '/v1/send', headers: { authorization: `Bearer ${privateKey}` },
+    method: 'POST',
+    url: '/v1/send',
+    headers: { authorization: `Bearer ${privateKey}` },
     payload: { template_id: 'contact', template_params: { name: 'Ann', email: 'ann@example.org', message: 'hi' } },
   });
 }

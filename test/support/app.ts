@@ -27,7 +27,16 @@ export async function buildTestApp(config: Config, deps: ServiceDeps & { onAccep
   const services = buildServices(config, deps);
   const { store, clock, metrics, protection, blobs, notifier } = services;
   try {
-    const app = await buildApp({ config, store, clock, metrics, protection, blobs, notifier, ...(deps.onAccepted === undefined ? {} : { onAccepted: deps.onAccepted }) });
+    const app = await buildApp({
+      config,
+      store,
+      clock,
+      metrics,
+      protection,
+      blobs,
+      notifier,
+      ...(deps.onAccepted === undefined ? {} : { onAccepted: deps.onAccepted }),
+    });
     app.addHook('onClose', () => services.close());
     return app;
   } catch (err) {

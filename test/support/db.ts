@@ -20,7 +20,10 @@ export function rememberDatabase(store: Store, db: Kysely<Database>): void {
 /** The database under a store opened by test/support/stores.ts; prefer a named helper below. */
 export function databaseOf(store: Store): Kysely<Database> {
   const db = databases.get(store);
-  if (db === undefined) throw new Error('This store was not opened by test/support/stores.ts (freshStore or openTestStore): its database is out of reach.');
+  if (db === undefined)
+    throw new Error(
+      'This store was not opened by test/support/stores.ts (freshStore or openTestStore): its database is out of reach.',
+    );
   return db;
 }
 
@@ -28,7 +31,9 @@ export function databaseOf(store: Store): Kysely<Database> {
 
 /** Number of message rows, of one organization or all. */
 export async function countMessages(store: Store, orgId?: string): Promise<number> {
-  let q = databaseOf(store).selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n'));
+  let q = databaseOf(store)
+    .selectFrom('messages')
+    .select((eb) => eb.fn.countAll<number>().as('n'));
   if (orgId !== undefined) q = q.where('org_id', '=', orgId);
   return Number((await q.executeTakeFirstOrThrow()).n);
 }
@@ -52,8 +57,11 @@ export async function messageIds(store: Store, orgId?: string): Promise<string[]
 
 /** Messages per status, over every organization. */
 export async function statusCounts(store: Store): Promise<Record<string, number>> {
-  const rows = await databaseOf(store).selectFrom('messages')
-    .select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
+  const rows = await databaseOf(store)
+    .selectFrom('messages')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('status')
+    .execute();
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }
 
@@ -68,7 +76,11 @@ export async function makeQueuedDue(store: Store, at: number): Promise<void> {
 }
 
 /** A message row as given, inserted directly (states no route reaches on its own). */
-export async function insertMessageRow(store: Store, row: Insertable<MessagesTable>, content: Insertable<MessageContentsTable>): Promise<void> {
+export async function insertMessageRow(
+  store: Store,
+  row: Insertable<MessagesTable>,
+  content: Insertable<MessageContentsTable>,
+): Promise<void> {
   const db = databaseOf(store);
   await db.insertInto('messages').values(row).execute();
   await db.insertInto('message_contents').values(content).execute();
@@ -76,32 +88,42 @@ export async function insertMessageRow(store: Store, row: Insertable<MessagesTab
 
 /** A message row as the send path would leave it, inserted directly. */
 export async function insertMessage(
-  store: Store, orgId: string, id: string, status: MessageStatus, createdAt: number, creditTaken: boolean, serviceId = 'outbox',
+  store: Store,
+  orgId: string,
+  id: string,
+  status: MessageStatus,
+  createdAt: number,
+  creditTaken: boolean,
+  serviceId = 'outbox',
 ): Promise<void> {
-  await insertMessageRow(store, {
-    id,
-    org_id: orgId,
-    template_id: 'contact',
-    service_id: serviceId,
-    status,
-    status_token_hash: newId('tok'),
-    key_type: 'private',
-    subject: 'Hi',
-    header_message_id: `<${id}@mailroom.test>`,
-    credit_taken: creditTaken ? 1 : 0,
-    attempts: 0,
-    next_attempt_at: status === 'queued' ? createdAt : null,
-    lease_until: null,
-    last_error: null,
-    idempotency_key: null,
-    created_at: createdAt,
-    updated_at: createdAt,
-    sent_at: status === 'sent' ? createdAt + 1000 : null,
-  }, {
-    message_id: id,
-    content: JSON.stringify({ subject: 'Hi', to: ['someone@example.com'], html: '<p>Hi</p>', text: 'Hi' }),
-    attachments: null,
-  });
+  await insertMessageRow(
+    store,
+    {
+      id,
+      org_id: orgId,
+      template_id: 'contact',
+      service_id: serviceId,
+      status,
+      status_token_hash: newId('tok'),
+      key_type: 'private',
+      subject: 'Hi',
+      header_message_id: `<${id}@mailroom.test>`,
+      credit_taken: creditTaken ? 1 : 0,
+      attempts: 0,
+      next_attempt_at: status === 'queued' ? createdAt : null,
+      lease_until: null,
+      last_error: null,
+      idempotency_key: null,
+      created_at: createdAt,
+      updated_at: createdAt,
+      sent_at: status === 'sent' ? createdAt + 1000 : null,
+    },
+    {
+      message_id: id,
+      content: JSON.stringify({ subject: 'Hi', to: ['someone@example.com'], html: '<p>Hi</p>', text: 'Hi' }),
+      attachments: null,
+    },
+  );
 }
 
 // --- contents, recipients, events -------------------------------------------------------------
@@ -114,7 +136,11 @@ export async function contentRow(store: Store, messageId?: string): Promise<Sele
 }
 
 /** Overwrites a message's stored content columns (e.g. with text that is not JSON). */
-export async function setContent(store: Store, messageId: string, fields: { content?: string; attachments?: string | null }): Promise<void> {
+export async function setContent(
+  store: Store,
+  messageId: string,
+  fields: { content?: string; attachments?: string | null },
+): Promise<void> {
   await databaseOf(store).updateTable('message_contents').set(fields).where('message_id', '=', messageId).execute();
 }
 
@@ -132,8 +158,11 @@ export async function storedRecipientStates(store: Store, messageId?: string): P
 
 /** Number of events of a type, over every message. */
 export async function countEvents(store: Store, type: string): Promise<number> {
-  const row = await databaseOf(store).selectFrom('message_events').select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('type', '=', type).executeTakeFirstOrThrow();
+  const row = await databaseOf(store)
+    .selectFrom('message_events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('type', '=', type)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -148,7 +177,12 @@ export async function eventMessageIds(store: Store, type: string, detailPart?: s
 
 /** Overwrites a service's stored settings text (e.g. with JSON that does not parse). */
 export async function setServiceSettingsText(store: Store, orgId: string, serviceId: string, text: string): Promise<void> {
-  await databaseOf(store).updateTable('services').set({ settings: text }).where('org_id', '=', orgId).where('id', '=', serviceId).execute();
+  await databaseOf(store)
+    .updateTable('services')
+    .set({ settings: text })
+    .where('org_id', '=', orgId)
+    .where('id', '=', serviceId)
+    .execute();
 }
 
 /** Every api_keys row as stored (hashes, never values). */
@@ -169,14 +203,20 @@ export async function idempotencyKeys(store: Store): Promise<string[]> {
  */
 export async function lockMessagesTable(store: Store): Promise<() => Promise<void>> {
   let unlock!: () => void;
-  const held = new Promise<void>((resolve) => { unlock = resolve; });
-  let locked!: () => void;
-  const isLocked = new Promise<void>((resolve) => { locked = resolve; });
-  const holder = databaseOf(store).transaction().execute(async (trx) => {
-    await sql`lock table messages in access exclusive mode`.execute(trx);
-    locked();
-    await held;
+  const held = new Promise<void>((resolve) => {
+    unlock = resolve;
   });
+  let locked!: () => void;
+  const isLocked = new Promise<void>((resolve) => {
+    locked = resolve;
+  });
+  const holder = databaseOf(store)
+    .transaction()
+    .execute(async (trx) => {
+      await sql`lock table messages in access exclusive mode`.execute(trx);
+      locked();
+      await held;
+    });
   await Promise.race([isLocked, holder]);
   return async () => {
     unlock();
@@ -193,7 +233,8 @@ export async function lockWaitsOn(store: Store, table: string): Promise<number> 
   const r = await sql<{ n: string }>`select count(distinct w.pid) as n from pg_locks w
     where w.relation = ${table}::regclass and w.granted
       and exists (select 1 from pg_stat_activity a where a.pid = w.pid and a.wait_event_type = 'Lock')
-      and exists (select 1 from pg_locks b where b.relation = ${table}::regclass and b.granted and b.pid = any(pg_blocking_pids(w.pid)))`
-    .execute(databaseOf(store));
+      and exists (select 1 from pg_locks b where b.relation = ${table}::regclass and b.granted and b.pid = any(pg_blocking_pids(w.pid)))`.execute(
+    databaseOf(store),
+  );
   return Number(r.rows[0]?.n ?? 0);
 }

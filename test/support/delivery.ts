@@ -42,7 +42,13 @@ export function smtpService(port: number, extra: Partial<ServiceInput> & { user?
     id: 'smtp',
     provider: 'smtp',
     default: true,
-    smtp: { host: '127.0.0.1', port, secure: false, ...(user !== undefined ? { user } : {}), ...(pass !== undefined ? { pass } : {}) },
+    smtp: {
+      host: '127.0.0.1',
+      port,
+      secure: false,
+      ...(user !== undefined ? { user } : {}),
+      ...(pass !== undefined ? { pass } : {}),
+    },
     ...rest,
   };
 }
@@ -56,7 +62,12 @@ export const privateHeaders = bearer(PRIVATE_KEY);
 
 /** POST /v1/send through the real send path; returns the message id. */
 export async function send(t: TestApp, params: Record<string, unknown> = PARAMS): Promise<string> {
-  const res = await t.app.inject({ method: 'POST', url: '/v1/send', headers: privateHeaders, payload: { template_id: 'contact', template_params: params } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/v1/send',
+    headers: privateHeaders,
+    payload: { template_id: 'contact', template_params: params },
+  });
   expect(res.statusCode, res.body).toBe(202);
   return (res.json() as { message_id: string }).message_id;
 }
@@ -116,15 +127,28 @@ export async function insertQueued(store: Store, n: number, createdAt: number, s
       const id = newId('msg');
       ids.push(id);
       return {
-        id, org_id: 'acme', template_id: 'contact', service_id: serviceId, status: 'queued' as const, status_token_hash: sha256(id),
-        key_type: 'private' as const, content: JSON.stringify(e), subject: e.subject, header_message_id: `<${id}@mailroom.test>`,
-        attachments: null, credit_taken: true, idempotency_key: null,
-        recipients: e.to.map((a) => ({ kind: 'to' as const, email: a.address })), created_at: createdAt,
+        id,
+        org_id: 'acme',
+        template_id: 'contact',
+        service_id: serviceId,
+        status: 'queued' as const,
+        status_token_hash: sha256(id),
+        key_type: 'private' as const,
+        content: JSON.stringify(e),
+        subject: e.subject,
+        header_message_id: `<${id}@mailroom.test>`,
+        attachments: null,
+        credit_taken: true,
+        idempotency_key: null,
+        recipients: e.to.map((a) => ({ kind: 'to' as const, email: a.address })),
+        created_at: createdAt,
       };
     });
-    jobs.push(store.transaction(async (tx) => {
-      for (const r of rows) await tx.messages.insert(r);
-    }));
+    jobs.push(
+      store.transaction(async (tx) => {
+        for (const r of rows) await tx.messages.insert(r);
+      }),
+    );
   }
   await Promise.all(jobs);
   return ids;
@@ -133,7 +157,11 @@ export async function insertQueued(store: Store, n: number, createdAt: number, s
 // ---------------------------------------------------------------------------------------------
 // Workers.
 
-export interface LogEntry { level: 'info' | 'warn' | 'error'; obj: Record<string, unknown>; msg: string }
+export interface LogEntry {
+  level: 'info' | 'warn' | 'error';
+  obj: Record<string, unknown>;
+  msg: string;
+}
 
 export function captureLogger(): WorkerLogger & { entries: LogEntry[] } {
   const entries: LogEntry[] = [];
@@ -158,17 +186,20 @@ export interface WorkerSetup {
 export function newWorker(s: WorkerSetup, closer: Closer) {
   const logger = captureLogger();
   const metrics = s.metrics ?? createMetrics();
-  const worker = new DeliveryWorker({
-    store: s.store,
-    clock: s.clock,
-    dataDir: s.dataDir,
-    pacer: s.pacer ?? new LocalPacer(s.clock),
-    metrics,
-    logger,
-    ...(s.retry !== undefined ? { retry: s.retry } : {}),
-    ...(s.random !== undefined ? { random: s.random } : {}),
-    ...(s.transports !== undefined ? { transports: s.transports } : {}),
-  }, { batchSize: 50, leaseMs: 60_000, pollMs: 20, reapEveryMs: 10_000, ...s.options });
+  const worker = new DeliveryWorker(
+    {
+      store: s.store,
+      clock: s.clock,
+      dataDir: s.dataDir,
+      pacer: s.pacer ?? new LocalPacer(s.clock),
+      metrics,
+      logger,
+      ...(s.retry !== undefined ? { retry: s.retry } : {}),
+      ...(s.random !== undefined ? { random: s.random } : {}),
+      ...(s.transports !== undefined ? { transports: s.transports } : {}),
+    },
+    { batchSize: 50, leaseMs: 60_000, pollMs: 20, reapEveryMs: 10_000, ...s.options },
+  );
   closer.defer(() => worker.stop(2_000));
   return { worker, logger, metrics };
 }

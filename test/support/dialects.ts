@@ -49,8 +49,14 @@ export function freshStoreEach(dialect: Dialect, skip: boolean, before?: (t: Tes
     current = undefined;
   });
   return {
-    get store() { return opened().store; },
-    get clock() { return opened().clock; },
-    get database() { return opened().database; },
+    get store() {
+      return opened().store;
+    },
+    get clock() {
+      return opened().clock;
+    },
+    get database() {
+      return opened().database;
+    },
   };
 }

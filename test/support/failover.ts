@@ -19,7 +19,14 @@ import { captureLogger, seedSmtpOrg, smtpService } from './delivery.js';
  */
 
 /** Retries 10 s after a failure: sooner than the breaker's 30 s, so a retry finds it open. */
-export const QUICK_RETRY: RetryPolicy = { baseMs: 10_000, factor: 1, maxDelayMs: 10_000, jitter: 0, maxAttempts: 10, maxAgeMs: 24 * 3_600_000 };
+export const QUICK_RETRY: RetryPolicy = {
+  baseMs: 10_000,
+  factor: 1,
+  maxDelayMs: 10_000,
+  jitter: 0,
+  maxAttempts: 10,
+  maxAgeMs: 24 * 3_600_000,
+};
 
 export interface FailoverSetup extends TestStore {
   app: Awaited<ReturnType<typeof buildTestApp>>;
@@ -28,7 +35,12 @@ export interface FailoverSetup extends TestStore {
   primary: Sink;
   backup: Sink;
   dataDir: string;
-  worker(extra?: { breakers?: Breakers; pacer?: Pacer; transports?: Readonly<Record<string, TransportFactory>>; retry?: RetryPolicy }): DeliveryWorker;
+  worker(extra?: {
+    breakers?: Breakers;
+    pacer?: Pacer;
+    transports?: Readonly<Record<string, TransportFactory>>;
+    retry?: RetryPolicy;
+  }): DeliveryWorker;
   admin(url: string): Promise<Record<string, unknown>>;
 }
 
@@ -47,26 +59,59 @@ export async function failoverSetup(dialect: Dialect, closer: Closer, options: S
   exposeBreakers(metrics, breakers);
   const app = await buildTestApp(testConfig(), { store: ts.store, clock: ts.clock, metrics });
   closer.defer(() => app.close());
-  const primary = await startSink({ clock: ts.clock, ...(options.primaryAuth !== undefined ? { auth: options.primaryAuth } : {}) }, closer);
+  const primary = await startSink(
+    { clock: ts.clock, ...(options.primaryAuth !== undefined ? { auth: options.primaryAuth } : {}) },
+    closer,
+  );
   const backup = await startSink({ clock: ts.clock }, closer);
-  const primaryService = smtpService(primary.port, { id: 'primary', ...(options.primaryAuth !== undefined ? { user: options.primaryAuth.user, pass: 'wrong' } : {}) });
-  await seedSmtpOrg(ts.store, primaryService, { services: [primaryService, smtpService(backup.port, { id: 'backup', default: false })] });
+  const primaryService = smtpService(primary.port, {
+    id: 'primary',
+    ...(options.primaryAuth !== undefined ? { user: options.primaryAuth.user, pass: 'wrong' } : {}),
+  });
+  await seedSmtpOrg(ts.store, primaryService, {
+    services: [primaryService, smtpService(backup.port, { id: 'backup', default: false })],
+  });
   const stored = await ts.store.services.get('acme', 'primary');
-  await setServiceSettingsText(ts.store, 'acme', 'primary', JSON.stringify({ ...stored?.settings, ...(options.primarySettings ?? { failover: ['backup'] }) }));
+  await setServiceSettingsText(
+    ts.store,
+    'acme',
+    'primary',
+    JSON.stringify({ ...stored?.settings, ...(options.primarySettings ?? { failover: ['backup'] }) }),
+  );
   const dataDir = tempDir(closer);
   return {
-    ...ts, app, metrics, breakers, primary, backup, dataDir,
+    ...ts,
+    app,
+    metrics,
+    breakers,
+    primary,
+    backup,
+    dataDir,
     worker: (extra = {}) => {
-      const worker = new DeliveryWorker({
-        store: ts.store, clock: ts.clock, dataDir, metrics, logger: captureLogger(), retry: extra.retry ?? QUICK_RETRY, random: () => 0.5,
-        pacer: extra.pacer ?? new LocalPacer(ts.clock), breakers: extra.breakers ?? breakers,
-        ...(extra.transports !== undefined ? { transports: extra.transports } : {}),
-      }, { batchSize: 50, leaseMs: 60_000, pollMs: 20, reapEveryMs: 10_000 });
+      const worker = new DeliveryWorker(
+        {
+          store: ts.store,
+          clock: ts.clock,
+          dataDir,
+          metrics,
+          logger: captureLogger(),
+          retry: extra.retry ?? QUICK_RETRY,
+          random: () => 0.5,
+          pacer: extra.pacer ?? new LocalPacer(ts.clock),
+          breakers: extra.breakers ?? breakers,
+          ...(extra.transports !== undefined ? { transports: extra.transports } : {}),
+        },
+        { batchSize: 50, leaseMs: 60_000, pollMs: 20, reapEveryMs: 10_000 },
+      );
       closer.defer(() => worker.stop(2_000));
       return worker;
     },
     admin: async (url) => {
-      const res = await app.inject({ method: 'GET', url: `/admin/v1${url}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const res = await app.inject({
+        method: 'GET',
+        url: `/admin/v1${url}`,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
       if (res.statusCode !== 200) throw new Error(`GET ${url}: ${res.statusCode} ${res.body}`);
       return res.json<Record<string, unknown>>();
     },
@@ -82,7 +127,8 @@ export function deliveriesPerMessage(...sinks: Sink[]): Map<string, number> {
 
 /** The sink answers 421 to every MAIL FROM: the provider is down. */
 export function takeDown(sink: Sink): void {
-  sink.behaviour.mailFrom = () => Object.assign(new Error('Service not available, closing transmission channel'), { responseCode: 421 });
+  sink.behaviour.mailFrom = () =>
+    Object.assign(new Error('Service not available, closing transmission channel'), { responseCode: 421 });
 }
 
 export function bringUp(sink: Sink): void {

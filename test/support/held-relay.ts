@@ -23,15 +23,26 @@ export interface HeldRelayOptions {
 }
 
 /** `reply` may differ per DATA (`n` = 1 the first). */
-export async function heldRelay(closer: Closer, reply: string | ((n: number) => string), options: HeldRelayOptions = {}): Promise<HeldRelay> {
+export async function heldRelay(
+  closer: Closer,
+  reply: string | ((n: number) => string),
+  options: HeldRelayOptions = {},
+): Promise<HeldRelay> {
   const held = options.held ?? true;
   const rcpts = new Map<string, number>();
   let releaseAll: () => void = () => undefined;
-  const gate = new Promise<void>((resolve) => { releaseAll = resolve; });
+  const gate = new Promise<void>((resolve) => {
+    releaseAll = resolve;
+  });
   const arrivals: Array<() => void> = [];
   const arrived: Array<Promise<void>> = [];
   const slot = (n: number): Promise<void> => {
-    while (arrived.length < n) arrived.push(new Promise<void>((resolve) => { arrivals.push(resolve); }));
+    while (arrived.length < n)
+      arrived.push(
+        new Promise<void>((resolve) => {
+          arrivals.push(resolve);
+        }),
+      );
     return arrived[n - 1]!;
   };
   let data = 0;

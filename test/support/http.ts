@@ -53,7 +53,10 @@ export function expectAccepted(res: LightMyRequestResponse, status: Accepted['st
 /** Asserts a 400 invalid_body whose `details.fields` names `field`. */
 export function expectInvalidField(res: LightMyRequestResponse, field: string): void {
   const err = expectError(res, 400, 'invalid_body');
-  expect((err.details?.fields ?? []).map((f) => f.field), res.body).toContain(field);
+  expect(
+    (err.details?.fields ?? []).map((f) => f.field),
+    res.body,
+  ).toContain(field);
 }
 
 /** A 429 `rate_limited` with a numeric Retry-After header and `details.scope`; returns Retry-After. */

@@ -33,7 +33,11 @@ export function keysOf(id: string, publicKeys = 1, privateKeys = 1): NonNullable
 export const ROOMY = { plan: 'business_200k', ip_limit: { requests: 100_000, per_seconds: 1 } } as const;
 
 /** The security every test organization starts from: one allowed site, mobile apps on, ROOMY's per-IP window. */
-export const BASE_SECURITY: SecurityInput = { allowed_origins: ['example.com'], allow_mobile_apps: true, ip_limit: ROOMY.ip_limit };
+export const BASE_SECURITY: SecurityInput = {
+  allowed_origins: ['example.com'],
+  allow_mobile_apps: true,
+  ip_limit: ROOMY.ip_limit,
+};
 
 /**
  * An organization with keys of its own (keysOf), the outbox as default service, the `contact`
@@ -59,7 +63,8 @@ export function org(id: string, extra: Partial<OrgInput> = {}, security: Securit
  * CAPTCHA secrets); the call's `extra` and `security` still win over them.
  */
 export function orgsLike(
-  defaults: (id: string) => Partial<OrgInput>, security: SecurityInput = {},
+  defaults: (id: string) => Partial<OrgInput>,
+  security: SecurityInput = {},
 ): (id: string, extra?: Partial<OrgInput>, more?: SecurityInput) => OrgInput {
   return (id, extra = {}, more = {}) => org(id, { ...defaults(id), ...extra }, { ...security, ...more });
 }

@@ -13,8 +13,10 @@ import { freePort } from './smtp-sink.js';
 /** Debian's PostgreSQL binaries: 15 where present (the machine's), else the newest installed. */
 function pgBin(): string {
   const root = '/usr/lib/postgresql';
-  const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb'))) : [];
-  const chosen = versions.includes('15') ? '15' : versions.sort((a, b) => Number(b) - Number(a))[0] ?? '15';
+  const versions = fs.existsSync(root)
+    ? fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb')))
+    : [];
+  const chosen = versions.includes('15') ? '15' : (versions.sort((a, b) => Number(b) - Number(a))[0] ?? '15');
   return path.join(root, chosen, 'bin');
 }
 
@@ -47,13 +49,17 @@ export function privateClusterPossible(): boolean {
       ok = false;
     }
   }
-  if (!ok && process.env.CI === 'true') throw new Error(`a private PostgreSQL cluster is required under CI: no ${PG_BIN}/initdb or no postgres user`);
+  if (!ok && process.env.CI === 'true')
+    throw new Error(`a private PostgreSQL cluster is required under CI: no ${PG_BIN}/initdb or no postgres user`);
   if (!ok) console.warn(`\n*** ${PG_BIN}/initdb or the postgres user is missing: the PostgreSQL restart drill is SKIPPED ***\n`);
   return ok;
 }
 
 function asPostgres(command: string): string {
-  return execFileSync('su', ['postgres', '-s', '/bin/sh', '-c', command], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync('su', ['postgres', '-s', '/bin/sh', '-c', command], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 const q = (s: string): string => `'${s.replaceAll("'", "'\\''")}'`;
@@ -73,9 +79,15 @@ export async function startPrivateCluster(): Promise<PrivateCluster> {
     port,
     dir,
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    stop: (mode = 'fast') => { ctl(`-w -t 60 -m ${mode} stop`); },
-    start: () => { ctl(`${startArgs} start`); },
-    restart: (mode = 'fast') => { ctl(`${startArgs} -m ${mode} restart`); },
+    stop: (mode = 'fast') => {
+      ctl(`-w -t 60 -m ${mode} stop`);
+    },
+    start: () => {
+      ctl(`${startArgs} start`);
+    },
+    restart: (mode = 'fast') => {
+      ctl(`${startArgs} -m ${mode} restart`);
+    },
     log: () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : ''),
     destroy: () => {
       if (destroyed) return;

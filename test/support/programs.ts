@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
  */
 export function programInstalled(program: string, installedByCi: boolean, what: string): boolean {
   const found = spawnSync('sh', ['-c', `command -v ${program}`]).status === 0;
-  if (!found && installedByCi && process.env.CI === 'true') throw new Error(`${program} is required under CI (.ci/run installs it)`);
+  if (!found && installedByCi && process.env.CI === 'true')
+    throw new Error(`${program} is required under CI (.ci/run installs it)`);
   if (!found) console.warn(`\n*** ${program} is not installed: ${what} is SKIPPED ***\n`);
   return found;
 }

@@ -30,7 +30,8 @@ export function watchServerReads(server: Server): { readAtAnswer: Array<number |
     const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
     socket.write = ((...args: unknown[]) => {
       const data = args[0];
-      const head = typeof data === 'string' ? data.slice(0, 12) : Buffer.isBuffer(data) ? data.subarray(0, 12).toString('latin1') : '';
+      const head =
+        typeof data === 'string' ? data.slice(0, 12) : Buffer.isBuffer(data) ? data.subarray(0, 12).toString('latin1') : '';
       if (readAtAnswer[index] === undefined && head !== 'HTTP/1.1 100') readAtAnswer[index] = socket.bytesRead;
       return write(...args);
     }) as typeof socket.write;
@@ -179,7 +180,8 @@ export async function streamRequest(port: number, req: StreamedRequest): Promise
     } else {
       data = filler.subarray(0, Math.min(CHUNK, req.total - sent));
     }
-    const framed = req.chunked === true ? Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]) : data;
+    const framed =
+      req.chunked === true ? Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]) : data;
     if (!(await conn.write(framed))) break;
     sent += data.length;
   }

@@ -6,7 +6,12 @@ let redisReachable: Promise<boolean> | undefined;
 /** Whether Redis answers (asked once per test file); under CI its absence is a failure, elsewhere its tests are skipped. */
 export function redisAvailable(): Promise<boolean> {
   redisReachable ??= (async () => {
-    const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2000, retryStrategy: () => null });
+    const client = new Redis(REDIS_URL, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 2000,
+      retryStrategy: () => null,
+    });
     client.on('error', () => undefined);
     try {
       await client.connect();

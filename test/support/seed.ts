@@ -36,7 +36,10 @@ export async function seedOrg(store: Store, overrides: Partial<OrgInput> = {}): 
     plan: 'pro',
     credits: 100,
     security: { allowed_origins: ['example.com', '*.example.com'], allow_mobile_apps: true },
-    keys: [{ type: 'public', key: PUBLIC_KEY }, { type: 'private', key: PRIVATE_KEY }],
+    keys: [
+      { type: 'public', key: PUBLIC_KEY },
+      { type: 'private', key: PRIVATE_KEY },
+    ],
     services: [{ id: 'outbox', provider: 'outbox', default: true }],
     templates: [CONTACT_TEMPLATE],
     ...overrides,

@@ -24,7 +24,10 @@ export function sendBody(overrides: Record<string, unknown> = {}): Record<string
  * content type `headers` give). Headers default to the private key.
  */
 export function post(
-  t: TestApp, payload: unknown, headers: Record<string, string> = bearer(), url = '/v1/send',
+  t: TestApp,
+  payload: unknown,
+  headers: Record<string, string> = bearer(),
+  url = '/v1/send',
 ): Promise<LightMyRequestResponse> {
   const options: InjectOptions = { method: 'POST', url, headers };
   options.payload = payload as InjectOptions['payload'];
@@ -46,7 +49,11 @@ export async function inject(t: TestApp, options: InjectOptions): Promise<LightM
 }
 
 /** POST /v1/send with a JSON body (retried once past a 429, see `inject`). */
-export function send(t: TestApp, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+export function send(
+  t: TestApp,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
   return inject(t, { method: 'POST', url: '/v1/send', payload: body, headers });
 }
 

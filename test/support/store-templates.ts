@@ -100,7 +100,10 @@ export async function recordPostgresMigrations(): Promise<string> {
     } finally {
       await db.destroy();
     }
-    return recorded.filter((q) => !AROUND_STEPS.test(q.sql)).map(inlined).join(';\n');
+    return recorded
+      .filter((q) => !AROUND_STEPS.test(q.sql))
+      .map(inlined)
+      .join(';\n');
   } finally {
     await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
     await admin.end();

@@ -67,7 +67,10 @@ export async function storedContent(t: HasStore, messageId: string): Promise<Sto
   return JSON.parse((await contentRow(t.store, messageId)).content) as StoredContent;
 }
 
-export async function storedRow(t: HasStore, messageId: string): Promise<{ key_type: string; subject: string | null; created_at: number; org_id: string }> {
+export async function storedRow(
+  t: HasStore,
+  messageId: string,
+): Promise<{ key_type: string; subject: string | null; created_at: number; org_id: string }> {
   const row = await messageRow(t.store, messageId);
   return { key_type: row.key_type, subject: row.subject, created_at: Number(row.created_at), org_id: row.org_id };
 }

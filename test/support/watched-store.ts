@@ -34,7 +34,8 @@ export function watchTransactions(store: Store): WatchedStore {
   const settled: SettledTransaction[] = [];
   const begun: Record<TransactionKind, number> = { background: 0, 'not durable': 0, durable: 0 };
   const transaction: Store['transaction'] = async (fn, options) => {
-    const kind: TransactionKind = options?.background === true ? 'background' : options?.durable === false ? 'not durable' : 'durable';
+    const kind: TransactionKind =
+      options?.background === true ? 'background' : options?.durable === false ? 'not durable' : 'durable';
     begun[kind] += 1;
     try {
       const result = await store.transaction(fn, options);
@@ -47,7 +48,9 @@ export function watchTransactions(store: Store): WatchedStore {
   };
   return {
     store: { ...store, transaction },
-    get started() { return begun.background + begun['not durable'] + begun.durable; },
+    get started() {
+      return begun.background + begun['not durable'] + begun.durable;
+    },
     startedOf: (kind) => begun[kind],
     settled,
     claims: () => settled.filter((s) => s.kind === 'not durable' && Array.isArray(s.result)).length,

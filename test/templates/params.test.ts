@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ParamSpec } from '../../src/domain/types.js';
-import { compileParamsValidator, DEFAULT_MAX_STRING, isEmailAddress, templateKey, type ParamsSource } from '../../src/templates/params.js';
+import {
+  compileParamsValidator,
+  DEFAULT_MAX_STRING,
+  isEmailAddress,
+  templateKey,
+  type ParamsSource,
+} from '../../src/templates/params.js';
 
 /** compileParamsValidator: one issue per failing parameter, every type, the default limit. */
 
@@ -73,8 +79,10 @@ describe('compileParamsValidator', () => {
     });
 
     it('boolean: true/false, also as form text', () => {
-      for (const ok of [true, false, 'true', 'false', 'TRUE', 'on', 'off']) expect(check({ type: 'boolean' }, ok), String(ok)).toEqual([]);
-      for (const bad of ['maybe', 'yes please', 2, {}, []]) expect(check({ type: 'boolean' }, bad), String(bad)).toEqual([['p', 'type']]);
+      for (const ok of [true, false, 'true', 'false', 'TRUE', 'on', 'off'])
+        expect(check({ type: 'boolean' }, ok), String(ok)).toEqual([]);
+      for (const bad of ['maybe', 'yes please', 2, {}, []])
+        expect(check({ type: 'boolean' }, bad), String(bad)).toEqual([['p', 'type']]);
     });
 
     it('numbers and booleans read their text forms the same from a form and from JSON', () => {
@@ -92,8 +100,18 @@ describe('compileParamsValidator', () => {
         expect(check({ type: 'email' }, ok), ok).toEqual([]);
       }
       const bad = [
-        'plain', 'a@b', '@example.com', 'a@', 'a b@example.com', 'a@exa mple.com', '<a@example.com>', 'Ann <a@example.com>',
-        'a@example.com, b@example.com', 'a@example.com;b@example.com', 'a@example.com\r\nBcc: evil@x.com', 'a@-example.com',
+        'plain',
+        'a@b',
+        '@example.com',
+        'a@',
+        'a b@example.com',
+        'a@exa mple.com',
+        '<a@example.com>',
+        'Ann <a@example.com>',
+        'a@example.com, b@example.com',
+        'a@example.com;b@example.com',
+        'a@example.com\r\nBcc: evil@x.com',
+        'a@-example.com',
         `${'a'.repeat(250)}@example.com`,
       ];
       for (const v of bad) expect(check({ type: 'email' }, v), JSON.stringify(v)).toEqual([['p', 'format']]);
@@ -103,7 +121,14 @@ describe('compileParamsValidator', () => {
       for (const ok of ['https://example.com', 'http://example.com/a?b=c#d', 'https://sub.example.com:8443/x']) {
         expect(check({ type: 'url' }, ok), ok).toEqual([]);
       }
-      for (const bad of ['not a url', 'javascript:alert(1)', 'data:text/html,<script>x</script>', '//example.com', 'https://', 'example.com']) {
+      for (const bad of [
+        'not a url',
+        'javascript:alert(1)',
+        'data:text/html,<script>x</script>',
+        '//example.com',
+        'https://',
+        'example.com',
+      ]) {
         expect(check({ type: 'url' }, bad), bad).toEqual([['p', 'format']]);
       }
     });
@@ -156,7 +181,10 @@ describe('compileParamsValidator', () => {
 
     it('a parameter that breaks several of its rules gives one issue', () => {
       // Too short and not matching: one failing parameter, one issue.
-      const issues = compileParamsValidator([{ name: 'p', type: 'string', min_length: 3, pattern: '^[a-z]+$' }], true)({ p: 'A' }, 'json');
+      const issues = compileParamsValidator([{ name: 'p', type: 'string', min_length: 3, pattern: '^[a-z]+$' }], true)(
+        { p: 'A' },
+        'json',
+      );
       expect(issues.map((i) => i.param)).toEqual(['p']);
     });
   });
@@ -186,7 +214,10 @@ describe('compileParamsValidator', () => {
     const specs: ParamSpec[] = [{ name: 'a', type: 'string' }];
 
     it('an undeclared parameter is an `unknown` issue in strict mode, one per parameter', () => {
-      expect(codes(compileParamsValidator(specs, true)({ a: 'x', b: 1, c: { d: 2 } }, 'json'))).toEqual([['b', 'unknown'], ['c', 'unknown']]);
+      expect(codes(compileParamsValidator(specs, true)({ a: 'x', b: 1, c: { d: 2 } }, 'json'))).toEqual([
+        ['b', 'unknown'],
+        ['c', 'unknown'],
+      ]);
     });
 
     it('and accepted otherwise, whatever its shape', () => {
@@ -195,14 +226,22 @@ describe('compileParamsValidator', () => {
   });
 
   it('reports every failing parameter, each with param, code and a message', () => {
-    const validate = compileParamsValidator([
-      { name: 'name', type: 'string', required: true },
-      { name: 'age', type: 'integer', minimum: 18 },
-      { name: 'site', type: 'url' },
-      { name: 'ok', type: 'string' },
-    ], true);
+    const validate = compileParamsValidator(
+      [
+        { name: 'name', type: 'string', required: true },
+        { name: 'age', type: 'integer', minimum: 18 },
+        { name: 'site', type: 'url' },
+        { name: 'ok', type: 'string' },
+      ],
+      true,
+    );
     const issues = validate({ age: 12, site: 'nope', ok: 'fine', extra: 1 }, 'json');
-    expect(codes(issues).sort()).toEqual([['age', 'minimum'], ['extra', 'unknown'], ['name', 'required'], ['site', 'format']]);
+    expect(codes(issues).sort()).toEqual([
+      ['age', 'minimum'],
+      ['extra', 'unknown'],
+      ['name', 'required'],
+      ['site', 'format'],
+    ]);
     for (const issue of issues) {
       expect(Object.keys(issue).sort()).toEqual(['code', 'message', 'param']);
       expect(issue.message.length).toBeGreaterThan(0);
@@ -213,7 +252,13 @@ describe('compileParamsValidator', () => {
 describe('isEmailAddress', () => {
   it('accepts plain addresses and refuses anything that could carry a header or a second address', () => {
     expect(isEmailAddress('ann@example.com')).toBe(true);
-    for (const bad of ['ann@example.com\n', 'ann@example.com\r\nBcc: x@y.com', 'ann@example.com,bob@example.com', 'ann', '"a"@example.com']) {
+    for (const bad of [
+      'ann@example.com\n',
+      'ann@example.com\r\nBcc: x@y.com',
+      'ann@example.com,bob@example.com',
+      'ann',
+      '"a"@example.com',
+    ]) {
       expect(isEmailAddress(bad), JSON.stringify(bad)).toBe(false);
     }
   });

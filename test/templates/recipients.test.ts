@@ -42,7 +42,15 @@ describe('parseAddressList', () => {
   });
 
   it('refuses an entry that is not an address, naming the field', () => {
-    for (const raw of ['not an address', 'ann@', '@example.com', 'Ann <ann@>', 'Ann <ann@example.com', 'a@x.com, nobody', 'Doe, Jane <j@x.com>']) {
+    for (const raw of [
+      'not an address',
+      'ann@',
+      '@example.com',
+      'Ann <ann@>',
+      'Ann <ann@example.com',
+      'a@x.com, nobody',
+      'Doe, Jane <j@x.com>',
+    ]) {
       let caught: unknown;
       try {
         parseAddressList('cc', raw);
@@ -101,7 +109,9 @@ describe('headerText', () => {
   });
 
   it('keeps ordinary text as it is: no HTML escaping in headers', () => {
-    expect(headerText('Tom & Jerry <tj@example.com> "quoted" ünïcödé 🎉')).toBe('Tom & Jerry <tj@example.com> "quoted" ünïcödé 🎉');
+    expect(headerText('Tom & Jerry <tj@example.com> "quoted" ünïcödé 🎉')).toBe(
+      'Tom & Jerry <tj@example.com> "quoted" ünïcödé 🎉',
+    );
   });
 
   it('trims the ends', () => {

@@ -10,8 +10,16 @@ const URL = '/admin/v1/organizations/acme/templates/contact/send-test';
 const sendTest = (t: TestApp, body: Record<string, unknown>, url = URL) =>
   t.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: body });
 
-interface HistoryItem { message_id: string; template_id: string; status: string }
-interface Recipient { address: string; kind: string; state: string }
+interface HistoryItem {
+  message_id: string;
+  template_id: string;
+  status: string;
+}
+interface Recipient {
+  address: string;
+  kind: string;
+  state: string;
+}
 
 describeDialects('template send test on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
@@ -30,9 +38,13 @@ describeDialects('template send test on %s', (dialect, skip) => {
     expect(await creditsOf(t)).toBe(credits - 1);
 
     const history = await t.app.inject({ method: 'GET', url: '/v1/history', headers: privateHeaders });
-    expect(history.json<{ items: HistoryItem[] }>().items).toEqual([expect.objectContaining({ message_id: body.message_id, template_id: 'contact' })]);
+    expect(history.json<{ items: HistoryItem[] }>().items).toEqual([
+      expect.objectContaining({ message_id: body.message_id, template_id: 'contact' }),
+    ]);
     const message = await t.app.inject({ method: 'GET', url: `/v1/messages/${body.message_id}`, headers: privateHeaders });
-    expect(message.json<{ recipients: Recipient[] }>().recipients).toEqual([{ address: 'tester@example.net', kind: 'to', state: 'pending' }]);
+    expect(message.json<{ recipients: Recipient[] }>().recipients).toEqual([
+      { address: 'tester@example.net', kind: 'to', state: 'pending' },
+    ]);
 
     const { worker } = h.worker(t);
     expect(await worker.runOnce()).toBe(1);
@@ -48,39 +60,78 @@ describeDialects('template send test on %s', (dialect, skip) => {
     expect(sent.events.map((e) => e.type)).toEqual(['queued', 'sending', 'sent']);
   });
 
-  it.skipIf(skip)('422 on bad parameters as a send; bad `to`, unknown template or organization refused; nothing stored', async () => {
-    const { t } = await h.smtpApp();
-    const credits = await creditsOf(t);
+  it.skipIf(skip)(
+    '422 on bad parameters as a send; bad `to`, unknown template or organization refused; nothing stored',
+    async () => {
+      const { t } = await h.smtpApp();
+      const credits = await creditsOf(t);
 
-    const bad = expectError(await sendTest(t, { to: 'tester@example.net', template_params: { name: 'Ada' } }), 422, 'invalid_template_params');
-    expect(bad.details?.issues?.map((i) => [i.param, i.code])).toEqual([['email', 'required'], ['message', 'required']]);
-    expectInvalidField(await sendTest(t, { to: 'not an address', template_params: PARAMS }), 'to');
-    expectInvalidField(await sendTest(t, { to: '{{email}}@example.net', template_params: PARAMS }), 'to');
-    expectError(await sendTest(t, { template_params: PARAMS }), 400, 'invalid_body');
-    expectError(await sendTest(t, { to: 'tester@example.net', template_params: PARAMS }, URL.replace('contact', 'nope')), 404, 'template_not_found');
-    expectError(await sendTest(t, { to: 'tester@example.net', template_params: PARAMS }, URL.replace('acme', 'nope')), 404, 'not_found');
-    expectError(await sendTest(t, { to: 'tester@example.net', template_params: PARAMS, service_id: 'ghost' }), 404, 'service_not_found');
+      const bad = expectError(
+        await sendTest(t, { to: 'tester@example.net', template_params: { name: 'Ada' } }),
+        422,
+        'invalid_template_params',
+      );
+      expect(bad.details?.issues?.map((i) => [i.param, i.code])).toEqual([
+        ['email', 'required'],
+        ['message', 'required'],
+      ]);
+      expectInvalidField(await sendTest(t, { to: 'not an address', template_params: PARAMS }), 'to');
+      expectInvalidField(await sendTest(t, { to: '{{email}}@example.net', template_params: PARAMS }), 'to');
+      expectError(await sendTest(t, { template_params: PARAMS }), 400, 'invalid_body');
+      expectError(
+        await sendTest(t, { to: 'tester@example.net', template_params: PARAMS }, URL.replace('contact', 'nope')),
+        404,
+        'template_not_found',
+      );
+      expectError(
+        await sendTest(t, { to: 'tester@example.net', template_params: PARAMS }, URL.replace('acme', 'nope')),
+        404,
+        'not_found',
+      );
+      expectError(
+        await sendTest(t, { to: 'tester@example.net', template_params: PARAMS, service_id: 'ghost' }),
+        404,
+        'service_not_found',
+      );
 
-    // The suppression list applies to a test as to any send.
-    await t.store.suppressions.add('acme', 'gone@example.net', 'hard_bounce', t.clock.now());
-    expectError(await sendTest(t, { to: 'gone@example.net', template_params: PARAMS }), 451, 'recipient_suppressed');
+      // The suppression list applies to a test as to any send.
+      await t.store.suppressions.add('acme', 'gone@example.net', 'hard_bounce', t.clock.now());
+      expectError(await sendTest(t, { to: 'gone@example.net', template_params: PARAMS }), 451, 'recipient_suppressed');
 
-    expect(await totalMessageCount(t)).toBe(0);
-    expect(await creditsOf(t)).toBe(credits);
-  });
+      expect(await totalMessageCount(t)).toBe(0);
+      expect(await creditsOf(t)).toBe(credits);
+    },
+  );
 
-  it.skipIf(skip)('later sends of the template still go to its own recipients (the test is not cached as the template)', async () => {
-    const { t } = await h.smtpApp();
-    expect((await sendTest(t, { to: 'tester@example.net', template_params: PARAMS })).statusCode).toBe(202);
-    const res = await t.app.inject({ method: 'POST', url: '/v1/send', headers: privateHeaders, payload: { template_id: 'contact', template_params: PARAMS } });
-    expect(res.statusCode, res.body).toBe(202);
-    const message = await t.app.inject({ method: 'GET', url: `/v1/messages/${res.json<{ message_id: string }>().message_id}`, headers: privateHeaders });
-    expect(message.json<{ recipients: Recipient[] }>().recipients.map((r) => [r.kind, r.address])).toEqual([['to', 'owner@acme.test'], ['cc', 'audit@acme.test']]);
-  });
+  it.skipIf(skip)(
+    'later sends of the template still go to its own recipients (the test is not cached as the template)',
+    async () => {
+      const { t } = await h.smtpApp();
+      expect((await sendTest(t, { to: 'tester@example.net', template_params: PARAMS })).statusCode).toBe(202);
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/send',
+        headers: privateHeaders,
+        payload: { template_id: 'contact', template_params: PARAMS },
+      });
+      expect(res.statusCode, res.body).toBe(202);
+      const message = await t.app.inject({
+        method: 'GET',
+        url: `/v1/messages/${res.json<{ message_id: string }>().message_id}`,
+        headers: privateHeaders,
+      });
+      expect(message.json<{ recipients: Recipient[] }>().recipients.map((r) => [r.kind, r.address])).toEqual([
+        ['to', 'owner@acme.test'],
+        ['cc', 'audit@acme.test'],
+      ]);
+    },
+  );
 
   it.skipIf(skip)('is in the OpenAPI document', async () => {
     const t = await h.app();
-    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{ paths: Record<string, Record<string, { tags: string[] }>> }>();
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{
+      paths: Record<string, Record<string, { tags: string[] }>>;
+    }>();
     expect(doc.paths['/admin/v1/organizations/{org}/templates/{id}/send-test']?.post?.tags).toEqual(['admin']);
   });
 });

@@ -33,7 +33,9 @@ const versions = async (t: TestApp, path = BASE): Promise<VersionItem[]> => {
 
 describeDialects('template versions on %s', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; });
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
+  });
 
   it.skipIf(skip)('PUT, PATCH and the config file each store a version, listed newest first', async () => {
     await seedOrg(t.store);
@@ -47,9 +49,13 @@ describeDialects('template versions on %s', (dialect, skip) => {
     const patch = await admin(t, 'PATCH', BASE, { subject: 'Patched {{name}}' });
     expect(patch.statusCode, patch.body).toBe(200);
     t.clock.advance(1000);
-    await applyConfig(t.store, { organizations: [{ id: 'acme', templates: [{ ...CONTACT_TEMPLATE, subject: 'Applied {{name}}' }] }] });
+    await applyConfig(t.store, {
+      organizations: [{ id: 'acme', templates: [{ ...CONTACT_TEMPLATE, subject: 'Applied {{name}}' }] }],
+    });
     // Applying the same file again changes nothing, so it stores nothing.
-    await applyConfig(t.store, { organizations: [{ id: 'acme', templates: [{ ...CONTACT_TEMPLATE, subject: 'Applied {{name}}' }] }] });
+    await applyConfig(t.store, {
+      organizations: [{ id: 'acme', templates: [{ ...CONTACT_TEMPLATE, subject: 'Applied {{name}}' }] }],
+    });
 
     const items = await versions(t);
     expect(items.map((v) => [v.version, v.current, v.template.content.subject])).toEqual([
@@ -59,7 +65,10 @@ describeDialects('template versions on %s', (dialect, skip) => {
       [1, false, 'Message from {{name}}'],
     ]);
     expect(items.map((v) => v.created_at)).toEqual([
-      '2026-01-01T00:00:03.000Z', '2026-01-01T00:00:02.000Z', '2026-01-01T00:00:01.000Z', '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:00:03.000Z',
+      '2026-01-01T00:00:02.000Z',
+      '2026-01-01T00:00:01.000Z',
+      '2026-01-01T00:00:00.000Z',
     ]);
     // The newest version's template is the template as GET shows it.
     expect(items[0]?.template).toEqual((await admin(t, 'GET', BASE)).json<TemplateBody>());
@@ -74,10 +83,17 @@ describeDialects('template versions on %s', (dialect, skip) => {
     expect(restored.statusCode, restored.body).toBe(200);
     // Content of version 1; `frozen` stays as it is now (a plan's state, not content).
     expect(restored.json<TemplateBody>()).toMatchObject({
-      version: 4, frozen: true, content: { subject: 'Message from {{name}}', html: '<p>{{message}}</p>' },
+      version: 4,
+      frozen: true,
+      content: { subject: 'Message from {{name}}', html: '<p>{{message}}</p>' },
     });
     const items = await versions(t);
-    expect(items.map((v) => [v.version, v.current])).toEqual([[4, true], [3, false], [2, false], [1, false]]);
+    expect(items.map((v) => [v.version, v.current])).toEqual([
+      [4, true],
+      [3, false],
+      [2, false],
+      [1, false],
+    ]);
     expect(items[0]?.template.content).toEqual(items[3]?.template.content);
 
     expectError(await admin(t, 'POST', `${BASE}/versions/9/restore`, {}), 404, 'not_found');
@@ -89,7 +105,12 @@ describeDialects('template versions on %s', (dialect, skip) => {
   });
 
   it.skipIf(skip)('a version naming a service that is gone is refused as a PUT would be', async () => {
-    await seedOrg(t.store, { services: [{ id: 'outbox', provider: 'outbox', default: true }, { id: 'old', provider: 'outbox' }] });
+    await seedOrg(t.store, {
+      services: [
+        { id: 'outbox', provider: 'outbox', default: true },
+        { id: 'old', provider: 'outbox' },
+      ],
+    });
     await admin(t, 'PATCH', BASE, { service_id: 'old' });
     await admin(t, 'PATCH', BASE, { service_id: null });
     expect((await admin(t, 'DELETE', '/organizations/acme/services/old')).statusCode).toBe(204);
@@ -111,8 +132,14 @@ describeDialects('template versions on %s', (dialect, skip) => {
 
     expect((await admin(t, 'DELETE', BASE)).statusCode).toBe(204);
     const again = await admin(t, 'PUT', BASE, {
-      ...CONTACT_TEMPLATE, id: undefined, service_id: null, captcha: false, allow_dynamic_recipients: false, allow_attachments: false,
-      enforce_link_allowlist: false, frozen: false,
+      ...CONTACT_TEMPLATE,
+      id: undefined,
+      service_id: null,
+      captcha: false,
+      allow_dynamic_recipients: false,
+      allow_attachments: false,
+      enforce_link_allowlist: false,
+      frozen: false,
     });
     expect(again.statusCode, again.body).toBe(201);
     expect((await versions(t)).map((v) => v.version)).toEqual([1]);
@@ -126,13 +153,18 @@ describeDialects('template versions on %s', (dialect, skip) => {
     expect(legacy[0]?.template).toEqual((await admin(t, 'GET', BASE)).json<TemplateBody>());
     // The first write stores the content it replaces as well.
     await admin(t, 'PATCH', BASE, { subject: 'Changed' });
-    expect((await versions(t)).map((v) => [v.version, v.template.content.subject])).toEqual([[2, 'Changed'], [1, 'Message from {{name}}']]);
+    expect((await versions(t)).map((v) => [v.version, v.template.content.subject])).toEqual([
+      [2, 'Changed'],
+      [1, 'Message from {{name}}'],
+    ]);
     const back = await admin(t, 'POST', `${BASE}/versions/1/restore`, {});
     expect(back.json<TemplateBody>()).toMatchObject({ version: 3, content: { subject: 'Message from {{name}}' } });
   });
 
   it.skipIf(skip)('both routes are in the OpenAPI document', async () => {
-    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{ paths: Record<string, Record<string, { tags: string[] }>> }>();
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{
+      paths: Record<string, Record<string, { tags: string[] }>>;
+    }>();
     expect(doc.paths['/admin/v1/organizations/{org}/templates/{id}/versions']?.get?.tags).toEqual(['admin']);
     expect(doc.paths['/admin/v1/organizations/{org}/templates/{id}/versions/{version}/restore']?.post?.tags).toEqual(['admin']);
   });

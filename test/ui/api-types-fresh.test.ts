@@ -28,9 +28,11 @@ describe(`${API_TYPES_FILE} is what ${API_TYPES_COMMAND} writes today`, () => {
     const { fresh, file } = generated;
     const committed = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
     const diff = firstDifference(committed, fresh);
-    const told = diff === undefined ? 'fresh'
-      : `${API_TYPES_FILE} is stale: run \`${API_TYPES_COMMAND}\` and commit it (first difference at line ${diff.line}:\n`
-        + `  committed: ${diff.committed.trim()}\n  fresh:     ${diff.fresh.trim()})`;
+    const told =
+      diff === undefined
+        ? 'fresh'
+        : `${API_TYPES_FILE} is stale: run \`${API_TYPES_COMMAND}\` and commit it (first difference at line ${diff.line}:\n` +
+          `  committed: ${diff.committed.trim()}\n  fresh:     ${diff.fresh.trim()})`;
     expect(told).toBe('fresh');
   });
 

@@ -1,10 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import {
-  barSlot, chartSummary, labelledDays, linearScale, niceTicks, shortDate, stackDays, totals, type DayCounts,
+  barSlot,
+  chartSummary,
+  labelledDays,
+  linearScale,
+  niceTicks,
+  shortDate,
+  stackDays,
+  totals,
+  type DayCounts,
 } from '../../ui/src/lib/chart.js';
 
 const day = (date: string, c: Partial<Omit<DayCounts, 'date'>> = {}): DayCounts => ({
-  date, accepted: 0, delivered: 0, bounced: 0, complained: 0, failed: 0, held: 0, ...c,
+  date,
+  accepted: 0,
+  delivered: 0,
+  bounced: 0,
+  complained: 0,
+  failed: 0,
+  held: 0,
+  ...c,
 });
 
 describe('stackDays', () => {
@@ -89,10 +104,15 @@ describe('geometry', () => {
 
 describe('summary', () => {
   it('adds up the range and names the busiest day', () => {
-    const daily = [day('2026-11-19', { accepted: 3, delivered: 3 }), day('2026-11-20', { accepted: 5, delivered: 2, failed: 1, held: 1 })];
+    const daily = [
+      day('2026-11-19', { accepted: 3, delivered: 3 }),
+      day('2026-11-20', { accepted: 5, delivered: 2, failed: 1, held: 1 }),
+    ];
     expect(totals(daily)).toEqual({ accepted: 8, delivered: 5, bounced: 0, complained: 0, failed: 1, held: 1 });
-    expect(chartSummary(daily)).toBe('Messages per day over 2 days, 2026-11-19 to 2026-11-20: 8 accepted, of which 5 delivered, 1 held, '
-      + '0 bounced, 0 complained, 1 failed. Busiest day 2026-11-20 with 5.');
+    expect(chartSummary(daily)).toBe(
+      'Messages per day over 2 days, 2026-11-19 to 2026-11-20: 8 accepted, of which 5 delivered, 1 held, ' +
+        '0 bounced, 0 complained, 1 failed. Busiest day 2026-11-20 with 5.',
+    );
   });
 
   it('says when nothing was sent', () => {

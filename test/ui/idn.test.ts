@@ -8,7 +8,17 @@ import { readableAddress, unicodeDomain } from '../../ui/src/lib/idn.js';
  * server's rule (node:url, UTS 46) on every domain the server can store.
  */
 describe('the UI reads IDN addresses as the server stores them', () => {
-  const domains = ['exämple.com', 'bücher.de', 'faß.de', '例え.テスト', 'пример.рф', 'mañana.com.mx', 'κόσμος.gr', 'x\u{1F600}y.example', 'example.com'];
+  const domains = [
+    'exämple.com',
+    'bücher.de',
+    'faß.de',
+    '例え.テスト',
+    'пример.рф',
+    'mañana.com.mx',
+    'κόσμος.gr',
+    'x\u{1F600}y.example',
+    'example.com',
+  ];
 
   it('decodes each A-label back to the U-label node:url gives', () => {
     for (const d of domains) {

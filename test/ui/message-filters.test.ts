@@ -1,13 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import {
-  filterProblems, filtersFromQuery, filtersToQuery, hasFilters, isDateBound, NO_FILTERS, splitStatuses, toggleStatus, unknownStatuses,
+  filterProblems,
+  filtersFromQuery,
+  filtersToQuery,
+  hasFilters,
+  isDateBound,
+  NO_FILTERS,
+  splitStatuses,
+  toggleStatus,
+  unknownStatuses,
 } from '../../ui/src/lib/message-filters.js';
 import { hrefWithQuery } from '../../ui/src/lib/route-match.js';
 
 describe('the messages list filters', () => {
   it('reads the filters from the hash query, trimmed, statuses split and deduplicated', () => {
-    const f = filtersFromQuery(new URLSearchParams('status=failed,%20bounced&status=failed&template_id=%20welcome%20&q=Ada@Example.com&from=2026-11-01&cursor=abc&other=1'));
-    expect(f).toEqual({ statuses: ['failed', 'bounced'], template_id: 'welcome', service_id: '', from: '2026-11-01', to: '', q: 'Ada@Example.com' });
+    const f = filtersFromQuery(
+      new URLSearchParams(
+        'status=failed,%20bounced&status=failed&template_id=%20welcome%20&q=Ada@Example.com&from=2026-11-01&cursor=abc&other=1',
+      ),
+    );
+    expect(f).toEqual({
+      statuses: ['failed', 'bounced'],
+      template_id: 'welcome',
+      service_id: '',
+      from: '2026-11-01',
+      to: '',
+      q: 'Ada@Example.com',
+    });
     expect(filtersFromQuery(new URLSearchParams(''))).toEqual(NO_FILTERS);
   });
 
@@ -19,7 +38,14 @@ describe('the messages list filters', () => {
   });
 
   it('round-trips through a link', () => {
-    const f = { statuses: ['held_service_error'], template_id: 'a b', service_id: '', from: '2026-11-01', to: '2026-11-02T10:00:00Z', q: 'x@y.z' };
+    const f = {
+      statuses: ['held_service_error'],
+      template_id: 'a b',
+      service_id: '',
+      from: '2026-11-01',
+      to: '2026-11-02T10:00:00Z',
+      q: 'x@y.z',
+    };
     const link = hrefWithQuery(['orgs', 'acme', 'messages'], filtersToQuery(f, 'next'));
     expect(link.startsWith('#/orgs/acme/messages?')).toBe(true);
     const query = new URLSearchParams(link.slice(link.indexOf('?') + 1));

@@ -1,16 +1,41 @@
 import { describe, expect, it } from 'vitest';
 import type { Organization } from '../../ui/src/api/organization-types.js';
-import { changedSettings, entries, formFromOrganization, formProblems, NEW_ORG_FORM, settingsFromForm } from '../../ui/src/components/org-form.js';
+import {
+  changedSettings,
+  entries,
+  formFromOrganization,
+  formProblems,
+  NEW_ORG_FORM,
+  settingsFromForm,
+} from '../../ui/src/components/org-form.js';
 
 const ORG: Organization = {
-  id: 'acme', name: 'Acme', plan: 'pro', credits: 40, overdraft: 5, when_out_of_credits: 'reject', hold_queue_limit: 100,
-  email_verified: true, suspended: false,
+  id: 'acme',
+  name: 'Acme',
+  plan: 'pro',
+  credits: 40,
+  overdraft: 5,
+  when_out_of_credits: 'reject',
+  hold_queue_limit: 100,
+  email_verified: true,
+  suspended: false,
   security: {
-    require_private_key: true, allow_private_keys_in_browsers: false, allowed_origins: ['acme.test', '*.acme.test'], allow_mobile_apps: false,
-    mobile_app_schemes: [], block_headless: true, ip_limit: { requests: 10, per_seconds: 60 }, recipient_daily_limit: 5, link_domains: [],
-    block_list: { list: ['x@y.test'], watch_variable: 'email' }, public_overdraft: false,
+    require_private_key: true,
+    allow_private_keys_in_browsers: false,
+    allowed_origins: ['acme.test', '*.acme.test'],
+    allow_mobile_apps: false,
+    mobile_app_schemes: [],
+    block_headless: true,
+    ip_limit: { requests: 10, per_seconds: 60 },
+    recipient_daily_limit: 5,
+    link_domains: [],
+    block_list: { list: ['x@y.test'], watch_variable: 'email' },
+    public_overdraft: false,
   },
-  captcha: { site_key: 'site', secret_key: '********' }, held: 0, created_at: '', updated_at: '',
+  captcha: { site_key: 'site', secret_key: '********' },
+  held: 0,
+  created_at: '',
+  updated_at: '',
 };
 
 describe('organization form', () => {
@@ -22,7 +47,13 @@ describe('organization form', () => {
     expect(formProblems(f, false)).toEqual({});
     const body = settingsFromForm(f, false);
     expect(body).toEqual({
-      name: 'Acme', plan: 'pro', overdraft: 5, when_out_of_credits: 'reject', hold_queue_limit: 100, email_verified: true, suspended: false,
+      name: 'Acme',
+      plan: 'pro',
+      overdraft: 5,
+      when_out_of_credits: 'reject',
+      hold_queue_limit: 100,
+      email_verified: true,
+      suspended: false,
       security: { ...ORG.security, block_list: { watch_variable: 'email' } },
       captcha: { site_key: 'site' },
     });
@@ -36,11 +67,14 @@ describe('organization form', () => {
     expect(body.security.ip_limit).toEqual({ requests: 10, per_seconds: 60 });
   });
 
-  it('names bad input with the API\'s field names', () => {
+  it("names bad input with the API's field names", () => {
     const f = { ...NEW_ORG_FORM, id: '-bad', credits: '1.5', ip_requests: '0', captcha: true };
     expect(formProblems(f, true)).toEqual({
-      id: expect.any(String), credits: expect.any(String), 'security.ip_limit.requests': expect.any(String),
-      'captcha.site_key': 'is required with CAPTCHA on', 'captcha.secret_key': 'is required with CAPTCHA on',
+      id: expect.any(String),
+      credits: expect.any(String),
+      'security.ip_limit.requests': expect.any(String),
+      'captcha.site_key': 'is required with CAPTCHA on',
+      'captcha.secret_key': 'is required with CAPTCHA on',
     });
   });
 
@@ -64,12 +98,14 @@ describe('organization form', () => {
   it('a PATCH sends the CAPTCHA when a secret is typed or it is switched off, and the watched parameter when changed', () => {
     const loaded = formFromOrganization(ORG);
     const base = settingsFromForm(loaded, false);
-    expect(changedSettings(base, settingsFromForm({ ...loaded, captcha_secret_key: 'new-secret' }, false)))
-      .toEqual({ captcha: { site_key: 'site', secret_key: 'new-secret' } });
+    expect(changedSettings(base, settingsFromForm({ ...loaded, captcha_secret_key: 'new-secret' }, false))).toEqual({
+      captcha: { site_key: 'site', secret_key: 'new-secret' },
+    });
     expect(changedSettings(base, settingsFromForm({ ...loaded, captcha: false }, false))).toEqual({ captcha: null });
     // The block list's entries are never sent: only the watched parameter.
-    expect(changedSettings(base, settingsFromForm({ ...loaded, watch_variable: '' }, false)))
-      .toEqual({ security: { block_list: { watch_variable: null } } });
+    expect(changedSettings(base, settingsFromForm({ ...loaded, watch_variable: '' }, false))).toEqual({
+      security: { block_list: { watch_variable: null } },
+    });
   });
 
   it('splits list fields on lines and commas', () => {

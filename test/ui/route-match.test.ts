@@ -27,7 +27,9 @@ describe('the UI hash router', () => {
   it('encodes each segment of a link, so an id cannot add path segments', () => {
     expect(href('orgs', 'a/b', 'templates')).toBe('#/orgs/a%2Fb/templates');
     expect(matchRoute(PATTERNS, href('orgs', 'a/b'))?.params.org).toBe('a/b');
-    expect(hrefWithQuery(['orgs', 'acme', 'messages'], { status: 'held', q: '', cursor: undefined })).toBe('#/orgs/acme/messages?status=held');
+    expect(hrefWithQuery(['orgs', 'acme', 'messages'], { status: 'held', q: '', cursor: undefined })).toBe(
+      '#/orgs/acme/messages?status=held',
+    );
   });
 });
 

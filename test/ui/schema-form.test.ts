@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import {
-  addRow, constraintsFor, emptyRow, enumText, moveRow, parseEnum, removeRow, rowFromSpec, rowsFromSpecs, rowsToSpecs, updateRow,
+  addRow,
+  constraintsFor,
+  emptyRow,
+  enumText,
+  moveRow,
+  parseEnum,
+  removeRow,
+  rowFromSpec,
+  rowsFromSpecs,
+  rowsToSpecs,
+  updateRow,
 } from '../../ui/src/lib/schema-form.js';
 
 describe('the parameter schema form', () => {
@@ -13,7 +23,15 @@ describe('the parameter schema form', () => {
 
   it('round-trips a schema through rows', () => {
     const specs = [
-      { name: 'name', type: 'string' as const, required: true, min_length: 2, max_length: 40, pattern: '^[A-Z]', description: 'Who' },
+      {
+        name: 'name',
+        type: 'string' as const,
+        required: true,
+        min_length: 2,
+        max_length: 40,
+        pattern: '^[A-Z]',
+        description: 'Who',
+      },
       { name: 'code', type: 'integer' as const, minimum: 1, maximum: 9 },
       { name: 'plan', type: 'string' as const, enum: ['free', 'pro'] },
       { name: 'size', type: 'number' as const, enum: [1, 2.5] },
@@ -52,8 +70,14 @@ describe('the parameter schema form', () => {
     ];
     const { issues, specs } = rowsToSpecs(rows);
     expect(Object.keys(issues).sort()).toEqual([
-      'params.0.name', 'params.1.max_length', 'params.1.pattern', 'params.2.enum', 'params.2.maximum', 'params.2.minimum',
-      'params.2.name', 'params.3.maximum',
+      'params.0.name',
+      'params.1.max_length',
+      'params.1.pattern',
+      'params.2.enum',
+      'params.2.maximum',
+      'params.2.minimum',
+      'params.2.name',
+      'params.3.maximum',
     ]);
     expect(issues['params.2.name']).toContain('declared twice');
     // min_length does not apply to a number: left out, not an issue.

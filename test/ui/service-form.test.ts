@@ -1,18 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import type { Service } from '../../ui/src/api/service-types.js';
 import {
-  formFromService, newServiceForm, SECRET_MASK, serviceBody, serviceFormProblems, visibleFields,
+  formFromService,
+  newServiceForm,
+  SECRET_MASK,
+  serviceBody,
+  serviceFormProblems,
+  visibleFields,
 } from '../../ui/src/components/service-form.js';
 
 const base = {
-  max_per_second: null, events_url: 'http://x/v1/provider-events/t', version: 1, created_at: '', updated_at: '',
+  max_per_second: null,
+  events_url: 'http://x/v1/provider-events/t',
+  version: 1,
+  created_at: '',
+  updated_at: '',
 };
 
 describe('service form', () => {
   it('shows each provider its own block', () => {
     expect(visibleFields('smtp', '').map((f) => f.path)).toContain('smtp.host');
     expect(visibleFields('smtp', '').map((f) => f.path)).toContain('bounce_domain');
-    expect(visibleFields('postmark', '').map((f) => f.path)).toEqual(expect.arrayContaining(['postmark.server_token', 'postmark.message_stream', 'postmark.endpoint']));
+    expect(visibleFields('postmark', '').map((f) => f.path)).toEqual(
+      expect.arrayContaining(['postmark.server_token', 'postmark.message_stream', 'postmark.endpoint']),
+    );
     expect(visibleFields('postmark', '').map((f) => f.path)).not.toContain('smtp.host');
     expect(visibleFields('outbox', '').some((f) => f.path.startsWith('outbox.'))).toBe(false);
     expect(visibleFields('mailgun', 'resend').map((f) => f.path)).toContain('events.secret');
@@ -21,12 +32,23 @@ describe('service form', () => {
   it('builds a PUT body from a new SMTP form, secrets only when typed', () => {
     const f = newServiceForm();
     f.id = 'sink';
-    f.values = { 'smtp.host': ' 127.0.0.1 ', 'smtp.port': '2525', 'smtp.user': '', 'smtp.pass': '', from_email: 'a@b.test', max_per_second: '' };
+    f.values = {
+      'smtp.host': ' 127.0.0.1 ',
+      'smtp.port': '2525',
+      'smtp.user': '',
+      'smtp.pass': '',
+      from_email: 'a@b.test',
+      max_per_second: '',
+    };
     expect(serviceFormProblems(f, true)).toEqual({});
     // `new` is the create page's address: a service named so could never be opened.
     expect(serviceFormProblems({ ...f, id: 'new' }, true).id).toMatch(/"new" is reserved/);
     expect(serviceBody(f)).toEqual({
-      provider: 'smtp', default: false, smtp: { host: '127.0.0.1', port: 2525, secure: false }, from_email: 'a@b.test', failover_on_service_error: false,
+      provider: 'smtp',
+      default: false,
+      smtp: { host: '127.0.0.1', port: 2525, secure: false },
+      from_email: 'a@b.test',
+      failover_on_service_error: false,
     });
     f.values['smtp.pass'] = 'hunter2';
     expect((serviceBody(f).smtp as Record<string, unknown>).pass).toBe('hunter2');
@@ -34,9 +56,14 @@ describe('service form', () => {
 
   it('reads a service with its secrets empty, and sends the mask back only for stored ones', () => {
     const s: Service = {
-      ...base, id: 'pm', provider: 'postmark', default: true, from_email: 'a@b.test',
+      ...base,
+      id: 'pm',
+      provider: 'postmark',
+      default: true,
+      from_email: 'a@b.test',
       postmark: { server_token: SECRET_MASK, message_stream: 'outbound' },
-      events: { source: 'postmark', username: 'u', password: SECRET_MASK }, failover: ['ses', 'smtp'],
+      events: { source: 'postmark', username: 'u', password: SECRET_MASK },
+      failover: ['ses', 'smtp'],
     };
     const f = formFromService(s);
     expect(f.values['postmark.server_token']).toBe('');
@@ -45,8 +72,13 @@ describe('service form', () => {
     expect([...f.stored].sort()).toEqual(['events.password', 'postmark.server_token']);
     expect(serviceFormProblems(f, false)).toEqual({});
     expect(serviceBody(f)).toEqual({
-      provider: 'postmark', default: true, postmark: { server_token: SECRET_MASK, message_stream: 'outbound' }, from_email: 'a@b.test',
-      failover: ['ses', 'smtp'], failover_on_service_error: false, events: { source: 'postmark', username: 'u', password: SECRET_MASK },
+      provider: 'postmark',
+      default: true,
+      postmark: { server_token: SECRET_MASK, message_stream: 'outbound' },
+      from_email: 'a@b.test',
+      failover: ['ses', 'smtp'],
+      failover_on_service_error: false,
+      events: { source: 'postmark', username: 'u', password: SECRET_MASK },
     });
     f.values['postmark.server_token'] = 'new-token';
     expect((serviceBody(f).postmark as Record<string, unknown>).server_token).toBe('new-token');
@@ -57,16 +89,35 @@ describe('service form', () => {
     f.provider = 'mailgun';
     f.values = {};
     expect(serviceFormProblems(f, true)).toEqual({
-      id: expect.any(String), 'mailgun.domain': 'is required', 'mailgun.api_key': 'is required',
+      id: expect.any(String),
+      'mailgun.domain': 'is required',
+      'mailgun.api_key': 'is required',
     });
     f.stored = new Set(['mailgun.api_key']);
     expect(Object.keys(serviceFormProblems(f, false))).toEqual(['mailgun.domain']);
   });
 
   it('drops a DKIM block that has only its masked key left', () => {
-    const s: Service = { ...base, id: 'm', provider: 'smtp', default: false, smtp: { host: 'h', port: 25, secure: false, user: '', pass: '', dkim: { domain_name: 'd.test', key_selector: 's', private_key: SECRET_MASK } } };
+    const s: Service = {
+      ...base,
+      id: 'm',
+      provider: 'smtp',
+      default: false,
+      smtp: {
+        host: 'h',
+        port: 25,
+        secure: false,
+        user: '',
+        pass: '',
+        dkim: { domain_name: 'd.test', key_selector: 's', private_key: SECRET_MASK },
+      },
+    };
     const f = formFromService(s);
-    expect((serviceBody(f).smtp as Record<string, unknown>).dkim).toEqual({ domain_name: 'd.test', key_selector: 's', private_key: SECRET_MASK });
+    expect((serviceBody(f).smtp as Record<string, unknown>).dkim).toEqual({
+      domain_name: 'd.test',
+      key_selector: 's',
+      private_key: SECRET_MASK,
+    });
     f.values['smtp.dkim.domain_name'] = '';
     f.values['smtp.dkim.key_selector'] = '';
     expect((serviceBody(f).smtp as Record<string, unknown>).dkim).toBeUndefined();

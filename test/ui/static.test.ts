@@ -14,7 +14,8 @@ import { freshApp, testConfig, type TestApp } from '../support/app.js';
  */
 const DIST_UI = path.join(projectRoot(), 'dist/ui');
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 function expectUiHeaders(headers: Record<string, unknown>): void {
   expect(headers['content-security-policy']).toBe(CSP);
@@ -25,7 +26,10 @@ function expectUiHeaders(headers: Record<string, unknown>): void {
 
 describe('the operator UI static files', () => {
   let t: TestApp | undefined;
-  afterEach(async () => { await t?.cleanup(); t = undefined; });
+  afterEach(async () => {
+    await t?.cleanup();
+    t = undefined;
+  });
 
   it('the policy is the one the contract names', () => {
     expect(UI_CSP).toBe(CSP);
@@ -62,7 +66,10 @@ describe('the operator UI static files', () => {
     const script = assets.find((f) => f.endsWith('.js'));
     const style = assets.find((f) => f.endsWith('.css'));
     expect(script).toBeDefined();
-    for (const [file, type] of [[script, /javascript/], [style, /text\/css/]] as const) {
+    for (const [file, type] of [
+      [script, /javascript/],
+      [style, /text\/css/],
+    ] as const) {
       if (file === undefined) continue;
       const res = await t.app.inject({ method: 'GET', url: `/ui/assets/${file}` });
       expect(res.statusCode, file).toBe(200);
@@ -74,7 +81,14 @@ describe('the operator UI static files', () => {
 
   it('unknown paths under /ui/ are the 404 envelope, traversal included', async () => {
     t = await freshApp('sqlite');
-    for (const url of ['/ui/nope.html', '/ui/assets/missing-abc123.js', '/ui/assets/', '/ui/../package.json', '/ui/%2e%2e/package.json', '/ui/.hidden']) {
+    for (const url of [
+      '/ui/nope.html',
+      '/ui/assets/missing-abc123.js',
+      '/ui/assets/',
+      '/ui/../package.json',
+      '/ui/%2e%2e/package.json',
+      '/ui/.hidden',
+    ]) {
       const res = await t.app.inject({ method: 'GET', url });
       expectError(res, 404, 'not_found');
       expect(res.body, url).not.toContain('"name": "mailroom"');

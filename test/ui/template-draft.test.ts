@@ -1,13 +1,39 @@
 import { describe, expect, it } from 'vitest';
 import type { TemplateResource } from '../../ui/src/api/template-types.js';
-import { changedFields, draftFromResource, draftToWrite, emptyDraft, formField, formIssues } from '../../ui/src/lib/template-draft.js';
+import {
+  changedFields,
+  draftFromResource,
+  draftToWrite,
+  emptyDraft,
+  formField,
+  formIssues,
+} from '../../ui/src/lib/template-draft.js';
 
 const RESOURCE: TemplateResource = {
-  id: 'welcome', name: 'Welcome', service_id: null,
+  id: 'welcome',
+  name: 'Welcome',
+  service_id: null,
   params: [{ name: 'name', type: 'string', required: true }],
-  captcha: false, allow_dynamic_recipients: false, allow_attachments: true, strict_params: true, enforce_link_allowlist: false, frozen: false,
-  content: { subject: 'Hi {{name}}', to: 'a@x.test', cc: '', bcc: '', from_name: 'Acme', from_email: '', reply_to: '', html: '<p>Hi</p>', text: '' },
-  version: 3, created_at: '2026-11-25T00:00:00.000Z', updated_at: '2026-11-25T00:00:00.000Z',
+  captcha: false,
+  allow_dynamic_recipients: false,
+  allow_attachments: true,
+  strict_params: true,
+  enforce_link_allowlist: false,
+  frozen: false,
+  content: {
+    subject: 'Hi {{name}}',
+    to: 'a@x.test',
+    cc: '',
+    bcc: '',
+    from_name: 'Acme',
+    from_email: '',
+    reply_to: '',
+    html: '<p>Hi</p>',
+    text: '',
+  },
+  version: 3,
+  created_at: '2026-11-25T00:00:00.000Z',
+  updated_at: '2026-11-25T00:00:00.000Z',
 };
 
 describe('the template editor draft', () => {
@@ -18,8 +44,16 @@ describe('the template editor draft', () => {
     const { write, issues } = draftToWrite(draft, { checkId: false });
     expect(issues).toEqual({});
     expect(write).toEqual({
-      name: 'Welcome', service_id: null, params: RESOURCE.params, ...RESOURCE.content,
-      captcha: false, allow_dynamic_recipients: false, allow_attachments: true, strict_params: true, enforce_link_allowlist: false, frozen: false,
+      name: 'Welcome',
+      service_id: null,
+      params: RESOURCE.params,
+      ...RESOURCE.content,
+      captcha: false,
+      allow_dynamic_recipients: false,
+      allow_attachments: true,
+      strict_params: true,
+      enforce_link_allowlist: false,
+      frozen: false,
     });
   });
 
@@ -46,6 +80,9 @@ describe('the template editor draft', () => {
     expect(formField('template.html')).toBe('html');
     expect(formField('params.2.pattern')).toBe('params.2.pattern');
     expect(formField('params.1')).toBe('params.1.name');
-    expect(formIssues({ 'content.to': 'bad', to: 'worse', service_id: 'none' })).toEqual({ to: 'bad; worse', service_id: 'none' });
+    expect(formIssues({ 'content.to': 'bad', to: 'worse', service_id: 'none' })).toEqual({
+      to: 'bad; worse',
+      service_id: 'none',
+    });
   });
 });

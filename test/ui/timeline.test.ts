@@ -5,19 +5,48 @@ import { reasonBeyondSource, sourceLabel, suppressionSource } from '../../ui/src
 describe('the message timeline as the detail page shows it', () => {
   it('lifts provider, recipient, bounce and reason, and keeps the other details', () => {
     const row = timelineRow({
-      type: 'bounced', at: '2026-11-25T10:00:00.000Z', provider: 'ses', recipient: 'ada@example.com', bounce_type: 'hard', status: '5.1.1',
+      type: 'bounced',
+      at: '2026-11-25T10:00:00.000Z',
+      provider: 'ses',
+      recipient: 'ada@example.com',
+      bounce_type: 'hard',
+      status: '5.1.1',
       reason: '550 5.1.1 unknown user',
-      details: { provider: 'ses', recipient: 'ada@example.com', bounce_type: 'hard', status: '5.1.1', reason: '550 5.1.1 unknown user', extra: { bounce_sub_type: 'General' } },
+      details: {
+        provider: 'ses',
+        recipient: 'ada@example.com',
+        bounce_type: 'hard',
+        status: '5.1.1',
+        reason: '550 5.1.1 unknown user',
+        extra: { bounce_sub_type: 'General' },
+      },
     });
-    expect(row).toMatchObject({ type: 'bounced', summary: 'Bounced', provider: 'ses', recipient: 'ada@example.com', bounce: 'hard bounce (5.1.1)', reason: '550 5.1.1 unknown user' });
+    expect(row).toMatchObject({
+      type: 'bounced',
+      summary: 'Bounced',
+      provider: 'ses',
+      recipient: 'ada@example.com',
+      bounce: 'hard bounce (5.1.1)',
+      reason: '550 5.1.1 unknown user',
+    });
     expect(row.extra).toEqual([['extra.bounce_sub_type', 'General']]);
   });
 
   it("reads a hand-off bounce's `hard` flag and shows a status without a bounce among the details", () => {
     expect(timelineRow({ type: 'bounced', at: 'x', details: { hard: false } }).bounce).toBe('soft bounce');
-    const sent = timelineRow({ type: 'sent', at: 'x', status: '250', details: { response: '250 OK', recipients: ['a@b.c'], attempt: 1 } });
+    const sent = timelineRow({
+      type: 'sent',
+      at: 'x',
+      status: '250',
+      details: { response: '250 OK', recipients: ['a@b.c'], attempt: 1 },
+    });
     expect(sent.bounce).toBeUndefined();
-    expect(sent.extra).toEqual([['status', '250'], ['response', '250 OK'], ['recipients', '["a@b.c"]'], ['attempt', '1']]);
+    expect(sent.extra).toEqual([
+      ['status', '250'],
+      ['response', '250 OK'],
+      ['recipients', '["a@b.c"]'],
+      ['attempt', '1'],
+    ]);
   });
 
   it('names unknown types by themselves and sorts oldest first, keeping the order of equal times', () => {
@@ -41,7 +70,8 @@ describe('the message timeline as the detail page shows it', () => {
     expect(messageActions('held')).toEqual({ release: true, cancel: true });
     expect(messageActions('held_service_error')).toEqual({ release: false, cancel: true });
     expect(messageActions('queued')).toEqual({ release: false, cancel: true });
-    for (const s of ['sending', 'sent', 'delivered', 'bounced', 'failed', 'discarded']) expect(messageActions(s)).toEqual({ release: false, cancel: false });
+    for (const s of ['sending', 'sent', 'delivered', 'bounced', 'failed', 'discarded'])
+      expect(messageActions(s)).toEqual({ release: false, cancel: false });
     expect(isSettling('queued')).toBe(true);
     expect(isSettling('sending')).toBe(true);
     expect(isSettling('sent')).toBe(false);
@@ -50,7 +80,7 @@ describe('the message timeline as the detail page shows it', () => {
 });
 
 describe('why an address is suppressed', () => {
-  it('prefers the server\'s source, else the reason\'s first word', () => {
+  it("prefers the server's source, else the reason's first word", () => {
     expect(suppressionSource({ source: 'complaint', reason: 'complaint' })).toBe('complaint');
     expect(suppressionSource({ reason: 'hard_bounce' })).toBe('hard_bounce');
     expect(suppressionSource({ source: null, reason: 'Manual' })).toBe('manual');

@@ -22,9 +22,19 @@ interface Delivery {
   webhook_id: string;
   state: string;
   attempts: number;
-  log: Array<{ attempt: number; at: string; status: number | null; duration_ms: number; response_body: string | null; error: string | null }>;
+  log: Array<{
+    attempt: number;
+    at: string;
+    status: number | null;
+    duration_ms: number;
+    response_body: string | null;
+    error: string | null;
+  }>;
 }
-interface Page { items: Delivery[]; next_cursor: string | null }
+interface Page {
+  items: Delivery[];
+  next_cursor: string | null;
+}
 
 describeDialects('admin webhook delivery log, replay and test on %s', (dialect, skip) => {
   let t!: TestApp;
@@ -33,7 +43,9 @@ describeDialects('admin webhook delivery log, replay and test on %s', (dialect, 
   let b: Receiver;
   let d: TestDispatcher;
   let messages: string[];
-  freshAppEach(dialect, skip, (app) => { t = app; });
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
+  });
   beforeEach(async () => {
     closer = new Closer();
     if (skip) return;
@@ -42,7 +54,10 @@ describeDialects('admin webhook delivery log, replay and test on %s', (dialect, 
     await seedOrg(t.store);
     a = await startReceiver([A_SECRET], closer);
     b = await startReceiver([B_SECRET], closer);
-    for (const [id, url, secret] of [['a', a.url, A_SECRET], ['b', b.url, B_SECRET]] as const) {
+    for (const [id, url, secret] of [
+      ['a', a.url, A_SECRET],
+      ['b', b.url, B_SECRET],
+    ] as const) {
       const res = await admin(t, 'POST', HOOKS, { id, url, secret });
       expect(res.statusCode, res.body).toBe(201);
     }
@@ -66,8 +81,12 @@ describeDialects('admin webhook delivery log, replay and test on %s', (dialect, 
     const ofA = await page(`${HOOKS}/a/deliveries`);
     expect(ofA.items).toHaveLength(3);
     expect(ofA.next_cursor).toBeNull();
-    expect(ofA.items.every((x) => x.endpoint_id === 'a' && x.state === 'succeeded' && x.event_type === 'message.queued')).toBe(true);
-    expect(ofA.items[0]?.log).toEqual([expect.objectContaining({ attempt: 1, status: 200, response_body: 'answer 200', error: null })]);
+    expect(ofA.items.every((x) => x.endpoint_id === 'a' && x.state === 'succeeded' && x.event_type === 'message.queued')).toBe(
+      true,
+    );
+    expect(ofA.items[0]?.log).toEqual([
+      expect.objectContaining({ attempt: 1, status: 200, response_body: 'answer 200', error: null }),
+    ]);
     expect(ofA.items.map((x) => x.message_id)).toEqual([...messages].reverse());
     expect(a.received.every((r) => r.verifiedWith.length === 1)).toBe(true);
 
@@ -76,7 +95,10 @@ describeDialects('admin webhook delivery log, replay and test on %s', (dialect, 
     expect(pendingB.items).toHaveLength(3);
     expect(pendingB.items[0]?.log[0]).toMatchObject({ status: null, error: expect.any(String) });
     expect((await page(`${HOOKS}/deliveries?endpoint=b&state=succeeded`)).items).toEqual([]);
-    expect((await page(`${HOOKS}/deliveries?message_id=${messages[1]}`)).items.map((x) => x.endpoint_id).sort()).toEqual(['a', 'b']);
+    expect((await page(`${HOOKS}/deliveries?message_id=${messages[1]}`)).items.map((x) => x.endpoint_id).sort()).toEqual([
+      'a',
+      'b',
+    ]);
     expect((await page(`${HOOKS}/deliveries?event_type=message.queued`)).items).toHaveLength(6);
     expect((await page(`${HOOKS}/deliveries?event_type=message.delivered`)).items).toEqual([]);
 
@@ -95,20 +117,23 @@ describeDialects('admin webhook delivery log, replay and test on %s', (dialect, 
     expect(one.json<Delivery>()).toMatchObject({ id: ofA.items[0]?.id, webhook_id: `${messages[2]}.1` });
   });
 
-  it.skipIf(skip)('outcome is the state filter by the issue\'s word; unknown query parameters are refused as the query\'s', async () => {
-    expect((await page(`${HOOKS}/a/deliveries?outcome=succeeded`)).items).toHaveLength(3);
-    expect((await page(`${HOOKS}/a/deliveries?outcome=failed`)).items).toEqual([]);
-    expect((await page(`${HOOKS}/deliveries?outcome=pending`)).items.map((x) => x.endpoint_id)).toEqual(['b', 'b', 'b']);
-    expect((await page(`${HOOKS}/deliveries?outcome=pending&state=pending`)).items).toHaveLength(3);
-    expectInvalidField(await admin(t, 'GET', `${HOOKS}/deliveries?outcome=pending&state=failed`), 'outcome');
-    expectInvalidField(await admin(t, 'GET', `${HOOKS}/a/deliveries?outcome=lost`), 'outcome');
-    const unknown = expectError(await admin(t, 'GET', `${HOOKS}/a/deliveries?status=failed`), 400, 'invalid_body');
-    expect(unknown.details?.fields?.[0]?.field).toBe('status');
-    expect(unknown.message).toMatch(/^The request query is invalid/);
-    expectInvalidField(await admin(t, 'GET', `${HOOKS}/deliveries?endpoint=a&foo=1`), 'foo');
-    const cursor = expectError(await admin(t, 'GET', `${HOOKS}/deliveries?cursor=bm9wZQ`), 400, 'invalid_body');
-    expect(cursor.message).toMatch(/^The request query is invalid: cursor/);
-  });
+  it.skipIf(skip)(
+    "outcome is the state filter by the issue's word; unknown query parameters are refused as the query's",
+    async () => {
+      expect((await page(`${HOOKS}/a/deliveries?outcome=succeeded`)).items).toHaveLength(3);
+      expect((await page(`${HOOKS}/a/deliveries?outcome=failed`)).items).toEqual([]);
+      expect((await page(`${HOOKS}/deliveries?outcome=pending`)).items.map((x) => x.endpoint_id)).toEqual(['b', 'b', 'b']);
+      expect((await page(`${HOOKS}/deliveries?outcome=pending&state=pending`)).items).toHaveLength(3);
+      expectInvalidField(await admin(t, 'GET', `${HOOKS}/deliveries?outcome=pending&state=failed`), 'outcome');
+      expectInvalidField(await admin(t, 'GET', `${HOOKS}/a/deliveries?outcome=lost`), 'outcome');
+      const unknown = expectError(await admin(t, 'GET', `${HOOKS}/a/deliveries?status=failed`), 400, 'invalid_body');
+      expect(unknown.details?.fields?.[0]?.field).toBe('status');
+      expect(unknown.message).toMatch(/^The request query is invalid/);
+      expectInvalidField(await admin(t, 'GET', `${HOOKS}/deliveries?endpoint=a&foo=1`), 'foo');
+      const cursor = expectError(await admin(t, 'GET', `${HOOKS}/deliveries?cursor=bm9wZQ`), 400, 'invalid_body');
+      expect(cursor.message).toMatch(/^The request query is invalid: cursor/);
+    },
+  );
 
   it.skipIf(skip)('refuses unknown filters and answers 404 for unknown endpoints and deliveries', async () => {
     expectInvalidField(await admin(t, 'GET', `${HOOKS}/a/deliveries?state=lost`), 'state');
@@ -122,7 +147,11 @@ describeDialects('admin webhook delivery log, replay and test on %s', (dialect, 
     expectError(await admin(t, 'GET', `${HOOKS}/deliveries/garbage`), 404, 'not_found');
     expectError(await admin(t, 'GET', '/organizations/nobody/webhooks/deliveries'), 404, 'not_found');
     expectError(await admin(t, 'POST', `${HOOKS}/deliveries/whd_999999/replay`), 404, 'not_found');
-    expectError(await admin(t, 'POST', `${HOOKS}/nope/replay`, { since: '2020-01-01T00:00:00Z', until: '2030-01-01T00:00:00Z' }), 404, 'not_found');
+    expectError(
+      await admin(t, 'POST', `${HOOKS}/nope/replay`, { since: '2020-01-01T00:00:00Z', until: '2030-01-01T00:00:00Z' }),
+      404,
+      'not_found',
+    );
     // Another organization's delivery is not found either.
     await createOrg(t, 'other');
     const [mine] = (await page(`${HOOKS}/a/deliveries`)).items;
@@ -154,10 +183,20 @@ describeDialects('admin webhook delivery log, replay and test on %s', (dialect, 
     expectInvalidField(await admin(t, 'POST', `${HOOKS}/a/replay`, { since: 'yesterday', until }), 'since');
     expectInvalidField(await admin(t, 'POST', `${HOOKS}/a/replay`, { until }), 'since');
     // At most 31 days: a year (or 0001 to 9999) is refused before anything is read.
-    const long = expectError(await admin(t, 'POST', `${HOOKS}/a/replay`, { since, until: new Date(t.clock.now() + 32 * 86_400_000).toISOString() }), 400, 'invalid_body');
+    const long = expectError(
+      await admin(t, 'POST', `${HOOKS}/a/replay`, { since, until: new Date(t.clock.now() + 32 * 86_400_000).toISOString() }),
+      400,
+      'invalid_body',
+    );
     expect(long.details?.fields).toEqual([{ field: 'until', message: 'must be at most 31 days after since' }]);
-    expectInvalidField(await admin(t, 'POST', `${HOOKS}/a/replay`, { since: '0001-01-01T00:00:00Z', until: '9999-12-31T00:00:00Z' }), 'until');
-    const month = await admin(t, 'POST', `${HOOKS}/a/replay`, { since, until: new Date(t.clock.now() - 60_000 + 31 * 86_400_000).toISOString() });
+    expectInvalidField(
+      await admin(t, 'POST', `${HOOKS}/a/replay`, { since: '0001-01-01T00:00:00Z', until: '9999-12-31T00:00:00Z' }),
+      'until',
+    );
+    const month = await admin(t, 'POST', `${HOOKS}/a/replay`, {
+      since,
+      until: new Date(t.clock.now() - 60_000 + 31 * 86_400_000).toISOString(),
+    });
     expect(month.statusCode, month.body).toBe(202);
   });
 
@@ -177,53 +216,80 @@ describeDialects('admin webhook delivery log, replay and test on %s', (dialect, 
     expect(a.withId(ofA?.webhook_id ?? '')).toHaveLength(2);
   });
 
-  it.skipIf(skip)('replay of a delivery being sent answers 409 and changes nothing; to a disabled endpoint it is queued and says it waits', async () => {
-    const [ofB] = (await page(`${HOOKS}/b/deliveries`)).items;
-    const id = ofB?.id ?? '';
-    // A worker holds it: its lease runs for another minute.
-    await databaseOf(t.store).updateTable('webhook_deliveries').set({ lease_until: t.clock.now() + 60_000 }).where('id', '=', Number(id.slice(4))).execute();
-    const before = (await admin(t, 'GET', `${HOOKS}/deliveries/${id}`)).json<Delivery>();
-    const busy = expectError(await admin(t, 'POST', `${HOOKS}/deliveries/${id}/replay`), 409, 'conflict');
-    expect(busy.message).toMatch(/being sent right now/);
-    expectError(await admin(t, 'POST', `${HOOKS}/b/deliveries/${id}/replay`), 409, 'conflict');
-    expect((await admin(t, 'GET', `${HOOKS}/deliveries/${id}`)).json<Delivery>()).toEqual(before);
+  it.skipIf(skip)(
+    'replay of a delivery being sent answers 409 and changes nothing; to a disabled endpoint it is queued and says it waits',
+    async () => {
+      const [ofB] = (await page(`${HOOKS}/b/deliveries`)).items;
+      const id = ofB?.id ?? '';
+      // A worker holds it: its lease runs for another minute.
+      await databaseOf(t.store)
+        .updateTable('webhook_deliveries')
+        .set({ lease_until: t.clock.now() + 60_000 })
+        .where('id', '=', Number(id.slice(4)))
+        .execute();
+      const before = (await admin(t, 'GET', `${HOOKS}/deliveries/${id}`)).json<Delivery>();
+      const busy = expectError(await admin(t, 'POST', `${HOOKS}/deliveries/${id}/replay`), 409, 'conflict');
+      expect(busy.message).toMatch(/being sent right now/);
+      expectError(await admin(t, 'POST', `${HOOKS}/b/deliveries/${id}/replay`), 409, 'conflict');
+      expect((await admin(t, 'GET', `${HOOKS}/deliveries/${id}`)).json<Delivery>()).toEqual(before);
 
-    await databaseOf(t.store).updateTable('webhook_deliveries').set({ lease_until: null }).where('id', '=', Number(id.slice(4))).execute();
-    expect((await admin(t, 'POST', `${HOOKS}/b/disable`)).statusCode).toBe(200);
-    const waiting = await admin(t, 'POST', `${HOOKS}/deliveries/${id}/replay`);
-    expect(waiting.statusCode, waiting.body).toBe(202);
-    expect(waiting.json()).toEqual({
-      queued: 1, endpoint_enabled: false, message: 'Endpoint "b" is disabled: the replay is queued and waits until the endpoint is enabled again.',
-    });
-    const since = new Date(t.clock.now() - 60_000).toISOString();
-    const until = new Date(t.clock.now() + 60_000).toISOString();
-    expect((await admin(t, 'POST', `${HOOKS}/b/replay`, { since, until })).json()).toMatchObject({ endpoint_enabled: false, message: expect.stringMatching(/waits/) });
-  });
+      await databaseOf(t.store)
+        .updateTable('webhook_deliveries')
+        .set({ lease_until: null })
+        .where('id', '=', Number(id.slice(4)))
+        .execute();
+      expect((await admin(t, 'POST', `${HOOKS}/b/disable`)).statusCode).toBe(200);
+      const waiting = await admin(t, 'POST', `${HOOKS}/deliveries/${id}/replay`);
+      expect(waiting.statusCode, waiting.body).toBe(202);
+      expect(waiting.json()).toEqual({
+        queued: 1,
+        endpoint_enabled: false,
+        message: 'Endpoint "b" is disabled: the replay is queued and waits until the endpoint is enabled again.',
+      });
+      const since = new Date(t.clock.now() - 60_000).toISOString();
+      const until = new Date(t.clock.now() + 60_000).toISOString();
+      expect((await admin(t, 'POST', `${HOOKS}/b/replay`, { since, until })).json()).toMatchObject({
+        endpoint_enabled: false,
+        message: expect.stringMatching(/waits/),
+      });
+    },
+  );
 
-  it.skipIf(skip)('test sends a signed webhook.test now and answers the receiver\'s status; after a rotation both secrets verify', async () => {
-    a.script([503]);
-    const failed = await admin(t, 'POST', `${HOOKS}/a/test`);
-    expect(failed.statusCode, failed.body).toBe(200);
-    expect(failed.json()).toMatchObject({ ok: false, status: 503, delivery_id: expect.stringMatching(/^whd_\d+$/) });
-    const ok = await admin(t, 'POST', `${HOOKS}/a/test`);
-    const result = ok.json<{ ok: boolean; status: number; error: string | null; duration_ms: number; delivery_id: string }>();
-    expect(result).toMatchObject({ ok: true, status: 200, error: null });
-    const last = a.received[a.received.length - 1];
-    expect(last?.verifiedWith).toEqual([A_SECRET]);
-    expect(last?.payload).toMatchObject({ type: 'webhook.test', data: { organization_id: 'acme', endpoint_id: 'a' } });
-    expect((await admin(t, 'GET', `${HOOKS}/deliveries/${result.delivery_id}`)).json<Delivery>()).toMatchObject({ event_type: 'webhook.test', state: 'succeeded', attempts: 1 });
-    // A test event is sent when asked for, never queued: a replay of one would wait forever, so it is refused.
-    const noReplay = expectError(await admin(t, 'POST', `${HOOKS}/deliveries/${result.delivery_id}/replay`), 409, 'conflict');
-    expect(noReplay.message).toMatch(/webhook\.test.*not replayed/);
+  it.skipIf(skip)(
+    "test sends a signed webhook.test now and answers the receiver's status; after a rotation both secrets verify",
+    async () => {
+      a.script([503]);
+      const failed = await admin(t, 'POST', `${HOOKS}/a/test`);
+      expect(failed.statusCode, failed.body).toBe(200);
+      expect(failed.json()).toMatchObject({ ok: false, status: 503, delivery_id: expect.stringMatching(/^whd_\d+$/) });
+      const ok = await admin(t, 'POST', `${HOOKS}/a/test`);
+      const result = ok.json<{ ok: boolean; status: number; error: string | null; duration_ms: number; delivery_id: string }>();
+      expect(result).toMatchObject({ ok: true, status: 200, error: null });
+      const last = a.received[a.received.length - 1];
+      expect(last?.verifiedWith).toEqual([A_SECRET]);
+      expect(last?.payload).toMatchObject({ type: 'webhook.test', data: { organization_id: 'acme', endpoint_id: 'a' } });
+      expect((await admin(t, 'GET', `${HOOKS}/deliveries/${result.delivery_id}`)).json<Delivery>()).toMatchObject({
+        event_type: 'webhook.test',
+        state: 'succeeded',
+        attempts: 1,
+      });
+      // A test event is sent when asked for, never queued: a replay of one would wait forever, so it is refused.
+      const noReplay = expectError(await admin(t, 'POST', `${HOOKS}/deliveries/${result.delivery_id}/replay`), 409, 'conflict');
+      expect(noReplay.message).toMatch(/webhook\.test.*not replayed/);
 
-    // A receiver that is down: still a 200 from the call, ok false, the error said.
-    const down = (await admin(t, 'POST', `${HOOKS}/b/test`)).json<{ ok: boolean; status: number | null; error: string | null }>();
-    expect(down).toMatchObject({ ok: false, status: null, error: expect.any(String) });
+      // A receiver that is down: still a 200 from the call, ok false, the error said.
+      const down = (await admin(t, 'POST', `${HOOKS}/b/test`)).json<{
+        ok: boolean;
+        status: number | null;
+        error: string | null;
+      }>();
+      expect(down).toMatchObject({ ok: false, status: null, error: expect.any(String) });
 
-    const rotated = (await admin(t, 'POST', `${HOOKS}/a/rotate-secret`)).json<{ secret: string }>();
-    a.secrets = [rotated.secret, A_SECRET];
-    await admin(t, 'POST', `${HOOKS}/a/test`);
-    expect(a.received[a.received.length - 1]?.verifiedWith).toEqual([rotated.secret, A_SECRET]);
-    expectError(await admin(t, 'POST', `${HOOKS}/nope/test`), 404, 'not_found');
-  });
+      const rotated = (await admin(t, 'POST', `${HOOKS}/a/rotate-secret`)).json<{ secret: string }>();
+      a.secrets = [rotated.secret, A_SECRET];
+      await admin(t, 'POST', `${HOOKS}/a/test`);
+      expect(a.received[a.received.length - 1]?.verifiedWith).toEqual([rotated.secret, A_SECRET]);
+      expectError(await admin(t, 'POST', `${HOOKS}/nope/test`), 404, 'not_found');
+    },
+  );
 });

@@ -41,18 +41,30 @@ const privateHostname = await hostnameIsPrivate();
 
 describeDialects('admin webhook endpoints on %s', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; });
+  freshAppEach(dialect, skip, (app) => {
+    t = app;
+  });
 
   it.skipIf(skip)('create shows the secret once; reads never do; list, get, PUT, PATCH, DELETE', async () => {
     await createOrg(t);
-    const created = await admin(t, 'POST', HOOKS, { url: 'http://127.0.0.1:9/hook', events: ['message.delivered', 'message.bounced'], description: 'CRM' });
+    const created = await admin(t, 'POST', HOOKS, {
+      url: 'http://127.0.0.1:9/hook',
+      events: ['message.delivered', 'message.bounced'],
+      description: 'CRM',
+    });
     expect(created.statusCode, created.body).toBe(201);
     const c = created.json<WebhookBody>();
     expect(c.id).toMatch(/^wh_[0-9a-f]{24}$/);
     expect(c.secret).toMatch(SECRET_FORM);
     expect(c).toMatchObject({
-      url: 'http://127.0.0.1:9/hook', events: ['message.delivered', 'message.bounced'], enabled: true, description: 'CRM',
-      disabled_reason: null, failing_since: null, previous_secret_expires_at: null, secret_hint: `…${(c.secret ?? '').slice(-4)}`,
+      url: 'http://127.0.0.1:9/hook',
+      events: ['message.delivered', 'message.bounced'],
+      enabled: true,
+      description: 'CRM',
+      disabled_reason: null,
+      failing_since: null,
+      previous_secret_expires_at: null,
+      secret_hint: `…${(c.secret ?? '').slice(-4)}`,
       created_at: '2026-01-01T00:00:00.000Z',
     });
     expect((await endpointRow(t.store, c.id)).secret).toBe(c.secret);
@@ -85,10 +97,20 @@ describeDialects('admin webhook endpoints on %s', (dialect, skip) => {
     expect(made.statusCode, made.body).toBe(201);
     expect(made.json<WebhookBody>()).toMatchObject({ id: 'crm', secret, enabled: false });
     // The stored secret again is accepted (a PUT of the creating body); any other is refused.
-    const sameSecret = await admin(t, 'PUT', `${HOOKS}/crm`, { url: 'http://localhost:9/y', events: ['*'], enabled: false, secret });
+    const sameSecret = await admin(t, 'PUT', `${HOOKS}/crm`, {
+      url: 'http://localhost:9/y',
+      events: ['*'],
+      enabled: false,
+      secret,
+    });
     expect(sameSecret.statusCode, sameSecret.body).toBe(200);
     expect(sameSecret.json<WebhookBody>().url).toBe('http://localhost:9/y');
-    const changedSecret = await admin(t, 'PUT', `${HOOKS}/crm`, { url: 'http://localhost:9/x', events: ['*'], enabled: false, secret: testSecret(8) });
+    const changedSecret = await admin(t, 'PUT', `${HOOKS}/crm`, {
+      url: 'http://localhost:9/x',
+      events: ['*'],
+      enabled: false,
+      secret: testSecret(8),
+    });
     expectInvalidField(changedSecret, 'secret');
 
     expect((await admin(t, 'DELETE', `${HOOKS}/crm`)).statusCode).toBe(204);
@@ -117,7 +139,7 @@ describeDialects('admin webhook endpoints on %s', (dialect, skip) => {
     expectError(await admin(t, 'GET', HOOKS, undefined, null), 401, 'unauthorized');
   });
 
-  it.skipIf(skip)('rotate-secret answers the new secret and the old one\'s end; both are stored, 0 ends the old now', async () => {
+  it.skipIf(skip)("rotate-secret answers the new secret and the old one's end; both are stored, 0 ends the old now", async () => {
     await createOrg(t);
     const first = testSecret(1);
     await admin(t, 'POST', HOOKS, { url: 'http://127.0.0.1:9/hook', id: 'crm', secret: first });
@@ -141,29 +163,38 @@ describeDialects('admin webhook endpoints on %s', (dialect, skip) => {
     expectError(await admin(t, 'POST', `${HOOKS}/nope/rotate-secret`), 404, 'not_found');
   });
 
-  it.skipIf(skip)('re-enabling is one call: PATCH {"enabled": true} or POST …/enable clears the reason and the failure clock', async () => {
-    await createOrg(t);
-    await admin(t, 'POST', HOOKS, { url: 'http://127.0.0.1:9/hook', id: 'crm' });
-    await setEndpointFields(t.store, 'crm', { enabled: 0, disabled_reason: '410 Gone', failing_since: 1_000 });
-    const disabled = (await admin(t, 'GET', `${HOOKS}/crm`)).json<WebhookBody>();
-    expect(disabled).toMatchObject({ enabled: false, disabled_reason: '410 Gone', failing_since: '1970-01-01T00:00:01.000Z' });
-    const on = await admin(t, 'PATCH', `${HOOKS}/crm`, { enabled: true });
-    expect(on.json<WebhookBody>()).toMatchObject({ enabled: true, disabled_reason: null, failing_since: null });
+  it.skipIf(skip)(
+    're-enabling is one call: PATCH {"enabled": true} or POST …/enable clears the reason and the failure clock',
+    async () => {
+      await createOrg(t);
+      await admin(t, 'POST', HOOKS, { url: 'http://127.0.0.1:9/hook', id: 'crm' });
+      await setEndpointFields(t.store, 'crm', { enabled: 0, disabled_reason: '410 Gone', failing_since: 1_000 });
+      const disabled = (await admin(t, 'GET', `${HOOKS}/crm`)).json<WebhookBody>();
+      expect(disabled).toMatchObject({ enabled: false, disabled_reason: '410 Gone', failing_since: '1970-01-01T00:00:01.000Z' });
+      const on = await admin(t, 'PATCH', `${HOOKS}/crm`, { enabled: true });
+      expect(on.json<WebhookBody>()).toMatchObject({ enabled: true, disabled_reason: null, failing_since: null });
 
-    const off = await admin(t, 'POST', `${HOOKS}/crm/disable`);
-    expect(off.json<WebhookBody>()).toMatchObject({ enabled: false, disabled_reason: 'disabled by an operator' });
-    await setEndpointFields(t.store, 'crm', { failing_since: 5_000 });
-    const again = await admin(t, 'POST', `${HOOKS}/crm/enable`);
-    expect(again.json<WebhookBody>()).toMatchObject({ enabled: true, disabled_reason: null, failing_since: null });
-    expectError(await admin(t, 'POST', `${HOOKS}/nope/enable`), 404, 'not_found');
-  });
+      const off = await admin(t, 'POST', `${HOOKS}/crm/disable`);
+      expect(off.json<WebhookBody>()).toMatchObject({ enabled: false, disabled_reason: 'disabled by an operator' });
+      await setEndpointFields(t.store, 'crm', { failing_since: 5_000 });
+      const again = await admin(t, 'POST', `${HOOKS}/crm/enable`);
+      expect(again.json<WebhookBody>()).toMatchObject({ enabled: true, disabled_reason: null, failing_since: null });
+      expectError(await admin(t, 'POST', `${HOOKS}/nope/enable`), 404, 'not_found');
+    },
+  );
 
   it.skipIf(skip)('development allows loopback http receivers, never other schemes', async () => {
     await createOrg(t);
     for (const url of ['http://127.0.0.1:8080/hook', 'http://localhost/hook', 'https://[::1]/x']) {
       expect((await admin(t, 'POST', HOOKS, { url })).statusCode, url).toBe(201);
     }
-    for (const url of ['javascript:alert(1)', 'ftp://example.com/x', 'file:///etc/passwd', 'not a url', 'http://user:pw@127.0.0.1/x']) {
+    for (const url of [
+      'javascript:alert(1)',
+      'ftp://example.com/x',
+      'file:///etc/passwd',
+      'not a url',
+      'http://user:pw@127.0.0.1/x',
+    ]) {
       const err = expectError(await admin(t, 'POST', HOOKS, { url }), 400, 'invalid_body');
       expect(err.details?.fields?.[0]?.field, url).toBe('url');
     }
@@ -172,19 +203,35 @@ describeDialects('admin webhook endpoints on %s', (dialect, skip) => {
 
 describeDialects('admin webhook URL rules in production on %s', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; }, { MAILROOM_ENV: 'production' });
+  freshAppEach(
+    dialect,
+    skip,
+    (app) => {
+      t = app;
+    },
+    { MAILROOM_ENV: 'production' },
+  );
 
   it.skipIf(skip)('refuses http, loopback, private, link-local and metadata hosts, at create, PUT and PATCH', async () => {
     await createOrg(t);
     const refused = [
-      'http://hooks.example.com/x', 'https://127.0.0.1/x', 'https://169.254.169.254/latest/meta-data', 'https://10.0.0.8/x',
-      'https://[::1]/x', 'https://localhost/x', 'https://metadata.google.internal/x', 'javascript:alert(1)',
+      'http://hooks.example.com/x',
+      'https://127.0.0.1/x',
+      'https://169.254.169.254/latest/meta-data',
+      'https://10.0.0.8/x',
+      'https://[::1]/x',
+      'https://localhost/x',
+      'https://metadata.google.internal/x',
+      'javascript:alert(1)',
     ];
     for (const url of refused) {
       const err = expectError(await admin(t, 'POST', HOOKS, { url }), 400, 'invalid_body');
       expect(err.details?.fields?.[0]?.field, url).toBe('url');
     }
-    expectInvalidField(await admin(t, 'PUT', `${HOOKS}/crm`, { url: 'https://127.0.0.1/x', events: ['*'], enabled: true }), 'url');
+    expectInvalidField(
+      await admin(t, 'PUT', `${HOOKS}/crm`, { url: 'https://127.0.0.1/x', events: ['*'], enabled: true }),
+      'url',
+    );
     // A public address needs no lookup: allowed (nothing is sent at registration).
     const ok = await admin(t, 'POST', HOOKS, { url: 'https://93.184.215.14/hook', id: 'pub' });
     expect(ok.statusCode, ok.body).toBe(201);
@@ -200,7 +247,14 @@ describeDialects('admin webhook URL rules in production on %s', (dialect, skip) 
 
 describeDialects('admin webhook URL rules with MAILROOM_WEBHOOK_ALLOW_PRIVATE on %s', (dialect, skip) => {
   let t!: TestApp;
-  freshAppEach(dialect, skip, (app) => { t = app; }, { MAILROOM_ENV: 'production', MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true' });
+  freshAppEach(
+    dialect,
+    skip,
+    (app) => {
+      t = app;
+    },
+    { MAILROOM_ENV: 'production', MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true' },
+  );
 
   it.skipIf(skip)('allows private receivers in production, http only to them', async () => {
     await createOrg(t);

@@ -11,7 +11,11 @@ import { freshDatabase, openTestStore } from '../support/stores.js';
 import { startReceiver, type Receiver } from '../support/webhooks/receiver.js';
 import { describeDialects } from '../support/dialects.js';
 
-interface Run { code: number; out: string; err: string }
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+}
 
 describeDialects('mailroom webhooks on %s', (dialect, skip) => {
   let closer: Closer;
@@ -24,7 +28,12 @@ describeDialects('mailroom webhooks on %s', (dialect, skip) => {
     closer.defer(() => db.drop());
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-cli-webhooks-'));
     closer.defer(() => fs.rmSync(dir, { recursive: true, force: true }));
-    env = { MAILROOM_DATABASE_URL: db.url, MAILROOM_DATA_DIR: dir, MAILROOM_LOG_LEVEL: 'silent', MAILROOM_WEBHOOK_SECRET_GRACE_SECONDS: '3600' };
+    env = {
+      MAILROOM_DATABASE_URL: db.url,
+      MAILROOM_DATA_DIR: dir,
+      MAILROOM_LOG_LEVEL: 'silent',
+      MAILROOM_WEBHOOK_SECRET_GRACE_SECONDS: '3600',
+    };
     const store = await openTestStore(db.url, systemClock);
     try {
       await seedOrg(store);
@@ -42,12 +51,28 @@ describeDialects('mailroom webhooks on %s', (dialect, skip) => {
   const run = async (...argv: string[]): Promise<Run> => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await main(argv, env, (l) => out.push(l), (l) => err.push(l));
+    const code = await main(
+      argv,
+      env,
+      (l) => out.push(l),
+      (l) => err.push(l),
+    );
     return { code, out: out.join('\n'), err: err.join('\n') };
   };
 
   it.skipIf(skip)('add, list, test, rotate-secret, disable, enable, deliveries, replay, replay-range, remove', async () => {
-    const added = await run('webhooks', 'add', 'acme', receiver.url, '--events', 'message.delivered,webhook.test', '--id', 'crm', '--description', 'CRM');
+    const added = await run(
+      'webhooks',
+      'add',
+      'acme',
+      receiver.url,
+      '--events',
+      'message.delivered,webhook.test',
+      '--id',
+      'crm',
+      '--description',
+      'CRM',
+    );
     expect(added.code, added.err).toBe(0);
     const secret = /secret \(shown this once\): (whsec_\S+)/.exec(added.out)?.[1] ?? '';
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -104,18 +129,26 @@ describeDialects('mailroom webhooks on %s', (dialect, skip) => {
     expect(all.code, all.err).toBe(0);
     const since = new Date(Date.now() - 3_600_000).toISOString();
     const until = new Date(Date.now() + 60_000).toISOString();
-    expect((await run('webhooks', 'replay-range', 'acme', 'all', '--since', since, '--until', until, '--only-failed')).out).toBe('Queued 0 deliveries.');
-    expect((await run('webhooks', 'replay-range', 'acme', 'all', '--since', since, '--until', until)).out).toBe('Queued 2 deliveries.');
+    expect((await run('webhooks', 'replay-range', 'acme', 'all', '--since', since, '--until', until, '--only-failed')).out).toBe(
+      'Queued 0 deliveries.',
+    );
+    expect((await run('webhooks', 'replay-range', 'acme', 'all', '--since', since, '--until', until)).out).toBe(
+      'Queued 2 deliveries.',
+    );
     const queuedEvents = await run('webhooks', 'deliveries', 'acme', 'all', '--event-type', 'message.queued');
     expect(queuedEvents.out.split('\n')).toHaveLength(2);
     const eventId = /^(whd_\d+)/.exec(queuedEvents.out)?.[1] ?? '';
     expect((await run('webhooks', 'replay', 'acme', eventId)).out).toBe(`Queued ${eventId} again.`);
-    expect((await run('webhooks', 'delivery', 'acme', eventId)).out).toMatch(new RegExp(`^${eventId} +pending +message\\.queued`));
+    expect((await run('webhooks', 'delivery', 'acme', eventId)).out).toMatch(
+      new RegExp(`^${eventId} +pending +message\\.queued`),
+    );
 
     // To a disabled endpoint: queued, and it says it waits.
     await run('webhooks', 'disable', 'acme', 'all');
     const waiting = await run('webhooks', 'replay', 'acme', eventId);
-    expect(waiting.out).toBe(`Queued ${eventId} again.\nEndpoint "all" is disabled: the replay is queued and waits until the endpoint is enabled again. (mailroom webhooks enable acme all)`);
+    expect(waiting.out).toBe(
+      `Queued ${eventId} again.\nEndpoint "all" is disabled: the replay is queued and waits until the endpoint is enabled again. (mailroom webhooks enable acme all)`,
+    );
     await run('webhooks', 'enable', 'acme', 'all');
 
     expect((await run('webhooks', 'remove', 'acme', 'all')).out).toBe('Removed all.');
@@ -140,7 +173,16 @@ describeDialects('mailroom webhooks on %s', (dialect, skip) => {
     await run('webhooks', 'add', 'acme', receiver.url, '--id', 'crm');
     expect((await run('webhooks', 'deliveries', 'acme', 'crm', '--state', 'lost')).code).toBe(1);
     expect((await run('webhooks', 'replay-range', 'acme', 'crm', '--since', 'yesterday', '--until', 'now')).code).toBe(1);
-    const tooLong = await run('webhooks', 'replay-range', 'acme', 'crm', '--since', '2026-01-01T00:00:00Z', '--until', '2026-03-01T00:00:00Z');
+    const tooLong = await run(
+      'webhooks',
+      'replay-range',
+      'acme',
+      'crm',
+      '--since',
+      '2026-01-01T00:00:00Z',
+      '--until',
+      '2026-03-01T00:00:00Z',
+    );
     expect([tooLong.code, tooLong.err.split('\n')[0]]).toEqual([1, '--until must be at most 31 days after --since']);
     expect((await run('webhooks', 'deliveries', 'acme', 'crm', '--event-type', 'message.exploded')).code).toBe(1);
     const noDelivery = await run('webhooks', 'delivery', 'acme', 'whd_999');
@@ -148,7 +190,7 @@ describeDialects('mailroom webhooks on %s', (dialect, skip) => {
     expect((await run('webhooks', 'add', 'acme', receiver.url, '--id', 'crm')).code).toBe(2);
   });
 
-  it.skipIf(skip)('mailroom apply creates the file\'s endpoints and prints a generated secret once', async () => {
+  it.skipIf(skip)("mailroom apply creates the file's endpoints and prints a generated secret once", async () => {
     const file = path.join(env.MAILROOM_DATA_DIR ?? '', 'hooks.yaml');
     fs.writeFileSync(file, `organizations:\n  - id: acme\n    webhooks:\n      - { id: audit, url: "${receiver.url}" }\n`);
     const first = await run('apply', file);

@@ -20,10 +20,12 @@ describe('webhook retry schedule', () => {
     expect(() => loadConfig({ MAILROOM_WEBHOOK_RETRY_SCHEDULE: 'x' })).toThrow(/MAILROOM_WEBHOOK_RETRY_SCHEDULE/);
   });
 
-  it('the first entry is the first attempt\'s delay, made at once: anything but 0 stops the start, saying so', () => {
+  it("the first entry is the first attempt's delay, made at once: anything but 0 stops the start, saying so", () => {
     for (const bad of ['5,300', '1', ' 30 ,0']) {
       expect(parseRetrySchedule(bad).ok).toBe(false);
-      expect(() => loadConfig({ MAILROOM_WEBHOOK_RETRY_SCHEDULE: bad })).toThrow(/MAILROOM_WEBHOOK_RETRY_SCHEDULE's first entry .* must be 0/);
+      expect(() => loadConfig({ MAILROOM_WEBHOOK_RETRY_SCHEDULE: bad })).toThrow(
+        /MAILROOM_WEBHOOK_RETRY_SCHEDULE's first entry .* must be 0/,
+      );
     }
     expect(parseRetrySchedule('0')).toEqual({ ok: true, seconds: [0] });
     expect(parseRetrySchedule('00,5')).toEqual({ ok: true, seconds: [0, 5] });
@@ -31,16 +33,28 @@ describe('webhook retry schedule', () => {
 
   it('the other MAILROOM_WEBHOOK_* settings, with their defaults', () => {
     expect(loadConfig({}).webhooks).toMatchObject({
-      attemptTimeoutMs: 15_000, secretGraceMs: 86_400_000, disableAfterMs: 5 * 86_400_000, endpointConcurrency: 4, maxInFlight: 64,
+      attemptTimeoutMs: 15_000,
+      secretGraceMs: 86_400_000,
+      disableAfterMs: 5 * 86_400_000,
+      endpointConcurrency: 4,
+      maxInFlight: 64,
       urlPolicy: { production: false, allowPrivate: false },
     });
     const set = loadConfig({
-      MAILROOM_ENV: 'production', MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true', MAILROOM_WEBHOOK_TIMEOUT_SECONDS: '2',
-      MAILROOM_WEBHOOK_SECRET_GRACE_SECONDS: '60', MAILROOM_WEBHOOK_DISABLE_AFTER_SECONDS: '3600',
-      MAILROOM_WEBHOOK_ENDPOINT_CONCURRENCY: '2', MAILROOM_WEBHOOK_MAX_IN_FLIGHT: '10',
+      MAILROOM_ENV: 'production',
+      MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'true',
+      MAILROOM_WEBHOOK_TIMEOUT_SECONDS: '2',
+      MAILROOM_WEBHOOK_SECRET_GRACE_SECONDS: '60',
+      MAILROOM_WEBHOOK_DISABLE_AFTER_SECONDS: '3600',
+      MAILROOM_WEBHOOK_ENDPOINT_CONCURRENCY: '2',
+      MAILROOM_WEBHOOK_MAX_IN_FLIGHT: '10',
     }).webhooks;
     expect(set).toMatchObject({
-      attemptTimeoutMs: 2000, secretGraceMs: 60_000, disableAfterMs: 3_600_000, endpointConcurrency: 2, maxInFlight: 10,
+      attemptTimeoutMs: 2000,
+      secretGraceMs: 60_000,
+      disableAfterMs: 3_600_000,
+      endpointConcurrency: 2,
+      maxInFlight: 10,
       urlPolicy: { production: true, allowPrivate: true },
     });
     expect(() => loadConfig({ MAILROOM_WEBHOOK_ALLOW_PRIVATE: 'yes' })).toThrow(/MAILROOM_WEBHOOK_ALLOW_PRIVATE/);
@@ -58,19 +72,47 @@ describe('webhook retry schedule', () => {
 
 describe('webhook payload', () => {
   it('lifts recipient, bounce_type, reason and provider; the rest of the detail is in details', () => {
-    const body = JSON.parse(messageEventPayload({
-      eventType: 'message.bounced', at: Date.UTC(2026, 0, 1, 12), messageId: 'msg_1', orgId: 'acme', templateId: 'contact', serviceId: 'ses',
-      messageStatus: 'bounced', sequence: 4,
-      detail: JSON.stringify({ provider: 'ses', recipient: 'ada@example.org', bounce_type: 'hard', reason: '550 5.1.1', status: '5.1.1' }),
-    })) as unknown;
+    const body = JSON.parse(
+      messageEventPayload({
+        eventType: 'message.bounced',
+        at: Date.UTC(2026, 0, 1, 12),
+        messageId: 'msg_1',
+        orgId: 'acme',
+        templateId: 'contact',
+        serviceId: 'ses',
+        messageStatus: 'bounced',
+        sequence: 4,
+        detail: JSON.stringify({
+          provider: 'ses',
+          recipient: 'ada@example.org',
+          bounce_type: 'hard',
+          reason: '550 5.1.1',
+          status: '5.1.1',
+        }),
+      }),
+    ) as unknown;
     expect(body).toEqual({
-      type: 'message.bounced', timestamp: '2026-01-01T12:00:00.000Z',
+      type: 'message.bounced',
+      timestamp: '2026-01-01T12:00:00.000Z',
       data: {
-        message_id: 'msg_1', organization_id: 'acme', template_id: 'contact', service_id: 'ses', status: 'bounced', sequence: 4,
-        recipient: 'ada@example.org', bounce_type: 'hard', reason: '550 5.1.1', provider: 'ses', details: { status: '5.1.1' },
+        message_id: 'msg_1',
+        organization_id: 'acme',
+        template_id: 'contact',
+        service_id: 'ses',
+        status: 'bounced',
+        sequence: 4,
+        recipient: 'ada@example.org',
+        bounce_type: 'hard',
+        reason: '550 5.1.1',
+        provider: 'ses',
+        details: { status: '5.1.1' },
       },
     });
-    expect(JSON.parse(testEventPayload('acme', 'wh_1', 0))).toEqual({ type: 'webhook.test', timestamp: '1970-01-01T00:00:00.000Z', data: { organization_id: 'acme', endpoint_id: 'wh_1' } });
+    expect(JSON.parse(testEventPayload('acme', 'wh_1', 0))).toEqual({
+      type: 'webhook.test',
+      timestamp: '1970-01-01T00:00:00.000Z',
+      data: { organization_id: 'acme', endpoint_id: 'wh_1' },
+    });
     expect(webhookIdOf({ id: 7, message_id: 'msg_1', sequence: 2 })).toBe('msg_1.2');
     expect(webhookIdOf({ id: 7, message_id: null, sequence: null })).toBe('test_7');
   });

@@ -17,6 +17,8 @@ describe('signingSecrets: which secrets sign a request', () => {
   });
 
   it('a previous secret with no expiry does not sign', () => {
-    expect(signingSecrets({ secret: current, previous_secret: previous, previous_secret_expires_at: null }, 0)).toEqual([current]);
+    expect(signingSecrets({ secret: current, previous_secret: previous, previous_secret_expires_at: null }, 0)).toEqual([
+      current,
+    ]);
   });
 });

@@ -83,7 +83,9 @@ function signed(): Record<string, string> {
   return webhookHeaders([secret], 'msg_http_1', Math.floor(Date.now() / 1000), payload);
 }
 
-const answers = (address: string, family = 4): LookupFn => async () => [{ address, family }];
+const answers =
+  (address: string, family = 4): LookupFn =>
+  async () => [{ address, family }];
 
 describe('createWebhookHttp', () => {
   it('posts the signed request and keeps the status and the first 1 KiB of the body', async () => {
@@ -190,12 +192,19 @@ describe('createWebhookHttp', () => {
   it('returns an unusable URL as an error', async () => {
     const http = client(development);
     expect(await http.post('not a url', signed(), payload)).toMatchObject({ status: null, error: expect.stringMatching(/url/) });
-    expect(await http.post('file:///etc/passwd', signed(), payload)).toMatchObject({ status: null, error: expect.stringMatching(/url/) });
+    expect(await http.post('file:///etc/passwd', signed(), payload)).toMatchObject({
+      status: null,
+      error: expect.stringMatching(/url/),
+    });
   });
 
   it('resolves names with the injected lookup', async () => {
     const r = await receiver((_req, res) => res.writeHead(200).end('named'));
-    const result = await client(development, 2_000, answers('127.0.0.1')).post(`http://receiver.test:${r.port}/hook`, signed(), payload);
+    const result = await client(development, 2_000, answers('127.0.0.1')).post(
+      `http://receiver.test:${r.port}/hook`,
+      signed(),
+      payload,
+    );
     expect(result).toMatchObject({ status: 200, body: 'named' });
     expect(r.requests[0]?.headers.host).toBe(`receiver.test:${r.port}`);
   });
@@ -246,10 +255,20 @@ describe('createWebhookHttp in production', () => {
   it('keeps https required for public addresses with MAILROOM_WEBHOOK_ALLOW_PRIVATE=true: http goes only to private ones', async () => {
     const counter = await tcpCounter();
     const literal = await client(productionAllowPrivate).post(`http://93.184.215.14:${counter.port}/hook`, signed(), payload);
-    expect(literal).toMatchObject({ status: null, error: expect.stringMatching(/^url must use https in production: 93\.184\.215\.14 is a public address/) });
+    expect(literal).toMatchObject({
+      status: null,
+      error: expect.stringMatching(/^url must use https in production: 93\.184\.215\.14 is a public address/),
+    });
     // A name is judged by its addresses at connection time.
-    const named = await client(productionAllowPrivate, 2_000, answers('93.184.215.14')).post(`http://public.example.com:${counter.port}/hook`, signed(), payload);
-    expect(named).toMatchObject({ status: null, error: expect.stringMatching(/public address over http: public\.example\.com resolves to 93\.184\.215\.14/) });
+    const named = await client(productionAllowPrivate, 2_000, answers('93.184.215.14')).post(
+      `http://public.example.com:${counter.port}/hook`,
+      signed(),
+      payload,
+    );
+    expect(named).toMatchObject({
+      status: null,
+      error: expect.stringMatching(/public address over http: public\.example\.com resolves to 93\.184\.215\.14/),
+    });
     expect(counter.connections()).toBe(0);
   });
 });

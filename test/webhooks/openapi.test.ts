@@ -26,23 +26,44 @@ describe('OpenAPI document: outbound webhooks', () => {
       expect(doc.openapi).toBe('3.1.0');
       expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
       // webhook-id is per event, not per endpoint.
-      const idHeader = doc.webhooks['message.delivered']?.post.parameters.find((p) => p.name === 'webhook-id') as { description?: string } | undefined;
+      const idHeader = doc.webhooks['message.delivered']?.post.parameters.find((p) => p.name === 'webhook-id') as
+        | { description?: string }
+        | undefined;
       expect(idHeader?.description).toMatch(/^Unique per event: the same at every endpoint/);
       for (const [type, { post }] of Object.entries(doc.webhooks)) {
-        expect(post.parameters.filter((p) => p.in === 'header' && p.required).map((p) => p.name), type)
-          .toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+        expect(
+          post.parameters.filter((p) => p.in === 'header' && p.required).map((p) => p.name),
+          type,
+        ).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
         const ref = post.requestBody.content['application/json']?.schema.$ref ?? '';
-        expect(ref, type).toBe(type === 'webhook.test' ? '#/components/schemas/WebhookTest' : '#/components/schemas/WebhookMessageEvent');
+        expect(ref, type).toBe(
+          type === 'webhook.test' ? '#/components/schemas/WebhookTest' : '#/components/schemas/WebhookMessageEvent',
+        );
         expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['2XX', '410']));
       }
 
       // What payload.ts builds validates against the documented schemas.
       const ajv = new Ajv({ strict: false, validateFormats: false });
       const messageEvent = ajv.compile(doc.components.schemas.WebhookMessageEvent ?? {});
-      const bounced = JSON.parse(messageEventPayload({
-        eventType: 'message.bounced', at: 1_767_225_600_000, messageId: 'msg_1', orgId: 'acme', templateId: 'contact', serviceId: 'ses',
-        messageStatus: 'bounced', sequence: 4, detail: JSON.stringify({ recipient: 'ada@example.org', bounce_type: 'hard', reason: '550 5.1.1', provider: 'ses', status: '5.1.1' }),
-      })) as unknown;
+      const bounced = JSON.parse(
+        messageEventPayload({
+          eventType: 'message.bounced',
+          at: 1_767_225_600_000,
+          messageId: 'msg_1',
+          orgId: 'acme',
+          templateId: 'contact',
+          serviceId: 'ses',
+          messageStatus: 'bounced',
+          sequence: 4,
+          detail: JSON.stringify({
+            recipient: 'ada@example.org',
+            bounce_type: 'hard',
+            reason: '550 5.1.1',
+            provider: 'ses',
+            status: '5.1.1',
+          }),
+        }),
+      ) as unknown;
       expect(messageEvent(bounced), JSON.stringify(messageEvent.errors)).toBe(true);
       expect(messageEvent({ type: 'message.exploded', timestamp: 'x', data: {} })).toBe(false);
       const testEvent = ajv.compile(doc.components.schemas.WebhookTest ?? {});
@@ -50,14 +71,28 @@ describe('OpenAPI document: outbound webhooks', () => {
 
       const admin = '/admin/v1/organizations/{org}/webhooks';
       const routes = [
-        [admin, 'get'], [admin, 'post'], [`${admin}/{id}`, 'get'], [`${admin}/{id}`, 'put'], [`${admin}/{id}`, 'patch'], [`${admin}/{id}`, 'delete'],
-        [`${admin}/{id}/rotate-secret`, 'post'], [`${admin}/{id}/test`, 'post'], [`${admin}/{id}/enable`, 'post'], [`${admin}/{id}/deliveries`, 'get'],
-        [`${admin}/{id}/replay`, 'post'], [`${admin}/deliveries`, 'get'], [`${admin}/deliveries/{delivery_id}`, 'get'],
-        [`${admin}/deliveries/{delivery_id}/replay`, 'post'], [`${admin}/{id}/deliveries/{delivery_id}`, 'get'],
+        [admin, 'get'],
+        [admin, 'post'],
+        [`${admin}/{id}`, 'get'],
+        [`${admin}/{id}`, 'put'],
+        [`${admin}/{id}`, 'patch'],
+        [`${admin}/{id}`, 'delete'],
+        [`${admin}/{id}/rotate-secret`, 'post'],
+        [`${admin}/{id}/test`, 'post'],
+        [`${admin}/{id}/enable`, 'post'],
+        [`${admin}/{id}/deliveries`, 'get'],
+        [`${admin}/{id}/replay`, 'post'],
+        [`${admin}/deliveries`, 'get'],
+        [`${admin}/deliveries/{delivery_id}`, 'get'],
+        [`${admin}/deliveries/{delivery_id}/replay`, 'post'],
+        [`${admin}/{id}/deliveries/{delivery_id}`, 'get'],
         [`${admin}/{id}/deliveries/{delivery_id}/replay`, 'post'],
       ] as const;
       for (const [p, method] of routes) {
-        expect(doc.paths[p]?.[method], `${method} ${p}`).toMatchObject({ tags: ['admin'], security: [{ adminToken: [] }, { adminSession: [] }] });
+        expect(doc.paths[p]?.[method], `${method} ${p}`).toMatchObject({
+          tags: ['admin'],
+          security: [{ adminToken: [] }, { adminSession: [] }],
+        });
       }
     } finally {
       await t.cleanup();

@@ -63,7 +63,7 @@ describe('webhook signatures', () => {
     expect(() => verify(generateSecret(), headers)).toThrow();
   });
 
-  it('matches the package\'s own signature for the same id, time and body', () => {
+  it("matches the package's own signature for the same id, time and body", () => {
     const secret = generateSecret();
     const ts = now();
     expect(signatureHeader([secret], 'msg_3', ts, body)).toBe(new Webhook(secret).sign('msg_3', new Date(ts * 1000), body));

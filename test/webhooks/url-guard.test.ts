@@ -1,6 +1,12 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { describe, expect, it } from 'vitest';
-import { checkEndpointUrl, endpointUrlRefusal, guardedLookup, isBlockedAddress, type LookupFn } from '../../src/webhooks/url-guard.js';
+import {
+  checkEndpointUrl,
+  endpointUrlRefusal,
+  guardedLookup,
+  isBlockedAddress,
+  type LookupFn,
+} from '../../src/webhooks/url-guard.js';
 import type { WebhookUrlPolicy } from '../../src/webhooks/types.js';
 
 const production: WebhookUrlPolicy = { production: true, allowPrivate: false };
@@ -18,39 +24,108 @@ function fakeDns(table: Record<string, readonly string[]>): LookupFn {
 
 const BLOCKED = [
   // loopback
-  '127.0.0.1', '127.255.255.254', '::1', '0:0:0:0:0:0:0:1',
+  '127.0.0.1',
+  '127.255.255.254',
+  '::1',
+  '0:0:0:0:0:0:0:1',
   // private
-  '10.0.0.1', '10.255.255.255', '172.16.0.1', '172.31.255.255', '192.168.0.1', '192.168.255.255', 'fc00::1', 'fd12:3456::1',
+  '10.0.0.1',
+  '10.255.255.255',
+  '172.16.0.1',
+  '172.31.255.255',
+  '192.168.0.1',
+  '192.168.255.255',
+  'fc00::1',
+  'fd12:3456::1',
   // link-local, cloud metadata
-  '169.254.0.1', '169.254.169.254', 'fe80::1', 'fe80::1%eth0', 'febf:ffff::1', 'fd00:ec2::254',
+  '169.254.0.1',
+  '169.254.169.254',
+  'fe80::1',
+  'fe80::1%eth0',
+  'febf:ffff::1',
+  'fd00:ec2::254',
   // unspecified, "this network"
-  '0.0.0.0', '0.1.2.3', '::', '0:0:0:0:0:0:0:0',
+  '0.0.0.0',
+  '0.1.2.3',
+  '::',
+  '0:0:0:0:0:0:0:0',
   // CGNAT (Alibaba's metadata is 100.100.100.200)
-  '100.64.0.1', '100.100.100.200', '100.127.255.255',
+  '100.64.0.1',
+  '100.100.100.200',
+  '100.127.255.255',
   // multicast, reserved, broadcast
-  '224.0.0.1', '239.255.255.250', '240.0.0.1', '255.255.255.255', 'ff02::1', 'ff0e::1',
+  '224.0.0.1',
+  '239.255.255.250',
+  '240.0.0.1',
+  '255.255.255.255',
+  'ff02::1',
+  'ff0e::1',
   // documentation, benchmarking, IETF, 6to4 relay
-  '192.0.2.1', '198.51.100.1', '203.0.113.1', '198.18.0.1', '198.19.255.255', '192.0.0.192', '192.88.99.1', '2001:db8::1',
+  '192.0.2.1',
+  '198.51.100.1',
+  '203.0.113.1',
+  '198.18.0.1',
+  '198.19.255.255',
+  '192.0.0.192',
+  '192.88.99.1',
+  '2001:db8::1',
   // IPv4-mapped / translated / compatible IPv6 carrying a blocked IPv4
-  '::ffff:127.0.0.1', '::ffff:7f00:1', '::FFFF:10.0.0.1', '::ffff:169.254.169.254', '::ffff:a9fe:a9fe',
-  '::ffff:0:127.0.0.1', '::127.0.0.1', '::ffff:0.0.0.0', '::ffff:192.168.1.1',
+  '::ffff:127.0.0.1',
+  '::ffff:7f00:1',
+  '::FFFF:10.0.0.1',
+  '::ffff:169.254.169.254',
+  '::ffff:a9fe:a9fe',
+  '::ffff:0:127.0.0.1',
+  '::127.0.0.1',
+  '::ffff:0.0.0.0',
+  '::ffff:192.168.1.1',
   // NAT64 carrying a blocked IPv4, and local-use NAT64
-  '64:ff9b::127.0.0.1', '64:ff9b::7f00:1', '64:ff9b::a9fe:a9fe', '64:ff9b::10.1.2.3', '64:ff9b:1::8.8.8.8',
+  '64:ff9b::127.0.0.1',
+  '64:ff9b::7f00:1',
+  '64:ff9b::a9fe:a9fe',
+  '64:ff9b::10.1.2.3',
+  '64:ff9b:1::8.8.8.8',
   // 6to4 carrying a blocked IPv4
-  '2002:7f00:1::', '2002:7f00:0001::1', '2002:a9fe:a9fe::1', '2002:c0a8:0101::1', '2002:0a00:0001:1:2:3:4:5',
+  '2002:7f00:1::',
+  '2002:7f00:0001::1',
+  '2002:a9fe:a9fe::1',
+  '2002:c0a8:0101::1',
+  '2002:0a00:0001:1:2:3:4:5',
   // Teredo whose client (inverted) is loopback: 127.0.0.1 ^ 0xff… = 80ff:fffe
   '2001:0:4136:e378:8000:63bf:80ff:fffe',
   // site-local (deprecated), discard
-  'fec0::1', '100::1',
+  'fec0::1',
+  '100::1',
   // not an address at all: fail closed
-  'localhost', '', 'example.com', '1.2.3', '::ffff:999.0.0.1',
+  'localhost',
+  '',
+  'example.com',
+  '1.2.3',
+  '::ffff:999.0.0.1',
 ];
 
 const ALLOWED = [
-  '8.8.8.8', '1.1.1.1', '93.184.215.14', '172.15.255.255', '172.32.0.1', '100.63.255.255', '100.128.0.1',
-  '169.253.255.255', '192.167.255.255', '192.169.0.1', '223.255.255.255', '11.0.0.1', '126.255.255.255', '128.0.0.1',
-  '2606:4700:4700::1111', '2001:4860:4860::8888', '::ffff:8.8.8.8', '::ffff:808:808', '64:ff9b::8.8.8.8',
-  '2002:0808:0808::1', '2a00:1450:4001:80b::200e',
+  '8.8.8.8',
+  '1.1.1.1',
+  '93.184.215.14',
+  '172.15.255.255',
+  '172.32.0.1',
+  '100.63.255.255',
+  '100.128.0.1',
+  '169.253.255.255',
+  '192.167.255.255',
+  '192.169.0.1',
+  '223.255.255.255',
+  '11.0.0.1',
+  '126.255.255.255',
+  '128.0.0.1',
+  '2606:4700:4700::1111',
+  '2001:4860:4860::8888',
+  '::ffff:8.8.8.8',
+  '::ffff:808:808',
+  '64:ff9b::8.8.8.8',
+  '2002:0808:0808::1',
+  '2a00:1450:4001:80b::200e',
 ];
 
 describe('isBlockedAddress', () => {
@@ -65,8 +140,17 @@ describe('isBlockedAddress', () => {
 describe('checkEndpointUrl: refused under every policy', () => {
   const policies = [production, productionAllowPrivate, development];
   const bad = [
-    'javascript:alert(1)', 'file:///etc/passwd', 'ftp://example.com/hook', 'data:text/plain,hello', 'gopher://example.com/',
-    'ws://example.com/', 'example.com/hook', '/hooks', '', 'https://', 'http://:80/',
+    'javascript:alert(1)',
+    'file:///etc/passwd',
+    'ftp://example.com/hook',
+    'data:text/plain,hello',
+    'gopher://example.com/',
+    'ws://example.com/',
+    'example.com/hook',
+    '/hooks',
+    '',
+    'https://',
+    'http://:80/',
   ];
   it.each(bad)('refuses %s', async (url) => {
     for (const policy of policies) {
@@ -77,9 +161,12 @@ describe('checkEndpointUrl: refused under every policy', () => {
 
   it('refuses a user name or password in the URL', async () => {
     for (const policy of policies) {
-      expect(await checkEndpointUrl('https://user:pass@example.com/hook', policy, fakeDns({ 'example.com': ['8.8.8.8'] })))
-        .toBe('url must not contain a user name or password');
-      expect(await checkEndpointUrl('http://user@127.0.0.1/hook', policy, fakeDns({}))).toBe('url must not contain a user name or password');
+      expect(await checkEndpointUrl('https://user:pass@example.com/hook', policy, fakeDns({ 'example.com': ['8.8.8.8'] }))).toBe(
+        'url must not contain a user name or password',
+      );
+      expect(await checkEndpointUrl('http://user@127.0.0.1/hook', policy, fakeDns({}))).toBe(
+        'url must not contain a user name or password',
+      );
     }
   });
 
@@ -118,9 +205,12 @@ describe('checkEndpointUrl in production', () => {
     },
   );
 
-  it.each(BLOCKED.filter((ip) => ip.includes(':') && !ip.includes('%') && !ip.includes('999')))('refuses the IPv6 literal [%s]', async (ip) => {
-    expect(await checkEndpointUrl(`https://[${ip}]/hook`, production, dns)).toMatch(/blocked address/);
-  });
+  it.each(BLOCKED.filter((ip) => ip.includes(':') && !ip.includes('%') && !ip.includes('999')))(
+    'refuses the IPv6 literal [%s]',
+    async (ip) => {
+      expect(await checkEndpointUrl(`https://[${ip}]/hook`, production, dns)).toMatch(/blocked address/);
+    },
+  );
 
   it('refuses the other spellings of loopback the URL parser normalizes (decimal, hex, octal, short)', async () => {
     for (const host of ['2130706433', '0x7f000001', '0177.0.0.1', '127.1', '0x7f.1', '0', '0x0', '017700000001']) {
@@ -129,7 +219,9 @@ describe('checkEndpointUrl in production', () => {
   });
 
   it('refuses a name when any of its addresses is blocked', async () => {
-    expect(await checkEndpointUrl('https://evil.example.com/', production, dns)).toMatch(/resolves to 127\.0\.0\.1.*blocked address/);
+    expect(await checkEndpointUrl('https://evil.example.com/', production, dns)).toMatch(
+      /resolves to 127\.0\.0\.1.*blocked address/,
+    );
     expect(await checkEndpointUrl('https://internal.example.com/', production, dns)).toMatch(/10\.0\.0\.1/);
     expect(await checkEndpointUrl('https://v6-private.example.com/', production, dns)).toMatch(/fd00::1/);
     expect(await checkEndpointUrl('https://mapped.example.com/', production, dns)).toMatch(/blocked address/);
@@ -138,13 +230,23 @@ describe('checkEndpointUrl in production', () => {
 
   it('refuses local names outright, without asking DNS', async () => {
     const everythingPublic: LookupFn = async () => [{ address: '8.8.8.8', family: 4 }];
-    for (const host of ['localhost', 'LOCALHOST', 'localhost.', 'api.localhost', 'a.b.localhost.', 'metadata.google.internal', 'metadata']) {
+    for (const host of [
+      'localhost',
+      'LOCALHOST',
+      'localhost.',
+      'api.localhost',
+      'a.b.localhost.',
+      'metadata.google.internal',
+      'metadata',
+    ]) {
       expect(await checkEndpointUrl(`https://${host}/hook`, production, everythingPublic)).toMatch(/is local/);
     }
   });
 
   it('refuses a name that does not resolve', async () => {
-    expect(await checkEndpointUrl('https://nowhere.example.com/', production, dns)).toBe('url host nowhere.example.com does not resolve');
+    expect(await checkEndpointUrl('https://nowhere.example.com/', production, dns)).toBe(
+      'url host nowhere.example.com does not resolve',
+    );
     expect(await checkEndpointUrl('https://nowhere.example.com/', production, async () => [])).toMatch(/does not resolve/);
   });
 
@@ -159,17 +261,21 @@ describe('checkEndpointUrl in production', () => {
 
   it('keeps https required for public addresses with MAILROOM_WEBHOOK_ALLOW_PRIVATE=true', async () => {
     expect(await checkEndpointUrl('https://hooks.example.com/', productionAllowPrivate, dns)).toBeNull();
-    expect(await checkEndpointUrl('http://hooks.example.com/', productionAllowPrivate, dns))
-      .toMatch(/^url must use https in production: hooks\.example\.com resolves to the public address 93\.184\.215\.14/);
+    expect(await checkEndpointUrl('http://hooks.example.com/', productionAllowPrivate, dns)).toMatch(
+      /^url must use https in production: hooks\.example\.com resolves to the public address 93\.184\.215\.14/,
+    );
     // One public address among private ones is enough to need https.
     expect(await checkEndpointUrl('http://evil.example.com/', productionAllowPrivate, dns)).toMatch(/must use https/);
-    expect(await checkEndpointUrl('http://8.8.8.8/', productionAllowPrivate, dns)).toMatch(/^url must use https in production: 8\.8\.8\.8 is a public address/);
+    expect(await checkEndpointUrl('http://8.8.8.8/', productionAllowPrivate, dns)).toMatch(
+      /^url must use https in production: 8\.8\.8\.8 is a public address/,
+    );
     expect(await checkEndpointUrl('http://nowhere.example.com/', productionAllowPrivate, dns)).toMatch(/does not resolve/);
   });
 
   it('marks a name that does not resolve as unresolved (the config file only warns about it), and nothing else', async () => {
     expect(await endpointUrlRefusal('https://nowhere.example.com/', production, dns)).toEqual({
-      reason: 'url host nowhere.example.com does not resolve', unresolved: true,
+      reason: 'url host nowhere.example.com does not resolve',
+      unresolved: true,
     });
     expect(await endpointUrlRefusal('https://internal.example.com/', production, dns)).toMatchObject({ unresolved: false });
     expect(await endpointUrlRefusal('http://hooks.example.com/', production, dns)).toMatchObject({ unresolved: false });

@@ -26,9 +26,23 @@ export function App() {
       () => setState({ kind: 'signed-out', expired: false }),
     );
   }, []);
-  if (state.kind === 'loading') return <main id="main"><Loading /></main>;
+  if (state.kind === 'loading')
+    return (
+      <main id="main">
+        <Loading />
+      </main>
+    );
   if (state.kind === 'signed-out') {
-    return <SignIn expired={state.expired} onSignedIn={(session) => { setSession(session); setSignOutError(undefined); setState({ kind: 'signed-in', session }); }} />;
+    return (
+      <SignIn
+        expired={state.expired}
+        onSignedIn={(session) => {
+          setSession(session);
+          setSignOutError(undefined);
+          setState({ kind: 'signed-in', session });
+        }}
+      />
+    );
   }
   return (
     <SignedIn
@@ -57,10 +71,21 @@ function SignedIn(props: { onSignOut: () => Promise<void>; signOutError: unknown
   const route = useRoute(ROUTES.map(([pattern]) => pattern));
   const entry = ROUTES.find(([pattern]) => pattern === route?.pattern);
   useEffect(() => {
-    document.title = entry === undefined ? 'mailroom' : `${entry[2]}${route?.params.org !== undefined ? ` · ${route.params.org}` : ''} · mailroom`;
+    document.title =
+      entry === undefined
+        ? 'mailroom'
+        : `${entry[2]}${route?.params.org !== undefined ? ` · ${route.params.org}` : ''} · mailroom`;
   }, [entry, route?.params.org]);
   if (route === undefined || entry === undefined) {
-    return <Layout org={undefined} onSignOut={props.onSignOut}>{props.signOutError !== undefined && <SignOutFailed error={props.signOutError} />}<h1>Not found</h1><p><a href="#/">Back to the organizations</a></p></Layout>;
+    return (
+      <Layout org={undefined} onSignOut={props.onSignOut}>
+        {props.signOutError !== undefined && <SignOutFailed error={props.signOutError} />}
+        <h1>Not found</h1>
+        <p>
+          <a href="#/">Back to the organizations</a>
+        </p>
+      </Layout>
+    );
   }
   const Page = entry[1];
   const org = route.params.org;

@@ -54,7 +54,10 @@ export function adminTokenGate(adminToken: string, clock: Clock): AdminTokenGate
       });
     }
     limiter.fail(address);
-    throw new ApiError('unauthorized', { message: 'The admin token is wrong.', ...(challenge === undefined ? {} : { headers: challenge }) });
+    throw new ApiError('unauthorized', {
+      message: 'The admin token is wrong.',
+      ...(challenge === undefined ? {} : { headers: challenge }),
+    });
   };
 }
 
@@ -83,24 +86,35 @@ export function installAdminAuth(app: App, services: AppServices, gate: AdminTok
     const presented = bearer(request);
     if (presented !== undefined || request.headers.authorization !== undefined || sessionCookieValue(request) === undefined) {
       if (presented === undefined) {
-        throw new ApiError('unauthorized', { message: 'Send the admin token: Authorization: Bearer <MAILROOM_ADMIN_TOKEN>, or sign in to the operator UI.', headers: CHALLENGE });
+        throw new ApiError('unauthorized', {
+          message: 'Send the admin token: Authorization: Bearer <MAILROOM_ADMIN_TOKEN>, or sign in to the operator UI.',
+          headers: CHALLENGE,
+        });
       }
       gate(presented, request.ip, CHALLENGE);
       return;
     }
     const session = await requestSession(deps, request);
     if (session === undefined) {
-      throw new ApiError('unauthorized', { message: 'The operator UI session has expired or was ended: sign in again.', headers: CHALLENGE });
+      throw new ApiError('unauthorized', {
+        message: 'The operator UI session has expired or was ended: sign in again.',
+        headers: CHALLENGE,
+      });
     }
     if (SAFE_METHODS.has(request.method)) return;
     if (!originAllowed(request, services.config.baseUrl)) throw crossOrigin();
     const csrf = headerValue(request, 'x-csrf-token');
     if (csrf === undefined || !secretsEqual(csrf, session.csrfToken)) {
-      throw new ApiError('forbidden', { message: 'A call made with the session cookie must carry the session\'s CSRF token in X-CSRF-Token (the csrf_token of POST /admin/v1/session).' });
+      throw new ApiError('forbidden', {
+        message:
+          "A call made with the session cookie must carry the session's CSRF token in X-CSRF-Token (the csrf_token of POST /admin/v1/session).",
+      });
     }
   });
 }
 
 function crossOrigin(): ApiError {
-  return new ApiError('forbidden', { message: 'The Origin header names another site: the admin API takes state-changing calls from its own origin only.' });
+  return new ApiError('forbidden', {
+    message: 'The Origin header names another site: the admin API takes state-changing calls from its own origin only.',
+  });
 }

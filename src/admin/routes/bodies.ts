@@ -1,7 +1,12 @@
 import { Type, type Static, type TOptional, type TPartial } from '@sinclair/typebox';
 import { SETTINGS_PROVIDERS, type SettingsProvider } from '../../providers/index.js';
 import {
-  CaptchaInput, EventsInput, OrganizationSettingsInput, SecurityInput, ServiceInput, TemplateInput,
+  CaptchaInput,
+  EventsInput,
+  OrganizationSettingsInput,
+  SecurityInput,
+  ServiceInput,
+  TemplateInput,
 } from '../../resources/inputs.js';
 
 /**
@@ -24,48 +29,64 @@ const ReadOnly = {
 // Organizations: every setting is required; `credits` (a starting balance, used on creation
 // only) and `security.block_list.list` (also managed at /block-list) may be left out.
 
-const BlockListPut = Type.Object({
-  list: Type.Optional(Type.Array(Type.String({ minLength: 1 }), {
-    description: 'When given, the block list becomes exactly this; when left out, it is not touched',
-  })),
-  watch_variable: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
-}, { additionalProperties: false });
+const BlockListPut = Type.Object(
+  {
+    list: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: 'When given, the block list becomes exactly this; when left out, it is not touched',
+      }),
+    ),
+    watch_variable: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
 
-const SecurityPut = Type.Composite([
-  Type.Required(Type.Omit(SecurityInput, ['block_list'])),
-  Type.Object({ block_list: BlockListPut }),
-], { additionalProperties: false });
+const SecurityPut = Type.Composite(
+  [Type.Required(Type.Omit(SecurityInput, ['block_list'])), Type.Object({ block_list: BlockListPut })],
+  { additionalProperties: false },
+);
 
-export const OrganizationPut = Type.Composite([
-  Type.Required(Type.Omit(OrganizationSettingsInput, ['credits', 'security'])),
-  Type.Object({
-    security: SecurityPut,
-    credits: Type.Optional(Type.Integer({ minimum: 0, description: 'Starting balance: used when the organization is created, ignored afterwards' })),
-    held: Type.Optional(Type.Integer({ description: 'Read-only: ignored' })),
-    ...ReadOnly,
-  }),
-], { additionalProperties: false });
+export const OrganizationPut = Type.Composite(
+  [
+    Type.Required(Type.Omit(OrganizationSettingsInput, ['credits', 'security'])),
+    Type.Object({
+      security: SecurityPut,
+      credits: Type.Optional(
+        Type.Integer({ minimum: 0, description: 'Starting balance: used when the organization is created, ignored afterwards' }),
+      ),
+      held: Type.Optional(Type.Integer({ description: 'Read-only: ignored' })),
+      ...ReadOnly,
+    }),
+  ],
+  { additionalProperties: false },
+);
 export type OrganizationPut = Static<typeof OrganizationPut>;
 
 /** Security merges one level; `captcha` merges into the stored one (its masked secret keeps the stored secret). */
-export const OrganizationPatch = Type.Composite([
-  Type.Omit(OrganizationSettingsInput, ['credits', 'captcha']),
-  Type.Object({ captcha: Type.Optional(Type.Union([Type.Partial(CaptchaInput), Type.Null()])) }),
-], { additionalProperties: false });
+export const OrganizationPatch = Type.Composite(
+  [
+    Type.Omit(OrganizationSettingsInput, ['credits', 'captcha']),
+    Type.Object({ captcha: Type.Optional(Type.Union([Type.Partial(CaptchaInput), Type.Null()])) }),
+  ],
+  { additionalProperties: false },
+);
 export type OrganizationPatch = Static<typeof OrganizationPatch>;
 
 // ---------------------------------------------------------------------------------------------
 // Services: `provider`, `default` and (for smtp) `smtp.host`/`smtp.port` are required; the
 // rest adds something when given (authentication, DKIM, a default sender, pacing).
 
-export const ServicePut = Type.Composite([
-  Type.Omit(ServiceInput, ['default']),
-  Type.Object({
-    default: Type.Boolean(),
-    events_url: Type.Optional(Type.String({ description: 'Read-only: ignored (rotate it at …/events-token/rotate)' })),
-    ...ReadOnly,
-  }),
-], { additionalProperties: false });
+export const ServicePut = Type.Composite(
+  [
+    Type.Omit(ServiceInput, ['default']),
+    Type.Object({
+      default: Type.Boolean(),
+      events_url: Type.Optional(Type.String({ description: 'Read-only: ignored (rotate it at …/events-token/rotate)' })),
+      ...ReadOnly,
+    }),
+  ],
+  { additionalProperties: false },
+);
 export type ServicePut = Static<typeof ServicePut>;
 
 /** Provider blocks (`smtp`, `ses`, …) merge one level deep (a new api_key alone, a region alone). */
@@ -73,14 +94,17 @@ const PartialBlocks = Object.fromEntries(
   SETTINGS_PROVIDERS.map((p) => [p.name, Type.Optional(Type.Partial(p.settings.schema))]),
 ) as unknown as { [P in SettingsProvider as P['name']]: TOptional<TPartial<P['settings']['schema']>> };
 
-export const ServicePatch = Type.Composite([
-  Type.Partial(Type.Omit(ServiceInput, [...SETTINGS_PROVIDERS.map((p) => p.name), 'events'])),
-  Type.Object({
-    ...PartialBlocks,
-    // Merged into the stored block one level deep; the result must then name what its source needs.
-    events: Type.Optional(Type.Partial(EventsInput)),
-  }),
-], { additionalProperties: false });
+export const ServicePatch = Type.Composite(
+  [
+    Type.Partial(Type.Omit(ServiceInput, [...SETTINGS_PROVIDERS.map((p) => p.name), 'events'])),
+    Type.Object({
+      ...PartialBlocks,
+      // Merged into the stored block one level deep; the result must then name what its source needs.
+      events: Type.Optional(Type.Partial(EventsInput)),
+    }),
+  ],
+  { additionalProperties: false },
+);
 export type ServicePatch = Static<typeof ServicePatch>;
 
 // ---------------------------------------------------------------------------------------------
@@ -92,16 +116,14 @@ export type ContentField = (typeof CONTENT_FIELDS)[number];
 
 const ContentInput = Type.Partial(Type.Pick(TemplateInput, [...CONTENT_FIELDS]), { additionalProperties: false });
 
-export const TemplatePut = Type.Composite([
-  TemplateInput,
-  Type.Object({ content: Type.Optional(ContentInput), ...ReadOnly }),
-], { additionalProperties: false });
+export const TemplatePut = Type.Composite([TemplateInput, Type.Object({ content: Type.Optional(ContentInput), ...ReadOnly })], {
+  additionalProperties: false,
+});
 export type TemplatePut = Static<typeof TemplatePut>;
 
-export const TemplatePatch = Type.Composite([
-  TemplateInput,
-  Type.Object({ content: Type.Optional(ContentInput) }),
-], { additionalProperties: false });
+export const TemplatePatch = Type.Composite([TemplateInput, Type.Object({ content: Type.Optional(ContentInput) })], {
+  additionalProperties: false,
+});
 export type TemplatePatch = Static<typeof TemplatePatch>;
 
 /**
@@ -110,6 +132,15 @@ export type TemplatePatch = Static<typeof TemplatePatch>;
  * change who sends (`service_id`, null for the organization's default service).
  */
 export const TEMPLATE_REQUIRED = [
-  'subject', 'to', 'from_email', 'params', 'service_id', 'captcha', 'allow_dynamic_recipients', 'allow_attachments',
-  'strict_params', 'enforce_link_allowlist', 'frozen',
+  'subject',
+  'to',
+  'from_email',
+  'params',
+  'service_id',
+  'captcha',
+  'allow_dynamic_recipients',
+  'allow_attachments',
+  'strict_params',
+  'enforce_link_allowlist',
+  'frozen',
 ] as const;

@@ -6,9 +6,12 @@ import { creditStatus } from '../../credits/balance.js';
 import { addCredits } from '../../credits/top-up.js';
 import { ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, OrgParams } from './common.js';
 
-const TopUpInput = Type.Object({
-  amount: Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'Credits to add' }),
-}, { additionalProperties: false });
+const TopUpInput = Type.Object(
+  {
+    amount: Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'Credits to add' }),
+  },
+  { additionalProperties: false },
+);
 
 const TopUpResult = Type.Object({
   credits: Type.Integer({ description: 'Balance after the top-up and the releases it paid for' }),
@@ -26,24 +29,32 @@ const CreditStatusResource = Type.Object({
 });
 
 export function registerCreditRoutes(app: App, { store }: AppServices): void {
-  app.get('/organizations/:org/credits', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: 'Credit balance, overdraft, out-of-credit mode and number of held messages (`mailroom credits show`)',
-      params: OrgParams,
-      response: responses({ 200: CreditStatusResource }, ADMIN_ERRORS),
+  app.get(
+    '/organizations/:org/credits',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'Credit balance, overdraft, out-of-credit mode and number of held messages (`mailroom credits show`)',
+        params: OrgParams,
+        response: responses({ 200: CreditStatusResource }, ADMIN_ERRORS),
+      },
     },
-  }, async (request) => creditStatus(store, request.params.org));
+    async (request) => creditStatus(store, request.params.org),
+  );
 
-  app.post('/organizations/:org/credits', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: 'Add credits; held messages are released oldest first while the balance allows',
-      params: OrgParams,
-      body: TopUpInput,
-      response: responses({ 200: TopUpResult }, ADMIN_BODY_ERRORS),
+  app.post(
+    '/organizations/:org/credits',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'Add credits; held messages are released oldest first while the balance allows',
+        params: OrgParams,
+        body: TopUpInput,
+        response: responses({ 200: TopUpResult }, ADMIN_BODY_ERRORS),
+      },
     },
-  }, async (request) => addCredits(store, request.params.org, request.body.amount));
+    async (request) => addCredits(store, request.params.org, request.body.amount),
+  );
 }

@@ -6,35 +6,58 @@ import { responses, Timestamp } from '../../http/schemas.js';
 import { iso, isoOrNull } from '../../http/time.js';
 import { createKey, MAX_GRACE_SECONDS, revokeKey, rotateKey } from '../keys.js';
 import {
-  ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, invalidFields, LookupId, NoContent, OrgParams, requireOrganization,
+  ADMIN_BODY_ERRORS,
+  ADMIN_ERRORS,
+  ADMIN_SECURITY,
+  ADMIN_TAGS,
+  invalidFields,
+  LookupId,
+  NoContent,
+  OrgParams,
+  requireOrganization,
 } from './common.js';
 import { IssuedKeyResource, KeyResource, keyResource } from './resources.js';
 
 const KeyParams = Type.Object({ org: LookupId, keyId: Type.String({ minLength: 1, maxLength: 100 }) });
 
 /** The shared key shape plus when a rotated or revoked key stops authenticating (rotation grace). */
-const KeyWithExpiry = Type.Composite([KeyResource, Type.Object({
-  expires_at: Type.Union([Timestamp, Type.Null()], {
-    description: 'When the key stops (or stopped) authenticating: the end of the grace period a rotation gave it, or '
-      + 'its revocation; null while active',
+const KeyWithExpiry = Type.Composite([
+  KeyResource,
+  Type.Object({
+    expires_at: Type.Union([Timestamp, Type.Null()], {
+      description:
+        'When the key stops (or stopped) authenticating: the end of the grace period a rotation gave it, or ' +
+        'its revocation; null while active',
+    }),
   }),
-})]);
+]);
 const IssuedKeyWithExpiry = Type.Composite([IssuedKeyResource, Type.Object({ expires_at: Type.Null() })]);
 
-const RotateInput = Type.Object({
-  grace_seconds: Type.Optional(Type.Integer({
-    minimum: 0,
-    maximum: MAX_GRACE_SECONDS,
-    default: 0,
-    description: 'Seconds during which the old key keeps working beside the new one; 0 (the default) cuts it off at once',
-  })),
-}, { additionalProperties: false });
+const RotateInput = Type.Object(
+  {
+    grace_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_GRACE_SECONDS,
+        default: 0,
+        description: 'Seconds during which the old key keeps working beside the new one; 0 (the default) cuts it off at once',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
-const RotateResult = Type.Composite([IssuedKeyWithExpiry, Type.Object({
-  previous_key: Type.Object({ id: Type.String(), expires_at: Timestamp }, {
-    description: 'The key this one replaces and when it stops authenticating',
+const RotateResult = Type.Composite([
+  IssuedKeyWithExpiry,
+  Type.Object({
+    previous_key: Type.Object(
+      { id: Type.String(), expires_at: Timestamp },
+      {
+        description: 'The key this one replaces and when it stops authenticating',
+      },
+    ),
   }),
-})]);
+]);
 
 function keyWithExpiry(k: ApiKey): Static<typeof KeyWithExpiry> {
   return { ...keyResource(k), expires_at: isoOrNull(k.expires_at) };
@@ -44,76 +67,97 @@ function keyWithExpiry(k: ApiKey): Static<typeof KeyWithExpiry> {
 function checkKeyValue(input: KeyInput): void {
   if (input.key === undefined) return;
   const prefix = input.type === 'public' ? 'pk_' : 'sk_';
-  if (!input.key.startsWith(prefix)) throw invalidFields([{ field: 'key', message: `a ${input.type} key must start with ${prefix}` }]);
-  if (input.type === 'public' && input.key.length > 200) throw invalidFields([{ field: 'key', message: 'public keys are at most 200 characters' }]);
+  if (!input.key.startsWith(prefix))
+    throw invalidFields([{ field: 'key', message: `a ${input.type} key must start with ${prefix}` }]);
+  if (input.type === 'public' && input.key.length > 200)
+    throw invalidFields([{ field: 'key', message: 'public keys are at most 200 characters' }]);
 }
 
 export function registerKeyRoutes(app: App, { store }: AppServices): void {
-  app.get('/organizations/:org/keys', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: "List an organization's keys (values of private keys are never shown again)",
-      params: OrgParams,
-      response: responses({ 200: Type.Object({ items: Type.Array(KeyWithExpiry) }) }, ADMIN_ERRORS),
+  app.get(
+    '/organizations/:org/keys',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: "List an organization's keys (values of private keys are never shown again)",
+        params: OrgParams,
+        response: responses({ 200: Type.Object({ items: Type.Array(KeyWithExpiry) }) }, ADMIN_ERRORS),
+      },
     },
-  }, async (request) => {
-    const org = await requireOrganization(store, request.params.org);
-    return { items: (await store.keys.list(org.id)).map(keyWithExpiry) };
-  });
+    async (request) => {
+      const org = await requireOrganization(store, request.params.org);
+      return { items: (await store.keys.list(org.id)).map(keyWithExpiry) };
+    },
+  );
 
-  app.post('/organizations/:org/keys', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: 'Create a key; the response is the only place its value appears',
-      params: OrgParams,
-      body: KeyInput,
-      response: responses({ 201: IssuedKeyWithExpiry }, [...ADMIN_BODY_ERRORS, 'conflict']),
+  app.post(
+    '/organizations/:org/keys',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'Create a key; the response is the only place its value appears',
+        params: OrgParams,
+        body: KeyInput,
+        response: responses({ 201: IssuedKeyWithExpiry }, [...ADMIN_BODY_ERRORS, 'conflict']),
+      },
     },
-  }, async (request, reply) => {
-    checkKeyValue(request.body);
-    const issued = await createKey(store, request.params.org, request.body.type, request.body.key);
-    reply.code(201);
-    return { ...keyResource(issued.key), key: issued.value, expires_at: null };
-  });
+    async (request, reply) => {
+      checkKeyValue(request.body);
+      const issued = await createKey(store, request.params.org, request.body.type, request.body.key);
+      reply.code(201);
+      return { ...keyResource(issued.key), key: issued.value, expires_at: null };
+    },
+  );
 
-  app.post('/organizations/:org/keys/:keyId/rotate', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: 'Replace a key with a new one of the same type',
-      description: 'The old key stops working at once, unless `grace_seconds` (up to 30 days) lets both keys work '
-        + 'until then; revoking the old key (DELETE) ends its grace period at once. The body is optional.',
-      params: KeyParams,
-      body: RotateInput,
-      response: responses({ 201: RotateResult }, [...ADMIN_BODY_ERRORS, 'conflict']),
+  app.post(
+    '/organizations/:org/keys/:keyId/rotate',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'Replace a key with a new one of the same type',
+        description:
+          'The old key stops working at once, unless `grace_seconds` (up to 30 days) lets both keys work ' +
+          'until then; revoking the old key (DELETE) ends its grace period at once. The body is optional.',
+        params: KeyParams,
+        body: RotateInput,
+        response: responses({ 201: RotateResult }, [...ADMIN_BODY_ERRORS, 'conflict']),
+      },
+      // A bare POST (no body, as before grace periods existed) means the defaults.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
     },
-    // A bare POST (no body, as before grace periods existed) means the defaults.
-    preValidation: async (request) => {
-      request.body ??= {};
+    async (request, reply) => {
+      const org = await requireOrganization(store, request.params.org);
+      const rotation = await rotateKey(store, org.id, request.params.keyId, request.body.grace_seconds ?? 0);
+      reply.code(201);
+      return {
+        ...keyResource(rotation.key),
+        key: rotation.value,
+        expires_at: null,
+        previous_key: { id: rotation.previous.id, expires_at: iso(rotation.previous.expires_at) },
+      };
     },
-  }, async (request, reply) => {
-    const org = await requireOrganization(store, request.params.org);
-    const rotation = await rotateKey(store, org.id, request.params.keyId, request.body.grace_seconds ?? 0);
-    reply.code(201);
-    return {
-      ...keyResource(rotation.key), key: rotation.value, expires_at: null,
-      previous_key: { id: rotation.previous.id, expires_at: iso(rotation.previous.expires_at) },
-    };
-  });
+  );
 
-  app.delete('/organizations/:org/keys/:keyId', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: 'Revoke a key (also ends a rotated key\'s grace period)',
-      params: KeyParams,
-      response: responses({ 204: NoContent }, ADMIN_ERRORS),
+  app.delete(
+    '/organizations/:org/keys/:keyId',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: "Revoke a key (also ends a rotated key's grace period)",
+        params: KeyParams,
+        response: responses({ 204: NoContent }, ADMIN_ERRORS),
+      },
     },
-  }, async (request, reply) => {
-    const org = await requireOrganization(store, request.params.org);
-    await revokeKey(store, org.id, request.params.keyId);
-    return reply.code(204).send();
-  });
+    async (request, reply) => {
+      const org = await requireOrganization(store, request.params.org);
+      await revokeKey(store, org.id, request.params.keyId);
+      return reply.code(204).send();
+    },
+  );
 }

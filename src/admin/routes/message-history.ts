@@ -18,7 +18,8 @@ import { ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, LookupId, OrgParams, requireO
  */
 
 const Content = Type.Composite([RenderedView], {
-  description: 'The rendered email as stored for sending, written as the render endpoints write it; null when it is no longer stored or cannot be read',
+  description:
+    'The rendered email as stored for sending, written as the render endpoints write it; null when it is no longer stored or cannot be read',
 });
 
 const MessageDetail = Type.Composite([Message, Type.Object({ content: Type.Union([Content, Type.Null()]) })]);
@@ -33,36 +34,45 @@ async function storedContent(store: Store, messageId: string): Promise<RenderedV
 }
 
 export function registerMessageHistoryRoutes(app: App, { store, clock, config }: AppServices): void {
-  app.get('/organizations/:org/messages', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: "An organization's message history, newest first: GET /v1/history's filters, items and paging",
-      params: OrgParams,
-      querystring: HistoryQuery,
-      response: responses({ 200: HistoryPage }, [...ADMIN_ERRORS, 'invalid_body']),
+  app.get(
+    '/organizations/:org/messages',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: "An organization's message history, newest first: GET /v1/history's filters, items and paging",
+        params: OrgParams,
+        querystring: HistoryQuery,
+        response: responses({ 200: HistoryPage }, [...ADMIN_ERRORS, 'invalid_body']),
+      },
+      attachValidation: true,
     },
-    attachValidation: true,
-  }, async (request) => {
-    if (request.validationError !== undefined) throw tidyBoundErrors(request.validationError);
-    const org = await requireOrganization(store, request.params.org);
-    return historyPage({ store, clock, config }, org.id, request.query);
-  });
+    async (request) => {
+      if (request.validationError !== undefined) throw tidyBoundErrors(request.validationError);
+      const org = await requireOrganization(store, request.params.org);
+      return historyPage({ store, clock, config }, org.id, request.query);
+    },
+  );
 
-  app.get('/organizations/:org/messages/:id', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: 'One message as GET /v1/messages/{id} shows it to a private key, with its rendered content',
-      params: Type.Object({ org: LookupId, id: Type.String({ minLength: 1, maxLength: 64 }) }),
-      response: responses({ 200: MessageDetail }, [...ADMIN_ERRORS, 'invalid_body', 'message_not_found']),
+  app.get(
+    '/organizations/:org/messages/:id',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'One message as GET /v1/messages/{id} shows it to a private key, with its rendered content',
+        params: Type.Object({ org: LookupId, id: Type.String({ minLength: 1, maxLength: 64 }) }),
+        response: responses({ 200: MessageDetail }, [...ADMIN_ERRORS, 'invalid_body', 'message_not_found']),
+      },
     },
-  }, async (request) => {
-    const org = await requireOrganization(store, request.params.org);
-    const id = request.params.id;
-    const message = isPlausibleMessageId(id) ? await store.messages.get(org.id, id) : undefined;
-    if (message === undefined || pastRetention(message.created_at, clock.now(), config.retentionDays)) throw new ApiError('message_not_found');
-    const [body, content] = await Promise.all([messageBody(store, message, true), storedContent(store, message.id)]);
-    return { ...body, content };
-  });
+    async (request) => {
+      const org = await requireOrganization(store, request.params.org);
+      const id = request.params.id;
+      const message = isPlausibleMessageId(id) ? await store.messages.get(org.id, id) : undefined;
+      if (message === undefined || pastRetention(message.created_at, clock.now(), config.retentionDays))
+        throw new ApiError('message_not_found');
+      const [body, content] = await Promise.all([messageBody(store, message, true), storedContent(store, message.id)]);
+      return { ...body, content };
+    },
+  );
 }

@@ -36,71 +36,94 @@ function patchBase(r: OrganizationResource): Record<string, unknown> {
   return { ...rest, security: { ...rest.security, block_list: blockList } };
 }
 
-const PUT_DESCRIPTION = 'Creates or replaces the organization. Takes what GET returns: `id`, `held`, `created_at` and '
-  + '`updated_at` are ignored (an `id` other than the URL\'s is refused). Every setting is required, `security` with '
-  + 'all its fields; a missing one is 400 `invalid_body` naming it. `credits` is a starting balance, used only when the '
-  + 'organization is created (top up with POST …/credits). `security.block_list.list`, when given, becomes the whole '
-  + 'block list; left out, the list is not touched. A captcha `secret_key` of "' + SECRET_MASK + '" keeps the stored secret.';
+const PUT_DESCRIPTION =
+  'Creates or replaces the organization. Takes what GET returns: `id`, `held`, `created_at` and ' +
+  "`updated_at` are ignored (an `id` other than the URL's is refused). Every setting is required, `security` with " +
+  'all its fields; a missing one is 400 `invalid_body` naming it. `credits` is a starting balance, used only when the ' +
+  'organization is created (top up with POST …/credits). `security.block_list.list`, when given, becomes the whole ' +
+  'block list; left out, the list is not touched. A captcha `secret_key` of "' +
+  SECRET_MASK +
+  '" keeps the stored secret.';
 
-const PATCH_DESCRIPTION = 'Changes only the fields the body names. `security` and `captcha` merge into the stored ones '
-  + 'one level deep; anything deeper (`ip_limit`, `block_list`) and every list is replaced whole. Unknown fields are 400.';
+const PATCH_DESCRIPTION =
+  'Changes only the fields the body names. `security` and `captcha` merge into the stored ones ' +
+  'one level deep; anything deeper (`ip_limit`, `block_list`) and every list is replaced whole. Unknown fields are 400.';
 
 export function registerOrganizationRoutes(app: App, { store }: AppServices): void {
-  app.get('/organizations', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: 'List organizations',
-      response: responses({ 200: Type.Object({ items: Type.Array(OrganizationResource) }) }, ADMIN_ERRORS),
+  app.get(
+    '/organizations',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'List organizations',
+        response: responses({ 200: Type.Object({ items: Type.Array(OrganizationResource) }) }, ADMIN_ERRORS),
+      },
     },
-  }, async () => {
-    const orgs = await store.organizations.list();
-    return { items: await Promise.all(orgs.map((o) => organizationResource(store, o))) };
-  });
+    async () => {
+      const orgs = await store.organizations.list();
+      return { items: await Promise.all(orgs.map((o) => organizationResource(store, o))) };
+    },
+  );
 
-  app.get('/organizations/:org', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: 'One organization with its settings, credits and number of held messages',
-      params: OrgParams,
-      response: responses({ 200: OrganizationResource }, ADMIN_ERRORS),
+  app.get(
+    '/organizations/:org',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'One organization with its settings, credits and number of held messages',
+        params: OrgParams,
+        response: responses({ 200: OrganizationResource }, ADMIN_ERRORS),
+      },
     },
-  }, async (request) => organizationResource(store, await requireOrganization(store, request.params.org)));
+    async (request) => organizationResource(store, await requireOrganization(store, request.params.org)),
+  );
 
-  app.put('/organizations/:org', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: 'Create or replace an organization',
-      description: PUT_DESCRIPTION,
-      params: Type.Object({ org: ResourceId }),
-      body: OrganizationPut,
-      response: responses({ 200: OrganizationResource, 201: OrganizationResource }, ADMIN_BODY_ERRORS),
+  app.put(
+    '/organizations/:org',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'Create or replace an organization',
+        description: PUT_DESCRIPTION,
+        params: Type.Object({ org: ResourceId }),
+        body: OrganizationPut,
+        response: responses({ 200: OrganizationResource, 201: OrganizationResource }, ADMIN_BODY_ERRORS),
+      },
     },
-  }, async (request, reply) => {
-    const id = request.params.org;
-    const current = await store.organizations.get(id);
-    const body = keepMaskedSecret(withoutReadOnly(request.body, id), current);
-    const { created, org } = await putOrganization(store, id, body);
-    reply.code(created ? 201 : 200);
-    return organizationResource(store, org);
-  });
+    async (request, reply) => {
+      const id = request.params.org;
+      const current = await store.organizations.get(id);
+      const body = keepMaskedSecret(withoutReadOnly(request.body, id), current);
+      const { created, org } = await putOrganization(store, id, body);
+      reply.code(created ? 201 : 200);
+      return organizationResource(store, org);
+    },
+  );
 
-  app.patch('/organizations/:org', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: 'Change some settings of an organization',
-      description: PATCH_DESCRIPTION,
-      params: OrgParams,
-      body: OrganizationPatch,
-      response: responses({ 200: OrganizationResource }, ADMIN_BODY_ERRORS),
+  app.patch(
+    '/organizations/:org',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'Change some settings of an organization',
+        description: PATCH_DESCRIPTION,
+        params: OrgParams,
+        body: OrganizationPatch,
+        response: responses({ 200: OrganizationResource }, ADMIN_BODY_ERRORS),
+      },
     },
-  }, async (request) => {
-    const current = await requireOrganization(store, request.params.org);
-    const merged = checkMerged(OrganizationPut, mergePatch(patchBase(await organizationResource(store, current)), request.body));
-    const { org } = await putOrganization(store, current.id, keepMaskedSecret(merged, current));
-    return organizationResource(store, org);
-  });
+    async (request) => {
+      const current = await requireOrganization(store, request.params.org);
+      const merged = checkMerged(
+        OrganizationPut,
+        mergePatch(patchBase(await organizationResource(store, current)), request.body),
+      );
+      const { org } = await putOrganization(store, current.id, keepMaskedSecret(merged, current));
+      return organizationResource(store, org);
+    },
+  );
 }

@@ -11,15 +11,21 @@ const Overview = Type.Object({
   organization_id: Type.String(),
   days: Type.Integer(),
   generated_at: Timestamp,
-  daily: Type.Array(Type.Object({
-    date: Type.String({ format: 'date', description: 'A UTC day' }),
-    accepted: Type.Integer({ description: 'Messages created that day' }),
-    delivered: Count,
-    bounced: Count,
-    complained: Count,
-    failed: Count,
-    held: Type.Integer({ description: 'Held for credits or for their service\'s error' }),
-  }), { description: 'One entry per UTC day, oldest first, today last, zeros included. Apart from `accepted`, each column counts the messages created that day that are in that status now' }),
+  daily: Type.Array(
+    Type.Object({
+      date: Type.String({ format: 'date', description: 'A UTC day' }),
+      accepted: Type.Integer({ description: 'Messages created that day' }),
+      delivered: Count,
+      bounced: Count,
+      complained: Count,
+      failed: Count,
+      held: Type.Integer({ description: "Held for credits or for their service's error" }),
+    }),
+    {
+      description:
+        'One entry per UTC day, oldest first, today last, zeros included. Apart from `accepted`, each column counts the messages created that day that are in that status now',
+    },
+  ),
   queue: Type.Object({
     depth: Type.Integer({ description: 'Queued messages of the organization (due now or waiting for a retry)' }),
     oldest_due_at: Nullable(Timestamp),
@@ -33,41 +39,60 @@ const Overview = Type.Object({
     hold_queue_limit: Type.Integer(),
     held: Type.Integer({ description: 'Messages held for lack of credits' }),
   }),
-  held_messages: Type.Integer({ description: 'Messages held now, for credits or for their service\'s error' }),
-  services: Type.Array(Type.Object({
-    id: Type.String(),
-    provider: Type.String(),
-    default: Type.Boolean(),
-    breaker: Type.Union([Type.Literal('closed'), Type.Literal('half_open'), Type.Literal('open')]),
-    breaker_scope: Type.Union([Type.Literal('shared'), Type.Literal('process')], {
-      description: 'shared: the breakers of every worker on MAILROOM_REDIS_URL; process: this process\'s own, moved only by a worker running in it',
+  held_messages: Type.Integer({ description: "Messages held now, for credits or for their service's error" }),
+  services: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      provider: Type.String(),
+      default: Type.Boolean(),
+      breaker: Type.Union([Type.Literal('closed'), Type.Literal('half_open'), Type.Literal('open')]),
+      breaker_scope: Type.Union([Type.Literal('shared'), Type.Literal('process')], {
+        description:
+          "shared: the breakers of every worker on MAILROOM_REDIS_URL; process: this process's own, moved only by a worker running in it",
+      }),
+      last_error: Nullable(
+        Type.Object(
+          {
+            at: Timestamp,
+            message: Type.String(),
+            message_id: Nullable(Type.String()),
+          },
+          { description: 'The newest failed, deferred or held_service_error event of a message of this service' },
+        ),
+      ),
     }),
-    last_error: Nullable(Type.Object({
-      at: Timestamp,
-      message: Type.String(),
-      message_id: Nullable(Type.String()),
-    }, { description: 'The newest failed, deferred or held_service_error event of a message of this service' })),
-  })),
+  ),
 });
 
 const isOverviewDays = (n: number): n is OverviewDays => (OVERVIEW_DAYS as readonly number[]).includes(n);
 
 export function registerOverviewRoutes(app: App, { store, clock, config, metrics }: AppServices): void {
-  app.get('/organizations/:org/overview', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: 'Messages per day by status, the queue, credits, held messages and the services\' health',
-      params: OrgParams,
-      querystring: Type.Object({ days: Type.Integer({ enum: [...OVERVIEW_DAYS], default: 7, description: '7, 30 or 90' }) }),
-      response: responses({ 200: Overview }, [...ADMIN_ERRORS, 'invalid_body']),
+  app.get(
+    '/organizations/:org/overview',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: "Messages per day by status, the queue, credits, held messages and the services' health",
+        params: OrgParams,
+        querystring: Type.Object({ days: Type.Integer({ enum: [...OVERVIEW_DAYS], default: 7, description: '7, 30 or 90' }) }),
+        response: responses({ 200: Overview }, [...ADMIN_ERRORS, 'invalid_body']),
+      },
     },
-  }, async (request) => {
-    const days = request.query.days;
-    if (!isOverviewDays(days)) throw invalidFields([{ field: 'days', message: 'must be 7, 30 or 90' }], 'query');
-    const org = await requireOrganization(store, request.params.org);
-    return organizationOverview({
-      store, metrics, now: clock.now(), breakerScope: config.redisUrl === undefined ? 'process' : 'shared',
-    }, org.id, days);
-  });
+    async (request) => {
+      const days = request.query.days;
+      if (!isOverviewDays(days)) throw invalidFields([{ field: 'days', message: 'must be 7, 30 or 90' }], 'query');
+      const org = await requireOrganization(store, request.params.org);
+      return organizationOverview(
+        {
+          store,
+          metrics,
+          now: clock.now(),
+          breakerScope: config.redisUrl === undefined ? 'process' : 'shared',
+        },
+        org.id,
+        days,
+      );
+    },
+  );
 }

@@ -1,7 +1,13 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import {
-  KEY_TYPES, OUT_OF_CREDIT_MODES, PLANS,
-  type ApiKey, type Organization, type Service, type SmtpSettings, type Suppression,
+  KEY_TYPES,
+  OUT_OF_CREDIT_MODES,
+  PLANS,
+  type ApiKey,
+  type Organization,
+  type Service,
+  type SmtpSettings,
+  type Suppression,
 } from '../../domain/types.js';
 import { Timestamp } from '../../http/schemas.js';
 import { DESCRIPTORS } from '../../providers/index.js';
@@ -53,10 +59,12 @@ export const OrganizationResource = Type.Object({
   email_verified: Type.Boolean(),
   suspended: Type.Boolean(),
   security: SecurityResource,
-  captcha: Nullable(Type.Object({
-    site_key: Type.String(),
-    secret_key: Type.String({ description: `"${SECRET_MASK}" when set; send it back unchanged to keep the stored secret` }),
-  })),
+  captcha: Nullable(
+    Type.Object({
+      site_key: Type.String(),
+      secret_key: Type.String({ description: `"${SECRET_MASK}" when set; send it back unchanged to keep the stored secret` }),
+    }),
+  ),
   held: Type.Integer({ description: 'Messages held for lack of credits' }),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -132,7 +140,9 @@ export function keyResource(k: ApiKey): Static<typeof KeyResource> {
 /** The `events` settings of every source as GET shows them (secrets masked), each optional, after `source`. */
 const EventsResource = Type.Object({
   source: Type.String(),
-  ...Object.fromEntries(DESCRIPTORS.flatMap((p) => Object.entries(p.events?.view ?? {}).map(([name, schema]) => [name, Type.Optional(schema)]))),
+  ...Object.fromEntries(
+    DESCRIPTORS.flatMap((p) => Object.entries(p.events?.view ?? {}).map(([name, schema]) => [name, Type.Optional(schema)])),
+  ),
 });
 
 /** Settings of a service's `events` block that are secrets: never shown, kept when the mask comes back. */
@@ -150,7 +160,10 @@ export const ServiceResource = Type.Object({
   complaint_address: Type.Optional(Type.String()),
   max_per_second: Nullable(Type.Number()),
   events: Type.Optional(EventsResource),
-  events_url: Type.String({ description: 'Read-only: where the provider posts this service\'s events (`events` settings). The token in it is the only thing that names the service: treat the URL as a secret; rotate it at POST …/events-token/rotate' }),
+  events_url: Type.String({
+    description:
+      "Read-only: where the provider posts this service's events (`events` settings). The token in it is the only thing that names the service: treat the URL as a secret; rotate it at POST …/events-token/rotate",
+  }),
   version: Type.Integer(),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -198,16 +211,18 @@ export function serviceResource(s: Service, eventsUrl: string): Static<typeof Se
     id: s.id,
     provider: s.provider,
     default: s.is_default,
-    ...(smtp === null ? {} : {
-      smtp: {
-        host: smtp.host,
-        port: smtp.port,
-        secure: smtp.secure,
-        user: smtp.user,
-        pass: maskSecret(smtp.pass),
-        ...(smtp.dkim === null ? {} : { dkim: { ...smtp.dkim, private_key: maskSecret(smtp.dkim.private_key) } }),
-      },
-    }),
+    ...(smtp === null
+      ? {}
+      : {
+          smtp: {
+            host: smtp.host,
+            port: smtp.port,
+            secure: smtp.secure,
+            user: smtp.user,
+            pass: maskSecret(smtp.pass),
+            ...(smtp.dkim === null ? {} : { dkim: { ...smtp.dkim, private_key: maskSecret(smtp.dkim.private_key) } }),
+          },
+        }),
     ...(typeof s.settings.from_email === 'string' ? { from_email: s.settings.from_email } : {}),
     ...(typeof s.settings.from_name === 'string' ? { from_name: s.settings.from_name } : {}),
     ...(typeof s.settings.bounce_domain === 'string' ? { bounce_domain: s.settings.bounce_domain } : {}),

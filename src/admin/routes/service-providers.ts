@@ -20,7 +20,9 @@ const HttpViews = Object.fromEntries(HTTP_PROVIDERS.map((p) => [p.name, Type.Opt
 
 export const ProviderResourceFields = {
   ...HttpViews,
-  failover: Type.Optional(Type.Array(Type.String(), { description: "Services tried in order while this one's circuit breaker is open" })),
+  failover: Type.Optional(
+    Type.Array(Type.String(), { description: "Services tried in order while this one's circuit breaker is open" }),
+  ),
   failover_on_service_error: Type.Optional(Type.Boolean()),
 };
 const ProviderResource = Type.Object(ProviderResourceFields);
@@ -31,11 +33,16 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** Whether a stored value has the JSON type the view gives the field (a row written by hand may not). */
 function fits(schema: TSchema, v: unknown): boolean {
   switch (schema.type) {
-    case 'string': return typeof v === 'string';
-    case 'boolean': return typeof v === 'boolean';
-    case 'integer': return Number.isInteger(v);
-    case 'number': return typeof v === 'number';
-    default: return false;
+    case 'string':
+      return typeof v === 'string';
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'integer':
+      return Number.isInteger(v);
+    case 'number':
+      return typeof v === 'number';
+    default:
+      return false;
   }
 }
 
@@ -76,7 +83,10 @@ export function providerResource(settings: Readonly<Record<string, unknown>>): P
  * so is the mask beside a changed endpoint, region, domain or access key id (the descriptor's
  * `destination`): the stored secret only goes where it went before.
  */
-export function withStoredProviderSecrets(wanted: Record<string, unknown>, current: Service | undefined): Record<string, unknown> {
+export function withStoredProviderSecrets(
+  wanted: Record<string, unknown>,
+  current: Service | undefined,
+): Record<string, unknown> {
   const out = { ...wanted };
   const problems: Array<{ field: string; message: string }> = [];
   for (const { name: provider, settings } of HTTP_PROVIDERS) {

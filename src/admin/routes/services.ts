@@ -14,7 +14,15 @@ import { checkMerged, mergePatch, withoutReadOnly } from '../put-patch.js';
 import { putService } from '../services.js';
 import { ServicePatch, ServicePut } from './bodies.js';
 import {
-  ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, invalidFields, LookupId, NoContent, OrgParams, requireOrganization,
+  ADMIN_BODY_ERRORS,
+  ADMIN_ERRORS,
+  ADMIN_SECURITY,
+  ADMIN_TAGS,
+  invalidFields,
+  LookupId,
+  NoContent,
+  OrgParams,
+  requireOrganization,
 } from './common.js';
 import { EVENTS_SECRETS, SECRET_MASK, ServiceResource, serviceResource, smtpSettings } from './resources.js';
 import { providerResource, ProviderResourceFields, secretRebound, withStoredProviderSecrets } from './service-providers.js';
@@ -25,21 +33,32 @@ const ServiceParams = Type.Object({ org: LookupId, id: LookupId });
 /** The service's circuit breaker (issue 14, Failover), read-only: src/delivery/breaker.ts. */
 const BreakerResource = Type.Object({
   state: Type.Union([Type.Literal('closed'), Type.Literal('half_open'), Type.Literal('open')], {
-    description: 'closed: messages go; open: they go through the failover chain, or wait; half_open: one probe message may go, its success closes it',
+    description:
+      'closed: messages go; open: they go through the failover chain, or wait; half_open: one probe message may go, its success closes it',
   }),
   opened_at: Type.Optional(Timestamp),
   consecutive_failures: Type.Integer(),
   last_error: Type.Optional(Type.String()),
 });
-const ShownService = Type.Composite([ServiceResource, Type.Object({ ...ProviderResourceFields, breaker: Type.Optional(BreakerResource) })]);
+const ShownService = Type.Composite([
+  ServiceResource,
+  Type.Object({ ...ProviderResourceFields, breaker: Type.Optional(BreakerResource) }),
+]);
 /** What GET returns may come back whole: `breaker` is read-only and ignored, as `events_url` is. */
-const ServicePutBody = Type.Composite([ServicePut, Type.Object({ breaker: Type.Optional(Type.Unknown({ description: 'Read-only: ignored' })) })], { additionalProperties: false });
+const ServicePutBody = Type.Composite(
+  [ServicePut, Type.Object({ breaker: Type.Optional(Type.Unknown({ description: 'Read-only: ignored' })) })],
+  { additionalProperties: false },
+);
 
 /** What decides where SMTP's `pass` goes: the mask keeps the stored one only while these stay. */
 const SMTP_PASS_BOUND_TO = smtp.settings.destination;
 
 /** `a`, `b` or `c`, each in backticks. */
-const orList = (names: readonly string[]): string => names.map((n) => `\`${n}\``).join(', ').replace(/, ([^,]*)$/, ' or $1');
+const orList = (names: readonly string[]): string =>
+  names
+    .map((n) => `\`${n}\``)
+    .join(', ')
+    .replace(/, ([^,]*)$/, ' or $1');
 
 /**
  * For the descriptions: what, beside an `endpoint`, decides where each provider's secret goes
@@ -74,12 +93,14 @@ function wantedFields(id: string, input: ServiceInput, current: Service | undefi
     // The stored password goes only to the server and account it was given for: a changed host,
     // port or user (an admin's own server) needs it sent again, as an API endpoint does.
     const changed = stored === null ? [] : SMTP_PASS_BOUND_TO.filter((name) => wantedSmtp[name] !== stored[name]);
-    if (stored === null || stored.pass === '') problems.push({ field: 'smtp.pass', message: 'is the mask of a password that is not stored' });
+    if (stored === null || stored.pass === '')
+      problems.push({ field: 'smtp.pass', message: 'is the mask of a password that is not stored' });
     else if (changed.length > 0) problems.push({ field: 'smtp.pass', message: secretRebound('smtp', changed) });
     else wantedSmtp.pass = stored.pass;
   }
   if (wantedSmtp.dkim !== null && wantedSmtp.dkim.private_key === SECRET_MASK) {
-    if (stored?.dkim == null) problems.push({ field: 'smtp.dkim.private_key', message: 'is the mask of a key that is not stored' });
+    if (stored?.dkim == null)
+      problems.push({ field: 'smtp.dkim.private_key', message: 'is the mask of a key that is not stored' });
     else wantedSmtp.dkim = { ...wantedSmtp.dkim, private_key: stored.dkim.private_key };
   }
   if (problems.length > 0) throw invalidFields(problems);
@@ -110,43 +131,59 @@ export function registerServiceRoutes(app: App, { store, config, metrics }: AppS
     `${config.baseUrl}/v1/provider-events/${(await store.services.eventsToken(s.org_id, s.id)) ?? ''}`;
   const breaker = async (s: Service): Promise<Static<typeof BreakerResource> | undefined> => {
     const v = await metrics.breakers.view?.(`${s.org_id}/${s.id}`).catch(() => undefined);
-    return v === undefined ? undefined : {
-      state: v.state, consecutive_failures: v.consecutiveFailures,
-      ...(v.openedAt !== undefined ? { opened_at: iso(v.openedAt) } : {}), ...(v.lastError !== undefined ? { last_error: v.lastError } : {}),
-    };
+    return v === undefined
+      ? undefined
+      : {
+          state: v.state,
+          consecutive_failures: v.consecutiveFailures,
+          ...(v.openedAt !== undefined ? { opened_at: iso(v.openedAt) } : {}),
+          ...(v.lastError !== undefined ? { last_error: v.lastError } : {}),
+        };
   };
   const show = async (s: Service): Promise<Static<typeof ShownService>> => {
     const b = await breaker(s);
-    return { ...serviceResource(s, await eventsUrl(s)), ...providerResource(s.settings), ...(b !== undefined ? { breaker: b } : {}) };
+    return {
+      ...serviceResource(s, await eventsUrl(s)),
+      ...providerResource(s.settings),
+      ...(b !== undefined ? { breaker: b } : {}),
+    };
   };
 
-  app.get('/organizations/:org/services', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: "List an organization's email services",
-      params: OrgParams,
-      response: responses({ 200: Type.Object({ items: Type.Array(ShownService) }) }, ADMIN_ERRORS),
+  app.get(
+    '/organizations/:org/services',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: "List an organization's email services",
+        params: OrgParams,
+        response: responses({ 200: Type.Object({ items: Type.Array(ShownService) }) }, ADMIN_ERRORS),
+      },
     },
-  }, async (request) => {
-    const org = await requireOrganization(store, request.params.org);
-    return { items: await Promise.all((await store.services.list(org.id)).map(show)) };
-  });
+    async (request) => {
+      const org = await requireOrganization(store, request.params.org);
+      return { items: await Promise.all((await store.services.list(org.id)).map(show)) };
+    },
+  );
 
-  app.get('/organizations/:org/services/:id', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: 'One email service (secrets masked)',
-      params: ServiceParams,
-      response: responses({ 200: ShownService }, ADMIN_ERRORS),
+  app.get(
+    '/organizations/:org/services/:id',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'One email service (secrets masked)',
+        params: ServiceParams,
+        response: responses({ 200: ShownService }, ADMIN_ERRORS),
+      },
     },
-  }, async (request) => {
-    const org = await requireOrganization(store, request.params.org);
-    const service = await store.services.get(org.id, request.params.id);
-    if (service === undefined) throw notFound(org.id, request.params.id);
-    return show(service);
-  });
+    async (request) => {
+      const org = await requireOrganization(store, request.params.org);
+      const service = await store.services.get(org.id, request.params.id);
+      if (service === undefined) throw notFound(org.id, request.params.id);
+      return show(service);
+    },
+  );
 
   /** Creates or replaces a service from a complete body (masks put back), in one transaction. */
   async function put(orgId: string, id: string, input: ServiceInput): Promise<{ created: boolean; service: Service }> {
@@ -170,76 +207,102 @@ export function registerServiceRoutes(app: App, { store, config, metrics }: AppS
     return { created: outcome === 'created', service };
   }
 
-  app.put('/organizations/:org/services/:id', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: 'Create or replace an email service',
-      description: `Replaces the whole service and takes what GET returns (\`id\`, \`version\`, \`created_at\`, \`updated_at\` are ignored; an \`id\` other than the URL's is refused). \`provider\`, \`default\` and the provider's own block (\`smtp\` with \`host\` and \`port\`; ${orList(HTTP_PROVIDER_NAMES)}; none for the outbox) are required, and no other API provider's block is taken; left-out optional settings are unset. \`failover\` names other services of the organization, without cycles. \`default: true\` clears the default flag of the others. A \`pass\`, DKIM \`private_key\`, API key, token or \`secret_access_key\` of "${SECRET_MASK}" keeps the stored one, but only while what decides where it goes is unchanged: a new \`endpoint\` (${destinations(true)}) with the mask is a 400 naming the secret: send the secret again. \`endpoint\` is https, or http to a loopback host (127.0.0.0/8, [::1], localhost). Updating a service puts the messages held on its error (\`held_service_error\`) back in the queue.`,
-      params: Type.Object({ org: LookupId, id: ResourceId }),
-      body: ServicePutBody,
-      response: responses({ 200: ShownService, 201: ShownService }, ADMIN_BODY_ERRORS),
+  app.put(
+    '/organizations/:org/services/:id',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'Create or replace an email service',
+        description: `Replaces the whole service and takes what GET returns (\`id\`, \`version\`, \`created_at\`, \`updated_at\` are ignored; an \`id\` other than the URL's is refused). \`provider\`, \`default\` and the provider's own block (\`smtp\` with \`host\` and \`port\`; ${orList(HTTP_PROVIDER_NAMES)}; none for the outbox) are required, and no other API provider's block is taken; left-out optional settings are unset. \`failover\` names other services of the organization, without cycles. \`default: true\` clears the default flag of the others. A \`pass\`, DKIM \`private_key\`, API key, token or \`secret_access_key\` of "${SECRET_MASK}" keeps the stored one, but only while what decides where it goes is unchanged: a new \`endpoint\` (${destinations(true)}) with the mask is a 400 naming the secret: send the secret again. \`endpoint\` is https, or http to a loopback host (127.0.0.0/8, [::1], localhost). Updating a service puts the messages held on its error (\`held_service_error\`) back in the queue.`,
+        params: Type.Object({ org: LookupId, id: ResourceId }),
+        body: ServicePutBody,
+        response: responses({ 200: ShownService, 201: ShownService }, ADMIN_BODY_ERRORS),
+      },
     },
-  }, async (request, reply) => {
-    const org = await requireOrganization(store, request.params.org);
-    const { events_url: _url, breaker: _breaker, ...body } = withoutReadOnly(request.body, request.params.id);
-    const { created, service } = await put(org.id, request.params.id, body);
-    reply.code(created ? 201 : 200);
-    return show(service);
-  });
+    async (request, reply) => {
+      const org = await requireOrganization(store, request.params.org);
+      const { events_url: _url, breaker: _breaker, ...body } = withoutReadOnly(request.body, request.params.id);
+      const { created, service } = await put(org.id, request.params.id, body);
+      reply.code(created ? 201 : 200);
+      return show(service);
+    },
+  );
 
-  app.patch('/organizations/:org/services/:id', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: 'Change some settings of an email service',
-      description: `Changes only the fields the body names; \`smtp\` and a provider's block merge into the stored block one level deep (\`dkim\` is replaced whole); a new \`provider\` drops the old provider's block. A stored secret is kept only while its destination is unchanged: a new \`endpoint\` (${destinations(false)}) must come with the secret, or it is a 400 naming it. Unknown fields are 400.`,
-      params: ServiceParams,
-      body: ServicePatch,
-      response: responses({ 200: ShownService }, ADMIN_BODY_ERRORS),
+  app.patch(
+    '/organizations/:org/services/:id',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'Change some settings of an email service',
+        description: `Changes only the fields the body names; \`smtp\` and a provider's block merge into the stored block one level deep (\`dkim\` is replaced whole); a new \`provider\` drops the old provider's block. A stored secret is kept only while its destination is unchanged: a new \`endpoint\` (${destinations(false)}) must come with the secret, or it is a 400 naming it. Unknown fields are 400.`,
+        params: ServiceParams,
+        body: ServicePatch,
+        response: responses({ 200: ShownService }, ADMIN_BODY_ERRORS),
+      },
     },
-  }, async (request) => {
-    const org = await requireOrganization(store, request.params.org);
-    const current = await store.services.get(org.id, request.params.id);
-    if (current === undefined) throw notFound(org.id, request.params.id);
-    const { id: _i, version: _v, created_at: _c, updated_at: _u, events_url: _url, ...base } = { ...serviceResource(current, ''), ...providerResource(current.settings) };
-    // A PATCH that changes the provider leaves the old provider's block behind (it would be refused as another provider's).
-    const stale: Record<string, unknown> = { ...base };
-    if (request.body.provider !== undefined && request.body.provider !== current.provider && isHttpProvider(current.provider)) delete stale[current.provider];
-    const merged = checkMerged(ServicePut, mergePatch(stale, request.body));
-    return show((await put(org.id, current.id, merged)).service);
-  });
+    async (request) => {
+      const org = await requireOrganization(store, request.params.org);
+      const current = await store.services.get(org.id, request.params.id);
+      if (current === undefined) throw notFound(org.id, request.params.id);
+      const {
+        id: _i,
+        version: _v,
+        created_at: _c,
+        updated_at: _u,
+        events_url: _url,
+        ...base
+      } = { ...serviceResource(current, ''), ...providerResource(current.settings) };
+      // A PATCH that changes the provider leaves the old provider's block behind (it would be refused as another provider's).
+      const stale: Record<string, unknown> = { ...base };
+      if (request.body.provider !== undefined && request.body.provider !== current.provider && isHttpProvider(current.provider))
+        delete stale[current.provider];
+      const merged = checkMerged(ServicePut, mergePatch(stale, request.body));
+      return show((await put(org.id, current.id, merged)).service);
+    },
+  );
 
-  app.post('/organizations/:org/services/:id/events-token/rotate', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: "Give a service a new events URL",
-      description: 'A new random token in `events_url`; the old URL answers 404 at once. Paste the new URL into the provider\'s console (events posted to the old one in between are refused, and providers retry them).',
-      params: ServiceParams,
-      response: responses({ 200: ShownService }, ADMIN_ERRORS),
+  app.post(
+    '/organizations/:org/services/:id/events-token/rotate',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'Give a service a new events URL',
+        description:
+          "A new random token in `events_url`; the old URL answers 404 at once. Paste the new URL into the provider's console (events posted to the old one in between are refused, and providers retry them).",
+        params: ServiceParams,
+        response: responses({ 200: ShownService }, ADMIN_ERRORS),
+      },
     },
-  }, async (request) => {
-    const org = await requireOrganization(store, request.params.org);
-    const now = store.clock.now();
-    if ((await store.services.rotateEventsToken(org.id, request.params.id, now)) === undefined) throw notFound(org.id, request.params.id);
-    const service = await store.services.get(org.id, request.params.id);
-    if (service === undefined) throw notFound(org.id, request.params.id);
-    return show(service);
-  });
+    async (request) => {
+      const org = await requireOrganization(store, request.params.org);
+      const now = store.clock.now();
+      if ((await store.services.rotateEventsToken(org.id, request.params.id, now)) === undefined)
+        throw notFound(org.id, request.params.id);
+      const service = await store.services.get(org.id, request.params.id);
+      if (service === undefined) throw notFound(org.id, request.params.id);
+      return show(service);
+    },
+  );
 
-  app.delete('/organizations/:org/services/:id', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: 'Delete an email service',
-      description: 'Templates that name it keep the name; creating a service with the same id links them again.',
-      params: ServiceParams,
-      response: responses({ 204: NoContent }, ADMIN_ERRORS),
+  app.delete(
+    '/organizations/:org/services/:id',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'Delete an email service',
+        description: 'Templates that name it keep the name; creating a service with the same id links them again.',
+        params: ServiceParams,
+        response: responses({ 204: NoContent }, ADMIN_ERRORS),
+      },
     },
-  }, async (request, reply) => {
-    const org = await requireOrganization(store, request.params.org);
-    if (!(await store.services.delete(org.id, request.params.id))) throw notFound(org.id, request.params.id);
-    return reply.code(204).send();
-  });
+    async (request, reply) => {
+      const org = await requireOrganization(store, request.params.org);
+      if (!(await store.services.delete(org.id, request.params.id))) throw notFound(org.id, request.params.id);
+      return reply.code(204).send();
+    },
+  );
 }

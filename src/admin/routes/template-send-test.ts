@@ -12,11 +12,14 @@ import type { StoredResponse } from '../../storage/idempotency.js';
 import { isEmailAddress } from '../../templates/params.js';
 import { ADMIN_BODY_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, invalidFields, LookupId, requireOrganization } from './common.js';
 
-const SendTestBody = Type.Object({
-  to: Type.String({ minLength: 3, maxLength: 254, description: 'The one address the test goes to' }),
-  template_params: Type.Optional(Type.Object({}, { additionalProperties: true })),
-  service_id: Type.Optional(Type.String({ maxLength: 64 })),
-}, { additionalProperties: false });
+const SendTestBody = Type.Object(
+  {
+    to: Type.String({ minLength: 3, maxLength: 254, description: 'The one address the test goes to' }),
+    template_params: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    service_id: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
 
 const SendTestAccepted = Type.Object({
   message_id: Type.String(),
@@ -31,7 +34,17 @@ const SendTestAccepted = Type.Object({
 function adminCaller(org: Organization, now: number): Caller {
   return {
     org,
-    key: { id: 'admin-send-test', org_id: org.id, type: 'private', public_key: null, hint: 'admin', status: 'active', created_at: now, revoked_at: null, expires_at: null },
+    key: {
+      id: 'admin-send-test',
+      org_id: org.id,
+      type: 'private',
+      public_key: null,
+      hint: 'admin',
+      status: 'active',
+      created_at: now,
+      revoked_at: null,
+      expires_at: null,
+    },
   };
 }
 
@@ -43,41 +56,46 @@ const accepted = (a: SendAccepted): StoredResponse => ({
 
 /** POST /admin/v1/organizations/{org}/templates/{id}/send-test (issue 15: the editor's "Send test"). */
 export function registerTemplateSendTestRoutes(app: App, deps: SendDeps): void {
-  app.post('/organizations/:org/templates/:id/send-test', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: 'Send a template to one test address',
-      description: 'A real message through the send path (credit, suppression and block list, history, delivery, timeline), '
-        + 'as a private-key send, addressed to `to` only: the template\'s To, Cc and Bcc are left out. Answers the errors a send '
-        + 'answers (422 `invalid_template_params` with the same issues).',
-      params: Type.Object({ org: LookupId, id: LookupId }),
-      body: SendTestBody,
-      response: responses({ 202: SendTestAccepted }, [...ADMIN_BODY_ERRORS, ...SEND_ERRORS, ...RENDER_ERRORS]),
-    },
-  }, async (request, reply) => {
-    const body = request.body;
-    checkParamsSize(body.template_params);
-    const to = body.to.trim();
-    // Written into the template's To field, so no Handlebars may come with it.
-    if (!isEmailAddress(to) || /[{}]/.test(to)) throw invalidFields([{ field: 'to', message: 'must be one e-mail address' }]);
-    const org = await requireOrganization(deps.store, request.params.org);
-    const outcome = await acceptSend(deps, {
-      caller: adminCaller(org, deps.clock.now()),
-      client: clientInfo(request),
-      input: {
-        service_id: body.service_id,
-        template_id: request.params.id,
-        template_params: (body.template_params ?? {}) as Record<string, unknown>,
-        params_source: 'json',
-        turnstile_token: undefined,
-        turnstile_key: undefined,
-        attachments: [],
+  app.post(
+    '/organizations/:org/templates/:id/send-test',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'Send a template to one test address',
+        description:
+          'A real message through the send path (credit, suppression and block list, history, delivery, timeline), ' +
+          "as a private-key send, addressed to `to` only: the template's To, Cc and Bcc are left out. Answers the errors a send " +
+          'answers (422 `invalid_template_params` with the same issues).',
+        params: Type.Object({ org: LookupId, id: LookupId }),
+        body: SendTestBody,
+        response: responses({ 202: SendTestAccepted }, [...ADMIN_BODY_ERRORS, ...SEND_ERRORS, ...RENDER_ERRORS]),
       },
-      idempotency: undefined,
-      respond: accepted,
-      testRecipient: to,
-    });
-    return reply.code(outcome.response.status).headers(outcome.response.headers).send(outcome.response.body);
-  });
+    },
+    async (request, reply) => {
+      const body = request.body;
+      checkParamsSize(body.template_params);
+      const to = body.to.trim();
+      // Written into the template's To field, so no Handlebars may come with it.
+      if (!isEmailAddress(to) || /[{}]/.test(to)) throw invalidFields([{ field: 'to', message: 'must be one e-mail address' }]);
+      const org = await requireOrganization(deps.store, request.params.org);
+      const outcome = await acceptSend(deps, {
+        caller: adminCaller(org, deps.clock.now()),
+        client: clientInfo(request),
+        input: {
+          service_id: body.service_id,
+          template_id: request.params.id,
+          template_params: (body.template_params ?? {}) as Record<string, unknown>,
+          params_source: 'json',
+          turnstile_token: undefined,
+          turnstile_key: undefined,
+          attachments: [],
+        },
+        idempotency: undefined,
+        respond: accepted,
+        testRecipient: to,
+      });
+      return reply.code(outcome.response.status).headers(outcome.response.headers).send(outcome.response.body);
+    },
+  );
 }

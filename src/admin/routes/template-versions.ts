@@ -22,7 +22,8 @@ const VersionItem = Type.Object({
 
 async function requireTemplate(store: Store, orgId: string, id: string): Promise<Template> {
   const template = await store.templates.get(orgId, id);
-  if (template === undefined) throw new ApiError('not_found', { message: `Template "${id}" does not exist in organization "${orgId}".` });
+  if (template === undefined)
+    throw new ApiError('not_found', { message: `Template "${id}" does not exist in organization "${orgId}".` });
   return template;
 }
 
@@ -39,49 +40,70 @@ async function history(store: Store, current: Template): Promise<TemplateVersion
 }
 
 const asResource = (current: Template, v: TemplateVersion) =>
-  templateResource({ ...v.fields, org_id: current.org_id, id: current.id, version: v.version, created_at: current.created_at, updated_at: v.created_at });
+  templateResource({
+    ...v.fields,
+    org_id: current.org_id,
+    id: current.id,
+    version: v.version,
+    created_at: current.created_at,
+    updated_at: v.created_at,
+  });
 
 /** Template history and restore (issue 15): GET …/versions, POST …/versions/{version}/restore. */
 export function registerTemplateVersionRoutes(app: App, { store }: AppServices): void {
-  app.get('/organizations/:org/templates/:id/versions', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: "A template's versions, newest first",
-      description: `Every write of a template (PUT, PATCH, restore, the config file) stores a version; the newest ${KEPT_TEMPLATE_VERSIONS} are kept.`,
-      params: TemplateParams,
-      response: responses({ 200: Type.Object({ items: Type.Array(VersionItem) }) }, ADMIN_ERRORS),
+  app.get(
+    '/organizations/:org/templates/:id/versions',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: "A template's versions, newest first",
+        description: `Every write of a template (PUT, PATCH, restore, the config file) stores a version; the newest ${KEPT_TEMPLATE_VERSIONS} are kept.`,
+        params: TemplateParams,
+        response: responses({ 200: Type.Object({ items: Type.Array(VersionItem) }) }, ADMIN_ERRORS),
+      },
     },
-  }, async (request) => {
-    const org = await requireOrganization(store, request.params.org);
-    const current = await requireTemplate(store, org.id, request.params.id);
-    const items = (await history(store, current)).map((v) => ({
-      version: v.version, created_at: iso(v.created_at), current: v.version === current.version, template: asResource(current, v),
-    }));
-    return { items };
-  });
+    async (request) => {
+      const org = await requireOrganization(store, request.params.org);
+      const current = await requireTemplate(store, org.id, request.params.id);
+      const items = (await history(store, current)).map((v) => ({
+        version: v.version,
+        created_at: iso(v.created_at),
+        current: v.version === current.version,
+        template: asResource(current, v),
+      }));
+      return { items };
+    },
+  );
 
-  app.post('/organizations/:org/templates/:id/versions/:version/restore', {
-    schema: {
-      tags: ADMIN_TAGS,
-      security: ADMIN_SECURITY,
-      summary: 'Restore a version of a template',
-      description: 'Writes the content of that version again as a new version and returns the template. `frozen` is kept '
-        + 'as it is now (a plan downgrade, not content). Refused like a PUT of the same fields (400 `invalid_body`), e.g. when '
-        + 'its `service_id` names a service that no longer exists. 404 for a version that is not kept.',
-      params: Type.Object({ org: LookupId, id: LookupId, version: Type.Integer({ minimum: 1 }) }),
-      response: responses({ 200: Type.Ref('Template') }, ADMIN_BODY_ERRORS),
+  app.post(
+    '/organizations/:org/templates/:id/versions/:version/restore',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'Restore a version of a template',
+        description:
+          'Writes the content of that version again as a new version and returns the template. `frozen` is kept ' +
+          'as it is now (a plan downgrade, not content). Refused like a PUT of the same fields (400 `invalid_body`), e.g. when ' +
+          'its `service_id` names a service that no longer exists. 404 for a version that is not kept.',
+        params: Type.Object({ org: LookupId, id: LookupId, version: Type.Integer({ minimum: 1 }) }),
+        response: responses({ 200: Type.Ref('Template') }, ADMIN_BODY_ERRORS),
+      },
     },
-  }, async (request) => {
-    const { version } = request.params;
-    const org = await requireOrganization(store, request.params.org);
-    const current = await requireTemplate(store, org.id, request.params.id);
-    const wanted = (await history(store, current)).find((v) => v.version === version);
-    if (wanted === undefined) {
-      throw new ApiError('not_found', { message: `Template "${current.id}" has no version ${version} (the newest ${KEPT_TEMPLATE_VERSIONS} are kept).` });
-    }
-    const restored = await restoreTemplate(store, current, wanted.fields);
-    if (restored === undefined) throw new ApiError('not_found', { message: `Template "${current.id}" was deleted meanwhile.` });
-    return templateResource(restored);
-  });
+    async (request) => {
+      const { version } = request.params;
+      const org = await requireOrganization(store, request.params.org);
+      const current = await requireTemplate(store, org.id, request.params.id);
+      const wanted = (await history(store, current)).find((v) => v.version === version);
+      if (wanted === undefined) {
+        throw new ApiError('not_found', {
+          message: `Template "${current.id}" has no version ${version} (the newest ${KEPT_TEMPLATE_VERSIONS} are kept).`,
+        });
+      }
+      const restored = await restoreTemplate(store, current, wanted.fields);
+      if (restored === undefined) throw new ApiError('not_found', { message: `Template "${current.id}" was deleted meanwhile.` });
+      return templateResource(restored);
+    },
+  );
 }

@@ -23,15 +23,21 @@ export const WebhookResource = Type.Object({
   disabled_reason: Nullable(Type.String(), 'Why it was disabled: 410 Gone, failing for days, or an operator; null while enabled'),
   failing_since: Nullable(Timestamp, 'The first failure since the last success; null while healthy'),
   secret_hint: Type.String({ description: 'The last 4 characters of the signing secret' }),
-  previous_secret_expires_at: Nullable(Timestamp, 'While a rotation is in its grace: until when the old secret signs beside the new one; else null'),
+  previous_secret_expires_at: Nullable(
+    Timestamp,
+    'While a rotation is in its grace: until when the old secret signs beside the new one; else null',
+  ),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
 export type WebhookResource = Static<typeof WebhookResource>;
 
-export const CreatedWebhookResource = Type.Composite([WebhookResource, Type.Object({
-  secret: Type.String({ description: 'The signing secret whsec_…: shown this once (and at each rotation)' }),
-})]);
+export const CreatedWebhookResource = Type.Composite([
+  WebhookResource,
+  Type.Object({
+    secret: Type.String({ description: 'The signing secret whsec_…: shown this once (and at each rotation)' }),
+  }),
+]);
 
 export function webhookResource(e: WebhookEndpoint, now: number): WebhookResource {
   return {
@@ -50,13 +56,16 @@ export function webhookResource(e: WebhookEndpoint, now: number): WebhookResourc
   };
 }
 
-export const WebhookCreate = Type.Composite([
-  Type.Object({
-    id: Type.Optional(WebhookId),
-    secret: Type.Optional(WebhookSecretInput),
-  }),
-  WebhookSettingsInput,
-], { additionalProperties: false });
+export const WebhookCreate = Type.Composite(
+  [
+    Type.Object({
+      id: Type.Optional(WebhookId),
+      secret: Type.Optional(WebhookSecretInput),
+    }),
+    WebhookSettingsInput,
+  ],
+  { additionalProperties: false },
+);
 
 const ReadOnly = {
   id: Type.Optional(Type.String({ description: 'Read-only: ignored, but must match the URL when given' })),
@@ -69,29 +78,44 @@ const ReadOnly = {
 };
 
 /** `url`, `events` and `enabled` are required: leaving one out could widen what is sent where. */
-export const WebhookPut = Type.Object({
-  url: WebhookSettingsInput.properties.url,
-  events: WebhookEventsInput,
-  enabled: Type.Boolean(),
-  description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
-  secret: Type.Optional(Type.String({ description: 'Used when the PUT creates the endpoint; otherwise it must be the stored one (rotate it at …/rotate-secret)' })),
-  ...ReadOnly,
-}, { additionalProperties: false });
+export const WebhookPut = Type.Object(
+  {
+    url: WebhookSettingsInput.properties.url,
+    events: WebhookEventsInput,
+    enabled: Type.Boolean(),
+    description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
+    secret: Type.Optional(
+      Type.String({
+        description: 'Used when the PUT creates the endpoint; otherwise it must be the stored one (rotate it at …/rotate-secret)',
+      }),
+    ),
+    ...ReadOnly,
+  },
+  { additionalProperties: false },
+);
 export type WebhookPut = Static<typeof WebhookPut>;
 
 export const WebhookPatch = Type.Partial(WebhookSettingsInput, { additionalProperties: false });
 
-export const RotateSecretBody = Type.Object({
-  grace_seconds: Type.Optional(Type.Integer({
-    minimum: 0,
-    maximum: MAX_SECRET_GRACE_SECONDS,
-    description: 'How long the old secret keeps signing beside the new one (default MAILROOM_WEBHOOK_SECRET_GRACE_SECONDS, 24 h); 0 stops it now',
-  })),
-}, { additionalProperties: false });
+export const RotateSecretBody = Type.Object(
+  {
+    grace_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_SECRET_GRACE_SECONDS,
+        description:
+          'How long the old secret keeps signing beside the new one (default MAILROOM_WEBHOOK_SECRET_GRACE_SECONDS, 24 h); 0 stops it now',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export const RotateSecretResult = Type.Object({
   secret: Type.String({ description: 'The new signing secret: shown this once' }),
-  previous_secret_expires_at: Type.Union([Timestamp, Type.Null()], { description: 'Until when the old secret also signs; null: it stopped now' }),
+  previous_secret_expires_at: Type.Union([Timestamp, Type.Null()], {
+    description: 'Until when the old secret also signs; null: it stopped now',
+  }),
 });
 
 export const TestResult = Type.Object({

@@ -38,7 +38,7 @@ const LogFilters = {
   event_type: Type.Optional(Type.String({ enum: [...WEBHOOK_EVENT_TYPES] })),
   message_id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$' })),
   state: Type.Optional(Type.String({ enum: STATES })),
-  outcome: Type.Optional(Type.String({ enum: STATES, description: 'The same filter as `state`, by the issue\'s word' })),
+  outcome: Type.Optional(Type.String({ enum: STATES, description: "The same filter as `state`, by the issue's word" })),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
   cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
 };
@@ -51,15 +51,25 @@ export type LogPage = Static<typeof LogPage>;
 
 export const Queued = Type.Object({
   queued: Type.Integer({ description: 'Deliveries queued to be sent again (or for the first time)' }),
-  endpoint_enabled: Type.Boolean({ description: 'false: the endpoint is disabled, and what was queued waits until it is enabled again' }),
+  endpoint_enabled: Type.Boolean({
+    description: 'false: the endpoint is disabled, and what was queued waits until it is enabled again',
+  }),
   message: Type.Optional(Type.String({ description: 'Said when the endpoint is disabled' })),
 });
 
-export const RangeBody = Type.Object({
-  since: Type.String({ format: 'date-time', description: 'Events that happened at or after this instant' }),
-  until: Type.String({ format: 'date-time', description: `… and before this one: at most ${REPLAY_MAX_RANGE_DAYS} days after since` }),
-  only_failed: Type.Optional(Type.Boolean({ description: 'Only deliveries that failed; default false: every event, including ones never delivered' })),
-}, { additionalProperties: false });
+export const RangeBody = Type.Object(
+  {
+    since: Type.String({ format: 'date-time', description: 'Events that happened at or after this instant' }),
+    until: Type.String({
+      format: 'date-time',
+      description: `… and before this one: at most ${REPLAY_MAX_RANGE_DAYS} days after since`,
+    }),
+    only_failed: Type.Optional(
+      Type.Boolean({ description: 'Only deliveries that failed; default false: every event, including ones never delivered' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export const EndpointParams = Type.Object({ org: LookupId, id: LookupId });
 const DeliveryId = Type.String({ minLength: 1, maxLength: 64 });

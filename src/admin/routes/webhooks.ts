@@ -10,14 +10,37 @@ import { sendTestEvent } from '../../webhooks/test-event.js';
 import type { WebhookEndpoint, WebhookHttp } from '../../webhooks/types.js';
 import { checkMerged, mergePatch, withoutReadOnly } from '../put-patch.js';
 import {
-  graceMsOf, insertEndpoint, requireEndpoint, rotateEndpointSecret, sameSecret, setEndpointEnabled, updateEndpoint, webhookFields,
+  graceMsOf,
+  insertEndpoint,
+  requireEndpoint,
+  rotateEndpointSecret,
+  sameSecret,
+  setEndpointEnabled,
+  updateEndpoint,
+  webhookFields,
   type WebhookCheckDeps,
 } from '../webhooks.js';
 import {
-  ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, invalidFields, LookupId, NoContent, OrgParams, requireOrganization,
+  ADMIN_BODY_ERRORS,
+  ADMIN_ERRORS,
+  ADMIN_SECURITY,
+  ADMIN_TAGS,
+  invalidFields,
+  LookupId,
+  NoContent,
+  OrgParams,
+  requireOrganization,
 } from './common.js';
 import {
-  CreatedWebhookResource, RotateSecretBody, RotateSecretResult, TestResult, WebhookCreate, WebhookPatch, WebhookPut, WebhookResource, webhookResource,
+  CreatedWebhookResource,
+  RotateSecretBody,
+  RotateSecretResult,
+  TestResult,
+  WebhookCreate,
+  WebhookPatch,
+  WebhookPut,
+  WebhookResource,
+  webhookResource,
 } from './webhook-bodies.js';
 import { registerWebhookDeliveryRoutes } from './webhook-deliveries.js';
 
@@ -34,55 +57,80 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
   const checks: WebhookCheckDeps = { urlPolicy: config.webhooks.urlPolicy };
   const show = (e: WebhookEndpoint) => webhookResource(e, store.clock.now());
 
-  app.get('/organizations/:org/webhooks', {
-    schema: {
-      tags: ADMIN_TAGS, security: ADMIN_SECURITY, summary: "List an organization's webhook endpoints",
-      params: OrgParams,
-      response: responses({ 200: Type.Object({ items: Type.Array(WebhookResource) }) }, ADMIN_ERRORS),
+  app.get(
+    '/organizations/:org/webhooks',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: "List an organization's webhook endpoints",
+        params: OrgParams,
+        response: responses({ 200: Type.Object({ items: Type.Array(WebhookResource) }) }, ADMIN_ERRORS),
+      },
     },
-  }, async (request) => {
-    const org = await requireOrganization(store, request.params.org);
-    return { items: (await store.webhookEndpoints.list(org.id)).map(show) };
-  });
+    async (request) => {
+      const org = await requireOrganization(store, request.params.org);
+      return { items: (await store.webhookEndpoints.list(org.id)).map(show) };
+    },
+  );
 
-  app.post('/organizations/:org/webhooks', {
-    schema: {
-      tags: ADMIN_TAGS, security: ADMIN_SECURITY, summary: 'Register a webhook endpoint',
-      description: '`url` is required; `events` left out or ["*"] means every event type. `id` is generated (wh_…) when left out. '
-        + 'The answer carries the signing `secret` (generated unless given): it is shown this once. The URL must not resolve to a '
-        + 'private, link-local or metadata address in any mode; production also requires https and refuses loopback (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true lifts the address rules).',
-      params: OrgParams,
-      body: WebhookCreate,
-      response: responses({ 201: CreatedWebhookResource }, ADMIN_CONFLICT_ERRORS),
+  app.post(
+    '/organizations/:org/webhooks',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'Register a webhook endpoint',
+        description:
+          '`url` is required; `events` left out or ["*"] means every event type. `id` is generated (wh_…) when left out. ' +
+          'The answer carries the signing `secret` (generated unless given): it is shown this once. The URL must not resolve to a ' +
+          'private, link-local or metadata address in any mode; production also requires https and refuses loopback (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true lifts the address rules).',
+        params: OrgParams,
+        body: WebhookCreate,
+        response: responses({ 201: CreatedWebhookResource }, ADMIN_CONFLICT_ERRORS),
+      },
     },
-  }, async (request, reply) => {
-    const org = await requireOrganization(store, request.params.org);
-    const { id, secret, ...input } = request.body;
-    const { fields, problems } = await webhookFields(input, checks);
-    if (problems.length > 0) throw invalidFields(problems);
-    const now = store.clock.now();
-    const created = await store.transaction((tx) => insertEndpoint(tx, org.id, id, fields, secret, now));
-    reply.code(201);
-    return { ...show(created.endpoint), secret: created.secret };
-  });
+    async (request, reply) => {
+      const org = await requireOrganization(store, request.params.org);
+      const { id, secret, ...input } = request.body;
+      const { fields, problems } = await webhookFields(input, checks);
+      if (problems.length > 0) throw invalidFields(problems);
+      const now = store.clock.now();
+      const created = await store.transaction((tx) => insertEndpoint(tx, org.id, id, fields, secret, now));
+      reply.code(201);
+      return { ...show(created.endpoint), secret: created.secret };
+    },
+  );
 
-  app.get('/organizations/:org/webhooks/:id', {
-    schema: {
-      tags: ADMIN_TAGS, security: ADMIN_SECURITY, summary: 'One webhook endpoint (its secret is never shown again)',
-      params: WebhookParams,
-      response: responses({ 200: WebhookResource }, ADMIN_ERRORS),
+  app.get(
+    '/organizations/:org/webhooks/:id',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'One webhook endpoint (its secret is never shown again)',
+        params: WebhookParams,
+        response: responses({ 200: WebhookResource }, ADMIN_ERRORS),
+      },
     },
-  }, async (request) => {
-    const org = await requireOrganization(store, request.params.org);
-    return show(await requireEndpoint(store, org.id, request.params.id));
-  });
+    async (request) => {
+      const org = await requireOrganization(store, request.params.org);
+      return show(await requireEndpoint(store, org.id, request.params.id));
+    },
+  );
 
   /**
    * Writes checked settings over an endpoint read in `tx`. A `secret` in the body must be the
    * stored one (a PUT of what was created with it): compared in constant time, so answers and
    * their timing tell nothing about the stored secret.
    */
-  async function overwrite(tx: Repos, current: WebhookEndpoint, fields: WebhookEndpointFields, secret: string | undefined, now: number) {
+  async function overwrite(
+    tx: Repos,
+    current: WebhookEndpoint,
+    fields: WebhookEndpointFields,
+    secret: string | undefined,
+    now: number,
+  ) {
     if (secret !== undefined && !sameSecret(secret, current.secret)) {
       throw invalidFields([{ field: 'secret', message: 'is changed only by POST …/rotate-secret' }]);
     }
@@ -97,7 +145,11 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
   }
 
   /** Creates (201, with the secret) or replaces (200) from a complete body, in one transaction. */
-  async function put(orgId: string, id: string, body: WebhookPut): Promise<{ created: boolean; endpoint: WebhookEndpoint; secret?: string }> {
+  async function put(
+    orgId: string,
+    id: string,
+    body: WebhookPut,
+  ): Promise<{ created: boolean; endpoint: WebhookEndpoint; secret?: string }> {
     const fields = await checkedFields(body);
     const now = store.clock.now();
     return store.transaction(async (tx) => {
@@ -110,92 +162,140 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
     });
   }
 
-  app.put('/organizations/:org/webhooks/:id', {
-    schema: {
-      tags: ADMIN_TAGS, security: ADMIN_SECURITY, summary: 'Create or replace a webhook endpoint',
-      description: 'Takes what GET returns (read-only fields ignored; an `id` other than the URL\'s is refused). `url`, `events` and '
-        + '`enabled` are required. Creating answers 201 with the `secret`; `enabled: true` on a disabled endpoint re-enables it '
-        + '(clears `disabled_reason` and `failing_since`).',
-      params: Type.Object({ org: LookupId, id: WebhookId }),
-      body: WebhookPut,
-      response: responses({ 200: WebhookResource, 201: CreatedWebhookResource }, ADMIN_CONFLICT_ERRORS),
-    },
-  }, async (request, reply) => {
-    const org = await requireOrganization(store, request.params.org);
-    const {
-      secret_hint: _h, disabled_reason: _d, failing_since: _f, previous_secret_expires_at: _p, ...body
-    } = withoutReadOnly(request.body, request.params.id);
-    const result = await put(org.id, request.params.id, body);
-    reply.code(result.created ? 201 : 200);
-    return result.secret === undefined ? show(result.endpoint) : { ...show(result.endpoint), secret: result.secret };
-  });
-
-  app.patch('/organizations/:org/webhooks/:id', {
-    schema: {
-      tags: ADMIN_TAGS, security: ADMIN_SECURITY, summary: 'Change some settings of a webhook endpoint',
-      description: 'Changes only the fields the body names. `{"enabled": true}` re-enables an endpoint that was disabled '
-        + '(410 Gone, failing for days, or an operator): it clears `disabled_reason` and `failing_since`.',
-      params: WebhookParams,
-      body: WebhookPatch,
-      response: responses({ 200: WebhookResource }, ADMIN_BODY_ERRORS),
-    },
-  }, async (request) => {
-    const org = await requireOrganization(store, request.params.org);
-    const current = await requireEndpoint(store, org.id, request.params.id);
-    const { url, events, enabled, description } = show(current);
-    const fields = await checkedFields(checkMerged(WebhookPut, mergePatch({ url, events, enabled, description }, request.body)));
-    const now = store.clock.now();
-    // Update only: an endpoint deleted since it was read is a 404, never created again.
-    return show(await store.transaction(async (tx) => overwrite(tx, await requireEndpoint(tx, org.id, current.id), fields, undefined, now)));
-  });
-
-  app.delete('/organizations/:org/webhooks/:id', {
-    schema: {
-      tags: ADMIN_TAGS, security: ADMIN_SECURITY, summary: 'Delete a webhook endpoint and its delivery log',
-      params: WebhookParams,
-      response: responses({ 204: NoContent }, ADMIN_ERRORS),
-    },
-  }, async (request, reply) => {
-    const org = await requireOrganization(store, request.params.org);
-    if (!(await store.webhookEndpoints.delete(org.id, request.params.id))) await requireEndpoint(store, org.id, request.params.id);
-    return reply.code(204).send();
-  });
-
-  for (const [action, enabled] of [['enable', true], ['disable', false]] as const) {
-    app.post(`/organizations/:org/webhooks/:id/${action}`, {
+  app.put(
+    '/organizations/:org/webhooks/:id',
+    {
       schema: {
-        tags: ADMIN_TAGS, security: ADMIN_SECURITY,
-        summary: enabled ? 'Re-enable a webhook endpoint (same as PATCH {"enabled": true})' : 'Disable a webhook endpoint (same as PATCH {"enabled": false})',
-        params: WebhookParams,
-        response: responses({ 200: WebhookResource }, ADMIN_ERRORS),
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'Create or replace a webhook endpoint',
+        description:
+          "Takes what GET returns (read-only fields ignored; an `id` other than the URL's is refused). `url`, `events` and " +
+          '`enabled` are required. Creating answers 201 with the `secret`; `enabled: true` on a disabled endpoint re-enables it ' +
+          '(clears `disabled_reason` and `failing_since`).',
+        params: Type.Object({ org: LookupId, id: WebhookId }),
+        body: WebhookPut,
+        response: responses({ 200: WebhookResource, 201: CreatedWebhookResource }, ADMIN_CONFLICT_ERRORS),
       },
-    }, async (request) => {
+    },
+    async (request, reply) => {
       const org = await requireOrganization(store, request.params.org);
-      return show(await setEndpointEnabled(store, org.id, request.params.id, enabled));
-    });
+      const {
+        secret_hint: _h,
+        disabled_reason: _d,
+        failing_since: _f,
+        previous_secret_expires_at: _p,
+        ...body
+      } = withoutReadOnly(request.body, request.params.id);
+      const result = await put(org.id, request.params.id, body);
+      reply.code(result.created ? 201 : 200);
+      return result.secret === undefined ? show(result.endpoint) : { ...show(result.endpoint), secret: result.secret };
+    },
+  );
+
+  app.patch(
+    '/organizations/:org/webhooks/:id',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'Change some settings of a webhook endpoint',
+        description:
+          'Changes only the fields the body names. `{"enabled": true}` re-enables an endpoint that was disabled ' +
+          '(410 Gone, failing for days, or an operator): it clears `disabled_reason` and `failing_since`.',
+        params: WebhookParams,
+        body: WebhookPatch,
+        response: responses({ 200: WebhookResource }, ADMIN_BODY_ERRORS),
+      },
+    },
+    async (request) => {
+      const org = await requireOrganization(store, request.params.org);
+      const current = await requireEndpoint(store, org.id, request.params.id);
+      const { url, events, enabled, description } = show(current);
+      const fields = await checkedFields(
+        checkMerged(WebhookPut, mergePatch({ url, events, enabled, description }, request.body)),
+      );
+      const now = store.clock.now();
+      // Update only: an endpoint deleted since it was read is a 404, never created again.
+      return show(
+        await store.transaction(async (tx) =>
+          overwrite(tx, await requireEndpoint(tx, org.id, current.id), fields, undefined, now),
+        ),
+      );
+    },
+  );
+
+  app.delete(
+    '/organizations/:org/webhooks/:id',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'Delete a webhook endpoint and its delivery log',
+        params: WebhookParams,
+        response: responses({ 204: NoContent }, ADMIN_ERRORS),
+      },
+    },
+    async (request, reply) => {
+      const org = await requireOrganization(store, request.params.org);
+      if (!(await store.webhookEndpoints.delete(org.id, request.params.id)))
+        await requireEndpoint(store, org.id, request.params.id);
+      return reply.code(204).send();
+    },
+  );
+
+  for (const [action, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
+    app.post(
+      `/organizations/:org/webhooks/:id/${action}`,
+      {
+        schema: {
+          tags: ADMIN_TAGS,
+          security: ADMIN_SECURITY,
+          summary: enabled
+            ? 'Re-enable a webhook endpoint (same as PATCH {"enabled": true})'
+            : 'Disable a webhook endpoint (same as PATCH {"enabled": false})',
+          params: WebhookParams,
+          response: responses({ 200: WebhookResource }, ADMIN_ERRORS),
+        },
+      },
+      async (request) => {
+        const org = await requireOrganization(store, request.params.org);
+        return show(await setEndpointEnabled(store, org.id, request.params.id, enabled));
+      },
+    );
   }
 
-  app.post('/organizations/:org/webhooks/:id/rotate-secret', {
-    schema: {
-      tags: ADMIN_TAGS, security: ADMIN_SECURITY, summary: "Replace a webhook endpoint's signing secret",
-      description: 'Generates a new secret (shown this once). The old one keeps signing beside it for `grace_seconds` '
-        + '(default MAILROOM_WEBHOOK_SECRET_GRACE_SECONDS, 24 h): `webhook-signature` carries both, so receivers can switch '
-        + 'without missing a request. `grace_seconds: 0` stops the old secret now.',
-      params: WebhookParams,
-      body: RotateSecretBody,
-      response: responses({ 200: RotateSecretResult }, ADMIN_BODY_ERRORS),
+  app.post(
+    '/organizations/:org/webhooks/:id/rotate-secret',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: "Replace a webhook endpoint's signing secret",
+        description:
+          'Generates a new secret (shown this once). The old one keeps signing beside it for `grace_seconds` ' +
+          '(default MAILROOM_WEBHOOK_SECRET_GRACE_SECONDS, 24 h): `webhook-signature` carries both, so receivers can switch ' +
+          'without missing a request. `grace_seconds: 0` stops the old secret now.',
+        params: WebhookParams,
+        body: RotateSecretBody,
+        response: responses({ 200: RotateSecretResult }, ADMIN_BODY_ERRORS),
+      },
+      // The body is optional: a bare POST means the configured grace.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
     },
-    // The body is optional: a bare POST means the configured grace.
-    preValidation: async (request) => {
-      request.body ??= {};
+    async (request) => {
+      const org = await requireOrganization(store, request.params.org);
+      const grace = request.body.grace_seconds;
+      const graceMs = grace === undefined ? config.webhooks.secretGraceMs : graceMsOf(grace, 'grace_seconds');
+      const rotation = await rotateEndpointSecret(store, org.id, request.params.id, graceMs);
+      return { secret: rotation.secret, previous_secret_expires_at: isoOrNull(rotation.previous_secret_expires_at) };
     },
-  }, async (request) => {
-    const org = await requireOrganization(store, request.params.org);
-    const grace = request.body.grace_seconds;
-    const graceMs = grace === undefined ? config.webhooks.secretGraceMs : graceMsOf(grace, 'grace_seconds');
-    const rotation = await rotateEndpointSecret(store, org.id, request.params.id, graceMs);
-    return { secret: rotation.secret, previous_secret_expires_at: isoOrNull(rotation.previous_secret_expires_at) };
-  });
+  );
 
   // The test event's client: the app's own, else one made on first use and closed with the app.
   let ownHttp: WebhookHttp | undefined;
@@ -206,26 +306,32 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
   };
   app.addHook('onClose', async () => ownHttp?.close());
 
-  app.post('/organizations/:org/webhooks/:id/test', {
-    schema: {
-      tags: ADMIN_TAGS, security: ADMIN_SECURITY, summary: 'Send a webhook.test event to an endpoint now',
-      description: 'Posts a signed `webhook.test` event at once, enabled or not, and answers what the receiver did: `ok` is '
-        + 'false when it did not answer 2xx (the call itself still answers 200). The attempt is in the delivery log; it is not retried.',
-      params: WebhookParams,
-      response: responses({ 200: TestResult }, ADMIN_ERRORS),
+  app.post(
+    '/organizations/:org/webhooks/:id/test',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'Send a webhook.test event to an endpoint now',
+        description:
+          'Posts a signed `webhook.test` event at once, enabled or not, and answers what the receiver did: `ok` is ' +
+          'false when it did not answer 2xx (the call itself still answers 200). The attempt is in the delivery log; it is not retried.',
+        params: WebhookParams,
+        response: responses({ 200: TestResult }, ADMIN_ERRORS),
+      },
     },
-  }, async (request) => {
-    const org = await requireOrganization(store, request.params.org);
-    const endpoint = await requireEndpoint(store, org.id, request.params.id);
-    try {
-      return await sendTestEvent(testDeps(), org.id, endpoint.id);
-    } catch (e) {
-      // Deleted between the check and the send: a 404 like any missing endpoint, never a 500.
-      await requireEndpoint(store, org.id, endpoint.id);
-      throw e;
-    }
-  });
+    async (request) => {
+      const org = await requireOrganization(store, request.params.org);
+      const endpoint = await requireEndpoint(store, org.id, request.params.id);
+      try {
+        return await sendTestEvent(testDeps(), org.id, endpoint.id);
+      } catch (e) {
+        // Deleted between the check and the send: a 404 like any missing endpoint, never a 500.
+        await requireEndpoint(store, org.id, endpoint.id);
+        throw e;
+      }
+    },
+  );
 
   registerWebhookDeliveryRoutes(app, services);
 }
-

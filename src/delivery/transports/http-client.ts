@@ -56,7 +56,12 @@ const DEFAULT_TIMEOUT_MS = 30_000;
  * `reason` is what a service test reports for it.
  */
 export class ProviderConnectionError extends DeliveryError {
-  constructor(kind: 'temporary' | 'service', message: string, readonly reason: ServiceTestReason, readonly code: string) {
+  constructor(
+    kind: 'temporary' | 'service',
+    message: string,
+    readonly reason: ServiceTestReason,
+    readonly code: string,
+  ) {
     super(kind, message);
     this.name = 'ProviderConnectionError';
   }
@@ -79,7 +84,10 @@ export function createProviderHttp(options: ProviderHttpOptions = {}): ProviderH
       const deadline = req.timeoutMs ?? timeoutMs;
       const controller = new AbortController();
       let timedOut = false;
-      const timer = setTimeout(() => { timedOut = true; controller.abort(); }, deadline);
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, deadline);
       timer.unref();
       const url = new URL(req.url);
       try {
@@ -152,25 +160,55 @@ function codeOf(error: unknown): string {
   return own ?? '';
 }
 
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
-export function connectionError(provider: string, url: URL, error: unknown, timedOut: boolean, deadlineMs: number): ProviderConnectionError {
+export function connectionError(
+  provider: string,
+  url: URL,
+  error: unknown,
+  timedOut: boolean,
+  deadlineMs: number,
+): ProviderConnectionError {
   if (error instanceof ProviderConnectionError) return error;
   const code = codeOf(error);
   const message = (fieldOf(error, 'message') ?? String(error)).trim() || code || 'request failed';
   const where = `${url.host}`;
   if (timedOut || TIMEOUT_CODES.has(code)) {
-    return new ProviderConnectionError('temporary', `${provider}: no answer from ${where} within ${deadlineMs} ms (${code || 'timeout'})`, 'timeout', code || 'ETIMEDOUT');
+    return new ProviderConnectionError(
+      'temporary',
+      `${provider}: no answer from ${where} within ${deadlineMs} ms (${code || 'timeout'})`,
+      'timeout',
+      code || 'ETIMEDOUT',
+    );
   }
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   const causeHost = fieldOf(Reflect.get(Object(error), 'cause'), 'hostname') ?? fieldOf(error, 'hostname');
   if ((code === 'ENOTFOUND' || code === 'ENODATA') && (causeHost === undefined || causeHost === hostname)) {
-    return new ProviderConnectionError('service', `${provider}: the endpoint host ${hostname} does not resolve (${code}): check the service's endpoint`, 'connect', code);
+    return new ProviderConnectionError(
+      'service',
+      `${provider}: the endpoint host ${hostname} does not resolve (${code}): check the service's endpoint`,
+      'connect',
+      code,
+    );
   }
   const causeMessage = fieldOf(Reflect.get(Object(error), 'cause'), 'message') ?? '';
   if (isTlsFailure({ originalCode: code, message: `${message} ${causeMessage}` })) {
-    return new ProviderConnectionError('service', `${provider}: TLS with ${where} failed: ${code ? `${code} ` : ''}${message}`, 'tls', code);
+    return new ProviderConnectionError(
+      'service',
+      `${provider}: TLS with ${where} failed: ${code ? `${code} ` : ''}${message}`,
+      'tls',
+      code,
+    );
   }
   const detail = message.includes(code) || code === '' ? message : `${code} ${message}`;
   return new ProviderConnectionError('temporary', `${provider}: ${detail}`, CONNECT_CODES.has(code) ? 'connect' : 'other', code);

@@ -67,12 +67,20 @@ export function describe(status: number, body: string): string {
   if (json !== undefined) {
     const errors = json.errors;
     if (Array.isArray(errors)) {
-      text = errors.map((e: unknown) => (typeof e === 'object' && e !== null ? str(Reflect.get(e, 'message')) : undefined)).filter((m) => m !== undefined).join('; ') || undefined;
+      text =
+        errors
+          .map((e: unknown) => (typeof e === 'object' && e !== null ? str(Reflect.get(e, 'message')) : undefined))
+          .filter((m) => m !== undefined)
+          .join('; ') || undefined;
     }
     text ??= str(json.message) ?? str(json.Message);
   }
   text ??= body;
-  const folded = text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200);
+  const folded = text
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 200);
   return folded === '' ? `HTTP ${status}` : `HTTP ${status} ${folded}`;
 }
 
@@ -80,7 +88,10 @@ export function describe(status: number, body: string): string {
 
 /** 429 and its kin: deferred, not sooner than the provider asked, and the service's pacing slows. */
 export const throttled = (message: string, retryAfter?: number) =>
-  new DeliveryError('temporary', message, [], [], { throttled: true, ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}) });
+  new DeliveryError('temporary', message, [], [], {
+    throttled: true,
+    ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}),
+  });
 
 /** 5xx, maintenance, a concurrent request: deferred on the retry schedule. */
 export const temporary = (message: string, retryAfter?: number) =>
@@ -104,9 +115,15 @@ export function mailbox(message: string, refusedAddresses: readonly string[], al
   const all = [...new Set(allRecipients.map(canonicalAddress))];
   const named = all.filter((a) => refusedSet.has(a));
   if (named.length === 0) return permanent(message);
-  const refused: Refusal[] = all.map((address) => refusedSet.has(address)
-    ? { address, kind: 'mailbox', reason: message.slice(0, 500) }
-    : { address, kind: 'temporary', reason: `not sent: the provider refused the whole request for other recipients (${message.slice(0, 400)})` });
+  const refused: Refusal[] = all.map((address) =>
+    refusedSet.has(address)
+      ? { address, kind: 'mailbox', reason: message.slice(0, 500) }
+      : {
+          address,
+          kind: 'temporary',
+          reason: `not sent: the provider refused the whole request for other recipients (${message.slice(0, 400)})`,
+        },
+  );
   const kind = named.length === all.length ? 'mailbox' : 'temporary';
   return new DeliveryError(kind, message, kind === 'mailbox' ? named : all, refused);
 }
@@ -120,9 +137,15 @@ export function invalidRecipients(message: string, invalid: readonly string[], a
   const bad = new Set(invalid.map(canonicalAddress));
   const all = [...new Set(allRecipients.map(canonicalAddress))];
   if (!all.some((a) => bad.has(a)) || all.every((a) => bad.has(a))) return permanent(message);
-  const refused: Refusal[] = all.map((address) => bad.has(address)
-    ? { address, kind: 'permanent', reason: message.slice(0, 500) }
-    : { address, kind: 'temporary', reason: `not sent: the provider refused the whole request for other recipients (${message.slice(0, 400)})` });
+  const refused: Refusal[] = all.map((address) =>
+    bad.has(address)
+      ? { address, kind: 'permanent', reason: message.slice(0, 500) }
+      : {
+          address,
+          kind: 'temporary',
+          reason: `not sent: the provider refused the whole request for other recipients (${message.slice(0, 400)})`,
+        },
+  );
   return new DeliveryError('temporary', message, all, refused);
 }
 
@@ -135,7 +158,11 @@ export function verifyFailure(failure: unknown, message?: string, unverifiedSend
   if (failure instanceof ServiceTestError) return failure;
   if (failure instanceof ProviderConnectionError) return new ServiceTestError(failure.reason, failure.message);
   if (typeof failure === 'number') {
-    const reason: ServiceTestReason = unverifiedSender ? 'unverified_sender' : failure === 401 || failure === 403 ? 'auth' : 'other';
+    const reason: ServiceTestReason = unverifiedSender
+      ? 'unverified_sender'
+      : failure === 401 || failure === 403
+        ? 'auth'
+        : 'other';
     return new ServiceTestError(reason, message ?? `HTTP ${failure}`, failure >= 500 || failure === 429);
   }
   const text = failure instanceof Error ? failure.message : String(failure);
@@ -150,7 +177,11 @@ export const VERIFY_TIMEOUT_MS = 10_000;
  * whatever the status, or a ServiceTestError when none came (connect, timeout, tls).
  * `timeoutMs`: shorter only where a test shortens the client's own deadline.
  */
-export async function verifyRequest(http: ProviderHttp, req: Omit<ProviderRequest, 'timeoutMs'>, timeoutMs = VERIFY_TIMEOUT_MS): Promise<ProviderResponse> {
+export async function verifyRequest(
+  http: ProviderHttp,
+  req: Omit<ProviderRequest, 'timeoutMs'>,
+  timeoutMs = VERIFY_TIMEOUT_MS,
+): Promise<ProviderResponse> {
   try {
     return await http.request({ ...req, timeoutMs });
   } catch (error) {

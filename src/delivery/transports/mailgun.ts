@@ -1,7 +1,20 @@
 import { DeliveryError, ServiceTestError, type DeliveryReceipt, type Transport, type TransportFactory } from '../transport.js';
 import type { Service } from '../../domain/types.js';
 import { createProviderHttp, type ProviderHttp, type ProviderHttpOptions, type ProviderResponse } from './http-client.js';
-import { describe, isRecord, jsonObject, permanent, retryAfterMs, service, str, temporary, throttled, VERIFY_TIMEOUT_MS, verifyFailure, verifyRequest } from './http-errors.js';
+import {
+  describe,
+  isRecord,
+  jsonObject,
+  permanent,
+  retryAfterMs,
+  service,
+  str,
+  temporary,
+  throttled,
+  VERIFY_TIMEOUT_MS,
+  verifyFailure,
+  verifyRequest,
+} from './http-errors.js';
 import { endpointOf, optionalString, requiredString, settingsBlock } from './provider-mail.js';
 import { rawComposer } from './raw-mime.js';
 
@@ -68,13 +81,19 @@ export function readMailgunSettings(svc: Pick<Service, 'id' | 'settings'>): Mail
 }
 
 /** The outcome of a send's answer other than 2xx (the table above). */
-export function mailgunFailure(res: ProviderResponse, settings: Pick<MailgunSettings, 'domain' | 'region'>, now: number): DeliveryError {
+export function mailgunFailure(
+  res: ProviderResponse,
+  settings: Pick<MailgunSettings, 'domain' | 'region'>,
+  now: number,
+): DeliveryError {
   const s = res.status;
   const text = `mailgun ${describe(s, res.body)}`;
   if (s === 429) return throttled(text, retryAfterMs(res.headers, now));
   if (s >= 500) return temporary(text, retryAfterMs(res.headers, now));
-  if (s === 401) return service(`${text} (the api_key is not valid for the ${settings.region} region; a domain works only in its own region)`);
-  if (s === 404) return service(`${text} (the domain ${settings.domain} is not found: check the service's mailgun.domain and region)`);
+  if (s === 401)
+    return service(`${text} (the api_key is not valid for the ${settings.region} region; a domain works only in its own region)`);
+  if (s === 404)
+    return service(`${text} (the domain ${settings.domain} is not found: check the service's mailgun.domain and region)`);
   if (s === 402 || s === 403) return service(text);
   if (s >= 400) return permanent(text);
   return service(`${text} (an answer that is neither success nor error: check the service's endpoint)`);
@@ -99,44 +118,70 @@ export interface MailgunTransportOptions {
   http?: (options: ProviderHttpOptions) => ProviderHttp;
 }
 
-export const createMailgunTransport = (options: MailgunTransportOptions): TransportFactory => (svc): Transport => {
-  const settings = readMailgunSettings(svc);
-  const http = (options.http ?? createProviderHttp)({ provider: 'mailgun', ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) });
-  const verifyTimeoutMs = Math.min(VERIFY_TIMEOUT_MS, options.timeoutMs ?? VERIFY_TIMEOUT_MS);
-  const composer = rawComposer();
-  const authorization = `Basic ${Buffer.from(`api:${settings.apiKey}`).toString('base64')}`;
-  const domainPath = encodeURIComponent(settings.domain);
-  return {
-    async send(mail) {
-      const raw = await composer.compose(mail);
-      const form = new FormData();
-      // One field per recipient: an address may hold a comma in a quoted local part.
-      for (const to of raw.recipients) form.append('to', to);
-      form.append('message', new Blob([raw.bytes], { type: 'message/rfc822' }), 'MimeMessage');
-      form.append('v:mailroom_message_id', mail.messageId);
-      const res = await http.request({
-        method: 'POST', url: `${settings.base}/v3/${domainPath}/messages.mime`,
-        headers: { authorization, accept: 'application/json' }, body: { multipart: form },
-      });
-      if (res.status >= 200 && res.status < 300) return mailgunReceipt(res);
-      throw mailgunFailure(res, settings, Date.now());
-    },
-    async verify() {
-      const res = await verifyRequest(http, { method: 'GET', url: `${settings.base}/v3/domains/${domainPath}`, headers: { authorization, accept: 'application/json' } }, verifyTimeoutMs);
-      const text = `mailgun ${describe(res.status, res.body)}`;
-      if (res.status === 401 || res.status === 403) {
-        throw new ServiceTestError('auth', `${text} (check api_key and region ${settings.region}; a domain sending key may send but is refused this lookup)`);
-      }
-      if (res.status === 404) throw new ServiceTestError('other', `${text} (no domain ${settings.domain} in this account's ${settings.region} region)`);
-      if (res.status < 200 || res.status >= 300) throw verifyFailure(res.status, text);
-      const domain = jsonObject(res.body)?.domain;
-      const state = isRecord(domain) ? str(domain.state) : undefined;
-      if (state === 'unverified') throw new ServiceTestError('unverified_sender', `mailgun: the domain ${settings.domain} is unverified (its DNS records are not confirmed yet)`);
-      if (state === 'disabled') throw new ServiceTestError('other', `mailgun: the domain ${settings.domain} is disabled`);
-    },
-    async close() {
-      composer.close();
-      await http.close();
-    },
+export const createMailgunTransport =
+  (options: MailgunTransportOptions): TransportFactory =>
+  (svc): Transport => {
+    const settings = readMailgunSettings(svc);
+    const http = (options.http ?? createProviderHttp)({
+      provider: 'mailgun',
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    });
+    const verifyTimeoutMs = Math.min(VERIFY_TIMEOUT_MS, options.timeoutMs ?? VERIFY_TIMEOUT_MS);
+    const composer = rawComposer();
+    const authorization = `Basic ${Buffer.from(`api:${settings.apiKey}`).toString('base64')}`;
+    const domainPath = encodeURIComponent(settings.domain);
+    return {
+      async send(mail) {
+        const raw = await composer.compose(mail);
+        const form = new FormData();
+        // One field per recipient: an address may hold a comma in a quoted local part.
+        for (const to of raw.recipients) form.append('to', to);
+        form.append('message', new Blob([raw.bytes], { type: 'message/rfc822' }), 'MimeMessage');
+        form.append('v:mailroom_message_id', mail.messageId);
+        const res = await http.request({
+          method: 'POST',
+          url: `${settings.base}/v3/${domainPath}/messages.mime`,
+          headers: { authorization, accept: 'application/json' },
+          body: { multipart: form },
+        });
+        if (res.status >= 200 && res.status < 300) return mailgunReceipt(res);
+        throw mailgunFailure(res, settings, Date.now());
+      },
+      async verify() {
+        const res = await verifyRequest(
+          http,
+          {
+            method: 'GET',
+            url: `${settings.base}/v3/domains/${domainPath}`,
+            headers: { authorization, accept: 'application/json' },
+          },
+          verifyTimeoutMs,
+        );
+        const text = `mailgun ${describe(res.status, res.body)}`;
+        if (res.status === 401 || res.status === 403) {
+          throw new ServiceTestError(
+            'auth',
+            `${text} (check api_key and region ${settings.region}; a domain sending key may send but is refused this lookup)`,
+          );
+        }
+        if (res.status === 404)
+          throw new ServiceTestError(
+            'other',
+            `${text} (no domain ${settings.domain} in this account's ${settings.region} region)`,
+          );
+        if (res.status < 200 || res.status >= 300) throw verifyFailure(res.status, text);
+        const domain = jsonObject(res.body)?.domain;
+        const state = isRecord(domain) ? str(domain.state) : undefined;
+        if (state === 'unverified')
+          throw new ServiceTestError(
+            'unverified_sender',
+            `mailgun: the domain ${settings.domain} is unverified (its DNS records are not confirmed yet)`,
+          );
+        if (state === 'disabled') throw new ServiceTestError('other', `mailgun: the domain ${settings.domain} is disabled`);
+      },
+      async close() {
+        composer.close();
+        await http.close();
+      },
+    };
   };
-};

@@ -1,7 +1,32 @@
 import type { DeliveryError, DeliveryReceipt, OutgoingEmail, Refusal, Transport, TransportFactory } from '../transport.js';
 import { createProviderHttp, type ProviderResponse } from './http-client.js';
-import { describe, isRecord, jsonObject, mailbox, permanent, retryAfterMs, service, str, temporary, throttled, verifyFailure, verifyRequest } from './http-errors.js';
-import { addressesOf, base64, endpointOf, formatAddress, METADATA_KEY, optionalString, recipientGroups, requiredString, sendGroups, settingsBlock, type RecipientGroup } from './provider-mail.js';
+import {
+  describe,
+  isRecord,
+  jsonObject,
+  mailbox,
+  permanent,
+  retryAfterMs,
+  service,
+  str,
+  temporary,
+  throttled,
+  verifyFailure,
+  verifyRequest,
+} from './http-errors.js';
+import {
+  addressesOf,
+  base64,
+  endpointOf,
+  formatAddress,
+  METADATA_KEY,
+  optionalString,
+  recipientGroups,
+  requiredString,
+  sendGroups,
+  settingsBlock,
+  type RecipientGroup,
+} from './provider-mail.js';
 
 /**
  * Postmark over its Email API (postmarkapp.com/developer/api/email): `POST /email` with
@@ -48,12 +73,19 @@ const UNVERIFIED_SENDER_CODES = new Set([400, 401]);
  * The inactive list in the 406 and the 200 wording (the gem's Postmark::InactiveRecipientError
  * patterns, with the 200's "Inactive recipients are …" tail that its second pattern misses).
  */
-const INACTIVE_PATTERNS = [/Found inactive addresses: (.+?)\.\s+Inactive/, /these inactive addresses: (.+?)\.?(?:\s+Inactive\b|$)/];
+const INACTIVE_PATTERNS = [
+  /Found inactive addresses: (.+?)\.\s+Inactive/,
+  /these inactive addresses: (.+?)\.?(?:\s+Inactive\b|$)/,
+];
 
 export function inactiveAddresses(message: string): string[] {
   for (const pattern of INACTIVE_PATTERNS) {
     const m = pattern.exec(message);
-    if (m?.[1] !== undefined) return m[1].split(',').map((a) => a.trim()).filter((a) => a !== '');
+    if (m?.[1] !== undefined)
+      return m[1]
+        .split(',')
+        .map((a) => a.trim())
+        .filter((a) => a !== '');
   }
   return [];
 }
@@ -70,7 +102,10 @@ export function classifyPostmark(res: ProviderResponse, recipients: readonly str
   if (status === 401 || (code !== undefined && SERVICE_CODES.has(code))) return service(message);
   if (code === 406) return mailbox(message, inactiveAddresses(text), recipients);
   if (status === 403 && code === undefined) return service(message);
-  if (status >= 300 && status < 400) return service(`postmark ${status}: the endpoint redirects (${res.headers.location ?? 'no location'}); check the service's postmark.endpoint`);
+  if (status >= 300 && status < 400)
+    return service(
+      `postmark ${status}: the endpoint redirects (${res.headers.location ?? 'no location'}); check the service's postmark.endpoint`,
+    );
   return permanent(message);
 }
 
@@ -81,7 +116,8 @@ export function classifyPostmark(res: ProviderResponse, recipients: readonly str
  */
 export function acceptedReceipt(id: string, message: string, recipients: readonly string[]): DeliveryReceipt {
   const inactive = new Set(inactiveAddresses(message).map((a) => a.toLowerCase()));
-  const refused = recipients.filter((r) => inactive.has(r.toLowerCase()))
+  const refused = recipients
+    .filter((r) => inactive.has(r.toLowerCase()))
     .map((address): Refusal => ({ address, kind: 'mailbox', reason: `postmark 200 ErrorCode 0: ${message}`.slice(0, 500) }));
   return { response: `postmark 200 ${id}`, providerMessageId: id, ...(refused.length > 0 ? { refused } : {}) };
 }
@@ -100,7 +136,11 @@ function bodyOf(mail: OutgoingEmail, group: RecipientGroup, stream: string): str
     // At least one body is required (ErrorCode 300): an empty text stands for none.
     ...(e.text !== '' || e.html === '' ? { TextBody: e.text } : {}),
     Headers: [{ Name: 'Message-ID', Value: mail.headerMessageId }],
-    Attachments: mail.attachments.map((a) => ({ Name: a.filename, Content: base64(a.content), ContentType: a.contentType ?? 'application/octet-stream' })),
+    Attachments: mail.attachments.map((a) => ({
+      Name: a.filename,
+      Content: base64(a.content),
+      ContentType: a.contentType ?? 'application/octet-stream',
+    })),
     Metadata: { [METADATA_KEY]: mail.messageId },
     MessageStream: stream,
   });
@@ -118,7 +158,8 @@ export const postmarkTransport: TransportFactory = (svc): Transport => {
     const res = await http.request({ method: 'POST', url: `${endpoint}/email`, headers, body: bodyOf(mail, group, stream) });
     const json = jsonObject(res.body);
     const id = json !== undefined ? str(json.MessageID) : undefined;
-    if (res.status === 200 && id !== undefined && (json?.ErrorCode ?? 0) === 0) return acceptedReceipt(id, str(json?.Message) ?? '', addressesOf(group));
+    if (res.status === 200 && id !== undefined && (json?.ErrorCode ?? 0) === 0)
+      return acceptedReceipt(id, str(json?.Message) ?? '', addressesOf(group));
     if (res.status === 200) throw temporary(`postmark 200 without a MessageID: ${describe(res.status, res.body)}`);
     throw classifyPostmark(res, addressesOf(group), Date.now());
   };
@@ -127,7 +168,11 @@ export const postmarkTransport: TransportFactory = (svc): Transport => {
     // One group unless only Bcc recipients are owed (provider-mail.ts): then one request each.
     send: (mail) => sendGroups('postmark', recipientGroups(mail), (group) => sendGroup(mail, group)),
     async verify() {
-      const res = await verifyRequest(http, { method: 'GET', url: `${endpoint}/server`, headers: { accept: 'application/json', 'x-postmark-server-token': token } });
+      const res = await verifyRequest(http, {
+        method: 'GET',
+        url: `${endpoint}/server`,
+        headers: { accept: 'application/json', 'x-postmark-server-token': token },
+      });
       if (res.status === 200 && isRecord(jsonObject(res.body))) return;
       const err = classifyPostmark(res, [], Date.now());
       const code = jsonObject(res.body)?.ErrorCode;

@@ -30,12 +30,13 @@ export interface RecipientGroup {
 export function recipientGroups(mail: OutgoingEmail): RecipientGroup[] {
   const owed = mail.envelopeTo === undefined ? undefined : new Set(mail.envelopeTo.map((a) => a.toLowerCase()));
   const seen = new Set<string>();
-  const pick = (list: Address[]) => list.filter((a) => {
-    const key = a.address.toLowerCase();
-    if (seen.has(key) || (owed !== undefined && !owed.has(key))) return false;
-    seen.add(key);
-    return true;
-  });
+  const pick = (list: Address[]) =>
+    list.filter((a) => {
+      const key = a.address.toLowerCase();
+      if (seen.has(key) || (owed !== undefined && !owed.has(key))) return false;
+      seen.add(key);
+      return true;
+    });
   const e = mail.email;
   const to = pick(e.to);
   const cc = pick(e.cc);
@@ -59,7 +60,9 @@ export const addressesOf = (g: RecipientGroup): string[] => [...g.to, ...g.cc, .
  * refused for now too. The receipt is the first accepted group's, with every group's refusals.
  */
 export async function sendGroups(
-  provider: string, groups: readonly RecipientGroup[], sendGroup: (group: RecipientGroup) => Promise<DeliveryReceipt>,
+  provider: string,
+  groups: readonly RecipientGroup[],
+  sendGroup: (group: RecipientGroup) => Promise<DeliveryReceipt>,
 ): Promise<DeliveryReceipt> {
   const [first, ...rest] = groups;
   if (first === undefined) throw new DeliveryError('permanent', `${provider}: no recipient left to send to`);
@@ -68,7 +71,9 @@ export async function sendGroups(
   let stopped: string | undefined;
   for (const group of rest) {
     if (stopped !== undefined) {
-      refused.push(...addressesOf(group).map((address): Refusal => ({ address, kind: 'temporary', reason: `not tried: ${stopped}` })));
+      refused.push(
+        ...addressesOf(group).map((address): Refusal => ({ address, kind: 'temporary', reason: `not tried: ${stopped}` })),
+      );
       continue;
     }
     try {
@@ -87,7 +92,8 @@ export async function sendGroups(
 export function refusalsOf(error: unknown, addresses: readonly string[]): Refusal[] {
   const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500);
   const named = new Map((error instanceof DeliveryError ? error.refused : []).map((r) => [r.address.toLowerCase(), r]));
-  const kind = error instanceof DeliveryError && (error.kind === 'mailbox' || error.kind === 'permanent') ? error.kind : 'temporary';
+  const kind =
+    error instanceof DeliveryError && (error.kind === 'mailbox' || error.kind === 'permanent') ? error.kind : 'temporary';
   return addresses.map((address) => named.get(address.toLowerCase()) ?? { address, kind, reason });
 }
 
@@ -101,7 +107,10 @@ export const base64 = (content: Buffer): string => content.toString('base64');
 
 /** Resend's Idempotency-Key: our id and the recipients (a partial retry is another request). */
 export function idempotencyKey(messageId: string, recipients: readonly string[]): string {
-  const sorted = [...recipients].map((r) => r.toLowerCase()).sort().join(',');
+  const sorted = [...recipients]
+    .map((r) => r.toLowerCase())
+    .sort()
+    .join(',');
   return `${messageId}:${createHash('sha256').update(sorted).digest('hex')}`;
 }
 

@@ -33,7 +33,11 @@ export function rawComposer(): RawComposer {
       const e = mail.email;
       const everyone = [...e.to, ...e.cc, ...e.bcc].map((a) => a.address);
       const options = mailOptions(mail);
-      const info = await composer.sendMail({ ...options, bcc: [], envelope: options.envelope ?? { from: e.from.address, to: everyone } });
+      const info = await composer.sendMail({
+        ...options,
+        bcc: [],
+        envelope: options.envelope ?? { from: e.from.address, to: everyone },
+      });
       // `buffer: true` makes it a Buffer; the type also allows the stream of `buffer: false`.
       if (!Buffer.isBuffer(info.message)) throw new Error('nodemailer returned a stream where a buffer was asked for');
       return { bytes: info.message, recipients: info.envelope.to.map(String) };
@@ -46,10 +50,17 @@ export function rawComposer(): RawComposer {
  * Splits envelope recipients back into the fields they came from (SES Destination), matching
  * case-insensitively; an address found in none (it cannot happen today) goes with To.
  */
-export function splitRecipients(mail: OutgoingEmail, recipients: readonly string[]): { to: string[]; cc: string[]; bcc: string[] } {
+export function splitRecipients(
+  mail: OutgoingEmail,
+  recipients: readonly string[],
+): { to: string[]; cc: string[]; bcc: string[] } {
   const e = mail.email;
   const field = new Map<string, 'to' | 'cc' | 'bcc'>();
-  for (const [name, list] of [['bcc', e.bcc], ['cc', e.cc], ['to', e.to]] as const) {
+  for (const [name, list] of [
+    ['bcc', e.bcc],
+    ['cc', e.cc],
+    ['to', e.to],
+  ] as const) {
     for (const a of list) field.set(a.address.toLowerCase(), name);
   }
   const out = { to: [] as string[], cc: [] as string[], bcc: [] as string[] };

@@ -1,7 +1,32 @@
 import type { DeliveryError, DeliveryReceipt, OutgoingEmail, Transport, TransportFactory } from '../transport.js';
 import { createProviderHttp, type ProviderResponse } from './http-client.js';
-import { describe, header, invalidRecipients, jsonObject, permanent, retryAfterMs, service, str, temporary, throttled, verifyFailure, verifyRequest } from './http-errors.js';
-import { addressesOf, base64, endpointOf, formatAddress, idempotencyKey, METADATA_KEY, recipientGroups, requiredString, sendGroups, settingsBlock, type RecipientGroup } from './provider-mail.js';
+import {
+  describe,
+  header,
+  invalidRecipients,
+  jsonObject,
+  permanent,
+  retryAfterMs,
+  service,
+  str,
+  temporary,
+  throttled,
+  verifyFailure,
+  verifyRequest,
+} from './http-errors.js';
+import {
+  addressesOf,
+  base64,
+  endpointOf,
+  formatAddress,
+  idempotencyKey,
+  METADATA_KEY,
+  recipientGroups,
+  requiredString,
+  sendGroups,
+  settingsBlock,
+  type RecipientGroup,
+} from './provider-mail.js';
 
 /**
  * Resend over its API (resend.com/docs/api-reference/emails/send-email): `POST /emails` with
@@ -60,15 +85,23 @@ export function classifyResend(res: ProviderResponse, recipients: readonly strin
     return throttled(message, retryAfterMs(res.headers, now));
   }
   if (status >= 500) return temporary(message, retryAfterMs(res.headers, now));
-  if (status === 409) return name === 'concurrent_idempotent_requests' ? temporary(message, retryAfterMs(res.headers, now)) : permanent(message);
+  if (status === 409)
+    return name === 'concurrent_idempotent_requests' ? temporary(message, retryAfterMs(res.headers, now)) : permanent(message);
   if (name !== undefined && KEY_PROBLEMS.has(name)) return service(message);
   if (/api key is invalid/i.test(text) || status === 401) return service(message);
   if (isUnverifiedSender(res) || status === 451 || status === 403) return service(message);
   if ((status === 400 || status === 422) && name === 'validation_error' && RECIPIENT_FIELD.test(text)) {
     const lower = text.toLowerCase();
-    return invalidRecipients(message, recipients.filter((r) => lower.includes(r.toLowerCase())), recipients);
+    return invalidRecipients(
+      message,
+      recipients.filter((r) => lower.includes(r.toLowerCase())),
+      recipients,
+    );
   }
-  if (status >= 300 && status < 400) return service(`resend ${status}: the endpoint redirects (${header(res.headers, 'location') ?? 'no location'}); check the service's resend.endpoint`);
+  if (status >= 300 && status < 400)
+    return service(
+      `resend ${status}: the endpoint redirects (${header(res.headers, 'location') ?? 'no location'}); check the service's resend.endpoint`,
+    );
   return permanent(message);
 }
 
@@ -85,9 +118,15 @@ function bodyOf(mail: OutgoingEmail, group: RecipientGroup): string {
     ...(e.html !== '' ? { html: e.html } : {}),
     ...(e.text !== '' || e.html === '' ? { text: e.text } : {}),
     headers: { 'Message-ID': mail.headerMessageId },
-    ...(mail.attachments.length > 0 ? {
-      attachments: mail.attachments.map((a) => ({ filename: a.filename, content: base64(a.content), ...(a.contentType !== undefined ? { content_type: a.contentType } : {}) })),
-    } : {}),
+    ...(mail.attachments.length > 0
+      ? {
+          attachments: mail.attachments.map((a) => ({
+            filename: a.filename,
+            content: base64(a.content),
+            ...(a.contentType !== undefined ? { content_type: a.contentType } : {}),
+          })),
+        }
+      : {}),
     tags: [{ name: METADATA_KEY, value: mail.messageId }],
   });
 }
@@ -102,12 +141,19 @@ export const resendTransport: TransportFactory = (svc): Transport => {
   const sendGroup = async (mail: OutgoingEmail, group: RecipientGroup): Promise<DeliveryReceipt> => {
     const recipients = addressesOf(group);
     const res = await http.request({
-      method: 'POST', url: `${endpoint}/emails`, body: bodyOf(mail, group),
-      headers: { authorization: auth, 'content-type': 'application/json', 'idempotency-key': idempotencyKey(mail.messageId, recipients) },
+      method: 'POST',
+      url: `${endpoint}/emails`,
+      body: bodyOf(mail, group),
+      headers: {
+        authorization: auth,
+        'content-type': 'application/json',
+        'idempotency-key': idempotencyKey(mail.messageId, recipients),
+      },
     });
     const id = res.status === 200 || res.status === 201 ? str(jsonObject(res.body)?.id) : undefined;
     if (id !== undefined) return { response: `resend ${res.status} ${id}`, providerMessageId: id };
-    if (res.status === 200 || res.status === 201) throw temporary(`resend ${res.status} without an id: ${describe(res.status, res.body)}`);
+    if (res.status === 200 || res.status === 201)
+      throw temporary(`resend ${res.status} without an id: ${describe(res.status, res.body)}`);
     throw classifyResend(res, recipients, Date.now());
   };
 
@@ -115,12 +161,20 @@ export const resendTransport: TransportFactory = (svc): Transport => {
     // One group unless only Bcc recipients are owed: one request each (provider-mail.ts sendGroups).
     send: (mail) => sendGroups('resend', recipientGroups(mail), (group) => sendGroup(mail, group)),
     async verify() {
-      const res = await verifyRequest(http, { method: 'GET', url: `${endpoint}/domains`, headers: { authorization: auth, accept: 'application/json' } });
+      const res = await verifyRequest(http, {
+        method: 'GET',
+        url: `${endpoint}/domains`,
+        headers: { authorization: auth, accept: 'application/json' },
+      });
       if (res.status === 200) return;
       const name = str(jsonObject(res.body)?.name);
       if (res.status === 401 && name === 'restricted_api_key') return;
       const err = classifyResend(res, [], Date.now());
-      const keyProblem = res.status === 401 || res.status === 403 || (name !== undefined && KEY_PROBLEMS.has(name)) || /api key is invalid/i.test(err.message);
+      const keyProblem =
+        res.status === 401 ||
+        res.status === 403 ||
+        (name !== undefined && KEY_PROBLEMS.has(name)) ||
+        /api key is invalid/i.test(err.message);
       throw verifyFailure(keyProblem && !isUnverifiedSender(res) ? 401 : res.status, err.message, isUnverifiedSender(res));
     },
     async close() {

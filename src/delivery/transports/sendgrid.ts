@@ -1,8 +1,28 @@
 import type { DeliveryError, OutgoingEmail, Transport, TransportFactory } from '../transport.js';
 import { ServiceTestError } from '../transport.js';
 import { createProviderHttp, type ProviderResponse } from './http-client.js';
-import { describe, header, jsonObject, permanent, resetAtMs, retryAfterMs, service, temporary, throttled, verifyFailure, verifyRequest } from './http-errors.js';
-import { base64, endpointOf, METADATA_KEY, recipientGroups, requiredString, settingsBlock, type RecipientGroup } from './provider-mail.js';
+import {
+  describe,
+  header,
+  jsonObject,
+  permanent,
+  resetAtMs,
+  retryAfterMs,
+  service,
+  temporary,
+  throttled,
+  verifyFailure,
+  verifyRequest,
+} from './http-errors.js';
+import {
+  base64,
+  endpointOf,
+  METADATA_KEY,
+  recipientGroups,
+  requiredString,
+  settingsBlock,
+  type RecipientGroup,
+} from './provider-mail.js';
 import type { Address } from '../../templates/recipients.js';
 
 /**
@@ -55,14 +75,18 @@ export function isUnverifiedSender(res: ProviderResponse): boolean {
 export function classifySendgrid(res: ProviderResponse, now: number): DeliveryError {
   const status = res.status;
   const message = `sendgrid ${describe(status, res.body)}`.slice(0, 500);
-  if (status === 429) return throttled(message, resetAtMs(res.headers, 'x-ratelimit-reset', now) ?? retryAfterMs(res.headers, now));
+  if (status === 429)
+    return throttled(message, resetAtMs(res.headers, 'x-ratelimit-reset', now) ?? retryAfterMs(res.headers, now));
   if (status >= 500) return temporary(message, retryAfterMs(res.headers, now));
   if (status === 401) return service(message);
   if (status === 403) {
     if (isUnverifiedSender(res)) return service(message);
     return TEMPORARY_BLOCK.test(res.body) ? temporary(message) : service(message);
   }
-  if (status >= 300 && status < 400) return service(`sendgrid ${status}: the endpoint redirects (${header(res.headers, 'location') ?? 'no location'}); check the service's sendgrid.endpoint`);
+  if (status >= 300 && status < 400)
+    return service(
+      `sendgrid ${status}: the endpoint redirects (${header(res.headers, 'location') ?? 'no location'}); check the service's sendgrid.endpoint`,
+    );
   return permanent(message);
 }
 
@@ -94,9 +118,16 @@ function bodyOf(mail: OutgoingEmail): string {
     ...(moreReplyTo.length > 0 ? { reply_to_list: e.reply_to.map(person) } : {}),
     subject: e.subject,
     content: content.length > 0 ? content : [{ type: 'text/plain', value: ' ' }],
-    ...(mail.attachments.length > 0 ? {
-      attachments: mail.attachments.map((a) => ({ content: base64(a.content), filename: a.filename, type: a.contentType ?? 'application/octet-stream', disposition: 'attachment' })),
-    } : {}),
+    ...(mail.attachments.length > 0
+      ? {
+          attachments: mail.attachments.map((a) => ({
+            content: base64(a.content),
+            filename: a.filename,
+            type: a.contentType ?? 'application/octet-stream',
+            disposition: 'attachment',
+          })),
+        }
+      : {}),
     headers: { 'Message-ID': mail.headerMessageId },
     custom_args: { [METADATA_KEY]: mail.messageId },
   });
@@ -111,16 +142,28 @@ export const sendgridTransport: TransportFactory = (svc): Transport => {
   return {
     async send(mail) {
       if (recipientGroups(mail).length === 0) throw permanent('sendgrid: no recipient left to send to');
-      const res = await http.request({ method: 'POST', url: `${endpoint}/v3/mail/send`, headers: { authorization: auth, 'content-type': 'application/json' }, body: bodyOf(mail) });
+      const res = await http.request({
+        method: 'POST',
+        url: `${endpoint}/v3/mail/send`,
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        body: bodyOf(mail),
+      });
       // 200 is sandbox mode ("valid, but not queued"): accepted as the service's answer all the same.
       if (res.status === 202 || res.status === 200) {
         const id = header(res.headers, 'x-message-id');
-        return { response: `sendgrid ${res.status}${id !== undefined ? ` ${id}` : ''}`, ...(id !== undefined ? { providerMessageId: id } : {}) };
+        return {
+          response: `sendgrid ${res.status}${id !== undefined ? ` ${id}` : ''}`,
+          ...(id !== undefined ? { providerMessageId: id } : {}),
+        };
       }
       throw classifySendgrid(res, Date.now());
     },
     async verify() {
-      const res = await verifyRequest(http, { method: 'GET', url: `${endpoint}/v3/scopes`, headers: { authorization: auth, accept: 'application/json' } });
+      const res = await verifyRequest(http, {
+        method: 'GET',
+        url: `${endpoint}/v3/scopes`,
+        headers: { authorization: auth, accept: 'application/json' },
+      });
       if (res.status === 200) {
         const scopes = jsonObject(res.body)?.scopes;
         if (Array.isArray(scopes) && scopes.includes('mail.send')) return;

@@ -17,7 +17,8 @@ export interface SesFailure {
 }
 
 export function sesFailureOf(error: unknown): SesFailure {
-  if (typeof error !== 'object' || error === null) return { name: 'Error', message: String(error), status: undefined, code: undefined };
+  if (typeof error !== 'object' || error === null)
+    return { name: 'Error', message: String(error), status: undefined, code: undefined };
   const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
   const metadata: unknown = Reflect.get(error, '$metadata');
   const status = typeof metadata === 'object' && metadata !== null ? Reflect.get(metadata, 'httpStatusCode') : undefined;
@@ -30,17 +31,36 @@ export function sesFailureOf(error: unknown): SesFailure {
 }
 
 /** @smithy/core's THROTTLING_ERROR_CODES that SES answers (TooManyRequestsException is SES's 429). */
-const THROTTLING = new Set(['TooManyRequestsException', 'ThrottlingException', 'Throttling', 'LimitExceededException', 'RequestLimitExceeded']);
+const THROTTLING = new Set([
+  'TooManyRequestsException',
+  'ThrottlingException',
+  'Throttling',
+  'LimitExceededException',
+  'RequestLimitExceeded',
+]);
 
 /** The key or its signature is refused, or the credential chain found none: the service's settings. */
 const AUTH = new Set([
-  'AccessDeniedException', 'AccessDenied', 'UnrecognizedClientException', 'InvalidClientTokenId', 'SignatureDoesNotMatch',
-  'IncompleteSignature', 'MissingAuthenticationToken', 'ExpiredToken', 'ExpiredTokenException', 'InvalidAccessKeyId',
+  'AccessDeniedException',
+  'AccessDenied',
+  'UnrecognizedClientException',
+  'InvalidClientTokenId',
+  'SignatureDoesNotMatch',
+  'IncompleteSignature',
+  'MissingAuthenticationToken',
+  'ExpiredToken',
+  'ExpiredTokenException',
+  'InvalidAccessKeyId',
   'CredentialsProviderError',
 ]);
 
 /** Account state or settings the operator must change: waiting does not help. */
-const HELD = new Set(['MailFromDomainNotVerifiedException', 'AccountSuspendedException', 'SendingPausedException', 'NotFoundException']);
+const HELD = new Set([
+  'MailFromDomainNotVerifiedException',
+  'AccountSuspendedException',
+  'SendingPausedException',
+  'NotFoundException',
+]);
 
 /** SES's MessageRejected wording for an identity that failed verification (From, or a sandbox recipient). */
 const UNVERIFIED = /not verified|failed the check/i;
@@ -56,7 +76,12 @@ export interface SesClassification {
 }
 
 export function classifySesError(f: SesFailure): SesClassification {
-  const is = (kind: FailureKind, extra: Partial<SesClassification> = {}): SesClassification => ({ kind, throttled: false, unverified: false, ...extra });
+  const is = (kind: FailureKind, extra: Partial<SesClassification> = {}): SesClassification => ({
+    kind,
+    throttled: false,
+    unverified: false,
+    ...extra,
+  });
   if (THROTTLING.has(f.name) || f.status === 429) return is('temporary', { throttled: true });
   if (AUTH.has(f.name)) return is('service');
   if (f.name === 'MessageRejected' && UNVERIFIED.test(f.message)) return is('service', { unverified: true });

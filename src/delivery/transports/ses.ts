@@ -61,16 +61,20 @@ const CONFIGURATION_SET = /^[A-Za-z0-9_-]{1,64}$/;
 /** `settings.ses`, checked (provider-mail.ts's readers); throws (the service is then held: brokenTransport) naming the field. */
 export function readSesSettings(svc: Pick<Service, 'id' | 'settings'>): SesSettings {
   const block = settingsBlock(svc, 'ses');
-  const given = (name: string): string | undefined => (block[name] === undefined || block[name] === null ? undefined : requiredString(block, 'ses', name));
+  const given = (name: string): string | undefined =>
+    block[name] === undefined || block[name] === null ? undefined : requiredString(block, 'ses', name);
   const region = requiredString(block, 'ses', 'region');
   if (!REGION.test(region)) throw new Error('ses.region: must be an AWS region such as eu-west-1');
   const accessKeyId = given('access_key_id');
   const secretAccessKey = given('secret_access_key');
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
-    throw new Error('ses.access_key_id and ses.secret_access_key: give both, or neither for the AWS SDK\'s default credential chain');
+    throw new Error(
+      "ses.access_key_id and ses.secret_access_key: give both, or neither for the AWS SDK's default credential chain",
+    );
   }
   const configurationSet = given('configuration_set');
-  if (configurationSet !== undefined && !CONFIGURATION_SET.test(configurationSet)) throw new Error('ses.configuration_set: letters, digits, _ and - only, at most 64');
+  if (configurationSet !== undefined && !CONFIGURATION_SET.test(configurationSet))
+    throw new Error('ses.configuration_set: letters, digits, _ and - only, at most 64');
   // No default: without an endpoint the SDK derives https://email.<region>.amazonaws.com itself.
   const endpoint = given('endpoint') === undefined ? undefined : endpointOf(block, 'ses', '');
   return {
@@ -108,65 +112,87 @@ export function sesClient(s: SesSettings, o: SesTransportOptions = DEFAULTS): SE
     maxAttempts: 1,
     // Keep-alive agents (the handler's default, 50 sockets); a request timeout that fails the
     // request rather than only logging a warning.
-    requestHandler: { connectionTimeout: o.connectTimeoutMs, requestTimeout: o.requestTimeoutMs, socketTimeout: o.requestTimeoutMs, throwOnRequestTimeout: true },
+    requestHandler: {
+      connectionTimeout: o.connectTimeoutMs,
+      requestTimeout: o.requestTimeoutMs,
+      socketTimeout: o.requestTimeoutMs,
+      throwOnRequestTimeout: true,
+    },
   });
 }
 
 export const sesTransport: TransportFactory = (service, context) => createSesTransport(DEFAULTS)(service, context);
 
-export const createSesTransport = (options: SesTransportOptions): TransportFactory => (service): Transport => {
-  const settings = readSesSettings(service);
-  const client = sesClient(settings, options);
-  const { GetAccountCommand, SendEmailCommand } = sesSdk();
-  const composer = rawComposer();
-  // Sends in flight: close() waits for them, since client.destroy() would abort them mid-request
-  // (a send SES may already have accepted, then retried: sent twice). Each ends within requestTimeoutMs.
-  const inFlight = new Set<Promise<unknown>>();
-  return {
-    async send(mail) {
-      const raw = await composer.compose(mail);
-      const split = splitRecipients(mail, raw.recipients);
-      const destination: Destination = {
-        ...(split.to.length > 0 ? { ToAddresses: split.to } : {}),
-        ...(split.cc.length > 0 ? { CcAddresses: split.cc } : {}),
-        ...(split.bcc.length > 0 ? { BccAddresses: split.bcc } : {}),
-      };
-      try {
-        const sending = client.send(new SendEmailCommand({
-          FromEmailAddress: mail.email.from.address,
-          Destination: destination,
-          Content: { Raw: { Data: raw.bytes } },
-          ...(settings.configurationSet !== undefined ? { ConfigurationSetName: settings.configurationSet } : {}),
-          EmailTags: [{ Name: 'mailroom_message_id', Value: mail.messageId }],
-        }));
-        inFlight.add(sending);
-        const out = await sending.finally(() => inFlight.delete(sending));
-        // A 200 is a hand-off even without an id: retrying it would send the message twice.
-        const id = out.MessageId;
-        return id !== undefined && id !== '' ? { response: `ses 200 ${id}`, providerMessageId: id } : { response: 'ses 200 (no MessageId)' };
-      } catch (error) {
-        const f = sesFailureOf(error);
-        const c = classifySesError(f);
-        throw new DeliveryError(c.kind, describeSesFailure(f), [], [], c.throttled ? { throttled: true } : {});
-      }
-    },
-    async verify() {
-      let enabled: boolean | undefined;
-      try {
-        enabled = (await client.send(new GetAccountCommand({}))).SendingEnabled;
-      } catch (error) {
-        const f = sesFailureOf(error);
-        const hint = f.name === 'AccessDeniedException' ? ' (the test calls ses:GetAccount: a key allowed only to send is refused it, and may still send)' : '';
-        const reason = sesTestReason(f);
-        // What a send failing so would be retried for (5xx, throttling, no answer) is transient.
-        throw new ServiceTestError(reason, `${describeSesFailure(f)}${hint}`, classifySesError(f).kind === 'temporary' || undefined);
-      }
-      if (enabled === false) throw new ServiceTestError('other', 'ses: GetAccount answers SendingEnabled: false (sending is paused for this account in this region)');
-    },
-    async close() {
-      await Promise.allSettled([...inFlight]);
-      client.destroy();
-      composer.close();
-    },
+export const createSesTransport =
+  (options: SesTransportOptions): TransportFactory =>
+  (service): Transport => {
+    const settings = readSesSettings(service);
+    const client = sesClient(settings, options);
+    const { GetAccountCommand, SendEmailCommand } = sesSdk();
+    const composer = rawComposer();
+    // Sends in flight: close() waits for them, since client.destroy() would abort them mid-request
+    // (a send SES may already have accepted, then retried: sent twice). Each ends within requestTimeoutMs.
+    const inFlight = new Set<Promise<unknown>>();
+    return {
+      async send(mail) {
+        const raw = await composer.compose(mail);
+        const split = splitRecipients(mail, raw.recipients);
+        const destination: Destination = {
+          ...(split.to.length > 0 ? { ToAddresses: split.to } : {}),
+          ...(split.cc.length > 0 ? { CcAddresses: split.cc } : {}),
+          ...(split.bcc.length > 0 ? { BccAddresses: split.bcc } : {}),
+        };
+        try {
+          const sending = client.send(
+            new SendEmailCommand({
+              FromEmailAddress: mail.email.from.address,
+              Destination: destination,
+              Content: { Raw: { Data: raw.bytes } },
+              ...(settings.configurationSet !== undefined ? { ConfigurationSetName: settings.configurationSet } : {}),
+              EmailTags: [{ Name: 'mailroom_message_id', Value: mail.messageId }],
+            }),
+          );
+          inFlight.add(sending);
+          const out = await sending.finally(() => inFlight.delete(sending));
+          // A 200 is a hand-off even without an id: retrying it would send the message twice.
+          const id = out.MessageId;
+          return id !== undefined && id !== ''
+            ? { response: `ses 200 ${id}`, providerMessageId: id }
+            : { response: 'ses 200 (no MessageId)' };
+        } catch (error) {
+          const f = sesFailureOf(error);
+          const c = classifySesError(f);
+          throw new DeliveryError(c.kind, describeSesFailure(f), [], [], c.throttled ? { throttled: true } : {});
+        }
+      },
+      async verify() {
+        let enabled: boolean | undefined;
+        try {
+          enabled = (await client.send(new GetAccountCommand({}))).SendingEnabled;
+        } catch (error) {
+          const f = sesFailureOf(error);
+          const hint =
+            f.name === 'AccessDeniedException'
+              ? ' (the test calls ses:GetAccount: a key allowed only to send is refused it, and may still send)'
+              : '';
+          const reason = sesTestReason(f);
+          // What a send failing so would be retried for (5xx, throttling, no answer) is transient.
+          throw new ServiceTestError(
+            reason,
+            `${describeSesFailure(f)}${hint}`,
+            classifySesError(f).kind === 'temporary' || undefined,
+          );
+        }
+        if (enabled === false)
+          throw new ServiceTestError(
+            'other',
+            'ses: GetAccount answers SendingEnabled: false (sending is paused for this account in this region)',
+          );
+      },
+      async close() {
+        await Promise.allSettled([...inFlight]);
+        client.destroy();
+        composer.close();
+      },
+    };
   };
-};

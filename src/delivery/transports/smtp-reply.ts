@@ -16,7 +16,8 @@
  * Ids are kept only when they are plain tokens (letters, digits, `.-_@`, at most 200 characters).
  */
 
-const SES = /^250[ -](?:2\.0\.0 )?Ok ([0-9a-f]{16}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-[0-9a-f]{6})\s*$/i;
+const SES =
+  /^250[ -](?:2\.0\.0 )?Ok ([0-9a-f]{16}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-[0-9a-f]{6})\s*$/i;
 const QUEUED_AS = /^250[ -](?:\d\.\d\.\d+ )?Ok:? queued as <?([A-Za-z0-9][A-Za-z0-9._@-]{3,199})>?\s*$/i;
 const OK_ID = /^250[ -](?:\d\.\d\.\d+ )?Ok:? <?([A-Za-z0-9][A-Za-z0-9._@-]{7,199})>?\s*$/i;
 

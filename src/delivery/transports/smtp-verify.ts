@@ -11,7 +11,17 @@ import { ServiceTestError, type ServiceTestReason } from '../transport.js';
  */
 
 /** Nodemailer's and Node's codes for "nothing answered where the service points". */
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'ENODATA', 'EPIPE']);
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENODATA',
+  'EPIPE',
+]);
 
 /** Which setting an operator should look at, from nodemailer's error (see ServiceTestReason). */
 export function smtpVerifyReason(err: SmtpFailure): ServiceTestReason {
@@ -39,7 +49,10 @@ export async function verifySmtp(smtp: SmtpSettings, timeoutMs: number): Promise
   let timer: NodeJS.Timeout | undefined;
   // A DNS lookup is not bounded by nodemailer's timeouts: the whole test is, a little later.
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ServiceTestError('timeout', `${smtp.host}:${smtp.port} did not complete the test within ${timeoutMs} ms`)), timeoutMs + 1_000);
+    timer = setTimeout(
+      () => reject(new ServiceTestError('timeout', `${smtp.host}:${smtp.port} did not complete the test within ${timeoutMs} ms`)),
+      timeoutMs + 1_000,
+    );
   });
   try {
     await Promise.race([transporter.verify(), deadline]);

@@ -1,6 +1,13 @@
 import { parentPort } from 'node:worker_threads';
 import type { Service } from '../../domain/types.js';
-import { brokenTransport, DeliveryError, type OutgoingEmail, type Transport, type TransportContext, type TransportFactory } from '../transport.js';
+import {
+  brokenTransport,
+  DeliveryError,
+  type OutgoingEmail,
+  type Transport,
+  type TransportContext,
+  type TransportFactory,
+} from '../transport.js';
 import { TRANSPORTS } from './index.js';
 import { toThreadError, type FromThread, type ToThread } from './thread.js';
 
@@ -24,7 +31,10 @@ function withBuffers(mail: OutgoingEmail): OutgoingEmail {
   if (mail.attachments.length === 0) return mail;
   return {
     ...mail,
-    attachments: mail.attachments.map((a) => ({ ...a, content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength) })),
+    attachments: mail.attachments.map((a) => ({
+      ...a,
+      content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength),
+    })),
   };
 }
 

@@ -3,7 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Service } from '../../domain/types.js';
 import {
-  DeliveryError, type DeliveryErrorOptions, type DeliveryReceipt, type FailureKind, type OutgoingEmail, type Refusal, type Transport, type TransportContext,
+  DeliveryError,
+  type DeliveryErrorOptions,
+  type DeliveryReceipt,
+  type FailureKind,
+  type OutgoingEmail,
+  type Refusal,
+  type Transport,
+  type TransportContext,
   type TransportFactory,
 } from '../transport.js';
 
@@ -28,13 +35,12 @@ export interface ThreadError {
 }
 
 /** Its answers; a failed send carries what the worker needs to classify it. */
-export type FromThread =
-  | { id: number; ok: true; receipt?: DeliveryReceipt }
-  | { id: number; ok: false; error: ThreadError };
+export type FromThread = { id: number; ok: true; receipt?: DeliveryReceipt } | { id: number; ok: false; error: ThreadError };
 
 /** The thread's side: what of an error is posted back (a class instance would arrive as a plain Error). */
 export function toThreadError(error: unknown): ThreadError {
-  if (!(error instanceof DeliveryError)) return { kind: undefined, message: error instanceof Error ? error.message : String(error), recipients: [] };
+  if (!(error instanceof DeliveryError))
+    return { kind: undefined, message: error instanceof Error ? error.message : String(error), recipients: [] };
   // Only the known fields: an options object holding anything else would fail to clone.
   const options: DeliveryErrorOptions = {
     ...(error.options.retryAfterMs !== undefined ? { retryAfterMs: error.options.retryAfterMs } : {}),
@@ -96,8 +102,13 @@ export class TransportThread {
   private readonly open = new Map<number, { service: Service; context: TransportContext }>();
   readonly factories: Readonly<Record<string, TransportFactory>>;
 
-  constructor(providers: readonly string[], private readonly file: string = hostFile()) {
-    this.factories = Object.fromEntries(providers.map((name) => [name, (service: Service, context: TransportContext) => this.openTransport(service, context)]));
+  constructor(
+    providers: readonly string[],
+    private readonly file: string = hostFile(),
+  ) {
+    this.factories = Object.fromEntries(
+      providers.map((name) => [name, (service: Service, context: TransportContext) => this.openTransport(service, context)]),
+    );
   }
 
   private thread(): Worker {
@@ -166,7 +177,9 @@ export class TransportThread {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       this.request((id) => ({ op: 'shutdown', id })).catch(() => undefined),
-      new Promise((r) => { timer = setTimeout(r, SHUTDOWN_MS); }),
+      new Promise((r) => {
+        timer = setTimeout(r, SHUTDOWN_MS);
+      }),
     ]);
     clearTimeout(timer);
     this.closed = true;

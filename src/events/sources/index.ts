@@ -45,5 +45,8 @@ const FACTORIES = await Promise.all(WEBHOOK_SOURCES.map(async (name) => [name, a
 
 export function webhookSources(deps: SourceDeps): SourceRegistry {
   const context: SourceContext = { claimToken: deps.claimToken, certHosts: deps.snsCertHosts ?? ['sns.*.amazonaws.com'] };
-  return Object.fromEntries(FACTORIES.map(([name, build]) => [name, build(context)])) as Record<WebhookSource, WebhookSourceHandler>;
+  return Object.fromEntries(FACTORIES.map(([name, build]) => [name, build(context)])) as Record<
+    WebhookSource,
+    WebhookSourceHandler
+  >;
 }

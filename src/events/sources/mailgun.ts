@@ -1,7 +1,19 @@
 import { IntakeMalformed, IntakeRejected, type ProviderEvent, type WebhookSourceHandler } from '../types.js';
 import {
-  checkFresh, digestKey, hmacSha256, isRecord, lower, ourMessageId, parseJsonBody, requiredSetting, secretsEqual, signedSeconds, str, timeOf,
-  trimmed, SIGNATURE_TOLERANCE_MS,
+  checkFresh,
+  digestKey,
+  hmacSha256,
+  isRecord,
+  lower,
+  ourMessageId,
+  parseJsonBody,
+  requiredSetting,
+  secretsEqual,
+  signedSeconds,
+  str,
+  timeOf,
+  trimmed,
+  SIGNATURE_TOLERANCE_MS,
 } from './wire.js';
 
 /**
@@ -23,13 +35,14 @@ function verify(body: Record<string, unknown>, signingKey: string, now: number):
   const token = str(sig.token);
   const signature = str(sig.signature);
   if (token === undefined || signature === undefined) throw new IntakeRejected('incomplete signature object');
-  const timestamp = typeof sig.timestamp === 'number' ? String(sig.timestamp) : str(sig.timestamp) ?? '';
+  const timestamp = typeof sig.timestamp === 'number' ? String(sig.timestamp) : (str(sig.timestamp) ?? '');
   const at = signedSeconds(timestamp);
   const expected = hmacSha256(signingKey, timestamp + token).toString('hex');
   // A subaccount's event also carries `parent-signature` (the primary account's key signs it):
   // either matching the configured key is Mailgun's word.
   const parent = str(sig['parent-signature']);
-  const ok = secretsEqual(signature.toLowerCase(), expected) || (parent !== undefined && secretsEqual(parent.toLowerCase(), expected));
+  const ok =
+    secretsEqual(signature.toLowerCase(), expected) || (parent !== undefined && secretsEqual(parent.toLowerCase(), expected));
   if (!ok) throw new IntakeRejected('signature does not match');
   checkFresh(at, now);
   return token;
@@ -64,14 +77,16 @@ export function parseMailgun(data: unknown, now: number): ProviderEvent[] {
       return [{ ...base, type: 'delivered', status: code, reason: trimmed(status.message) }];
     case 'failed': {
       const severity = str(data.severity);
-      return [{
-        ...base,
-        type: 'bounced',
-        bounceType: severity === 'permanent' ? 'hard' : 'soft',
-        status: code,
-        reason: trimmed(status.description) ?? trimmed(status.message) ?? trimmed(data.reason),
-        extra: { ...base.extra, severity: severity ?? null, reason: str(data.reason) ?? null },
-      }];
+      return [
+        {
+          ...base,
+          type: 'bounced',
+          bounceType: severity === 'permanent' ? 'hard' : 'soft',
+          status: code,
+          reason: trimmed(status.description) ?? trimmed(status.message) ?? trimmed(data.reason),
+          extra: { ...base.extra, severity: severity ?? null, reason: str(data.reason) ?? null },
+        },
+      ];
     }
     case 'complained':
       return [{ ...base, type: 'complained' }];
@@ -90,7 +105,8 @@ export function mailgunSource({ claimToken }: { claimToken: ClaimToken }): Webho
       if (!isRecord(body)) throw new IntakeRejected('no signature object');
       const token = verify(body, requiredSetting(settings, 'signing_key'), now);
       const events = parseMailgun(body['event-data'], now);
-      if (!(await claimToken('mailgun', token, now + 2 * SIGNATURE_TOLERANCE_MS))) throw new IntakeRejected('signature token already used');
+      if (!(await claimToken('mailgun', token, now + 2 * SIGNATURE_TOLERANCE_MS)))
+        throw new IntakeRejected('signature token already used');
       return { events };
     },
   };

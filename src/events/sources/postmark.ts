@@ -1,5 +1,16 @@
 import { IntakeMalformed, IntakeRejected, type ProviderEvent, type WebhookSourceHandler } from '../types.js';
-import { digestKey, isRecord, lower, ourMessageId, parseJsonBody, requiredSetting, secretsEqual, str, timeOf, trimmed } from './wire.js';
+import {
+  digestKey,
+  isRecord,
+  lower,
+  ourMessageId,
+  parseJsonBody,
+  requiredSetting,
+  secretsEqual,
+  str,
+  timeOf,
+  trimmed,
+} from './wire.js';
 
 /**
  * Postmark webhooks (Delivery, Bounce, SpamComplaint). Postmark signs nothing: the webhook URL
@@ -14,7 +25,13 @@ const HARD = new Set(['HardBounce', 'BadEmailAddress', 'ManuallyDeactivated']);
  * relay tests, challenge mail, address-change notices, Postmark's own errors): no event.
  */
 const NOT_A_BOUNCE = new Set([
-  'AutoResponder', 'Subscribe', 'Unsubscribe', 'OpenRelayTest', 'ChallengeVerification', 'AddressChange', 'InboundError',
+  'AutoResponder',
+  'Subscribe',
+  'Unsubscribe',
+  'OpenRelayTest',
+  'ChallengeVerification',
+  'AddressChange',
+  'InboundError',
   'TemplateRenderingFailed',
 ]);
 
@@ -41,20 +58,25 @@ function match(body: Record<string, unknown>): ProviderEvent['match'] {
 export function parsePostmark(body: unknown, now: number, raw?: Buffer): ProviderEvent[] {
   if (!isRecord(body)) throw new IntakeMalformed('The body is not a JSON object.');
   const recordType = str(body.RecordType);
-  const extra = { record_type: recordType ?? null, ...(str(body.MessageStream) === undefined ? {} : { stream: str(body.MessageStream) ?? null }) };
+  const extra = {
+    record_type: recordType ?? null,
+    ...(str(body.MessageStream) === undefined ? {} : { stream: str(body.MessageStream) ?? null }),
+  };
   switch (recordType) {
     case 'Delivery':
-      return [{
-        source: 'postmark',
-        // Delivery webhooks carry no id of their own; the same delivery retried is the same bytes.
-        eventKey: digestKey('delivery', [body.MessageID, body.Recipient, body.DeliveredAt]),
-        type: 'delivered',
-        at: timeOf(body.DeliveredAt, now),
-        recipient: lower(body.Recipient),
-        reason: trimmed(body.Details),
-        match: match(body),
-        extra,
-      }];
+      return [
+        {
+          source: 'postmark',
+          // Delivery webhooks carry no id of their own; the same delivery retried is the same bytes.
+          eventKey: digestKey('delivery', [body.MessageID, body.Recipient, body.DeliveredAt]),
+          type: 'delivered',
+          at: timeOf(body.DeliveredAt, now),
+          recipient: lower(body.Recipient),
+          reason: trimmed(body.Details),
+          match: match(body),
+          extra,
+        },
+      ];
     case 'Bounce':
     case 'SpamComplaint': {
       const kind = str(body.Type) ?? '';

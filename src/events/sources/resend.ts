@@ -1,5 +1,18 @@
 import { IntakeMalformed, IntakeRejected, type ProviderEvent, type WebhookSourceHandler } from '../types.js';
-import { checkFresh, hmacSha256, isRecord, lower, ourMessageId, parseJsonBody, requiredSetting, secretsEqual, signedSeconds, str, timeOf, trimmed } from './wire.js';
+import {
+  checkFresh,
+  hmacSha256,
+  isRecord,
+  lower,
+  ourMessageId,
+  parseJsonBody,
+  requiredSetting,
+  secretsEqual,
+  signedSeconds,
+  str,
+  timeOf,
+  trimmed,
+} from './wire.js';
 
 /**
  * Resend webhooks, signed by Svix: HMAC-SHA256 over `${svix-id}.${svix-timestamp}.${raw body}`
@@ -19,9 +32,12 @@ function verify(headers: Readonly<Record<string, string | undefined>>, raw: Buff
   const id = headers['svix-id'];
   const timestamp = headers['svix-timestamp'];
   const signatures = headers['svix-signature'];
-  if (id === undefined || id === '' || timestamp === undefined || signatures === undefined) throw new IntakeRejected('missing Svix headers');
+  if (id === undefined || id === '' || timestamp === undefined || signatures === undefined)
+    throw new IntakeRejected('missing Svix headers');
   const at = signedSeconds(timestamp.trim());
-  const expected = hmacSha256(svixKey(secret), Buffer.concat([Buffer.from(`${id}.${timestamp.trim()}.`), raw])).toString('base64');
+  const expected = hmacSha256(svixKey(secret), Buffer.concat([Buffer.from(`${id}.${timestamp.trim()}.`), raw])).toString(
+    'base64',
+  );
   let ok = false;
   for (const entry of signatures.split(' ')) {
     const comma = entry.indexOf(',');

@@ -1,6 +1,17 @@
 import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
 import { IntakeMalformed, IntakeRejected, type ProviderEvent, type WebhookSourceHandler } from '../types.js';
-import { digestKey, isRecord, lower, ourMessageId, parseJsonBody, requiredSetting, signedSeconds, str, timeOf, trimmed } from './wire.js';
+import {
+  digestKey,
+  isRecord,
+  lower,
+  ourMessageId,
+  parseJsonBody,
+  requiredSetting,
+  signedSeconds,
+  str,
+  timeOf,
+  trimmed,
+} from './wire.js';
 
 /**
  * SendGrid's Event Webhook with Signed Event Webhook on: an ECDSA P-256 signature (base64 DER)
@@ -36,11 +47,17 @@ export function sendgridKey(setting: string): KeyObject {
 function verify(headers: Readonly<Record<string, string | undefined>>, raw: Buffer, key: KeyObject, now: number): void {
   const signature = headers['x-twilio-email-event-webhook-signature'];
   const timestamp = headers['x-twilio-email-event-webhook-timestamp'];
-  if (signature === undefined || signature === '' || timestamp === undefined) throw new IntakeRejected('missing SendGrid signature headers');
+  if (signature === undefined || signature === '' || timestamp === undefined)
+    throw new IntakeRejected('missing SendGrid signature headers');
   const at = signedSeconds(timestamp.trim());
   let ok = false;
   try {
-    ok = verifySignature('sha256', Buffer.concat([Buffer.from(timestamp.trim()), raw]), { key, dsaEncoding: 'der' }, Buffer.from(signature.trim(), 'base64'));
+    ok = verifySignature(
+      'sha256',
+      Buffer.concat([Buffer.from(timestamp.trim()), raw]),
+      { key, dsaEncoding: 'der' },
+      Buffer.from(signature.trim(), 'base64'),
+    );
   } catch {
     ok = false;
   }
@@ -102,7 +119,8 @@ export function parseSendgrid(body: unknown, now: number): ProviderEvent[] {
       event.bounceType = bounceType === 'blocked' ? 'soft' : 'hard';
       event.extra = { ...event.extra, type: bounceType ?? null, classification: str(item.bounce_classification) ?? null };
     }
-    if (type === 'deferred' && typeof item.attempt !== 'undefined') event.extra = { ...event.extra, attempt: String(item.attempt) };
+    if (type === 'deferred' && typeof item.attempt !== 'undefined')
+      event.extra = { ...event.extra, attempt: String(item.attempt) };
     events.push(event);
   }
   return events;

@@ -39,9 +39,7 @@ function ourId(mail: Record<string, unknown>): string | undefined {
 
 /** SES lists recipients as `{emailAddress, …}` objects, except `delivery.recipients` (plain strings). */
 const recipientsOf = (list: unknown, plainStrings = false): Array<Record<string, unknown>> =>
-  (Array.isArray(list) ? list : [])
-    .map((r: unknown) => (plainStrings ? { emailAddress: r } : r))
-    .filter(isRecord);
+  (Array.isArray(list) ? list : []).map((r: unknown) => (plainStrings ? { emailAddress: r } : r)).filter(isRecord);
 
 /** One SES record (the SNS Message, parsed) → events. Unknown kinds (Send, Open, …) → none. */
 export function parseSes(record: unknown, snsMessageId: string, now: number): ProviderEvent[] {
@@ -49,7 +47,8 @@ export function parseSes(record: unknown, snsMessageId: string, now: number): Pr
   const kind = str(record.eventType) ?? str(record.notificationType);
   const mail = record.mail;
   const providerMessageId = str(mail.messageId);
-  const headerMessageId = (isRecord(mail.commonHeaders) ? str(mail.commonHeaders.messageId) : undefined) ?? header(mail, 'message-id');
+  const headerMessageId =
+    (isRecord(mail.commonHeaders) ? str(mail.commonHeaders.messageId) : undefined) ?? header(mail, 'message-id');
   const messageId = ourId(mail);
   const match: ProviderEvent['match'] = {
     ...(messageId === undefined ? {} : { messageId }),
@@ -84,7 +83,12 @@ export function parseSes(record: unknown, snsMessageId: string, now: number): Pr
         bounceType: sesType === 'Permanent' ? ('hard' as const) : ('soft' as const),
         status: str(r.status) ?? null,
         reason: trimmed(r.diagnosticCode),
-        extra: { event: kind, bounce_type: sesType, bounce_subtype: str(b.bounceSubType) ?? null, feedback_id: str(b.feedbackId) ?? null },
+        extra: {
+          event: kind,
+          bounce_type: sesType,
+          bounce_subtype: str(b.bounceSubType) ?? null,
+          feedback_id: str(b.feedbackId) ?? null,
+        },
       }));
     }
     case 'Complaint': {
@@ -131,7 +135,9 @@ async function confirm(fetchText: (url: URL) => Promise<string>, url: URL): Prom
   try {
     await fetchText(url);
   } catch (err) {
-    throw new ApiError('service_unavailable', { message: `The SNS subscription could not be confirmed (${err instanceof Error ? err.message : String(err)}); SNS will send the confirmation again.` });
+    throw new ApiError('service_unavailable', {
+      message: `The SNS subscription could not be confirmed (${err instanceof Error ? err.message : String(err)}); SNS will send the confirmation again.`,
+    });
   }
 }
 
@@ -149,7 +155,8 @@ export function sesSource(options: SnsVerifierOptions): WebhookSourceHandler {
       }
       const message: SnsMessage = readSnsMessage(body);
       const typeHeader = request.headers['x-amz-sns-message-type'];
-      if (typeHeader !== undefined && typeHeader !== message.Type) throw new IntakeRejected('x-amz-sns-message-type disagrees with the body');
+      if (typeHeader !== undefined && typeHeader !== message.Type)
+        throw new IntakeRejected('x-amz-sns-message-type disagrees with the body');
       if (!topicAllowed(settings, message.TopicArn)) throw new IntakeRejected('TopicArn is not in events.topic_arns');
       await sns.verify(message, now);
 

@@ -71,10 +71,29 @@ export function readSnsMessage(body: unknown): SnsMessage {
  * unsubscribe confirmations: Message, MessageId, SubscribeURL, Timestamp, Token, TopicArn, Type.
  */
 export function canonicalString(m: SnsMessage): string {
-  const fields: Array<[string, string | undefined]> = m.Type === 'Notification'
-    ? [['Message', m.Message], ['MessageId', m.MessageId], ['Subject', m.Subject], ['Timestamp', m.Timestamp], ['TopicArn', m.TopicArn], ['Type', m.Type]]
-    : [['Message', m.Message], ['MessageId', m.MessageId], ['SubscribeURL', m.SubscribeURL], ['Timestamp', m.Timestamp], ['Token', m.Token], ['TopicArn', m.TopicArn], ['Type', m.Type]];
-  return fields.filter((f): f is [string, string] => f[1] !== undefined).map(([k, v]) => `${k}\n${v}\n`).join('');
+  const fields: Array<[string, string | undefined]> =
+    m.Type === 'Notification'
+      ? [
+          ['Message', m.Message],
+          ['MessageId', m.MessageId],
+          ['Subject', m.Subject],
+          ['Timestamp', m.Timestamp],
+          ['TopicArn', m.TopicArn],
+          ['Type', m.Type],
+        ]
+      : [
+          ['Message', m.Message],
+          ['MessageId', m.MessageId],
+          ['SubscribeURL', m.SubscribeURL],
+          ['Timestamp', m.Timestamp],
+          ['Token', m.Token],
+          ['TopicArn', m.TopicArn],
+          ['Type', m.Type],
+        ];
+  return fields
+    .filter((f): f is [string, string] => f[1] !== undefined)
+    .map(([k, v]) => `${k}\n${v}\n`)
+    .join('');
 }
 
 /**
@@ -187,7 +206,9 @@ export function snsVerifier(options: SnsVerifierOptions): SnsVerifier {
         // 401 would lose a genuine event (SNS does not retry most 4xx). Nothing is recorded
         // either way; a forged URL on an allowed host gains nothing but a retry of its own.
         const why = err instanceof Error ? err.message : String(err);
-        throw new ApiError('service_unavailable', { message: `The SNS signing certificate could not be fetched or read (${why}); SNS will deliver the message again.` });
+        throw new ApiError('service_unavailable', {
+          message: `The SNS signing certificate could not be fetched or read (${why}); SNS will deliver the message again.`,
+        });
       }
       // Five minutes' grace on notBefore: a certificate issued just now on a clock ahead of ours.
       if (now < Date.parse(cert.validFrom) - 5 * 60_000 || now > Date.parse(cert.validTo)) {

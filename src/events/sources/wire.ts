@@ -81,7 +81,8 @@ const CANONICAL_MAX_DEPTH = 32;
  * without bound: a 400 KB body nested 200k levels deep overflows the stack (a 500).
  */
 export function canonicalJson(value: unknown, depth = 0): string {
-  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
+  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+    return JSON.stringify(value);
   if (depth >= CANONICAL_MAX_DEPTH) return '"\u2026"';
   if (Array.isArray(value)) return `[${value.map((v: unknown) => canonicalJson(v, depth + 1)).join(',')}]`;
   if (isRecord(value)) {

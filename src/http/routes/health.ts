@@ -6,7 +6,8 @@ import { fromDatabase } from '../../errors/storage-trouble.js';
 
 const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')], {
-    description: '`degraded`: the database answers but refused a write for lack of space (storage `full`); sends answer 503 `storage_full` until a write succeeds again.',
+    description:
+      '`degraded`: the database answers but refused a write for lack of space (storage `full`); sends answer 503 `storage_full` until a write succeeds again.',
   }),
   database: Type.Literal('ok'),
   storage: Type.Union([Type.Literal('ok'), Type.Literal('full')]),
@@ -31,32 +32,43 @@ const PING_BOUND_MS = 3_000;
  */
 export function registerHealth(app: App, { store }: Pick<AppServices, 'store'>): void {
   const started = Date.now();
-  app.get('/v1/health', {
-    schema: { tags: ['service'], summary: 'Health check (database round trip, storage state)', response: responses({ 200: Health }, ['service_unavailable']) },
-  }, async (_request, reply) => {
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(fromDatabase(new Error('timeout exceeded when trying to connect'))), PING_BOUND_MS);
-    });
-    reply.header('cache-control', 'no-store');
-    try {
-      await Promise.race([store.ping(), bound]);
-    } catch (err) {
-      store.health.report(err);
-      const since = store.health.current()?.since;
-      throw unavailableError('database_unavailable', { database: 'unreachable', ...(since === undefined ? {} : { since: new Date(since).toISOString() }) });
-    } finally {
-      clearTimeout(timer);
-    }
-    const trouble = store.health.current();
-    const full = trouble?.kind === 'storage_full';
-    return {
-      status: full ? 'degraded' as const : 'ok' as const,
-      database: 'ok' as const,
-      storage: full ? 'full' as const : 'ok' as const,
-      ...(full ? { storage_full_since: new Date(trouble.since).toISOString() } : {}),
-      dialect: store.dialect,
-      uptime_seconds: Math.floor((Date.now() - started) / 1000),
-    };
-  });
+  app.get(
+    '/v1/health',
+    {
+      schema: {
+        tags: ['service'],
+        summary: 'Health check (database round trip, storage state)',
+        response: responses({ 200: Health }, ['service_unavailable']),
+      },
+    },
+    async (_request, reply) => {
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(fromDatabase(new Error('timeout exceeded when trying to connect'))), PING_BOUND_MS);
+      });
+      reply.header('cache-control', 'no-store');
+      try {
+        await Promise.race([store.ping(), bound]);
+      } catch (err) {
+        store.health.report(err);
+        const since = store.health.current()?.since;
+        throw unavailableError('database_unavailable', {
+          database: 'unreachable',
+          ...(since === undefined ? {} : { since: new Date(since).toISOString() }),
+        });
+      } finally {
+        clearTimeout(timer);
+      }
+      const trouble = store.health.current();
+      const full = trouble?.kind === 'storage_full';
+      return {
+        status: full ? ('degraded' as const) : ('ok' as const),
+        database: 'ok' as const,
+        storage: full ? ('full' as const) : ('ok' as const),
+        ...(full ? { storage_full_since: new Date(trouble.since).toISOString() } : {}),
+        dialect: store.dialect,
+        uptime_seconds: Math.floor((Date.now() - started) / 1000),
+      };
+    },
+  );
 }

@@ -10,22 +10,32 @@ import { responses } from '../schemas.js';
  * its checks and the page live in history-query.ts, shared with the admin API's message list.
  */
 export function registerHistory(app: App, { store, clock, config }: AppServices): void {
-  app.get('/v1/history', {
-    schema: {
-      tags: ['messages'],
-      summary: 'Message history, newest first',
-      security: [{ privateKey: [] }],
-      querystring: HistoryQuery,
-      response: responses({ 200: HistoryPage }, [
-        'invalid_body', 'unauthorized', 'invalid_public_key', 'invalid_private_key', 'private_key_required', 'private_key_in_browser', 'rate_limited',
-      ]),
+  app.get(
+    '/v1/history',
+    {
+      schema: {
+        tags: ['messages'],
+        summary: 'Message history, newest first',
+        security: [{ privateKey: [] }],
+        querystring: HistoryQuery,
+        response: responses({ 200: HistoryPage }, [
+          'invalid_body',
+          'unauthorized',
+          'invalid_public_key',
+          'invalid_private_key',
+          'private_key_required',
+          'private_key_in_browser',
+          'rate_limited',
+        ]),
+      },
+      // Validation failures reach the handler, which tidies those of from/to and throws.
+      attachValidation: true,
     },
-    // Validation failures reach the handler, which tidies those of from/to and throws.
-    attachValidation: true,
-  }, async (request) => {
-    if (request.validationError !== undefined) throw tidyBoundErrors(request.validationError);
-    const caller = await authenticate(request, store);
-    requirePrivateKey(caller, headerValue(request, 'origin'));
-    return historyPage({ store, clock, config }, caller.org.id, request.query);
-  });
+    async (request) => {
+      if (request.validationError !== undefined) throw tidyBoundErrors(request.validationError);
+      const caller = await authenticate(request, store);
+      requirePrivateKey(caller, headerValue(request, 'origin'));
+      return historyPage({ store, clock, config }, caller.org.id, request.query);
+    },
+  );
 }

@@ -22,25 +22,49 @@ export const Message = Type.Object({
   sent_at: Type.Union([Timestamp, Type.Null()]),
   template_id: Type.String(),
   service_id: Type.String(),
-  sent_via: Type.Optional(Type.String({ description: 'The service that sent it (its `sent` event names it): `service_id` unless the message failed over to another service of its chain' })),
-  provider_message_id: Type.Optional(Type.String({
-    description: "The provider's own id for the message (an API's MessageID or id, an SMTP relay's id in its 250 reply), when it reported one: "
-      + "the latest hand-off's, as a message retried for some recipients is handed off again (each `sent` event's `details.provider_message_id` "
-      + 'is its own). The id the provider\'s events and dashboard name. Private-key reads only',
-  })),
-  events: Type.Array(TimelineEventSchema, { description: 'Oldest first (in the order recorded); see the README, "Events after hand-off"' }),
-  recipients: Type.Optional(Type.Array(Type.Object({
-    address: Type.String(),
-    kind: Type.Union([Type.Literal('to'), Type.Literal('cc'), Type.Literal('bcc')]),
-    state: Type.Union(['pending', 'sent', 'deferred', 'delivered', 'bounced', 'complained', 'failed', 'suppressed', 'discarded'].map((s) => Type.Literal(s)), {
-      description: 'pending: not delivered yet; sent: the relay accepted it for this recipient; deferred: refused for now, '
-        + 'retried for this recipient alone; delivered: the provider reported delivery; bounced: refused for good, at hand-off '
-        + 'or reported later (suppressed when hard); complained: the recipient reported it as spam (suppressed); '
-        + 'failed: its retries ran out, the message failed, or the provider rejected it; suppressed: on the suppression list since the send, dropped; '
-        + 'discarded: never sent, as the message was discarded (cancelled by an operator, or every To address suppressed)',
+  sent_via: Type.Optional(
+    Type.String({
+      description:
+        'The service that sent it (its `sent` event names it): `service_id` unless the message failed over to another service of its chain',
     }),
-    reason: Type.Optional(Type.String({ description: "The relay's reply, or why it was not sent" })),
-  }), { description: 'Each recipient and its own delivery state. Private-key reads only: a public key must not learn fixed or Bcc addresses' })),
+  ),
+  provider_message_id: Type.Optional(
+    Type.String({
+      description:
+        "The provider's own id for the message (an API's MessageID or id, an SMTP relay's id in its 250 reply), when it reported one: " +
+        "the latest hand-off's, as a message retried for some recipients is handed off again (each `sent` event's `details.provider_message_id` " +
+        "is its own). The id the provider's events and dashboard name. Private-key reads only",
+    }),
+  ),
+  events: Type.Array(TimelineEventSchema, {
+    description: 'Oldest first (in the order recorded); see the README, "Events after hand-off"',
+  }),
+  recipients: Type.Optional(
+    Type.Array(
+      Type.Object({
+        address: Type.String(),
+        kind: Type.Union([Type.Literal('to'), Type.Literal('cc'), Type.Literal('bcc')]),
+        state: Type.Union(
+          ['pending', 'sent', 'deferred', 'delivered', 'bounced', 'complained', 'failed', 'suppressed', 'discarded'].map((s) =>
+            Type.Literal(s),
+          ),
+          {
+            description:
+              'pending: not delivered yet; sent: the relay accepted it for this recipient; deferred: refused for now, ' +
+              'retried for this recipient alone; delivered: the provider reported delivery; bounced: refused for good, at hand-off ' +
+              'or reported later (suppressed when hard); complained: the recipient reported it as spam (suppressed); ' +
+              'failed: its retries ran out, the message failed, or the provider rejected it; suppressed: on the suppression list since the send, dropped; ' +
+              'discarded: never sent, as the message was discarded (cancelled by an operator, or every To address suppressed)',
+          },
+        ),
+        reason: Type.Optional(Type.String({ description: "The relay's reply, or why it was not sent" })),
+      }),
+      {
+        description:
+          'Each recipient and its own delivery state. Private-key reads only: a public key must not learn fixed or Bcc addresses',
+      },
+    ),
+  ),
 });
 
 const notFound = () => new ApiError('message_not_found');
@@ -70,9 +94,16 @@ export async function messageBody(store: Store, message: StoredMessage, withPriv
     ...sentVia(events),
     ...(withPrivate && message.provider_message_id !== null ? { provider_message_id: message.provider_message_id } : {}),
     events: events.map((e) => timelineEntry(e, withPrivate)),
-    ...(recipients !== undefined ? {
-      recipients: recipients.map((r) => ({ address: r.address, kind: r.kind, state: r.state, ...(r.reason !== null ? { reason: r.reason } : {}) })),
-    } : {}),
+    ...(recipients !== undefined
+      ? {
+          recipients: recipients.map((r) => ({
+            address: r.address,
+            kind: r.kind,
+            state: r.state,
+            ...(r.reason !== null ? { reason: r.reason } : {}),
+          })),
+        }
+      : {}),
   };
 }
 
@@ -82,33 +113,48 @@ export async function messageBody(store: Store, message: StoredMessage, withPriv
  * A wrong or missing token looks exactly like a missing message.
  */
 export function registerMessages(app: App, { store, clock, config }: AppServices): void {
-  app.get('/v1/messages/:id', {
-    schema: {
-      tags: ['messages'],
-      summary: 'Status and event timeline of a message',
-      security: [{ privateKey: [] }, { publicKey: [] }],
-      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
-      querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200, description: 'Deprecated: use X-Mail-Status-Token' })) }),
-      headers: Type.Object({ 'x-mail-status-token': Type.Optional(Type.String({ maxLength: 200 })) }),
-      response: responses({ 200: Message }, ['invalid_body', 'unauthorized', 'invalid_public_key', 'invalid_private_key', 'private_key_in_browser', 'origin_not_allowed', 'message_not_found', 'rate_limited']),
+  app.get(
+    '/v1/messages/:id',
+    {
+      schema: {
+        tags: ['messages'],
+        summary: 'Status and event timeline of a message',
+        security: [{ privateKey: [] }, { publicKey: [] }],
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
+        querystring: Type.Object({
+          token: Type.Optional(Type.String({ maxLength: 200, description: 'Deprecated: use X-Mail-Status-Token' })),
+        }),
+        headers: Type.Object({ 'x-mail-status-token': Type.Optional(Type.String({ maxLength: 200 })) }),
+        response: responses({ 200: Message }, [
+          'invalid_body',
+          'unauthorized',
+          'invalid_public_key',
+          'invalid_private_key',
+          'private_key_in_browser',
+          'origin_not_allowed',
+          'message_not_found',
+          'rate_limited',
+        ]),
+      },
     },
-  }, async (request) => {
-    const caller = await authenticate(request, store);
-    const client = clientInfo(request);
-    if (caller.key.type === 'private') checkPrivateKeyOrigin(caller, client.origin);
-    else checkPublicOrigin(caller.org, client);
+    async (request) => {
+      const caller = await authenticate(request, store);
+      const client = clientInfo(request);
+      if (caller.key.type === 'private') checkPrivateKeyOrigin(caller, client.origin);
+      else checkPublicOrigin(caller.org, client);
 
-    // An id no message can have is answered like any unknown id: the rule stays unexposed.
-    const id = request.params.id;
-    const message = isPlausibleMessageId(id) ? await store.messages.get(caller.org.id, id) : undefined;
-    if (message === undefined || pastRetention(message.created_at, clock.now(), config.retentionDays)) throw notFound();
-    if (caller.key.type === 'public') {
-      // An empty header is no token: clients that always send the header, blank when they keep
-      // the token in the query, must not have it hide the deprecated ?token=.
-      const header = request.headers['x-mail-status-token'];
-      const token = header !== undefined && header !== '' ? header : request.query.token;
-      if (token === undefined || token === '' || !digestsEqual(sha256(token), message.status_token_hash)) throw notFound();
-    }
-    return messageBody(store, message, caller.key.type === 'private');
-  });
+      // An id no message can have is answered like any unknown id: the rule stays unexposed.
+      const id = request.params.id;
+      const message = isPlausibleMessageId(id) ? await store.messages.get(caller.org.id, id) : undefined;
+      if (message === undefined || pastRetention(message.created_at, clock.now(), config.retentionDays)) throw notFound();
+      if (caller.key.type === 'public') {
+        // An empty header is no token: clients that always send the header, blank when they keep
+        // the token in the query, must not have it hide the deprecated ?token=.
+        const header = request.headers['x-mail-status-token'];
+        const token = header !== undefined && header !== '' ? header : request.query.token;
+        if (token === undefined || token === '' || !digestsEqual(sha256(token), message.status_token_hash)) throw notFound();
+      }
+      return messageBody(store, message, caller.key.type === 'private');
+    },
+  );
 }

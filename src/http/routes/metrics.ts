@@ -12,18 +12,25 @@ import type { App } from '../app-types.js';
  */
 export function registerMetrics(app: App, metrics: Metrics, token?: string): void {
   const authorized = token === undefined ? undefined : bearerCheck(token);
-  app.get('/metrics', {
-    schema: { hide: true },
-    onRequest: async (request) => {
-      if (authorized !== undefined && !authorized(request)) {
-        throw new ApiError('unauthorized', {
-          message: 'GET /metrics needs `Authorization: Bearer <MAILROOM_METRICS_TOKEN>`.',
-          headers: { 'www-authenticate': 'Bearer realm="metrics"' },
-        });
-      }
+  app.get(
+    '/metrics',
+    {
+      schema: { hide: true },
+      onRequest: async (request) => {
+        if (authorized !== undefined && !authorized(request)) {
+          throw new ApiError('unauthorized', {
+            message: 'GET /metrics needs `Authorization: Bearer <MAILROOM_METRICS_TOKEN>`.',
+            headers: { 'www-authenticate': 'Bearer realm="metrics"' },
+          });
+        }
+      },
     },
-  }, async (_request, reply) =>
-    reply.type(metrics.registry.contentType).header('cache-control', 'no-store').send(await metrics.registry.metrics()));
+    async (_request, reply) =>
+      reply
+        .type(metrics.registry.contentType)
+        .header('cache-control', 'no-store')
+        .send(await metrics.registry.metrics()),
+  );
 }
 
 /**
@@ -34,7 +41,9 @@ function bearerCheck(token: string): (request: FastifyRequest) => boolean {
   const expected = createHash('sha256').update(token).digest();
   return (request) => {
     const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
-    const given = createHash('sha256').update(match?.[1] ?? '').digest();
+    const given = createHash('sha256')
+      .update(match?.[1] ?? '')
+      .digest();
     return timingSafeEqual(given, expected) && match !== null;
   };
 }

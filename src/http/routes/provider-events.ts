@@ -22,7 +22,7 @@ const Summary = Type.Object({
   received: Type.Integer({ description: 'Events the request carried that mailroom reads' }),
   recorded: Type.Integer(),
   duplicates: Type.Integer({ description: 'Seen before (providers retry): recorded once' }),
-  unmatched: Type.Integer({ description: 'About no message of this service\'s organization: kept, counted, logged at warn' }),
+  unmatched: Type.Integer({ description: "About no message of this service's organization: kept, counted, logged at warn" }),
 });
 
 /** Lower-cased names, one value each (a repeated header's first). */
@@ -39,31 +39,57 @@ export async function registerProviderEvents(app: App, deps: Omit<IntakeDeps, 'w
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: PROVIDER_EVENTS_BODY_LIMIT }, (_request, body, done) => {
       done(null, body);
     });
-    scope.post('/v1/provider-events/:token', {
-      bodyLimit: PROVIDER_EVENTS_BODY_LIMIT,
-      schema: {
-        tags: ['Provider events'],
-        summary: 'Receive a provider\'s delivery, bounce and complaint events',
-        description: 'The URL is the service\'s `events_url` (admin API); its token is the only thing that names the service. The request is verified as its provider signs it (service `events` settings); a failed check is 401 `unauthorized` and records nothing. Unknown tokens and services without `events` settings are 404. Events are stored before the 2xx; duplicates and events matching no message are 2xx too, so providers stop retrying.',
-        params: Params,
-        response: responses({ 200: Summary }, ['bad_request', 'invalid_body', 'unauthorized', 'not_found', 'payload_too_large', 'service_unavailable']),
+    scope.post(
+      '/v1/provider-events/:token',
+      {
+        bodyLimit: PROVIDER_EVENTS_BODY_LIMIT,
+        schema: {
+          tags: ['Provider events'],
+          summary: "Receive a provider's delivery, bounce and complaint events",
+          description:
+            "The URL is the service's `events_url` (admin API); its token is the only thing that names the service. The request is verified as its provider signs it (service `events` settings); a failed check is 401 `unauthorized` and records nothing. Unknown tokens and services without `events` settings are 404. Events are stored before the 2xx; duplicates and events matching no message are 2xx too, so providers stop retrying.",
+          params: Params,
+          response: responses({ 200: Summary }, [
+            'bad_request',
+            'invalid_body',
+            'unauthorized',
+            'not_found',
+            'payload_too_large',
+            'service_unavailable',
+          ]),
+        },
       },
-    }, async (request) => {
-      const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      return receiveProviderEvents({
-        ...deps,
-        warn: (detail, message) => request.log.warn(detail, message),
-      }, request.params.token, {
-        headers: headersOf(request.headers),
-        rawBody,
-        url: `${baseUrl}${request.url}`,
-      });
-    });
+      async (request) => {
+        const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        return receiveProviderEvents(
+          {
+            ...deps,
+            warn: (detail, message) => request.log.warn(detail, message),
+          },
+          request.params.token,
+          {
+            headers: headersOf(request.headers),
+            rawBody,
+            url: `${baseUrl}${request.url}`,
+          },
+        );
+      },
+    );
   });
 }
 
 /** The route as `mailroom serve` runs it: the intake as the events room wires it (events/wiring.ts). */
-export async function registerProviderEventsRoute(app: App, { store, clock, metrics, config, notifier }: AppServices): Promise<void> {
-  const intake = storeIntakeDeps({ store, clock, metrics, logger: app.log, snsCertHosts: config.snsCertHosts, ...(notifier === undefined ? {} : { notifier }) });
+export async function registerProviderEventsRoute(
+  app: App,
+  { store, clock, metrics, config, notifier }: AppServices,
+): Promise<void> {
+  const intake = storeIntakeDeps({
+    store,
+    clock,
+    metrics,
+    logger: app.log,
+    snsCertHosts: config.snsCertHosts,
+    ...(notifier === undefined ? {} : { notifier }),
+  });
   await registerProviderEvents(app, intake, config.baseUrl);
 }

@@ -11,8 +11,18 @@ import { clientInfo } from '../headers.js';
 import { responses } from '../schemas.js';
 
 export const SEND_ERRORS = [
-  'bad_request', 'invalid_body', 'invalid_idempotency_key', 'unauthorized', 'insufficient_credits', 'forbidden',
-  'not_found', 'idempotency_conflict', 'payload_too_large', 'invalid_template_params', 'rate_limited', 'recipient_suppressed',
+  'bad_request',
+  'invalid_body',
+  'invalid_idempotency_key',
+  'unauthorized',
+  'insufficient_credits',
+  'forbidden',
+  'not_found',
+  'idempotency_conflict',
+  'payload_too_large',
+  'invalid_template_params',
+  'rate_limited',
+  'recipient_suppressed',
   // CAPTCHA verifier or rate-limit store unreachable (public keys fail closed).
   'service_unavailable',
 ] as const;
@@ -49,7 +59,9 @@ export function wantsJson(request: FastifyRequest): boolean {
     const q = params.find((p) => p.startsWith('q='));
     return q !== undefined && Number(q.slice(2)) === 0 ? [] : [type];
   });
-  return types.includes('application/json') && !types.includes('text/plain') && !types.includes('*/*') && !types.includes('text/*');
+  return (
+    types.includes('application/json') && !types.includes('text/plain') && !types.includes('*/*') && !types.includes('text/*')
+  );
 }
 
 export function sendStored(reply: FastifyReply, response: StoredResponse): FastifyReply {
@@ -58,35 +70,49 @@ export function sendStored(reply: FastifyReply, response: StoredResponse): Fasti
 
 /** POST /v1/send and its legacy alias POST /api/v1.0/email/send. */
 export function registerSend(app: App, deps: SendDeps): void {
-  for (const [url, legacy] of [['/v1/send', false], ['/api/v1.0/email/send', true]] as const) {
-    app.post(url, {
-      schema: {
-        tags: ['send'],
-        summary: legacy ? 'Legacy-compatible alias of POST /v1/send (EmailJS request shape)' : 'Send one email from a template',
-        description: legacy ? 'Answers 200 text/plain `OK` unless the client sends X-Mail-Client or asks for application/json only; then as /v1/send.' : undefined,
-        security: [{ publicKey: [] }, { privateKey: [] }],
-        body: SendBody,
-        response: responses(legacy ? { 200: Type.String({ description: 'OK' }), 202: Type.Ref('SendAccepted') } : { 202: Type.Ref('SendAccepted') }, SEND_ERRORS),
+  for (const [url, legacy] of [
+    ['/v1/send', false],
+    ['/api/v1.0/email/send', true],
+  ] as const) {
+    app.post(
+      url,
+      {
+        schema: {
+          tags: ['send'],
+          summary: legacy ? 'Legacy-compatible alias of POST /v1/send (EmailJS request shape)' : 'Send one email from a template',
+          description: legacy
+            ? 'Answers 200 text/plain `OK` unless the client sends X-Mail-Client or asks for application/json only; then as /v1/send.'
+            : undefined,
+          security: [{ publicKey: [] }, { privateKey: [] }],
+          body: SendBody,
+          response: responses(
+            legacy
+              ? { 200: Type.String({ description: 'OK' }), 202: Type.Ref('SendAccepted') }
+              : { 202: Type.Ref('SendAccepted') },
+            SEND_ERRORS,
+          ),
+        },
+        preValidation: async (request) => {
+          request.body = stripNulls(request.body) as typeof request.body;
+        },
       },
-      preValidation: async (request) => {
-        request.body = stripNulls(request.body) as typeof request.body;
+      async (request, reply) => {
+        const body = request.body;
+        // In the send path's order (README, Design): the body (1), the key and its rules (2), idempotency (3).
+        checkParamsSize(body.template_params);
+        const caller = await authenticate(request, deps.store, body);
+        const client = clientInfo(request);
+        await admitCaller(caller, client, deps.protection);
+        const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key']);
+        const outcome = await acceptSend(deps, {
+          caller,
+          client,
+          input: sendInputFromBody(body),
+          idempotency: idempotencyKey === undefined ? undefined : { key: idempotencyKey, digest: requestDigest(url, body) },
+          respond: legacy && !wantsJson(request) ? legacyAccepted : jsonAccepted,
+        });
+        return sendStored(reply, outcome.response);
       },
-    }, async (request, reply) => {
-      const body = request.body;
-      // In the send path's order (README, Design): the body (1), the key and its rules (2), idempotency (3).
-      checkParamsSize(body.template_params);
-      const caller = await authenticate(request, deps.store, body);
-      const client = clientInfo(request);
-      await admitCaller(caller, client, deps.protection);
-      const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key']);
-      const outcome = await acceptSend(deps, {
-        caller,
-        client,
-        input: sendInputFromBody(body),
-        idempotency: idempotencyKey === undefined ? undefined : { key: idempotencyKey, digest: requestDigest(url, body) },
-        respond: legacy && !wantsJson(request) ? legacyAccepted : jsonAccepted,
-      });
-      return sendStored(reply, outcome.response);
-    });
+    );
   }
 }

@@ -27,15 +27,23 @@ const OWN_REASON_TYPES = new Set(['queued', 'held', 'released']);
 const PUBLIC_DETAIL_KEYS = new Set(['provider', 'bounce_type', 'status', 'hard', 'attempt', 'retry_at']);
 
 function publicView(type: string, detail: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(detail).filter(([k]) => PUBLIC_DETAIL_KEYS.has(k) || (k === 'reason' && OWN_REASON_TYPES.has(type))));
+  return Object.fromEntries(
+    Object.entries(detail).filter(([k]) => PUBLIC_DETAIL_KEYS.has(k) || (k === 'reason' && OWN_REASON_TYPES.has(type))),
+  );
 }
 
 export function timelineEntry(e: MessageEvent, withAddresses: boolean) {
   const details = e.detail === null ? null : withAddresses ? e.detail : publicView(e.type, e.detail);
   const d = details ?? {};
   // The worker's own hand-off bounce says `hard: true|false`; provider events say bounce_type.
-  const bounceType = d.bounce_type === 'hard' || d.bounce_type === 'soft' ? d.bounce_type
-    : e.type === 'bounced' && typeof d.hard === 'boolean' ? (d.hard ? 'hard' : 'soft') : undefined;
+  const bounceType =
+    d.bounce_type === 'hard' || d.bounce_type === 'soft'
+      ? d.bounce_type
+      : e.type === 'bounced' && typeof d.hard === 'boolean'
+        ? d.hard
+          ? 'hard'
+          : 'soft'
+        : undefined;
   const recipient = text(d.recipient);
   const reason = text(d.reason);
   const provider = text(d.provider);

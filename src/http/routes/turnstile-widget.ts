@@ -43,7 +43,8 @@ async function publicKeyOrg(store: Store, value: string): Promise<Organization |
 
 function send(reply: FastifyReply, status: number, csp: string, html: string): FastifyReply {
   // The page depends on the query and the organization's current settings: never cached or shared.
-  return reply.code(status)
+  return reply
+    .code(status)
     .header('cache-control', 'private, no-store')
     .header('content-security-policy', csp)
     .header('x-content-type-options', 'nosniff')
@@ -60,7 +61,8 @@ export function registerTurnstileWidget(app: App, { config, store }: AppServices
     const userId = single(request.query, 'user_id');
     const redirectUri = single(request.query, 'redirect_uri');
     if (publicKey === null || userId === null || redirectUri === null) return refuse('A parameter was given more than once.');
-    if (publicKey !== undefined && userId !== undefined && publicKey !== userId) return refuse('public_key and user_id name different keys.');
+    if (publicKey !== undefined && userId !== undefined && publicKey !== userId)
+      return refuse('public_key and user_id name different keys.');
     const keyValue = publicKey ?? userId;
 
     if (keyValue === undefined) {

@@ -8,7 +8,8 @@ import type { Dialect } from '../dialect.js';
  */
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   const s = db.schema;
-  await s.createTable('organizations')
+  await s
+    .createTable('organizations')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('plan', 'text', (c) => c.notNull())
@@ -25,7 +26,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
 
-  await s.createTable('api_keys')
+  await s
+    .createTable('api_keys')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
     .addColumn('type', 'text', (c) => c.notNull())
@@ -38,7 +40,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .execute();
   await s.createIndex('api_keys_org').on('api_keys').columns(['org_id', 'created_at']).execute();
 
-  await s.createTable('services')
+  await s
+    .createTable('services')
     .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
     .addColumn('id', 'text', (c) => c.notNull())
     .addColumn('provider', 'text', (c) => c.notNull())
@@ -51,7 +54,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addPrimaryKeyConstraint('services_pk', ['org_id', 'id'])
     .execute();
 
-  await s.createTable('templates')
+  await s
+    .createTable('templates')
     .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
     .addColumn('id', 'text', (c) => c.notNull())
     .addColumn('name', 'text', (c) => c.notNull())
@@ -78,7 +82,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addPrimaryKeyConstraint('templates_pk', ['org_id', 'id'])
     .execute();
 
-  await s.createTable('suppressions')
+  await s
+    .createTable('suppressions')
     .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
     .addColumn('email', 'text', (c) => c.notNull())
     .addColumn('reason', 'text', (c) => c.notNull())
@@ -86,14 +91,16 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addPrimaryKeyConstraint('suppressions_pk', ['org_id', 'email'])
     .execute();
 
-  await s.createTable('block_list')
+  await s
+    .createTable('block_list')
     .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
     .addColumn('value', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('block_list_pk', ['org_id', 'value'])
     .execute();
 
-  await s.createTable('messages')
+  await s
+    .createTable('messages')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
     .addColumn('template_id', 'text', (c) => c.notNull())
@@ -116,7 +123,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   // History pages newest first, with every filter a prefix of one of these (id breaks ties).
   await s.createIndex('messages_org_time').on('messages').columns(['org_id', 'created_at', 'id']).execute();
   await s.createIndex('messages_org_status_time').on('messages').columns(['org_id', 'status', 'created_at', 'id']).execute();
-  await s.createIndex('messages_org_template_time').on('messages').columns(['org_id', 'template_id', 'created_at', 'id']).execute();
+  await s
+    .createIndex('messages_org_template_time')
+    .on('messages')
+    .columns(['org_id', 'template_id', 'created_at', 'id'])
+    .execute();
   await s.createIndex('messages_org_service_time').on('messages').columns(['org_id', 'service_id', 'created_at', 'id']).execute();
   // The worker's claim (status 'queued', due first) and the reaper (status 'sending', whose
   // few rows it filters by lease) share one index.
@@ -125,13 +136,15 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   // The rendered email lives beside the message row, not in it: every status change rewrites
   // its row, and a row carrying a few kB of HTML made each claim and outcome several times
   // dearer (the queue's claim was the worker's largest cost).
-  await s.createTable('message_contents')
+  await s
+    .createTable('message_contents')
     .addColumn('message_id', 'text', (c) => c.primaryKey().references('messages.id').onDelete('cascade'))
     .addColumn('content', 'text', (c) => c.notNull())
     .addColumn('attachments', 'text')
     .execute();
 
-  await s.createTable('message_recipients')
+  await s
+    .createTable('message_recipients')
     .addColumn('message_id', 'text', (c) => c.notNull().references('messages.id').onDelete('cascade'))
     .addColumn('org_id', 'text', (c) => c.notNull())
     .addColumn('kind', 'text', (c) => c.notNull())
@@ -139,13 +152,18 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
   // `q` (exact recipient) on history, and the per-recipient daily limit.
-  await s.createIndex('recipients_org_email_time').on('message_recipients').columns(['org_id', 'email', 'created_at', 'message_id']).execute();
+  await s
+    .createIndex('recipients_org_email_time')
+    .on('message_recipients')
+    .columns(['org_id', 'email', 'created_at', 'message_id'])
+    .execute();
   await s.createIndex('recipients_message').on('message_recipients').column('message_id').execute();
 
   // SQLite: a plain INTEGER PRIMARY KEY is the rowid, always larger than any id in use (so it
   // orders a timeline); AUTOINCREMENT would add a sqlite_sequence write to every event for a
   // guarantee (ids never reused after deletes) that nothing here needs.
-  await s.createTable('message_events')
+  await s
+    .createTable('message_events')
     .addColumn('id', dialect === 'postgres' ? 'bigserial' : 'integer', (c) => c.primaryKey())
     .addColumn('message_id', 'text', (c) => c.notNull().references('messages.id').onDelete('cascade'))
     .addColumn('type', 'text', (c) => c.notNull())
@@ -154,7 +172,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .execute();
   await s.createIndex('events_message').on('message_events').columns(['message_id', 'id']).execute();
 
-  await s.createTable('idempotency_records')
+  await s
+    .createTable('idempotency_records')
     .addColumn('org_id', 'text', (c) => c.notNull())
     .addColumn('key', 'text', (c) => c.notNull())
     .addColumn('request_hash', 'text', (c) => c.notNull())
@@ -168,7 +187,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .execute();
   await s.createIndex('idempotency_expiry').on('idempotency_records').column('expires_at').execute();
 
-  await s.createTable('uploads')
+  await s
+    .createTable('uploads')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
     .addColumn('filename', 'text', (c) => c.notNull())

@@ -10,7 +10,10 @@ import type { Dialect } from '../dialect.js';
  * One column per statement: SQLite's ALTER TABLE adds a single column at a time.
  */
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
-  await db.schema.alterTable('message_recipients').addColumn('state', 'text', (c) => c.notNull().defaultTo('pending')).execute();
+  await db.schema
+    .alterTable('message_recipients')
+    .addColumn('state', 'text', (c) => c.notNull().defaultTo('pending'))
+    .execute();
   await db.schema.alterTable('message_recipients').addColumn('reason', 'text').execute();
   await db.schema.alterTable('message_recipients').addColumn('updated_at', 'bigint').execute();
 }

@@ -9,5 +9,9 @@ import type { Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('api_keys').addColumn('expires_at', 'bigint').execute();
   const keys = db as Kysely<{ api_keys: { status: string; revoked_at: number | null; expires_at: number | null } }>;
-  await keys.updateTable('api_keys').set((eb) => ({ expires_at: eb.ref('revoked_at') })).where('status', '<>', 'active').execute();
+  await keys
+    .updateTable('api_keys')
+    .set((eb) => ({ expires_at: eb.ref('revoked_at') }))
+    .where('status', '<>', 'active')
+    .execute();
 }

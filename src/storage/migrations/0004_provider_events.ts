@@ -18,7 +18,8 @@ import type { Dialect } from '../dialect.js';
  * states need no column: message_recipients.state (migration 0002) is TEXT and gains values.
  */
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
-  await db.schema.createTable('provider_events')
+  await db.schema
+    .createTable('provider_events')
     .addColumn('source', 'text', (c) => c.notNull())
     .addColumn('scope', 'text', (c) => c.notNull())
     .addColumn('event_key', 'text', (c) => c.notNull())

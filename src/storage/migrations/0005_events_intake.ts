@@ -17,10 +17,15 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
   const services = db as Kysely<{ services: { org_id: string; id: string; events_token: string | null } }>;
   const rows = await services.selectFrom('services').select(['org_id', 'id']).execute();
   for (const row of rows) {
-    await services.updateTable('services').set({ events_token: randomBytes(24).toString('base64url') })
-      .where('org_id', '=', row.org_id).where('id', '=', row.id).execute();
+    await services
+      .updateTable('services')
+      .set({ events_token: randomBytes(24).toString('base64url') })
+      .where('org_id', '=', row.org_id)
+      .where('id', '=', row.id)
+      .execute();
   }
-  await db.schema.createTable('webhook_tokens')
+  await db.schema
+    .createTable('webhook_tokens')
     .addColumn('source', 'text', (c) => c.notNull())
     .addColumn('token', 'text', (c) => c.notNull())
     .addColumn('expires_at', 'bigint', (c) => c.notNull())

@@ -17,7 +17,8 @@ import type { Dialect } from '../dialect.js';
  */
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   const s = db.schema;
-  await s.createTable('webhook_endpoints')
+  await s
+    .createTable('webhook_endpoints')
     .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
     .addColumn('id', 'text', (c) => c.notNull())
     .addColumn('url', 'text', (c) => c.notNull())
@@ -34,7 +35,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addPrimaryKeyConstraint('webhook_endpoints_pk', ['org_id', 'id'])
     .execute();
 
-  await s.createTable('webhook_deliveries')
+  await s
+    .createTable('webhook_deliveries')
     .addColumn('id', dialect === 'postgres' ? 'bigserial' : 'integer', (c) => c.primaryKey())
     .addColumn('org_id', 'text', (c) => c.notNull())
     .addColumn('endpoint_id', 'text', (c) => c.notNull())
@@ -52,18 +54,34 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('last_error', 'text')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
-    .addForeignKeyConstraint('webhook_deliveries_endpoint', ['org_id', 'endpoint_id'], 'webhook_endpoints', ['org_id', 'id'], (c) => c.onDelete('cascade'))
+    .addForeignKeyConstraint(
+      'webhook_deliveries_endpoint',
+      ['org_id', 'endpoint_id'],
+      'webhook_endpoints',
+      ['org_id', 'id'],
+      (c) => c.onDelete('cascade'),
+    )
     .execute();
   // One delivery per (endpoint, event): a replay of a range finds the rows it resets by it.
-  await s.createIndex('webhook_deliveries_event').unique().on('webhook_deliveries').columns(['org_id', 'endpoint_id', 'event_id']).execute();
+  await s
+    .createIndex('webhook_deliveries_event')
+    .unique()
+    .on('webhook_deliveries')
+    .columns(['org_id', 'endpoint_id', 'event_id'])
+    .execute();
   // The claim (state pending, due first), like messages_due.
   await s.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['state', 'next_attempt_at']).execute();
   // The log, newest first per endpoint; and retention, by message and by age.
-  await s.createIndex('webhook_deliveries_log').on('webhook_deliveries').columns(['org_id', 'endpoint_id', 'created_at', 'id']).execute();
+  await s
+    .createIndex('webhook_deliveries_log')
+    .on('webhook_deliveries')
+    .columns(['org_id', 'endpoint_id', 'created_at', 'id'])
+    .execute();
   await s.createIndex('webhook_deliveries_message').on('webhook_deliveries').column('message_id').execute();
   await s.createIndex('webhook_deliveries_created').on('webhook_deliveries').column('created_at').execute();
 
-  await s.createTable('webhook_attempts')
+  await s
+    .createTable('webhook_attempts')
     .addColumn('delivery_id', 'bigint', (c) => c.notNull().references('webhook_deliveries.id').onDelete('cascade'))
     .addColumn('attempt', 'integer', (c) => c.notNull())
     .addColumn('at', 'bigint', (c) => c.notNull())

@@ -13,7 +13,8 @@ import type { Kysely } from 'kysely';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const s = db.schema;
-  await s.createTable('admin_sessions')
+  await s
+    .createTable('admin_sessions')
     .addColumn('id_hash', 'text', (c) => c.primaryKey())
     .addColumn('csrf_token', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
@@ -21,13 +22,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await s.createIndex('admin_sessions_expiry').on('admin_sessions').column('expires_at').execute();
 
-  await s.createTable('template_versions')
+  await s
+    .createTable('template_versions')
     .addColumn('org_id', 'text', (c) => c.notNull())
     .addColumn('template_id', 'text', (c) => c.notNull())
     .addColumn('version', 'integer', (c) => c.notNull())
     .addColumn('fields', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('template_versions_pk', ['org_id', 'template_id', 'version'])
-    .addForeignKeyConstraint('template_versions_template', ['org_id', 'template_id'], 'templates', ['org_id', 'id'], (c) => c.onDelete('cascade'))
+    .addForeignKeyConstraint('template_versions_template', ['org_id', 'template_id'], 'templates', ['org_id', 'id'], (c) =>
+      c.onDelete('cascade'),
+    )
     .execute();
 }

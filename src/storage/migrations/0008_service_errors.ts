@@ -8,7 +8,9 @@ import { sql, type Kysely } from 'kysely';
  * Both SQLite and PostgreSQL use it when the query says `last_error is not null`.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createIndex('messages_org_service_error').on('messages')
+  await db.schema
+    .createIndex('messages_org_service_error')
+    .on('messages')
     .columns(['org_id', 'service_id', 'updated_at'])
     .where(sql.ref('last_error'), 'is not', null)
     .execute();

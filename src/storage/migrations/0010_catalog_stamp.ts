@@ -15,12 +15,21 @@ import type { Dialect } from '../dialect.js';
  */
 const CATALOG_TABLES = ['api_keys', 'services', 'templates'] as const;
 const ORG_COLUMNS = [
-  'name', 'plan', 'overdraft', 'when_out_of_credits', 'hold_queue_limit', 'email_verified', 'suspended',
-  'security', 'captcha_site_key', 'captcha_secret_key',
+  'name',
+  'plan',
+  'overdraft',
+  'when_out_of_credits',
+  'hold_queue_limit',
+  'email_verified',
+  'suspended',
+  'security',
+  'captcha_site_key',
+  'captcha_secret_key',
 ] as const;
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
-  await db.schema.createTable('catalog_stamp')
+  await db.schema
+    .createTable('catalog_stamp')
     .addColumn('id', 'integer', (c) => c.primaryKey())
     .addColumn('stamp', 'bigint', (c) => c.notNull())
     .execute();
@@ -33,14 +42,26 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
         await sql.raw(`create trigger ${table}_${op}_stamp after ${op} on ${table} begin ${bump}; end`).execute(db);
       }
     }
-    await sql.raw(`create trigger organizations_update_stamp after update of ${orgColumns} on organizations begin ${bump}; end`).execute(db);
+    await sql
+      .raw(`create trigger organizations_update_stamp after update of ${orgColumns} on organizations begin ${bump}; end`)
+      .execute(db);
     await sql.raw(`create trigger organizations_insert_stamp after insert on organizations begin ${bump}; end`).execute(db);
     await sql.raw(`create trigger organizations_delete_stamp after delete on organizations begin ${bump}; end`).execute(db);
     return;
   }
-  await sql.raw(`create function bump_catalog_stamp() returns trigger language plpgsql as $$ begin ${bump}; return null; end $$`).execute(db);
+  await sql
+    .raw(`create function bump_catalog_stamp() returns trigger language plpgsql as $$ begin ${bump}; return null; end $$`)
+    .execute(db);
   for (const table of CATALOG_TABLES) {
-    await sql.raw(`create trigger ${table}_stamp after insert or update or delete on ${table} for each statement execute function bump_catalog_stamp()`).execute(db);
+    await sql
+      .raw(
+        `create trigger ${table}_stamp after insert or update or delete on ${table} for each statement execute function bump_catalog_stamp()`,
+      )
+      .execute(db);
   }
-  await sql.raw(`create trigger organizations_stamp after insert or update of ${orgColumns} or delete on organizations for each statement execute function bump_catalog_stamp()`).execute(db);
+  await sql
+    .raw(
+      `create trigger organizations_stamp after insert or update of ${orgColumns} or delete on organizations for each statement execute function bump_catalog_stamp()`,
+    )
+    .execute(db);
 }

@@ -38,16 +38,30 @@ export const PARTIAL_INDEX_STATS: ReadonlyArray<readonly [index: string, stat: s
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   const s = db.schema;
   await s.dropIndex('messages_due').execute();
-  await s.createIndex('messages_due').on('messages').column('next_attempt_at')
-    .where(sql.ref('status'), '=', sql.lit('queued')).execute();
-  await s.createIndex('messages_leased').on('messages').column('lease_until')
-    .where(sql.ref('status'), '=', sql.lit('sending')).execute();
+  await s
+    .createIndex('messages_due')
+    .on('messages')
+    .column('next_attempt_at')
+    .where(sql.ref('status'), '=', sql.lit('queued'))
+    .execute();
+  await s
+    .createIndex('messages_leased')
+    .on('messages')
+    .column('lease_until')
+    .where(sql.ref('status'), '=', sql.lit('sending'))
+    .execute();
   await s.dropIndex('messages_provider_message_id').execute();
-  await s.createIndex('messages_provider_message_id').on('messages').column('provider_message_id')
-    .where(sql.ref('provider_message_id'), 'is not', null).execute();
+  await s
+    .createIndex('messages_provider_message_id')
+    .on('messages')
+    .column('provider_message_id')
+    .where(sql.ref('provider_message_id'), 'is not', null)
+    .execute();
   if (dialect !== 'sqlite') return;
   // The planner statistics of 0011, for the indexes as they are now.
-  await sql`delete from sqlite_stat1 where tbl = 'messages' and idx in (${sql.join(PARTIAL_INDEX_STATS.map(([index]) => index))})`.execute(db);
+  await sql`delete from sqlite_stat1 where tbl = 'messages' and idx in (${sql.join(PARTIAL_INDEX_STATS.map(([index]) => index))})`.execute(
+    db,
+  );
   for (const [index, stat] of PARTIAL_INDEX_STATS) {
     await sql`insert into sqlite_stat1 (tbl, idx, stat) values ('messages', ${index}, ${stat})`.execute(db);
   }

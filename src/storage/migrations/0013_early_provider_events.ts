@@ -15,6 +15,10 @@ import type { Dialect } from '../dialect.js';
  */
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
   await db.schema.alterTable('provider_events').addColumn('provider_message_id', 'text').execute();
-  await db.schema.createIndex('provider_events_unmatched_provider_id').on('provider_events').columns(['org_id', 'provider_message_id'])
-    .where(sql.ref('message_id'), 'is', null).execute();
+  await db.schema
+    .createIndex('provider_events_unmatched_provider_id')
+    .on('provider_events')
+    .columns(['org_id', 'provider_message_id'])
+    .where(sql.ref('message_id'), 'is', null)
+    .execute();
 }

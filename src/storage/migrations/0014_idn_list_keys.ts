@@ -19,12 +19,16 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   for (const { table, column } of LISTS) {
     const col = sql.ref(column);
     const nonAscii = dialect === 'postgres' ? sql`${col} ~ '[^ -~]'` : sql`${col} glob '*[^ -~]*'`;
-    const { rows } = await sql<{ org_id: string; entry: string }>`select org_id, ${col} as entry from ${sql.table(table)} where ${nonAscii}`.execute(db);
+    const { rows } = await sql<{
+      org_id: string;
+      entry: string;
+    }>`select org_id, ${col} as entry from ${sql.table(table)} where ${nonAscii}`.execute(db);
     for (const { org_id: org, entry } of rows) {
       const key = canonicalAddress(entry);
       if (key === entry) continue;
       const taken = await sql`select 1 from ${sql.table(table)} where org_id = ${org} and ${col} = ${key}`.execute(db);
-      if (taken.rows.length > 0) await sql`delete from ${sql.table(table)} where org_id = ${org} and ${col} = ${entry}`.execute(db);
+      if (taken.rows.length > 0)
+        await sql`delete from ${sql.table(table)} where org_id = ${org} and ${col} = ${entry}`.execute(db);
       else await sql`update ${sql.table(table)} set ${col} = ${key} where org_id = ${org} and ${col} = ${entry}`.execute(db);
     }
   }

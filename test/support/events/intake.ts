@@ -17,28 +17,46 @@ import { startSink, type Sink } from '../smtp-sink.js';
 
 /** The events stored by the record step (provider_events), as the sources produced them, in arrival order. */
 export async function recorded(t: TestApp): Promise<ProviderEvent[]> {
-  const rows = await databaseOf(t.store).selectFrom('provider_events').select(['detail', 'received_at', 'event_key'])
-    .orderBy('received_at').orderBy('event_key').execute();
+  const rows = await databaseOf(t.store)
+    .selectFrom('provider_events')
+    .select(['detail', 'received_at', 'event_key'])
+    .orderBy('received_at')
+    .orderBy('event_key')
+    .execute();
   return rows.map((r) => JSON.parse(r.detail) as ProviderEvent);
 }
 
 /** mailroom_provider_events_total for one source and outcome, as /metrics shows it. */
 export async function providerEventsCount(t: TestApp, source: string, outcome: string): Promise<number> {
   const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
-  const line = text.split('\n').find((l) => l.startsWith('mailroom_provider_events_total{') && l.includes(`source="${source}"`) && l.includes(`outcome="${outcome}"`));
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('mailroom_provider_events_total{') && l.includes(`source="${source}"`) && l.includes(`outcome="${outcome}"`),
+    );
   return line === undefined ? 0 : Number(line.split(' ').pop());
 }
 
 /** Creates org `acme` with an outbox service `id` receiving `events`; returns its events URL path. */
 export async function serviceWithEvents(t: TestApp, id: string, events: Record<string, unknown> | undefined): Promise<string> {
   if ((await t.store.organizations.get('acme')) === undefined) await createOrg(t);
-  const res = await admin(t, 'PUT', `/organizations/acme/services/${id}`, { provider: 'outbox', default: false, ...(events === undefined ? {} : { events }) });
+  const res = await admin(t, 'PUT', `/organizations/acme/services/${id}`, {
+    provider: 'outbox',
+    default: false,
+    ...(events === undefined ? {} : { events }),
+  });
   expect(res.statusCode, res.body).toBe(201);
   return new URL(res.json<{ events_url: string }>().events_url).pathname;
 }
 
 /** One POST as a provider makes it, raw bytes; the test clock moves 1 ms first, so stored events keep their arrival order. */
-export function post(t: TestApp, path: string, body: string | Buffer, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+export function post(
+  t: TestApp,
+  path: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
   t.clock.advance(1);
   return t.app.inject({ method: 'POST', url: path, payload: body, headers: { 'content-type': 'application/json', ...headers } });
 }

@@ -20,7 +20,10 @@ export interface FakeSns {
   /** A second certificate whose key did not sign anything (wrong key). */
   otherCertUrl: string;
   requests: string[];
-  sign(fields: Omit<SnsMessage, 'Signature' | 'SigningCertURL' | 'SignatureVersion'>, options?: { version?: '1' | '2'; certUrl?: string }): SnsMessage;
+  sign(
+    fields: Omit<SnsMessage, 'Signature' | 'SigningCertURL' | 'SignatureVersion'>,
+    options?: { version?: '1' | '2'; certUrl?: string },
+  ): SnsMessage;
   close(): Promise<void>;
 }
 
@@ -34,7 +37,25 @@ async function listen(server: http.Server): Promise<number> {
 function makeCert(dir: string, name: string): { key: string; cert: string } {
   const keyFile = path.join(dir, `${name}.key`);
   const certFile = path.join(dir, `${name}.pem`);
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', '/CN=sns.test'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=sns.test',
+    ],
+    { stdio: 'ignore' },
+  );
   return { key: fs.readFileSync(keyFile, 'utf8'), cert: fs.readFileSync(certFile, 'utf8') };
 }
 
@@ -69,7 +90,12 @@ export async function fakeSns(): Promise<FakeSns> {
     requests,
     sign(fields, options = {}) {
       const version = options.version ?? '2';
-      const unsigned: SnsMessage = { ...fields, SignatureVersion: version, Signature: '', SigningCertURL: options.certUrl ?? `${base}/cert.pem` };
+      const unsigned: SnsMessage = {
+        ...fields,
+        SignatureVersion: version,
+        Signature: '',
+        SigningCertURL: options.certUrl ?? `${base}/cert.pem`,
+      };
       const signer = createSign(version === '1' ? 'RSA-SHA1' : 'RSA-SHA256');
       signer.update(canonicalString(unsigned));
       return { ...unsigned, Signature: signer.sign(main.key, 'base64') };
@@ -81,8 +107,15 @@ export async function fakeSns(): Promise<FakeSns> {
 export const TOPIC = 'arn:aws:sns:us-east-1:123456789012:ses-events';
 
 /** An SES record in either format, for one message and its recipients. */
-export function sesRecord(kind: string, format: 'notification' | 'event', detail: Record<string, unknown>, mail: Record<string, unknown> = {}): string {
-  const field = { Delivery: 'delivery', Bounce: 'bounce', Complaint: 'complaint', DeliveryDelay: 'deliveryDelay', Reject: 'reject' }[kind] ?? kind;
+export function sesRecord(
+  kind: string,
+  format: 'notification' | 'event',
+  detail: Record<string, unknown>,
+  mail: Record<string, unknown> = {},
+): string {
+  const field =
+    { Delivery: 'delivery', Bounce: 'bounce', Complaint: 'complaint', DeliveryDelay: 'deliveryDelay', Reject: 'reject' }[kind] ??
+    kind;
   return JSON.stringify({
     [format === 'notification' ? 'notificationType' : 'eventType']: kind,
     mail: {
@@ -120,7 +153,8 @@ export async function certOutage(goodPem: string): Promise<CertOutage> {
     const url = req.url ?? '/';
     requests.push(url);
     if (url === '/500.pem') res.writeHead(500).end('internal error');
-    else if (url === '/garbled.pem') res.end('-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n');
+    else if (url === '/garbled.pem')
+      res.end('-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n');
     else if (url === '/flaky.pem' && recovered) res.end(goodPem);
     else if (url === '/flaky.pem') res.writeHead(503).end();
     else res.writeHead(404).end();
@@ -133,7 +167,9 @@ export async function certOutage(goodPem: string): Promise<CertOutage> {
     base: `http://127.0.0.1:${port}`,
     closedHost: `127.0.0.1:${closedPort}`,
     requests,
-    recover: () => { recovered = true; },
+    recover: () => {
+      recovered = true;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

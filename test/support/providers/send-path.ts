@@ -45,7 +45,11 @@ export const ATTACHMENTS = [
 ];
 
 /** An attachment as POST /v1/send takes it inline. */
-interface Inline { filename: string; content_base64: string; content_type?: string }
+interface Inline {
+  filename: string;
+  content_base64: string;
+  content_type?: string;
+}
 
 interface Provider {
   /** The service's id and its settings as stored (`{ <provider>: {...} }`). */
@@ -72,17 +76,34 @@ async function providerApp(dialect: Dialect, closer: Closer, provider: string, p
   closer.defer(() => t.cleanup());
   await seedOrg(t.store, { credits: 1000, templates: p.templates });
   const setSettings = async (settings: Record<string, unknown>) => {
-    await t.store.services.put('acme', p.serviceId, { provider, settings, is_default: true, max_per_second: null }, t.clock.now());
+    await t.store.services.put(
+      'acme',
+      p.serviceId,
+      { provider, settings, is_default: true, max_per_second: null },
+      t.clock.now(),
+    );
   };
   await setSettings(p.settings);
   const blobs = openBlobStore({ blobUrl: undefined, dataDir, baseUrl: t.config.baseUrl }).blobs;
-  const worker = new DeliveryWorker({
-    store: t.store, clock: t.clock, dataDir, pacer: new LocalPacer(t.clock), metrics: createMetrics(), logger: captureLogger(), blobs,
-    ...(p.factory !== undefined ? { transports: { [provider]: p.factory } } : {}),
-  }, { batchSize: 50, leaseMs: 60_000, pollMs: 20, reapEveryMs: 10_000 });
+  const worker = new DeliveryWorker(
+    {
+      store: t.store,
+      clock: t.clock,
+      dataDir,
+      pacer: new LocalPacer(t.clock),
+      metrics: createMetrics(),
+      logger: captureLogger(),
+      blobs,
+      ...(p.factory !== undefined ? { transports: { [provider]: p.factory } } : {}),
+    },
+    { batchSize: 50, leaseMs: 60_000, pollMs: 20, reapEveryMs: 10_000 },
+  );
   closer.defer(() => worker.stop(2_000));
   return {
-    t, dataDir, worker, setSettings,
+    t,
+    dataDir,
+    worker,
+    setSettings,
     async post(template, attachments) {
       const payload = { template_id: template, template_params: PARAMS, ...(attachments.length > 0 ? { attachments } : {}) };
       const res = await t.app.inject({ method: 'POST', url: '/v1/send', headers: privateHeaders, payload });
@@ -100,9 +121,20 @@ export interface ProviderSetup {
 }
 
 /** A JSON-API provider (`settings` unwrapped) as service `svc`; everything closed by `closer`. */
-export async function providerSetup(dialect: Dialect, closer: Closer, provider: string, settings: Record<string, unknown>, factory: TransportFactory): Promise<ProviderSetup> {
+export async function providerSetup(
+  dialect: Dialect,
+  closer: Closer,
+  provider: string,
+  settings: Record<string, unknown>,
+  factory: TransportFactory,
+): Promise<ProviderSetup> {
   const templates = [{ ...CONTACT_TEMPLATE, bcc: BCC, allow_attachments: true }];
-  const s = await providerApp(dialect, closer, provider, { serviceId: 'svc', settings: { [provider]: settings }, factory, templates });
+  const s = await providerApp(dialect, closer, provider, {
+    serviceId: 'svc',
+    settings: { [provider]: settings },
+    factory,
+    templates,
+  });
   const attachments: Inline[] = [
     { filename: 'report.pdf', content_base64: PDF.toString('base64'), content_type: 'application/pdf' },
     { filename: 'notes.txt', content_base64: NOTES.toString('base64') },
@@ -120,9 +152,22 @@ export function providerHarness(dialect: Dialect) {
   const closer = closerPerTest();
   return {
     closer,
-    async setup(provider: string, factory: TransportFactory | undefined, settings: Record<string, unknown>): Promise<MimeProviderSetup> {
-      const { post, ...s } = await providerApp(dialect, closer, provider, { serviceId: provider, settings, factory, templates: [SEEDED_CONTACT, FULL_TEMPLATE] });
-      const inline = ATTACHMENTS.map((a) => ({ filename: a.filename, content_base64: a.content.toString('base64'), content_type: a.content_type }));
+    async setup(
+      provider: string,
+      factory: TransportFactory | undefined,
+      settings: Record<string, unknown>,
+    ): Promise<MimeProviderSetup> {
+      const { post, ...s } = await providerApp(dialect, closer, provider, {
+        serviceId: provider,
+        settings,
+        factory,
+        templates: [SEEDED_CONTACT, FULL_TEMPLATE],
+      });
+      const inline = ATTACHMENTS.map((a) => ({
+        filename: a.filename,
+        content_base64: a.content.toString('base64'),
+        content_type: a.content_type,
+      }));
       return { ...s, send: (attachments = true) => post('full', attachments ? inline : []) };
     },
   };

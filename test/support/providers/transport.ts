@@ -13,15 +13,32 @@ import type { Closer } from '../cleanup.js';
 
 /** A default service row of `acme` for `provider`, with `settings` as given (no wrapping). */
 export function serviceRow(provider: string, settings: Record<string, unknown>, id = provider): Service {
-  return { org_id: 'acme', id, provider, settings, is_default: true, max_per_second: null, version: 1, created_at: 0, updated_at: 0 };
+  return {
+    org_id: 'acme',
+    id,
+    provider,
+    settings,
+    is_default: true,
+    max_per_second: null,
+    version: 1,
+    created_at: 0,
+    updated_at: 0,
+  };
 }
 
 /** One message to a@example.com, Bcc b@example.com, text only, no attachments. */
 export const MAIL: OutgoingEmail = {
-  messageId: 'msg_unit0001', headerMessageId: '<msg_unit0001@mailroom.test>',
+  messageId: 'msg_unit0001',
+  headerMessageId: '<msg_unit0001@mailroom.test>',
   email: {
-    subject: 'Hi', from: { name: 'Acme', address: 'noreply@acme.test' }, reply_to: [],
-    to: [{ name: '', address: 'a@example.com' }], cc: [], bcc: [{ name: '', address: 'b@example.com' }], html: '', text: 'Hello',
+    subject: 'Hi',
+    from: { name: 'Acme', address: 'noreply@acme.test' },
+    reply_to: [],
+    to: [{ name: '', address: 'a@example.com' }],
+    cc: [],
+    bcc: [{ name: '', address: 'b@example.com' }],
+    html: '',
+    text: 'Hello',
   },
   attachments: [],
 };

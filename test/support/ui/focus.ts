@@ -58,10 +58,14 @@ const FOCUS_STATE = `(() => {
 })()`;
 
 export async function focused(page: Page): Promise<Focused | undefined> {
-  const state = await page.evaluate(FOCUS_STATE) as Omit<Focused, 'role' | 'name'> | null;
+  const state = (await page.evaluate(FOCUS_STATE)) as Omit<Focused, 'role' | 'name'> | null;
   if (state === null) return undefined;
   // The accessible role and name as the browser exposes them (first line of the aria snapshot).
-  const snapshot = await page.locator('*:focus').first().ariaSnapshot({ timeout: 2000 }).catch(() => '');
+  const snapshot = await page
+    .locator('*:focus')
+    .first()
+    .ariaSnapshot({ timeout: 2000 })
+    .catch(() => '');
   // YAML quotes the whole line when the name holds characters such as `{`.
   const m = /^- '?([\w-]+)(?: "((?:[^"\\]|\\.)*)")?/.exec(snapshot);
   return { ...state, role: m?.[1] ?? '', name: (m?.[2] ?? '').replace(/\\"/g, '"') };
@@ -77,10 +81,17 @@ export async function settledFocus(page: Page): Promise<Focused | undefined> {
   return f;
 }
 
-export const describeFocus = (f: Focused | undefined) => (f === undefined ? '(nothing: body)' : `${f.role} "${f.name}" <${f.tag}> in ${f.region}`);
+export const describeFocus = (f: Focused | undefined) =>
+  f === undefined ? '(nothing: body)' : `${f.role} "${f.name}" <${f.tag}> in ${f.region}`;
 
 /** Presses `key` until the focused element is `role` named `name`; fails naming every stop passed. */
-export async function pressUntil(page: Page, key: 'Tab' | 'Shift+Tab', role: string, name: string | RegExp, max = 40): Promise<Focused> {
+export async function pressUntil(
+  page: Page,
+  key: 'Tab' | 'Shift+Tab',
+  role: string,
+  name: string | RegExp,
+  max = 40,
+): Promise<Focused> {
   const seen: string[] = [];
   for (let i = 0; i < max; i++) {
     await page.keyboard.press(key);
@@ -103,7 +114,8 @@ export async function expectVisibleNamedFocus(page: Page, role?: string, name?: 
   expect(f?.onScreen, `${at} is scrolled into view`).toBe(true);
   expect(f?.name, `accessible name of ${at}`).not.toBe('');
   if (role !== undefined) expect(f?.role, at).toBe(role);
-  if (name !== undefined) expect(f?.name, at).toMatch(typeof name === 'string' ? new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : name);
+  if (name !== undefined)
+    expect(f?.name, at).toMatch(typeof name === 'string' ? new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : name);
   return f as Focused;
 }
 
@@ -118,7 +130,10 @@ export async function walkTabOrder(page: Page, max = 120): Promise<string[]> {
   for (let i = 0; i < max && bodies < 2; i++) {
     await page.keyboard.press('Tab');
     const f = await settledFocus(page);
-    if (f === undefined) { bodies++; continue; }
+    if (f === undefined) {
+      bodies++;
+      continue;
+    }
     const at = describeFocus(f);
     if (visited.has(f.uid)) break;
     visited.add(f.uid);

@@ -97,8 +97,15 @@ export async function expectNoSeriousA11yViolations(page: Page, exclude: string[
   if (hasAxe !== true) await page.evaluate(fs.readFileSync(AXE_SOURCE, 'utf8'));
   // A string, not a function: the tests' TypeScript has no DOM types. Runs in the page.
   const context = exclude.length === 0 ? 'document' : JSON.stringify({ exclude: exclude.map((s) => [s]) });
-  const violations = await page.evaluate(`window.axe.run(${context}, { resultTypes: ['violations'] }).then((r) => r.violations)`) as AxeViolation[];
+  const violations = (await page.evaluate(
+    `window.axe.run(${context}, { resultTypes: ['violations'] }).then((r) => r.violations)`,
+  )) as AxeViolation[];
   const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  const report = serious.map((v) => `${v.impact ?? '?'} ${v.id}: ${v.help}\n${v.nodes.map((n) => `    at ${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`).join('\n')}`).join('\n');
+  const report = serious
+    .map(
+      (v) =>
+        `${v.impact ?? '?'} ${v.id}: ${v.help}\n${v.nodes.map((n) => `    at ${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`).join('\n')}`,
+    )
+    .join('\n');
   expect(serious, `axe found serious/critical violations on ${page.url()}:\n${report}`).toEqual([]);
 }

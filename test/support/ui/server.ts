@@ -24,7 +24,6 @@ import { orgBody } from '../admin.js';
 /** The admin token every UI server starts with (MAILROOM_ADMIN_TOKEN: 32 characters or more). */
 export const ADMIN_TOKEN = 'ui-e2e-admin-token-0123456789abcdef';
 
-
 export interface UiServerOptions {
   /** YAML written to a file and passed as MAILROOM_CONFIG (the declarative configuration). */
   config?: string;
@@ -62,7 +61,8 @@ export interface UiServer {
 
 export async function startUiServer(opts: UiServerOptions = {}): Promise<UiServer> {
   requireBuild();
-  if (!fs.existsSync(path.join(ROOT, 'dist/ui/index.html'))) throw new Error('dist/ui/index.html is missing: run `npm run build` first');
+  if (!fs.existsSync(path.join(ROOT, 'dist/ui/index.html')))
+    throw new Error('dist/ui/index.html is missing: run `npm run build` first');
   const c = new Closer();
   try {
     const dataDir = tempDir(c, 'mailroom-ui-e2e-');
@@ -97,13 +97,21 @@ export async function startUiServer(opts: UiServerOptions = {}): Promise<UiServe
       const headers: Record<string, string> = { authorization: `Bearer ${token}` };
       if (body !== undefined) headers['content-type'] = 'application/json';
       const res = await fetch(`${baseUrl}/admin/v1${apiPath}`, {
-        method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       const text = await res.text();
-      return { status: res.status, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) as unknown };
+      return { status: res.status, headers: res.headers, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
     };
     return {
-      baseUrl, token, dataDir, process: running, output: running.output, admin, cleanup: c,
+      baseUrl,
+      token,
+      dataDir,
+      process: running,
+      output: running.output,
+      admin,
+      cleanup: c,
       stop: () => c.closeAll(),
       ...(smtp === undefined ? {} : { smtp }),
     };
@@ -121,7 +129,10 @@ export async function seedAcmeWithRelay(ui: UiServer): Promise<void> {
   const org = await ui.admin('PUT', '/organizations/acme', orgBody({ name: 'Acme', credits: 100 }));
   expect(org.status, JSON.stringify(org.body)).toBe(201);
   const service = await ui.admin('PUT', '/organizations/acme/services/relay', {
-    provider: 'smtp', default: true, from_email: 'noreply@example.com', from_name: 'Acme',
+    provider: 'smtp',
+    default: true,
+    from_email: 'noreply@example.com',
+    from_name: 'Acme',
     smtp: { host: '127.0.0.1', port: ui.smtp?.port },
   });
   expect(service.status, JSON.stringify(service.body)).toBe(201);

@@ -32,20 +32,43 @@ export interface EndpointRow {
 /** An endpoint row as stored (the fan-out reads these), written straight to the database. */
 export async function insertEndpoint(store: Store, e: EndpointRow, now: number): Promise<void> {
   const events = e.events === undefined || e.events === '*' ? '*' : `,${e.events.join(',')},`;
-  await databaseOf(store).insertInto('webhook_endpoints').values({
-    org_id: e.org_id ?? 'acme', id: e.id, url: e.url, description: null, events, enabled: e.enabled === false ? 0 : 1,
-    disabled_reason: null, secret: e.secret, previous_secret: e.previous_secret ?? null,
-    previous_secret_expires_at: e.previous_secret_expires_at ?? null, failing_since: null, created_at: now, updated_at: now,
-  }).execute();
+  await databaseOf(store)
+    .insertInto('webhook_endpoints')
+    .values({
+      org_id: e.org_id ?? 'acme',
+      id: e.id,
+      url: e.url,
+      description: null,
+      events,
+      enabled: e.enabled === false ? 0 : 1,
+      disabled_reason: null,
+      secret: e.secret,
+      previous_secret: e.previous_secret ?? null,
+      previous_secret_expires_at: e.previous_secret_expires_at ?? null,
+      failing_since: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
 }
 
 /** An endpoint row as stored now (enabled, disabled_reason, failing_since). */
 export async function endpointRow(store: Store, id: string, orgId = 'acme') {
-  return databaseOf(store).selectFrom('webhook_endpoints').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirstOrThrow();
+  return databaseOf(store)
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
 }
 
 /** Sets an endpoint's columns behind the API's back (re-enabling it, say). */
-export async function setEndpointFields(store: Store, id: string, fields: { enabled?: number; disabled_reason?: string | null; failing_since?: number | null }, orgId = 'acme'): Promise<void> {
+export async function setEndpointFields(
+  store: Store,
+  id: string,
+  fields: { enabled?: number; disabled_reason?: string | null; failing_since?: number | null },
+  orgId = 'acme',
+): Promise<void> {
   await databaseOf(store).updateTable('webhook_endpoints').set(fields).where('org_id', '=', orgId).where('id', '=', id).execute();
 }
 
@@ -59,8 +82,14 @@ export async function deliveryRows(store: Store) {
 /** Settings for tests: "0,1,1" (three attempts a second apart), a 1 s timeout, loopback allowed. */
 export function testSettings(overrides: Partial<WebhookSettings> = {}): WebhookSettings {
   return {
-    retryScheduleSeconds: [0, 1, 1], attemptTimeoutMs: 1000, secretGraceMs: 86_400_000, disableAfterMs: 5 * 86_400_000,
-    endpointConcurrency: 4, maxInFlight: 64, urlPolicy: { production: false, allowPrivate: false }, ...overrides,
+    retryScheduleSeconds: [0, 1, 1],
+    attemptTimeoutMs: 1000,
+    secretGraceMs: 86_400_000,
+    disableAfterMs: 5 * 86_400_000,
+    endpointConcurrency: 4,
+    maxInFlight: 64,
+    urlPolicy: { production: false, allowPrivate: false },
+    ...overrides,
   };
 }
 
@@ -74,21 +103,38 @@ export interface TestDispatcher {
 }
 
 /** A dispatcher over `store` (not started: `pump()` drives it, or `start()` runs its loop). */
-export function testDispatcher(store: Store, clock: Clock, closer: Closer, overrides: Partial<WebhookSettings> = {}): TestDispatcher {
+export function testDispatcher(
+  store: Store,
+  clock: Clock,
+  closer: Closer,
+  overrides: Partial<WebhookSettings> = {},
+): TestDispatcher {
   const settings = testSettings(overrides);
   const http = createWebhookHttp({ policy: settings.urlPolicy, timeoutMs: settings.attemptTimeoutMs });
   const metrics = createMetrics(undefined, () => store.webhookDeliveries.stats(clock.now()));
   const warnings: string[] = [];
-  const log = (obj: object, msg: string) => { warnings.push(`${msg} ${JSON.stringify(obj)}`); };
+  const log = (obj: object, msg: string) => {
+    warnings.push(`${msg} ${JSON.stringify(obj)}`);
+  };
   const dispatcher = new WebhookDispatcher({
-    store, clock, http, settings, metrics, logger: { info: () => undefined, warn: log, error: log }, random: () => 0, pollMs: 20,
+    store,
+    clock,
+    http,
+    settings,
+    metrics,
+    logger: { info: () => undefined, warn: log, error: log },
+    random: () => 0,
+    pollMs: 20,
   });
   closer.defer(async () => {
     await dispatcher.stop(2000);
     await http.close();
   });
   return {
-    dispatcher, metrics, settings, warnings,
+    dispatcher,
+    metrics,
+    settings,
+    warnings,
     pump: async () => {
       for (;;) {
         const started = await dispatcher.fill();
@@ -145,9 +191,17 @@ export function useWebhookStore(dialect: Dialect, skip: boolean): WebhookStore {
   });
   return {
     skip,
-    get closer() { return closer; },
-    get store() { return opened().store; },
-    get clock() { return opened().clock; },
-    get database() { return opened().database; },
+    get closer() {
+      return closer;
+    },
+    get store() {
+      return opened().store;
+    },
+    get clock() {
+      return opened().clock;
+    },
+    get database() {
+      return opened().database;
+    },
   };
 }

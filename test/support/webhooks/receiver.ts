@@ -46,7 +46,11 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-function verify(secrets: readonly string[], body: string, headers: Record<string, string>): { verifiedWith: string[]; payload: unknown } {
+function verify(
+  secrets: readonly string[],
+  body: string,
+  headers: Record<string, string>,
+): { verifiedWith: string[]; payload: unknown } {
   const verifiedWith: string[] = [];
   let payload: unknown = null;
   for (const secret of secrets) {
@@ -74,8 +78,13 @@ export async function startReceiver(secrets: string[], closer?: Closer): Promise
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
       const answered = queue.shift() ?? receiver.fallback;
       received.push({
-        method: req.method ?? '', path: req.url ?? '', headers, body, webhookId: headers['webhook-id'] ?? '',
-        ...verify(receiver.secrets, body, headers), answered,
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers,
+        body,
+        webhookId: headers['webhook-id'] ?? '',
+        ...verify(receiver.secrets, body, headers),
+        answered,
       });
       if (answered === 'hang') {
         hanging.add(res);
@@ -105,7 +114,9 @@ export async function startReceiver(secrets: string[], closer?: Closer): Promise
     secrets,
     fallback: 200,
     delayMs: 0,
-    script: (answers) => { queue.push(...answers); },
+    script: (answers) => {
+      queue.push(...answers);
+    },
     down: stop,
     up: async () => {
       if (listening) return;

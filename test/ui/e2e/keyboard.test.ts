@@ -18,7 +18,10 @@ describe.skipIf(!chromiumAvailable('the keyboard-only E2E test'))('operator UI: 
   let page: Page;
   const type = (text: string) => page.keyboard.type(text);
   /** Replaces a focused field's (or editor's) content, as a keyboard user would. */
-  const retype = async (text: string) => { await page.keyboard.press('ControlOrMeta+A'); await type(text); };
+  const retype = async (text: string) => {
+    await page.keyboard.press('ControlOrMeta+A');
+    await type(text);
+  };
 
   beforeAll(async () => {
     ui = await startUiServer({ smtp: true });
@@ -70,7 +73,9 @@ describe.skipIf(!chromiumAvailable('the keyboard-only E2E test'))('operator UI: 
     // The new page takes focus (its main region), so a screen reader lands on it; the section's
     // link now says it is the current page.
     await expect.poll(() => page.evaluate('document.activeElement.id')).toBe('main');
-    expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Templates' }).getAttribute('aria-current')).toBe('page');
+    expect(
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Templates' }).getAttribute('aria-current'),
+    ).toBe('page');
   }, 60_000);
 
   it('writes a template with parameters and saves it, keys only; the editors give Tab back', async () => {
@@ -139,7 +144,10 @@ describe.skipIf(!chromiumAvailable('the keyboard-only E2E test'))('operator UI: 
     expect(saved.body).toMatchObject({
       version: 1,
       strict_params: true,
-      params: [{ name: 'name', type: 'string', required: true }, { name: 'code', type: 'integer', minimum: 1 }],
+      params: [
+        { name: 'name', type: 'string', required: true },
+        { name: 'code', type: 'integer', minimum: 1 },
+      ],
       content: { subject: 'Welcome {{name}}', to: 'ops@example.com', text: 'Hello {{name}}, your code is {{code}}.' },
     });
     // The editor closed the <p> itself as it was typed; no tab character went in.
@@ -187,7 +195,11 @@ describe.skipIf(!chromiumAvailable('the keyboard-only E2E test'))('operator UI: 
     await page.locator('.copy-status[role="status"]', { hasText: 'Copy failed — select and copy (Ctrl+C)' }).waitFor();
     await expectVisibleNamedFocus(page, 'textbox', 'Text to copy');
     const key = await page.locator('.key-value code').first().textContent();
-    expect(await page.evaluate('document.activeElement.value.slice(document.activeElement.selectionStart, document.activeElement.selectionEnd)')).toBe(key);
+    expect(
+      await page.evaluate(
+        'document.activeElement.value.slice(document.activeElement.selectionStart, document.activeElement.selectionEnd)',
+      ),
+    ).toBe(key);
     expect(await page.getByRole('button', { name: /^Copy the new key / }).textContent()).toBe('Copy');
     await shot(page, 'keyboard-key-copy-failed');
     const keys = await ui.admin('GET', '/organizations/acme/keys');
@@ -210,7 +222,9 @@ describe.skipIf(!chromiumAvailable('the keyboard-only E2E test'))('operator UI: 
     await page.keyboard.press('Enter');
     await page.getByText('gone@example.com is suppressed.').waitFor();
     const list = await ui.admin('GET', '/organizations/acme/suppressions');
-    expect((list.body as { items: Array<{ email: string; reason: string }> }).items).toContainEqual(expect.objectContaining({ email: 'gone@example.com', reason: 'hard_bounce' }));
+    expect((list.body as { items: Array<{ email: string; reason: string }> }).items).toContainEqual(
+      expect.objectContaining({ email: 'gone@example.com', reason: 'hard_bounce' }),
+    );
     await pressUntil(page, 'Tab', 'button', 'Remove gone@example.com', 12);
     await expectVisibleNamedFocus(page);
     await shot(page, 'keyboard-suppression-added');

@@ -20,7 +20,10 @@ import { startUiServer, type UiServer } from '../../support/ui/server.js';
  * credit back, which the release of `ada@` takes.
  */
 const PRIVATE_KEY = 'sk_ops_flow_e2e_0123456789';
-interface Hook { headers: http.IncomingHttpHeaders; body: string }
+interface Hook {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
 
 describe.skipIf(!chromiumAvailable('the operations E2E test'))('operator UI: messages, suppressions, webhooks', () => {
   let ui: UiServer;
@@ -29,7 +32,9 @@ describe.skipIf(!chromiumAvailable('the operations E2E test'))('operator UI: mes
   let receiverUrl = '';
   const hooks: Hook[] = [];
   const ids: Record<'bounce' | 'later' | 'held', string> = { bounce: '', later: '', held: '' };
-  const go = async (hash: string) => { await page.goto(`${ui.baseUrl}/ui/${hash}`); };
+  const go = async (hash: string) => {
+    await page.goto(`${ui.baseUrl}/ui/${hash}`);
+  };
   /** POST /v1/send with the private key (the Pro plan's 20 a second: three sends are never limited). */
   const send = async (template: string): Promise<{ message_id: string; status: string }> => {
     const res = await fetch(`${ui.baseUrl}/v1/send`, {
@@ -37,7 +42,7 @@ describe.skipIf(!chromiumAvailable('the operations E2E test'))('operator UI: mes
       headers: { authorization: `Bearer ${PRIVATE_KEY}`, 'content-type': 'application/json' },
       body: JSON.stringify({ template_id: template, template_params: { name: 'Ada' } }),
     });
-    const body = await res.json() as { message_id: string; status: string };
+    const body = (await res.json()) as { message_id: string; status: string };
     expect(res.status, JSON.stringify(body)).toBe(202);
     return body;
   };
@@ -54,16 +59,29 @@ describe.skipIf(!chromiumAvailable('the operations E2E test'))('operator UI: mes
     throw new Error(`${what} did not happen within 20 s:\n${ui.output()}`);
   };
   const template = (to: string) => ({
-    subject: 'Your order, {{name}}', text: 'Hello {{name}}, your order has shipped.', html: '<h1>Hello {{name}}</h1><p>Your order has shipped.</p>',
-    to, from_email: 'shop@example.com', from_name: 'Shop', params: [{ name: 'name', type: 'string', required: true }], service_id: null,
-    captcha: false, allow_dynamic_recipients: false, allow_attachments: false, strict_params: false, enforce_link_allowlist: false, frozen: false,
+    subject: 'Your order, {{name}}',
+    text: 'Hello {{name}}, your order has shipped.',
+    html: '<h1>Hello {{name}}</h1><p>Your order has shipped.</p>',
+    to,
+    from_email: 'shop@example.com',
+    from_name: 'Shop',
+    params: [{ name: 'name', type: 'string', required: true }],
+    service_id: null,
+    captcha: false,
+    allow_dynamic_recipients: false,
+    allow_attachments: false,
+    strict_params: false,
+    enforce_link_allowlist: false,
+    frozen: false,
   });
   const statusBadge = () => page.getByRole('region', { name: 'Status' }).locator('.badge').first();
 
   beforeAll(async () => {
     receiver = http.createServer((req, res) => {
       let body = '';
-      req.on('data', (d: Buffer) => { body += d.toString(); });
+      req.on('data', (d: Buffer) => {
+        body += d.toString();
+      });
       req.on('end', () => {
         hooks.push({ headers: req.headers, body });
         res.writeHead(200, { 'content-type': 'text/plain' }).end('thanks');
@@ -83,15 +101,27 @@ describe.skipIf(!chromiumAvailable('the operations E2E test'))('operator UI: mes
       },
     });
     ui.cleanup.defer(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
-    const org = await ui.admin('PUT', '/organizations/acme', orgBody({ name: 'Acme', plan: 'pro', credits: 2, when_out_of_credits: 'hold' }));
+    const org = await ui.admin(
+      'PUT',
+      '/organizations/acme',
+      orgBody({ name: 'Acme', plan: 'pro', credits: 2, when_out_of_credits: 'hold' }),
+    );
     expect(org.status, JSON.stringify(org.body)).toBe(201);
     const service = await ui.admin('PUT', '/organizations/acme/services/relay', {
-      provider: 'smtp', default: true, from_email: 'shop@example.com', from_name: 'Shop', smtp: { host: '127.0.0.1', port: ui.smtp?.port },
+      provider: 'smtp',
+      default: true,
+      from_email: 'shop@example.com',
+      from_name: 'Shop',
+      smtp: { host: '127.0.0.1', port: ui.smtp?.port },
     });
     expect(service.status, JSON.stringify(service.body)).toBe(201);
     const key = await ui.admin('POST', '/organizations/acme/keys', { type: 'private', key: PRIVATE_KEY });
     expect(key.status, JSON.stringify(key.body)).toBe(201);
-    for (const [id, to] of [['bouncy', 'bounce@example.com'], ['slow', 'later@example.com'], ['order', 'ada@example.com']] as const) {
+    for (const [id, to] of [
+      ['bouncy', 'bounce@example.com'],
+      ['slow', 'later@example.com'],
+      ['order', 'ada@example.com'],
+    ] as const) {
       const t = await ui.admin('PUT', `/organizations/acme/templates/${id}`, template(to));
       expect(t.status, JSON.stringify(t.body)).toBe(201);
     }
@@ -172,10 +202,15 @@ describe.skipIf(!chromiumAvailable('the operations E2E test'))('operator UI: mes
     await page.getByRole('button', { name: 'Release' }).click();
     await page.getByText('Released: the message is queued now.').waitFor();
     // The worker sends it: reload until the page says so.
-    await expect.poll(async () => {
-      await page.getByRole('button', { name: 'Reload' }).click();
-      return statusBadge().textContent();
-    }, { timeout: 20_000 }).toBe('sent');
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'Reload' }).click();
+          return statusBadge().textContent();
+        },
+        { timeout: 20_000 },
+      )
+      .toBe('sent');
     expect(ui.smtp?.received.some((r) => r.rcptTo.includes('ada@example.com'))).toBe(true);
     const types = await page.locator('.timeline-item .timeline-head .badge').allTextContents();
     expect(types).toEqual(expect.arrayContaining(['held', 'released', 'sending', 'sent']));
@@ -244,7 +279,10 @@ describe.skipIf(!chromiumAvailable('the operations E2E test'))('operator UI: mes
     const list = await ui.admin('GET', '/organizations/acme/webhooks');
     const endpoint = (list.body as { items: Array<{ id: string; events: string[]; description: string }> }).items[0];
     expect(endpoint).toMatchObject({ events: ['message.sent', 'message.bounced'], description: 'CRM' });
-    await page.getByRole('table', { name: 'Webhook endpoints' }).getByRole('link', { name: endpoint?.id ?? '' }).click();
+    await page
+      .getByRole('table', { name: 'Webhook endpoints' })
+      .getByRole('link', { name: endpoint?.id ?? '' })
+      .click();
     await page.getByRole('heading', { name: `Webhook ${endpoint?.id ?? ''}` }).waitFor();
     // Shown once: the detail page has only its last characters.
     expect(await page.content()).not.toContain(secretValue);
@@ -269,10 +307,15 @@ describe.skipIf(!chromiumAvailable('the operations E2E test'))('operator UI: mes
     await page.getByRole('button', { name: 'Replay range' }).click();
     await page.getByText('2 deliveries queued.').waitFor();
     const sentRow = log.locator('tr.delivery-row', { hasText: 'message.sent' });
-    await expect.poll(async () => {
-      await page.getByRole('button', { name: 'Reload log' }).click();
-      return (await sentRow.count()) === 1 ? sentRow.locator('.badge').textContent() : 'absent';
-    }, { timeout: 20_000 }).toBe('succeeded');
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'Reload log' }).click();
+          return (await sentRow.count()) === 1 ? sentRow.locator('.badge').textContent() : 'absent';
+        },
+        { timeout: 20_000 },
+      )
+      .toBe('succeeded');
     expect(await sentRow.getByRole('link', { name: ids.held }).count()).toBe(1);
     const sentIds = () => hooks.filter((h) => h.body.includes('"message.sent"')).map((h) => h.headers['webhook-id']);
     expect(sentIds()).toHaveLength(1);

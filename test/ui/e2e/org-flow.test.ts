@@ -18,7 +18,9 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
 
   beforeAll(async () => {
     // The sink refuses one address, so the chart has a bounced or failed part too.
-    ui = await startUiServer({ smtp: { rcpt: (address) => (address.startsWith('refused@') ? smtpError(550, '5.1.1 No such user') : undefined) } });
+    ui = await startUiServer({
+      smtp: { rcpt: (address) => (address.startsWith('refused@') ? smtpError(550, '5.1.1 No such user') : undefined) },
+    });
     page = await openUi(ui.baseUrl, { cleanup: ui.cleanup });
     // Shorter than the test's own timeout, so a missing element fails naming its locator.
     page.setDefaultTimeout(10_000);
@@ -48,7 +50,13 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
 
     const created = await ui.admin('GET', `/organizations/${org}`);
     expect(created.status).toBe(200);
-    expect(created.body).toMatchObject({ id: org, name: 'Globex Corporation', credits: 5, plan: 'free', when_out_of_credits: 'hold' });
+    expect(created.body).toMatchObject({
+      id: org,
+      name: 'Globex Corporation',
+      credits: 5,
+      plan: 'free',
+      when_out_of_credits: 'hold',
+    });
 
     await page.getByLabel('Plan').selectOption('pro');
     await page.getByLabel('When credits run out').selectOption('reject');
@@ -58,7 +66,8 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
     await page.getByText(/^Saved at/).waitFor();
     const changed = await ui.admin('GET', `/organizations/${org}`);
     expect(changed.body).toMatchObject({
-      plan: 'pro', when_out_of_credits: 'reject',
+      plan: 'pro',
+      when_out_of_credits: 'reject',
       security: { block_headless: true, allowed_origins: ['globex.example', '*.globex.example'] },
     });
   });
@@ -132,7 +141,10 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
     await page.getByLabel('Default from name').fill('Globex');
     await page.getByRole('button', { name: 'Save service' }).click();
     await page.getByText('Saved (version 2)').waitFor();
-    expect((await ui.admin('GET', `/organizations/${org}/services/sink`)).body).toMatchObject({ from_name: 'Globex', smtp: { pass: '' } });
+    expect((await ui.admin('GET', `/organizations/${org}/services/sink`)).body).toMatchObject({
+      from_name: 'Globex',
+      smtp: { pass: '' },
+    });
 
     // A second "sink" is refused: the form does not replace the existing service.
     await go(`#/orgs/${org}/services/new`);
@@ -140,7 +152,11 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
     await page.getByRole('combobox', { name: 'Provider', exact: true }).selectOption('outbox');
     await page.getByRole('button', { name: 'Create service' }).click();
     await page.getByText('A service with this id already exists').waitFor();
-    expect((await ui.admin('GET', `/organizations/${org}/services/sink`)).body).toMatchObject({ provider: 'smtp', version: 2, from_name: 'Globex' });
+    expect((await ui.admin('GET', `/organizations/${org}/services/sink`)).body).toMatchObject({
+      provider: 'smtp',
+      version: 2,
+      from_name: 'Globex',
+    });
 
     await go(`#/orgs/${org}/services`);
     await page.getByRole('table', { name: 'Services' }).getByRole('link', { name: 'sink' }).waitFor();
@@ -151,7 +167,10 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
     // A secret set through the API reads back as the mask; the page shows it empty, and a
     // port nothing listens on makes the test fail at connect.
     const put = await ui.admin('PUT', `/organizations/${org}/services/dead`, {
-      provider: 'smtp', default: false, smtp: { host: '127.0.0.1', port: 1, user: 'u', pass: 'secret-pass' }, from_email: 'noreply@globex.example',
+      provider: 'smtp',
+      default: false,
+      smtp: { host: '127.0.0.1', port: 1, user: 'u', pass: 'secret-pass' },
+      from_email: 'noreply@globex.example',
     });
     expect(put.status, JSON.stringify(put.body)).toBe(201);
     await go(`#/orgs/${org}/services/dead`);
@@ -196,7 +215,9 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
 
   it('rotates a key', async () => {
     const before = await ui.admin('GET', `/organizations/${org}/keys`);
-    const active = (before.body as { items: Array<{ id: string; type: string; status: string }> }).items.find((k) => k.type === 'private' && k.status === 'active');
+    const active = (before.body as { items: Array<{ id: string; type: string; status: string }> }).items.find(
+      (k) => k.type === 'private' && k.status === 'active',
+    );
     if (active === undefined) throw new Error('no active private key');
     await page.getByRole('button', { name: `Rotate key ${active.id}` }).click();
     await page.getByLabel('Grace period (seconds)').fill('3600');
@@ -207,7 +228,9 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
     expect(rotated).not.toBe(privateKey);
     privateKey = rotated;
     const after = await ui.admin('GET', `/organizations/${org}/keys`);
-    expect((after.body as { items: Array<{ id: string; status: string }> }).items.find((k) => k.id === active.id)?.status).toBe('rotated');
+    expect((after.body as { items: Array<{ id: string; status: string }> }).items.find((k) => k.id === active.id)?.status).toBe(
+      'rotated',
+    );
     await shot(page, 'keys');
     await expectNoSeriousA11yViolations(page);
   });
@@ -215,15 +238,29 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
   it('shows sends on the overview chart', async () => {
     const put = async (id: string, to: string) => {
       const template = await ui.admin('PUT', `/organizations/${org}/templates/${id}`, {
-        subject: 'Hello {{name}}', text: 'Hi {{name}}', to, from_email: 'noreply@globex.example',
-        params: [{ name: 'name', type: 'string', required: true }], service_id: null, captcha: false,
-        allow_dynamic_recipients: false, allow_attachments: false, strict_params: false, enforce_link_allowlist: false, frozen: false,
+        subject: 'Hello {{name}}',
+        text: 'Hi {{name}}',
+        to,
+        from_email: 'noreply@globex.example',
+        params: [{ name: 'name', type: 'string', required: true }],
+        service_id: null,
+        captcha: false,
+        allow_dynamic_recipients: false,
+        allow_attachments: false,
+        strict_params: false,
+        enforce_link_allowlist: false,
+        frozen: false,
       });
       expect(template.status, JSON.stringify(template.body)).toBe(201);
     };
     await put('hello', 'someone@globex.example');
     await put('refused', 'refused@globex.example');
-    for (const [template, name] of [['hello', 'Ann'], ['hello', 'Bob'], ['hello', 'Cy'], ['refused', 'Dee']] as const) {
+    for (const [template, name] of [
+      ['hello', 'Ann'],
+      ['hello', 'Bob'],
+      ['hello', 'Cy'],
+      ['refused', 'Dee'],
+    ] as const) {
       const res = await fetch(`${ui.baseUrl}/v1/send`, {
         method: 'POST',
         headers: { authorization: `Bearer ${privateKey}`, 'content-type': 'application/json' },
@@ -232,11 +269,14 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
       expect(res.status, await res.text()).toBe(202);
     }
     // The worker hands them to the sink; the chart shows each message's status once settled.
-    await vi.waitFor(async () => {
-      const list = await ui.admin('GET', `/organizations/${org}/messages`);
-      const statuses = (list.body as { items: Array<{ status: string }> }).items.map((m) => m.status);
-      expect(statuses.filter((st) => st === 'queued' || st === 'sending')).toEqual([]);
-    }, { timeout: 20_000, interval: 250 });
+    await vi.waitFor(
+      async () => {
+        const list = await ui.admin('GET', `/organizations/${org}/messages`);
+        const statuses = (list.body as { items: Array<{ status: string }> }).items.map((m) => m.status);
+        expect(statuses.filter((st) => st === 'queued' || st === 'sending')).toEqual([]);
+      },
+      { timeout: 20_000, interval: 250 },
+    );
     await go(`#/orgs/${org}`);
     const chart = page.getByRole('img', { name: /Messages per day over 7 days/ });
     await chart.waitFor();

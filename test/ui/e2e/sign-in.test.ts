@@ -59,8 +59,10 @@ describe.skipIf(!chromiumAvailable('the operator UI sign-in flow'))('operator UI
   it('the header says the server runs in development mode and what that relaxes, as the start banner does (issue 25)', async () => {
     const note = page.getByRole('region', { name: /Development mode/ });
     await note.waitFor();
-    const text = await note.textContent() ?? '';
-    expect(text).toContain('webhook URLs may use http and reach loopback (private, link-local and metadata addresses stay refused)');
+    const text = (await note.textContent()) ?? '';
+    expect(text).toContain(
+      'webhook URLs may use http and reach loopback (private, link-local and metadata addresses stay refused)',
+    );
     expect(text).toContain('CAPTCHA test secrets are accepted');
     const banner = ui.output();
     expect(banner).toContain('mode: development (MAILROOM_ENV), which relaxes:');
@@ -75,13 +77,20 @@ describe.skipIf(!chromiumAvailable('the operator UI sign-in flow'))('operator UI
   });
 
   it('a sign-out the server does not confirm leaves the operator signed in, and says so', async () => {
-    const failDelete = (route: Route) => (route.request().method() === 'DELETE'
-      ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'unavailable', message: 'Try again later.' } }) })
-      : route.fallback());
+    const failDelete = (route: Route) =>
+      route.request().method() === 'DELETE'
+        ? route.fulfill({
+            status: 503,
+            contentType: 'application/json',
+            body: JSON.stringify({ error: { code: 'unavailable', message: 'Try again later.' } }),
+          })
+        : route.fallback();
     await page.route('**/admin/v1/session', failDelete);
     try {
       await page.getByRole('button', { name: 'Sign out' }).click();
-      await page.getByText('Sign-out failed, so you are still signed in. Try again. The server said: unavailable: Try again later.').waitFor();
+      await page
+        .getByText('Sign-out failed, so you are still signed in. Try again. The server said: unavailable: Try again later.')
+        .waitFor();
       await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor();
       expect(await page.context().cookies()).toHaveLength(1);
       await shot(page, 'sign-out-failed');
@@ -98,7 +107,9 @@ describe.skipIf(!chromiumAvailable('the operator UI sign-in flow'))('operator UI
     await expectNoSeriousA11yViolations(page);
     expect(await page.context().cookies()).toEqual([]);
     // Replaying the cookie the browser had is refused: the session row is gone.
-    const replay = await fetch(`${ui.baseUrl}/admin/v1/organizations`, { headers: { cookie: `mailroom_session=${cookie?.value ?? ''}` } });
+    const replay = await fetch(`${ui.baseUrl}/admin/v1/organizations`, {
+      headers: { cookie: `mailroom_session=${cookie?.value ?? ''}` },
+    });
     expect(replay.status).toBe(401);
   });
 
@@ -115,7 +126,10 @@ describe.skipIf(!chromiumAvailable('the operator UI sign-in flow'))('operator UI
       await page.getByLabel('Admin token').fill('');
     }
     expect(statuses.at(-1), statuses.join(' ')).toBe(429);
-    expect(statuses.slice(0, -1).every((s) => s === 401), statuses.join(' ')).toBe(true);
+    expect(
+      statuses.slice(0, -1).every((s) => s === 401),
+      statuses.join(' '),
+    ).toBe(true);
     await page.getByText(/Too many failed attempts\. Try again in \d+ (seconds|minutes)\./).waitFor();
     await shot(page, 'sign-in-rate-limited');
     await expectNoSeriousA11yViolations(page);

@@ -19,7 +19,9 @@ describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI
     ui = await startUiServer({ smtp: true });
     await seedAcmeWithRelay(ui);
     page = await openUi(ui.baseUrl, { cleanup: ui.cleanup });
-    page.on('console', (msg) => { if (msg.type() === 'error') consoleErrors.push(msg.text()); });
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') consoleErrors.push(msg.text());
+    });
     await signIn(page, ui.baseUrl, ui.token);
   }, 60_000);
 
@@ -44,7 +46,11 @@ describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI
     // Tab leaves a code editor (no focus trap) for the next one.
     await page.getByRole('textbox', { name: 'HTML' }).focus();
     await page.keyboard.press('Tab');
-    expect(await page.evaluate('document.activeElement.getAttribute("aria-labelledby") === document.querySelectorAll(".code-editor .cm-content")[1].getAttribute("aria-labelledby")')).toBe(true);
+    expect(
+      await page.evaluate(
+        'document.activeElement.getAttribute("aria-labelledby") === document.querySelectorAll(".code-editor .cm-content")[1].getAttribute("aria-labelledby")',
+      ),
+    ).toBe(true);
     expect(await page.getByRole('textbox', { name: 'HTML' }).textContent()).not.toContain('\t');
 
     await page.getByRole('button', { name: 'Add parameter' }).click();
@@ -78,7 +84,10 @@ describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI
     const created = await ui.admin('GET', '/organizations/acme/templates/welcome');
     expect(created.body).toMatchObject({
       version: 1,
-      params: [{ name: 'name', type: 'string', required: true }, { name: 'code', type: 'integer', minimum: 1 }],
+      params: [
+        { name: 'name', type: 'string', required: true },
+        { name: 'code', type: 'integer', minimum: 1 },
+      ],
       content: { subject: 'Welcome {{name}}', to: 'ops@example.com' },
     });
 
@@ -130,15 +139,22 @@ describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI
     const messageId = (await link.textContent()) ?? '';
     expect(messageId).toMatch(/^msg_/);
     expect(await link.getAttribute('href')).toBe(`#/orgs/acme/messages/${messageId}`);
-    await expect.poll(() => ui.smtp?.received.some((m) => m.rcptTo.includes('tester@example.com')), { timeout: 15_000 }).toBe(true);
+    await expect
+      .poll(() => ui.smtp?.received.some((m) => m.rcptTo.includes('tester@example.com')), { timeout: 15_000 })
+      .toBe(true);
     const mail = await ui.smtp?.parse(ui.smtp.received.findIndex((m) => m.rcptTo.includes('tester@example.com')));
     expect(mail?.subject).toBe('Welcome Ada');
 
     // The test message is in the history with its timeline.
-    await expect.poll(async () => {
-      const detail = await ui.admin('GET', `/organizations/acme/messages/${messageId}`);
-      return (detail.body as { status?: string }).status;
-    }, { timeout: 15_000 }).toBe('sent');
+    await expect
+      .poll(
+        async () => {
+          const detail = await ui.admin('GET', `/organizations/acme/messages/${messageId}`);
+          return (detail.body as { status?: string }).status;
+        },
+        { timeout: 15_000 },
+      )
+      .toBe('sent');
     const detail = await ui.admin('GET', `/organizations/acme/messages/${messageId}`);
     expect((detail.body as { events: Array<{ type: string }> }).events.map((e) => e.type)).toContain('sent');
     await page.goto(`${ui.baseUrl}/ui/#/orgs/acme/messages`);
@@ -149,18 +165,32 @@ describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI
 
     await page.goto(`${ui.baseUrl}/ui/#/orgs/acme/templates`);
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'welcome' }) });
-    await expect.poll(() => row.getByRole('cell').allTextContents()).toEqual(['welcome', 'welcome', 'Welcome {{name}}', '3', expect.stringMatching(/UTC$/)]);
+    await expect
+      .poll(() => row.getByRole('cell').allTextContents())
+      .toEqual(['welcome', 'welcome', 'Welcome {{name}}', '3', expect.stringMatching(/UTC$/)]);
     await shot(page, 'templates-list');
     await expectNoSeriousA11yViolations(page);
 
-    expect(consoleErrors.filter((e) => /Content Security Policy/i.test(e)), consoleErrors.join('\n')).toEqual([]);
+    expect(
+      consoleErrors.filter((e) => /Content Security Policy/i.test(e)),
+      consoleErrors.join('\n'),
+    ).toEqual([]);
   }, 120_000);
 
   it('previews a template holding <script> without running it', async () => {
     const put = await ui.admin('PUT', '/organizations/acme/templates/pwn', {
-      subject: 'Pwn', to: 'ops@example.com', from_email: '', service_id: null, params: [],
+      subject: 'Pwn',
+      to: 'ops@example.com',
+      from_email: '',
+      service_id: null,
+      params: [],
       html: '<p>Before</p><script>document.title = "pwned"; parent.__pwned = 1;</script><img src="x" onerror="parent.__pwned = 2">',
-      captcha: false, allow_dynamic_recipients: false, allow_attachments: false, strict_params: false, enforce_link_allowlist: false, frozen: false,
+      captcha: false,
+      allow_dynamic_recipients: false,
+      allow_attachments: false,
+      strict_params: false,
+      enforce_link_allowlist: false,
+      frozen: false,
     });
     expect(put.status, JSON.stringify(put.body)).toBe(201);
     await page.goto(`${ui.baseUrl}/ui/#/orgs/acme/templates/pwn`);

@@ -13,16 +13,21 @@ export type Suppression = Answer<Suppressions, 'get'>['items'][number];
 export type SuppressionReason = NonNullable<RequestBody<Suppressions, 'post'>['reason']>;
 export type ListQuery = Query<Suppressions, 'get'>;
 
-const REASON_LABELS = { manual: 'Manual', hard_bounce: 'Hard bounce', complaint: 'Complaint' } satisfies Record<SuppressionReason, string>;
+const REASON_LABELS = { manual: 'Manual', hard_bounce: 'Hard bounce', complaint: 'Complaint' } satisfies Record<
+  SuppressionReason,
+  string
+>;
 /** The add form's choices, in this order. */
 export const SUPPRESSION_REASONS = Object.entries(REASON_LABELS);
 
-export const listSuppressions = (org: string, q: ListQuery) => api.get<Answer<Suppressions, 'get'>>(orgPath(org, 'suppressions'), { ...q });
+export const listSuppressions = (org: string, q: ListQuery) =>
+  api.get<Answer<Suppressions, 'get'>>(orgPath(org, 'suppressions'), { ...q });
 export const addSuppression = (org: string, email: string, reason: string) =>
   api.post<Answer<Suppressions, 'post'>>(orgPath(org, 'suppressions'), { email, reason });
 export const removeSuppression = (org: string, email: string) => api.delete(orgPath(org, 'suppressions', email));
 
 export const listBlockList = (org: string, q: Query<BlockList, 'get'>) =>
   api.get<Answer<BlockList, 'get'>>(orgPath(org, 'block-list'), { ...q });
-export const addBlockListEntry = (org: string, value: string) => api.post<Answer<BlockList, 'post'>>(orgPath(org, 'block-list'), { value });
+export const addBlockListEntry = (org: string, value: string) =>
+  api.post<Answer<BlockList, 'post'>>(orgPath(org, 'block-list'), { value });
 export const removeBlockListEntry = (org: string, value: string) => api.delete(orgPath(org, 'block-list', value));

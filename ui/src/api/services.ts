@@ -10,6 +10,7 @@ export const servicesApi = {
   create: (org: string, id: string, body: Record<string, unknown>) => api.put<Service>(orgPath(org, 'services', id), body),
   update: (org: string, id: string, body: Record<string, unknown>) => api.patch<Service>(orgPath(org, 'services', id), body),
   remove: (org: string, id: string) => api.delete(orgPath(org, 'services', id)),
-  test: (org: string, id: string, to?: string) => api.post<ServiceTestResult>(orgPath(org, 'services', id, 'test'), to === undefined || to === '' ? {} : { to }),
+  test: (org: string, id: string, to?: string) =>
+    api.post<ServiceTestResult>(orgPath(org, 'services', id, 'test'), to === undefined || to === '' ? {} : { to }),
   rotateEventsToken: (org: string, id: string) => api.post<Service>(orgPath(org, 'services', id, 'events-token', 'rotate')),
 };

@@ -33,5 +33,7 @@ export type Schema<N extends keyof components['schemas']> = components['schemas'
  * A list the UI shows in order (a select's options), checked against the generated union `U`: a value
  * the server does not know, or one it added that the list leaves out, is a type error here.
  */
-export const allOf = <U extends string | number>() =>
-  <const L extends readonly U[]>(values: L & ([U] extends [L[number]] ? unknown : { missing: Exclude<U, L[number]> })): L => values;
+export const allOf =
+  <U extends string | number>() =>
+  <const L extends readonly U[]>(values: L & ([U] extends [L[number]] ? unknown : { missing: Exclude<U, L[number]> })): L =>
+    values;

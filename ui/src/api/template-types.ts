@@ -16,11 +16,28 @@ export type ParamType = ParamSpec['type'];
 export const PARAM_TYPES = allOf<ParamType>()(['string', 'html', 'email', 'url', 'integer', 'number', 'boolean', 'date']);
 
 export type ContentField = keyof TemplateResource['content'];
-export const CONTENT_FIELDS = allOf<ContentField>()(['subject', 'to', 'cc', 'bcc', 'from_name', 'from_email', 'reply_to', 'html', 'text']);
+export const CONTENT_FIELDS = allOf<ContentField>()([
+  'subject',
+  'to',
+  'cc',
+  'bcc',
+  'from_name',
+  'from_email',
+  'reply_to',
+  'html',
+  'text',
+]);
 
-export type FlagField = { [K in keyof TemplateResource]: TemplateResource[K] extends boolean ? K : never }[keyof TemplateResource];
+export type FlagField = {
+  [K in keyof TemplateResource]: TemplateResource[K] extends boolean ? K : never;
+}[keyof TemplateResource];
 export const FLAG_FIELDS = allOf<FlagField>()([
-  'captcha', 'allow_dynamic_recipients', 'allow_attachments', 'strict_params', 'enforce_link_allowlist', 'frozen',
+  'captcha',
+  'allow_dynamic_recipients',
+  'allow_attachments',
+  'strict_params',
+  'enforce_link_allowlist',
+  'frozen',
 ]);
 
 /** What PATCH takes (content flat; PUT takes the same), and what the render route takes as `template`. */

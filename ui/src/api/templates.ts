@@ -1,7 +1,14 @@
 /** The calls the template screens make (shapes in ./template-types). */
 import { api, orgPath } from './client';
 import type { RequestBody } from './shapes.js';
-import type { RenderResult, SendTestResult, ServiceSummary, TemplateResource, TemplateVersion, TemplateWrite } from './template-types';
+import type {
+  RenderResult,
+  SendTestResult,
+  ServiceSummary,
+  TemplateResource,
+  TemplateVersion,
+  TemplateWrite,
+} from './template-types';
 
 export * from './template-types';
 

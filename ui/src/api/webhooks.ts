@@ -22,9 +22,19 @@ export type DeliveryQuery = { [K in keyof Query<Deliveries, 'get'>]?: string };
 
 /** The message event types an endpoint can subscribe to (src/webhooks/types.ts) and the test event, in the order shown. */
 export const WEBHOOK_EVENT_TYPES = allOf<WebhookEventType>()([
-  'message.queued', 'message.held', 'message.released', 'message.sending', 'message.sent', 'message.deferred',
-  'message.delivered', 'message.bounced', 'message.complained', 'message.failed', 'message.discarded',
-  'message.held_service_error', 'webhook.test',
+  'message.queued',
+  'message.held',
+  'message.released',
+  'message.sending',
+  'message.sent',
+  'message.deferred',
+  'message.delivered',
+  'message.bounced',
+  'message.complained',
+  'message.failed',
+  'message.discarded',
+  'message.held_service_error',
+  'webhook.test',
 ]);
 
 export const DELIVERY_STATES = allOf<WebhookDelivery['state']>()(['pending', 'succeeded', 'failed']);

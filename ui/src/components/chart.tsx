@@ -1,6 +1,16 @@
 import './chart.css';
 import { useState } from 'preact/hooks';
-import { barSlot, chartSummary, labelledDays, linearScale, niceTicks, SERIES, shortDate, stackDays, type DayCounts } from '../lib/chart';
+import {
+  barSlot,
+  chartSummary,
+  labelledDays,
+  linearScale,
+  niceTicks,
+  SERIES,
+  shortDate,
+  stackDays,
+  type DayCounts,
+} from '../lib/chart';
 import { formatCount } from '../lib/format';
 
 const WIDTH = 720;
@@ -23,11 +33,18 @@ export function MessagesChart(props: { daily: readonly DayCounts[] }) {
   const labelled = labelledDays(days.length);
   return (
     <figure class="chart">
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={chartSummary(props.daily)} preserveAspectRatio="xMidYMid meet">
+      <svg
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        role="img"
+        aria-label={chartSummary(props.daily)}
+        preserveAspectRatio="xMidYMid meet"
+      >
         {ticks.map((t) => (
           <g key={t}>
             <line x1={PAD.left} x2={WIDTH - PAD.right} y1={y(t)} y2={y(t)} class="chart-grid" />
-            <text x={PAD.left - 6} y={y(t) + 4} text-anchor="end" class="chart-tick">{formatCount(t)}</text>
+            <text x={PAD.left - 6} y={y(t) + 4} text-anchor="end" class="chart-tick">
+              {formatCount(t)}
+            </text>
           </g>
         ))}
         {days.map((d, i) => {
@@ -36,34 +53,68 @@ export function MessagesChart(props: { daily: readonly DayCounts[] }) {
           return (
             <g key={d.date}>
               {d.segments.map((s) => (
-                <rect key={s.key} x={x} width={slot.width} y={y(s.to)} height={Math.max(0, y(s.from) - y(s.to))}
-                  fill={SERIES.find((c) => c.key === s.key)?.colour} class="chart-bar">
+                <rect
+                  key={s.key}
+                  x={x}
+                  width={slot.width}
+                  y={y(s.to)}
+                  height={Math.max(0, y(s.from) - y(s.to))}
+                  fill={SERIES.find((c) => c.key === s.key)?.colour}
+                  class="chart-bar"
+                >
                   <title>{`${d.date}: ${s.value} ${SERIES.find((c) => c.key === s.key)?.label.toLowerCase()}`}</title>
                 </rect>
               ))}
-              {labelled.has(i) && <text x={x + slot.width / 2} y={HEIGHT - 8} text-anchor="middle" class="chart-tick">{shortDate(d.date)}</text>}
+              {labelled.has(i) && (
+                <text x={x + slot.width / 2} y={HEIGHT - 8} text-anchor="middle" class="chart-tick">
+                  {shortDate(d.date)}
+                </text>
+              )}
             </g>
           );
         })}
       </svg>
       <figcaption>
         <ul class="chart-legend" aria-label="Legend, bottom to top">
-          {SERIES.map((s) => <li key={s.key}><span class="chart-swatch" style={{ background: s.colour }} aria-hidden="true" />{s.label}</li>)}
+          {SERIES.map((s) => (
+            <li key={s.key}>
+              <span class="chart-swatch" style={{ background: s.colour }} aria-hidden="true" />
+              {s.label}
+            </li>
+          ))}
         </ul>
-        <button type="button" class="btn btn-plain btn-small" aria-expanded={showTable} aria-controls="chart-data" onClick={() => setShowTable((v) => !v)}>
+        <button
+          type="button"
+          class="btn btn-plain btn-small"
+          aria-expanded={showTable}
+          aria-controls="chart-data"
+          onClick={() => setShowTable((v) => !v)}
+        >
           {showTable ? 'Hide the numbers' : 'Show the numbers'}
         </button>
       </figcaption>
       <div id="chart-data" class={showTable ? 'table-wrap' : 'visually-hidden'}>
         <table>
           <caption class="visually-hidden">Messages per day by status</caption>
-          <thead><tr>{['Date', 'Accepted', 'Delivered', 'Held', 'Bounced', 'Complained', 'Failed'].map((h) => <th key={h} scope="col">{h}</th>)}</tr></thead>
+          <thead>
+            <tr>
+              {['Date', 'Accepted', 'Delivered', 'Held', 'Bounced', 'Complained', 'Failed'].map((h) => (
+                <th key={h} scope="col">
+                  {h}
+                </th>
+              ))}
+            </tr>
+          </thead>
           <tbody>
             {props.daily.map((d) => (
               <tr key={d.date}>
                 <th scope="row">{d.date}</th>
-                <td>{formatCount(d.accepted)}</td><td>{formatCount(d.delivered)}</td><td>{formatCount(d.held)}</td>
-                <td>{formatCount(d.bounced)}</td><td>{formatCount(d.complained)}</td><td>{formatCount(d.failed)}</td>
+                <td>{formatCount(d.accepted)}</td>
+                <td>{formatCount(d.delivered)}</td>
+                <td>{formatCount(d.held)}</td>
+                <td>{formatCount(d.bounced)}</td>
+                <td>{formatCount(d.complained)}</td>
+                <td>{formatCount(d.failed)}</td>
               </tr>
             ))}
           </tbody>

@@ -53,12 +53,22 @@ export function IdField(props: {
         aria-invalid={invalid ? 'true' : undefined}
         aria-describedby={invalid ? `${id}-err` : props.hint !== undefined ? `${id}-hint` : undefined}
       />
-      {props.hint !== undefined && !invalid && <small id={`${id}-hint`} class="hint">{props.hint}</small>}
+      {props.hint !== undefined && !invalid && (
+        <small id={`${id}-hint`} class="hint">
+          {props.hint}
+        </small>
+      )}
       {props.taken !== undefined ? (
         <small id={`${id}-err`} class="field-error" role="alert">
           {props.taken.what} with this id already exists — <a href={props.taken.href}>open it</a>
         </small>
-      ) : props.error !== undefined && <small id={`${id}-err`} class="field-error" role="alert">{props.error}</small>}
+      ) : (
+        props.error !== undefined && (
+          <small id={`${id}-err`} class="field-error" role="alert">
+            {props.error}
+          </small>
+        )
+      )}
     </div>
   );
 }

@@ -7,10 +7,28 @@ export function IssuedKeyNotice(props: { issued: IssuedKey; onDismiss: () => voi
   const k = props.issued;
   return (
     <Notice kind="ok">
-      <p><strong>New {k.type} key {k.id}</strong>{k.previous_key !== undefined && <> (replaces {k.previous_key.id}, which stops working {formatTime(k.previous_key.expires_at)})</>}</p>
-      <p class="key-value"><code>{k.key}</code> <CopyButton value={k.key} label={`Copy the new key ${k.id}`} /></p>
-      {k.type === 'private' && <p><strong>Copy it now: it will not be shown again.</strong> Only a fragment of it is kept for display.</p>}
-      <button type="button" class="btn btn-plain btn-small" onClick={props.onDismiss}>I have copied it</button>
+      <p>
+        <strong>
+          New {k.type} key {k.id}
+        </strong>
+        {k.previous_key !== undefined && (
+          <>
+            {' '}
+            (replaces {k.previous_key.id}, which stops working {formatTime(k.previous_key.expires_at)})
+          </>
+        )}
+      </p>
+      <p class="key-value">
+        <code>{k.key}</code> <CopyButton value={k.key} label={`Copy the new key ${k.id}`} />
+      </p>
+      {k.type === 'private' && (
+        <p>
+          <strong>Copy it now: it will not be shown again.</strong> Only a fragment of it is kept for display.
+        </p>
+      )}
+      <button type="button" class="btn btn-plain btn-small" onClick={props.onDismiss}>
+        I have copied it
+      </button>
     </Notice>
   );
 }

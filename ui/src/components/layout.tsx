@@ -21,28 +21,55 @@ export function Layout(props: { org: string | undefined; onSignOut: () => Promis
   }, [current]);
   return (
     <div class="shell">
-      <a class="skip-link" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>
+      <a
+        class="skip-link"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
+        Skip to content
+      </a>
       <nav class="sidebar" aria-label="Main">
-        <a class="brand" href="#/">mailroom</a>
+        <a class="brand" href="#/">
+          mailroom
+        </a>
         <ServerModeNote />
         <ul>
-          <li><a href="#/orgs" aria-current={current === '#/orgs' || current === '#/' || current === '' ? 'page' : undefined}>Organizations</a></li>
+          <li>
+            <a href="#/orgs" aria-current={current === '#/orgs' || current === '#/' || current === '' ? 'page' : undefined}>
+              Organizations
+            </a>
+          </li>
         </ul>
         {props.org !== undefined && (
           <>
-            <p class="nav-org" id="nav-org">Organization <strong>{props.org}</strong></p>
+            <p class="nav-org" id="nav-org">
+              Organization <strong>{props.org}</strong>
+            </p>
             <ul aria-labelledby="nav-org">
               {ORG_SECTIONS.map(([section, label]) => {
                 const link = section === '' ? href('orgs', props.org as string) : href('orgs', props.org as string, section);
                 const active = current === link || (section !== '' && current.startsWith(`${link}/`));
-                return <li key={section}><a href={link} aria-current={active ? 'page' : undefined}>{label}</a></li>;
+                return (
+                  <li key={section}>
+                    <a href={link} aria-current={active ? 'page' : undefined}>
+                      {label}
+                    </a>
+                  </li>
+                );
               })}
             </ul>
           </>
         )}
-        <button type="button" class="btn btn-plain sign-out" onClick={() => void props.onSignOut()}>Sign out</button>
+        <button type="button" class="btn btn-plain sign-out" onClick={() => void props.onSignOut()}>
+          Sign out
+        </button>
       </nav>
-      <main id="main" tabIndex={-1}>{props.children}</main>
+      <main id="main" tabIndex={-1}>
+        {props.children}
+      </main>
     </div>
   );
 }

@@ -13,24 +13,51 @@ export function lazyPage<P extends object>(load: () => Promise<ComponentType<P>>
   let pending: Promise<ComponentType<P>> | undefined;
   const fetchPage = () => {
     pending ??= load().then(
-      (page) => { loaded = page; return page; },
-      (error: unknown) => { pending = undefined; throw error; },
+      (page) => {
+        loaded = page;
+        return page;
+      },
+      (error: unknown) => {
+        pending = undefined;
+        throw error;
+      },
     );
     return pending;
   };
   return function LazyPage(props: P) {
-    const [page, setPage] = useState<{ component: ComponentType<P> } | undefined>(loaded === undefined ? undefined : { component: loaded });
+    const [page, setPage] = useState<{ component: ComponentType<P> } | undefined>(
+      loaded === undefined ? undefined : { component: loaded },
+    );
     const [error, setError] = useState<unknown>();
     useEffect(() => {
       if (page !== undefined) return undefined;
       let live = true;
-      fetchPage().then((component) => { if (live) setPage({ component }); }, (e: unknown) => { if (live) setError(e); });
-      return () => { live = false; };
+      fetchPage().then(
+        (component) => {
+          if (live) setPage({ component });
+        },
+        (e: unknown) => {
+          if (live) setError(e);
+        },
+      );
+      return () => {
+        live = false;
+      };
       // eslint-disable-next-line react-hooks/exhaustive-deps
     }, []);
     if (error !== undefined) {
       // Most likely a new version was deployed and the old chunk's file is gone: a reload fetches the new one.
-      return <><ErrorNotice error={error} /><p>This page could not be loaded. <button type="button" class="btn btn-plain" onClick={() => window.location.reload()}>Reload</button></p></>;
+      return (
+        <>
+          <ErrorNotice error={error} />
+          <p>
+            This page could not be loaded.{' '}
+            <button type="button" class="btn btn-plain" onClick={() => window.location.reload()}>
+              Reload
+            </button>
+          </p>
+        </>
+      );
     }
     if (page === undefined) return <Loading />;
     const Page = page.component;

@@ -28,12 +28,24 @@ export function MessageActions(props: { org: string; id: string; status: string;
   return (
     <div class="message-actions">
       {props.status === 'held_service_error' && (
-        <Notice kind="info">Held because its service's settings or credentials are broken: it is retried when the service is changed.</Notice>
+        <Notice kind="info">
+          Held because its service's settings or credentials are broken: it is retried when the service is changed.
+        </Notice>
       )}
-      {(can.release || can.cancel) && <div class="page-actions">
-        {can.release && <ActionButton kind="primary" onClick={() => run('release')}>Release</ActionButton>}
-        {can.cancel && <ActionButton kind="danger" onClick={() => run('cancel')}>Cancel message</ActionButton>}
-      </div>}
+      {(can.release || can.cancel) && (
+        <div class="page-actions">
+          {can.release && (
+            <ActionButton kind="primary" onClick={() => run('release')}>
+              Release
+            </ActionButton>
+          )}
+          {can.cancel && (
+            <ActionButton kind="danger" onClick={() => run('cancel')}>
+              Cancel message
+            </ActionButton>
+          )}
+        </div>
+      )}
       <ErrorNotice error={error} />
       {done !== undefined && <Notice kind="ok">{done}</Notice>}
     </div>

@@ -12,23 +12,47 @@ export function MessageContent(props: { content: Content | null | undefined }) {
   const c = props.content;
   if (c === undefined) return null;
   if (c === null) {
-    return <Section title="Content"><p class="hint">The rendered content is no longer stored (retention removed it).</p></Section>;
+    return (
+      <Section title="Content">
+        <p class="hint">The rendered content is no longer stored (retention removed it).</p>
+      </Section>
+    );
   }
   return (
     <Section title="Content, as rendered for sending">
       <dl class="facts facts-wide">
-        <dt>Subject</dt><dd>{c.subject}</dd>
-        <dt>From</dt><dd>{c.from}</dd>
-        <dt>Reply-To</dt><dd>{list(c.reply_to)}</dd>
-        <dt>To</dt><dd>{list(c.to)}</dd>
-        <dt>Cc</dt><dd>{list(c.cc)}</dd>
-        <dt>Bcc</dt><dd>{list(c.bcc)}</dd>
+        <dt>Subject</dt>
+        <dd>{c.subject}</dd>
+        <dt>From</dt>
+        <dd>{c.from}</dd>
+        <dt>Reply-To</dt>
+        <dd>{list(c.reply_to)}</dd>
+        <dt>To</dt>
+        <dd>{list(c.to)}</dd>
+        <dt>Cc</dt>
+        <dd>{list(c.cc)}</dd>
+        <dt>Bcc</dt>
+        <dd>{list(c.bcc)}</dd>
       </dl>
       <h3>Text</h3>
-      {c.text === null ? <p class="hint">No text part.</p> : <pre class="message-text" tabIndex={0} aria-label="Text part">{c.text}</pre>}
+      {c.text === null ? (
+        <p class="hint">No text part.</p>
+      ) : (
+        <pre class="message-text" tabIndex={0} aria-label="Text part">
+          {c.text}
+        </pre>
+      )}
       <h3>HTML</h3>
-      {c.html === null ? <p class="hint">No HTML part.</p> : (
-        <iframe class="message-html" title="HTML part as sent (scripts disabled)" sandbox="" srcdoc={c.html} referrerpolicy="no-referrer" />
+      {c.html === null ? (
+        <p class="hint">No HTML part.</p>
+      ) : (
+        <iframe
+          class="message-html"
+          title="HTML part as sent (scripts disabled)"
+          sandbox=""
+          srcdoc={c.html}
+          referrerpolicy="no-referrer"
+        />
       )}
     </Section>
   );

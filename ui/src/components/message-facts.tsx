@@ -12,23 +12,44 @@ export function MessageFacts(props: { org: string; message: MessageDetail }) {
     <>
       <Section title="Status">
         <dl class="facts facts-wide">
-          <dt>Status</dt><dd><Badge value={m.status} /></dd>
-          <dt>Message id</dt><dd class="mono">{m.message_id}</dd>
-          <dt>Created</dt><dd>{formatTime(m.created_at)}</dd>
-          <dt>Sent</dt><dd>{formatTime(m.sent_at)}</dd>
-          <dt>Template</dt><dd><a href={href('orgs', props.org, 'templates', m.template_id)}>{m.template_id}</a></dd>
-          <dt>Service</dt><dd>{m.service_id}</dd>
-          <dt>Sent via</dt><dd>{m.sent_via ?? '—'}</dd>
-          <dt>Provider message id</dt><dd class="mono wrap">{m.provider_message_id ?? '—'}</dd>
+          <dt>Status</dt>
+          <dd>
+            <Badge value={m.status} />
+          </dd>
+          <dt>Message id</dt>
+          <dd class="mono">{m.message_id}</dd>
+          <dt>Created</dt>
+          <dd>{formatTime(m.created_at)}</dd>
+          <dt>Sent</dt>
+          <dd>{formatTime(m.sent_at)}</dd>
+          <dt>Template</dt>
+          <dd>
+            <a href={href('orgs', props.org, 'templates', m.template_id)}>{m.template_id}</a>
+          </dd>
+          <dt>Service</dt>
+          <dd>{m.service_id}</dd>
+          <dt>Sent via</dt>
+          <dd>{m.sent_via ?? '—'}</dd>
+          <dt>Provider message id</dt>
+          <dd class="mono wrap">{m.provider_message_id ?? '—'}</dd>
         </dl>
       </Section>
       <Section title="Recipients">
-        <Table caption="Recipients and their delivery state" head={['Address', 'Kind', 'State', 'Reason']} rows={recipients.length} empty="No recipients recorded.">
+        <Table
+          caption="Recipients and their delivery state"
+          head={['Address', 'Kind', 'State', 'Reason']}
+          rows={recipients.length}
+          empty="No recipients recorded."
+        >
           {recipients.map((r) => (
             <tr key={`${r.kind}:${r.address}`}>
-              <td><AddressText value={r.address} /></td>
+              <td>
+                <AddressText value={r.address} />
+              </td>
               <td>{r.kind}</td>
-              <td><Badge value={r.state} /></td>
+              <td>
+                <Badge value={r.state} />
+              </td>
               <td class="mono wrap">{r.reason ?? '—'}</td>
             </tr>
           ))}

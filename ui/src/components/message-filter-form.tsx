@@ -11,14 +11,19 @@ import { Field, useId } from './ui';
 /** A select of ids from a list the page loaded, or a plain text field when none loaded. */
 function IdChoice(props: { label: string; value: string; ids: readonly string[] | undefined; onValue: (v: string) => void }) {
   const id = useId('idc');
-  if (props.ids === undefined || props.ids.length === 0) return <Field label={props.label} value={props.value} onValue={props.onValue} />;
+  if (props.ids === undefined || props.ids.length === 0)
+    return <Field label={props.label} value={props.value} onValue={props.onValue} />;
   const ids = props.value !== '' && !props.ids.includes(props.value) ? [props.value, ...props.ids] : props.ids;
   return (
     <div class="field">
       <label for={id}>{props.label}</label>
       <select id={id} value={props.value} onChange={(e) => props.onValue((e.target as HTMLSelectElement).value)}>
         <option value="">Any</option>
-        {ids.map((v) => <option key={v} value={v}>{v}</option>)}
+        {ids.map((v) => (
+          <option key={v} value={v}>
+            {v}
+          </option>
+        ))}
       </select>
     </div>
   );
@@ -41,24 +46,52 @@ export function MessageFilterForm(props: { org: string; filters: MessageFilters;
         <legend>Status</legend>
         {STATUSES.map((s) => (
           <label key={s} class="status-choice">
-            <input type="checkbox" name="status" value={s} checked={f.statuses.includes(s)}
-              onChange={(e) => set({ statuses: toggleStatus(f.statuses, s, (e.target as HTMLInputElement).checked) })} />
+            <input
+              type="checkbox"
+              name="status"
+              value={s}
+              checked={f.statuses.includes(s)}
+              onChange={(e) => set({ statuses: toggleStatus(f.statuses, s, (e.target as HTMLInputElement).checked) })}
+            />
             {s}
           </label>
         ))}
-        {problems.status !== undefined && <small class="field-error" role="alert">{problems.status}</small>}
+        {problems.status !== undefined && (
+          <small class="field-error" role="alert">
+            {problems.status}
+          </small>
+        )}
       </fieldset>
       <div class="form-row">
         <IdChoice label="Template" value={f.template_id} ids={props.templates} onValue={(v) => set({ template_id: v })} />
         <IdChoice label="Service" value={f.service_id} ids={props.services} onValue={(v) => set({ service_id: v })} />
         <Field label="From (UTC day)" type="date" value={f.from} onValue={(v) => set({ from: v })} error={problems.from} />
         <Field label="To (UTC day, included)" type="date" value={f.to} onValue={(v) => set({ to: v })} error={problems.to} />
-        <Field label="Recipient" type="search" name="q" placeholder="ada@example.com" value={f.q} onValue={(v) => set({ q: v })}
-          hint="The exact address" />
+        <Field
+          label="Recipient"
+          type="search"
+          name="q"
+          placeholder="ada@example.com"
+          value={f.q}
+          onValue={(v) => set({ q: v })}
+          hint="The exact address"
+        />
       </div>
       <div class="form-actions">
-        <button type="submit" class="btn btn-primary">Apply filters</button>
-        <button type="button" class="btn btn-plain" onClick={() => { setF(NO_FILTERS); setShown(false); go(NO_FILTERS); }}>Clear</button>
+        <button type="submit" class="btn btn-primary">
+          Apply filters
+        </button>
+        <button
+          type="button"
+          class="btn btn-plain"
+          onClick={() => {
+            setF(NO_FILTERS);
+            setShown(false);
+            go(NO_FILTERS);
+          }}
+        >
+          Clear
+        </button>
       </div>
     </form>
   );

@@ -9,15 +9,26 @@ import { Badge, Table } from './ui';
  */
 export function MessageTable(props: { org: string; items: MessageSummary[]; filtered: boolean }) {
   return (
-    <Table caption="Messages, newest first" head={['Time', 'Status', 'Template', 'To', 'Subject']} rows={props.items.length}
-      empty={props.filtered ? 'No message matches these filters.' : 'No messages yet.'}>
+    <Table
+      caption="Messages, newest first"
+      head={['Time', 'Status', 'Template', 'To', 'Subject']}
+      rows={props.items.length}
+      empty={props.filtered ? 'No message matches these filters.' : 'No messages yet.'}
+    >
       {props.items.map((m) => (
         <tr key={m.message_id}>
           <td class="nowrap">
-            <a href={href('orgs', props.org, 'messages', m.message_id)} aria-label={`${formatTime(m.created_at)}, message ${m.message_id}`}
-              title={m.message_id}>{formatTime(m.created_at)}</a>
+            <a
+              href={href('orgs', props.org, 'messages', m.message_id)}
+              aria-label={`${formatTime(m.created_at)}, message ${m.message_id}`}
+              title={m.message_id}
+            >
+              {formatTime(m.created_at)}
+            </a>
           </td>
-          <td><Badge value={m.status} /></td>
+          <td>
+            <Badge value={m.status} />
+          </td>
           <td>{m.template_id}</td>
           <td class="wrap">{m.to.join(', ') || '—'}</td>
           <td>{m.subject ?? '—'}</td>

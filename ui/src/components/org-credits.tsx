@@ -21,7 +21,9 @@ export function OrgCredits(props: { org: string; credits: number; held: number; 
     setDone(undefined);
     try {
       const r = await organizationsApi.topUp(props.org, n);
-      setDone(`Added ${formatCount(n)} credits: the balance is ${formatCount(r.credits)}${r.released.length > 0 ? `, ${r.released.length} held message${r.released.length === 1 ? '' : 's'} released` : ''}.`);
+      setDone(
+        `Added ${formatCount(n)} credits: the balance is ${formatCount(r.credits)}${r.released.length > 0 ? `, ${r.released.length} held message${r.released.length === 1 ? '' : 's'} released` : ''}.`,
+      );
       setAmount('');
       props.onChanged();
     } catch (err) {
@@ -33,13 +35,30 @@ export function OrgCredits(props: { org: string; credits: number; held: number; 
   const fieldError = invalid ?? (error instanceof ApiFailure ? error.fieldIssues().amount : undefined);
   return (
     <Section title="Credits">
-      <p><span class="stat">{formatCount(props.credits)}</span> <span class="stat-label">credits left</span></p>
-      {props.held > 0 && <p><a href={`${href('orgs', props.org, 'messages')}?status=held`}>{formatCount(props.held)} messages held</a> for lack of credits.</p>}
+      <p>
+        <span class="stat">{formatCount(props.credits)}</span> <span class="stat-label">credits left</span>
+      </p>
+      {props.held > 0 && (
+        <p>
+          <a href={`${href('orgs', props.org, 'messages')}?status=held`}>{formatCount(props.held)} messages held</a> for lack of
+          credits.
+        </p>
+      )}
       {done !== undefined && <Notice kind="ok">{done}</Notice>}
       {fieldError === undefined && <ErrorNotice error={error} />}
       <form class="org-inline-form" onSubmit={submit} aria-label="Top up credits">
-        <Field label="Credits to add" type="number" min={1} inputMode="numeric" value={amount} onValue={setAmount} error={fieldError} />
-        <button class="btn btn-primary" type="submit" disabled={busy || amount === '' || invalid !== undefined}>Top up</button>
+        <Field
+          label="Credits to add"
+          type="number"
+          min={1}
+          inputMode="numeric"
+          value={amount}
+          onValue={setAmount}
+          error={fieldError}
+        />
+        <button class="btn btn-primary" type="submit" disabled={busy || amount === '' || invalid !== undefined}>
+          Top up
+        </button>
       </form>
     </Section>
   );

@@ -2,7 +2,13 @@
  * The organization settings form's values (strings and booleans, as inputs hold them) and
  * their conversion to and from the admin API's resource. Pure: unit-tested in test/ui/.
  */
-import { OUT_OF_CREDIT_MODES, PLANS, type Organization, type OrganizationPatch, type OrganizationSettings } from '../api/organization-types.js';
+import {
+  OUT_OF_CREDIT_MODES,
+  PLANS,
+  type Organization,
+  type OrganizationPatch,
+  type OrganizationSettings,
+} from '../api/organization-types.js';
 import { reservedIdProblem } from '../lib/resource-id.js';
 
 export interface OrgForm {
@@ -37,31 +43,70 @@ export interface OrgForm {
 
 /** A new organization's form: the server's defaults (src/domain/types.ts DEFAULT_SECURITY). */
 export const NEW_ORG_FORM: Readonly<OrgForm> = {
-  id: '', name: '', plan: 'free', credits: '0', overdraft: '0', when_out_of_credits: 'hold', hold_queue_limit: '1000',
-  email_verified: true, suspended: false, require_private_key: false, allow_private_keys_in_browsers: false,
-  allowed_origins: '', allow_mobile_apps: false, mobile_app_schemes: '', block_headless: false, ip_requests: '10',
-  ip_per_seconds: '60', recipient_daily_limit: '5', link_domains: '', watch_variable: '', public_overdraft: false,
-  captcha: false, captcha_site_key: '', captcha_secret_key: '', captcha_secret_stored: false,
+  id: '',
+  name: '',
+  plan: 'free',
+  credits: '0',
+  overdraft: '0',
+  when_out_of_credits: 'hold',
+  hold_queue_limit: '1000',
+  email_verified: true,
+  suspended: false,
+  require_private_key: false,
+  allow_private_keys_in_browsers: false,
+  allowed_origins: '',
+  allow_mobile_apps: false,
+  mobile_app_schemes: '',
+  block_headless: false,
+  ip_requests: '10',
+  ip_per_seconds: '60',
+  recipient_daily_limit: '5',
+  link_domains: '',
+  watch_variable: '',
+  public_overdraft: false,
+  captcha: false,
+  captcha_site_key: '',
+  captcha_secret_key: '',
+  captcha_secret_stored: false,
 };
 
 const lines = (list: readonly string[]): string => list.join('\n');
 /** A textarea's entries: one per line or comma-separated, blanks dropped. */
-export const entries = (text: string): string[] => text.split(/[\n,]/).map((s) => s.trim()).filter((s) => s !== '');
+export const entries = (text: string): string[] =>
+  text
+    .split(/[\n,]/)
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 /** A whole number as typed; NaN (sent as is) lets the server name the field when it is not one. */
 const int = (text: string): number => (/^\s*-?\d+\s*$/.test(text) ? Number(text) : Number.NaN);
 
 export function formFromOrganization(o: Organization): OrgForm {
   const s = o.security;
   return {
-    id: o.id, name: o.name, plan: o.plan, credits: String(o.credits), overdraft: String(o.overdraft),
-    when_out_of_credits: o.when_out_of_credits, hold_queue_limit: String(o.hold_queue_limit),
-    email_verified: o.email_verified, suspended: o.suspended,
-    require_private_key: s.require_private_key, allow_private_keys_in_browsers: s.allow_private_keys_in_browsers,
-    allowed_origins: lines(s.allowed_origins), allow_mobile_apps: s.allow_mobile_apps, mobile_app_schemes: lines(s.mobile_app_schemes),
-    block_headless: s.block_headless, ip_requests: String(s.ip_limit.requests), ip_per_seconds: String(s.ip_limit.per_seconds),
-    recipient_daily_limit: String(s.recipient_daily_limit), link_domains: lines(s.link_domains),
-    watch_variable: s.block_list.watch_variable ?? '', public_overdraft: s.public_overdraft,
-    captcha: o.captcha !== null, captcha_site_key: o.captcha?.site_key ?? '', captcha_secret_key: '',
+    id: o.id,
+    name: o.name,
+    plan: o.plan,
+    credits: String(o.credits),
+    overdraft: String(o.overdraft),
+    when_out_of_credits: o.when_out_of_credits,
+    hold_queue_limit: String(o.hold_queue_limit),
+    email_verified: o.email_verified,
+    suspended: o.suspended,
+    require_private_key: s.require_private_key,
+    allow_private_keys_in_browsers: s.allow_private_keys_in_browsers,
+    allowed_origins: lines(s.allowed_origins),
+    allow_mobile_apps: s.allow_mobile_apps,
+    mobile_app_schemes: lines(s.mobile_app_schemes),
+    block_headless: s.block_headless,
+    ip_requests: String(s.ip_limit.requests),
+    ip_per_seconds: String(s.ip_limit.per_seconds),
+    recipient_daily_limit: String(s.recipient_daily_limit),
+    link_domains: lines(s.link_domains),
+    watch_variable: s.block_list.watch_variable ?? '',
+    public_overdraft: s.public_overdraft,
+    captcha: o.captcha !== null,
+    captcha_site_key: o.captcha?.site_key ?? '',
+    captcha_secret_key: '',
     captcha_secret_stored: o.captcha !== null && o.captcha.secret_key !== '',
   };
 }
@@ -69,7 +114,8 @@ export function formFromOrganization(o: Organization): OrgForm {
 /** Local problems the server would also report, named as its `details.fields` names them. */
 export function formProblems(f: OrgForm, creating: boolean): Record<string, string> {
   const out: Record<string, string> = {};
-  if (creating && !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(f.id)) out.id = '1 to 64 of A-Z a-z 0-9 _ . - (starting with a letter or digit)';
+  if (creating && !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(f.id))
+    out.id = '1 to 64 of A-Z a-z 0-9 _ . - (starting with a letter or digit)';
   else if (creating && reservedIdProblem(f.id) !== undefined) out.id = reservedIdProblem(f.id) as string;
   const whole = (field: string, text: string, min: number) => {
     const n = int(text);
@@ -82,7 +128,8 @@ export function formProblems(f: OrgForm, creating: boolean): Record<string, stri
   whole('security.ip_limit.per_seconds', f.ip_per_seconds, 1);
   whole('security.recipient_daily_limit', f.recipient_daily_limit, 1);
   if (f.captcha && f.captcha_site_key.trim() === '') out['captcha.site_key'] = 'is required with CAPTCHA on';
-  if (f.captcha && !f.captcha_secret_stored && f.captcha_secret_key === '') out['captcha.secret_key'] = 'is required with CAPTCHA on';
+  if (f.captcha && !f.captcha_secret_stored && f.captcha_secret_key === '')
+    out['captcha.secret_key'] = 'is required with CAPTCHA on';
   return out;
 }
 
@@ -101,7 +148,8 @@ export function settingsFromForm(f: OrgForm, creating: boolean): OrganizationSet
     ...(creating ? { credits: int(f.credits) } : {}),
     overdraft: int(f.overdraft),
     when_out_of_credits: (OUT_OF_CREDIT_MODES as readonly string[]).includes(f.when_out_of_credits)
-      ? (f.when_out_of_credits as OrganizationSettings['when_out_of_credits']) : 'hold',
+      ? (f.when_out_of_credits as OrganizationSettings['when_out_of_credits'])
+      : 'hold',
     hold_queue_limit: int(f.hold_queue_limit),
     email_verified: f.email_verified,
     suspended: f.suspended,

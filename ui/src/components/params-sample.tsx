@@ -23,11 +23,20 @@ export function ParamsSample(props: {
         if (f.input === 'select' || f.input === 'boolean') {
           return (
             <div key={f.name}>
-              <Select label={label} value={value} options={[['', '(not set)'], ...f.options.map((o) => [o, o] as const)]} onValue={(v) => set(f.name, v)} error={error} />
+              <Select
+                label={label}
+                value={value}
+                options={[['', '(not set)'], ...f.options.map((o) => [o, o] as const)]}
+                onValue={(v) => set(f.name, v)}
+                error={error}
+              />
             </div>
           );
         }
-        if (f.input === 'textarea') return <TextArea key={f.name} label={label} hint={f.hint} value={value} error={error} onValue={(v) => set(f.name, v)} />;
+        if (f.input === 'textarea')
+          return (
+            <TextArea key={f.name} label={label} hint={f.hint} value={value} error={error} onValue={(v) => set(f.name, v)} />
+          );
         return (
           <Field
             key={f.name}
@@ -45,7 +54,13 @@ export function ParamsSample(props: {
   );
 }
 
-function TextArea(props: { label: string; hint: string; value: string; error: string | undefined; onValue: (v: string) => void }) {
+function TextArea(props: {
+  label: string;
+  hint: string;
+  value: string;
+  error: string | undefined;
+  onValue: (v: string) => void;
+}) {
   const id = useId('ta');
   return (
     <div class={`field${props.error !== undefined ? ' has-error' : ''}`}>
@@ -58,9 +73,15 @@ function TextArea(props: { label: string; hint: string; value: string; error: st
         aria-invalid={props.error !== undefined ? 'true' : undefined}
         aria-describedby={`${id}-${props.error !== undefined ? 'err' : 'hint'}`}
       />
-      {props.error === undefined
-        ? <small id={`${id}-hint`} class="hint">{props.hint}</small>
-        : <small id={`${id}-err`} class="field-error" role="alert">{props.error}</small>}
+      {props.error === undefined ? (
+        <small id={`${id}-hint`} class="hint">
+          {props.hint}
+        </small>
+      ) : (
+        <small id={`${id}-err`} class="field-error" role="alert">
+          {props.error}
+        </small>
+      )}
     </div>
   );
 }

@@ -5,7 +5,15 @@
  */
 import { PARAM_TYPES } from '../api/templates';
 import {
-  addRow, constraintsFor, isNumericType, isParamType, moveRow, removeRow, updateRow, type Constraint, type ParamRow,
+  addRow,
+  constraintsFor,
+  isNumericType,
+  isParamType,
+  moveRow,
+  removeRow,
+  updateRow,
+  type Constraint,
+  type ParamRow,
 } from '../lib/schema-form';
 import { Checkbox, Field, Section, Select } from './ui';
 
@@ -18,7 +26,11 @@ const LABELS: Record<Constraint, string> = {
   enum: 'Allowed values',
 };
 
-export function ParamsSchema(props: { rows: readonly ParamRow[]; onRows: (rows: ParamRow[]) => void; issues: Readonly<Record<string, string>> }) {
+export function ParamsSchema(props: {
+  rows: readonly ParamRow[];
+  onRows: (rows: ParamRow[]) => void;
+  issues: Readonly<Record<string, string>>;
+}) {
   const { rows, onRows, issues } = props;
   return (
     <Section title="Parameters">
@@ -35,7 +47,9 @@ export function ParamsSchema(props: { rows: readonly ParamRow[]; onRows: (rows: 
           onRemove={() => onRows(removeRow(rows, i))}
         />
       ))}
-      <button type="button" class="btn" onClick={() => onRows(addRow(rows))}>Add parameter</button>
+      <button type="button" class="btn" onClick={() => onRows(addRow(rows))}>
+        Add parameter
+      </button>
     </Section>
   );
 }
@@ -73,7 +87,9 @@ function ParamRowEditor(props: {
           label="Type"
           value={row.type}
           options={PARAM_TYPES.map((t) => [t, t] as const)}
-          onValue={(v) => { if (isParamType(v)) onChange({ type: v }); }}
+          onValue={(v) => {
+            if (isParamType(v)) onChange({ type: v });
+          }}
           error={at('type')}
         />
         <Checkbox label="Required" checked={row.required} onChecked={(v) => onChange({ required: v })} />
@@ -81,9 +97,27 @@ function ParamRowEditor(props: {
       <div class="form-row">{constraintsFor(row.type).map(constraint)}</div>
       <Field label="Description" value={row.description} onValue={(v) => onChange({ description: v })} />
       <div class="row-actions">
-        <button type="button" class="btn btn-small" disabled={index === 0} onClick={() => props.onMove(-1)} aria-label={`Move ${title} up`}>Up</button>
-        <button type="button" class="btn btn-small" disabled={index === props.count - 1} onClick={() => props.onMove(1)} aria-label={`Move ${title} down`}>Down</button>
-        <button type="button" class="btn btn-small btn-danger" onClick={props.onRemove} aria-label={`Remove ${title}`}>Remove</button>
+        <button
+          type="button"
+          class="btn btn-small"
+          disabled={index === 0}
+          onClick={() => props.onMove(-1)}
+          aria-label={`Move ${title} up`}
+        >
+          Up
+        </button>
+        <button
+          type="button"
+          class="btn btn-small"
+          disabled={index === props.count - 1}
+          onClick={() => props.onMove(1)}
+          aria-label={`Move ${title} down`}
+        >
+          Down
+        </button>
+        <button type="button" class="btn btn-small btn-danger" onClick={props.onRemove} aria-label={`Remove ${title}`}>
+          Remove
+        </button>
       </div>
     </fieldset>
   );

@@ -14,15 +14,23 @@ export function ServerModeNote() {
   const [mode, setMode] = useState<ServerMode>();
   useEffect(() => {
     asked ??= api.get<ServerMode>('/server');
-    asked.then(setMode, () => { asked = undefined; });
+    asked.then(setMode, () => {
+      asked = undefined;
+    });
   }, []);
   if (mode === undefined) return null;
   const name = mode.mode === 'development' ? 'Development mode' : 'Production mode';
   if (mode.relaxed.length === 0) return <p class="server-mode">{name}</p>;
   return (
     <section class="server-mode server-mode-relaxed" aria-labelledby="server-mode-name">
-      <p id="server-mode-name"><strong>{name}</strong>, which relaxes:</p>
-      <ul>{mode.relaxed.map((r) => <li key={r}>{r}</li>)}</ul>
+      <p id="server-mode-name">
+        <strong>{name}</strong>, which relaxes:
+      </p>
+      <ul>
+        {mode.relaxed.map((r) => (
+          <li key={r}>{r}</li>
+        ))}
+      </ul>
     </section>
   );
 }

@@ -6,7 +6,13 @@ import { Checkbox, Field, Select } from './ui';
  * One field of the service form, by its spec. Secrets render empty with the placeholder
  * "unchanged (write-only)" when a value is stored: typing replaces it, leaving it keeps it.
  */
-export function ServiceField(props: { spec: FieldSpec; values: FormValues; stored: boolean; error: string | undefined; onValue: (path: string, v: string | boolean) => void }) {
+export function ServiceField(props: {
+  spec: FieldSpec;
+  values: FormValues;
+  stored: boolean;
+  error: string | undefined;
+  onValue: (path: string, v: string | boolean) => void;
+}) {
   const { spec, values, error } = props;
   const label = `${spec.label}${spec.required === true ? ' (required)' : ''}`;
   const text = typeof values[spec.path] === 'string' ? (values[spec.path] as string) : '';
@@ -17,16 +23,52 @@ export function ServiceField(props: { spec: FieldSpec; values: FormValues; store
     case 'list':
       return <ListField label={label} value={text} onValue={set} hint={spec.hint ?? 'One per line.'} error={error} />;
     case 'select':
-      return <Select label={label} value={text === '' ? (spec.options?.[0]?.[0] ?? '') : text} options={spec.options ?? []} onValue={set} error={error} />;
+      return (
+        <Select
+          label={label}
+          value={text === '' ? (spec.options?.[0]?.[0] ?? '') : text}
+          options={spec.options ?? []}
+          onValue={set}
+          error={error}
+        />
+      );
     case 'secret':
       return (
-        <Field label={label} type="password" autoComplete="new-password" value={text} onValue={set} error={error}
+        <Field
+          label={label}
+          type="password"
+          autoComplete="new-password"
+          value={text}
+          onValue={set}
+          error={error}
           placeholder={props.stored ? 'unchanged (write-only)' : ''}
-          hint={props.stored ? 'Stored, never shown. Type a new value to replace it.' : 'Write-only: never shown again once saved.'} />
+          hint={
+            props.stored ? 'Stored, never shown. Type a new value to replace it.' : 'Write-only: never shown again once saved.'
+          }
+        />
       );
     case 'number':
-      return <Field label={label} type="number" step="any" value={text} onValue={set} error={error} {...(spec.hint !== undefined ? { hint: spec.hint } : {})} />;
+      return (
+        <Field
+          label={label}
+          type="number"
+          step="any"
+          value={text}
+          onValue={set}
+          error={error}
+          {...(spec.hint !== undefined ? { hint: spec.hint } : {})}
+        />
+      );
     default:
-      return <Field label={label} value={text} onValue={set} error={error} autoComplete="off" {...(spec.hint !== undefined ? { hint: spec.hint } : {})} />;
+      return (
+        <Field
+          label={label}
+          value={text}
+          onValue={set}
+          error={error}
+          autoComplete="off"
+          {...(spec.hint !== undefined ? { hint: spec.hint } : {})}
+        />
+      );
   }
 }

@@ -46,21 +46,42 @@ function specs(fields: Fields, prefix = '', parentRequired = true): FieldSpec[] 
     const path = `${prefix}${name}`;
     const required = parentRequired && fields.required.includes(name);
     if (schema.type === 'object' && schema.properties !== undefined) {
-      return specs({ ...fields, properties: schema.properties as Record<string, TSchema>, required: (schema.required as string[] | undefined) ?? [] }, `${path}.`, required);
+      return specs(
+        {
+          ...fields,
+          properties: schema.properties as Record<string, TSchema>,
+          required: (schema.required as string[] | undefined) ?? [],
+        },
+        `${path}.`,
+        required,
+      );
     }
     const label = fields.labels[path];
-    const kind: FieldSpec['kind'] = fields.secrets.includes(path) ? 'secret'
-      : schema.type === 'boolean' ? 'checkbox'
-        : schema.type === 'integer' || schema.type === 'number' ? 'number'
-          : schema.type === 'array' ? 'list'
-            : Array.isArray(schema.anyOf) ? 'select' : 'text';
-    const options = kind === 'select'
-      ? (schema.anyOf as TSchema[]).map((o) => String(o.const)).map((v) => [v, label?.options?.[v] ?? v] as const)
-      : undefined;
-    return [{
-      path, label: label?.label ?? path, kind,
-      ...(options === undefined ? {} : { options }), ...(required ? { required } : {}), ...(label?.hint === undefined ? {} : { hint: label.hint }),
-    }];
+    const kind: FieldSpec['kind'] = fields.secrets.includes(path)
+      ? 'secret'
+      : schema.type === 'boolean'
+        ? 'checkbox'
+        : schema.type === 'integer' || schema.type === 'number'
+          ? 'number'
+          : schema.type === 'array'
+            ? 'list'
+            : Array.isArray(schema.anyOf)
+              ? 'select'
+              : 'text';
+    const options =
+      kind === 'select'
+        ? (schema.anyOf as TSchema[]).map((o) => String(o.const)).map((v) => [v, label?.options?.[v] ?? v] as const)
+        : undefined;
+    return [
+      {
+        path,
+        label: label?.label ?? path,
+        kind,
+        ...(options === undefined ? {} : { options }),
+        ...(required ? { required } : {}),
+        ...(label?.hint === undefined ? {} : { hint: label.hint }),
+      },
+    ];
   });
 }
 
@@ -71,7 +92,14 @@ const table = <K extends string, V>(names: readonly K[], value: (name: K) => V):
 /** Each provider's block, field paths relative to the block. */
 export const PROVIDER_FIELDS: Readonly<Record<Provider, readonly FieldSpec[]>> = table(PROVIDERS, (name) => {
   const block = descriptorOf(name)?.settings;
-  return block === undefined ? [] : specs({ properties: block.schema.properties, required: block.schema.required ?? [], secrets: block.secrets, labels: block.labels });
+  return block === undefined
+    ? []
+    : specs({
+        properties: block.schema.properties,
+        required: block.schema.required ?? [],
+        secrets: block.secrets,
+        labels: block.labels,
+      });
 });
 
 /** Settings every service has, besides its provider block. */
@@ -79,13 +107,27 @@ export const COMMON_FIELDS: readonly FieldSpec[] = [
   { path: 'from_email', label: 'Default from address', kind: 'text' },
   { path: 'from_name', label: 'Default from name', kind: 'text' },
   { path: 'max_per_second', label: 'Most messages per second', kind: 'number', hint: 'Empty: no pacing.' },
-  { path: 'failover', label: 'Failover services', kind: 'list', hint: 'Service ids tried in order while this one\'s breaker is open, one per line.' },
-  { path: 'failover_on_service_error', label: 'Also fail over on a service error (authentication, unverified sender)', kind: 'checkbox' },
+  {
+    path: 'failover',
+    label: 'Failover services',
+    kind: 'list',
+    hint: "Service ids tried in order while this one's breaker is open, one per line.",
+  },
+  {
+    path: 'failover_on_service_error',
+    label: 'Also fail over on a service error (authentication, unverified sender)',
+    kind: 'checkbox',
+  },
 ];
 
 /** SMTP only: VERP bounces and feedback loops through the inbound listener. */
 export const SMTP_EXTRA_FIELDS: readonly FieldSpec[] = [
-  { path: 'bounce_domain', label: 'Bounce domain', kind: 'text', hint: 'Envelope sender bounce+<token>@<domain>; its MX points at mailroom.' },
+  {
+    path: 'bounce_domain',
+    label: 'Bounce domain',
+    kind: 'text',
+    hint: 'Envelope sender bounce+<token>@<domain>; its MX points at mailroom.',
+  },
   { path: 'complaint_address', label: 'Complaint address', kind: 'text' },
 ];
 
@@ -94,10 +136,17 @@ export const EVENT_SOURCES: readonly WebhookSource[] = WEBHOOK_SOURCES;
 /** The `events` block's settings per source (README "Provider events intake"). */
 export const EVENT_FIELDS: Readonly<Record<WebhookSource, readonly FieldSpec[]>> = table(EVENT_SOURCES, (name) => {
   const events = descriptorOf(name)?.events;
-  return events === undefined ? [] : specs({
-    properties: events.fields, required: events.required, secrets: events.secrets.map((s) => `events.${s}`),
-    labels: Object.fromEntries(Object.entries(events.labels).map(([field, label]) => [`events.${field}`, label])),
-  }, 'events.');
+  return events === undefined
+    ? []
+    : specs(
+        {
+          properties: events.fields,
+          required: events.required,
+          secrets: events.secrets.map((s) => `events.${s}`),
+          labels: Object.fromEntries(Object.entries(events.labels).map(([field, label]) => [`events.${field}`, label])),
+        },
+        'events.',
+      );
 });
 
 export type FormValues = Record<string, string | boolean>;
@@ -114,7 +163,12 @@ export interface ServiceForm {
 }
 
 export const newServiceForm = (): ServiceForm => ({
-  id: '', provider: 'smtp', default: false, events_source: '', values: { 'smtp.port': '587' }, stored: new Set(),
+  id: '',
+  provider: 'smtp',
+  default: false,
+  events_source: '',
+  values: { 'smtp.port': '587' },
+  stored: new Set(),
 });
 
 /** The fields the form shows for a provider and events source, paths absolute. */
@@ -126,7 +180,8 @@ export function visibleFields(provider: Provider, eventsSource: string): FieldSp
 
 function read(obj: unknown, path: string): unknown {
   let at = obj;
-  for (const part of path.split('.')) at = typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[part] : undefined;
+  for (const part of path.split('.'))
+    at = typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[part] : undefined;
   return at;
 }
 
@@ -143,7 +198,9 @@ function write(obj: Record<string, unknown>, path: string, value: unknown): void
 /** Every field any provider or source may show, absolute paths. */
 const ALL_FIELDS: FieldSpec[] = [
   ...Object.entries(PROVIDER_FIELDS).flatMap(([p, fields]) => fields.map((f) => ({ ...f, path: `${p}.${f.path}` }))),
-  ...COMMON_FIELDS, ...SMTP_EXTRA_FIELDS, ...Object.values(EVENT_FIELDS).flat(),
+  ...COMMON_FIELDS,
+  ...SMTP_EXTRA_FIELDS,
+  ...Object.values(EVENT_FIELDS).flat(),
 ];
 
 export function formFromService(s: Service): ServiceForm {
@@ -164,12 +221,14 @@ export function formFromService(s: Service): ServiceForm {
 /** Form problems found before asking the server, keyed by path. */
 export function serviceFormProblems(f: ServiceForm, creating: boolean): Record<string, string> {
   const out: Record<string, string> = {};
-  if (creating && !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(f.id)) out.id = '1 to 64 of A-Z a-z 0-9 _ . - (starting with a letter or digit)';
+  if (creating && !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(f.id))
+    out.id = '1 to 64 of A-Z a-z 0-9 _ . - (starting with a letter or digit)';
   else if (creating && reservedIdProblem(f.id) !== undefined) out.id = reservedIdProblem(f.id) as string;
   for (const field of visibleFields(f.provider, f.events_source)) {
     const v = f.values[field.path];
     const empty = v === undefined || v === '';
-    if (field.required === true && empty && !(field.kind === 'secret' && f.stored.has(field.path))) out[field.path] = 'is required';
+    if (field.required === true && empty && !(field.kind === 'secret' && f.stored.has(field.path)))
+      out[field.path] = 'is required';
     if (field.kind === 'number' && !empty && !Number.isFinite(Number(v))) out[field.path] = 'must be a number';
   }
   return out;
@@ -195,12 +254,25 @@ export function serviceBody(f: ServiceForm): Record<string, unknown> {
     }
     if (text.trim() === '') continue;
     if (field.kind === 'number') write(body, field.path, Number(text));
-    else if (field.kind === 'list') write(body, field.path, text.split(/[\n,]/).map((s) => s.trim()).filter((s) => s !== ''));
+    else if (field.kind === 'list')
+      write(
+        body,
+        field.path,
+        text
+          .split(/[\n,]/)
+          .map((s) => s.trim())
+          .filter((s) => s !== ''),
+      );
     else write(body, field.path, text.trim());
   }
   const dkim = read(body, 'smtp.dkim');
   // DKIM is all three or nothing: a form with only the (masked) key left is no DKIM.
-  if (typeof dkim === 'object' && dkim !== null && read(dkim, 'domain_name') === undefined && read(dkim, 'key_selector') === undefined) {
+  if (
+    typeof dkim === 'object' &&
+    dkim !== null &&
+    read(dkim, 'domain_name') === undefined &&
+    read(dkim, 'key_selector') === undefined
+  ) {
     delete (body.smtp as Record<string, unknown>).dkim;
   }
   if (f.events_source !== '') write(body, 'events.source', f.events_source);

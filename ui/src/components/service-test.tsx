@@ -22,24 +22,46 @@ export function ServiceTestPanel(props: { org: string; id: string }) {
       setBusy(false);
     }
   };
-  const details = failure instanceof ApiFailure ? (failure.details as { reason?: string; stage?: string } | undefined) : undefined;
+  const details =
+    failure instanceof ApiFailure ? (failure.details as { reason?: string; stage?: string } | undefined) : undefined;
   return (
     <Section title="Test">
       <form class="org-inline-form" onSubmit={run} aria-label="Test the service">
         <Field label="Also send a test message to (optional)" type="email" autoComplete="off" value={to} onValue={setTo} />
-        <button class="btn btn-primary" type="submit" disabled={busy}>{busy ? 'Testing…' : 'Test'}</button>
+        <button class="btn btn-primary" type="submit" disabled={busy}>
+          {busy ? 'Testing…' : 'Test'}
+        </button>
       </form>
       <div aria-live="polite">
         {result !== undefined && (
           <Notice kind="ok">
             <strong>Test passed</strong>: the credentials work ({result.latency_ms} ms).
-            {result.sent !== undefined && <> Sent to {result.sent.to}: <code>{result.sent.response}</code>{result.sent.provider_message_id !== undefined && <> (provider id <code>{result.sent.provider_message_id}</code>)</>}.</>}
+            {result.sent !== undefined && (
+              <>
+                {' '}
+                Sent to {result.sent.to}: <code>{result.sent.response}</code>
+                {result.sent.provider_message_id !== undefined && (
+                  <>
+                    {' '}
+                    (provider id <code>{result.sent.provider_message_id}</code>)
+                  </>
+                )}
+                .
+              </>
+            )}
           </Notice>
         )}
         {failure !== undefined && (
           <Notice kind="error">
-            <strong>Test failed</strong>{details?.reason !== undefined && <> ({details.reason}{details.stage !== undefined ? `, at ${details.stage}` : ''})</>}:{' '}
-            {failure instanceof Error ? failure.message : String(failure)}
+            <strong>Test failed</strong>
+            {details?.reason !== undefined && (
+              <>
+                {' '}
+                ({details.reason}
+                {details.stage !== undefined ? `, at ${details.stage}` : ''})
+              </>
+            )}
+            : {failure instanceof Error ? failure.message : String(failure)}
           </Notice>
         )}
       </div>

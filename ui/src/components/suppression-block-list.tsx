@@ -46,22 +46,51 @@ export function BlockList(props: { org: string; q: string; cursor: string | unde
   return (
     <Section title="Block list">
       <p class="hint">
-        Recipients refused with 403{watch !== null && watch !== undefined ? <>, and values of the template parameter <code>{watch}</code></> : ''}.
+        Recipients refused with 403
+        {watch !== null && watch !== undefined ? (
+          <>
+            , and values of the template parameter <code>{watch}</code>
+          </>
+        ) : (
+          ''
+        )}
+        .
       </p>
       <form class="inline-form" onSubmit={add} aria-label="Add a block-list entry">
-        <Field label="Address or value to block" value={value} onValue={setValue} required error={issues.value} autoComplete="off" />
-        <button type="submit" class="btn btn-primary" disabled={value.trim() === ''}>Add to block list</button>
+        <Field
+          label="Address or value to block"
+          value={value}
+          onValue={setValue}
+          required
+          error={issues.value}
+          autoComplete="off"
+        />
+        <button type="submit" class="btn btn-primary" disabled={value.trim() === ''}>
+          Add to block list
+        </button>
       </form>
       <SuppressionSearch org={org} list="block" q={q} label="Search the block list" />
       {note !== undefined && <Notice kind="ok">{note}</Notice>}
       {issues.value === undefined && <ErrorNotice error={error ?? page.error} />}
-      {page.loading && page.data === undefined ? <Loading /> : (
-        <Table caption="Block list" head={['Value', 'Actions']} rows={items.length}
-          empty={q !== '' ? `No entry contains "${q}".` : 'The block list is empty.'}>
+      {page.loading && page.data === undefined ? (
+        <Loading />
+      ) : (
+        <Table
+          caption="Block list"
+          head={['Value', 'Actions']}
+          rows={items.length}
+          empty={q !== '' ? `No entry contains "${q}".` : 'The block list is empty.'}
+        >
           {items.map((v) => (
             <tr key={v}>
-              <td><AddressText value={v} /></td>
-              <td><ActionButton kind="danger" label={`Remove ${readableAddress(v)}`} onClick={() => remove(v)}>Remove</ActionButton></td>
+              <td>
+                <AddressText value={v} />
+              </td>
+              <td>
+                <ActionButton kind="danger" label={`Remove ${readableAddress(v)}`} onClick={() => remove(v)}>
+                  Remove
+                </ActionButton>
+              </td>
             </tr>
           ))}
         </Table>

@@ -33,9 +33,19 @@ function AddSuppression(props: { org: string; onAdded: (email: string, created: 
   };
   return (
     <form class="inline-form" onSubmit={submit} aria-label="Add a suppression">
-      <Field label="Address to suppress" type="email" value={email} onValue={setEmail} required error={issues.email} autoComplete="off" />
+      <Field
+        label="Address to suppress"
+        type="email"
+        value={email}
+        onValue={setEmail}
+        required
+        error={issues.email}
+        autoComplete="off"
+      />
       <Select label="Reason" value={reason} options={SUPPRESSION_REASONS} onValue={setReason} />
-      <button type="submit" class="btn btn-primary" disabled={email.trim() === ''}>Add suppression</button>
+      <button type="submit" class="btn btn-primary" disabled={email.trim() === ''}>
+        Add suppression
+      </button>
       {issues.email === undefined && <ErrorNotice error={error} />}
     </form>
   );
@@ -62,24 +72,52 @@ export function SuppressionList(props: { org: string; q: string; cursor: string 
   return (
     <Section title="Suppressions">
       <p class="hint">Recipients refused with 451: added by hand, or by a hard bounce or a spam complaint.</p>
-      <AddSuppression org={org} onAdded={async (email) => { setNote(`${readableAddress(email)} is suppressed.`); await page.reload(); }} />
+      <AddSuppression
+        org={org}
+        onAdded={async (email) => {
+          setNote(`${readableAddress(email)} is suppressed.`);
+          await page.reload();
+        }}
+      />
       <SuppressionSearch org={org} list={undefined} q={q} label="Search suppressions" />
       {note !== undefined && <Notice kind="ok">{note}</Notice>}
       <ErrorNotice error={error ?? page.error} />
-      {page.loading && page.data === undefined ? <Loading /> : (
-        <Table caption="Suppressed addresses" head={['Address', 'Why', 'From message', 'Since', 'Actions']} rows={items.length}
-          empty={q !== '' ? `No suppressed address contains "${q}".` : 'No address is suppressed.'}>
+      {page.loading && page.data === undefined ? (
+        <Loading />
+      ) : (
+        <Table
+          caption="Suppressed addresses"
+          head={['Address', 'Why', 'From message', 'Since', 'Actions']}
+          rows={items.length}
+          empty={q !== '' ? `No suppressed address contains "${q}".` : 'No address is suppressed.'}
+        >
           {items.map((s) => {
             const source = suppressionSource(s);
             const more = reasonBeyondSource(s);
             return (
               <tr key={s.email}>
-                <td><AddressText value={s.email} /></td>
-                <td><span class={`source source-${source}`}>{sourceLabel(source)}</span>{more !== undefined && <div class="hint mono wrap">{more}</div>}</td>
-                <td>{s.message_id !== undefined && s.message_id !== null
-                  ? <a class="mono" href={href('orgs', org, 'messages', s.message_id)}>{s.message_id}</a> : '—'}</td>
+                <td>
+                  <AddressText value={s.email} />
+                </td>
+                <td>
+                  <span class={`source source-${source}`}>{sourceLabel(source)}</span>
+                  {more !== undefined && <div class="hint mono wrap">{more}</div>}
+                </td>
+                <td>
+                  {s.message_id !== undefined && s.message_id !== null ? (
+                    <a class="mono" href={href('orgs', org, 'messages', s.message_id)}>
+                      {s.message_id}
+                    </a>
+                  ) : (
+                    '—'
+                  )}
+                </td>
                 <td class="nowrap">{formatTime(s.created_at)}</td>
-                <td><ActionButton kind="danger" label={`Remove ${readableAddress(s.email)}`} onClick={() => remove(s.email)}>Remove</ActionButton></td>
+                <td>
+                  <ActionButton kind="danger" label={`Remove ${readableAddress(s.email)}`} onClick={() => remove(s.email)}>
+                    Remove
+                  </ActionButton>
+                </td>
               </tr>
             );
           })}

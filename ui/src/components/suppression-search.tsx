@@ -6,24 +6,60 @@ import { Field } from './ui';
 /** The search box of a list: submitting writes `q` into the hash query (and starts at the first page). */
 export function SuppressionSearch(props: { org: string; list: string | undefined; q: string; label: string }) {
   const [q, setQ] = useState(props.q);
-  const go = (value: string) => navigate(hrefWithQuery(['orgs', props.org, 'suppressions'], { list: props.list, q: value.trim() }));
+  const go = (value: string) =>
+    navigate(hrefWithQuery(['orgs', props.org, 'suppressions'], { list: props.list, q: value.trim() }));
   return (
-    <form class="inline-form" role="search" aria-label={props.label} onSubmit={(e) => { e.preventDefault(); go(q); }}>
+    <form
+      class="inline-form"
+      role="search"
+      aria-label={props.label}
+      onSubmit={(e) => {
+        e.preventDefault();
+        go(q);
+      }}
+    >
       <Field label={props.label} type="search" value={q} onValue={setQ} placeholder="part of an address" />
-      <button type="submit" class="btn btn-plain">Search</button>
-      {props.q !== '' && <button type="button" class="btn btn-plain" onClick={() => { setQ(''); go(''); }}>Clear search</button>}
+      <button type="submit" class="btn btn-plain">
+        Search
+      </button>
+      {props.q !== '' && (
+        <button
+          type="button"
+          class="btn btn-plain"
+          onClick={() => {
+            setQ('');
+            go('');
+          }}
+        >
+          Clear search
+        </button>
+      )}
     </form>
   );
 }
 
 /** "First page" / "Next page" links for a cursor-paged list kept in the hash query. */
-export function SuppressionPager(props: { org: string; list: string | undefined; q: string; cursor: string | undefined; next: string | null | undefined }) {
+export function SuppressionPager(props: {
+  org: string;
+  list: string | undefined;
+  q: string;
+  cursor: string | undefined;
+  next: string | null | undefined;
+}) {
   const link = (cursor?: string) => hrefWithQuery(['orgs', props.org, 'suppressions'], { list: props.list, q: props.q, cursor });
   if (props.cursor === undefined && (props.next === null || props.next === undefined)) return null;
   return (
     <nav class="pager" aria-label="Pages">
-      {props.cursor !== undefined && <a class="btn btn-plain" href={link()}>First page</a>}
-      {props.next !== null && props.next !== undefined && <a class="btn btn-plain" href={link(props.next)}>Next page</a>}
+      {props.cursor !== undefined && (
+        <a class="btn btn-plain" href={link()}>
+          First page
+        </a>
+      )}
+      {props.next !== null && props.next !== undefined && (
+        <a class="btn btn-plain" href={link(props.next)}>
+          Next page
+        </a>
+      )}
     </nav>
   );
 }

@@ -30,24 +30,50 @@ export function TemplateFields(props: {
   onChange: (patch: Patch) => void;
 }) {
   const { draft, issues, onChange } = props;
-  const text = (field: keyof Patch & string, label: string, extra: { hint?: string; type?: 'email' | 'text'; required?: boolean } = {}) => (
-    <Field label={label} value={String(draft[field] ?? '')} onValue={(v) => onChange({ [field]: v })} error={issues[field]} {...extra} />
+  const text = (
+    field: keyof Patch & string,
+    label: string,
+    extra: { hint?: string; type?: 'email' | 'text'; required?: boolean } = {},
+  ) => (
+    <Field
+      label={label}
+      value={String(draft[field] ?? '')}
+      onValue={(v) => onChange({ [field]: v })}
+      error={issues[field]}
+      {...extra}
+    />
   );
   const serviceOptions: Array<readonly [string, string]> = [
     ['', 'Organization default'],
     ...props.services.map((s) => [s.id, `${s.id} (${s.provider}${s.default === true ? ', default' : ''})`] as const),
   ];
-  if (draft.service_id !== '' && !props.services.some((s) => s.id === draft.service_id)) serviceOptions.push([draft.service_id, draft.service_id]);
+  if (draft.service_id !== '' && !props.services.some((s) => s.id === draft.service_id))
+    serviceOptions.push([draft.service_id, draft.service_id]);
   return (
     <>
       <Section title="Template">
         <div class="form-row">
-          {props.isNew
-            ? <IdField label="Template id" value={draft.id} onValue={(v) => onChange({ id: v })} error={issues.id} taken={props.taken}
-                hint="Used in sends as template_id; cannot change later" required />
-            : <Field label="Template id" value={draft.id} onValue={() => undefined} readOnly />}
+          {props.isNew ? (
+            <IdField
+              label="Template id"
+              value={draft.id}
+              onValue={(v) => onChange({ id: v })}
+              error={issues.id}
+              taken={props.taken}
+              hint="Used in sends as template_id; cannot change later"
+              required
+            />
+          ) : (
+            <Field label="Template id" value={draft.id} onValue={() => undefined} readOnly />
+          )}
           {text('name', 'Name', { hint: 'Left empty: the id' })}
-          <Select label="Service" value={draft.service_id} options={serviceOptions} onValue={(v) => onChange({ service_id: v })} error={issues.service_id} />
+          <Select
+            label="Service"
+            value={draft.service_id}
+            options={serviceOptions}
+            onValue={(v) => onChange({ service_id: v })}
+            error={issues.service_id}
+          />
         </div>
         {text('subject', 'Subject', { required: true })}
         <div class="form-row">
@@ -75,12 +101,24 @@ export function TemplateFields(props: {
   );
 }
 
-function BodyEditor(props: { label: string; language: 'html' | 'text'; value: string; error: string | undefined; onValue: (v: string) => void }) {
+function BodyEditor(props: {
+  label: string;
+  language: 'html' | 'text';
+  value: string;
+  error: string | undefined;
+  onValue: (v: string) => void;
+}) {
   const id = useId('body');
   return (
     <div class={`field${props.error !== undefined ? ' has-error' : ''}`}>
       {/* Clicking the label focuses the editor, as a <label for> would for an input. */}
-      <span class="field-label" id={`${id}-label`} onClick={() => document.querySelector<HTMLElement>(`[aria-labelledby="${id}-label"]`)?.focus()}>{props.label}</span>
+      <span
+        class="field-label"
+        id={`${id}-label`}
+        onClick={() => document.querySelector<HTMLElement>(`[aria-labelledby="${id}-label"]`)?.focus()}
+      >
+        {props.label}
+      </span>
       <CodeEditor
         labelledBy={`${id}-label`}
         describedBy={props.error !== undefined ? `${id}-err` : undefined}
@@ -89,7 +127,11 @@ function BodyEditor(props: { label: string; language: 'html' | 'text'; value: st
         value={props.value}
         onValue={props.onValue}
       />
-      {props.error !== undefined && <small id={`${id}-err`} class="field-error" role="alert">{props.error}</small>}
+      {props.error !== undefined && (
+        <small id={`${id}-err`} class="field-error" role="alert">
+          {props.error}
+        </small>
+      )}
     </div>
   );
 }

@@ -36,14 +36,22 @@ function useRender(org: string, id: string, write: TemplateWrite, params: Record
     const delay = rendered.current ? DEBOUNCE_MS : 0;
     const timer = setTimeout(() => {
       rendered.current = true;
-      templatesApi.render(org, id, { template_params: params, template: write }).then(
-        (result) => { if (mine === sequence.current) setOutcome({ kind: 'ok', result }); },
-        (error: unknown) => {
-          if (mine !== sequence.current) return;
-          if (error instanceof ApiFailure && error.code === 'invalid_template_params') setOutcome({ kind: 'invalid', issues: paramIssues(error.details) });
-          else setOutcome({ kind: 'error', error });
-        },
-      ).finally(() => { if (mine === sequence.current) setBusy(false); });
+      templatesApi
+        .render(org, id, { template_params: params, template: write })
+        .then(
+          (result) => {
+            if (mine === sequence.current) setOutcome({ kind: 'ok', result });
+          },
+          (error: unknown) => {
+            if (mine !== sequence.current) return;
+            if (error instanceof ApiFailure && error.code === 'invalid_template_params')
+              setOutcome({ kind: 'invalid', issues: paramIssues(error.details) });
+            else setOutcome({ kind: 'error', error });
+          },
+        )
+        .finally(() => {
+          if (mine === sequence.current) setBusy(false);
+        });
     }, delay);
     return () => clearTimeout(timer);
     // `key` stands for everything the render depends on.
@@ -68,14 +76,29 @@ export function TemplatePreview(props: {
   return (
     <Section title="Preview">
       <h3 class="sub-title">Sample parameters</h3>
-      <ParamsSample fields={sampleFields(props.specs)} values={props.samples} issues={issues.byParam} onValues={props.onSamples} />
+      <ParamsSample
+        fields={sampleFields(props.specs)}
+        values={props.samples}
+        issues={issues.byParam}
+        onValues={props.onSamples}
+      />
       <p class="hint preview-status" role="status" aria-live="polite">
-        {props.blocked ? 'Fix the fields marked above to update the preview.' : busy ? 'Rendering…' : outcome.kind === 'ok' ? 'Rendered as a send would be.' : ''}
+        {props.blocked
+          ? 'Fix the fields marked above to update the preview.'
+          : busy
+            ? 'Rendering…'
+            : outcome.kind === 'ok'
+              ? 'Rendered as a send would be.'
+              : ''}
       </p>
       {outcome.kind === 'invalid' && (
         <Notice kind="error">
           <strong>The sample parameters do not pass the schema</strong>
-          <ul class="issue-list">{issues.summary.map((s) => <li key={s}>{s}</li>)}</ul>
+          <ul class="issue-list">
+            {issues.summary.map((s) => (
+              <li key={s}>{s}</li>
+            ))}
+          </ul>
         </Notice>
       )}
       {outcome.kind === 'error' && <RenderError error={outcome.error} />}
@@ -89,7 +112,15 @@ function RenderError(props: { error: unknown }) {
   return (
     <>
       <ErrorNotice error={props.error} />
-      {fields.length > 0 && <ul class="issue-list">{fields.map(([f, m]) => <li key={f}><code>{f}</code> {m}</li>)}</ul>}
+      {fields.length > 0 && (
+        <ul class="issue-list">
+          {fields.map(([f, m]) => (
+            <li key={f}>
+              <code>{f}</code> {m}
+            </li>
+          ))}
+        </ul>
+      )}
     </>
   );
 }
@@ -99,24 +130,55 @@ function Rendered(props: { result: RenderResult; stale: boolean }) {
   const list = (values: string[]) => (values.length === 0 ? '—' : values.join(', '));
   return (
     <div class={`rendered${props.stale ? ' stale' : ''}`}>
-      {(r.warnings ?? []).map((w) => <Notice key={w.code} kind="info">{w.message}</Notice>)}
+      {(r.warnings ?? []).map((w) => (
+        <Notice key={w.code} kind="info">
+          {w.message}
+        </Notice>
+      ))}
       <dl class="rendered-head">
-        <dt>Subject</dt><dd data-testid="preview-subject">{r.subject}</dd>
-        <dt>From</dt><dd>{r.from}</dd>
-        {r.reply_to.length > 0 && <><dt>Reply-To</dt><dd>{list(r.reply_to)}</dd></>}
-        <dt>To</dt><dd>{list(r.to)}</dd>
-        {r.cc.length > 0 && <><dt>Cc</dt><dd>{list(r.cc)}</dd></>}
-        {r.bcc.length > 0 && <><dt>Bcc</dt><dd>{list(r.bcc)}</dd></>}
-        <dt>Service</dt><dd>{r.service_id}</dd>
+        <dt>Subject</dt>
+        <dd data-testid="preview-subject">{r.subject}</dd>
+        <dt>From</dt>
+        <dd>{r.from}</dd>
+        {r.reply_to.length > 0 && (
+          <>
+            <dt>Reply-To</dt>
+            <dd>{list(r.reply_to)}</dd>
+          </>
+        )}
+        <dt>To</dt>
+        <dd>{list(r.to)}</dd>
+        {r.cc.length > 0 && (
+          <>
+            <dt>Cc</dt>
+            <dd>{list(r.cc)}</dd>
+          </>
+        )}
+        {r.bcc.length > 0 && (
+          <>
+            <dt>Bcc</dt>
+            <dd>{list(r.bcc)}</dd>
+          </>
+        )}
+        <dt>Service</dt>
+        <dd>{r.service_id}</dd>
       </dl>
       {r.html !== null && r.html !== '' && (
-        <iframe class="preview" title="HTML preview of the rendered email" sandbox="" srcdoc={r.html} referrerpolicy="no-referrer" />
+        <iframe
+          class="preview"
+          title="HTML preview of the rendered email"
+          sandbox=""
+          srcdoc={r.html}
+          referrerpolicy="no-referrer"
+        />
       )}
       {r.text !== null && r.text !== '' && (
         <>
           <h3 class="sub-title">Text</h3>
           {/* Focusable so a keyboard can scroll it; a region, because a <pre> (no role) cannot carry a name. */}
-          <pre class="preview-text" tabIndex={0} role="region" aria-label="Text part of the rendered email">{r.text}</pre>
+          <pre class="preview-text" tabIndex={0} role="region" aria-label="Text part of the rendered email">
+            {r.text}
+          </pre>
         </>
       )}
     </div>

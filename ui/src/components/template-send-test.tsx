@@ -26,22 +26,48 @@ export function TemplateSendTest(props: { org: string; id: string; params: Recor
       setBusy(false);
     }
   };
-  const issues = error instanceof ApiFailure && error.code === 'invalid_template_params' ? paramIssues(error.details).summary : [];
+  const issues =
+    error instanceof ApiFailure && error.code === 'invalid_template_params' ? paramIssues(error.details).summary : [];
   const toError = error instanceof ApiFailure ? error.fieldIssues().to : undefined;
   return (
     <Section title="Send test">
-      <form class="send-test" onSubmit={(e) => { e.preventDefault(); void send(); }}>
-        <Field label="Send a test to" type="email" autoComplete="email" value={to} onValue={setTo} error={toError} hint="Uses the sample parameters above" />
-        <button type="submit" class="btn btn-primary" disabled={busy || to.trim() === ''} aria-busy={busy ? 'true' : undefined}>{busy ? 'Sending…' : 'Send test'}</button>
+      <form
+        class="send-test"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void send();
+        }}
+      >
+        <Field
+          label="Send a test to"
+          type="email"
+          autoComplete="email"
+          value={to}
+          onValue={setTo}
+          error={toError}
+          hint="Uses the sample parameters above"
+        />
+        <button type="submit" class="btn btn-primary" disabled={busy || to.trim() === ''} aria-busy={busy ? 'true' : undefined}>
+          {busy ? 'Sending…' : 'Send test'}
+        </button>
       </form>
       {props.unsaved && <p class="hint">The test uses the saved template: save your changes first to send them.</p>}
       {sent !== undefined && (
         <Notice kind="ok">
-          Test accepted ({sent.status}): message <a href={href('orgs', props.org, 'messages', sent.message_id)}><code>{sent.message_id}</code></a>
+          Test accepted ({sent.status}): message{' '}
+          <a href={href('orgs', props.org, 'messages', sent.message_id)}>
+            <code>{sent.message_id}</code>
+          </a>
         </Notice>
       )}
       {error !== undefined && toError === undefined && <ErrorNotice error={error} />}
-      {issues.length > 0 && <ul class="issue-list">{issues.map((s) => <li key={s}>{s}</li>)}</ul>}
+      {issues.length > 0 && (
+        <ul class="issue-list">
+          {issues.map((s) => (
+            <li key={s}>{s}</li>
+          ))}
+        </ul>
+      )}
     </Section>
   );
 }

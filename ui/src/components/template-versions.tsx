@@ -9,8 +9,16 @@ import { formatTime } from '../lib/format';
 import { useLoad } from './use-load';
 import { Badge, ErrorNotice, Loading, Section, Table } from './ui';
 
-export function TemplateVersions(props: { org: string; id: string; reloadKey: number; onRestored: (t: TemplateResource) => void }) {
-  const { data, error, loading, reload } = useLoad(() => templatesApi.versions(props.org, props.id), [props.org, props.id, props.reloadKey]);
+export function TemplateVersions(props: {
+  org: string;
+  id: string;
+  reloadKey: number;
+  onRestored: (t: TemplateResource) => void;
+}) {
+  const { data, error, loading, reload } = useLoad(
+    () => templatesApi.versions(props.org, props.id),
+    [props.org, props.id, props.reloadKey],
+  );
   const [open, setOpen] = useState<number | undefined>();
   const [restoreError, setRestoreError] = useState<unknown>();
   const restore = async (v: TemplateVersion) => {
@@ -29,18 +37,48 @@ export function TemplateVersions(props: { org: string; id: string; reloadKey: nu
   return (
     <Section title="Version history">
       <ErrorNotice error={error ?? restoreError} />
-      {loading && data === undefined ? <Loading /> : (
-        <Table caption="Versions of this template" head={['Version', 'Saved, subject', 'Actions']} rows={items.length} empty="No versions stored yet.">
+      {loading && data === undefined ? (
+        <Loading />
+      ) : (
+        <Table
+          caption="Versions of this template"
+          head={['Version', 'Saved, subject', 'Actions']}
+          rows={items.length}
+          empty="No versions stored yet."
+        >
           {items.map((v) => (
             <tr key={v.version}>
-              <td>{v.version} {v.current && <Badge value="current" />}</td>
-              <td>{formatTime(v.created_at)}<br /><span class="hint">{v.template.content.subject}</span></td>
-              <td><div class="row-actions">
-                <button type="button" class="btn btn-small" aria-expanded={open === v.version} onClick={() => setOpen(open === v.version ? undefined : v.version)} aria-label={`View version ${v.version}`}>
-                  {open === v.version ? 'Hide' : 'View'}
-                </button>
-                {!v.current && <button type="button" class="btn btn-small" aria-label={`Restore version ${v.version}`} onClick={() => void restore(v)}>Restore</button>}
-              </div></td>
+              <td>
+                {v.version} {v.current && <Badge value="current" />}
+              </td>
+              <td>
+                {formatTime(v.created_at)}
+                <br />
+                <span class="hint">{v.template.content.subject}</span>
+              </td>
+              <td>
+                <div class="row-actions">
+                  <button
+                    type="button"
+                    class="btn btn-small"
+                    aria-expanded={open === v.version}
+                    onClick={() => setOpen(open === v.version ? undefined : v.version)}
+                    aria-label={`View version ${v.version}`}
+                  >
+                    {open === v.version ? 'Hide' : 'View'}
+                  </button>
+                  {!v.current && (
+                    <button
+                      type="button"
+                      class="btn btn-small"
+                      aria-label={`Restore version ${v.version}`}
+                      onClick={() => void restore(v)}
+                    >
+                      Restore
+                    </button>
+                  )}
+                </div>
+              </td>
             </tr>
           ))}
         </Table>
@@ -57,14 +95,29 @@ function VersionSummary(props: { version: TemplateVersion }) {
     <div class="version-summary" aria-label={`Version ${props.version.version}`} role="region">
       <h3 class="sub-title">Version {props.version.version}</h3>
       <dl class="rendered-head">
-        <dt>Subject</dt><dd>{t.content.subject}</dd>
-        <dt>From</dt><dd>{[t.content.from_name, t.content.from_email].filter((s) => s !== '').join(' ') || '—'}</dd>
-        <dt>To</dt><dd>{t.content.to || '—'}</dd>
-        <dt>Parameters</dt><dd>{t.params.map((p) => `${p.name}: ${p.type}${p.required === true ? ' (required)' : ''}`).join(', ') || '—'}</dd>
-        <dt>Service</dt><dd>{t.service_id ?? 'organization default'}</dd>
+        <dt>Subject</dt>
+        <dd>{t.content.subject}</dd>
+        <dt>From</dt>
+        <dd>{[t.content.from_name, t.content.from_email].filter((s) => s !== '').join(' ') || '—'}</dd>
+        <dt>To</dt>
+        <dd>{t.content.to || '—'}</dd>
+        <dt>Parameters</dt>
+        <dd>{t.params.map((p) => `${p.name}: ${p.type}${p.required === true ? ' (required)' : ''}`).join(', ') || '—'}</dd>
+        <dt>Service</dt>
+        <dd>{t.service_id ?? 'organization default'}</dd>
       </dl>
-      {t.content.html !== '' && <><h4>HTML</h4><pre class="preview-text">{excerpt(t.content.html)}</pre></>}
-      {t.content.text !== '' && <><h4>Text</h4><pre class="preview-text">{excerpt(t.content.text)}</pre></>}
+      {t.content.html !== '' && (
+        <>
+          <h4>HTML</h4>
+          <pre class="preview-text">{excerpt(t.content.html)}</pre>
+        </>
+      )}
+      {t.content.text !== '' && (
+        <>
+          <h4>Text</h4>
+          <pre class="preview-text">{excerpt(t.content.text)}</pre>
+        </>
+      )}
     </div>
   );
 }

@@ -21,11 +21,36 @@ export function Timeline(props: { events: TimelineEvent[] }) {
             <span>{r.summary}</span>
           </div>
           <dl class="facts">
-            {r.provider !== undefined && <><dt>Provider</dt><dd>{r.provider}</dd></>}
-            {r.recipient !== undefined && <><dt>Recipient</dt><dd>{r.recipient}</dd></>}
-            {r.bounce !== undefined && <><dt>Bounce</dt><dd>{r.bounce}</dd></>}
-            {r.reason !== undefined && <><dt>Reason</dt><dd class="mono wrap">{r.reason}</dd></>}
-            {r.extra.map(([k, v]) => <Fragment key={k}><dt>{k}</dt><dd class="mono wrap">{v}</dd></Fragment>)}
+            {r.provider !== undefined && (
+              <>
+                <dt>Provider</dt>
+                <dd>{r.provider}</dd>
+              </>
+            )}
+            {r.recipient !== undefined && (
+              <>
+                <dt>Recipient</dt>
+                <dd>{r.recipient}</dd>
+              </>
+            )}
+            {r.bounce !== undefined && (
+              <>
+                <dt>Bounce</dt>
+                <dd>{r.bounce}</dd>
+              </>
+            )}
+            {r.reason !== undefined && (
+              <>
+                <dt>Reason</dt>
+                <dd class="mono wrap">{r.reason}</dd>
+              </>
+            )}
+            {r.extra.map(([k, v]) => (
+              <Fragment key={k}>
+                <dt>{k}</dt>
+                <dd class="mono wrap">{v}</dd>
+              </Fragment>
+            ))}
           </dl>
         </li>
       ))}

@@ -48,7 +48,9 @@ interface InputProps {
 }
 
 /** A labelled text input; `error` is shown under it and announced with the field. */
-export function Field(props: InputProps & { label: string; value: string; onValue: (v: string) => void; error?: string | undefined; hint?: string }) {
+export function Field(
+  props: InputProps & { label: string; value: string; onValue: (v: string) => void; error?: string | undefined; hint?: string },
+) {
   const { label, value, onValue, error, hint, ...rest } = props;
   const id = useId('f');
   return (
@@ -62,8 +64,16 @@ export function Field(props: InputProps & { label: string; value: string; onValu
         aria-invalid={error !== undefined ? 'true' : undefined}
         aria-describedby={error !== undefined ? `${id}-err` : hint !== undefined ? `${id}-hint` : undefined}
       />
-      {hint !== undefined && error === undefined && <small id={`${id}-hint`} class="hint">{hint}</small>}
-      {error !== undefined && <small id={`${id}-err`} class="field-error" role="alert">{error}</small>}
+      {hint !== undefined && error === undefined && (
+        <small id={`${id}-hint`} class="hint">
+          {hint}
+        </small>
+      )}
+      {error !== undefined && (
+        <small id={`${id}-err`} class="field-error" role="alert">
+          {error}
+        </small>
+      )}
     </div>
   );
 }
@@ -72,40 +82,76 @@ export function Checkbox(props: { label: string; checked: boolean; onChecked: (v
   const id = useId('c');
   return (
     <div class="field checkbox">
-      <input id={id} type="checkbox" checked={props.checked} disabled={props.disabled} onChange={(e) => props.onChecked((e.target as HTMLInputElement).checked)} />
+      <input
+        id={id}
+        type="checkbox"
+        checked={props.checked}
+        disabled={props.disabled}
+        onChange={(e) => props.onChecked((e.target as HTMLInputElement).checked)}
+      />
       <label for={id}>{props.label}</label>
     </div>
   );
 }
 
-export function Select(props: { label: string; value: string; options: ReadonlyArray<readonly [string, string]>; onValue: (v: string) => void; error?: string | undefined }) {
+export function Select(props: {
+  label: string;
+  value: string;
+  options: ReadonlyArray<readonly [string, string]>;
+  onValue: (v: string) => void;
+  error?: string | undefined;
+}) {
   const id = useId('s');
   return (
     <div class={`field${props.error !== undefined ? ' has-error' : ''}`}>
       <label for={id}>{props.label}</label>
       <select id={id} value={props.value} onChange={(e) => props.onValue((e.target as HTMLSelectElement).value)}>
-        {props.options.map(([value, text]) => <option key={value} value={value}>{text}</option>)}
+        {props.options.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
       </select>
-      {props.error !== undefined && <small class="field-error" role="alert">{props.error}</small>}
+      {props.error !== undefined && (
+        <small class="field-error" role="alert">
+          {props.error}
+        </small>
+      )}
     </div>
   );
 }
 
 /** A notice: `error` for failures (role=alert), `ok` for confirmations, `info` otherwise. */
 export function Notice(props: { kind: 'error' | 'ok' | 'info'; children: ComponentChildren }) {
-  return <div class={`notice notice-${props.kind}`} role={props.kind === 'error' ? 'alert' : 'status'}>{props.children}</div>;
+  return (
+    <div class={`notice notice-${props.kind}`} role={props.kind === 'error' ? 'alert' : 'status'}>
+      {props.children}
+    </div>
+  );
 }
 
 /** Shows an API failure (code and message) or any other error. */
 export function ErrorNotice(props: { error: unknown }) {
   if (props.error === undefined || props.error === null) return null;
   const e = props.error;
-  if (e instanceof ApiFailure) return <Notice kind="error"><strong>{e.code}</strong>: {e.message}</Notice>;
+  if (e instanceof ApiFailure)
+    return (
+      <Notice kind="error">
+        <strong>{e.code}</strong>: {e.message}
+      </Notice>
+    );
   return <Notice kind="error">{e instanceof Error ? e.message : String(e)}</Notice>;
 }
 
 /** A button that runs an async action, disabled while it runs. */
-export function ActionButton(props: { onClick: () => Promise<void> | void; children: ComponentChildren; kind?: 'primary' | 'danger' | 'plain'; disabled?: boolean; label?: string; type?: 'button' | 'submit' }) {
+export function ActionButton(props: {
+  onClick: () => Promise<void> | void;
+  children: ComponentChildren;
+  kind?: 'primary' | 'danger' | 'plain';
+  disabled?: boolean;
+  label?: string;
+  type?: 'button' | 'submit';
+}) {
   const [busy, setBusy] = useState(false);
   return (
     <button
@@ -165,11 +211,24 @@ export function CopyButton(props: { value: string; label?: string; target?: stri
   };
   return (
     <>
-      <button type="button" class="btn btn-plain btn-small" aria-label={props.label ?? 'Copy to clipboard'} onClick={() => void copy()}>
+      <button
+        type="button"
+        class="btn btn-plain btn-small"
+        aria-label={props.label ?? 'Copy to clipboard'}
+        onClick={() => void copy()}
+      >
         {state === 'copied' ? 'Copied' : 'Copy'}
       </button>
       {fallback && (
-        <input ref={field} class="copy-fallback" type="text" readOnly value={props.value} aria-label="Text to copy" onFocus={(e) => (e.target as HTMLInputElement).select()} />
+        <input
+          ref={field}
+          class="copy-fallback"
+          type="text"
+          readOnly
+          value={props.value}
+          aria-label="Text to copy"
+          onFocus={(e) => (e.target as HTMLInputElement).select()}
+        />
       )}
       <span class="copy-status" role="status">
         {state === 'copied' && <span class="visually-hidden">Copied to the clipboard</span>}
@@ -185,11 +244,25 @@ export function Table(props: { caption: string; head: string[]; empty?: string; 
     <div class="table-wrap">
       <table>
         <caption class="visually-hidden">{props.caption}</caption>
-        <thead><tr>{props.head.map((h) => <th key={h} scope="col">{h}</th>)}</tr></thead>
+        <thead>
+          <tr>
+            {props.head.map((h) => (
+              <th key={h} scope="col">
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
         <tbody>
-          {props.rows === 0
-            ? <tr><td colSpan={props.head.length} class="empty">{props.empty ?? 'Nothing here yet.'}</td></tr>
-            : props.children}
+          {props.rows === 0 ? (
+            <tr>
+              <td colSpan={props.head.length} class="empty">
+                {props.empty ?? 'Nothing here yet.'}
+              </td>
+            </tr>
+          ) : (
+            props.children
+          )}
         </tbody>
       </table>
     </div>
@@ -197,7 +270,11 @@ export function Table(props: { caption: string; head: string[]; empty?: string; 
 }
 
 export function Loading() {
-  return <p class="loading" role="status">Loading…</p>;
+  return (
+    <p class="loading" role="status">
+      Loading…
+    </p>
+  );
 }
 
 /** A status word as a coloured badge (colour is never the only signal: the word is there). */

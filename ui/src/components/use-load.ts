@@ -6,13 +6,19 @@ import { latestOnly } from '../lib/latest-only.js';
  * latest load's answer is shown (lib/latest-only.ts): a slow older one never overwrites it.
  */
 export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]) {
-  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: undefined, loading: true });
+  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({
+    data: undefined,
+    error: undefined,
+    loading: true,
+  });
   const loads = useRef(latestOnly());
   // eslint-disable-next-line react-hooks/exhaustive-deps
   const run = useCallback(load, deps);
   const reload = useCallback(async () => {
     setState((s) => ({ ...s, loading: true }));
-    await loads.current.run(run, (r) => setState(r.ok ? { data: r.data, error: undefined, loading: false } : { data: undefined, error: r.error, loading: false }));
+    await loads.current.run(run, (r) =>
+      setState(r.ok ? { data: r.data, error: undefined, loading: false } : { data: undefined, error: r.error, loading: false }),
+    );
   }, [run]);
   useEffect(() => {
     void reload();

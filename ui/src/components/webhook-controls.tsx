@@ -21,24 +21,47 @@ export function WebhookControls(props: { org: string; endpoint: WebhookEndpoint;
   return (
     <div class="webhook-controls">
       <div class="page-actions">
-        <ActionButton kind="primary" onClick={run(async () => { setTest(await testWebhook(org, endpoint.id)); await props.onChanged(); })}>Send test event</ActionButton>
-        <ActionButton onClick={run(async () => { await setWebhookEnabled(org, endpoint.id, !endpoint.enabled); await props.onChanged(); })}>
+        <ActionButton
+          kind="primary"
+          onClick={run(async () => {
+            setTest(await testWebhook(org, endpoint.id));
+            await props.onChanged();
+          })}
+        >
+          Send test event
+        </ActionButton>
+        <ActionButton
+          onClick={run(async () => {
+            await setWebhookEnabled(org, endpoint.id, !endpoint.enabled);
+            await props.onChanged();
+          })}
+        >
           {endpoint.enabled ? 'Disable' : 'Enable'}
         </ActionButton>
-        <ActionButton kind="danger" onClick={run(async () => {
-          if (!window.confirm('Rotate the signing secret? The old one keeps signing beside the new one for the grace period.')) return;
-          const r = await rotateWebhookSecret(org, endpoint.id);
-          setSecret({ secret: r.secret, until: r.previous_secret_expires_at });
-          await props.onChanged();
-        })}>Rotate secret</ActionButton>
+        <ActionButton
+          kind="danger"
+          onClick={run(async () => {
+            if (!window.confirm('Rotate the signing secret? The old one keeps signing beside the new one for the grace period.'))
+              return;
+            const r = await rotateWebhookSecret(org, endpoint.id);
+            setSecret({ secret: r.secret, until: r.previous_secret_expires_at });
+            await props.onChanged();
+          })}
+        >
+          Rotate secret
+        </ActionButton>
       </div>
       <ErrorNotice error={error} />
       {secret !== undefined && (
-        <WebhookSecret secret={secret.secret} note={secret.until !== null ? `The old secret also signs until ${formatTime(secret.until)}.` : undefined} />
+        <WebhookSecret
+          secret={secret.secret}
+          note={secret.until !== null ? `The old secret also signs until ${formatTime(secret.until)}.` : undefined}
+        />
       )}
       {test !== undefined && (
         <Notice kind={test.ok ? 'ok' : 'error'}>
-          Test event {test.ok ? 'delivered' : 'not accepted'}: {test.status !== null ? `HTTP ${test.status}` : 'no answer'} in {test.duration_ms} ms
+          Test event {test.ok ? 'delivered' : 'not accepted'}: {test.status !== null ? `HTTP ${test.status}` : 'no answer'} in{' '}
+          {test.duration_ms} ms
           {test.error !== null ? ` — ${test.error}` : ''} (delivery <span class="mono">{test.delivery_id}</span>).
         </Notice>
       )}

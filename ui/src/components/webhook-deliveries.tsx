@@ -9,11 +9,23 @@ import { useLoad } from './use-load';
 
 /** One delivery's attempts: time, HTTP status, duration, the answer's first bytes, the error. */
 function Attempts(props: { d: WebhookDelivery }) {
-  if (props.d.log.length === 0) return <p class="hint">No attempt yet{props.d.next_attempt_at !== null ? `: due ${formatTime(props.d.next_attempt_at)}` : ''}.</p>;
+  if (props.d.log.length === 0)
+    return (
+      <p class="hint">No attempt yet{props.d.next_attempt_at !== null ? `: due ${formatTime(props.d.next_attempt_at)}` : ''}.</p>
+    );
   return (
     <table class="attempts">
       <caption class="visually-hidden">Attempts of delivery {props.d.id}</caption>
-      <thead><tr><th scope="col">#</th><th scope="col">Time</th><th scope="col">Status</th><th scope="col">Duration</th><th scope="col">Response</th><th scope="col">Error</th></tr></thead>
+      <thead>
+        <tr>
+          <th scope="col">#</th>
+          <th scope="col">Time</th>
+          <th scope="col">Status</th>
+          <th scope="col">Duration</th>
+          <th scope="col">Response</th>
+          <th scope="col">Error</th>
+        </tr>
+      </thead>
       <tbody>
         {props.d.log.map((a) => (
           <tr key={a.attempt}>
@@ -21,7 +33,9 @@ function Attempts(props: { d: WebhookDelivery }) {
             <td class="nowrap">{formatTime(a.at)}</td>
             <td>{a.status ?? 'no answer'}</td>
             <td>{a.duration_ms} ms</td>
-            <td><pre class="excerpt">{a.response_body ?? '—'}</pre></td>
+            <td>
+              <pre class="excerpt">{a.response_body ?? '—'}</pre>
+            </td>
             <td class="wrap">{a.error ?? '—'}</td>
           </tr>
         ))}
@@ -48,9 +62,15 @@ export function WebhookDeliveries(props: { org: string; id: string; query: URLSe
   const eventType = props.query.get('event_type') ?? '';
   const state = props.query.get('state') ?? '';
   const cursor = props.query.get('cursor') ?? undefined;
-  const log = useLoad(() => listDeliveries(org, id, {
-    event_type: eventType === '' ? undefined : eventType, state: state === '' ? undefined : state, cursor,
-  }), [org, id, eventType, state, cursor, props.refresh]);
+  const log = useLoad(
+    () =>
+      listDeliveries(org, id, {
+        event_type: eventType === '' ? undefined : eventType,
+        state: state === '' ? undefined : state,
+        cursor,
+      }),
+    [org, id, eventType, state, cursor, props.refresh],
+  );
   const [note, setNote] = useState<string | undefined>();
   const [error, setError] = useState<unknown>();
   const link = (q: { event_type?: string; state?: string; cursor?: string }) =>
@@ -69,36 +89,93 @@ export function WebhookDeliveries(props: { org: string; id: string; query: URLSe
   return (
     <Section title="Delivery log">
       <div class="form-row log-filters">
-        <Select label="Event type" value={eventType} options={EVENT_OPTIONS} onValue={(v) => navigate(link({ event_type: v, cursor: undefined }))} />
-        <Select label="Outcome" value={state} options={STATE_OPTIONS} onValue={(v) => navigate(link({ state: v, cursor: undefined }))} />
+        <Select
+          label="Event type"
+          value={eventType}
+          options={EVENT_OPTIONS}
+          onValue={(v) => navigate(link({ event_type: v, cursor: undefined }))}
+        />
+        <Select
+          label="Outcome"
+          value={state}
+          options={STATE_OPTIONS}
+          onValue={(v) => navigate(link({ state: v, cursor: undefined }))}
+        />
       </div>
-      <div class="page-actions"><button type="button" class="btn btn-plain" onClick={() => void log.reload()}>Reload log</button></div>
+      <div class="page-actions">
+        <button type="button" class="btn btn-plain" onClick={() => void log.reload()}>
+          Reload log
+        </button>
+      </div>
       {note !== undefined && <Notice kind="ok">{note}</Notice>}
       <ErrorNotice error={error ?? log.error} />
-      {log.loading && log.data === undefined ? <Loading /> : (
-        <Table caption="Deliveries, newest first" head={['Time', 'Event', 'Outcome', 'Attempts', 'Last result', 'Message', 'Actions']} rows={items.length}
-          empty="No delivery matches.">
+      {log.loading && log.data === undefined ? (
+        <Loading />
+      ) : (
+        <Table
+          caption="Deliveries, newest first"
+          head={['Time', 'Event', 'Outcome', 'Attempts', 'Last result', 'Message', 'Actions']}
+          rows={items.length}
+          empty="No delivery matches."
+        >
           {items.map((d) => (
             <Fragment key={d.id}>
               <tr class="delivery-row">
                 <td class="nowrap">{formatTime(d.created_at)}</td>
-                <td><code>{d.event_type}</code><div class="hint mono">{d.id}</div></td>
-                <td><Badge value={d.state} /></td>
+                <td>
+                  <code>{d.event_type}</code>
+                  <div class="hint mono">{d.id}</div>
+                </td>
+                <td>
+                  <Badge value={d.state} />
+                </td>
                 <td>{d.attempts}</td>
-                <td>{d.last_status ?? (d.last_error !== null ? 'no answer' : '—')}{d.last_error !== null && <div class="hint wrap">{d.last_error}</div>}</td>
-                <td class="wrap">{d.message_id !== null ? <a class="mono" href={href('orgs', org, 'messages', d.message_id)}>{d.message_id}</a> : '—'}</td>
-                <td>{d.event_type === TEST_EVENT ? <span class="hint" title="A test event is not replayed: send a new one">—</span>
-                  : <ActionButton label={`Replay delivery ${d.id}`} onClick={() => replay(d)}>Replay</ActionButton>}</td>
+                <td>
+                  {d.last_status ?? (d.last_error !== null ? 'no answer' : '—')}
+                  {d.last_error !== null && <div class="hint wrap">{d.last_error}</div>}
+                </td>
+                <td class="wrap">
+                  {d.message_id !== null ? (
+                    <a class="mono" href={href('orgs', org, 'messages', d.message_id)}>
+                      {d.message_id}
+                    </a>
+                  ) : (
+                    '—'
+                  )}
+                </td>
+                <td>
+                  {d.event_type === TEST_EVENT ? (
+                    <span class="hint" title="A test event is not replayed: send a new one">
+                      —
+                    </span>
+                  ) : (
+                    <ActionButton label={`Replay delivery ${d.id}`} onClick={() => replay(d)}>
+                      Replay
+                    </ActionButton>
+                  )}
+                </td>
               </tr>
-              <tr class="delivery-attempts"><td colSpan={7}><Attempts d={d} /></td></tr>
+              <tr class="delivery-attempts">
+                <td colSpan={7}>
+                  <Attempts d={d} />
+                </td>
+              </tr>
             </Fragment>
           ))}
         </Table>
       )}
       {(cursor !== undefined || (log.data?.next_cursor ?? null) !== null) && (
         <nav class="pager" aria-label="Pages">
-          {cursor !== undefined && <a class="btn btn-plain" href={link({ cursor: undefined })}>First page</a>}
-          {log.data?.next_cursor !== null && log.data?.next_cursor !== undefined && <a class="btn btn-plain" href={link({ cursor: log.data.next_cursor })}>Next page</a>}
+          {cursor !== undefined && (
+            <a class="btn btn-plain" href={link({ cursor: undefined })}>
+              First page
+            </a>
+          )}
+          {log.data?.next_cursor !== null && log.data?.next_cursor !== undefined && (
+            <a class="btn btn-plain" href={link({ cursor: log.data.next_cursor })}>
+              Next page
+            </a>
+          )}
         </nav>
       )}
     </Section>

@@ -30,35 +30,61 @@ export function WebhookForm(props: {
     setBusy(true);
     setError(undefined);
     try {
-      await props.onSubmit({ url: url.trim(), events: all ? ['*'] : events, description: description.trim() === '' ? null : description.trim() });
+      await props.onSubmit({
+        url: url.trim(),
+        events: all ? ['*'] : events,
+        description: description.trim() === '' ? null : description.trim(),
+      });
     } catch (err) {
       setError(err);
     } finally {
       setBusy(false);
     }
   };
-  const toggle = (t: WebhookEventType, on: boolean) => setEvents(on ? [...events.filter((x) => x !== t), t] : events.filter((x) => x !== t));
+  const toggle = (t: WebhookEventType, on: boolean) =>
+    setEvents(on ? [...events.filter((x) => x !== t), t] : events.filter((x) => x !== t));
   return (
     <form onSubmit={submit} class="webhook-form" aria-label={props.submitLabel}>
-      <Field label="URL" type="url" value={url} onValue={setUrl} required placeholder="https://example.com/hooks/mailroom"
-        error={issues.url} hint="https to a public address in production" />
+      <Field
+        label="URL"
+        type="url"
+        value={url}
+        onValue={setUrl}
+        required
+        placeholder="https://example.com/hooks/mailroom"
+        error={issues.url}
+        hint="https to a public address in production"
+      />
       <fieldset class="event-choices" aria-describedby={eventsProblem !== undefined ? `${id}-err` : undefined}>
         <legend>Events</legend>
         <label class="event-choice event-all">
           <input type="checkbox" checked={all} onChange={(e) => setAll((e.target as HTMLInputElement).checked)} />
           All event types
         </label>
-        {!all && WEBHOOK_EVENT_TYPES.map((t) => (
-          <label key={t} class="event-choice">
-            <input type="checkbox" name="events" value={t} checked={events.includes(t)} onChange={(e) => toggle(t, (e.target as HTMLInputElement).checked)} />
-            <code>{t}</code>
-          </label>
-        ))}
-        {eventsProblem !== undefined && <small id={`${id}-err`} class="field-error" role="alert">{eventsProblem}</small>}
+        {!all &&
+          WEBHOOK_EVENT_TYPES.map((t) => (
+            <label key={t} class="event-choice">
+              <input
+                type="checkbox"
+                name="events"
+                value={t}
+                checked={events.includes(t)}
+                onChange={(e) => toggle(t, (e.target as HTMLInputElement).checked)}
+              />
+              <code>{t}</code>
+            </label>
+          ))}
+        {eventsProblem !== undefined && (
+          <small id={`${id}-err`} class="field-error" role="alert">
+            {eventsProblem}
+          </small>
+        )}
       </fieldset>
       <Field label="Description" value={description} onValue={setDescription} error={issues.description} />
       {Object.keys(issues).length === 0 && <ErrorNotice error={error} />}
-      <button type="submit" class="btn btn-primary" disabled={busy}>{props.submitLabel}</button>
+      <button type="submit" class="btn btn-primary" disabled={busy}>
+        {props.submitLabel}
+      </button>
     </form>
   );
 }

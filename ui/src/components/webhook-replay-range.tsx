@@ -38,13 +38,29 @@ export function WebhookReplayRange(props: { org: string; id: string; onQueued: (
   return (
     <form onSubmit={submit} aria-label="Replay a time range">
       <div class="form-row">
-        <Field label="Since (your local time)" type="datetime-local" value={since} onValue={setSince} required error={issues.since} />
-        <Field label="Until (your local time)" type="datetime-local" value={until} onValue={setUntil} required error={issues.until} />
+        <Field
+          label="Since (your local time)"
+          type="datetime-local"
+          value={since}
+          onValue={setSince}
+          required
+          error={issues.since}
+        />
+        <Field
+          label="Until (your local time)"
+          type="datetime-local"
+          value={until}
+          onValue={setUntil}
+          required
+          error={issues.until}
+        />
       </div>
       <Checkbox label="Only deliveries that failed" checked={onlyFailed} onChecked={setOnlyFailed} />
       {Object.keys(issues).length === 0 && <ErrorNotice error={error} />}
       {note !== undefined && <Notice kind="ok">{note}</Notice>}
-      <button type="submit" class="btn btn-plain">Replay range</button>
+      <button type="submit" class="btn btn-plain">
+        Replay range
+      </button>
     </form>
   );
 }

@@ -4,9 +4,14 @@ import { CopyButton, Notice } from './ui';
 export function WebhookSecret(props: { secret: string; note?: string }) {
   return (
     <Notice kind="ok">
-      <p><strong>Signing secret</strong> — copy it now; it will not be shown again.{props.note !== undefined ? ` ${props.note}` : ''}</p>
+      <p>
+        <strong>Signing secret</strong> — copy it now; it will not be shown again.
+        {props.note !== undefined ? ` ${props.note}` : ''}
+      </p>
       <p class="secret-line">
-        <code class="secret" aria-label="Signing secret">{props.secret}</code>{' '}
+        <code class="secret" aria-label="Signing secret">
+          {props.secret}
+        </code>{' '}
         <CopyButton value={props.secret} label="Copy the signing secret" />
       </p>
     </Notice>

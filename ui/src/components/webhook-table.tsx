@@ -14,13 +14,23 @@ export const eventsText = (events: readonly string[]): string => (events.include
 
 export function WebhookTable(props: { org: string; items: WebhookEndpoint[] }) {
   return (
-    <Table caption="Webhook endpoints" head={['Endpoint', 'URL', 'Events', 'State', 'Health']} rows={props.items.length} empty="No webhook endpoint yet.">
+    <Table
+      caption="Webhook endpoints"
+      head={['Endpoint', 'URL', 'Events', 'State', 'Health']}
+      rows={props.items.length}
+      empty="No webhook endpoint yet."
+    >
       {props.items.map((w) => (
         <tr key={w.id}>
-          <td><a href={href('orgs', props.org, 'webhooks', w.id)}>{w.id}</a>{w.description !== null && <div class="hint">{w.description}</div>}</td>
+          <td>
+            <a href={href('orgs', props.org, 'webhooks', w.id)}>{w.id}</a>
+            {w.description !== null && <div class="hint">{w.description}</div>}
+          </td>
           <td class="mono wrap">{w.url}</td>
           <td>{eventsText(w.events)}</td>
-          <td><Badge value={w.enabled ? 'enabled' : 'disabled'} /></td>
+          <td>
+            <Badge value={w.enabled ? 'enabled' : 'disabled'} />
+          </td>
           <td>{endpointHealth(w)}</td>
         </tr>
       ))}

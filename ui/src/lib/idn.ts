@@ -38,7 +38,7 @@ function decodeLabel(input: string): string | undefined {
   let n = INITIAL_N;
   let bias = INITIAL_BIAS;
   let i = 0;
-  for (let pos = last > 0 ? last + 1 : 0; pos < input.length;) {
+  for (let pos = last > 0 ? last + 1 : 0; pos < input.length; ) {
     const oldI = i;
     for (let w = 1, k = BASE; ; k += BASE) {
       if (pos >= input.length) return undefined;
@@ -63,10 +63,13 @@ function decodeLabel(input: string): string | undefined {
 
 /** `xn--exmple-cua.com` → `exämple.com`; labels that are not valid A-labels stay as they are. */
 export function unicodeDomain(domain: string): string {
-  return domain.split('.').map((label) => {
-    if (!label.toLowerCase().startsWith('xn--')) return label;
-    return decodeLabel(label.slice(4).toLowerCase()) ?? label;
-  }).join('.');
+  return domain
+    .split('.')
+    .map((label) => {
+      if (!label.toLowerCase().startsWith('xn--')) return label;
+      return decodeLabel(label.slice(4).toLowerCase()) ?? label;
+    })
+    .join('.');
 }
 
 /** An address or block-list value with its domain decoded for reading: `zoë@xn--exmple-cua.com` → `zoë@exämple.com`. */

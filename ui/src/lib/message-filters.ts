@@ -7,8 +7,16 @@
 
 /** Every status a message can be in, in the order the filter lists them. */
 export const STATUSES = [
-  'queued', 'held', 'held_service_error', 'sending', 'sent',
-  'delivered', 'bounced', 'complained', 'failed', 'discarded',
+  'queued',
+  'held',
+  'held_service_error',
+  'sending',
+  'sent',
+  'delivered',
+  'bounced',
+  'complained',
+  'failed',
+  'discarded',
 ] as const;
 
 export interface MessageFilters {
@@ -54,7 +62,15 @@ export function filterProblems(f: MessageFilters): Record<string, string> {
   if (unknown.length > 0) problems.status = `Unknown status: ${unknown.join(', ')}`;
   if (f.from !== '' && !isDateBound(f.from)) problems.from = 'Use a date (YYYY-MM-DD) or a date-time with its offset';
   if (f.to !== '' && !isDateBound(f.to)) problems.to = 'Use a date (YYYY-MM-DD) or a date-time with its offset';
-  if (problems.from === undefined && problems.to === undefined && f.from !== '' && f.to !== '' && DATE.test(f.from) && DATE.test(f.to) && f.from > f.to) {
+  if (
+    problems.from === undefined &&
+    problems.to === undefined &&
+    f.from !== '' &&
+    f.to !== '' &&
+    DATE.test(f.from) &&
+    DATE.test(f.to) &&
+    f.from > f.to
+  ) {
     problems.to = 'Must not be before "from"';
   }
   return problems;
@@ -64,7 +80,10 @@ export function filterProblems(f: MessageFilters): Record<string, string> {
 export function filtersFromQuery(query: URLSearchParams): MessageFilters {
   const get = (k: string) => (query.get(k) ?? '').trim();
   return {
-    statuses: query.getAll('status').flatMap(splitStatuses).filter((s, i, all) => all.indexOf(s) === i),
+    statuses: query
+      .getAll('status')
+      .flatMap(splitStatuses)
+      .filter((s, i, all) => all.indexOf(s) === i),
     template_id: get('template_id'),
     service_id: get('service_id'),
     from: get('from'),

@@ -29,20 +29,27 @@ const NUMBER_TEXT = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 function inputFor(spec: ParamSpec): SampleInput {
   if (spec.enum !== undefined && spec.enum.length > 0) return 'select';
   switch (spec.type) {
-    case 'boolean': return 'boolean';
+    case 'boolean':
+      return 'boolean';
     case 'integer':
-    case 'number': return 'number';
-    case 'email': return 'email';
-    case 'url': return 'url';
-    case 'html': return 'textarea';
-    default: return 'text';
+    case 'number':
+      return 'number';
+    case 'email':
+      return 'email';
+    case 'url':
+      return 'url';
+    case 'html':
+      return 'textarea';
+    default:
+      return 'text';
   }
 }
 
 /** The schema's rules in a few words: "integer, at least 1", "string, 2–40 characters". */
 export function describeSpec(spec: ParamSpec): string {
   const parts: string[] = [spec.type === 'date' ? 'date (YYYY-MM-DD)' : spec.type];
-  if (spec.min_length !== undefined && spec.max_length !== undefined) parts.push(`${spec.min_length}–${spec.max_length} characters`);
+  if (spec.min_length !== undefined && spec.max_length !== undefined)
+    parts.push(`${spec.min_length}–${spec.max_length} characters`);
   else if (spec.min_length !== undefined) parts.push(`at least ${spec.min_length} characters`);
   else if (spec.max_length !== undefined) parts.push(`at most ${spec.max_length} characters`);
   if (spec.minimum !== undefined) parts.push(`at least ${spec.minimum}`);

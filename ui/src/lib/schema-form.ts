@@ -42,7 +42,19 @@ export function isParamType(value: string): value is ParamType {
 }
 
 export function emptyRow(key: number, name = ''): ParamRow {
-  return { key, name, type: 'string', required: false, min_length: '', max_length: '', minimum: '', maximum: '', pattern: '', enum: '', description: '' };
+  return {
+    key,
+    name,
+    type: 'string',
+    required: false,
+    min_length: '',
+    max_length: '',
+    minimum: '',
+    maximum: '',
+    pattern: '',
+    enum: '',
+    description: '',
+  };
 }
 
 const text = (n: number | undefined): string => (n === undefined ? '' : String(n));
@@ -113,11 +125,16 @@ export function parseEnum(value: string, numeric: boolean): { values?: Array<str
       return { error: 'is not a valid JSON array' };
     }
   } else {
-    items = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    items = raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
   }
   if (items.length === 0) return {};
   if (numeric) {
-    const numbers = items.map((v) => (typeof v === 'number' ? v : typeof v === 'string' && NUMBER_TEXT.test(v.trim()) ? Number(v) : Number.NaN));
+    const numbers = items.map((v) =>
+      typeof v === 'number' ? v : typeof v === 'string' && NUMBER_TEXT.test(v.trim()) ? Number(v) : Number.NaN,
+    );
     if (numbers.some((n) => !Number.isFinite(n))) return { error: 'values must all be numbers' };
     return { values: numbers };
   }
@@ -152,7 +169,8 @@ export function rowsToSpecs(rows: readonly ParamRow[]): { specs: ParamSpec[]; is
       const v = row[field].trim();
       if (v === '' || !allowed.includes(field)) return;
       if (!NUMBER_TEXT.test(v)) issues[at(field)] = 'must be a number';
-      else if (row.type === 'integer' && !Number.isInteger(Number(v))) issues[at(field)] = 'must be a whole number for an integer';
+      else if (row.type === 'integer' && !Number.isInteger(Number(v)))
+        issues[at(field)] = 'must be a whole number for an integer';
       else spec[field] = Number(v);
     };
     count('min_length');

@@ -3,7 +3,14 @@
  * save (PUT creates, PATCH updates) and for the live preview (the render route's `template`).
  * Server field names (`content.subject`, `params.0.name`) are mapped onto the form's fields.
  */
-import { CONTENT_FIELDS, FLAG_FIELDS, type ContentField, type FlagField, type TemplateResource, type TemplateWrite } from '../api/template-types.js';
+import {
+  CONTENT_FIELDS,
+  FLAG_FIELDS,
+  type ContentField,
+  type FlagField,
+  type TemplateResource,
+  type TemplateWrite,
+} from '../api/template-types.js';
 import { reservedIdProblem } from './resource-id.js';
 import { rowsFromSpecs, rowsToSpecs, type ParamRow } from './schema-form.js';
 
@@ -20,15 +27,36 @@ const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 export function emptyDraft(): TemplateDraft {
   return {
-    id: '', name: '', service_id: '', params: [],
-    subject: '', to: '', cc: '', bcc: '', from_name: '', from_email: '', reply_to: '', html: '', text: '',
-    captcha: false, allow_dynamic_recipients: false, allow_attachments: false, strict_params: false,
-    enforce_link_allowlist: false, frozen: false,
+    id: '',
+    name: '',
+    service_id: '',
+    params: [],
+    subject: '',
+    to: '',
+    cc: '',
+    bcc: '',
+    from_name: '',
+    from_email: '',
+    reply_to: '',
+    html: '',
+    text: '',
+    captcha: false,
+    allow_dynamic_recipients: false,
+    allow_attachments: false,
+    strict_params: false,
+    enforce_link_allowlist: false,
+    frozen: false,
   };
 }
 
 export function draftFromResource(t: TemplateResource): TemplateDraft {
-  const draft: TemplateDraft = { ...emptyDraft(), id: t.id, name: t.name, service_id: t.service_id ?? '', params: rowsFromSpecs(t.params) };
+  const draft: TemplateDraft = {
+    ...emptyDraft(),
+    id: t.id,
+    name: t.name,
+    service_id: t.service_id ?? '',
+    params: rowsFromSpecs(t.params),
+  };
   for (const f of CONTENT_FIELDS) draft[f] = t.content[f] ?? '';
   for (const f of FLAG_FIELDS) draft[f] = t[f] === true;
   return draft;
@@ -39,7 +67,10 @@ export function draftFromResource(t: TemplateResource): TemplateDraft {
  * problems (id, the parameter rows), keyed like the server's field names; a write with
  * problems is still usable for the preview, minus the parameters the rows could not express.
  */
-export function draftToWrite(draft: TemplateDraft, options: { checkId: boolean }): { write: TemplateWrite; issues: Record<string, string> } {
+export function draftToWrite(
+  draft: TemplateDraft,
+  options: { checkId: boolean },
+): { write: TemplateWrite; issues: Record<string, string> } {
   const { specs, issues } = rowsToSpecs(draft.params);
   if (options.checkId && !ID.test(draft.id)) issues.id = 'must be 1–64 of A–Z a–z 0–9 _ . - starting with a letter or digit';
   else if (options.checkId && reservedIdProblem(draft.id) !== undefined) issues.id = reservedIdProblem(draft.id) as string;

@@ -73,7 +73,8 @@ function extraDetails(details: Record<string, unknown>): Array<[string, string]>
 
 export function timelineRow(e: TimelineEntry): TimelineRow {
   const d = e.details ?? {};
-  const bounceType = e.bounce_type ?? (e.type === 'bounced' && typeof d.hard === 'boolean' ? (d.hard ? 'hard' : 'soft') : undefined);
+  const bounceType =
+    e.bounce_type ?? (e.type === 'bounced' && typeof d.hard === 'boolean' ? (d.hard ? 'hard' : 'soft') : undefined);
   const bounce = bounceType === undefined ? undefined : `${bounceType} bounce${e.status !== undefined ? ` (${e.status})` : ''}`;
   return {
     type: e.type,
@@ -84,14 +85,18 @@ export function timelineRow(e: TimelineEntry): TimelineRow {
     reason: e.reason,
     bounce,
     // A status without a bounce (a delivery's 250, a deferral's 4.2.2) goes with the details.
-    extra: [...(bounce === undefined && e.status !== undefined ? [['status', e.status] as [string, string]] : []), ...extraDetails(d)],
+    extra: [
+      ...(bounce === undefined && e.status !== undefined ? [['status', e.status] as [string, string]] : []),
+      ...extraDetails(d),
+    ],
   };
 }
 
 /** Oldest first, as the server records them; entries with the same time keep their order. */
 export function timelineRows(events: readonly TimelineEntry[]): TimelineRow[] {
-  return events.map((e, i) => [e, i] as const)
-    .sort(([a, i], [b, j]) => (Date.parse(a.at) - Date.parse(b.at)) || i - j)
+  return events
+    .map((e, i) => [e, i] as const)
+    .sort(([a, i], [b, j]) => Date.parse(a.at) - Date.parse(b.at) || i - j)
     .map(([e]) => timelineRow(e));
 }
 

@@ -28,15 +28,17 @@ export function Keys(props: PageProps) {
       setFailure(err);
     }
   };
-  const create = () => act(async () => {
-    setIssued(await keysApi.create(org, type));
-    await reload();
-  });
-  const revoke = (k: ApiKey) => act(async () => {
-    if (!window.confirm(`Revoke key ${k.id}? Sends with it are refused at once.`)) return;
-    await keysApi.revoke(org, k.id);
-    await reload();
-  });
+  const create = () =>
+    act(async () => {
+      setIssued(await keysApi.create(org, type));
+      await reload();
+    });
+  const revoke = (k: ApiKey) =>
+    act(async () => {
+      if (!window.confirm(`Revoke key ${k.id}? Sends with it are refused at once.`)) return;
+      await keysApi.revoke(org, k.id);
+      await reload();
+    });
 
   return (
     <>
@@ -44,41 +46,102 @@ export function Keys(props: PageProps) {
       {issued !== undefined && <IssuedKeyNotice issued={issued} onDismiss={() => setIssued(undefined)} />}
       <ErrorNotice error={failure} />
       <Section title="New key">
-        <form class="org-inline-form" onSubmit={(e) => { e.preventDefault(); void create(); }} aria-label="Create a key">
-          <Select label="Type" value={type} options={[['private', 'Private (servers: sk_…)'], ['public', 'Public (browsers: pk_…)']]} onValue={(v) => setType(v === 'public' ? 'public' : 'private')} />
-          <button class="btn btn-primary" type="submit">Create key</button>
+        <form
+          class="org-inline-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void create();
+          }}
+          aria-label="Create a key"
+        >
+          <Select
+            label="Type"
+            value={type}
+            options={[
+              ['private', 'Private (servers: sk_…)'],
+              ['public', 'Public (browsers: pk_…)'],
+            ]}
+            onValue={(v) => setType(v === 'public' ? 'public' : 'private')}
+          />
+          <button class="btn btn-primary" type="submit">
+            Create key
+          </button>
         </form>
       </Section>
       {rotating !== undefined && (
-        <KeyRotateForm org={org} apiKey={rotating} onCancel={() => setRotating(undefined)}
-          onRotated={(k) => { setIssued(k); setRotating(undefined); void reload(); }} />
+        <KeyRotateForm
+          org={org}
+          apiKey={rotating}
+          onCancel={() => setRotating(undefined)}
+          onRotated={(k) => {
+            setIssued(k);
+            setRotating(undefined);
+            void reload();
+          }}
+        />
       )}
       <ErrorNotice error={error} />
-      {loading && data === undefined ? <Loading /> : data !== undefined && (
-        <Table caption="Keys" head={['Id', 'Type', 'Key', 'Status', 'Created', 'Stops working', 'Actions']} rows={data.items.length} empty="No keys yet.">
-          {data.items.map((k) => (
-            <tr key={k.id}>
-              <td><code>{k.id}</code></td>
-              <td>{k.type}</td>
-              <td>
-                {k.public_key !== null
-                  ? <><code class="key-value">{k.public_key}</code> <CopyButton value={k.public_key} label={`Copy public key ${k.id}`} /></>
-                  : <code class="key-hint" title="Only a fragment is kept for display">{k.hint}</code>}
-              </td>
-              <td><Badge value={k.status} /></td>
-              <td>{formatTime(k.created_at)}</td>
-              <td>{k.expires_at === null ? '—' : formatTime(k.expires_at)}</td>
-              <td>
-                {k.status !== 'revoked' && (
-                  <div class="key-actions">
-                    {k.status === 'active' && <button type="button" class="btn btn-plain btn-small" aria-label={`Rotate key ${k.id}`} onClick={() => setRotating(k)}>Rotate</button>}
-                    <button type="button" class="btn btn-danger btn-small" aria-label={`Revoke key ${k.id}`} onClick={() => void revoke(k)}>Revoke</button>
-                  </div>
-                )}
-              </td>
-            </tr>
-          ))}
-        </Table>
+      {loading && data === undefined ? (
+        <Loading />
+      ) : (
+        data !== undefined && (
+          <Table
+            caption="Keys"
+            head={['Id', 'Type', 'Key', 'Status', 'Created', 'Stops working', 'Actions']}
+            rows={data.items.length}
+            empty="No keys yet."
+          >
+            {data.items.map((k) => (
+              <tr key={k.id}>
+                <td>
+                  <code>{k.id}</code>
+                </td>
+                <td>{k.type}</td>
+                <td>
+                  {k.public_key !== null ? (
+                    <>
+                      <code class="key-value">{k.public_key}</code>{' '}
+                      <CopyButton value={k.public_key} label={`Copy public key ${k.id}`} />
+                    </>
+                  ) : (
+                    <code class="key-hint" title="Only a fragment is kept for display">
+                      {k.hint}
+                    </code>
+                  )}
+                </td>
+                <td>
+                  <Badge value={k.status} />
+                </td>
+                <td>{formatTime(k.created_at)}</td>
+                <td>{k.expires_at === null ? '—' : formatTime(k.expires_at)}</td>
+                <td>
+                  {k.status !== 'revoked' && (
+                    <div class="key-actions">
+                      {k.status === 'active' && (
+                        <button
+                          type="button"
+                          class="btn btn-plain btn-small"
+                          aria-label={`Rotate key ${k.id}`}
+                          onClick={() => setRotating(k)}
+                        >
+                          Rotate
+                        </button>
+                      )}
+                      <button
+                        type="button"
+                        class="btn btn-danger btn-small"
+                        aria-label={`Revoke key ${k.id}`}
+                        onClick={() => void revoke(k)}
+                      >
+                        Revoke
+                      </button>
+                    </div>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </Table>
+        )
       )}
     </>
   );

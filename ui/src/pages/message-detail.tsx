@@ -18,9 +18,18 @@ export function MessageDetail(props: PageProps) {
   const m = message.data;
   return (
     <>
-      <p class="breadcrumb"><a href={href('orgs', org, 'messages')}>Messages</a> / <span class="mono">{id}</span></p>
+      <p class="breadcrumb">
+        <a href={href('orgs', org, 'messages')}>Messages</a> / <span class="mono">{id}</span>
+      </p>
       <PageHeader title={`Message ${id}`}>
-        <button type="button" class="btn btn-plain" onClick={() => void message.reload()} aria-busy={message.loading ? 'true' : undefined}>Reload</button>
+        <button
+          type="button"
+          class="btn btn-plain"
+          onClick={() => void message.reload()}
+          aria-busy={message.loading ? 'true' : undefined}
+        >
+          Reload
+        </button>
       </PageHeader>
       <ErrorNotice error={message.error} />
       {message.loading && m === undefined && <Loading />}
@@ -29,7 +38,9 @@ export function MessageDetail(props: PageProps) {
           {isSettling(m.status) && <Notice kind="info">Delivery is under way: Reload to see the events that follow.</Notice>}
           <MessageActions org={org} id={m.message_id} status={m.status} onDone={message.reload} />
           <MessageFacts org={org} message={m} />
-          <Section title="Timeline"><Timeline events={m.events} /></Section>
+          <Section title="Timeline">
+            <Timeline events={m.events} />
+          </Section>
           <MessageContent content={m.content} />
         </>
       )}

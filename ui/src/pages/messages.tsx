@@ -30,28 +30,54 @@ export function Messages(props: PageProps) {
   // Page size: the server's default (25) unless the link names one (`&limit=100`, kept while paging).
   const limit = props.query.get('limit') ?? undefined;
   const valid = Object.keys(filterProblems(filters)).length === 0;
-  const page = useLoad(() => (valid ? listMessages(org, { ...filtersToQuery(filters, cursor), limit }) : Promise.resolve(undefined)), [org, queryText]);
+  const page = useLoad(
+    () => (valid ? listMessages(org, { ...filtersToQuery(filters, cursor), limit }) : Promise.resolve(undefined)),
+    [org, queryText],
+  );
   const choices = useLoad(async () => ({ templates: await ids(org, 'templates'), services: await ids(org, 'services') }), [org]);
   const here = (c?: string) => hrefWithQuery(['orgs', org, 'messages'], { ...filtersToQuery(filters, c), limit });
   return (
     <>
       <PageHeader title="Messages">
-        <button type="button" class="btn btn-plain" onClick={() => void page.reload()}>Reload</button>
+        <button type="button" class="btn btn-plain" onClick={() => void page.reload()}>
+          Reload
+        </button>
       </PageHeader>
-      <MessageFilterForm key={queryText} org={org} filters={filters}
-        templates={choices.data?.templates} services={choices.data?.services} />
-      {!valid && <ErrorNotice error={new Error(`The link's filters are not valid: ${Object.values(filterProblems(filters)).join('; ')}.`)} />}
+      <MessageFilterForm
+        key={queryText}
+        org={org}
+        filters={filters}
+        templates={choices.data?.templates}
+        services={choices.data?.services}
+      />
+      {!valid && (
+        <ErrorNotice
+          error={new Error(`The link's filters are not valid: ${Object.values(filterProblems(filters)).join('; ')}.`)}
+        />
+      )}
       <ErrorNotice error={page.error} />
-      {page.loading && page.data === undefined ? <Loading /> : page.data !== undefined && (
-        <section class="card" aria-label="Message list">
-          <MessageTable org={org} items={page.data.items} filtered={hasFilters(filters)} />
-          {(cursor !== undefined || page.data.next_cursor !== null) && (
-            <nav class="pager" aria-label="Pages">
-              {cursor !== undefined && <a class="btn btn-plain" href={here()}>First page</a>}
-              {page.data.next_cursor !== null && <a class="btn btn-plain" href={here(page.data.next_cursor)}>Next page</a>}
-            </nav>
-          )}
-        </section>
+      {page.loading && page.data === undefined ? (
+        <Loading />
+      ) : (
+        page.data !== undefined && (
+          <section class="card" aria-label="Message list">
+            <MessageTable org={org} items={page.data.items} filtered={hasFilters(filters)} />
+            {(cursor !== undefined || page.data.next_cursor !== null) && (
+              <nav class="pager" aria-label="Pages">
+                {cursor !== undefined && (
+                  <a class="btn btn-plain" href={here()}>
+                    First page
+                  </a>
+                )}
+                {page.data.next_cursor !== null && (
+                  <a class="btn btn-plain" href={here(page.data.next_cursor)}>
+                    Next page
+                  </a>
+                )}
+              </nav>
+            )}
+          </section>
+        )
       )}
     </>
   );

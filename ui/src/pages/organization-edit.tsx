@@ -4,7 +4,14 @@ import { ApiFailure } from '../api/client';
 import { organizationsApi, type OrganizationSettings } from '../api/organizations';
 import { OrgCredits } from '../components/org-credits';
 import { idTaken, type TakenId } from '../components/id-field';
-import { changedSettings, formFromOrganization, formProblems, NEW_ORG_FORM, settingsFromForm, type OrgForm } from '../components/org-form';
+import {
+  changedSettings,
+  formFromOrganization,
+  formProblems,
+  NEW_ORG_FORM,
+  settingsFromForm,
+  type OrgForm,
+} from '../components/org-form';
 import { OrgSettingsFields } from '../components/org-settings-form';
 import { ErrorNotice, Loading, Notice, PageHeader } from '../components/ui';
 import { useLoad } from '../components/use-load';
@@ -86,7 +93,11 @@ export function OrganizationEdit(props: PageProps) {
   return (
     <>
       <PageHeader title={creating ? 'New organization' : `Settings of ${org}`}>
-        {!creating && <a class="btn btn-plain" href={href('orgs', org)}>Overview</a>}
+        {!creating && (
+          <a class="btn btn-plain" href={href('orgs', org)}>
+            Overview
+          </a>
+        )}
       </PageHeader>
       {!creating && loaded.data !== undefined && (
         <OrgCredits org={org} credits={loaded.data.credits} held={loaded.data.held} onChanged={() => void loaded.reload()} />
@@ -96,7 +107,9 @@ export function OrganizationEdit(props: PageProps) {
         {saved !== undefined && <Notice kind="ok">{saved}</Notice>}
         <ErrorNotice error={failure} />
         <div class="org-form-actions">
-          <button class="btn btn-primary" type="submit" disabled={busy}>{creating ? 'Create organization' : 'Save settings'}</button>
+          <button class="btn btn-primary" type="submit" disabled={busy}>
+            {creating ? 'Create organization' : 'Save settings'}
+          </button>
         </div>
       </form>
     </>

@@ -12,24 +12,43 @@ export function Organizations(_props: PageProps) {
   return (
     <>
       <PageHeader title="Organizations">
-        <a class="btn btn-primary" href={href('orgs', 'new')}>New organization</a>
+        <a class="btn btn-primary" href={href('orgs', 'new')}>
+          New organization
+        </a>
       </PageHeader>
       <ErrorNotice error={error} />
-      {loading && data === undefined ? <Loading /> : data !== undefined && (
-        <Table caption="Organizations" head={['Id', 'Name', 'Plan', 'Credits', 'Out of credits', 'Held', 'State', 'Settings']} rows={data.items.length} empty="No organizations yet.">
-          {data.items.map((o) => (
-            <tr key={o.id}>
-              <td><a href={href('orgs', o.id)}><code>{o.id}</code></a></td>
-              <td>{o.name}</td>
-              <td>{o.plan}</td>
-              <td>{formatCount(o.credits)}</td>
-              <td>{o.when_out_of_credits === 'hold' ? 'hold messages' : 'reject sends'}</td>
-              <td>{o.held > 0 ? <a href={`${href('orgs', o.id, 'messages')}?status=held`}>{formatCount(o.held)}</a> : '0'}</td>
-              <td>{o.suspended ? <Badge value="suspended" /> : <Badge value="active" />}</td>
-              <td><a href={href('orgs', o.id, 'settings')} aria-label={`Settings of ${o.id}`}>Settings</a></td>
-            </tr>
-          ))}
-        </Table>
+      {loading && data === undefined ? (
+        <Loading />
+      ) : (
+        data !== undefined && (
+          <Table
+            caption="Organizations"
+            head={['Id', 'Name', 'Plan', 'Credits', 'Out of credits', 'Held', 'State', 'Settings']}
+            rows={data.items.length}
+            empty="No organizations yet."
+          >
+            {data.items.map((o) => (
+              <tr key={o.id}>
+                <td>
+                  <a href={href('orgs', o.id)}>
+                    <code>{o.id}</code>
+                  </a>
+                </td>
+                <td>{o.name}</td>
+                <td>{o.plan}</td>
+                <td>{formatCount(o.credits)}</td>
+                <td>{o.when_out_of_credits === 'hold' ? 'hold messages' : 'reject sends'}</td>
+                <td>{o.held > 0 ? <a href={`${href('orgs', o.id, 'messages')}?status=held`}>{formatCount(o.held)}</a> : '0'}</td>
+                <td>{o.suspended ? <Badge value="suspended" /> : <Badge value="active" />}</td>
+                <td>
+                  <a href={href('orgs', o.id, 'settings')} aria-label={`Settings of ${o.id}`}>
+                    Settings
+                  </a>
+                </td>
+              </tr>
+            ))}
+          </Table>
+        )
       )}
     </>
   );

@@ -24,55 +24,103 @@ function OrgOverview(props: PageProps) {
       <PageHeader title={`Overview of ${org}`}>
         <div role="group" aria-label="Range" class="segmented">
           {OVERVIEW_DAYS.map((d) => (
-            <button key={d} type="button" class="btn btn-plain" aria-pressed={d === days}
-              onClick={() => navigate(d === 7 ? href('orgs', org) : hrefWithQuery(['orgs', org], { days: String(d) }))}>{d} days</button>
+            <button
+              key={d}
+              type="button"
+              class="btn btn-plain"
+              aria-pressed={d === days}
+              onClick={() => navigate(d === 7 ? href('orgs', org) : hrefWithQuery(['orgs', org], { days: String(d) }))}
+            >
+              {d} days
+            </button>
           ))}
         </div>
       </PageHeader>
       <ErrorNotice error={error} />
-      {loading && data === undefined ? <Loading /> : data !== undefined && (
-        <>
-          <div class="grid overview-cards">
-            <section class="card" aria-labelledby="c-queue"><h2 id="c-queue" class="stat-label">Queue depth</h2><p class="stat">{formatCount(data.queue.depth)}</p></section>
-            <section class="card" aria-labelledby="c-oldest">
-              <h2 id="c-oldest" class="stat-label">Oldest due</h2>
-              <p class="stat">{data.queue.oldest_due_age_seconds === null ? '—' : formatAge(data.queue.oldest_due_age_seconds)}</p>
-              {data.queue.oldest_due_at !== null && <p class="hint">due {formatTime(data.queue.oldest_due_at)}</p>}
-            </section>
-            <section class="card" aria-labelledby="c-credits">
-              <h2 id="c-credits" class="stat-label">Credits left</h2>
-              <p class="stat">{data.credits.balance === null ? 'Unlimited' : formatCount(data.credits.balance)}</p>
-              <a href={href('orgs', org, 'settings')}>Top up</a>
-            </section>
-            <section class="card" aria-labelledby="c-held">
-              <h2 id="c-held" class="stat-label">Held messages</h2>
-              <p class="stat">{formatCount(data.held_messages)}</p>
-              <a href={messages({ status: 'held,held_service_error' })}>See held messages</a>
-            </section>
-          </div>
-          <Section title={`Messages per day, last ${data.days} days`}>
-            <MessagesChart daily={data.daily} />
-          </Section>
-          <Section title="Services">
-            <Table caption="Services' health" head={['Service', 'Provider', 'Breaker', 'Last error']} rows={data.services.length} empty="No services yet.">
-              {data.services.map((s) => (
-                <tr key={s.id}>
-                  <td><a href={href('orgs', org, 'services', s.id)}><code>{s.id}</code></a>{s.default && ' (default)'}</td>
-                  <td>{s.provider}</td>
-                  <td><Badge value={s.breaker} /></td>
-                  <td>
-                    {s.last_error === null ? '—' : (
-                      <>
-                        {s.last_error.message} <span class="hint">({formatTime(s.last_error.at)})</span>
-                        {s.last_error.message_id !== null && <> <a href={href('orgs', org, 'messages', s.last_error.message_id)} aria-label={`Message ${s.last_error.message_id}`}>message</a></>}
-                      </>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </Table>
-          </Section>
-        </>
+      {loading && data === undefined ? (
+        <Loading />
+      ) : (
+        data !== undefined && (
+          <>
+            <div class="grid overview-cards">
+              <section class="card" aria-labelledby="c-queue">
+                <h2 id="c-queue" class="stat-label">
+                  Queue depth
+                </h2>
+                <p class="stat">{formatCount(data.queue.depth)}</p>
+              </section>
+              <section class="card" aria-labelledby="c-oldest">
+                <h2 id="c-oldest" class="stat-label">
+                  Oldest due
+                </h2>
+                <p class="stat">
+                  {data.queue.oldest_due_age_seconds === null ? '—' : formatAge(data.queue.oldest_due_age_seconds)}
+                </p>
+                {data.queue.oldest_due_at !== null && <p class="hint">due {formatTime(data.queue.oldest_due_at)}</p>}
+              </section>
+              <section class="card" aria-labelledby="c-credits">
+                <h2 id="c-credits" class="stat-label">
+                  Credits left
+                </h2>
+                <p class="stat">{data.credits.balance === null ? 'Unlimited' : formatCount(data.credits.balance)}</p>
+                <a href={href('orgs', org, 'settings')}>Top up</a>
+              </section>
+              <section class="card" aria-labelledby="c-held">
+                <h2 id="c-held" class="stat-label">
+                  Held messages
+                </h2>
+                <p class="stat">{formatCount(data.held_messages)}</p>
+                <a href={messages({ status: 'held,held_service_error' })}>See held messages</a>
+              </section>
+            </div>
+            <Section title={`Messages per day, last ${data.days} days`}>
+              <MessagesChart daily={data.daily} />
+            </Section>
+            <Section title="Services">
+              <Table
+                caption="Services' health"
+                head={['Service', 'Provider', 'Breaker', 'Last error']}
+                rows={data.services.length}
+                empty="No services yet."
+              >
+                {data.services.map((s) => (
+                  <tr key={s.id}>
+                    <td>
+                      <a href={href('orgs', org, 'services', s.id)}>
+                        <code>{s.id}</code>
+                      </a>
+                      {s.default && ' (default)'}
+                    </td>
+                    <td>{s.provider}</td>
+                    <td>
+                      <Badge value={s.breaker} />
+                    </td>
+                    <td>
+                      {s.last_error === null ? (
+                        '—'
+                      ) : (
+                        <>
+                          {s.last_error.message} <span class="hint">({formatTime(s.last_error.at)})</span>
+                          {s.last_error.message_id !== null && (
+                            <>
+                              {' '}
+                              <a
+                                href={href('orgs', org, 'messages', s.last_error.message_id)}
+                                aria-label={`Message ${s.last_error.message_id}`}
+                              >
+                                message
+                              </a>
+                            </>
+                          )}
+                        </>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </Table>
+            </Section>
+          </>
+        )
       )}
     </>
   );

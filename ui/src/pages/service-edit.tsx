@@ -6,7 +6,13 @@ import { IdField, idTaken, type TakenId } from '../components/id-field';
 import { ServiceEventsUrl } from '../components/service-events-url';
 import { ServiceField } from '../components/service-fields';
 import {
-  EVENT_SOURCES, formFromService, newServiceForm, serviceBody, serviceFormProblems, visibleFields, type ServiceForm,
+  EVENT_SOURCES,
+  formFromService,
+  newServiceForm,
+  serviceBody,
+  serviceFormProblems,
+  visibleFields,
+  type ServiceForm,
 } from '../components/service-form';
 import { ServiceTestPanel } from '../components/service-test';
 import { ActionButton, Badge, Checkbox, ErrorNotice, Loading, Notice, PageHeader, Section, Select } from '../components/ui';
@@ -52,7 +58,7 @@ export function ServiceEdit(props: PageProps) {
     if (Object.keys(local).length > 0) return;
     setBusy(true);
     try {
-      if (creating && await idTaken(() => servicesApi.get(org, form.id))) {
+      if (creating && (await idTaken(() => servicesApi.get(org, form.id)))) {
         setTaken({ what: 'A service', href: href('orgs', org, 'services', form.id) });
         return;
       }
@@ -78,7 +84,14 @@ export function ServiceEdit(props: PageProps) {
   const eventFields = fields.filter((f) => f.path.startsWith('events.'));
   const commonFields = fields.filter((f) => !providerFields.includes(f) && !eventFields.includes(f));
   const field = (spec: (typeof fields)[number]) => (
-    <ServiceField key={spec.path} spec={spec} values={form.values} stored={form.stored.has(spec.path)} error={errors[spec.path]} onValue={setValue} />
+    <ServiceField
+      key={spec.path}
+      spec={spec}
+      values={form.values}
+      stored={form.stored.has(spec.path)}
+      error={errors[spec.path]}
+      onValue={setValue}
+    />
   );
   // Inputs side by side, checkboxes each on their own line under them.
   const group = (specs: typeof fields) => (
@@ -90,19 +103,30 @@ export function ServiceEdit(props: PageProps) {
   return (
     <>
       <PageHeader title={creating ? 'New service' : `Service ${id}`}>
-        {current?.breaker !== undefined && <span>Breaker <Badge value={current.breaker.state} /></span>}
-        <a class="btn btn-plain" href={href('orgs', org, 'services')}>All services</a>
+        {current?.breaker !== undefined && (
+          <span>
+            Breaker <Badge value={current.breaker.state} />
+          </span>
+        )}
+        <a class="btn btn-plain" href={href('orgs', org, 'services')}>
+          All services
+        </a>
         {!creating && (
-          <ActionButton kind="danger" onClick={async () => {
-            if (!window.confirm(`Delete service ${id}? Templates that name it keep the name.`)) return;
-            setFailure(undefined);
-            try {
-              await servicesApi.remove(org, id);
-              navigate(href('orgs', org, 'services'));
-            } catch (err) {
-              setFailure(err);
-            }
-          }}>Delete</ActionButton>
+          <ActionButton
+            kind="danger"
+            onClick={async () => {
+              if (!window.confirm(`Delete service ${id}? Templates that name it keep the name.`)) return;
+              setFailure(undefined);
+              try {
+                await servicesApi.remove(org, id);
+                navigate(href('orgs', org, 'services'));
+              } catch (err) {
+                setFailure(err);
+              }
+            }}
+          >
+            Delete
+          </ActionButton>
         )}
       </PageHeader>
       {!creating && <ServiceTestPanel org={org} id={id} />}
@@ -110,33 +134,69 @@ export function ServiceEdit(props: PageProps) {
         <Section title="Provider">
           <div class="form-row">
             {creating && (
-              <IdField label="Id (required)" value={form.id} error={errors.id} taken={taken} hint="Templates name the service by it."
-                onValue={(v) => { setTaken(undefined); setForm((f) => ({ ...f, id: v })); }} />
+              <IdField
+                label="Id (required)"
+                value={form.id}
+                error={errors.id}
+                taken={taken}
+                hint="Templates name the service by it."
+                onValue={(v) => {
+                  setTaken(undefined);
+                  setForm((f) => ({ ...f, id: v }));
+                }}
+              />
             )}
-            <Select label="Provider" value={form.provider} options={PROVIDERS.map((p) => [p, p] as const)} error={errors.provider}
-              onValue={(v) => setForm((f) => ({ ...f, provider: v as Provider }))} />
+            <Select
+              label="Provider"
+              value={form.provider}
+              options={PROVIDERS.map((p) => [p, p] as const)}
+              error={errors.provider}
+              onValue={(v) => setForm((f) => ({ ...f, provider: v as Provider }))}
+            />
           </div>
-          <Checkbox label="Default service of the organization" checked={form.default} onChecked={(v) => setForm((f) => ({ ...f, default: v }))} />
-          {errors[form.provider] !== undefined && <Notice kind="error">{form.provider}: {errors[form.provider]}</Notice>}
-          {form.provider === 'outbox' ? <p>The outbox stores messages on disk instead of sending them: no settings.</p> : group(providerFields)}
+          <Checkbox
+            label="Default service of the organization"
+            checked={form.default}
+            onChecked={(v) => setForm((f) => ({ ...f, default: v }))}
+          />
+          {errors[form.provider] !== undefined && (
+            <Notice kind="error">
+              {form.provider}: {errors[form.provider]}
+            </Notice>
+          )}
+          {form.provider === 'outbox' ? (
+            <p>The outbox stores messages on disk instead of sending them: no settings.</p>
+          ) : (
+            group(providerFields)
+          )}
         </Section>
-        <Section title="Sending">
-          {group(commonFields)}
-        </Section>
+        <Section title="Sending">{group(commonFields)}</Section>
         <Section title="Provider events">
-          <Select label="Events source" value={form.events_source} error={errors.events ?? errors['events.source']}
-            options={[['', 'None'], ...EVENT_SOURCES.map((s) => [s, s] as const)]} onValue={(v) => setForm((f) => ({ ...f, events_source: v }))} />
+          <Select
+            label="Events source"
+            value={form.events_source}
+            error={errors.events ?? errors['events.source']}
+            options={[['', 'None'], ...EVENT_SOURCES.map((s) => [s, s] as const)]}
+            onValue={(v) => setForm((f) => ({ ...f, events_source: v }))}
+          />
           {group(eventFields)}
         </Section>
         {saved !== undefined && <Notice kind="ok">{saved}</Notice>}
         <ErrorNotice error={failure} />
         <div class="org-form-actions">
-          <button class="btn btn-primary" type="submit" disabled={busy}>{creating ? 'Create service' : 'Save service'}</button>
+          <button class="btn btn-primary" type="submit" disabled={busy}>
+            {creating ? 'Create service' : 'Save service'}
+          </button>
         </div>
       </form>
       {current !== undefined && (
-        <ServiceEventsUrl org={org} id={id} url={current.events_url} hasEvents={current.events !== undefined}
-          onRotated={(url) => setCurrent((c) => (c === undefined ? c : { ...c, events_url: url }))} />
+        <ServiceEventsUrl
+          org={org}
+          id={id}
+          url={current.events_url}
+          hasEvents={current.events !== undefined}
+          onRotated={(url) => setCurrent((c) => (c === undefined ? c : { ...c, events_url: url }))}
+        />
       )}
     </>
   );

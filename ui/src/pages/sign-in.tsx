@@ -43,10 +43,14 @@ export function SignIn(props: { onSignedIn: (s: Session) => void; expired?: bool
     <main class="sign-in" id="main">
       <form class="card" onSubmit={submit} aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">mailroom</h1>
-        <p>Sign in with the admin token (<code>MAILROOM_ADMIN_TOKEN</code>).</p>
+        <p>
+          Sign in with the admin token (<code>MAILROOM_ADMIN_TOKEN</code>).
+        </p>
         {props.expired === true && <Notice kind="info">Your session ended. Sign in again.</Notice>}
         <Field label="Admin token" type="password" autoComplete="off" value={token} onValue={setToken} error={error} required />
-        <button class="btn btn-primary" type="submit" disabled={busy || token === ''}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        <button class="btn btn-primary" type="submit" disabled={busy || token === ''}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
       </form>
     </main>
   );

@@ -18,12 +18,18 @@ export function Suppressions(props: PageProps) {
     <>
       <PageHeader title="Suppressions and block list" />
       <nav class="tabs" aria-label="Lists">
-        <a href={href('orgs', org, 'suppressions')} aria-current={block ? undefined : 'page'}>Suppressions</a>
-        <a href={`${href('orgs', org, 'suppressions')}?list=block`} aria-current={block ? 'page' : undefined}>Block list</a>
+        <a href={href('orgs', org, 'suppressions')} aria-current={block ? undefined : 'page'}>
+          Suppressions
+        </a>
+        <a href={`${href('orgs', org, 'suppressions')}?list=block`} aria-current={block ? 'page' : undefined}>
+          Block list
+        </a>
       </nav>
-      {block
-        ? <BlockList key={`b|${q}`} org={org} q={q} cursor={cursor} />
-        : <SuppressionList key={`s|${q}`} org={org} q={q} cursor={cursor} />}
+      {block ? (
+        <BlockList key={`b|${q}`} org={org} q={q} cursor={cursor} />
+      ) : (
+        <SuppressionList key={`s|${q}`} org={org} q={q} cursor={cursor} />
+      )}
     </>
   );
 }

@@ -13,7 +13,14 @@ import '../components/template-editor.css';
 import { carrySamples, sampleParams, type SampleValues } from '../lib/params-form';
 import { href } from '../lib/route-match';
 import type { ParamRow } from '../lib/schema-form';
-import { changedFields, draftFromResource, draftToWrite, emptyDraft, formIssues, type TemplateDraft } from '../lib/template-draft';
+import {
+  changedFields,
+  draftFromResource,
+  draftToWrite,
+  emptyDraft,
+  formIssues,
+  type TemplateDraft,
+} from '../lib/template-draft';
 import { navigate } from '../router';
 import type { PageProps } from './page-props';
 
@@ -57,7 +64,15 @@ export function TemplateEditor(props: PageProps) {
   }, [loaded.data]);
 
   if (loaded.error !== undefined) {
-    return <><PageHeader title="Template" /><ErrorNotice error={loaded.error} /><p><a href={href('orgs', org, 'templates')}>Back to the templates</a></p></>;
+    return (
+      <>
+        <PageHeader title="Template" />
+        <ErrorNotice error={loaded.error} />
+        <p>
+          <a href={href('orgs', org, 'templates')}>Back to the templates</a>
+        </p>
+      </>
+    );
   }
   if (draft === undefined || loaded.data === undefined) return <Loading />;
   return (
@@ -135,7 +150,7 @@ function Editor(props: {
     }
     setSaving(true);
     try {
-      if (isNew && await idTaken(() => templatesApi.get(org, draft.id))) {
+      if (isNew && (await idTaken(() => templatesApi.get(org, draft.id)))) {
         setTaken({ what: 'A template', href: href('orgs', org, 'templates', draft.id) });
         setSaveError(new Error('Nothing was saved: the id is taken.'));
         return;
@@ -161,21 +176,50 @@ function Editor(props: {
   return (
     <>
       <PageHeader title={isNew ? 'New template' : `Template ${draft.id}`}>
-        {props.version !== undefined && <span class="hint">Version {props.version}{dirty ? ' · unsaved changes' : ''}</span>}
-        <a class="btn" href={href('orgs', org, 'templates')}>All templates</a>
-        <button type="submit" form="template-form" class="btn btn-primary" disabled={saving} aria-busy={saving ? 'true' : undefined}>
+        {props.version !== undefined && (
+          <span class="hint">
+            Version {props.version}
+            {dirty ? ' · unsaved changes' : ''}
+          </span>
+        )}
+        <a class="btn" href={href('orgs', org, 'templates')}>
+          All templates
+        </a>
+        <button
+          type="submit"
+          form="template-form"
+          class="btn btn-primary"
+          disabled={saving}
+          aria-busy={saving ? 'true' : undefined}
+        >
           {saving ? 'Saving…' : isNew ? 'Create template' : 'Save'}
         </button>
       </PageHeader>
       {notice !== undefined && <Notice kind="ok">{notice}</Notice>}
       <ErrorNotice error={saveError} />
       <div class="template-editor">
-        <form id="template-form" class="template-form" aria-label="Template" onSubmit={(e) => { e.preventDefault(); void save(); }}>
+        <form
+          id="template-form"
+          class="template-form"
+          aria-label="Template"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void save();
+          }}
+        >
           <TemplateFields draft={draft} isNew={isNew} services={props.services} issues={issues} taken={taken} onChange={change} />
           <ParamsSchema rows={draft.params} issues={issues} onRows={(rows: ParamRow[]) => change({ params: rows })} />
         </form>
         <div class="template-side">
-          <TemplatePreview org={org} id={previewId} write={write} specs={specs} samples={samples} onSamples={setRawSamples} blocked={blocked} />
+          <TemplatePreview
+            org={org}
+            id={previewId}
+            write={write}
+            specs={specs}
+            samples={samples}
+            onSamples={setRawSamples}
+            blocked={blocked}
+          />
           {!isNew && (
             <>
               <TemplateSendTest org={org} id={draft.id} params={sampleParams(specs, samples)} unsaved={dirty} />
@@ -183,7 +227,10 @@ function Editor(props: {
                 org={org}
                 id={draft.id}
                 reloadKey={versionsKey}
-                onRestored={(t) => { props.onSaved(t); setNotice(`Restored as version ${t.version}.`); }}
+                onRestored={(t) => {
+                  props.onSaved(t);
+                  setNotice(`Restored as version ${t.version}.`);
+                }}
               />
             </>
           )}

@@ -13,14 +13,27 @@ export function Templates(props: PageProps) {
   return (
     <>
       <PageHeader title="Templates">
-        <a class="btn btn-primary" href={href('orgs', org, 'templates', 'new')}>New template</a>
+        <a class="btn btn-primary" href={href('orgs', org, 'templates', 'new')}>
+          New template
+        </a>
       </PageHeader>
       <ErrorNotice error={error} />
-      {loading && data === undefined ? <Loading /> : (
-        <Table caption={`Templates of ${org}`} head={['Id', 'Name', 'Subject', 'Version', 'Updated']} rows={items.length} empty="No templates yet.">
+      {loading && data === undefined ? (
+        <Loading />
+      ) : (
+        <Table
+          caption={`Templates of ${org}`}
+          head={['Id', 'Name', 'Subject', 'Version', 'Updated']}
+          rows={items.length}
+          empty="No templates yet."
+        >
           {items.map((t) => (
             <tr key={t.id}>
-              <td><a href={href('orgs', org, 'templates', t.id)}><code>{t.id}</code></a></td>
+              <td>
+                <a href={href('orgs', org, 'templates', t.id)}>
+                  <code>{t.id}</code>
+                </a>
+              </td>
               <td>{t.name}</td>
               <td>{t.content.subject}</td>
               <td>{t.version}</td>

@@ -28,7 +28,9 @@ export function WebhookDetail(props: PageProps) {
   };
   return (
     <>
-      <p class="breadcrumb"><a href={href('orgs', org, 'webhooks')}>Webhooks</a> / {id}</p>
+      <p class="breadcrumb">
+        <a href={href('orgs', org, 'webhooks')}>Webhooks</a> / {id}
+      </p>
       <PageHeader title={`Webhook ${id}`} />
       <ErrorNotice error={endpoint.error ?? error} />
       {endpoint.loading && w === undefined && <Loading />}
@@ -36,11 +38,23 @@ export function WebhookDetail(props: PageProps) {
         <>
           <Section title="Endpoint">
             <dl class="facts facts-wide">
-              <dt>URL</dt><dd class="mono wrap">{w.url}</dd>
-              <dt>Events</dt><dd>{eventsText(w.events)}</dd>
-              <dt>State</dt><dd><Badge value={w.enabled ? 'enabled' : 'disabled'} /> {endpointHealth(w)}</dd>
-              <dt>Secret</dt><dd class="mono">{w.secret_hint}{w.previous_secret_expires_at !== null ? ` (old secret signs until ${formatTime(w.previous_secret_expires_at)})` : ''}</dd>
-              <dt>Updated</dt><dd>{formatTime(w.updated_at)}</dd>
+              <dt>URL</dt>
+              <dd class="mono wrap">{w.url}</dd>
+              <dt>Events</dt>
+              <dd>{eventsText(w.events)}</dd>
+              <dt>State</dt>
+              <dd>
+                <Badge value={w.enabled ? 'enabled' : 'disabled'} /> {endpointHealth(w)}
+              </dd>
+              <dt>Secret</dt>
+              <dd class="mono">
+                {w.secret_hint}
+                {w.previous_secret_expires_at !== null
+                  ? ` (old secret signs until ${formatTime(w.previous_secret_expires_at)})`
+                  : ''}
+              </dd>
+              <dt>Updated</dt>
+              <dd>{formatTime(w.updated_at)}</dd>
             </dl>
             <WebhookControls org={org} endpoint={w} onChanged={changed} />
           </Section>
@@ -50,22 +64,32 @@ export function WebhookDetail(props: PageProps) {
           </Section>
           <Section title="Settings">
             {saved && <Notice kind="ok">Saved.</Notice>}
-            <WebhookForm key={w.updated_at} initial={w} submitLabel="Save endpoint" onSubmit={async (s) => {
-              setSaved(false);
-              await patchWebhook(org, id, { url: s.url, events: s.events, description: s.description ?? null });
-              setSaved(true);
-              await endpoint.reload();
-            }} />
+            <WebhookForm
+              key={w.updated_at}
+              initial={w}
+              submitLabel="Save endpoint"
+              onSubmit={async (s) => {
+                setSaved(false);
+                await patchWebhook(org, id, { url: s.url, events: s.events, description: s.description ?? null });
+                setSaved(true);
+                await endpoint.reload();
+              }}
+            />
             <div class="danger-zone">
-              <ActionButton kind="danger" onClick={async () => {
-                if (!window.confirm(`Delete webhook endpoint ${id} and its delivery log?`)) return;
-                try {
-                  await deleteWebhook(org, id);
-                  navigate(href('orgs', org, 'webhooks'));
-                } catch (e) {
-                  setError(e);
-                }
-              }}>Delete endpoint</ActionButton>
+              <ActionButton
+                kind="danger"
+                onClick={async () => {
+                  if (!window.confirm(`Delete webhook endpoint ${id} and its delivery log?`)) return;
+                  try {
+                    await deleteWebhook(org, id);
+                    navigate(href('orgs', org, 'webhooks'));
+                  } catch (e) {
+                    setError(e);
+                  }
+                }}
+              >
+                Delete endpoint
+              </ActionButton>
             </div>
           </Section>
         </>

@@ -20,21 +20,31 @@ export function Webhooks(props: PageProps) {
       <PageHeader title="Webhooks" />
       <ErrorNotice error={list.error} />
       <Section title="Endpoints">
-        {list.loading && list.data === undefined ? <Loading /> : list.data !== undefined && <WebhookTable org={org} items={list.data.items} />}
+        {list.loading && list.data === undefined ? (
+          <Loading />
+        ) : (
+          list.data !== undefined && <WebhookTable org={org} items={list.data.items} />
+        )}
       </Section>
       <Section title="Add an endpoint">
         {created !== undefined && (
           <div class="created">
-            <p>Endpoint <a href={href('orgs', org, 'webhooks', created.id)}>{created.id}</a> added.</p>
+            <p>
+              Endpoint <a href={href('orgs', org, 'webhooks', created.id)}>{created.id}</a> added.
+            </p>
             <WebhookSecret secret={created.secret} />
           </div>
         )}
-        <WebhookForm key={formKey} submitLabel="Add endpoint" onSubmit={async (s) => {
-          const w = await createWebhook(org, s);
-          setCreated(w);
-          setFormKey(formKey + 1);
-          await list.reload();
-        }} />
+        <WebhookForm
+          key={formKey}
+          submitLabel="Add endpoint"
+          onSubmit={async (s) => {
+            const w = await createWebhook(org, s);
+            setCreated(w);
+            setFormKey(formKey + 1);
+            await list.reload();
+          }}
+        />
       </Section>
     </>
   );

@@ -17,7 +17,10 @@ import type { Closer } from '../../cleanup.js';
  * as Mailgun keeps it), the domain for the lookup, or the next scripted answer.
  */
 
-export interface MailgunAccount { domain: string; apiKey: string }
+export interface MailgunAccount {
+  domain: string;
+  apiKey: string;
+}
 
 export interface MailgunReceived {
   to: string[];
@@ -31,7 +34,11 @@ export interface MailgunReceived {
   id: string;
 }
 
-export interface MailgunAnswer { status: number; body: string; headers?: Record<string, string> }
+export interface MailgunAnswer {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+}
 
 export interface MailgunFake {
   url: string;
@@ -43,7 +50,11 @@ export interface MailgunFake {
   close(): Promise<void>;
 }
 
-const json = (status: number, body: unknown): MailgunAnswer => ({ status, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+const json = (status: number, body: unknown): MailgunAnswer => ({
+  status,
+  body: JSON.stringify(body),
+  headers: { 'content-type': 'application/json' },
+});
 
 function authorized(header: string | undefined, apiKey: string): boolean {
   const m = /^Basic ([A-Za-z0-9+/=]+)$/.exec(header ?? '');
@@ -53,7 +64,10 @@ function authorized(header: string | undefined, apiKey: string): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-interface Form { fields: Record<string, string[]>; files: Record<string, { bytes: Buffer; filename: string }> }
+interface Form {
+  fields: Record<string, string[]>;
+  files: Record<string, { bytes: Buffer; filename: string }>;
+}
 
 function parseForm(req: http.IncomingMessage): Promise<Form> {
   return new Promise((resolve, reject) => {
@@ -78,7 +92,10 @@ function parseForm(req: http.IncomingMessage): Promise<Form> {
 export async function startMailgunFake(account: MailgunAccount, closer?: Closer): Promise<MailgunFake> {
   const queue: MailgunAnswer[] = [];
   const fake: MailgunFake = {
-    url: '', received: [], requests: [], state: 'active',
+    url: '',
+    received: [],
+    requests: [],
+    state: 'active',
     failNext(answer, times = 1) {
       for (let i = 0; i < times; i += 1) queue.push(answer);
     },
@@ -96,7 +113,11 @@ export async function startMailgunFake(account: MailgunAccount, closer?: Closer)
       if (domain !== account.domain) return json(404, { message: 'Domain not found' });
       const scripted = queue.shift();
       if (scripted !== undefined) return scripted;
-      return json(200, { domain: { name: domain, state: fake.state, type: 'custom', spam_action: 'disabled' }, receiving_dns_records: [], sending_dns_records: [] });
+      return json(200, {
+        domain: { name: domain, state: fake.state, type: 'custom', spam_action: 'disabled' },
+        receiving_dns_records: [],
+        sending_dns_records: [],
+      });
     }
     if (send === null || req.method !== 'POST') {
       req.resume();
@@ -111,14 +132,19 @@ export async function startMailgunFake(account: MailgunAccount, closer?: Closer)
       return json(400, { message: 'Content-Type must be multipart/form-data' });
     }
     const form = await parseForm(req);
-    const to = (form.fields.to ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
-    if (to.length === 0) return json(400, { message: '\'to\' parameter is missing' });
+    const to = (form.fields.to ?? [])
+      .flatMap((v) => v.split(','))
+      .map((v) => v.trim())
+      .filter((v) => v !== '');
+    if (to.length === 0) return json(400, { message: "'to' parameter is missing" });
     const file = form.files.message;
-    if (file === undefined) return json(400, { message: '\'message\' parameter is missing' });
+    if (file === undefined) return json(400, { message: "'message' parameter is missing" });
     const scripted = queue.shift();
     if (scripted !== undefined) return scripted;
     const parsed = await simpleParser(file.bytes);
-    const id = parsed.messageId ?? `<${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}.${randomBytes(6).toString('hex')}@${domain}>`;
+    const id =
+      parsed.messageId ??
+      `<${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}.${randomBytes(6).toString('hex')}@${domain}>`;
     const variables: Record<string, string> = {};
     const fields: Record<string, string[]> = {};
     for (const [name, values] of Object.entries(form.fields)) {
@@ -130,21 +156,25 @@ export async function startMailgunFake(account: MailgunAccount, closer?: Closer)
   }
   const server = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    void handle(req, path).then((a) => {
-      fake.requests.push({ method: req.method ?? '', path, status: a.status });
-      res.writeHead(a.status, a.headers ?? { 'content-type': 'application/json' });
-      res.end(a.body);
-    }, (error: unknown) => {
-      res.writeHead(500, { 'content-type': 'text/plain' });
-      res.end(String(error));
-    });
+    void handle(req, path).then(
+      (a) => {
+        fake.requests.push({ method: req.method ?? '', path, status: a.status });
+        res.writeHead(a.status, a.headers ?? { 'content-type': 'application/json' });
+        res.end(a.body);
+      },
+      (error: unknown) => {
+        res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end(String(error));
+      },
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.close = () => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  fake.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   closer?.defer(() => fake.close());
   return fake;
 }

@@ -26,7 +26,7 @@ export interface PostmarkFake extends FakeServer {
 }
 
 const ADDRESS = /[^\s<>",]+@[^\s<>",]+/g;
-const addressesIn = (v: unknown): string[] => (typeof v === 'string' ? v.match(ADDRESS) ?? [] : []);
+const addressesIn = (v: unknown): string[] => (typeof v === 'string' ? (v.match(ADDRESS) ?? []) : []);
 
 const error = (status: number, code: number, message: string) => ({ status, body: { ErrorCode: code, Message: message } });
 
@@ -34,31 +34,48 @@ export async function startPostmark(token = 'pm-server-token-1'): Promise<Postma
   const sent: PostmarkSent[] = [];
   const inactive = new Set<string>();
   const handle = (req: FakeRequest) => {
-    if (req.headers['x-postmark-server-token'] !== token) return error(401, 10, 'No Account or Server API tokens were supplied in the HTTP headers. Please add a header for either X-Postmark-Server-Token or X-Postmark-Account-Token.');
-    if (req.method === 'GET' && req.path === '/server') return { status: 200, body: { ID: 1, Name: 'Fake server', ApiTokens: [token], Color: 'blue', DeliveryType: 'Live' } };
+    if (req.headers['x-postmark-server-token'] !== token)
+      return error(
+        401,
+        10,
+        'No Account or Server API tokens were supplied in the HTTP headers. Please add a header for either X-Postmark-Server-Token or X-Postmark-Account-Token.',
+      );
+    if (req.method === 'GET' && req.path === '/server')
+      return { status: 200, body: { ID: 1, Name: 'Fake server', ApiTokens: [token], Color: 'blue', DeliveryType: 'Live' } };
     if (req.method !== 'POST' || req.path !== '/email') return { status: 404, body: '' };
     if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) return error(422, 409, 'JSON required');
     const json = jsonBody(req);
     if (json === undefined) return error(422, 402, 'Invalid JSON');
     if (typeof json.From !== 'string' || json.From === '') return error(422, 300, "Invalid 'From' address: ''.");
     if (typeof json.To !== 'string' || json.To === '') return error(422, 300, "Invalid 'To' address: ''.");
-    if (typeof json.HtmlBody !== 'string' && typeof json.TextBody !== 'string') return error(422, 300, 'Provide either email TextBody or HtmlBody or both.');
+    if (typeof json.HtmlBody !== 'string' && typeof json.TextBody !== 'string')
+      return error(422, 300, 'Provide either email TextBody or HtmlBody or both.');
     const attachments: PostmarkSent['attachments'] = [];
     for (const a of Array.isArray(json.Attachments) ? json.Attachments : []) {
       const o = typeof a === 'object' && a !== null ? Object.fromEntries(Object.entries(a)) : {};
-      if (typeof o.Name !== 'string' || !isBase64(o.Content)) return error(422, 300, 'Invalid attachment content - illegal base64 string.');
+      if (typeof o.Name !== 'string' || !isBase64(o.Content))
+        return error(422, 300, 'Invalid attachment content - illegal base64 string.');
       attachments.push({ name: o.Name, contentType: String(o.ContentType ?? ''), content: Buffer.from(o.Content, 'base64') });
     }
     const everyone = [json.To, json.Cc, json.Bcc].flatMap(addressesIn);
     const dead = everyone.filter((a) => inactive.has(a.toLowerCase()));
     if (dead.length > 0 && dead.length === everyone.length) {
-      return error(422, 406, `You tried to send to recipient(s) that have been marked as inactive. Found inactive addresses: ${dead.join(', ')}. Inactive recipients are ones that have generated a hard bounce, a spam complaint, or a manual suppression.`);
+      return error(
+        422,
+        406,
+        `You tried to send to recipient(s) that have been marked as inactive. Found inactive addresses: ${dead.join(', ')}. Inactive recipients are ones that have generated a hard bounce, a spam complaint, or a manual suppression.`,
+      );
     }
     const messageId = randomUUID();
     sent.push({ json, messageId, attachments });
-    const message = dead.length === 0 ? 'OK'
-      : `Message OK, but will not deliver to these inactive addresses: ${dead.join(', ')}. Inactive recipients are ones that have generated a hard bounce, a spam complaint, or a manual suppression.`;
-    return { status: 200, body: { To: json.To, SubmittedAt: new Date().toISOString(), MessageID: messageId, ErrorCode: 0, Message: message } };
+    const message =
+      dead.length === 0
+        ? 'OK'
+        : `Message OK, but will not deliver to these inactive addresses: ${dead.join(', ')}. Inactive recipients are ones that have generated a hard bounce, a spam complaint, or a manual suppression.`;
+    return {
+      status: 200,
+      body: { To: json.To, SubmittedAt: new Date().toISOString(), MessageID: messageId, ErrorCode: 0, Message: message },
+    };
   };
   const server = await startFake(handle);
   return Object.assign(server, { token, sent, inactive });

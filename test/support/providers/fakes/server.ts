@@ -44,7 +44,12 @@ export async function startFake(handler: FakeHandler): Promise<FakeServer> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r: FakeRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks) };
+      const r: FakeRequest = {
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
       requests.push(r);
       const i = scripted.findIndex((s) => s.path === undefined || s.path === r.path);
       const pending = i >= 0 ? scripted[i] : undefined;
@@ -66,11 +71,14 @@ export async function startFake(handler: FakeHandler): Promise<FakeServer> {
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
-    script: (answer) => { scripted.push(answer); },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    script: (answer) => {
+      scripted.push(answer);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -84,4 +92,5 @@ export function jsonBody(req: FakeRequest): Record<string, unknown> | undefined 
   }
 }
 
-export const isBase64 = (s: unknown): s is string => typeof s === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(s) && s.length % 4 === 0;
+export const isBase64 = (s: unknown): s is string =>
+  typeof s === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(s) && s.length % 4 === 0;
