@@ -1025,7 +1025,7 @@ export interface paths {
                             /** @description The secret of access_key_id (write-only: reads show "********"; send that back to keep the stored one) */
                             secret_access_key?: string;
                             configuration_set?: string;
-                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost); no query */
+                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost or a name under it); no query */
                             endpoint?: string;
                         };
                         postmark?: {
@@ -1033,13 +1033,13 @@ export interface paths {
                             server_token: string;
                             /** @description Default outbound */
                             message_stream?: string;
-                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost); no query */
+                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost or a name under it); no query */
                             endpoint?: string;
                         };
                         sendgrid?: {
                             /** @description An API key with the mail.send scope (write-only: reads show "********"; send that back to keep the stored one) */
                             api_key: string;
-                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost); no query */
+                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost or a name under it); no query */
                             endpoint?: string;
                         };
                         mailgun?: {
@@ -1048,13 +1048,13 @@ export interface paths {
                             /** @description The private API key (write-only: reads show "********"; send that back to keep the stored one) */
                             api_key: string;
                             region?: "us" | "eu";
-                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost); no query */
+                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost or a name under it); no query */
                             endpoint?: string;
                         };
                         resend?: {
                             /** @description An API key (re_…) allowed to send (write-only: reads show "********"; send that back to keep the stored one) */
                             api_key: string;
-                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost); no query */
+                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost or a name under it); no query */
                             endpoint?: string;
                         };
                         /** @description Services of the same organization tried in order while this one's circuit breaker is open (not itself, no cycles) */
@@ -1367,7 +1367,7 @@ export interface paths {
                             /** @description The secret of access_key_id (write-only: reads show "********"; send that back to keep the stored one) */
                             secret_access_key?: string;
                             configuration_set?: string;
-                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost); no query */
+                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost or a name under it); no query */
                             endpoint?: string;
                         };
                         postmark?: {
@@ -1375,13 +1375,13 @@ export interface paths {
                             server_token?: string;
                             /** @description Default outbound */
                             message_stream?: string;
-                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost); no query */
+                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost or a name under it); no query */
                             endpoint?: string;
                         };
                         sendgrid?: {
                             /** @description An API key with the mail.send scope (write-only: reads show "********"; send that back to keep the stored one) */
                             api_key?: string;
-                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost); no query */
+                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost or a name under it); no query */
                             endpoint?: string;
                         };
                         mailgun?: {
@@ -1390,13 +1390,13 @@ export interface paths {
                             /** @description The private API key (write-only: reads show "********"; send that back to keep the stored one) */
                             api_key?: string;
                             region?: "us" | "eu";
-                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost); no query */
+                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost or a name under it); no query */
                             endpoint?: string;
                         };
                         resend?: {
                             /** @description An API key (re_…) allowed to send (write-only: reads show "********"; send that back to keep the stored one) */
                             api_key?: string;
-                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost); no query */
+                            /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost or a name under it); no query */
                             endpoint?: string;
                         };
                         events?: {
