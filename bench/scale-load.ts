@@ -97,7 +97,11 @@ async function runOn(pool: Pool, spec: LoadSpec, phase: string): Promise<LoadRes
     }
     const latency = performance.now() - due;
     list.push(latency);
-    if (spec.samples === true) (samples[r.kind] ??= []).push([Math.round(performance.timeOrigin + due), latency]);
+    if (spec.samples === true) {
+      const kindSamples = samples[r.kind] ?? [];
+      samples[r.kind] = kindSamples;
+      kindSamples.push([Math.round(performance.timeOrigin + due), latency]);
+    }
     answered += 1;
   };
   const t0 = performance.now();

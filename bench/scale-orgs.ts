@@ -16,7 +16,7 @@ export function orgsConfig(): ConfigFile {
       credits: 100_000_000,
       keys: [{ type: 'private' as const, key: privateKeyOf(n) }],
       services: [{ id: 'outbox', provider: 'outbox', default: true }],
-      templates: SCALE_TEMPLATES.map((id) => benchTemplate(id, 'Your ' + id + ' from {{company}}', 'noreply@mailroom.test')),
+      templates: SCALE_TEMPLATES.map((id) => benchTemplate(id, `Your ${id} from {{company}}`, 'noreply@mailroom.test')),
     })),
   } as ConfigFile;
 }

@@ -106,7 +106,7 @@ export async function buildApp(services: AppServices): Promise<App> {
       info: {
         title: 'mailroom',
         version: '1.0.0',
-        description: 'Transactional email API. Errors: ' + `${config.docsUrl}/reference/errors/`,
+        description: `Transactional email API. Errors: ${config.docsUrl}/reference/errors/`,
       },
       servers: [{ url: config.baseUrl }],
       components: {

@@ -195,9 +195,17 @@ const BLOCKED_EXTENSIONS = new Set([
 ]);
 
 // Zero-width, bidirectional and other invisible characters that disguise names
-// ("invoice\u202Efdp.exe" displays as "invoiceexe.pdf").
-const INVISIBLE =
-  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]/gu;
+// ("invoice\u202Efdp.exe" displays as "invoiceexe.pdf"). One class matched code point by code point
+// (the u flag): a variation selector (FE00–FE0F) goes even when it follows a character it would modify.
+const INVISIBLE = new RegExp(
+  `[${[
+    '\\u0000-\\u001f\\u007f-\\u009f', // C0 and C1 controls
+    '\\u00ad\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180e', // soft hyphen, Arabic letter mark, Hangul and Mongolian fillers
+    '\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u206f', // zero-width, bidirectional marks and overrides
+    '\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff9-\\ufffb', // Hangul filler, variation selectors, BOM, annotations
+  ].join('')}]`,
+  'gu',
+);
 
 /** Spec, Limits: names are cleaned of invisible or bidirectional characters and trailing dots. */
 export function cleanFilename(name: string): string {

@@ -54,7 +54,7 @@ export function s3BlobStore(options: S3Options): BlobStore {
     ...(options.endpoint !== undefined ? { endpoint: options.endpoint } : {}),
     ...(options.credentials !== undefined ? { credentials: options.credentials } : {}),
   });
-  const Key = (key: string) => (options.prefix === '' ? key : `${options.prefix}/${key}`);
+  const objectKey = (key: string) => (options.prefix === '' ? key : `${options.prefix}/${key}`);
   const Bucket = options.bucket;
   return {
     async presignPut(key, size, contentType, expiry): Promise<PresignedPut> {
@@ -62,7 +62,7 @@ export function s3BlobStore(options: S3Options): BlobStore {
       const expiresIn = Math.max(1, Math.floor(expiry.inMs / 1000));
       const url = await getSignedUrl(
         client,
-        new PutObjectCommand({ Bucket, Key: Key(key), ContentLength: size, ContentType: type }),
+        new PutObjectCommand({ Bucket, Key: objectKey(key), ContentLength: size, ContentType: type }),
         {
           expiresIn,
           signableHeaders: new Set(['content-length', 'content-type']),
@@ -72,7 +72,7 @@ export function s3BlobStore(options: S3Options): BlobStore {
     },
     async size(key) {
       try {
-        const head = await client.send(new HeadObjectCommand({ Bucket, Key: Key(key) }));
+        const head = await client.send(new HeadObjectCommand({ Bucket, Key: objectKey(key) }));
         return head.ContentLength;
       } catch (err) {
         if ((err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return undefined;
@@ -81,16 +81,21 @@ export function s3BlobStore(options: S3Options): BlobStore {
     },
     async put(key, bytes, contentType) {
       await client.send(
-        new PutObjectCommand({ Bucket, Key: Key(key), Body: bytes, ContentType: contentType ?? 'application/octet-stream' }),
+        new PutObjectCommand({
+          Bucket,
+          Key: objectKey(key),
+          Body: bytes,
+          ContentType: contentType ?? 'application/octet-stream',
+        }),
       );
     },
     async get(key) {
-      const out = await client.send(new GetObjectCommand({ Bucket, Key: Key(key) }));
+      const out = await client.send(new GetObjectCommand({ Bucket, Key: objectKey(key) }));
       if (out.Body === undefined) throw new Error(`blob ${key} has no body`);
       return Buffer.from(await out.Body.transformToByteArray());
     },
     async delete(key) {
-      await client.send(new DeleteObjectCommand({ Bucket, Key: Key(key) }));
+      await client.send(new DeleteObjectCommand({ Bucket, Key: objectKey(key) }));
     },
   };
 }

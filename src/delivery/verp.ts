@@ -65,10 +65,11 @@ export function unbase32(text: string): Buffer | undefined {
 }
 
 function idBytes(messageId: string): Buffer | undefined {
-  const sortable = SORTABLE_ID.exec(messageId);
-  if (sortable !== null) return Buffer.concat([Buffer.from(sortable[1]!, 'hex'), Buffer.from(sortable[2]!, 'base64url')]);
-  const plain = PLAIN_ID.exec(messageId);
-  return plain === null ? undefined : Buffer.from(plain[1]!, 'base64url');
+  const [, time, random] = SORTABLE_ID.exec(messageId) ?? [];
+  if (time !== undefined && random !== undefined)
+    return Buffer.concat([Buffer.from(time, 'hex'), Buffer.from(random, 'base64url')]);
+  const [, plain] = PLAIN_ID.exec(messageId) ?? [];
+  return plain === undefined ? undefined : Buffer.from(plain, 'base64url');
 }
 
 function idFromBytes(bytes: Buffer): string | undefined {
@@ -122,8 +123,8 @@ export function openVerpToken(secret: string, token: string): VerpTarget | undef
 
 /** `bounce+<token>@domain` → the token and domain (lower-cased); undefined for any other address. */
 export function splitVerpAddress(address: string): { token: string; domain: string } | undefined {
-  const m = /^bounce\+([a-z2-7]{20,80})@([a-z0-9.-]+)$/i.exec(address.trim());
-  return m === null ? undefined : { token: m[1]!.toLowerCase(), domain: m[2]!.toLowerCase() };
+  const [, token, domain] = /^bounce\+([a-z2-7]{20,80})@([a-z0-9.-]+)$/i.exec(address.trim()) ?? [];
+  return token === undefined || domain === undefined ? undefined : { token: token.toLowerCase(), domain: domain.toLowerCase() };
 }
 
 /**

@@ -12,7 +12,8 @@ import { domainToASCII } from 'node:url';
 
 /** A DNS label in ASCII: letters, digits and hyphens, 1..63, no hyphen at either end. */
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-const NON_ASCII = /[^\x00-\x7f]/;
+/** Any UTF-16 code unit above 0x7f: the complement of ASCII (no control character to spell in the class). */
+const NON_ASCII = /[\u0080-\uffff]/;
 const NUMERIC = /^[0-9]+$/;
 
 /**

@@ -8,6 +8,7 @@ import {
   type IntakeRequest,
   type ProviderEvent,
   type RecordOutcome,
+  type WebhookIntake,
   type WebhookSource,
   type WebhookSourceHandler,
 } from './types.js';
@@ -63,7 +64,7 @@ export async function receiveProviderEvents(deps: IntakeDeps, token: string, req
   const setup = service === undefined ? undefined : eventsSetup(service, deps.sources);
   if (service === undefined || setup === undefined) throw unknownUrl();
   const { handler, settings } = setup;
-  let intake;
+  let intake: WebhookIntake;
   try {
     intake = await handler.verifyAndParse(request, settings, deps.now());
   } catch (err) {

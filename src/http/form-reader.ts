@@ -103,7 +103,7 @@ async function readParts(request: FastifyRequest, limits: FormLimits, aborted: P
     // As in JSON bodies (src/http/json-body.ts): NUL means nothing in an email, and
     // PostgreSQL's text type cannot hold it.
     if (value.includes('\u0000') || part.fieldname.includes('\u0000')) {
-      const name = part.fieldname.replace(/\u0000/g, '\\u0000');
+      const name = part.fieldname.replaceAll('\u0000', '\\u0000');
       throw new ApiError('invalid_body', {
         message: `${name} contains a NUL character.`,
         details: { fields: [{ field: name, message: 'contains a NUL character' }] },

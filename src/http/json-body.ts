@@ -31,7 +31,8 @@ export function jsonBodyProblem(value: unknown): { field: string; message: strin
     }
     for (const [key, child] of Object.entries(v)) {
       const childPath = path === '' ? key : `${path}.${key}`;
-      if (key.includes('\u0000')) return { field: childPath.replace(/\u0000/g, '\\u0000'), message: 'contains a NUL character' };
+      if (key.includes('\u0000'))
+        return { field: childPath.replaceAll('\u0000', '\\u0000'), message: 'contains a NUL character' };
       stack.push({ value: child, path: childPath, depth: depth + 1 });
     }
   }

@@ -30,7 +30,7 @@ export function loggedPath(request: FastifyRequest): string {
     .split('/')
     .map((segment, i) => {
       const name = wanted[i];
-      return name !== undefined && name.startsWith(':') && SECRET_PARAMS.has(name.slice(1)) ? name : segment;
+      return name?.startsWith(':') && SECRET_PARAMS.has(name.slice(1)) ? name : segment;
     })
     .join('/');
 }

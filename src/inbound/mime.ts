@@ -55,9 +55,10 @@ export function parseContentType(value: string | undefined): { type: string; par
   if (value === undefined) return { type: 'text/plain', params: {} };
   const [type = '', ...rest] = value.split(';');
   const params: Record<string, string> = {};
-  for (const m of rest.join(';').matchAll(/([A-Za-z0-9._*-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;\s]+)/g)) {
-    const raw = m[2]!;
-    params[m[1]!.toLowerCase()] = raw.startsWith('"') ? raw.slice(1, -1).replace(/\\(.)/g, '$1') : raw;
+  for (const [, name, raw] of rest.join(';').matchAll(/([A-Za-z0-9._*-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;\s]+)/g)) {
+    // Both groups take part in every match; the check only tells the compiler so.
+    if (name === undefined || raw === undefined) continue;
+    params[name.toLowerCase()] = raw.startsWith('"') ? raw.slice(1, -1).replace(/\\(.)/g, '$1') : raw;
   }
   return { type: type.trim().toLowerCase() || 'text/plain', params };
 }

@@ -31,9 +31,9 @@ export interface Report {
 /** `rfc822; <Ada@Example.org>` → `ada@example.org` (by canonicalAddress); undefined for another address type or nothing. */
 export function addressOf(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  const typed = /^\s*([A-Za-z0-9-]+)\s*;\s*(.*)$/.exec(value);
-  if (typed !== null && typed[1]!.toLowerCase() !== 'rfc822') return undefined;
-  const raw = (typed === null ? value : typed[2]!).trim().replace(/^<|>$/g, '').trim();
+  const [, type, typedValue] = /^\s*([A-Za-z0-9-]+)\s*;\s*(.*)$/.exec(value) ?? [];
+  if (type !== undefined && type.toLowerCase() !== 'rfc822') return undefined;
+  const raw = (typedValue ?? value).trim().replace(/^<|>$/g, '').trim();
   return /^[^\s@<>]+@[^\s@<>]+$/.test(raw) ? canonicalAddress(raw) : undefined;
 }
 

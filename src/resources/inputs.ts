@@ -4,7 +4,7 @@ import { APP_SCHEME_PATTERN } from '../domain/app-schemes.js';
 import {
   DESCRIPTORS,
   PROVIDER_NAMES,
-  PROVIDERS,
+  type PROVIDERS,
   SETTINGS_PROVIDERS,
   WEBHOOK_SOURCES,
   type SettingsProvider,

@@ -1,6 +1,6 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { KeyType, MessageEvent, MessageStatus } from '../domain/types.js';
-import { keyTypeColumn, messageStatusColumn } from './columns.js';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { KeyMode, KeyType, MessageEvent, MessageStatus } from '../domain/types.js';
+import { keyModeColumn, keyTypeColumn, messageStatusColumn } from './columns.js';
 import { compiledOnce } from './compiled.js';
 import type { Dialect } from './dialect.js';
 import { parseJson } from './json.js';
@@ -31,6 +31,10 @@ export interface StoredMessage {
   sent_at: number | null;
   /** The provider's id for the message, reported at hand-off; null when none was. */
   provider_message_id: string | null;
+  /** The sending key's mode (issue 27). */
+  mode: KeyMode;
+  /** Some recipient is a simulator address: nothing was delivered or charged for it. */
+  simulated: boolean;
 }
 
 function toRecord(row: Omit<Selectable<MessagesTable>, 'idempotency_key'>): StoredMessage {
@@ -53,6 +57,8 @@ function toRecord(row: Omit<Selectable<MessagesTable>, 'idempotency_key'>): Stor
     updated_at: row.updated_at,
     sent_at: row.sent_at,
     provider_message_id: row.provider_message_id,
+    mode: keyModeColumn(row.mode),
+    simulated: row.simulated === 1,
   };
 }
 
@@ -75,6 +81,8 @@ const SUMMARY_COLUMNS = [
   'updated_at',
   'sent_at',
   'provider_message_id',
+  'mode',
+  'simulated',
 ] as const;
 
 export interface NewMessage {
@@ -94,6 +102,10 @@ export interface NewMessage {
   idempotency_key: string | null;
   recipients: Array<{ kind: 'to' | 'cc' | 'bcc'; email: string }>;
   created_at: number;
+  /** The sending key's mode; live when not given. */
+  mode?: KeyMode;
+  /** Some recipient is a simulator address; false when not given. */
+  simulated?: boolean;
 }
 
 const insertMessage = compiledOnce<{
@@ -110,6 +122,8 @@ const insertMessage = compiledOnce<{
   next_attempt_at: number | null;
   idempotency_key: string | null;
   created_at: number;
+  mode: string;
+  simulated: number;
 }>((db, p) =>
   db.insertInto('messages').values({
     id: p('id'),
@@ -130,6 +144,8 @@ const insertMessage = compiledOnce<{
     created_at: p('created_at'),
     updated_at: p('created_at'),
     sent_at: null,
+    mode: p('mode'),
+    simulated: p('simulated'),
   }),
 );
 
@@ -139,15 +155,13 @@ const insertContent = compiledOnce<{ message_id: string; content: string; attach
 
 const insertRecipient = compiledOnce<{ message_id: string; org_id: string; kind: string; email: string; created_at: number }>(
   (db, p) =>
-    db
-      .insertInto('message_recipients')
-      .values({
-        message_id: p('message_id'),
-        org_id: p('org_id'),
-        kind: p('kind'),
-        email: p('email'),
-        created_at: p('created_at'),
-      }),
+    db.insertInto('message_recipients').values({
+      message_id: p('message_id'),
+      org_id: p('org_id'),
+      kind: p('kind'),
+      email: p('email'),
+      created_at: p('created_at'),
+    }),
 );
 
 const insertFirstEvent = compiledOnce<{ message_id: string; type: string; at: number }>((db, p) =>
@@ -172,6 +186,8 @@ export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
         next_attempt_at: m.status === 'queued' ? m.created_at : null,
         idempotency_key: m.idempotency_key,
         created_at: m.created_at,
+        mode: m.mode ?? 'live',
+        simulated: m.simulated === true ? 1 : 0,
       });
       await insertContent(db, dialect, { message_id: m.id, content: m.content, attachments: m.attachments });
       for (const r of m.recipients) {
@@ -203,17 +219,24 @@ export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
      * Retention: messages created before `before` are deleted with their content, recipients
      * and events (foreign keys cascade) and the provider events matched to them, at most `limit`
      * per call so a large backlog never holds the write lock for long. Returns their attachment
-     * references for blob cleanup.
+     * references and captured-inbox blob key for blob cleanup. `mode: 'test'` purges test
+     * messages only (their own, shorter retention), through the partial index messages_test.
      */
-    async purgeOlderThan(before: number, limit: number): Promise<Array<{ id: string; attachments: string | null }>> {
-      const old = await db
+    async purgeOlderThan(
+      before: number,
+      limit: number,
+      mode?: 'test',
+    ): Promise<Array<{ id: string; attachments: string | null; inbox_blob: string | null }>> {
+      let q = db
         .selectFrom('messages')
         .leftJoin('message_contents', 'message_contents.message_id', 'messages.id')
-        .select(['messages.id as id', 'message_contents.attachments as attachments'])
+        .leftJoin('test_inbox', 'test_inbox.message_id', 'messages.id')
+        .select(['messages.id as id', 'message_contents.attachments as attachments', 'test_inbox.blob_key as inbox_blob'])
         .where('messages.created_at', '<', before)
-        .where('messages.status', '!=', 'sending')
-        .limit(limit)
-        .execute();
+        .where('messages.status', '!=', 'sending');
+      // A literal, so SQLite matches the partial index (migration 0012's note).
+      if (mode === 'test') q = q.where(sql<boolean>`messages.mode = 'test'`);
+      const old = await q.limit(limit).execute();
       if (old.length > 0) {
         const ids = old.map((m) => m.id);
         await db.deleteFrom('messages').where('id', 'in', ids).execute();

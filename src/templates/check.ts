@@ -41,7 +41,7 @@ export function templateProblems(
     if (!numeric && (p.minimum !== undefined || p.maximum !== undefined)) {
       problems.push({ path: at, message: `minimum/maximum apply to integer and number parameters, not ${p.type}` });
     }
-    if (p.enum !== undefined && p.enum.some((v) => (numeric ? typeof v !== 'number' : typeof v !== 'string'))) {
+    if (p.enum?.some((v) => (numeric ? typeof v !== 'number' : typeof v !== 'string'))) {
       problems.push({
         path: `${at}/enum`,
         message: `values must all be ${numeric ? 'numbers' : 'strings'} for a ${p.type} parameter`,

@@ -17,6 +17,7 @@ export class AddressError extends Error {
   }
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: what this refuses (header injection through an address).
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**
@@ -61,8 +62,11 @@ function splitList(raw: string): string[] {
 
 /** Header text (subject, display names): line breaks become spaces, other controls vanish. */
 export function headerText(value: string): string {
-  return value
-    .replace(/[\r\n]+/g, ' ')
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
-    .trim();
+  return (
+    value
+      .replace(/[\r\n]+/g, ' ')
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the controls (but tab) a header must not carry.
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
+      .trim()
+  );
 }

@@ -6,7 +6,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { seedOrg } from '../support/seed.js';
 import { eventMessageIds, statusCounts } from '../support/db.js';
 import { freshStore } from '../support/stores.js';
-import { Closer, tempDir } from '../support/cleanup.js';
+import { type Closer, tempDir } from '../support/cleanup.js';
 import { CONTACT_TEMPLATE, deliveryHarness, insertQueued, smtpService } from '../support/delivery.js';
 import { startSink, waitFor } from '../support/smtp-sink.js';
 import { describeDialects } from '../support/dialects.js';

@@ -152,7 +152,7 @@ describe('pacers', () => {
       closers.push(
         () =>
           new Promise((resolve) => {
-            sockets.forEach((s) => s.destroy());
+            for (const s of sockets) s.destroy();
             server.close(resolve);
           }),
       );

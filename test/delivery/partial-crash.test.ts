@@ -8,7 +8,7 @@ import type { Store } from '../../src/storage/store.js';
 import { seedOrg } from '../support/seed.js';
 import { makeQueuedDue, statusCounts, storedRecipientStates } from '../support/db.js';
 import { freshStore } from '../support/stores.js';
-import { Closer, tempDir } from '../support/cleanup.js';
+import { type Closer, tempDir } from '../support/cleanup.js';
 import { CONTACT_TEMPLATE, deliveryHarness, renderedEmail, smtpService } from '../support/delivery.js';
 import { smtpError, startSink, waitFor } from '../support/smtp-sink.js';
 import { describeDialects } from '../support/dialects.js';

@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { postmarkTransport } from '../../src/delivery/transports/postmark.js';
 import { sendgridTransport } from '../../src/delivery/transports/sendgrid.js';
 import { closerPerTest } from '../support/cleanup.js';
-import { DIALECTS } from '../support/stores.js';
+import type { DIALECTS } from '../support/stores.js';
 import { startPostmark, type PostmarkFake } from '../support/providers/fakes/postmark.js';
 import { startSendgrid, type SendgridFake } from '../support/providers/fakes/sendgrid.js';
 import { waitFor } from '../support/smtp-sink.js';

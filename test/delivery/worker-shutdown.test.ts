@@ -57,7 +57,7 @@ async function silenceableProxy(target: {
     droppedBytes: () => dropped,
     close: () =>
       new Promise((resolve) => {
-        sockets.forEach((s) => s.destroy());
+        for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),
   };

@@ -278,11 +278,11 @@ describeDialects('events after hand-off, on %s', (dialect, skip) => {
     async () => {
       const { t, id } = await sentMessage();
       const r = recorder(t.store, t.clock);
-      let release = () => undefined as void;
+      let release: () => void = () => {};
       const gate = new Promise<void>((resolve) => {
         release = resolve;
       });
-      let recordedFirst = () => undefined as void;
+      let recordedFirst: () => void = () => {};
       const firstHoldsRow = new Promise<void>((resolve) => {
         recordedFirst = resolve;
       });

@@ -398,7 +398,7 @@ describeDialects('GET /v1/history pagination on %s', (dialect, skip) => {
     // Between instants, newest first is the reverse of sending order.
     const groupsNewestFirst = [...Array(20).keys()].reverse().map((g) => new Set(sent.slice(g * 3, g * 3 + 3)));
     const idsPage = ids(page);
-    groupsNewestFirst.forEach((group, g) => expect(new Set(idsPage.slice(g * 3, g * 3 + 3))).toEqual(group));
+    for (const [g, group] of groupsNewestFirst.entries()) expect(new Set(idsPage.slice(g * 3, g * 3 + 3))).toEqual(group);
   });
 
   it.skipIf(skip)('the default page size is 25', async () => {

@@ -234,7 +234,12 @@ describe('template shape and the dynamic-recipient lock', () => {
     expect(err.code).toBe('invalid_template_params');
     expect(err.status).toBe(422);
     expect(err.details?.reason).toBe('content_locked');
-    expect((err.details?.issues as Array<{ param: string }>).map((i) => i.param)).toEqual(['message', 'bio', 'note', 'list']);
+    expect((err.details?.issues as Array<{ param: string }> | undefined)?.map((i) => i.param)).toEqual([
+      'message',
+      'bio',
+      'note',
+      'list',
+    ]);
   });
 });
 

@@ -153,7 +153,7 @@ function sourceFiles(root: string, dir: string): string[] {
  * 'postmark']`) or names two or more ("(ses, postmark, …)"), and a name used as an identifier
  * (`{ ses: …, postmark: … }`, `input.mailgun`). `root` lets the check run on an older tree.
  */
-export function namedOutsideOwnFiles(root: string): string[] {
+function namedOutsideOwnFiles(root: string): string[] {
   const found: string[] = [];
   for (const file of [...sourceFiles(root, 'src'), ...sourceFiles(root, 'ui/src')]) {
     const full = path.join(root, file);

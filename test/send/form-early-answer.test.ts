@@ -3,7 +3,15 @@ import { afterEach, expect, it } from 'vitest';
 import { PLAN_ATTACHMENT_LIMIT } from '../../src/attachments/policy.js';
 import { freshApp, type TestApp } from '../support/app.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
-import { CHUNK, errorCode, partHeader, RawConnection, streamRequest, textPart, type RawResponse } from '../support/raw-http.js';
+import {
+  CHUNK,
+  errorCode,
+  partHeader,
+  type RawConnection,
+  streamRequest,
+  textPart,
+  type RawResponse,
+} from '../support/raw-http.js';
 import { messageCount } from '../support/stored.js';
 import { describeDialects } from '../support/dialects.js';
 

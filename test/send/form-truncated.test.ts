@@ -111,7 +111,7 @@ describeDialects('a send-form body cut short on %s', (dialect, skip) => {
     'a file only': file('cv', 'cv.txt', 'hello'),
     "a file's part headers cut mid-way": fields + file('cv', 'cv.txt', 'hello').slice(0, 60),
     'the closing boundary cut mid-way': fields + file('cv', 'cv.txt', 'hello') + CLOSE.slice(0, 6),
-    'the last boundary whole, its dashes missing': fields + file('cv', 'cv.txt', 'hello') + `--${B}`,
+    'the last boundary whole, its dashes missing': `${fields}${file('cv', 'cv.txt', 'hello')}--${B}`,
   };
 
   it.skipIf(skip)(

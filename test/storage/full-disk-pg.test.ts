@@ -87,7 +87,7 @@ describe('PostgreSQL on a full disk', () => {
         fs.closeSync(fd);
       }
       // The tables' last pages still take a few rows; then the next page cannot be had.
-      let refused;
+      let refused: Awaited<ReturnType<typeof send>> | undefined;
       for (let i = 0; i < 3_000 && refused === undefined; i++) {
         const res = await send(100 + i);
         if (res.statusCode !== 202) refused = res;

@@ -67,8 +67,8 @@ export async function freshApp(dialect: Dialect, env: Record<string, string> = {
   };
 }
 
-/** Hands the app to the block's `t`, and may seed it: awaited before the tests that use it. */
-export type AssignApp = (t: TestApp) => void | Promise<unknown>;
+/** Hands the app to the block's `t`, and may seed it: what it returns (a promise) is awaited before the tests that use it. */
+export type AssignApp = (t: TestApp) => unknown;
 
 /**
  * A fresh app for every test of the enclosing block, closed after it; `assign` hands it to the

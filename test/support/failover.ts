@@ -6,7 +6,7 @@ import { DeliveryWorker } from '../../src/delivery/worker.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
 import type { Dialect } from '../../src/storage/dialect.js';
 import { ADMIN_TOKEN, buildTestApp, testConfig } from './app.js';
-import { Closer, tempDir } from './cleanup.js';
+import { type Closer, tempDir } from './cleanup.js';
 import { setServiceSettingsText } from './db.js';
 import { startSink, type Sink } from './smtp-sink.js';
 import { freshStore, type TestStore } from './stores.js';

@@ -30,6 +30,7 @@ describeDialects('webhooks in the config file on %s', (dialect, skip) => {
   const t = freshStoreEach(dialect, skip);
 
   it.skipIf(skip)(
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's own ${VAR} syntax, named in the title.
     'creates endpoints (${VAR} secret, generated one reported once), and a second apply changes nothing',
     async () => {
       const env = { CRM_SECRET: testSecret(3) };

@@ -91,12 +91,15 @@ function listPage(query: Static<typeof ListQuery>): ListPage {
 function pageOf<T>(
   rows: T[],
   limit: number | undefined,
-  valueOf: (row: T) => string,
+  cursorValue: (row: T) => string,
 ): { items: T[]; next_cursor: string | null } {
   if (limit === undefined || rows.length <= limit) return { items: rows, next_cursor: null };
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
-  return { items, next_cursor: last === undefined ? null : Buffer.from(JSON.stringify([valueOf(last)])).toString('base64url') };
+  return {
+    items,
+    next_cursor: last === undefined ? null : Buffer.from(JSON.stringify([cursorValue(last)])).toString('base64url'),
+  };
 }
 
 /**

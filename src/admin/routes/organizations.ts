@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { OrganizationSettingsInput, ResourceId } from '../../resources/inputs.js';
+import { type OrganizationSettingsInput, ResourceId } from '../../resources/inputs.js';
 import type { Organization } from '../../domain/types.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../../http/app-types.js';

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { eventsProblems, serviceFields } from '../../resources/normalize.js';
 import { failoverProblems, serviceProblems, storedFailover } from '../../resources/provider-settings.js';
-import { ResourceId, ServiceInput } from '../../resources/inputs.js';
+import { ResourceId, type ServiceInput } from '../../resources/inputs.js';
 import type { Service } from '../../domain/types.js';
 import { HTTP_PROVIDER_NAMES, HTTP_PROVIDERS, isHttpProvider } from '../../providers/index.js';
 import { smtp } from '../../providers/smtp.js';

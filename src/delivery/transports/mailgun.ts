@@ -1,4 +1,10 @@
-import { DeliveryError, ServiceTestError, type DeliveryReceipt, type Transport, type TransportFactory } from '../transport.js';
+import {
+  type DeliveryError,
+  ServiceTestError,
+  type DeliveryReceipt,
+  type Transport,
+  type TransportFactory,
+} from '../transport.js';
 import type { Service } from '../../domain/types.js';
 import { createProviderHttp, type ProviderHttp, type ProviderHttpOptions, type ProviderResponse } from './http-client.js';
 import {

@@ -122,7 +122,8 @@ export const createSmtpTransport =
           const addresses = refused.map((r) => r.address);
           const kind = classifySmtpError(err);
           // A 530-like reply to every RCPT is the service's problem, as it is for one recipient alone.
-          if (kinds.size === 1 && kind !== 'service') throw new DeliveryError(refused[0]!.kind, reason, addresses, refused);
+          const [shared] = kinds.size === 1 ? kinds : [];
+          if (shared !== undefined && kind !== 'service') throw new DeliveryError(shared, reason, addresses, refused);
           throw new DeliveryError(kinds.size === 1 ? kind : 'temporary', reason, addresses, refused);
         }
         // OpenSSL's wording alone ("…:SSL routines:ssl3_get_record:wrong version number:…") does
@@ -168,12 +169,21 @@ async function sendVerp(
     const from = sender(to);
     return transaction(from === undefined ? base : { ...base, envelope: { from, to: [to] } });
   };
-  if (recipients.length === 1) return one(recipients[0]!);
-  const results = await Promise.allSettled(recipients.map(one));
+  const [only, ...others] = recipients;
+  if (only !== undefined && others.length === 0) return one(only);
+  // allSettled, each outcome paired with its recipient: a refusal is recorded against its address.
+  const results = await Promise.all(
+    recipients.map((to) =>
+      one(to).then(
+        (value) => ({ to, status: 'fulfilled' as const, value }),
+        (reason: unknown) => ({ to, status: 'rejected' as const, reason }),
+      ),
+    ),
+  );
   const refused: NonNullable<DeliveryReceipt['refused']> = [];
   const responses: string[] = [];
   let providerMessageId: string | undefined;
-  for (const [i, r] of results.entries()) {
+  for (const r of results) {
     if (r.status === 'fulfilled') {
       responses.push(r.value.response);
       // One transaction per recipient, one id each: the first is the message's (events about
@@ -186,19 +196,21 @@ async function sendVerp(
     if (!(err instanceof DeliveryError)) throw err;
     if (err.kind === 'service') throw err;
     const kind: RefusalKind = err.refused[0]?.kind ?? err.kind;
-    refused.push({ address: recipients[i]!.toLowerCase(), kind, reason: err.message.slice(0, 500) });
+    refused.push({ address: r.to.toLowerCase(), kind, reason: err.message.slice(0, 500) });
   }
-  if (responses.length === 0) {
+  const [response] = responses;
+  if (response === undefined) {
     const kinds = new Set(refused.map((r) => r.kind));
+    const [shared] = kinds.size === 1 ? kinds : [];
     throw new DeliveryError(
-      kinds.size === 1 ? refused[0]!.kind : 'temporary',
+      shared ?? 'temporary',
       refused[0]?.reason ?? 'every recipient refused',
       refused.map((r) => r.address),
       refused,
     );
   }
   return {
-    response: responses[0]!,
+    response,
     ...(providerMessageId !== undefined ? { providerMessageId } : {}),
     ...(refused.length > 0 ? { refused } : {}),
   };

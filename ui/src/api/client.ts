@@ -28,8 +28,8 @@ export class ApiFailure extends Error {
         const message = String(item.message ?? item.code ?? 'invalid');
         if (key !== '' && out[key] === undefined) out[key] = message;
         // A list's entry (`security.link_domains.1`) is shown beside the list's own field, naming the entry.
-        const entry = /^(.+)\.(\d+)$/.exec(key);
-        if (entry !== null && out[entry[1]!] === undefined) out[entry[1]!] = `entry ${Number(entry[2]) + 1} ${message}`;
+        const [, list, index] = /^(.+)\.(\d+)$/.exec(key) ?? [];
+        if (list !== undefined && out[list] === undefined) out[list] = `entry ${Number(index) + 1} ${message}`;
       }
     }
     return out;

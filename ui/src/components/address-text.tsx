@@ -6,5 +6,5 @@ import { readableAddress } from '../lib/idn';
  */
 export function AddressText(props: { value: string }) {
   const shown = readableAddress(props.value);
-  return shown === props.value ? <>{props.value}</> : <span title={props.value}>{shown}</span>;
+  return shown === props.value ? props.value : <span title={props.value}>{shown}</span>;
 }

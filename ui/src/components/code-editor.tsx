@@ -36,7 +36,7 @@ const READABLE = HighlightStyle.define([
  * line, as MatchDecorator does; the triple form first, so `{{{x}}}` is one mark.
  */
 const MUSTACHE = new MatchDecorator({
-  regexp: /\{\{\{[^]*?\}\}\}|\{\{[^]*?\}\}/g,
+  regexp: /\{\{\{[\s\S]*?\}\}\}|\{\{[\s\S]*?\}\}/g,
   decoration: Decoration.mark({ class: 'cm-mustache' }),
 });
 const mustaches = ViewPlugin.fromClass(
@@ -63,6 +63,14 @@ export interface CodeEditorProps {
   invalid?: boolean;
 }
 
+/** The editable content's label, description and validity, as CodeMirror attributes. */
+function contentAttributes(labelledBy: string, describedBy: string | undefined, invalid: boolean | undefined) {
+  const out: Record<string, string> = { 'aria-labelledby': labelledBy, 'aria-multiline': 'true' };
+  if (describedBy !== undefined) out['aria-describedby'] = describedBy;
+  if (invalid === true) out['aria-invalid'] = 'true';
+  return EditorView.contentAttributes.of(out);
+}
+
 export function CodeEditor(props: CodeEditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
@@ -75,13 +83,10 @@ export function CodeEditor(props: CodeEditorProps) {
   // make the page and the editor overwrite each other forever (a frozen page, found by the
   // keyboard E2E test typing at full speed).
   const echoes = useRef<string[]>([]);
-  const attributes = () => {
-    const out: Record<string, string> = { 'aria-labelledby': props.labelledBy, 'aria-multiline': 'true' };
-    if (props.describedBy !== undefined) out['aria-describedby'] = props.describedBy;
-    if (props.invalid === true) out['aria-invalid'] = 'true';
-    return EditorView.contentAttributes.of(out);
-  };
 
+  // Built once per language: later values and labels arrive through the effects below (a new
+  // editor for each would lose the cursor, the selection and the undo history).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the value and labels are only the new editor's first ones.
   useEffect(() => {
     if (host.current === null) return undefined;
     const editor = new EditorView({
@@ -94,7 +99,7 @@ export function CodeEditor(props: CodeEditorProps) {
           props.language === 'html' ? html() : [],
           mustaches,
           EditorView.lineWrapping,
-          labels.current.of(attributes()),
+          labels.current.of(contentAttributes(props.labelledBy, props.describedBy, props.invalid)),
           EditorView.updateListener.of((update) => {
             if (!update.docChanged) return;
             const doc = update.state.doc.toString();
@@ -109,13 +114,11 @@ export function CodeEditor(props: CodeEditorProps) {
       editor.destroy();
       view.current = null;
     };
-    // The editor is built once; later values and labels arrive through the effects below.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [props.language]);
 
   useEffect(() => {
-    view.current?.dispatch({ effects: labels.current.reconfigure(attributes()) });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    const attributes = contentAttributes(props.labelledBy, props.describedBy, props.invalid);
+    view.current?.dispatch({ effects: labels.current.reconfigure(attributes) });
   }, [props.labelledBy, props.describedBy, props.invalid]);
 
   // A value changed from outside (a reload, a restored version) replaces the document; an echo

@@ -24,6 +24,7 @@ export function lazyPage<P extends object>(load: () => Promise<ComponentType<P>>
     );
     return pending;
   };
+  // biome-ignore lint/correctness/noComponentHookFactories: made once per page at module level (the routes), never in a render.
   return function LazyPage(props: P) {
     const [page, setPage] = useState<{ component: ComponentType<P> } | undefined>(
       loaded === undefined ? undefined : { component: loaded },
@@ -43,8 +44,7 @@ export function lazyPage<P extends object>(load: () => Promise<ComponentType<P>>
       return () => {
         live = false;
       };
-      // eslint-disable-next-line react-hooks/exhaustive-deps
-    }, []);
+    }, [page]);
     if (error !== undefined) {
       // Most likely a new version was deployed and the old chunk's file is gone: a reload fetches the new one.
       return (

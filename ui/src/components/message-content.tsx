@@ -38,7 +38,11 @@ export function MessageContent(props: { content: Content | null | undefined }) {
       {c.text === null ? (
         <p class="hint">No text part.</p>
       ) : (
-        <pre class="message-text" tabIndex={0} aria-label="Text part">
+        // Focusable so a keyboard can scroll it (max-height 360px); a region, because a <pre> (no role)
+        // cannot carry a name (aria-label alone is not allowed on it).
+        // biome-ignore lint/a11y/useSemanticElements: role region names the scrolling <pre> itself (a <section> would wrap it).
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be keyboard-reachable (axe scrollable-region-focusable).
+        <pre class="message-text" tabIndex={0} role="region" aria-label="Text part">
           {c.text}
         </pre>
       )}

@@ -9,32 +9,32 @@ export function SuppressionSearch(props: { org: string; list: string | undefined
   const go = (value: string) =>
     navigate(hrefWithQuery(['orgs', props.org, 'suppressions'], { list: props.list, q: value.trim() }));
   return (
-    <form
-      class="inline-form"
-      role="search"
-      aria-label={props.label}
-      onSubmit={(e) => {
-        e.preventDefault();
-        go(q);
-      }}
-    >
-      <Field label={props.label} type="search" value={q} onValue={setQ} placeholder="part of an address" />
-      <button type="submit" class="btn btn-plain">
-        Search
-      </button>
-      {props.q !== '' && (
-        <button
-          type="button"
-          class="btn btn-plain"
-          onClick={() => {
-            setQ('');
-            go('');
-          }}
-        >
-          Clear search
+    <search aria-label={props.label}>
+      <form
+        class="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          go(q);
+        }}
+      >
+        <Field label={props.label} type="search" value={q} onValue={setQ} placeholder="part of an address" />
+        <button type="submit" class="btn btn-plain">
+          Search
         </button>
-      )}
-    </form>
+        {props.q !== '' && (
+          <button
+            type="button"
+            class="btn btn-plain"
+            onClick={() => {
+              setQ('');
+              go('');
+            }}
+          >
+            Clear search
+          </button>
+        )}
+      </form>
+    </search>
   );
 }
 

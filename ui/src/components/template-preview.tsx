@@ -27,7 +27,10 @@ function useRender(org: string, id: string, write: TemplateWrite, params: Record
   const sequence = useRef(0);
   // Nothing rendered yet: no typing to wait out, so the first render goes at once.
   const rendered = useRef(false);
+  // `key` stands for everything the render depends on: `write` and `params` are new objects on each
+  // render of the page, so listing them would restart the request (and its debounce) every time.
   const key = JSON.stringify([org, id, write, params]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` is org, id, write and params by value (above).
   useEffect(() => {
     if (blocked) return undefined;
     const mine = ++sequence.current;
@@ -54,8 +57,6 @@ function useRender(org: string, id: string, write: TemplateWrite, params: Record
         });
     }, delay);
     return () => clearTimeout(timer);
-    // `key` stands for everything the render depends on.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, blocked]);
   return { outcome, busy };
 }
@@ -176,6 +177,8 @@ function Rendered(props: { result: RenderResult; stale: boolean }) {
         <>
           <h3 class="sub-title">Text</h3>
           {/* Focusable so a keyboard can scroll it; a region, because a <pre> (no role) cannot carry a name. */}
+          {/* biome-ignore lint/a11y/useSemanticElements: role region names the scrolling <pre> itself (a <section> would wrap it). */}
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be keyboard-reachable (axe scrollable-region-focusable). */}
           <pre class="preview-text" tabIndex={0} role="region" aria-label="Text part of the rendered email">
             {r.text}
           </pre>

@@ -92,7 +92,7 @@ function VersionSummary(props: { version: TemplateVersion }) {
   const t = props.version.template;
   const excerpt = (s: string) => (s.length > 400 ? `${s.slice(0, 400)}…` : s);
   return (
-    <div class="version-summary" aria-label={`Version ${props.version.version}`} role="region">
+    <section class="version-summary" aria-label={`Version ${props.version.version}`}>
       <h3 class="sub-title">Version {props.version.version}</h3>
       <dl class="rendered-head">
         <dt>Subject</dt>
@@ -118,6 +118,6 @@ function VersionSummary(props: { version: TemplateVersion }) {
           <pre class="preview-text">{excerpt(t.content.text)}</pre>
         </>
       )}
-    </div>
+    </section>
   );
 }

@@ -14,6 +14,7 @@ export function Timeline(props: { events: TimelineEvent[] }) {
   return (
     <ol class="timeline" aria-label="Timeline, oldest first">
       {rows.map((r, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: rows carry no id and are only ever replaced whole, in the same order.
         <li key={i} class={`timeline-item timeline-${r.type.replace(/[^a-z_]/g, '')}`}>
           <div class="timeline-head">
             <time dateTime={r.at}>{formatTime(r.at)}</time>

@@ -12,7 +12,9 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]) {
     loading: true,
   });
   const loads = useRef(latestOnly());
-  // eslint-disable-next-line react-hooks/exhaustive-deps
+  // The caller's `deps` are `load`'s dependencies, as with useEffect's own list (the caller's linter
+  // cannot see them either: `load` is a new closure on every render).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names load's dependencies in `deps`.
   const run = useCallback(load, deps);
   const reload = useCallback(async () => {
     setState((s) => ({ ...s, loading: true }));

@@ -9,10 +9,7 @@ export function WebhookSecret(props: { secret: string; note?: string }) {
         {props.note !== undefined ? ` ${props.note}` : ''}
       </p>
       <p class="secret-line">
-        <code class="secret" aria-label="Signing secret">
-          {props.secret}
-        </code>{' '}
-        <CopyButton value={props.secret} label="Copy the signing secret" />
+        <code class="secret">{props.secret}</code> <CopyButton value={props.secret} label="Copy the signing secret" />
       </p>
     </Notice>
   );

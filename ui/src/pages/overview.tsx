@@ -22,7 +22,7 @@ function OrgOverview(props: PageProps) {
   return (
     <>
       <PageHeader title={`Overview of ${org}`}>
-        <div role="group" aria-label="Range" class="segmented">
+        <fieldset aria-label="Range" class="segmented">
           {OVERVIEW_DAYS.map((d) => (
             <button
               key={d}
@@ -34,7 +34,7 @@ function OrgOverview(props: PageProps) {
               {d} days
             </button>
           ))}
-        </div>
+        </fieldset>
       </PageHeader>
       <ErrorNotice error={error} />
       {loading && data === undefined ? (

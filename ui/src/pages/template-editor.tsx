@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
 import { idTaken, type TakenId } from '../components/id-field';
 import { templatesApi, type TemplateResource, type TemplateWrite } from '../api/templates';
@@ -51,17 +51,18 @@ export function TemplateEditor(props: PageProps) {
   const [base, setBase] = useState<TemplateWrite | undefined>();
   const [version, setVersion] = useState<number | undefined>();
 
-  const adopt = (t: TemplateResource) => {
+  // Only state setters inside, so one function for the page's life (and the effect below runs on new data only).
+  const adopt = useCallback((t: TemplateResource) => {
     const d = draftFromResource(t);
     setDraft(d);
     setBase(draftToWrite(d, { checkId: false }).write);
     setVersion(t.version);
-  };
+  }, []);
   useEffect(() => {
     if (loaded.data === undefined) return;
     if (loaded.data.template !== undefined) adopt(loaded.data.template);
     else setDraft({ ...emptyDraft(), html: '<p>Hello {{name}}</p>\n', subject: 'Hello {{name}}' });
-  }, [loaded.data]);
+  }, [loaded.data, adopt]);
 
   if (loaded.error !== undefined) {
     return (

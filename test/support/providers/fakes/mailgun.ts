@@ -74,7 +74,7 @@ function parseForm(req: http.IncomingMessage): Promise<Form> {
     const form: Form = { fields: {}, files: {} };
     const bb = Busboy({ headers: { ...req.headers, 'content-type': req.headers['content-type'] ?? '' } });
     bb.on('field', (name, value) => {
-      (form.fields[name] ??= []).push(value);
+      form.fields[name] = [...(form.fields[name] ?? []), value];
     });
     bb.on('file', (name, stream, filename) => {
       const chunks: Buffer[] = [];
