@@ -1,4 +1,5 @@
 import { createHash, randomFillSync, timingSafeEqual } from 'node:crypto';
+import type { KeyMode } from './types.js';
 
 /**
  * Random bytes are drawn from the CSPRNG 8 KiB at a time and handed out once each, in order:
@@ -41,9 +42,13 @@ export function newSortableId(prefix: string, nowMs: number): string {
   return `${prefix}_${Math.max(0, Math.floor(nowMs)).toString(16).padStart(12, '0')}${randomToken(16)}`;
 }
 
-/** Public keys: 18 bytes (144 bits); private keys: 32 bytes (256 bits). */
-export function newApiKey(type: 'public' | 'private'): string {
-  return type === 'public' ? `pk_${randomToken(18)}` : `sk_${randomToken(32)}`;
+/**
+ * Public keys: 18 bytes (144 bits); private keys: 32 bytes (256 bits). Test keys carry `test_`
+ * after the type's prefix (`pk_test_…`, `sk_test_…`) with the same entropy.
+ */
+export function newApiKey(type: 'public' | 'private', mode: KeyMode = 'live'): string {
+  const infix = mode === 'test' ? 'test_' : '';
+  return type === 'public' ? `pk_${infix}${randomToken(18)}` : `sk_${infix}${randomToken(32)}`;
 }
 
 /**
@@ -61,8 +66,13 @@ export function digestsEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-export function keyHint(key: string): string {
-  return `${key.slice(0, 3)}…${key.slice(-4)}`;
+/**
+ * `sk_…9f2c`; a test key's hint keeps its `test_` (`sk_test_…9f2c`). Asked by the key's mode,
+ * not its prefix: a live key may be named `sk_test_…` (config files pin such names).
+ */
+export function keyHint(key: string, mode: KeyMode = 'live'): string {
+  const prefix = mode === 'test' && /^[ps]k_test_/.test(key) ? key.slice(0, 8) : key.slice(0, 3);
+  return `${prefix}…${key.slice(-4)}`;
 }
 
 /**

@@ -12,6 +12,14 @@ export type OutOfCreditMode = (typeof OUT_OF_CREDIT_MODES)[number];
 export const KEY_TYPES = ['public', 'private'] as const;
 export type KeyType = (typeof KEY_TYPES)[number];
 
+/**
+ * A key's mode (issue 27): a test key's sends run the whole pipeline but nothing leaves the
+ * machine and no credit is taken. The mode is the row's `api_keys.mode`, never the key's prefix
+ * (seeded live keys are named `pk_test_…`).
+ */
+export const KEY_MODES = ['live', 'test'] as const;
+export type KeyMode = (typeof KEY_MODES)[number];
+
 export const MESSAGE_STATUSES = [
   'queued',
   'held',
@@ -84,6 +92,8 @@ export interface ApiKey {
   id: string;
   org_id: string;
   type: KeyType;
+  /** Live or test (migration 0015); a message takes the mode of the key that sent it. */
+  mode: KeyMode;
   /** The key itself for public keys (they are published anyway); null for private keys. */
   public_key: string | null;
   /** A recognisable fragment such as `sk_…9f2c`, safe to show. */

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { keyHint, newApiKey, newId, sha256 } from '../domain/ids.js';
-import type { ApiKey, KeyType } from '../domain/types.js';
-import { keyStatusColumn, keyTypeColumn } from './columns.js';
+import type { ApiKey, KeyMode, KeyType } from '../domain/types.js';
+import { keyModeColumn, keyStatusColumn, keyTypeColumn } from './columns.js';
 import { compiledOnce } from './compiled.js';
 import type { Dialect } from './dialect.js';
 import type { ApiKeysTable, Database } from './schema.js';
@@ -11,6 +11,7 @@ function toRecord(row: Selectable<ApiKeysTable>): ApiKey {
     id: row.id,
     org_id: row.org_id,
     type: keyTypeColumn(row.type),
+    mode: keyModeColumn(row.mode),
     public_key: row.public_key,
     hint: row.hint,
     status: keyStatusColumn(row.status),
@@ -55,22 +56,27 @@ export function apiKeysRepo(db: Kysely<Database>, dialect: Dialect) {
       return rows.map(toRecord);
     },
 
-    /** Stores a key; `value` keeps a given key (config files pin them), else one is generated. */
-    async insert(orgId: string, type: KeyType, now: number, value: string = newApiKey(type)): Promise<IssuedKey> {
+    /**
+     * Stores a key; `value` keeps a given key (config files pin them), else one is generated
+     * (`pk_test_…`/`sk_test_…` for a test key).
+     */
+    async insert(orgId: string, type: KeyType, now: number, value?: string, mode: KeyMode = 'live'): Promise<IssuedKey> {
+      const key = value ?? newApiKey(type, mode);
       const row: Selectable<ApiKeysTable> = {
         id: newId('key'),
         org_id: orgId,
         type,
-        key_hash: sha256(value),
-        public_key: type === 'public' ? value : null,
-        hint: keyHint(value),
+        mode,
+        key_hash: sha256(key),
+        public_key: type === 'public' ? key : null,
+        hint: keyHint(key, mode),
         status: 'active',
         created_at: now,
         revoked_at: null,
         expires_at: null,
       };
       await db.insertInto('api_keys').values(row).execute();
-      return { key: toRecord(row), value };
+      return { key: toRecord(row), value: key };
     },
 
     /**

@@ -1,9 +1,11 @@
 import {
+  KEY_MODES,
   KEY_TYPES,
   MESSAGE_STATUSES,
   OUT_OF_CREDIT_MODES,
   PLANS,
   type ApiKey,
+  type KeyMode,
   type KeyType,
   type MessageStatus,
   type OutOfCreditMode,
@@ -33,6 +35,7 @@ export const outOfCreditModeColumn: (value: string) => OutOfCreditMode = oneOf(
   OUT_OF_CREDIT_MODES,
 );
 export const keyTypeColumn: (value: string) => KeyType = oneOf('key_type', KEY_TYPES);
+export const keyModeColumn: (value: string) => KeyMode = oneOf('mode', KEY_MODES);
 export const keyStatusColumn: (value: string) => ApiKey['status'] = oneOf('api_keys.status', KEY_STATUSES);
 export const messageStatusColumn: (value: string) => MessageStatus = oneOf('messages.status', MESSAGE_STATUSES);
 export const uploadStatusColumn: (value: string) => (typeof UPLOAD_STATUSES)[number] = oneOf('uploads.status', UPLOAD_STATUSES);

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { keyModeColumn } from './columns.js';
 import type { ClaimedMessage } from './queue-types.js';
 import type { Database } from './schema.js';
 import { fanOutEvents } from './webhook-outbox.js';
@@ -28,6 +29,8 @@ export async function claimPostgres(
     attempts: number;
     credit_taken: number;
     created_at: number;
+    mode: string;
+    simulated: number;
     content: string | null;
     attachments: string | null;
     event_id: number;
@@ -43,13 +46,13 @@ export async function claimPostgres(
         limit ${limit}
         for update skip locked
       )
-      returning id, org_id, service_id, header_message_id, attempts, credit_taken, created_at
+      returning id, org_id, service_id, header_message_id, attempts, credit_taken, created_at, mode, simulated
     ), events as (
       insert into message_events (message_id, type, at, detail)
       select id, 'sending', ${now}, '{"attempt":' || attempts || '}' from claimed
       returning id, message_id
     )
-    select c.id, c.org_id, c.service_id, c.header_message_id, c.attempts, c.credit_taken, c.created_at,
+    select c.id, c.org_id, c.service_id, c.header_message_id, c.attempts, c.credit_taken, c.created_at, c.mode, c.simulated,
       mc.content, mc.attachments, e.id as event_id,
       exists (select 1 from webhook_endpoints w where w.org_id = c.org_id and w.enabled = 1) as hooked
     from claimed c
@@ -72,6 +75,8 @@ export async function claimPostgres(
     attempts: Number(r.attempts),
     created_at: Number(r.created_at),
     credit_taken: Number(r.credit_taken) === 1,
+    mode: keyModeColumn(r.mode),
+    simulated: Number(r.simulated) === 1,
     lease_until: now + leaseMs,
   }));
 }

@@ -1,4 +1,5 @@
 // What the queue (queue.ts, queue-postgres.ts) hands the delivery code, and what it takes back.
+import type { KeyMode } from '../domain/types.js';
 import type { RecipientState } from './recipient-states.js';
 
 /** A message the worker has claimed: everything needed to send it. */
@@ -12,6 +13,10 @@ export interface ClaimedMessage {
   attempts: number;
   credit_taken: boolean;
   created_at: number;
+  /** A test message is captured, never handed to a relay (issue 27). */
+  mode: KeyMode;
+  /** Some recipient is a simulator address (src/testmode/simulator.ts). */
+  simulated: boolean;
   /** The lease this claim holds; every outcome applies only while it still holds it. */
   lease_until: number;
 }

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { keyModeColumn } from './columns.js';
 import type { Dialect } from './dialect.js';
 import { settledStateColumn } from './recipient-states.js';
 import type { Database } from './schema.js';
@@ -64,6 +65,8 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
         attempts: number;
         credit_taken: number;
         created_at: number;
+        mode: string;
+        simulated: number;
       }>`
         update messages set status = 'sending', lease_until = ${now + leaseMs}, attempts = attempts + 1, updated_at = ${now}
         where id in (
@@ -73,7 +76,7 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
           order by next_attempt_at
           limit ${limit}
         )
-        returning id, org_id, service_id, header_message_id, attempts, credit_taken, created_at`.execute(db);
+        returning id, org_id, service_id, header_message_id, attempts, credit_taken, created_at, mode, simulated`.execute(db);
       if (rows.rows.length === 0) return [];
       const contents = new Map(
         (
@@ -95,6 +98,8 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
         attempts: Number(r.attempts),
         created_at: Number(r.created_at),
         credit_taken: Number(r.credit_taken) === 1,
+        mode: keyModeColumn(r.mode),
+        simulated: Number(r.simulated) === 1,
         lease_until: now + leaseMs,
       }));
       await insertEvents(

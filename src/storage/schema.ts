@@ -40,6 +40,8 @@ export interface ApiKeysTable {
   revoked_at: number | null;
   /** When a rotated or revoked key stops authenticating (end of a rotation's grace); null while active. */
   expires_at: number | null;
+  /** live | test (migration 0015). */
+  mode: Generated<string>;
 }
 
 export interface ServicesTable {
@@ -127,6 +129,10 @@ export interface MessagesTable {
   sent_at: number | null;
   /** The provider's id for the message, as the transport reported it at hand-off (migration 0004). */
   provider_message_id: string | null;
+  /** live | test: the mode of the key that sent it (migration 0015). */
+  mode: Generated<string>;
+  /** 1 when some recipient is a simulator address (src/testmode/simulator.ts): never delivered, never charged. */
+  simulated: Generated<number>;
 }
 
 export interface MessageContentsTable {
@@ -274,6 +280,41 @@ export interface TemplateVersionsTable {
   created_at: number;
 }
 
+/** A test message as its recipients would get it (migration 0015): the composed MIME is the blob. */
+export interface TestInboxTable {
+  message_id: string;
+  org_id: string;
+  template_id: string;
+  subject: string | null;
+  from_addr: string;
+  /** JSON `[{kind: 'to' | 'cc' | 'bcc', address}]`. */
+  recipients: string;
+  /** Lower-cased subject, from and every address, one space apart: what `q` searches. */
+  search: string;
+  /** `${org_id}/eml_${message_id}` in the blob store. */
+  blob_key: string;
+  size: number;
+  sha256: string;
+  /** The message's created_at: paging and retention go by it. */
+  created_at: number;
+  captured_at: number;
+}
+
+/** A simulator event waiting for its time (migration 0015), once per `message:recipient:type`. */
+export interface SimulatorEventsTable {
+  id: Generated<number>;
+  message_id: string;
+  org_id: string;
+  recipient: string;
+  /** delivered | bounced | complained */
+  type: string;
+  bounce_type: string | null;
+  status: string | null;
+  reason: string | null;
+  due_at: number;
+  event_key: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   catalog_stamp: CatalogStampTable;
@@ -295,4 +336,6 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   admin_sessions: AdminSessionsTable;
   template_versions: TemplateVersionsTable;
+  test_inbox: TestInboxTable;
+  simulator_events: SimulatorEventsTable;
 }

@@ -19,8 +19,10 @@ import { ReadCache } from './read-cache.js';
 import type { CommitFollowUp } from './wal-keeper.js';
 import type { Database } from './schema.js';
 import { servicesRepo } from './services.js';
+import { simulatorEventsRepo } from './simulator-events.js';
 import { templatesRepo } from './templates.js';
 import { templateVersionsRepo } from './template-versions.js';
+import { testInboxRepo } from './test-inbox.js';
 import { uploadsRepo } from './uploads.js';
 import { webhookTokensRepo } from './webhook-tokens.js';
 import { webhookDeliveriesRepo } from './webhook-deliveries.js';
@@ -48,6 +50,8 @@ function builders(db: Kysely<Database>, dialect: Dialect) {
     webhookEndpoints: () => webhookEndpointsRepo(db),
     adminSessions: () => adminSessionsRepo(db),
     overview: () => overviewRepo(db),
+    testInbox: () => testInboxRepo(db),
+    simulatorEvents: () => simulatorEventsRepo(db),
   };
 }
 

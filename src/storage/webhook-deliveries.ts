@@ -125,6 +125,8 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
           'm.org_id as m_org',
           'm.template_id as m_template',
           'm.service_id as m_service',
+          'm.mode as m_mode',
+          'm.simulated as m_simulated',
         ])
         .where(
           'd.id',
@@ -151,7 +153,13 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
         message:
           r.m_org === null || r.m_template === null || r.m_service === null
             ? null
-            : { org_id: r.m_org, template_id: r.m_template, service_id: r.m_service },
+            : {
+                org_id: r.m_org,
+                template_id: r.m_template,
+                service_id: r.m_service,
+                mode: r.m_mode ?? 'live',
+                simulated: Number(r.m_simulated) === 1,
+              },
       }));
     },
 

@@ -26,7 +26,8 @@ export interface ClaimedDelivery {
   /** Current first, then the previous one while its grace lasts. */
   secrets: string[];
   event: { type: string; at: number; detail: string | null } | null;
-  message: { org_id: string; template_id: string; service_id: string } | null;
+  /** `mode`: live | test (issue 27); `simulated`: a simulator address was among its recipients. */
+  message: { org_id: string; template_id: string; service_id: string; mode: string; simulated: boolean } | null;
 }
 
 /** What one attempt came to, and where the delivery goes next. */

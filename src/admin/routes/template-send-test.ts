@@ -38,6 +38,7 @@ function adminCaller(org: Organization, now: number): Caller {
       id: 'admin-send-test',
       org_id: org.id,
       type: 'private',
+      mode: 'live',
       public_key: null,
       hint: 'admin',
       status: 'active',
