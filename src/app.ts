@@ -119,7 +119,8 @@ export async function buildApp(services: AppServices): Promise<App> {
             in: 'cookie',
             name: 'mailroom_session',
             description:
-              "The operator UI's session (POST /admin/v1/session). Writes made with it must also send X-CSRF-Token and a same-origin Origin.",
+              "The operator UI's session (POST /admin/v1/session). Writes made with it must also send X-CSRF-Token and a " +
+              'same-origin Origin.',
           },
         },
         schemas: WEBHOOK_COMPONENT_SCHEMAS,

@@ -115,10 +115,12 @@ export const COMMANDS: readonly CommandHelp[] = [
   {
     name: 'webhooks deliveries',
     usage:
-      'mailroom webhooks deliveries ORG ID [--state pending|succeeded|failed] [--event-type TYPE] [--message MESSAGE_ID] [--limit N]',
+      'mailroom webhooks deliveries ORG ID [--state ' +
+      'pending|succeeded|failed] [--event-type TYPE] [--message MESSAGE_ID] [--limit N]',
     summary: "show an endpoint's delivery log, newest first",
     details:
-      "--event-type: one event type (message.delivered, …); --message: one message's deliveries. `mailroom webhooks delivery` shows one with its attempts.",
+      "--event-type: one event type (message.delivered, …); --message: one message's deliveries. `mailroom webhooks " +
+      'delivery` shows one with its attempts.',
   },
   {
     name: 'webhooks delivery',

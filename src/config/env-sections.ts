@@ -54,7 +54,9 @@ export function parseRetrySchedule(raw: string): { ok: true; seconds: number[] }
   if (parts[0] !== undefined && Number(parts[0]) !== 0) {
     return {
       ok: false,
-      problem: `MAILROOM_WEBHOOK_RETRY_SCHEDULE's first entry is the first attempt's delay and must be 0 (the first attempt is made at once; the retries follow), got "${raw}"`,
+      problem:
+        `MAILROOM_WEBHOOK_RETRY_SCHEDULE's first entry is the first attempt's delay and ` +
+        `must be 0 (the first attempt is made at once; the retries follow), got "${raw}"`,
     };
   }
   return { ok: true, seconds: parts.map(Number) };

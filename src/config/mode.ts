@@ -20,7 +20,8 @@ export function modeSummary(config: Pick<Config, 'env' | 'baseUrl' | 'configFile
     // src/webhooks/url-guard.ts addressRule
     relaxed.push(
       allowPrivate
-        ? 'webhook URLs may use http and reach any address, private, link-local and metadata ones included (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true)'
+        ? 'webhook URLs may use http and reach any address, private, ' +
+            'link-local and metadata ones included (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true)'
         : 'webhook URLs may use http and reach loopback (private, link-local and metadata addresses stay refused)',
     );
     // src/protection/captcha.ts
@@ -33,7 +34,8 @@ export function modeSummary(config: Pick<Config, 'env' | 'baseUrl' | 'configFile
       relaxed.push('a demo organization with keys is created on a first start with an empty database');
   } else if (allowPrivate) {
     relaxed.push(
-      'webhook URLs may reach private, loopback, link-local and metadata addresses, over http only those (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true)',
+      'webhook URLs may reach private, loopback, link-local and metadata ' +
+        'addresses, over http only those (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true)',
     );
   }
   return { mode: development ? 'development' : 'production', relaxed };

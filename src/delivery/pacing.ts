@@ -131,7 +131,8 @@ export class RedisPacer implements Pacer {
     // The later of the stored time and this one, expiring with it.
     await this.run(() =>
       this.redis.eval(
-        "local c = tonumber(redis.call('GET', KEYS[1]) or '0') if tonumber(ARGV[1]) > c then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end return 0",
+        "local c = tonumber(redis.call('GET', KEYS[1]) or '0') if " +
+          "tonumber(ARGV[1]) > c then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end return 0",
         1,
         `${this.prefix}pace-slow:${serviceKey}`,
         untilMs,

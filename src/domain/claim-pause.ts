@@ -37,8 +37,10 @@ export class ClaimPause {
       this.logger.warn(
         { reason: kind, err: err instanceof Error ? err.message : String(err), ...extra },
         kind === 'storage_full'
-          ? 'claiming paused: the storage is full; retrying with backoff until writes work (messages under way are settled once they do)'
-          : 'claiming paused: the database is unavailable; retrying with backoff until it is back (messages under way are settled once it is)',
+          ? 'claiming paused: the storage is full; retrying with backoff ' +
+              'until writes work (messages under way are settled once they do)'
+          : 'claiming paused: the database is unavailable; retrying with ' +
+              'backoff until it is back (messages under way are settled once it is)',
       );
       return this.delay;
     }

@@ -30,7 +30,9 @@ export function linkDomainProblems(
       : [
           {
             field: `link_domains.${i}`,
-            message: `is ${JSON.stringify(entry.slice(0, 100))}, not a domain name: write example.com or *.example.com (an IDN as exämple.com or its xn-- form), without scheme, port or path`,
+            message:
+              `is ${JSON.stringify(entry.slice(0, 100))}, not a domain name: write example.com or ` +
+              `*.example.com (an IDN as exämple.com or its xn-- form), without scheme, port or path`,
           },
         ],
   );

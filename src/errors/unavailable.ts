@@ -11,9 +11,11 @@ export const RETRY_AFTER_SECONDS: Readonly<Record<StorageTrouble, number>> = { d
 
 const MESSAGES: Readonly<Record<StorageTrouble, string>> = {
   database_unavailable:
-    'The database is unreachable for the moment; retry after the number of seconds in Retry-After (with the same Idempotency-Key, a send is never accepted twice).',
+    'The database is unreachable for the moment; retry after the number of seconds ' +
+    'in Retry-After (with the same Idempotency-Key, a send is never accepted twice).',
   storage_full:
-    'The storage is full and refuses writes for the moment; retry after the number of seconds in Retry-After (with the same Idempotency-Key, a send is never accepted twice).',
+    'The storage is full and refuses writes for the moment; retry after the number of ' +
+    'seconds in Retry-After (with the same Idempotency-Key, a send is never accepted twice).',
 };
 
 /**
@@ -37,7 +39,8 @@ export function unavailableError(kind: StorageTrouble, details: Record<string, u
 export function blobStoreUnavailable(cause: unknown): ApiError {
   return new ApiError('service_unavailable', {
     message:
-      'The attachment store did not take the file for the moment; retry after the number of seconds in Retry-After (with the same Idempotency-Key, a send is never accepted twice).',
+      'The attachment store did not take the file for the moment; retry after the number of ' +
+      'seconds in Retry-After (with the same Idempotency-Key, a send is never accepted twice).',
     details: { reason: 'blob_store_unavailable' },
     headers: { 'retry-after': '5' },
     cause,

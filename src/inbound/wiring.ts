@@ -38,7 +38,9 @@ export async function configuredAddresses(store: Pick<Store, 'organizations' | '
 export function storeInboundDeps(store: Store, wiring: InboundWiring): ListenerDeps {
   const counter = new Counter({
     name: 'mailroom_inbound_reports_total',
-    help: 'Mail received by the inbound SMTP listener, by outcome: recorded, refused (RCPT or size), storage_error, or dropped as auto_reply, not_a_report, no_token, bad_token, no_finding',
+    help:
+      'Mail received by the inbound SMTP listener, by outcome: recorded, refused (RCPT or ' +
+      'size), storage_error, or dropped as auto_reply, not_a_report, no_token, bad_token, no_finding',
     labelNames: ['outcome'] as const,
     registers: [wiring.registry],
   });

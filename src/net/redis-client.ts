@@ -54,7 +54,8 @@ function logRedisHealth(logger: RedisHealthLogger, change: RedisHealthChange): v
   if (change.state === 'down') {
     logger.warn(
       { component: 'redis', err: change.reason, failures: change.failures, next_probe_ms: change.nextProbeMs },
-      'redis unavailable: not asked until a background probe answers (every 1 s doubling to 30 s); meanwhile rate limits let private keys through and refuse public keys with 503, and circuit breakers act as closed',
+      'redis unavailable: not asked until a background probe answers (every 1 s doubling to 30 s); meanwhile ' +
+        'rate limits let private keys through and refuse public keys with 503, and circuit breakers act as closed',
     );
   } else {
     logger.info({ component: 'redis', lasted_ms: change.downForMs, probes: change.probes }, 'redis available again');

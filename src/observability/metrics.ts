@@ -137,7 +137,9 @@ export function createMetrics(
   };
   new Gauge({
     name: 'mailroom_redis_available',
-    help: 'Redis answers (1), or is treated as down (0): not asked, rate limits fail open for private keys and closed for public ones, until a background probe answers',
+    help:
+      'Redis answers (1), or is treated as down (0): not asked, rate limits fail ' +
+      'open for private keys and closed for public ones, until a background probe answers',
     registers: [registry],
     collect() {
       this.reset();
@@ -147,7 +149,9 @@ export function createMetrics(
   });
   new Gauge({
     name: 'mailroom_service_breaker_state',
-    help: 'Circuit breaker of each outbound service: 0 closed, 1 half-open (one probe message may go), 2 open (its messages fail over or wait)',
+    help:
+      'Circuit breaker of each outbound service: 0 closed, 1 half-open ' +
+      '(one probe message may go), 2 open (its messages fail over or wait)',
     labelNames: ['org', 'service'] as const,
     registers: [registry],
     async collect() {

@@ -20,7 +20,8 @@ export const Endpoint = Type.Optional(
     pattern: ENDPOINT_PATTERN,
     maxLength: 2048,
     description:
-      "Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost or a name under it); no query",
+      "Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host " +
+      '(127.0.0.0/8, [::1], localhost or a name under it); no query',
   }),
 );
 

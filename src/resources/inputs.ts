@@ -36,7 +36,9 @@ export const SecurityInput = Type.Object(
     mobile_app_schemes: Type.Optional(
       Type.Array(Type.String({ pattern: APP_SCHEME_PATTERN }), {
         description:
-          "URL schemes of the organization's apps (myapp for myapp://…): redirect targets the CAPTCHA widget page may hand a token to. http, https, javascript, data, vbscript, file, blob and the other schemes a browser handles itself are refused.",
+          "URL schemes of the organization's apps (myapp for myapp://…): redirect targets the CAPTCHA widget page may hand a " +
+          'token to. http, https, javascript, data, vbscript, file, ' +
+          'blob and the other schemes a browser handles itself are refused.',
       }),
     ),
     block_headless: Type.Optional(Type.Boolean()),
@@ -53,7 +55,9 @@ export const SecurityInput = Type.Object(
     link_domains: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
         description:
-          'Domains links may point to, each covering its subdomains: example.com (*.example.com means the same; one trailing dot is dropped). An IDN is stored as its A-label (exämple.com → xn--exmple-cua.com). No scheme, port, path or IP address (400 naming the entry)',
+          'Domains links may point to, each covering its subdomains: example.com (*.example.com ' +
+          'means the same; one trailing dot is dropped). An IDN is stored as its A-label ' +
+          '(exämple.com → xn--exmple-cua.com). No scheme, port, path or IP address (400 naming the entry)',
       }),
     ),
     block_list: Type.Optional(
@@ -165,7 +169,8 @@ export const ServiceInput = Type.Object(
       Type.String({
         pattern: '^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$',
         description:
-          "SMTP services: mail goes out with the envelope sender bounce+<token>@<bounce_domain> (VERP); its MX points at mailroom's inbound SMTP listener",
+          'SMTP services: mail goes out with the envelope sender bounce+<token>@<bounce_domain> (VERP); its MX points at ' +
+          "mailroom's inbound SMTP listener",
       }),
     ),
     complaint_address: Type.Optional(
@@ -226,7 +231,8 @@ export const SuppressionInput = Type.Object(
       minLength: 3,
       maxLength: 254,
       description:
-        'Stored lower-cased with an IDN domain as its A-label (zoë@exämple.com is zoë@xn--exmple-cua.com); either spelling finds it',
+        'Stored lower-cased with an IDN domain as its A-label ' +
+        '(zoë@exämple.com is zoë@xn--exmple-cua.com); either spelling finds it',
     }),
     reason: Type.Optional(literals(['hard_bounce', 'complaint', 'manual'] as const)),
   },

@@ -163,7 +163,8 @@ export async function endpointUrlRefusal(
 /** What the rule refuses, for the 400's message (public-or-loopback is development's). */
 function refusedList(rule: AddressRule): string {
   return rule === 'public-or-loopback'
-    ? 'private, link-local and metadata addresses are refused in development too (loopback is allowed; MAILROOM_WEBHOOK_ALLOW_PRIVATE=true allows the rest)'
+    ? 'private, link-local and metadata addresses are refused in development too ' +
+        '(loopback is allowed; MAILROOM_WEBHOOK_ALLOW_PRIVATE=true allows the rest)'
     : 'loopback, private, link-local and metadata addresses are refused in production';
 }
 

@@ -274,7 +274,8 @@ describeDialects('admin organizations on %s', (dialect, skip) => {
   );
 
   it.skipIf(skip)(
-    'mobile_app_schemes: an app scheme is stored; schemes a browser runs itself (javascript, data, https…) are 400 naming the field',
+    'mobile_app_schemes: an app scheme is stored; schemes a browser ' +
+      'runs itself (javascript, data, https…) are 400 naming the field',
     async () => {
       await admin(t, 'PUT', '/organizations/acme', orgBody());
       const ok = await admin(t, 'PATCH', '/organizations/acme', { security: { mobile_app_schemes: ['myapp', 'com.acme.app'] } });

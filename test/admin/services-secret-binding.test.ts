@@ -69,7 +69,8 @@ describeDialects('admin services: a masked secret stays where it was on %s', (di
   const patch = (id: string, body: unknown) => admin(t, 'PATCH', `/organizations/acme/services/${id}`, body);
 
   it.skipIf(skip)(
-    'PATCH endpoint to another server keeps the token home: 400 naming server_token, and the test call still goes to the old endpoint',
+    'PATCH endpoint to another server keeps the token home: 400 ' +
+      'naming server_token, and the test call still goes to the old endpoint',
     async () => {
       const home = await startPostmark('pm-real-token');
       const attacker = await startPostmark('unused');

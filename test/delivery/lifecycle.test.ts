@@ -150,7 +150,8 @@ describeDialects('delivery lifecycle: held services, outages, suppression, suspe
   );
 
   it.skipIf(skip)(
-    'a service row whose stored settings cannot be read: held_service_error, not retried every poll; written again → queued → sent',
+    'a service row whose stored settings cannot be read: ' +
+      'held_service_error, not retried every poll; written again → queued → sent',
     async () => {
       const { t, sink } = await h.smtpApp();
       const { worker } = h.worker(t);
@@ -173,7 +174,8 @@ describeDialects('delivery lifecycle: held services, outages, suppression, suspe
   );
 
   it.skipIf(skip)(
-    'a service deleted and created again under its id (version 1 again) pointing elsewhere: the next message goes to the new relay',
+    'a service deleted and created again under its id (version 1 ' +
+      'again) pointing elsewhere: the next message goes to the new relay',
     async () => {
       const t = await h.app();
       const before = await h.sink(t);
@@ -327,7 +329,8 @@ describeDialects('delivery lifecycle: held services, outages, suppression, suspe
   );
 
   it.skipIf(skip)(
-    'a paced message whose claim was given back while it waited is not sent, and the log says so (info, with message and service)',
+    'a paced message whose claim was given back while it waited is ' +
+      'not sent, and the log says so (info, with message and service)',
     async () => {
       const t = await h.app();
       const sink = await h.sink(t);

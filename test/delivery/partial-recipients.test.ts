@@ -37,7 +37,8 @@ describeDialects('a relay refusing some recipients of a message, on %s', (dialec
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)(
-    '451 to one recipient at RCPT: the others get it once; deferred names it; the retry goes to it alone with the same Message-ID',
+    '451 to one recipient at RCPT: the others get it once; ' +
+      'deferred names it; the retry goes to it alone with the same Message-ID',
     async () => {
       const t = await h.app();
       // The Cc and the Bcc are refused for now on their first RCPT, accepted on the next.
@@ -109,7 +110,8 @@ describeDialects('a relay refusing some recipients of a message, on %s', (dialec
   );
 
   it.skipIf(skip)(
-    'a mailbox-unknown Cc is bounced (hard, suppressed) and a policy-refused Bcc bounced soft (not suppressed); the message is sent for the To',
+    'a mailbox-unknown Cc is bounced (hard, suppressed) and a ' +
+      'policy-refused Bcc bounced soft (not suppressed); the message is sent for the To',
     async () => {
       const t = await h.app();
       const sink = await h.sink(t, {

@@ -99,7 +99,8 @@ describe('classifySmtpError', () => {
         originalCode: 'ERR_SSL_WRONG_VERSION_NUMBER',
         command: 'CONN',
         message:
-          '80AC6674F17F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/openssl/ssl/record/ssl3_record.c:350:\n',
+          '80AC6674F17F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong ' +
+          'version number:../deps/openssl/openssl/ssl/record/ssl3_record.c:350:\n',
       }),
     ).toBe('service');
     expect(
@@ -108,7 +109,8 @@ describe('classifySmtpError', () => {
         originalCode: 'ERR_TLS_CERT_ALTNAME_INVALID',
         command: 'CONN',
         message:
-          "Hostname/IP does not match certificate's altnames: Host: smtp.example.com. is not in the cert's altnames: DNS:mail.example.net",
+          "Hostname/IP does not match certificate's altnames: Host: smtp.example.com. is not in the cert's altnames: " +
+          'DNS:mail.example.net',
       }),
     ).toBe('service');
     // The wording alone (no originalCode), under the codes nodemailer has used for them.
@@ -120,7 +122,8 @@ describe('classifySmtpError', () => {
       'unable to get local issuer certificate',
       'certificate has expired',
       "Hostname/IP does not match certificate's altnames: IP: 127.0.0.1 is not in the cert's list: ",
-      'C0B7E4F2:error:0A00042E:SSL routines:ssl3_read_bytes:tlsv1 alert protocol version:ssl/record/rec_layer_s3.c:1586:SSL alert number 70',
+      'C0B7E4F2:error:0A00042E:SSL routines:ssl3_read_bytes:tlsv1 alert ' +
+        'protocol version:ssl/record/rec_layer_s3.c:1586:SSL alert number 70',
       '40B7:error:0A000410:SSL routines:ssl3_read_bytes:sslv3 alert handshake failure',
       'C0B7:error:0A0000BF:SSL routines:tls_setup_handshake:no protocols available',
     ];

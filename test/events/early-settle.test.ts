@@ -139,7 +139,8 @@ describeDialects('a provider event that arrives while its message is sending, on
   );
 
   it.skipIf(skip)(
-    'naming only the provider id, while the Cc is owed a retry: taken in when the attempt settles, applied when the retry is sent',
+    'naming only the provider id, while the Cc is owed a retry: ' +
+      'taken in when the attempt settles, applied when the retry is sent',
     async () => {
       const { t, relay, worker, eventsPath } = await setup(true);
       const id = await send(t);

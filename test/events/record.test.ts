@@ -229,7 +229,8 @@ describeDialects('events after hand-off, on %s', (dialect, skip) => {
   });
 
   it.skipIf(skip)(
-    'a partial bounce: one recipient hard-bounces, the other is delivered → delivered; bounced only once every recipient hard-bounced',
+    'a partial bounce: one recipient hard-bounces, the other is ' +
+      'delivered → delivered; bounced only once every recipient hard-bounced',
     async () => {
       const { t, id } = await sentMessage();
       const r = recorder(t.store, t.clock);

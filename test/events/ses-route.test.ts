@@ -61,7 +61,8 @@ describeDialects('SES (SNS) events through /v1/provider-events, on %s', (dialect
   });
 
   it.skipIf(skip)(
-    'a Bounce (hard) and a Delivery matched by our Message-ID header: delivered, the bounced address suppressed; SNS retries are duplicates',
+    'a Bounce (hard) and a Delivery matched by our Message-ID header: ' +
+      'delivered, the bounced address suppressed; SNS retries are duplicates',
     async () => {
       const s = await setup({ source: 'ses', topic_arns: [TOPIC] });
       const mail = {
@@ -121,7 +122,8 @@ describeDialects('SES (SNS) events through /v1/provider-events, on %s', (dialect
   });
 
   it.skipIf(skip)(
-    'forged: bad signature, altered Message, wrong key, foreign or http cert URL, topic not allowed → 401, nothing recorded or fetched',
+    'forged: bad signature, altered Message, wrong key, foreign or ' +
+      'http cert URL, topic not allowed → 401, nothing recorded or fetched',
     async () => {
       const s = await setup({ source: 'ses', topic_arns: [TOPIC] });
       const message = sesRecord(
@@ -153,7 +155,8 @@ describeDialects('SES (SNS) events through /v1/provider-events, on %s', (dialect
   );
 
   it.skipIf(skip)(
-    "the certificate host is down: 503 service_unavailable, nothing recorded or counted as rejected; SNS's retry after it is back is recorded",
+    "the certificate host is down: 503 service_unavailable, nothing recorded or counted as rejected; SNS's retry after it is " +
+      'back is recorded',
     async () => {
       const outage = await certOutage(await (await fetch(sns.certUrl)).text());
       try {

@@ -55,14 +55,16 @@ describeDialects('requests refused before routing, on %s', (dialect, skip) => {
 
   it.skipIf(skip)('contradictory framing (Content-Length with chunked): 400 bad_request', async () => {
     const { res } = await exchange(
-      'POST /v1/send HTTP/1.1\r\nHost: mailroom.test\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      'POST /v1/send HTTP/1.1\r\nHost: mailroom.test\r\nContent-Type: ' +
+        'application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
     );
     expectEnvelope(res, 400, 'bad_request');
   });
 
   it.skipIf(skip)('a broken chunk size in a body being read: 400 bad_request', async () => {
     const { res } = await exchange(
-      'POST /v1/send HTTP/1.1\r\nHost: mailroom.test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+      'POST /v1/send HTTP/1.1\r\nHost: mailroom.test\r\nContent-Type: ' +
+        'application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
     );
     expectEnvelope(res, 400, 'bad_request');
   });

@@ -134,7 +134,8 @@ describeDialects('GET /v1/messages/{id} in the OpenAPI document and as served, o
   });
 
   it.skipIf(skip)(
-    'the served timeline keeps its values as stored (a null reason stays null), and a type newer than the enum is still served, not a 500',
+    'the served timeline keeps its values as stored (a null reason ' +
+      'stays null), and a type newer than the enum is still served, not a 500',
     async () => {
       await seedOrg(t.store);
       const { message_id: id } = await sendOk(t, sendBody(), bearer());

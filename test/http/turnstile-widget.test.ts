@@ -67,7 +67,8 @@ function expectWidgetPage(res: LightMyRequestResponse): { redirect: string; scri
   expect(csp(res).get('frame-src')).toBe('https://challenges.cloudflare.com');
   expect([...res.body.matchAll(/<script\b/gi)]).toHaveLength(2);
   expect(res.body).toContain(
-    '<script src="https://challenges.cloudflare.com/turnstile/v0/api.js?onload=mrReady&amp;render=explicit" async defer></script>',
+    '<script src="https://challenges.cloudflare.com/turnstile/v0/api.js?onload=mrReady&amp;render=explicit" async ' +
+      'defer></script>',
   );
   const redirect = /data-redirect-uri="([^"]*)"/.exec(res.body)?.[1];
   expect(redirect).toBeDefined();

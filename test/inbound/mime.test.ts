@@ -11,9 +11,12 @@ describe('the report MIME walker on untrusted input', () => {
       '\r\n\r\n',
       'no headers at all',
       'Content-Type: multipart/report\r\n\r\n--x\r\n',
-      'Content-Type: multipart/report; report-type=delivery-status; boundary="unclosed\r\n\r\n--unclosed\r\nContent-Type: message/delivery-status\r\n\r\nAction: failed',
-      'Content-Type: multipart/report; report-type=delivery-status; boundary=b\r\n\r\n--b\r\nContent-Transfer-Encoding: base64\r\nContent-Type: message/delivery-status\r\n\r\n!!!not base64***\r\n--b--',
-      'Content-Type: multipart/report; report-type=feedback-report; boundary="(.*)+"\r\n\r\n--(.*)+\r\nContent-Type: message/feedback-report\r\n\r\nFeedback-Type: abuse\r\n--(.*)+--',
+      'Content-Type: multipart/report; report-type=delivery-status; ' +
+        'boundary="unclosed\r\n\r\n--unclosed\r\nContent-Type: message/delivery-status\r\n\r\nAction: failed',
+      'Content-Type: multipart/report; report-type=delivery-status; boundary=b\r\n\r\n--b\r\nContent-Transfer-Encoding: ' +
+        'base64\r\nContent-Type: message/delivery-status\r\n\r\n!!!not base64***\r\n--b--',
+      'Content-Type: multipart/report; report-type=feedback-report; ' +
+        'boundary="(.*)+"\r\n\r\n--(.*)+\r\nContent-Type: message/feedback-report\r\n\r\nFeedback-Type: abuse\r\n--(.*)+--',
     ];
     for (const raw of inputs) expect(() => readReport(crlf(raw))).not.toThrow();
   });
@@ -41,7 +44,9 @@ describe('the report MIME walker on untrusted input', () => {
       'Reporting-MTA: dns; mx.example\r\n\r\nFinal-Recipient: rfc822; ada@example.org\r\nAction: delivered\r\nStatus: 2.0.0\r\n',
     ).toString('base64');
     const raw = crlf(
-      `Message-ID: <r1@mx.example>\nContent-Type: multipart/report; report-type=delivery-status; boundary=z\n\n--z\nContent-Type: text/plain\n\nok\n--z\nContent-Type: message/delivery-status\nContent-Transfer-Encoding: base64\n\n${status}\n--z--\n`,
+      `Message-ID: <r1@mx.example>\nContent-Type: multipart/report; ` +
+        `report-type=delivery-status; boundary=z\n\n--z\nContent-Type: ` +
+        `text/plain\n\nok\n--z\nContent-Type: message/delivery-status\nContent-Transfer-Encoding: base64\n\n${status}\n--z--\n`,
     );
     expect(readReport(raw)).toMatchObject({
       source: 'dsn',

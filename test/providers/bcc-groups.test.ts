@@ -74,34 +74,43 @@ describe('Bcc-only groups', () => {
   const group = (address: string): RecipientGroup => ({ to: [{ name: '', address }], cc: [], bcc: [] });
   const ok: DeliveryReceipt = { response: 'ok 1', providerMessageId: 'p1' };
 
-  it('sendGroups: the first failure is thrown; a later mailbox or permanent failure refuses its own address and goes on; a temporary one stops the rest', async () => {
-    await expect(
-      sendGroups('x', [group('a@x.test')], () => Promise.reject(new DeliveryError('service', 'bad key'))),
-    ).rejects.toMatchObject({ kind: 'service' });
-    await expect(sendGroups('x', [], () => Promise.resolve(ok))).rejects.toMatchObject({ kind: 'permanent' });
-    const answers: Array<() => Promise<DeliveryReceipt>> = [
-      () => Promise.resolve(ok),
-      () =>
-        Promise.reject(
-          new DeliveryError('mailbox', 'inactive', ['b@x.test'], [{ address: 'b@x.test', kind: 'mailbox', reason: 'inactive' }]),
-        ),
-      () => Promise.reject(new DeliveryError('permanent', 'invalid')),
-      () => Promise.reject(new DeliveryError('service', 'account paused')),
-      () => Promise.resolve(ok),
-    ];
-    let calls = 0;
-    const receipt = await sendGroups(
-      'x',
-      ['a', 'b', 'c', 'd', 'e'].map((l) => group(`${l}@x.test`)),
-      () => answers[calls++]!(),
-    );
-    expect(calls).toBe(4);
-    expect(receipt).toMatchObject({ response: 'ok 1', providerMessageId: 'p1' });
-    expect(receipt.refused?.map((r) => [r.address, r.kind])).toEqual([
-      ['b@x.test', 'mailbox'],
-      ['c@x.test', 'permanent'],
-      ['d@x.test', 'temporary'],
-      ['e@x.test', 'temporary'],
-    ]);
-  });
+  it(
+    'sendGroups: the first failure is thrown; a later mailbox or permanent ' +
+      'failure refuses its own address and goes on; a temporary one stops the rest',
+    async () => {
+      await expect(
+        sendGroups('x', [group('a@x.test')], () => Promise.reject(new DeliveryError('service', 'bad key'))),
+      ).rejects.toMatchObject({ kind: 'service' });
+      await expect(sendGroups('x', [], () => Promise.resolve(ok))).rejects.toMatchObject({ kind: 'permanent' });
+      const answers: Array<() => Promise<DeliveryReceipt>> = [
+        () => Promise.resolve(ok),
+        () =>
+          Promise.reject(
+            new DeliveryError(
+              'mailbox',
+              'inactive',
+              ['b@x.test'],
+              [{ address: 'b@x.test', kind: 'mailbox', reason: 'inactive' }],
+            ),
+          ),
+        () => Promise.reject(new DeliveryError('permanent', 'invalid')),
+        () => Promise.reject(new DeliveryError('service', 'account paused')),
+        () => Promise.resolve(ok),
+      ];
+      let calls = 0;
+      const receipt = await sendGroups(
+        'x',
+        ['a', 'b', 'c', 'd', 'e'].map((l) => group(`${l}@x.test`)),
+        () => answers[calls++]!(),
+      );
+      expect(calls).toBe(4);
+      expect(receipt).toMatchObject({ response: 'ok 1', providerMessageId: 'p1' });
+      expect(receipt.refused?.map((r) => [r.address, r.kind])).toEqual([
+        ['b@x.test', 'mailbox'],
+        ['c@x.test', 'permanent'],
+        ['d@x.test', 'temporary'],
+        ['e@x.test', 'temporary'],
+      ]);
+    },
+  );
 });

@@ -43,7 +43,8 @@ describeDialects('Mailgun transport through the worker on %s', (dialect, skip) =
   const h = providerHarness(dialect);
 
   it.skipIf(skip)(
-    'a full send: every envelope recipient in `to` (bcc only there), the MIME as a file with reply-to, our Message-ID and attachments byte for byte, v:mailroom_message_id; the id recorded without <>',
+    'a full send: every envelope recipient in `to` (bcc only there), the MIME as a file with ' +
+      'reply-to, our Message-ID and attachments byte for byte, v:mailroom_message_id; the id recorded without <>',
     async () => {
       const fake = await startMailgunFake(ACCOUNT, h.closer);
       const s = await h.setup('mailgun', mailgunTransport, mgSettings(fake));
@@ -173,7 +174,8 @@ describe('Mailgun error table (every row, through the HTTP client against the fa
       '403 sandbox recipient',
       json(403, {
         message:
-          'Sandbox subdomains are for test purposes only. Please add your own domain or add the address to authorized recipients in Account Settings.',
+          'Sandbox subdomains are for test purposes only. Please add your own ' +
+          'domain or add the address to authorized recipients in Account Settings.',
       }),
       'service',
       false,

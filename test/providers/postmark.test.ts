@@ -57,7 +57,8 @@ describeDialects('postmark transport on %s', (dialect, skip) => {
   };
 
   it.skipIf(skip)(
-    'a full send: from, to, cc, bcc, reply-to, subject, bodies, attachments byte for byte, our Message-ID and metadata; the MessageID on the message',
+    'a full send: from, to, cc, bcc, reply-to, subject, bodies, attachments ' +
+      'byte for byte, our Message-ID and metadata; the MessageID on the message',
     async () => {
       const { fake, t, worker, send } = await setup();
       const id = await send();
@@ -125,7 +126,8 @@ describeDialects('postmark transport on %s', (dialect, skip) => {
   );
 
   it.skipIf(skip)(
-    '200 ErrorCode 0 naming an inactive address: sent to the others with the MessageID, the inactive one bounced and suppressed, nothing sent again',
+    '200 ErrorCode 0 naming an inactive address: sent to the others with ' +
+      'the MessageID, the inactive one bounced and suppressed, nothing sent again',
     async () => {
       const { fake, t, worker, send } = await setup();
       fake.inactive.add(CC);

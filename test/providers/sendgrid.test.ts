@@ -10,7 +10,8 @@ describeDialects('sendgrid transport on %s', (dialect, skip) => {
   const h = deliveryHarness(dialect);
 
   it.skipIf(skip)(
-    'a full send through the worker: personalizations, reply_to, content, attachments byte for byte, Message-ID, custom_args; X-Message-Id stored',
+    'a full send through the worker: personalizations, reply_to, content, ' +
+      'attachments byte for byte, Message-ID, custom_args; X-Message-Id stored',
     async () => {
       const fake = await startSendgrid();
       h.closer.defer(() => fake.close());

@@ -43,7 +43,8 @@ describeDialects('SES transport through the worker on %s', (dialect, skip) => {
   const h = providerHarness(dialect);
 
   it.skipIf(skip)(
-    'a full send: Destination to/cc/bcc, raw MIME with reply-to, our Message-ID and attachments byte for byte, the tag and configuration set; MessageId recorded',
+    'a full send: Destination to/cc/bcc, raw MIME with reply-to, our Message-ID ' +
+      'and attachments byte for byte, the tag and configuration set; MessageId recorded',
     async () => {
       const fake = await startSesFake(CREDS, h.closer);
       const s = await h.setup('ses', sesTransport, sesSettings(fake));
@@ -102,7 +103,8 @@ describeDialects('SES transport through the worker on %s', (dialect, skip) => {
   );
 
   it.skipIf(skip)(
-    'each outcome kind on the timeline: throttled and 5xx deferred, unverified sender and suspended account held, rejected content failed',
+    'each outcome kind on the timeline: throttled and 5xx deferred, ' +
+      'unverified sender and suspended account held, rejected content failed',
     async () => {
       const fake = await startSesFake(CREDS, h.closer);
       const s = await h.setup('ses', sesTransport, sesSettings(fake));

@@ -136,7 +136,8 @@ describeDialects('Idempotency-Key on POST /v1/send on %s', (dialect, skip) => {
   });
 
   it.skipIf(skip)(
-    'the key is checked before the Idempotency-Key (the send path order in the README): no key or a wrong one is 401 even with a malformed header',
+    'the key is checked before the Idempotency-Key (the send path order in ' +
+      'the README): no key or a wrong one is 401 even with a malformed header',
     async () => {
       await seedOrg(t.store);
       expectError(await post(t, sendBody(), { 'idempotency-key': 'bad key!' }), 401, 'unauthorized');

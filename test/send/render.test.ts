@@ -22,7 +22,9 @@ const GREET: TemplateSeed = {
   reply_to: '{{reply}}',
   from_name: '{{name}} via Acme',
   from_email: 'noreply@acme.test',
-  html: '<p>Hello {{name}}</p><div>{{{raw}}}</div>{{#if vip}}<b>VIP</b>{{/if}}<ul>{{#each items}}<li>{{this}}</li>{{/each}}</ul><i>{{user.name}}</i>',
+  html:
+    '<p>Hello {{name}}</p><div>{{{raw}}}</div>{{#if ' +
+    'vip}}<b>VIP</b>{{/if}}<ul>{{#each items}}<li>{{this}}</li>{{/each}}</ul><i>{{user.name}}</i>',
   text: 'Hello {{name}}{{#if vip}} (VIP){{/if}}{{#each items}} [{{this}}]{{/each}} / {{user.name}} / {{{raw}}}',
   allow_dynamic_recipients: true,
   strict_params: false,

@@ -217,7 +217,8 @@ describeDialects('key, origin, flood-guard and per-IP rules on every send-like r
     );
 
     it.skipIf(skip)(
-      'rule 6: a public key with neither Origin nor Referer needs "allow mobile apps" (else 403 origin_not_allowed, reason no_origin)',
+      'rule 6: a public key with neither Origin nor Referer needs ' +
+        '"allow mobile apps" (else 403 origin_not_allowed, reason no_origin)',
       async () => {
         const bare = (org: string) => ({ 'x-mail-public-key': pkOf(org) });
         if (route.publicKeys) route.accepted(await call(route, bare(id)));
@@ -237,7 +238,8 @@ describeDialects('key, origin, flood-guard and per-IP rules on every send-like r
     );
 
     it.skipIf(skip)(
-      'limits rule 3: the 51st public-key request of an organization in one second is 429 flood, failing or not; private keys pass',
+      'limits rule 3: the 51st public-key request of an organization ' +
+        'in one second is 429 flood, failing or not; private keys pass',
       async () => {
         // 50 requests refused by the origin rule: they meet the flood guard and nothing else.
         const [status, code] = publicRefusal(route, 403, 'origin_not_allowed');
@@ -251,7 +253,8 @@ describeDialects('key, origin, flood-guard and per-IP rules on every send-like r
     );
 
     it.skipIf(skip)(
-      `limits rule 2: ${IP_LIMIT} public-key requests per client address in 60 s on every route that takes public keys; private keys are not counted per address`,
+      `limits rule 2: ${IP_LIMIT} public-key requests per client address in 60 s on ` +
+        `every route that takes public keys; private keys are not counted per address`,
       async () => {
         const org = `${id}-ip`;
         if (!route.publicKeys) {

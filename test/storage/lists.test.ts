@@ -6,7 +6,8 @@ describeDialects('suppression and block-list lookups on %s', (dialect, skip) => 
   const t = freshStoreEach(dialect, skip);
 
   it.skipIf(skip)(
-    "70,000 addresses at once (a worker batch of huge messages): found, where one IN list is past both databases' parameter limits",
+    "70,000 addresses at once (a worker batch of huge messages): found, where one IN list is past both databases' parameter " +
+      'limits',
     async () => {
       await seedOrg(t.store);
       const addresses = Array.from({ length: 70_000 }, (_, i) => `r${i}@example.org`);

@@ -91,20 +91,24 @@ describe('SQLite group commit and its write-ahead log', () => {
     for (const w of writes) await expect(w).rejects.toThrow('EIO');
   });
 
-  it('sends (durable) and bookkeeping (not durable) asked for in one turn commit apart, sends first; the bookkeeping does not wait for the flush', async () => {
-    const { db } = await open();
-    const flush = new HeldFlush();
-    const group = new GroupCommit(db, flush);
-    const claim = group.run((conn) => sql`insert into scratch (v) values ('claim')`.execute(conn), { durable: false });
-    const send = group.run((conn) => sql`insert into scratch (v) values ('send')`.execute(conn), { durable: true });
-    await claim;
-    expect(flush.calls).toEqual([true, false]);
-    const rows = await sql<{ v: string }>`select v from scratch order by rowid`.execute(db);
-    expect(rows.rows.map((r) => r.v)).toEqual(['send', 'claim']);
-    expect(await settled(send)).toBe(false);
-    flush.release();
-    await send;
-  });
+  it(
+    'sends (durable) and bookkeeping (not durable) asked for in one turn ' +
+      'commit apart, sends first; the bookkeeping does not wait for the flush',
+    async () => {
+      const { db } = await open();
+      const flush = new HeldFlush();
+      const group = new GroupCommit(db, flush);
+      const claim = group.run((conn) => sql`insert into scratch (v) values ('claim')`.execute(conn), { durable: false });
+      const send = group.run((conn) => sql`insert into scratch (v) values ('send')`.execute(conn), { durable: true });
+      await claim;
+      expect(flush.calls).toEqual([true, false]);
+      const rows = await sql<{ v: string }>`select v from scratch order by rowid`.execute(db);
+      expect(rows.rows.map((r) => r.v)).toEqual(['send', 'claim']);
+      expect(await settled(send)).toBe(false);
+      flush.release();
+      await send;
+    },
+  );
 
   it('a transaction takes MAX_JOBS jobs at most: the rest commit next, in their order, each job once', async () => {
     const { db } = await open();

@@ -165,7 +165,8 @@ describeDialects('operator UI session on %s', (dialect, skip) => {
   });
 
   it.skipIf(skip)(
-    '5 wrong tokens from one address → 429 with Retry-After for wrong ones, never for the right token (issue 25); other addresses unaffected',
+    '5 wrong tokens from one address → 429 with Retry-After for wrong ' +
+      'ones, never for the right token (issue 25); other addresses unaffected',
     async () => {
       const ip = '203.0.113.9';
       for (let i = 0; i < 5; i++)

@@ -15,7 +15,8 @@ import { freshApp, testConfig, type TestApp } from '../support/app.js';
 const DIST_UI = path.join(projectRoot(), 'dist/ui');
 
 const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+  "connect-src 'self'; font-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 function expectUiHeaders(headers: Record<string, unknown>): void {
   expect(headers['content-security-policy']).toBe(CSP);

@@ -147,7 +147,8 @@ describeDialects('mailroom webhooks on %s', (dialect, skip) => {
     await run('webhooks', 'disable', 'acme', 'all');
     const waiting = await run('webhooks', 'replay', 'acme', eventId);
     expect(waiting.out).toBe(
-      `Queued ${eventId} again.\nEndpoint "all" is disabled: the replay is queued and waits until the endpoint is enabled again. (mailroom webhooks enable acme all)`,
+      `Queued ${eventId} again.\nEndpoint "all" is disabled: the replay is queued and ` +
+        `waits until the endpoint is enabled again. (mailroom webhooks enable acme all)`,
     );
     await run('webhooks', 'enable', 'acme', 'all');
 

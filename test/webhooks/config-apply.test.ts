@@ -129,7 +129,8 @@ describeDialects('webhooks in the config file on %s', (dialect, skip) => {
       const report = await applyConfig(t.store, file('https://hooks.example.com/crm'), { ...PROD, lookup });
       expect(report.changes).toContain('webhook acme/crm: created');
       expect(report.warnings).toEqual([
-        'webhook acme/crm: organizations/0/webhooks/0/url: host hooks.example.com does not resolve now; accepted, and checked again at every connection',
+        'webhook acme/crm: organizations/0/webhooks/0/url: host ' +
+          'hooks.example.com does not resolve now; accepted, and checked again at every connection',
       ]);
       expect(generatedLines(report)).toContain(`  warning: ${report.warnings[0]}`);
       expect((await endpointRow(t.store, 'crm')).url).toBe('https://hooks.example.com/crm');

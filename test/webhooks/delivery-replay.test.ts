@@ -18,7 +18,8 @@ describeDialects('webhook replays on %s', (dialect, skip) => {
   const t = useWebhookStore(dialect, skip);
 
   it.skipIf(t.skip)(
-    "one delivery: in flight is left alone (in_flight), else queued; another endpoint's id is not found; a disabled endpoint says so",
+    "one delivery: in flight is left alone (in_flight), else queued; another endpoint's id is not found; a disabled endpoint " +
+      'says so',
     async () => {
       await insertEndpoint(t.store, { id: 'wh_1', url: 'http://127.0.0.1:9/hook', secret: SECRET }, t.clock.now());
       await insertQueued(t.store, 1, t.clock.now(), 'outbox');

@@ -39,7 +39,8 @@ describeDialects('webhook claims on %s', (dialect, skip) => {
   );
 
   it.skipIf(t.skip)(
-    "an older backlog of one endpoint fills a claim only until its cap, then the others come; a disabled endpoint's backlog blocks nobody",
+    "an older backlog of one endpoint fills a claim only until its cap, then the others come; a disabled endpoint's backlog " +
+      'blocks nobody',
     async () => {
       await endpoint('wh_off');
       await insertQueued(t.store, 40, t.clock.now(), 'outbox');

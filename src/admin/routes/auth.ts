@@ -107,7 +107,8 @@ export function installAdminAuth(app: App, services: AppServices, gate: AdminTok
     if (csrf === undefined || !secretsEqual(csrf, session.csrfToken)) {
       throw new ApiError('forbidden', {
         message:
-          "A call made with the session cookie must carry the session's CSRF token in X-CSRF-Token (the csrf_token of POST /admin/v1/session).",
+          "A call made with the session cookie must carry the session's CSRF token in X-CSRF-Token (the csrf_token of POST " +
+          '/admin/v1/session).',
       });
     }
   });

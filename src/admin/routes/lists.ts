@@ -24,7 +24,8 @@ const BlockListInput = Type.Object(
       maxLength: 254,
       pattern: '\\S',
       description:
-        'An address, a whole domain as @example.com, or a watched value to refuse; compared case-insensitively, an IDN domain by its A-label (stored so: @exämple.com is @xn--exmple-cua.com)',
+        'An address, a whole domain as @example.com, or a watched value to refuse; compared ' +
+        'case-insensitively, an IDN domain by its A-label (stored so: @exämple.com is @xn--exmple-cua.com)',
     }),
   },
   { additionalProperties: false },
@@ -116,7 +117,8 @@ export function registerListRoutes(app: App, { store }: AppServices): void {
         tags: ADMIN_TAGS,
         security: ADMIN_SECURITY,
         summary:
-          "List an organization's suppressed recipients by address, with why each is there; `q` searches, `limit` and `cursor` page",
+          "List an organization's suppressed recipients by address, with why each is there; `q` searches, `limit` and " +
+          '`cursor` page',
         params: OrgParams,
         querystring: ListQuery,
         response: responses({ 200: Type.Object({ items: Type.Array(SuppressionListItem), next_cursor: NextCursor }) }, [

@@ -19,7 +19,8 @@ import { ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, LookupId, OrgParams, requireO
 
 const Content = Type.Composite([RenderedView], {
   description:
-    'The rendered email as stored for sending, written as the render endpoints write it; null when it is no longer stored or cannot be read',
+    'The rendered email as stored for sending, written as the render ' +
+    'endpoints write it; null when it is no longer stored or cannot be read',
 });
 
 const MessageDetail = Type.Composite([Message, Type.Object({ content: Type.Union([Content, Type.Null()]) })]);

@@ -23,7 +23,8 @@ const Overview = Type.Object({
     }),
     {
       description:
-        'One entry per UTC day, oldest first, today last, zeros included. Apart from `accepted`, each column counts the messages created that day that are in that status now',
+        'One entry per UTC day, oldest first, today last, zeros included. Apart from ' +
+        '`accepted`, each column counts the messages created that day that are in that status now',
     },
   ),
   queue: Type.Object({
@@ -48,7 +49,8 @@ const Overview = Type.Object({
       breaker: Type.Union([Type.Literal('closed'), Type.Literal('half_open'), Type.Literal('open')]),
       breaker_scope: Type.Union([Type.Literal('shared'), Type.Literal('process')], {
         description:
-          "shared: the breakers of every worker on MAILROOM_REDIS_URL; process: this process's own, moved only by a worker running in it",
+          "shared: the breakers of every worker on MAILROOM_REDIS_URL; process: this process's own, moved only by a worker " +
+          'running in it',
       }),
       last_error: Nullable(
         Type.Object(

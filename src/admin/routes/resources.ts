@@ -162,7 +162,8 @@ export const ServiceResource = Type.Object({
   events: Type.Optional(EventsResource),
   events_url: Type.String({
     description:
-      "Read-only: where the provider posts this service's events (`events` settings). The token in it is the only thing that names the service: treat the URL as a secret; rotate it at POST …/events-token/rotate",
+      "Read-only: where the provider posts this service's events (`events` settings). The token in it is the only thing that " +
+      'names the service: treat the URL as a secret; rotate it at POST …/events-token/rotate',
   }),
   version: Type.Integer(),
   created_at: Timestamp,

@@ -22,7 +22,9 @@ export function registerServerRoutes(app: App, services: Pick<AppServices, 'conf
         security: ADMIN_SECURITY,
         summary: 'The mode this server runs in (MAILROOM_ENV) and what it relaxes',
         description:
-          "The same lines `mailroom serve` prints at start. Development (what `npm start` runs) allows webhooks over http and to loopback, Cloudflare's CAPTCHA test secrets, a session cookie over plain http and a first-run demo organization.",
+          'The same lines `mailroom serve` prints at start. Development (what `npm start` runs) allows webhooks over http ' +
+          "and to loopback, Cloudflare's CAPTCHA test secrets, a session cookie over plain http and a first-run demo " +
+          'organization.',
         response: responses({ 200: ServerMode }, ADMIN_ERRORS),
       },
     },

@@ -51,8 +51,9 @@ export function registerServiceTestRoutes(app: App, { store, config }: AppServic
         summary: "Test an email service's credentials (and optionally send a test message)",
         description:
           "Builds the service's transport in this process and checks its credentials without sending mail: SMTP connects, " +
-          'starts TLS (STARTTLS or `secure`), authenticates and quits; an HTTP provider makes one read-only authenticated call. ' +
-          'With `to`, one real message (subject "mailroom service test", plain text, from the service\'s `from_email`) goes through ' +
+          'starts TLS (STARTTLS or `secure`), authenticates and quits; an HTTP provider ' +
+          'makes one read-only authenticated call. With `to`, one real message (subject ' +
+          '"mailroom service test", plain text, from the service\'s `from_email`) goes through ' +
           "the service and its answer is reported. A failure is 502 `provider_error` with the provider's message, " +
           '`details.reason` (auth, tls, connect, timeout, unverified_sender, other) and `details.stage` (build, verify, send). ' +
           'Nothing is recorded and no credit is taken.',

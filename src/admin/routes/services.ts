@@ -34,7 +34,8 @@ const ServiceParams = Type.Object({ org: LookupId, id: LookupId });
 const BreakerResource = Type.Object({
   state: Type.Union([Type.Literal('closed'), Type.Literal('half_open'), Type.Literal('open')], {
     description:
-      'closed: messages go; open: they go through the failover chain, or wait; half_open: one probe message may go, its success closes it',
+      'closed: messages go; open: they go through the failover chain, ' +
+      'or wait; half_open: one probe message may go, its success closes it',
   }),
   opened_at: Type.Optional(Timestamp),
   consecutive_failures: Type.Integer(),
@@ -214,7 +215,16 @@ export function registerServiceRoutes(app: App, { store, config, metrics }: AppS
         tags: ADMIN_TAGS,
         security: ADMIN_SECURITY,
         summary: 'Create or replace an email service',
-        description: `Replaces the whole service and takes what GET returns (\`id\`, \`version\`, \`created_at\`, \`updated_at\` are ignored; an \`id\` other than the URL's is refused). \`provider\`, \`default\` and the provider's own block (\`smtp\` with \`host\` and \`port\`; ${orList(HTTP_PROVIDER_NAMES)}; none for the outbox) are required, and no other API provider's block is taken; left-out optional settings are unset. \`failover\` names other services of the organization, without cycles. \`default: true\` clears the default flag of the others. A \`pass\`, DKIM \`private_key\`, API key, token or \`secret_access_key\` of "${SECRET_MASK}" keeps the stored one, but only while what decides where it goes is unchanged: a new \`endpoint\` (${destinations(true)}) with the mask is a 400 naming the secret: send the secret again. \`endpoint\` is https, or http to a loopback host (127.0.0.0/8, [::1], localhost). Updating a service puts the messages held on its error (\`held_service_error\`) back in the queue.`,
+        description:
+          `Replaces the whole service and takes what GET returns (\`id\`, \`version\`, \`created_at\`, \`updated_at\` are ` +
+          `ignored; an \`id\` other than the URL's is refused). \`provider\`, \`default\` and the provider's own block ` +
+          `(\`smtp\` with \`host\` and \`port\`; ${orList(HTTP_PROVIDER_NAMES)}; none for the outbox) are required, and no ` +
+          `other API provider's block is taken; left-out optional settings are unset. \`failover\` names other services of ` +
+          `the organization, without cycles. \`default: true\` clears the default flag of the others. A \`pass\`, DKIM ` +
+          `\`private_key\`, API key, token or \`secret_access_key\` of "${SECRET_MASK}" keeps the stored one, but only ` +
+          `while what decides where it goes is unchanged: a new \`endpoint\` (${destinations(true)}) with the mask is a 400 ` +
+          `naming the secret: send the secret again. \`endpoint\` is https, or http to a loopback host (127.0.0.0/8, [::1], ` +
+          `localhost). Updating a service puts the messages held on its error (\`held_service_error\`) back in the queue.`,
         params: Type.Object({ org: LookupId, id: ResourceId }),
         body: ServicePutBody,
         response: responses({ 200: ShownService, 201: ShownService }, ADMIN_BODY_ERRORS),
@@ -236,7 +246,11 @@ export function registerServiceRoutes(app: App, { store, config, metrics }: AppS
         tags: ADMIN_TAGS,
         security: ADMIN_SECURITY,
         summary: 'Change some settings of an email service',
-        description: `Changes only the fields the body names; \`smtp\` and a provider's block merge into the stored block one level deep (\`dkim\` is replaced whole); a new \`provider\` drops the old provider's block. A stored secret is kept only while its destination is unchanged: a new \`endpoint\` (${destinations(false)}) must come with the secret, or it is a 400 naming it. Unknown fields are 400.`,
+        description:
+          `Changes only the fields the body names; \`smtp\` and a provider's block merge into the stored ` +
+          `block one level deep (\`dkim\` is replaced whole); a new \`provider\` drops the old provider's ` +
+          `block. A stored secret is kept only while its destination is unchanged: a new \`endpoint\` ` +
+          `(${destinations(false)}) must come with the secret, or it is a 400 naming it. Unknown fields are 400.`,
         params: ServiceParams,
         body: ServicePatch,
         response: responses({ 200: ShownService }, ADMIN_BODY_ERRORS),
@@ -271,7 +285,8 @@ export function registerServiceRoutes(app: App, { store, config, metrics }: AppS
         security: ADMIN_SECURITY,
         summary: 'Give a service a new events URL',
         description:
-          "A new random token in `events_url`; the old URL answers 404 at once. Paste the new URL into the provider's console (events posted to the old one in between are refused, and providers retry them).",
+          "A new random token in `events_url`; the old URL answers 404 at once. Paste the new URL into the provider's " +
+          'console (events posted to the old one in between are refused, and providers retry them).',
         params: ServiceParams,
         response: responses({ 200: ShownService }, ADMIN_ERRORS),
       },

@@ -36,7 +36,8 @@ const BearerAuthResource = Type.Object({
 });
 
 const COOKIE_NOTE =
-  'The session is the `mailroom_session` cookie (HttpOnly, SameSite=Strict, Secure in production or when MAILROOM_BASE_URL is https).';
+  'The session is the `mailroom_session` cookie (HttpOnly, ' +
+  'SameSite=Strict, Secure in production or when MAILROOM_BASE_URL is https).';
 
 const body = (s: AdminSession) => ({ expires_at: iso(s.expiresAt), csrf_token: s.csrfToken });
 
@@ -56,7 +57,11 @@ export function registerSessionRoutes(app: App, services: AppServices, gate: Adm
         tags: ADMIN_TAGS,
         security: [],
         summary: 'Sign in to the operator UI: exchange the admin token for a session cookie',
-        description: `${COOKIE_NOTE} After 5 wrong admin tokens from one client address within 15 minutes (here or as a bearer on any admin route), every wrong token from it is refused with 429 and Retry-After until the oldest leaves the window (counted per process); the right token is always accepted. A still-valid session named by the request's cookie is ended first.`,
+        description:
+          `${COOKIE_NOTE} After 5 wrong admin tokens from one client address within 15 minutes ` +
+          `(here or as a bearer on any admin route), every wrong token from it is refused with 429 ` +
+          `and Retry-After until the oldest leaves the window (counted per process); the right ` +
+          `token is always accepted. A still-valid session named by the request's cookie is ended first.`,
         body: SignInInput,
         response: responses({ 200: SessionResource }, [...ADMIN_BODY_ERRORS, 'rate_limited', 'forbidden']),
       },
@@ -81,8 +86,8 @@ export function registerSessionRoutes(app: App, services: AppServices, gate: Adm
           'The operator UI session the cookie holds, or {"auth": "bearer", …} for the admin token as a bearer (401 with neither)',
         description:
           `${COOKIE_NOTE} With the cookie: the session's expiry and CSRF token. With \`Authorization: Bearer <MAILROOM_ADMIN_TOKEN>\` ` +
-          '(which decides alone when sent, as on every admin route): `{"auth": "bearer", "expires_at": null, "csrf_token": null}`. ' +
-          'A wrong bearer is 401 like anywhere else.',
+          '(which decides alone when sent, as on every admin route): `{"auth": "bearer", ' +
+          '"expires_at": null, "csrf_token": null}`. A wrong bearer is 401 like anywhere else.',
         response: responses({ 200: Type.Union([SessionResource, BearerAuthResource]) }, ADMIN_ERRORS),
       },
     },

@@ -71,9 +71,9 @@ export function registerTemplateRoutes(app: App, { store }: AppServices): void {
           'Replaces the whole template and takes what GET returns: content under `content` or flat, as in the ' +
           "config file; `id`, `version`, `created_at` and `updated_at` are ignored (an `id` other than the URL's is refused). " +
           `Required: ${TEMPLATE_REQUIRED.map((f) => `\`${f}\``).join(', ')} and \`html\` or \`text\`; a missing one is 400 ` +
-          '`invalid_body` naming it. Left out, `name` is the id, `cc`, `bcc`, `reply_to`, `from_name` and the other of `html`/`text` are empty. ' +
-          'Content fields must be valid Handlebars and the parameter schema must be satisfiable; `service_id` must name a ' +
-          'service of the organization. Queued messages keep the content they were rendered with.',
+          '`invalid_body` naming it. Left out, `name` is the id, `cc`, `bcc`, `reply_to`, `from_name` and the other of ' +
+          '`html`/`text` are empty. Content fields must be valid Handlebars and the parameter schema must be satisfiable; ' +
+          '`service_id` must name a service of the organization. Queued messages keep the content they were rendered with.',
         params: Type.Object({ org: LookupId, id: ResourceId }),
         body: TemplatePut,
         response: responses({ 200: Type.Ref('Template'), 201: Type.Ref('Template') }, ADMIN_BODY_ERRORS),

@@ -104,7 +104,8 @@ export const RotateSecretBody = Type.Object(
         minimum: 0,
         maximum: MAX_SECRET_GRACE_SECONDS,
         description:
-          'How long the old secret keeps signing beside the new one (default MAILROOM_WEBHOOK_SECRET_GRACE_SECONDS, 24 h); 0 stops it now',
+          'How long the old secret keeps signing beside the new one ' +
+          '(default MAILROOM_WEBHOOK_SECRET_GRACE_SECONDS, 24 h); 0 stops it now',
       }),
     ),
   },

@@ -82,9 +82,10 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
         security: ADMIN_SECURITY,
         summary: 'Register a webhook endpoint',
         description:
-          '`url` is required; `events` left out or ["*"] means every event type. `id` is generated (wh_…) when left out. ' +
-          'The answer carries the signing `secret` (generated unless given): it is shown this once. The URL must not resolve to a ' +
-          'private, link-local or metadata address in any mode; production also requires https and refuses loopback (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true lifts the address rules).',
+          '`url` is required; `events` left out or ["*"] means every event type. `id` is generated (wh_…) ' +
+          'when left out. The answer carries the signing `secret` (generated unless given): it is shown this ' +
+          'once. The URL must not resolve to a private, link-local or metadata address in any mode; ' +
+          'production also requires https and refuses loopback (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true lifts the address rules).',
         params: OrgParams,
         body: WebhookCreate,
         response: responses({ 201: CreatedWebhookResource }, ADMIN_CONFLICT_ERRORS),
@@ -171,8 +172,8 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
         summary: 'Create or replace a webhook endpoint',
         description:
           "Takes what GET returns (read-only fields ignored; an `id` other than the URL's is refused). `url`, `events` and " +
-          '`enabled` are required. Creating answers 201 with the `secret`; `enabled: true` on a disabled endpoint re-enables it ' +
-          '(clears `disabled_reason` and `failing_since`).',
+          '`enabled` are required. Creating answers 201 with the `secret`; `enabled: true` ' +
+          'on a disabled endpoint re-enables it (clears `disabled_reason` and `failing_since`).',
         params: Type.Object({ org: LookupId, id: WebhookId }),
         body: WebhookPut,
         response: responses({ 200: WebhookResource, 201: CreatedWebhookResource }, ADMIN_CONFLICT_ERRORS),
@@ -314,8 +315,8 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
         security: ADMIN_SECURITY,
         summary: 'Send a webhook.test event to an endpoint now',
         description:
-          'Posts a signed `webhook.test` event at once, enabled or not, and answers what the receiver did: `ok` is ' +
-          'false when it did not answer 2xx (the call itself still answers 200). The attempt is in the delivery log; it is not retried.',
+          'Posts a signed `webhook.test` event at once, enabled or not, and answers what the receiver did: `ok` is false when ' +
+          'it did not answer 2xx (the call itself still answers 200). The attempt is in the delivery log; it is not retried.',
         params: WebhookParams,
         response: responses({ 200: TestResult }, ADMIN_ERRORS),
       },

@@ -7,7 +7,8 @@ import { fromDatabase } from '../../errors/storage-trouble.js';
 const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')], {
     description:
-      '`degraded`: the database answers but refused a write for lack of space (storage `full`); sends answer 503 `storage_full` until a write succeeds again.',
+      '`degraded`: the database answers but refused a write for lack of space ' +
+      '(storage `full`); sends answer 503 `storage_full` until a write succeeds again.',
   }),
   database: Type.Literal('ok'),
   storage: Type.Union([Type.Literal('ok'), Type.Literal('full')]),

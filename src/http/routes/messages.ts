@@ -25,14 +25,17 @@ export const Message = Type.Object({
   sent_via: Type.Optional(
     Type.String({
       description:
-        'The service that sent it (its `sent` event names it): `service_id` unless the message failed over to another service of its chain',
+        'The service that sent it (its `sent` event names it): ' +
+        '`service_id` unless the message failed over to another service of its chain',
     }),
   ),
   provider_message_id: Type.Optional(
     Type.String({
       description:
-        "The provider's own id for the message (an API's MessageID or id, an SMTP relay's id in its 250 reply), when it reported one: " +
-        "the latest hand-off's, as a message retried for some recipients is handed off again (each `sent` event's `details.provider_message_id` " +
+        "The provider's own id for the message (an API's MessageID or id, an SMTP relay's id in its 250 reply), when it " +
+        'reported one: ' +
+        "the latest hand-off's, as a message retried for some recipients is handed off again (each `sent` event's " +
+        '`details.provider_message_id` ' +
         "is its own). The id the provider's events and dashboard name. Private-key reads only",
     }),
   ),
@@ -50,10 +53,11 @@ export const Message = Type.Object({
           ),
           {
             description:
-              'pending: not delivered yet; sent: the relay accepted it for this recipient; deferred: refused for now, ' +
-              'retried for this recipient alone; delivered: the provider reported delivery; bounced: refused for good, at hand-off ' +
-              'or reported later (suppressed when hard); complained: the recipient reported it as spam (suppressed); ' +
-              'failed: its retries ran out, the message failed, or the provider rejected it; suppressed: on the suppression list since the send, dropped; ' +
+              'pending: not delivered yet; sent: the relay accepted it for this recipient; deferred: refused ' +
+              'for now, retried for this recipient alone; delivered: the provider reported delivery; bounced: ' +
+              'refused for good, at hand-off or reported later (suppressed when hard); complained: the ' +
+              'recipient reported it as spam (suppressed); failed: its retries ran out, the message failed, ' +
+              'or the provider rejected it; suppressed: on the suppression list since the send, dropped; ' +
               'discarded: never sent, as the message was discarded (cancelled by an operator, or every To address suppressed)',
           },
         ),

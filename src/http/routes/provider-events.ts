@@ -47,7 +47,10 @@ export async function registerProviderEvents(app: App, deps: Omit<IntakeDeps, 'w
           tags: ['Provider events'],
           summary: "Receive a provider's delivery, bounce and complaint events",
           description:
-            "The URL is the service's `events_url` (admin API); its token is the only thing that names the service. The request is verified as its provider signs it (service `events` settings); a failed check is 401 `unauthorized` and records nothing. Unknown tokens and services without `events` settings are 404. Events are stored before the 2xx; duplicates and events matching no message are 2xx too, so providers stop retrying.",
+            "The URL is the service's `events_url` (admin API); its token is the only thing that names the service. The " +
+            'request is verified as its provider signs it (service `events` settings); a failed check is 401 ' +
+            '`unauthorized` and records nothing. Unknown tokens and services without `events` settings are 404. Events ' +
+            'are stored before the 2xx; duplicates and events matching no message are 2xx too, so providers stop retrying.',
           params: Params,
           response: responses({ 200: Summary }, [
             'bad_request',

@@ -11,7 +11,8 @@ const PublicConfig = Type.Object({
     description:
       'Page that renders that widget and hands the token back to an app. Apps append `?public_key=pk_…&redirect_uri=…`; ' +
       "the redirect must use one of the organization's mobile_app_schemes or be on its allowed_origins. Without redirect_uri " +
-      'the token goes only to the web view bridge (React Native postMessage, WKWebView handler "turnstile", Android onTurnstile).',
+      'the token goes only to the web view bridge (React Native ' +
+      'postMessage, WKWebView handler "turnstile", Android onTurnstile).',
   }),
   api_base_url: Type.String({ format: 'uri' }),
 });

@@ -53,7 +53,9 @@ export function registerSendForm(app: App, deps: SendDeps): void {
             tags: ['send'],
             summary: legacy ? 'Legacy-compatible alias of POST /v1/send-form' : 'Send one email from multipart/form-data',
             description:
-              'Reserved fields: service_id, template_id, user_id, accessToken, cf-turnstile-response, turnstile_token, turnstile_key. Every other text field is a template parameter (repeated names joined with ", "); every file field is an attachment.',
+              'Reserved fields: service_id, template_id, user_id, accessToken, ' +
+              'cf-turnstile-response, turnstile_token, turnstile_key. Every other text field ' +
+              'is a template parameter (repeated names joined with ", "); every file field is an attachment.',
             consumes: ['multipart/form-data'],
             security: [{ publicKey: [] }, { privateKey: [] }],
             response: responses(

@@ -81,7 +81,8 @@ export function registerSend(app: App, deps: SendDeps): void {
           tags: ['send'],
           summary: legacy ? 'Legacy-compatible alias of POST /v1/send (EmailJS request shape)' : 'Send one email from a template',
           description: legacy
-            ? 'Answers 200 text/plain `OK` unless the client sends X-Mail-Client or asks for application/json only; then as /v1/send.'
+            ? 'Answers 200 text/plain `OK` unless the client sends ' +
+              'X-Mail-Client or asks for application/json only; then as /v1/send.'
             : undefined,
           security: [{ publicKey: [] }, { privateKey: [] }],
           body: SendBody,

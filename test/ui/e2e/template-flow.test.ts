@@ -48,7 +48,8 @@ describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI
     await page.keyboard.press('Tab');
     expect(
       await page.evaluate(
-        'document.activeElement.getAttribute("aria-labelledby") === document.querySelectorAll(".code-editor .cm-content")[1].getAttribute("aria-labelledby")',
+        'document.activeElement.getAttribute("aria-labelledby") === ' +
+          'document.querySelectorAll(".code-editor .cm-content")[1].getAttribute("aria-labelledby")',
       ),
     ).toBe(true);
     expect(await page.getByRole('textbox', { name: 'HTML' }).textContent()).not.toContain('\t');

@@ -38,7 +38,8 @@ export async function startPostmark(token = 'pm-server-token-1'): Promise<Postma
       return error(
         401,
         10,
-        'No Account or Server API tokens were supplied in the HTTP headers. Please add a header for either X-Postmark-Server-Token or X-Postmark-Account-Token.',
+        'No Account or Server API tokens were supplied in the HTTP headers. Please ' +
+          'add a header for either X-Postmark-Server-Token or X-Postmark-Account-Token.',
       );
     if (req.method === 'GET' && req.path === '/server')
       return { status: 200, body: { ID: 1, Name: 'Fake server', ApiTokens: [token], Color: 'blue', DeliveryType: 'Live' } };

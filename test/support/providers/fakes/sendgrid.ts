@@ -51,7 +51,8 @@ export async function startSendgrid(key = 'SG.fake-key-1'): Promise<SendgridFake
     for (const p of personalizations) {
       if (records(p.to).length === 0)
         return fieldError(
-          'The to array is required for all personalization objects, and must have at least one email object with a valid email address.',
+          'The to array is required for all personalization objects, and ' +
+            'must have at least one email object with a valid email address.',
           'personalizations.0.to',
         );
       for (const r of [...records(p.to), ...records(p.cc), ...records(p.bcc)]) {

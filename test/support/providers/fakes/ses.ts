@@ -158,7 +158,8 @@ async function checkSignature(
       status: 403,
       type: 'SignatureDoesNotMatch',
       message:
-        'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
+        'The request signature we calculated does not match the signature you provided. Check ' +
+        'your AWS Secret Access Key and signing method. Consult the service documentation for details.',
     };
   }
   return undefined;
