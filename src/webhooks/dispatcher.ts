@@ -194,6 +194,8 @@ export class WebhookDispatcher {
       serviceId: d.message.service_id,
       messageStatus: d.message_status ?? '',
       sequence: d.sequence,
+      mode: d.message.mode,
+      simulated: d.message.simulated,
     });
   }
 

@@ -24,6 +24,9 @@ const MessageEventData = Type.Object({
     description:
       "The event's rank in its message's timeline (1, 2, …): a receiver that already has a higher one for the message may ignore a lower one that arrives late",
   }),
+  mode: Type.Union([Type.Literal('live'), Type.Literal('test')], {
+    description: 'live, or test for a message sent with a test key: the same endpoints get both, told apart by this field',
+  }),
   recipient: Type.Optional(Type.String({ description: 'The address the event is about, when it is about one' })),
   bounce_type: Type.Optional(Type.String({ description: 'Bounces reported after hand-off: hard or soft' })),
   reason: Type.Optional(Type.String({ description: "Why: the remote's reply or diagnostic, or mailroom's reason" })),
@@ -38,7 +41,9 @@ const MessageEventData = Type.Object({
       {
         additionalProperties: true,
         description:
-          "The event's other fields (attempt of message.sending, retry_at of message.deferred, response and recipients of message.sent, a provider's remote status, …); absent when there are none",
+          "The event's other fields (attempt of message.sending, retry_at of message.deferred, response and recipients " +
+          "of message.sent, a provider's remote status, …); absent when there are none. `simulated: true` on every event " +
+          'of a message sent to a simulator address (nothing was delivered to anyone)',
       },
     ),
   ),

@@ -15,6 +15,7 @@
  *     "service_id": "ses",
  *     "status": "bounced",
  *     "sequence": 4,
+ *     "mode": "live",
  *     "recipient": "ada@example.org",
  *     "bounce_type": "hard",
  *     "reason": "550 5.1.1 user unknown",
@@ -27,9 +28,13 @@
  * - `status`: the message's status as this event left it.
  * - `sequence`: the event's rank in its message's timeline (1, 2, …): a receiver that got a
  *   higher one for the message may ignore a lower one arriving late.
+ * - `mode`: `live`, or `test` for a message sent with a test key (issue 27): one set of endpoints
+ *   gets both, a receiver tells them apart by this field.
  * - `recipient`, `bounce_type`, `reason`, `provider`: present when the event has them;
  *   `details`: the event's other fields (e.g. `attempt` of `message.sending`, `retry_at` of
  *   `message.deferred`, a provider's remote `status`), absent when there are none.
+ *   `details.simulated: true` on every event of a message sent to a simulator address
+ *   (src/testmode/simulator.ts): nothing was delivered to anyone.
  *
  * `webhook.test` (sent by `POST …/webhooks/{id}/test`):
  * ```json
@@ -54,6 +59,7 @@ export interface MessageEventPayload {
     service_id: string;
     status: string;
     sequence: number;
+    mode: string;
     recipient?: string;
     bounce_type?: string;
     reason?: string;
@@ -80,6 +86,13 @@ export interface PayloadSource {
   serviceId: string;
   messageStatus: string;
   sequence: number;
+  /** The message's mode: live | test. */
+  mode: string;
+  /**
+   * The message went to a simulator address. Read from the message, not stamped on each event:
+   * its events have many writers (claim, outcomes, reaper, the simulator's record path).
+   */
+  simulated: boolean;
 }
 
 /** Fields lifted to `data`'s top level; the rest of the detail goes to `details`. */
@@ -104,6 +117,7 @@ export function messageEventPayload(s: PayloadSource): string {
     delete rest[key];
     if (typeof value === 'string') lifted[key] = value;
   }
+  if (s.simulated) rest.simulated = true;
   const body: MessageEventPayload = {
     type: s.eventType,
     timestamp: new Date(s.at).toISOString(),
@@ -114,6 +128,7 @@ export function messageEventPayload(s: PayloadSource): string {
       service_id: s.serviceId,
       status: s.messageStatus,
       sequence: s.sequence,
+      mode: s.mode,
       ...lifted,
       ...(Object.keys(rest).length > 0 ? { details: rest } : {}),
     },

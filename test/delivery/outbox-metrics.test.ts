@@ -66,6 +66,8 @@ describeDialects('outbox transport and /metrics on %s', (dialect, skip) => {
         serviceId: 'outbox',
         messageStatus: 'sent',
         sequence: 1,
+        mode: 'live',
+        simulated: false,
       });
       expect(payload).toContain(`written to outbox/${id}.eml`);
       expect(payload).not.toContain(dataDir);

@@ -82,6 +82,8 @@ describe('webhook payload', () => {
         serviceId: 'ses',
         messageStatus: 'bounced',
         sequence: 4,
+        mode: 'live',
+        simulated: false,
         detail: JSON.stringify({
           provider: 'ses',
           recipient: 'ada@example.org',
@@ -101,6 +103,7 @@ describe('webhook payload', () => {
         service_id: 'ses',
         status: 'bounced',
         sequence: 4,
+        mode: 'live',
         recipient: 'ada@example.org',
         bounce_type: 'hard',
         reason: '550 5.1.1',

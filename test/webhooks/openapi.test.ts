@@ -55,6 +55,8 @@ describe('OpenAPI document: outbound webhooks', () => {
           serviceId: 'ses',
           messageStatus: 'bounced',
           sequence: 4,
+          mode: 'test',
+          simulated: true,
           detail: JSON.stringify({
             recipient: 'ada@example.org',
             bounce_type: 'hard',
