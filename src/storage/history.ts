@@ -1,15 +1,22 @@
-import type { Kysely } from 'kysely';
-import type { MessageStatus } from '../domain/types.js';
-import { messageStatusColumn } from './columns.js';
+import { sql, type Kysely } from 'kysely';
+import type { KeyMode, MessageStatus } from '../domain/types.js';
+import { keyModeColumn, messageStatusColumn } from './columns.js';
 import type { Database } from './schema.js';
 
 /**
  * `GET /v1/history` (and the admin API's message list) reads here: one page is one index walk
  * in (created_at, id) order, and a filter with several statuses is one walk per status, merged
  * (messagesRepo.history). Migration 0011 tells SQLite's planner which walk serves each filter.
+ *
+ * Live and test messages never mix (issue 27). No index but messages_test (migration 0015) holds
+ * the mode: a live page walks the index it walked before and skips test rows as it reads them
+ * (it reads each row anyway), so live plans are unchanged; a test page names `mode = 'test'` as
+ * a literal, which SQLite needs to match that partial index.
  */
 
 export interface HistoryFilter {
+  /** Live messages when not given. */
+  mode?: KeyMode;
   statuses?: readonly MessageStatus[];
   template_id?: string;
   service_id?: string;
@@ -31,6 +38,9 @@ export interface HistoryRow {
   subject: string | null;
   created_at: number;
   sent_at: number | null;
+  mode: KeyMode;
+  /** Some recipient is a simulator address. */
+  simulated: boolean;
 }
 
 /**
@@ -53,8 +63,9 @@ export function newestFirst(pages: ReadonlyArray<readonly HistoryRow[]>, limit: 
 export async function historyPage(db: Kysely<Database>, orgId: string, f: HistoryFilter, limit: number): Promise<HistoryRow[]> {
   let q = db
     .selectFrom('messages')
-    .select(['id', 'status', 'template_id', 'service_id', 'subject', 'created_at', 'sent_at'])
-    .where('org_id', '=', orgId);
+    .select(['id', 'status', 'template_id', 'service_id', 'subject', 'created_at', 'sent_at', 'mode', 'simulated'])
+    .where('org_id', '=', orgId)
+    .where(f.mode === 'test' ? sql<boolean>`mode = 'test'` : sql<boolean>`mode = 'live'`);
   if (f.statuses !== undefined && f.statuses.length > 0) q = q.where('status', 'in', f.statuses);
   if (f.template_id !== undefined) q = q.where('template_id', '=', f.template_id);
   if (f.service_id !== undefined) q = q.where('service_id', '=', f.service_id);
@@ -73,5 +84,10 @@ export async function historyPage(db: Kysely<Database>, orgId: string, f: Histor
     );
   }
   const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
-  return rows.map((r) => ({ ...r, status: messageStatusColumn(r.status) }));
+  return rows.map((r) => ({
+    ...r,
+    status: messageStatusColumn(r.status),
+    mode: keyModeColumn(r.mode),
+    simulated: Number(r.simulated) === 1,
+  }));
 }

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { MESSAGE_STATUSES } from '../domain/types.js';
+import { type KeyMode, MESSAGE_STATUSES } from '../domain/types.js';
 import { bool } from './json.js';
 import type { Database } from './schema.js';
 
@@ -12,7 +12,23 @@ import type { Database } from './schema.js';
  * - the queue: the org's queued rows of the same index;
  * - each service's last failure: messages_org_service_error (migration 0008, only rows with a
  *   last_error), then those messages' events (events_message).
+ *
+ * Live and test never mix (issue 27). `mode` left out reads both, as before. Test counts walk
+ * messages_test (migration 0015, test rows only; `mode = 'test'` a literal so SQLite matches
+ * it); live counts are all − test, so the covering index keeps serving them with no mode column
+ * added to it (a `mode = 'live'` filter would read every row of the range).
  */
+
+/** `mode = ?` as a literal (see above); undefined: no filter. */
+function modeIs(mode: KeyMode | undefined) {
+  if (mode === undefined) return undefined;
+  return mode === 'test' ? sql<boolean>`mode = 'test'` : sql<boolean>`mode = 'live'`;
+}
+
+function subtract(all: readonly DayStatusCount[], test: readonly DayStatusCount[]): DayStatusCount[] {
+  const minus = new Map(test.map((t) => [`${t.day}:${t.status}`, t.count]));
+  return all.map((a) => ({ ...a, count: a.count - (minus.get(`${a.day}:${a.status}`) ?? 0) })).filter((a) => a.count > 0);
+}
 
 export const DAY_MS = 86_400_000;
 
@@ -62,43 +78,50 @@ function reasonOf(detail: string | null): string | null {
 
 export function overviewRepo(db: Kysely<Database>) {
   return {
-    /** Messages created in [from, to) per UTC day and status. */
-    async dailyCounts(orgId: string, from: number, to: number): Promise<DayStatusCount[]> {
-      const day = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
-      const rows = await db
-        .selectFrom('messages')
-        .select([day.as('day'), 'status', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('org_id', '=', orgId)
-        .where('status', 'in', MESSAGE_STATUSES)
-        .where('created_at', '>=', from)
-        .where('created_at', '<', to)
-        .groupBy([day, 'status'])
-        .execute();
-      return rows.map((r) => ({ day: Number(r.day), status: r.status, count: Number(r.n) }));
+    /** Messages created in [from, to) per UTC day and status, of one mode or (undefined) both. */
+    async dailyCounts(orgId: string, from: number, to: number, mode?: KeyMode): Promise<DayStatusCount[]> {
+      const counts = async (testOnly: boolean): Promise<DayStatusCount[]> => {
+        const day = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
+        let q = db
+          .selectFrom('messages')
+          .select([day.as('day'), 'status', (eb) => eb.fn.countAll<number>().as('n')])
+          .where('org_id', '=', orgId);
+        // The test walk is messages_test's; naming every status would steer it to the status index.
+        q = testOnly ? q.where(sql<boolean>`mode = 'test'`) : q.where('status', 'in', MESSAGE_STATUSES);
+        const rows = await q.where('created_at', '>=', from).where('created_at', '<', to).groupBy([day, 'status']).execute();
+        return rows.map((r) => ({ day: Number(r.day), status: r.status, count: Number(r.n) }));
+      };
+      if (mode === 'test') return counts(true);
+      const all = await counts(false);
+      return mode === 'live' ? subtract(all, await counts(true)) : all;
     },
 
     /** Queued messages of the organization and the earliest one due at `now`. */
-    async queue(orgId: string, now: number): Promise<QueueView> {
-      const row = await db
+    async queue(orgId: string, now: number, mode?: KeyMode): Promise<QueueView> {
+      let q = db
         .selectFrom('messages')
         .select((eb) => [
           eb.fn.countAll<number>().as('depth'),
           eb.fn.min<number>(eb.case().when('next_attempt_at', '<=', now).then(eb.ref('next_attempt_at')).end()).as('oldest'),
         ])
         .where('org_id', '=', orgId)
-        .where('status', '=', 'queued')
-        .executeTakeFirstOrThrow();
+        .where('status', '=', 'queued');
+      const byMode = modeIs(mode);
+      if (byMode !== undefined) q = q.where(byMode);
+      const row = await q.executeTakeFirstOrThrow();
       return { depth: Number(row.depth), oldestDueAt: row.oldest === null ? null : Number(row.oldest) };
     },
 
-    /** Messages held for credits or for their service's error. */
-    async held(orgId: string): Promise<number> {
-      const row = await db
+    /** Messages held for credits or for their service's error (at most hold_queue_limit + service holds). */
+    async held(orgId: string, mode?: KeyMode): Promise<number> {
+      let q = db
         .selectFrom('messages')
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('org_id', '=', orgId)
-        .where('status', 'in', ['held', 'held_service_error'])
-        .executeTakeFirstOrThrow();
+        .where('status', 'in', ['held', 'held_service_error']);
+      const byMode = modeIs(mode);
+      if (byMode !== undefined) q = q.where(byMode);
+      const row = await q.executeTakeFirstOrThrow();
       return Number(row.n);
     },
 

@@ -1,4 +1,9 @@
 import type { Generated } from 'kysely';
+import type { SimulatorEventsTable, TestInboxTable } from './schema-test-mode.js';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema-webhooks.js';
+
+export type { SimulatorEventsTable, TestInboxTable } from './schema-test-mode.js';
+export type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema-webhooks.js';
 
 /**
  * Table shapes as both dialects store them. Times are integer milliseconds since the epoch
@@ -212,57 +217,6 @@ export interface UploadsTable {
   uploaded_at: number | null;
 }
 
-/** Outbound webhooks (migration 0006). `events`: `*` or `,message.sent,message.delivered,`. */
-export interface WebhookEndpointsTable {
-  org_id: string;
-  id: string;
-  url: string;
-  description: string | null;
-  events: string;
-  enabled: number;
-  disabled_reason: string | null;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: number | null;
-  failing_since: number | null;
-  created_at: number;
-  updated_at: number;
-}
-
-/** The outbox: one row per (endpoint, event); `state` pending | succeeded | failed. */
-export interface WebhookDeliveriesTable {
-  id: Generated<number>;
-  org_id: string;
-  endpoint_id: string;
-  event_id: number | null;
-  message_id: string | null;
-  event_type: string;
-  message_status: string | null;
-  sequence: number | null;
-  /** The JSON body, fixed at the first attempt so every retry and replay sends the same bytes. */
-  payload: string | null;
-  state: string;
-  attempts: Generated<number>;
-  next_attempt_at: number | null;
-  lease_until: number | null;
-  last_status: number | null;
-  last_error: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
-/** The delivery log: one row per HTTP attempt. */
-export interface WebhookAttemptsTable {
-  delivery_id: number;
-  attempt: number;
-  at: number;
-  status: number | null;
-  duration_ms: number;
-  /** The first 1 KB of the answer's body. */
-  response_body: string | null;
-  error: string | null;
-}
-
 /** A signed-in UI browser (migration 0007): the SHA-256 of its cookie's id, never the id. */
 export interface AdminSessionsTable {
   id_hash: string;
@@ -278,41 +232,6 @@ export interface TemplateVersionsTable {
   version: number;
   fields: string;
   created_at: number;
-}
-
-/** A test message as its recipients would get it (migration 0015): the composed MIME is the blob. */
-export interface TestInboxTable {
-  message_id: string;
-  org_id: string;
-  template_id: string;
-  subject: string | null;
-  from_addr: string;
-  /** JSON `[{kind: 'to' | 'cc' | 'bcc', address}]`. */
-  recipients: string;
-  /** Lower-cased subject, from and every address, one space apart: what `q` searches. */
-  search: string;
-  /** `${org_id}/eml_${message_id}` in the blob store. */
-  blob_key: string;
-  size: number;
-  sha256: string;
-  /** The message's created_at: paging and retention go by it. */
-  created_at: number;
-  captured_at: number;
-}
-
-/** A simulator event waiting for its time (migration 0015), once per `message:recipient:type`. */
-export interface SimulatorEventsTable {
-  id: Generated<number>;
-  message_id: string;
-  org_id: string;
-  recipient: string;
-  /** delivered | bounced | complained */
-  type: string;
-  bounce_type: string | null;
-  status: string | null;
-  reason: string | null;
-  due_at: number;
-  event_key: string;
 }
 
 export interface Database {

@@ -9,6 +9,8 @@ const row = (id: string, created_at: number, status: HistoryRow['status'] = 'que
   subject: null,
   created_at,
   sent_at: null,
+  mode: 'live',
+  simulated: false,
 });
 
 describe('newestFirst (history with several statuses: one query per status, merged)', () => {

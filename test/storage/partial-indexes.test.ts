@@ -3,6 +3,8 @@ import { Kysely, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase } from '../../src/storage/dialect.js';
+import { messagesRepo } from '../../src/storage/messages.js';
+import { overviewRepo } from '../../src/storage/overview.js';
 import { providerEventsRepo } from '../../src/storage/provider-events.js';
 import { queueRepo } from '../../src/storage/queue.js';
 import type { Database } from '../../src/storage/schema.js';
@@ -92,6 +94,22 @@ describe('partial queue indexes on SQLite (migration 0012)', () => {
     );
   });
 
+  // Test mode (migration 0015): test pages walk messages_test, which holds test messages only;
+  // live pages walk what they walked before (planner-stats.test.ts), skipping test rows.
+  it("a test history page, the overview's test counts and the test purge walk messages_test", async () => {
+    const messages = messagesRepo(db, 'sqlite');
+    expect(await planOf(() => messages.history('acme', { mode: 'test' }, 26))).toBe(
+      'SEARCH messages USING INDEX messages_test (org_id=?)',
+    );
+    expect(await planOf(() => messages.history('acme', { mode: 'test', from: 1, to: 2 }, 26))).toBe(
+      'SEARCH messages USING INDEX messages_test (org_id=? AND created_at>? AND created_at<?)',
+    );
+    expect(await planOf(() => overviewRepo(db).dailyCounts('acme', 1, 2, 'test'))).toMatch(
+      /^SEARCH messages USING INDEX messages_test \(org_id=\? AND created_at>\? AND created_at<\?\)/,
+    );
+    expect(await planOf(() => messages.purgeOlderThan(1_000, 500, 'test'))).toMatch(/messages USING INDEX messages_test/);
+  });
+
   it('statistics describe the indexes as they now are', () => {
     const rows = raw.prepare("select idx, stat from sqlite_stat1 where tbl = 'messages'").all() as Array<{
       idx: string;
@@ -101,6 +119,7 @@ describe('partial queue indexes on SQLite (migration 0012)', () => {
     expect(stats.get('messages_due')).toBe('1000 1');
     expect(stats.get('messages_leased')).toBe('100 1');
     expect(stats.get('messages_org_status_time')).toBe('1000000 1000 330 1 1');
+    expect(stats.get('messages_test')).toBe('1000 100 1 1');
   });
 });
 
@@ -159,5 +178,13 @@ describe.skipIf(!pgUp)('partial queue indexes on PostgreSQL (migration 0012)', (
     expect(await planOf('select id from messages where provider_message_id = $1 and org_id = $2', ['p-1', 'acme'])).toMatch(
       /using messages_provider_message_id/,
     );
+  });
+
+  it('a test history page uses messages_test', async () => {
+    expect(
+      await planOf("select id from messages where org_id = $1 and mode = 'test' order by created_at desc, id desc limit 26", [
+        'acme',
+      ]),
+    ).toMatch(/using messages_test/);
   });
 });
