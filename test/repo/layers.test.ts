@@ -29,13 +29,19 @@ const NO_HTTP = [
   'blobs',
   'observability',
   'bootstrap',
+  'testmode',
 ];
 /** The HTTP layer: the app, its routes and plugins, the admin API, the error handler, the CLI that serves them. */
 const HTTP_LAYER = ['http', 'admin', 'errors', 'cli', 'app.ts'];
 
-/** Folders that import nothing else of src/ (issue 26 §2): config reads the environment and the file; the descriptors are data. */
+/**
+ * Folders that import nothing else of src/ (issue 26 §2): config reads the environment and the file; the descriptors are data.
+ */
 const LEAVES = ['config', 'providers'];
-/** The one file a leaf may import: the loopback host rule as a pattern string, itself importing nothing (the endpoint schema's rule). */
+/**
+ * The one file a leaf may import: the loopback host rule as a pattern string, itself importing nothing (the endpoint schema's
+ * rule).
+ */
 const LEAF_MAY_IMPORT = ['net/loopback-pattern.js'];
 
 interface Edge {
