@@ -44,6 +44,10 @@ export interface Config {
   readonly blobUrl: string | undefined;
   /** Messages older than this are gone from reads (404, absent from history) and purged. */
   readonly retentionDays: number;
+  /** Test-mode messages' retention (issue 27), days; reads and the purge use min(this, retentionDays). */
+  readonly testRetentionDays: number;
+  /** How long delay@simulator.mailroom.test is deferred before it is accepted (issue 27), ms. */
+  readonly simulatorDelayMs: number;
   /** Proxy addresses whose X-Forwarded-For is believed; empty: the socket address is the client. */
   readonly trustProxy: readonly string[];
   readonly turnstile: {
@@ -158,7 +162,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   // (src/admin/routes/auth.ts), so its length, not the lockout, is what stops guessing.
   if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
     problems.push(
-      `MAILROOM_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters, it has ${adminToken.length} (it guards the whole admin API; make one with: openssl rand -hex 24)`,
+      `MAILROOM_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters, it ` +
+        `has ${adminToken.length} (it guards the whole admin API; make one with: openssl rand -hex 24)`,
     );
   }
   const metricsToken = read('MAILROOM_METRICS_TOKEN');
@@ -207,6 +212,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     },
     blobUrl: url('MAILROOM_BLOB_URL', '', ['s3:']) || undefined,
     retentionDays: int('MAILROOM_RETENTION_DAYS', 30, 1, 3650),
+    // A week keeps a CI run's captures readable across a weekend; up to 10 years like the live setting.
+    testRetentionDays: int('MAILROOM_TEST_RETENTION_DAYS', 7, 1, 3650),
+    // 60 s: long enough to see `deferred` in a test's timeline, short enough to wait for; at most an hour.
+    simulatorDelayMs: int('MAILROOM_SIMULATOR_DELAY_SECONDS', 60, 1, 3600) * 1000,
     trustProxy: (read('MAILROOM_TRUST_PROXY') ?? '')
       .split(',')
       .map((s) => s.trim())
@@ -270,7 +279,8 @@ function snsCertHosts(raw: string | undefined, problems: string[]): string[] {
     const literal = labels.filter((l) => l !== '*').length;
     if (!labels.every((l) => l === '*' || /^[a-z0-9-]+$/.test(l)) || (literal < 2 && host !== 'localhost')) {
       problems.push(
-        `MAILROOM_SNS_CERT_HOSTS: "${p}" must be a host pattern like sns.*.amazonaws.com (* is one label; two labels at least are literal)`,
+        `MAILROOM_SNS_CERT_HOSTS: "${p}" must be a host pattern like ` +
+          `sns.*.amazonaws.com (* is one label; two labels at least are literal)`,
       );
     }
   }

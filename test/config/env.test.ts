@@ -69,6 +69,20 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the test-mode settings (issue 27): 7 days and 60 s by default, bounded', () => {
+    const defaults = loadConfig({});
+    expect([defaults.testRetentionDays, defaults.simulatorDelayMs]).toEqual([7, 60_000]);
+    const set = loadConfig({ MAILROOM_TEST_RETENTION_DAYS: '2', MAILROOM_SIMULATOR_DELAY_SECONDS: '9' });
+    expect([set.testRetentionDays, set.simulatorDelayMs]).toEqual([2, 9_000]);
+    for (const [name, value] of [
+      ['MAILROOM_TEST_RETENTION_DAYS', '0'],
+      ['MAILROOM_SIMULATOR_DELAY_SECONDS', '3601'],
+      ['MAILROOM_SIMULATOR_DELAY_SECONDS', 'soon'],
+    ] as const) {
+      expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(name);
+    }
+  });
+
   it('is frozen', () => {
     const c = loadConfig({});
     expect(Object.isFrozen(c)).toBe(true);
