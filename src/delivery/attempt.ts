@@ -158,6 +158,45 @@ export async function attemptThroughChain(deps: AttemptDeps, input: AttemptInput
 }
 
 /**
+ * One attempt of a test-mode or simulator message (issue 27 §3.3): straight to the sandbox
+ * (transports/sandbox.ts), which contacts nobody, so there is no breaker, pacing or failover to
+ * ask. The outcome is written as any message's is (Outcomes), so the timeline, the recipients'
+ * states and the webhooks are the same as a live send's; the `sent` event says which sandbox
+ * (`capture`: the test inbox; `simulator`: a live key's simulator addresses).
+ */
+export async function attemptDirect(
+  deps: Pick<AttemptDeps, 'outcomes' | 'metrics' | 'logger' | 'blobs'>,
+  input: Omit<AttemptInput, 'chain' | 'onServiceError'>,
+  sandbox: Transport,
+  via: 'capture' | 'simulator',
+): Promise<void> {
+  const { m, log } = input;
+  let receipt: DeliveryReceipt;
+  try {
+    receipt = await sandbox.send({
+      messageId: m.id,
+      headerMessageId: m.header_message_id,
+      email: input.email,
+      attachments: await loadAttachments(deps.blobs, input.attachments),
+      ...(input.envelopeTo !== undefined ? { envelopeTo: input.envelopeTo } : {}),
+      attempt: m.attempts,
+      createdAt: m.created_at,
+      mode: m.mode,
+      orgId: m.org_id,
+    });
+  } catch (error) {
+    return failWhole(deps, { ...input, chain: [], onServiceError: false }, asDeliveryError(error));
+  }
+  if (!input.apart && (receipt.refused ?? []).length === 0) {
+    deps.outcomes.sent(m, { ...sentDetail(receipt.response, undefined, m.service_id), sandbox: via });
+    deps.metrics.sent.inc({ service: m.service_id });
+    deps.logger.info({ ...log, outcome: 'sent', sandbox: via }, 'delivery attempt');
+    return;
+  }
+  await input.settle({ response: receipt.response, refused: receipt.refused ?? [] }, m.service_id);
+}
+
+/**
  * What the breaker hears of a failed send: a transient failure of the whole message counts;
  * anything else (a bounce, a refusal, a service error, recipients refused one by one, and
  * throttling, which the pacer answers) is the service answering, which proves it reachable.
@@ -168,7 +207,7 @@ function report(breakers: Breakers, route: Route, err: DeliveryError): Promise<v
     : breakers.succeeded(route.key, route.admission);
 }
 
-async function failWhole(deps: AttemptDeps, input: AttemptInput, err: DeliveryError): Promise<void> {
+async function failWhole(deps: Pick<AttemptDeps, 'outcomes' | 'logger'>, input: AttemptInput, err: DeliveryError): Promise<void> {
   if (input.apart || !uniformRefusal(err)) {
     await input.settle({ error: err });
     return;

@@ -1,5 +1,5 @@
 import type { BlobStore } from '../blobs/blob-store.js';
-import { retentionCutoff } from '../domain/retention.js';
+import { retentionCutoff, retentionDaysOf } from '../domain/retention.js';
 import type { Store } from '../storage/store.js';
 import { attachmentRefs } from './stored.js';
 
@@ -32,28 +32,40 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * (with their attachment blobs, provider events and webhook deliveries; PURGE_BATCH a
  * transaction, pausing between, for at most PURGE_BUDGET_MS a run; unmatched provider events
  * and webhook test deliveries by their age),
- * idempotency records past 24 h, uploads past their 24 h life.
+ * idempotency records past 24 h, uploads past their 24 h life. Test-mode messages (issue 27) go
+ * sooner, at MAILROOM_TEST_RETENTION_DAYS (never later than the live retention), with the bytes
+ * their test inbox kept; the same loop and budget, test ones first.
  */
 export async function housekeeping(
-  deps: { store: Store; blobs?: BlobStore; retentionDays?: number },
+  deps: { store: Store; blobs?: BlobStore; retentionDays?: number; testRetentionDays?: number },
   now: number,
 ): Promise<void> {
-  const { store, blobs, retentionDays: days } = deps;
+  const { store, blobs, retentionDays: days, testRetentionDays } = deps;
   const dropBlob = async (key: string) => {
     if (blobs !== undefined) await blobs.delete(key).catch(() => undefined);
   };
-  if (days !== undefined) {
-    const cutoff = retentionCutoff(now, days);
-    const until = performance.now() + PURGE_BUDGET_MS;
+  const until = performance.now() + PURGE_BUDGET_MS;
+  /** Batches until a short one or the run's budget is spent; false when the budget ran out. */
+  const purge = async (cutoff: number, mode?: 'test'): Promise<boolean> => {
     for (;;) {
-      const purged = await store.transaction((tx) => tx.messages.purgeOlderThan(cutoff, PURGE_BATCH), { durable: false });
+      const purged = await store.transaction((tx) => tx.messages.purgeOlderThan(cutoff, PURGE_BATCH, mode), { durable: false });
       for (const m of purged) {
         // An unreadable list names no blob to drop; the row is gone all the same.
         for (const a of attachmentRefs(m.attachments) ?? []) await dropBlob(a.blob_key);
+        if (m.inbox_blob !== null) await dropBlob(m.inbox_blob);
       }
-      if (purged.length < PURGE_BATCH || performance.now() >= until) break;
+      if (purged.length < PURGE_BATCH) return true;
+      if (performance.now() >= until) return false;
       await pause(PURGE_PAUSE_MS);
     }
+  };
+  let budgetLeft = true;
+  if (testRetentionDays !== undefined) {
+    const testDays = days === undefined ? testRetentionDays : retentionDaysOf('test', { retentionDays: days, testRetentionDays });
+    budgetLeft = await purge(retentionCutoff(now, testDays), 'test');
+  }
+  if (days !== undefined) {
+    if (budgetLeft) await purge(retentionCutoff(now, days));
     // Provider events that matched no message have none to go with: they hold recipient
     // addresses all the same, so they go by the time they were received.
     await store.transaction((tx) => tx.providerEvents.purgeUnmatchedBefore(retentionCutoff(now, days), 500), { durable: false });

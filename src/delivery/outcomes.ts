@@ -10,7 +10,7 @@ import type { Recorded } from '../events/apply.js';
 import { allRecipients, type RenderedEmail } from '../templates/render.js';
 import type { Leases } from './leases.js';
 import { settleApart, toAddresses, type PlanInput } from './recipients.js';
-import { DEFAULT_RETRY, nextAttemptAt, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY, type RetryPolicy, retryAt } from './retry.js';
 import type { DeliveryError } from './transport.js';
 
 export interface OutcomeDeps {
@@ -201,22 +201,4 @@ export class Outcomes {
       .finally(() => this.pending.delete(p));
     this.pending.add(p);
   }
-}
-
-/**
- * When a message that failed for now is tried again: at the provider's Retry-After when it gave
- * one (exactly: it said when it will take mail again, sooner is refused again and later loses
- * time), else on the schedule; undefined when the policy's limits (attempts, age) forbid it.
- */
-export function retryAt(
-  policy: RetryPolicy,
-  m: Pick<ClaimedMessage, 'attempts' | 'created_at'>,
-  now: number,
-  retryAfterMs: number | undefined,
-  random?: () => number,
-): number | undefined {
-  const scheduled = nextAttemptAt(policy, m.attempts, m.created_at, now, random);
-  if (scheduled === undefined || retryAfterMs === undefined) return scheduled;
-  const at = now + Math.max(0, retryAfterMs);
-  return at - m.created_at > policy.maxAgeMs ? undefined : at;
 }

@@ -15,6 +15,8 @@ export interface ReaperDeps {
   retry?: RetryPolicy;
   blobs?: BlobStore;
   retentionDays?: number;
+  /** Test-mode messages' retention (MAILROOM_TEST_RETENTION_DAYS); absent: the live one. */
+  testRetentionDays?: number;
 }
 
 export interface ReaperOptions {

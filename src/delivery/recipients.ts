@@ -6,8 +6,9 @@ import { replayEarlyEvents } from '../events/early.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ClaimedMessage, RecipientOutcome, SettledState } from '../storage/queue-types.js';
 import type { Store } from '../storage/store.js';
+import { exemptFromSuppression } from '../testmode/simulator.js';
 import { allRecipients, type RenderedEmail } from '../templates/render.js';
-import { DEFAULT_RETRY, nextAttemptAt, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY, type RetryPolicy, retryAt as retryTime } from './retry.js';
 import type { DeliveryError, Refusal } from './transport.js';
 
 /**
@@ -44,7 +45,8 @@ export function addressees(
   orgSuppressed: ReadonlySet<string>,
 ): Addressees {
   const unsettled = allRecipients(email).filter((r) => !SETTLED.has(prior.get(r) ?? 'deferred'));
-  const suppressed = unsettled.filter((r) => orgSuppressed.has(r));
+  // Simulator addresses but suppressed@ are not held back by the rows their own events wrote (D4).
+  const suppressed = unsettled.filter((r) => orgSuppressed.has(r) && !exemptFromSuppression(r));
   const gone = new Set(suppressed);
   const owed = unsettled.filter((r) => !gone.has(r));
   // Only a retry after a partial outcome names its envelope: the usual send spends nothing here.
@@ -228,6 +230,14 @@ export function sentDetail(
   };
 }
 
+/** The longest wait a refused recipient asked for (Refusal.retryAfterMs), if any did. */
+function askedWait(result: AttemptResult): number | undefined {
+  if (result === undefined) return undefined;
+  const refused = 'error' in result ? result.error.refused : result.refused;
+  const waits = refused.flatMap((r) => (r.retryAfterMs !== undefined ? [r.retryAfterMs] : []));
+  return waits.length > 0 ? Math.max(...waits) : undefined;
+}
+
 export interface SettleDeps {
   store: Store;
   clock: Clock;
@@ -252,7 +262,7 @@ export async function settleApart(
 ): Promise<void> {
   const { store, clock, metrics, logger } = deps;
   const now = clock.now();
-  const retryAt = nextAttemptAt(deps.retry ?? DEFAULT_RETRY, m.attempts, m.created_at, now, deps.random);
+  const retryAt = retryTime(deps.retry ?? DEFAULT_RETRY, m, now, askedWait(input.result), deps.random);
   const plan = planOutcome({ ...input, retryAt, attempts: m.attempts });
   const providerMessageId = plan.outcome.providerMessageId;
   let early: Recorded[] = [];

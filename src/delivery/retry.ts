@@ -65,3 +65,21 @@ function duration(ms: number): string {
   if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
   return `${ms / 1000} s`;
 }
+
+/**
+ * When a message that failed for now is tried again: at the provider's Retry-After when it gave
+ * one (exactly: it said when it will take mail again, sooner is refused again and later loses
+ * time), else on the schedule; undefined when the policy's limits (attempts, age) forbid it.
+ */
+export function retryAt(
+  policy: RetryPolicy,
+  m: { attempts: number; created_at: number },
+  now: number,
+  retryAfterMs: number | undefined,
+  random?: () => number,
+): number | undefined {
+  const scheduled = nextAttemptAt(policy, m.attempts, m.created_at, now, random);
+  if (scheduled === undefined || retryAfterMs === undefined) return scheduled;
+  const at = now + Math.max(0, retryAfterMs);
+  return at - m.created_at > policy.maxAgeMs ? undefined : at;
+}

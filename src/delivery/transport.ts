@@ -1,4 +1,4 @@
-import type { Service } from '../domain/types.js';
+import type { KeyMode, Service } from '../domain/types.js';
 import type { RenderedEmail } from '../templates/render.js';
 
 /** What leaves: the stored rendered email plus the identity every attempt reuses. */
@@ -14,6 +14,15 @@ export interface OutgoingEmail {
    * headers stay those of the first attempt.
    */
   envelopeTo?: string[];
+  /**
+   * Set on the sandbox path only (test-mode and simulator messages, transports/sandbox.ts), which
+   * answers by attempt and age (softbounce@, delay@) and captures test-mode messages per org.
+   * Relays and providers never see them.
+   */
+  attempt?: number;
+  createdAt?: number;
+  mode?: KeyMode;
+  orgId?: string;
 }
 
 /** How the relay answered one recipient it refused (see FailureKind). */
@@ -24,6 +33,8 @@ export interface Refusal {
   address: string;
   kind: RefusalKind;
   reason: string;
+  /** This recipient may be tried again this much later (the sandbox's softbounce@ and delay@), not sooner. */
+  retryAfterMs?: number;
 }
 
 export interface DeliveryReceipt {

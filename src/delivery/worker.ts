@@ -10,7 +10,7 @@ import { retryingStore, type StorageRetry } from './storage-retry.js';
 import { Outcomes } from './outcomes.js';
 import type { Pacer } from './pacing.js';
 import { MAINTENANCE_EVERY_MS, Reaper } from './reaper.js';
-import { attemptThroughChain, type AttemptDeps } from './attempt.js';
+import { attemptDirect, attemptThroughChain, type AttemptDeps } from './attempt.js';
 import { exposeBreakers, LocalBreakers, type Breakers } from './breaker.js';
 import { failoverSettings, serviceChain } from './failover.js';
 import { addressees, toAddresses, type AttemptResult } from './recipients.js';
@@ -19,7 +19,11 @@ import { readStoredContent } from './stored.js';
 import { syntheticProber } from './probe.js';
 import { TransportCache } from './transport-cache.js';
 import { TRANSPORTS } from './transports/index.js';
-import type { TransportFactory } from './transport.js';
+import type { Transport, TransportFactory } from './transport.js';
+import { createSandbox } from './transports/sandbox.js';
+import type { EventNotifier } from '../events/types.js';
+import { SimulatorTicker } from '../testmode/simulator-events.js';
+import type { RawComposer } from './transports/raw-mime.js';
 
 export interface WorkerLogger {
   info(obj: object, msg: string): void;
@@ -47,6 +51,10 @@ export interface WorkerDeps {
   random?: () => number;
   /** Circuit breakers per service (shared through Redis by buildServices). Default: this worker's own. */
   breakers?: Breakers;
+  /** Test mode (issue 27): delay@'s delay (default 60 s), test messages' retention, the composer tests wrap. */
+  testMode?: { simulatorDelayMs: number; testRetentionDays?: number; compose?: RawComposer['compose'] };
+  /** Told of every simulator event recorded (the process's: wakes the webhook dispatcher). */
+  notifier?: EventNotifier;
 }
 
 export interface WorkerOptions {
@@ -91,6 +99,9 @@ export class DeliveryWorker {
   /** Outcome and lease writes, tried again while the storage is unavailable (storage-retry.ts). */
   private readonly writes: StorageRetry;
   private readonly pause: ClaimPause;
+  /** Where test-mode and simulator messages go (transports/sandbox.ts), and their events' ticker. */
+  private readonly sandbox: Transport;
+  private readonly simulator: SimulatorTicker;
   private running = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -105,9 +116,18 @@ export class DeliveryWorker {
     this.pause = new ClaimPause(deps.logger, this.options.pollMs);
     this.leases = new Leases({ ...deps, givingBack: this.writes.store }, this.options);
     this.outcomes = new Outcomes({ ...deps, store: this.writes.store }, this.leases);
-    this.reaper = new Reaper(deps, { reapEveryMs: this.options.reapEveryMs, maintenanceEveryMs: MAINTENANCE_EVERY_MS }, () =>
-      this.nudge(),
+    const testRetentionDays = deps.testMode?.testRetentionDays;
+    this.reaper = new Reaper(
+      { ...deps, ...(testRetentionDays !== undefined ? { testRetentionDays } : {}) },
+      { reapEveryMs: this.options.reapEveryMs, maintenanceEveryMs: MAINTENANCE_EVERY_MS },
+      () => this.nudge(),
     );
+    this.sandbox = createSandbox({
+      ...deps,
+      simulatorDelayMs: deps.testMode?.simulatorDelayMs ?? 60_000,
+      compose: deps.testMode?.compose,
+    });
+    this.simulator = new SimulatorTicker(deps);
     const breakers = deps.breakers ?? new LocalBreakers(deps.clock);
     exposeBreakers(deps.metrics, breakers);
     this.attemptDeps = {
@@ -161,6 +181,7 @@ export class DeliveryWorker {
     await this.outcomes.drain();
     await this.leases.giveUpAll('worker_stopped');
     await this.transports.close();
+    await this.sandbox.close();
   }
 
   /** One round: reap and housekeep if due, claim a batch, deliver it; how many it handled. */
@@ -170,6 +191,7 @@ export class DeliveryWorker {
     const context = await this.contextOrGiveBack(batch);
     await Promise.all(batch.map((m) => this.dispatch(m, context)));
     await this.outcomes.drain();
+    await this.simulator.runDue(this.deps.clock.now());
     return batch.length;
   }
 
@@ -244,6 +266,9 @@ export class DeliveryWorker {
           if (pauseMs === undefined) this.deps.logger.error({ err, ...released }, 'claiming failed');
         }
       }
+      // Simulator events due (an index probe of a table empty without test traffic), after the
+      // claim so a failure never holds deliveries back; the storage away, it pauses with the claims.
+      pauseMs ??= await this.simulatorRound();
       if (!this.running) break;
       if (inFlight.size > this.options.batchSize / 2) {
         await nextSettled();
@@ -262,6 +287,18 @@ export class DeliveryWorker {
       settled = undefined;
     }
     await Promise.all(inFlight);
+  }
+
+  /** The simulator's due events; on failure, the pause before the next claim (storage trouble) or undefined. */
+  private async simulatorRound(): Promise<number | undefined> {
+    try {
+      await this.simulator.runDue(this.deps.clock.now());
+      return undefined;
+    } catch (err) {
+      const pauseMs = this.pause.failed(err);
+      if (pauseMs === undefined) this.deps.logger.error({ err }, 'recording simulator events failed');
+      return pauseMs;
+    }
   }
 
   private async deliver(m: ClaimedMessage, context: BatchContext): Promise<void> {
@@ -304,6 +341,11 @@ export class DeliveryWorker {
       return;
     }
 
+    if (m.mode === 'test' || m.simulated) {
+      const input = { m, log, email, attachments: content.attachments, apart, settle };
+      const envelopeTo = prior.size > 0 ? who.envelope : undefined;
+      return attemptDirect(this.attemptDeps, { ...input, envelopeTo }, this.sandbox, m.simulated ? 'simulator' : 'capture');
+    }
     const read = context.services.get(serviceKey(m));
     const service = read === undefined || 'unreadable' in read ? undefined : read;
     const transport = service === undefined ? undefined : this.transports.forService(service);

@@ -112,3 +112,14 @@ export function afterHandOff(s: Scenario): SimulatedEvent[] {
       return [{ type: 'delivered' }];
   }
 }
+
+/**
+ * Whether the suppression list is not asked about this address (lead's decision D4): the
+ * simulator's bounces and complaints write real suppression rows, yet the simulator addresses
+ * other than suppressed@ keep working, so an application's test run can be repeated (as SES's
+ * simulator never lands on the account's suppression list). suppressed@ is always refused.
+ */
+export function exemptFromSuppression(address: string): boolean {
+  const scenario = simulatorAddress(address)?.scenario;
+  return scenario !== undefined && scenario !== 'suppressed';
+}

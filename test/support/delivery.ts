@@ -3,7 +3,9 @@ import { newId, sha256 } from '../../src/domain/ids.js';
 import { LocalPacer, type Pacer } from '../../src/delivery/pacing.js';
 import type { RetryPolicy } from '../../src/delivery/retry.js';
 import type { TransportFactory } from '../../src/delivery/transport.js';
-import { DeliveryWorker, type WorkerLogger, type WorkerOptions } from '../../src/delivery/worker.js';
+import { DeliveryWorker, type WorkerDeps, type WorkerLogger, type WorkerOptions } from '../../src/delivery/worker.js';
+import type { BlobStore } from '../../src/blobs/blob-store.js';
+import type { EventNotifier } from '../../src/events/types.js';
 import type { ManualClock } from '../../src/domain/clock.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
 import type { Dialect } from '../../src/storage/dialect.js';
@@ -181,6 +183,11 @@ export interface WorkerSetup {
   random?: () => number;
   transports?: Readonly<Record<string, TransportFactory>>;
   options?: Partial<WorkerOptions>;
+  /** Test mode (issue 27): the sandbox's blob store, delay, retention and composer. */
+  blobs?: BlobStore;
+  retentionDays?: number;
+  testMode?: WorkerDeps['testMode'];
+  notifier?: EventNotifier;
 }
 
 export function newWorker(s: WorkerSetup, closer: Closer) {
@@ -197,6 +204,10 @@ export function newWorker(s: WorkerSetup, closer: Closer) {
       ...(s.retry !== undefined ? { retry: s.retry } : {}),
       ...(s.random !== undefined ? { random: s.random } : {}),
       ...(s.transports !== undefined ? { transports: s.transports } : {}),
+      ...(s.blobs !== undefined ? { blobs: s.blobs } : {}),
+      ...(s.retentionDays !== undefined ? { retentionDays: s.retentionDays } : {}),
+      ...(s.testMode !== undefined ? { testMode: s.testMode } : {}),
+      ...(s.notifier !== undefined ? { notifier: s.notifier } : {}),
     },
     { batchSize: 50, leaseMs: 60_000, pollMs: 20, reapEveryMs: 10_000, ...s.options },
   );
