@@ -234,7 +234,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
       );
     }
   }
-  const { clock, pacer, breakers, metrics, blobs } = services;
+  const { clock, pacer, breakers, metrics, blobs, notifier } = services;
   return {
     ...services,
     createWorker: () =>
@@ -249,6 +249,9 @@ export async function createRuntime(config: Config): Promise<Runtime> {
           logger: logger.child({ component: 'worker' }),
           blobs: blobs.blobs,
           retentionDays: config.retentionDays,
+          testMode: { simulatorDelayMs: config.simulatorDelayMs, testRetentionDays: config.testRetentionDays },
+          // Simulator events wake this process's webhook dispatcher, as a provider's do.
+          notifier,
         },
         {
           leaseMs: config.worker.leaseMs,
