@@ -23,6 +23,7 @@ import { registerSendForm } from './http/routes/send-form.js';
 import { registerUploads } from './http/routes/uploads.js';
 import { registerTemplateRender } from './http/routes/template-render.js';
 import { registerTemplates, TemplateResource } from './http/routes/templates.js';
+import { registerTestInbox } from './http/routes/test-inbox.js';
 import { registerUi } from './http/ui-static.js';
 import { registerTurnstileWidget } from './http/routes/turnstile-widget.js';
 import { validatorCompiler } from './http/validation.js';
@@ -157,6 +158,7 @@ export async function buildApp(services: AppServices): Promise<App> {
   registerUploads(app, { ...services, blobs: blobs.blobs, uploadSecret: blobs.uploadSecret, protection });
   registerMessages(app, services);
   registerHistory(app, services);
+  registerTestInbox(app, services);
   await registerProviderEventsRoute(app, services);
   registerMetrics(app, metrics, config.metricsToken);
   await app.register(async (admin) => registerAdminRoutes(admin, services, sendDeps), { prefix: '/admin/v1' });

@@ -1,4 +1,5 @@
 import { creditStatus } from '../credits/balance.js';
+import type { KeyMode } from '../domain/types.js';
 import { keyOf } from '../delivery/failover.js';
 import type { BreakerStateName, Metrics } from '../observability/metrics.js';
 import { iso } from '../http/time.js';
@@ -14,7 +15,9 @@ import type { Store } from '../storage/store.js';
 export const OVERVIEW_DAYS = [7, 30, 90] as const;
 export type OverviewDays = (typeof OVERVIEW_DAYS)[number];
 
-/** The columns of a day. `accepted` counts every message created that day; the others, of those, how many are in that status now. */
+/**
+ * The columns of a day. `accepted` counts every message created that day; the others, of those, how many are in that status now.
+ */
 export interface DayRow {
   date: string;
   accepted: number;
@@ -111,22 +114,27 @@ async function serviceHealth(deps: OverviewDeps, orgId: string): Promise<Service
   );
 }
 
-/** The overview of an organization over the last `days` UTC days, today included. */
-export async function organizationOverview(deps: OverviewDeps, orgId: string, days: OverviewDays) {
+/**
+ * The overview of an organization over the last `days` UTC days, today included. Counts, queue
+ * and held messages are of one mode (issue 27), never mixed: live by default, so test traffic
+ * never inflates the live page. Credits and the services' health are the organization's own.
+ */
+export async function organizationOverview(deps: OverviewDeps, orgId: string, days: OverviewDays, mode: KeyMode = 'live') {
   const { store, now } = deps;
   const today = Math.floor(now / DAY_MS);
   const firstDay = today - days + 1;
   const [credits, counts, queue, held, services] = await Promise.all([
     creditStatus(store, orgId),
-    store.overview.dailyCounts(orgId, firstDay * DAY_MS, (today + 1) * DAY_MS),
-    store.overview.queue(orgId, now),
-    store.overview.held(orgId),
+    store.overview.dailyCounts(orgId, firstDay * DAY_MS, (today + 1) * DAY_MS, mode),
+    store.overview.queue(orgId, now, mode),
+    store.overview.held(orgId, mode),
     serviceHealth(deps, orgId),
   ]);
   const { org_id: _org, credits: balance, ...rest } = credits;
   return {
     organization_id: orgId,
     days,
+    mode,
     generated_at: iso(now),
     daily: dailyRows(counts, firstDay, days),
     queue: {

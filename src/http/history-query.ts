@@ -1,11 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { Config } from '../config/env.js';
 import { canonicalAddress } from '../domain/addresses.js';
 import type { Clock } from '../domain/clock.js';
 import { isPlausibleMessageId } from '../domain/ids.js';
-import { retentionCutoff } from '../domain/retention.js';
-import { MESSAGE_STATUSES, type MessageStatus } from '../domain/types.js';
+import { retentionCutoff, retentionDaysOf } from '../domain/retention.js';
+import { type KeyMode, MESSAGE_STATUSES, type MessageStatus } from '../domain/types.js';
 import { ApiError } from '../errors/api-error.js';
 import type { HistoryFilter } from '../storage/history.js';
 import type { Store } from '../storage/store.js';
@@ -28,6 +27,8 @@ export const HistoryItem = Type.Object({
   to: Type.Array(Type.String()),
   created_at: Timestamp,
   sent_at: Type.Union([Timestamp, Type.Null()]),
+  mode: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+  simulated: Type.Optional(Type.Literal(true, { description: 'Present when it went to a simulator address' })),
 });
 
 export const HistoryPage = Type.Object({ items: Type.Array(HistoryItem), next_cursor: Type.Union([Type.String(), Type.Null()]) });
@@ -52,10 +53,17 @@ export const HistoryQuery = Type.Object({
     ),
   ),
   q: Type.Optional(Type.String({ maxLength: 254, description: 'Recipient e-mail address, exact match' })),
+  mode: Type.Optional(
+    Type.Union([Type.Literal('live'), Type.Literal('test')], {
+      description:
+        'Live or test messages, never both: live by default; test messages (sent with a test key) on request. ' +
+        'A test key reads test messages only: test is its default, live a 403',
+    }),
+  ),
 });
 export type HistoryQuery = Static<typeof HistoryQuery>;
 
-const badQuery = (field: string, message: string) =>
+export const badQuery = (field: string, message: string) =>
   new ApiError('invalid_body', {
     message: `The request query is invalid: ${field} ${message}.`,
     details: { fields: [{ field, message }] },
@@ -77,7 +85,7 @@ function isCursorTime(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_TIME_MS;
 }
 
-function decodeCursor(cursor: string): { created_at: number; id: string } {
+export function decodeCursor(cursor: string): { created_at: number; id: string } {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (Array.isArray(value) && value.length === 2) {
@@ -134,14 +142,39 @@ const CONTROL = /\p{Cc}/u;
  * matching; PostgreSQL refuses NUL in a text parameter outright (a 500), SQLite matched nothing.
  * A 400 names the value instead, the same on both.
  */
-function textFilter(field: 'template_id' | 'service_id' | 'q', value: string): string {
+export function textFilter(field: string, value: string): string {
   if (CONTROL.test(value)) throw badQuery(field, 'must not contain control characters');
   return value;
 }
 
-/** The storage filter a validated query names; nothing older than retention is ever listed. */
-export function historyFilter(q: HistoryQuery, now: number, retentionDays: number): HistoryFilter {
-  const filter: HistoryFilter = {};
+/** Live retention and test retention (MAILROOM_TEST_RETENTION_DAYS, never longer). */
+export interface RetentionConfig {
+  retentionDays: number;
+  testRetentionDays: number;
+}
+
+/**
+ * The mode a history read lists: what the query asks, else the reader's own. A test key reads
+ * test messages only (decision D1: a leaked test key exposes no live recipient).
+ */
+export function historyMode(asked: KeyMode | undefined, readerMode: KeyMode): KeyMode {
+  if (readerMode === 'test' && asked === 'live')
+    throw new ApiError('forbidden', {
+      message: 'A test key reads test messages only: use a live key for mode=live.',
+      details: { reason: 'test_key' },
+    });
+  return asked ?? readerMode;
+}
+
+/** The storage filter a validated query names; nothing older than its mode's retention is ever listed. */
+export function historyFilter(
+  q: HistoryQuery,
+  now: number,
+  config: RetentionConfig,
+  mode: KeyMode = q.mode ?? 'live',
+): HistoryFilter {
+  const filter: HistoryFilter = { mode };
+  const retentionDays = retentionDaysOf(mode, config);
   if (q.status !== undefined) {
     const statuses = q.status
       .split(',')
@@ -168,12 +201,13 @@ export function historyFilter(q: HistoryQuery, now: number, retentionDays: numbe
  * a page boundary never skips or repeats an item however many messages arrive meanwhile.
  */
 export async function historyPage(
-  deps: { store: Store; clock: Clock; config: Pick<Config, 'retentionDays'> },
+  deps: { store: Store; clock: Clock; config: RetentionConfig },
   orgId: string,
   q: HistoryQuery,
+  readerMode: KeyMode = 'live',
 ): Promise<Static<typeof HistoryPage>> {
   const { store } = deps;
-  const filter = historyFilter(q, deps.clock.now(), deps.config.retentionDays);
+  const filter = historyFilter(q, deps.clock.now(), deps.config, historyMode(q.mode, readerMode));
   // One row more than the page tells whether another page exists.
   const rows = await store.messages.history(orgId, filter, q.limit + 1);
   const page = rows.slice(0, q.limit);
@@ -189,6 +223,8 @@ export async function historyPage(
       to: to.get(r.id) ?? [],
       created_at: iso(r.created_at),
       sent_at: isoOrNull(r.sent_at),
+      mode: r.mode,
+      ...(r.simulated ? { simulated: true as const } : {}),
     })),
     next_cursor: rows.length > q.limit && last !== undefined ? encodeCursor(last.created_at, last.id) : null,
   };

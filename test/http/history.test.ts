@@ -144,6 +144,7 @@ describeDialects('GET /v1/history filters on %s', (dialect, skip) => {
       to: expect.any(Array),
       created_at: expect.any(String),
       sent_at: null,
+      mode: 'live',
     });
     expect(m2?.to.map((a) => a.toLowerCase())).toEqual(['alice@example.com']);
     expect(byId.get(m.m1)).toMatchObject({

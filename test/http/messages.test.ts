@@ -72,6 +72,7 @@ describeDialects('GET /v1/messages/{id} on %s', (dialect, skip) => {
       sent_at: null,
       template_id: 'contact',
       service_id: 'outbox',
+      mode: 'live',
       events: [{ type: 'queued', at: expect.any(String) }],
       // Issue 11 §3: each recipient's own state, for private-key reads.
       recipients: [{ address: 'owner@acme.test', kind: 'to', state: 'pending' }],

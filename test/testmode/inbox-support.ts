@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { BlobStore } from '../../src/blobs/blob-store.js';
 import { rawComposer } from '../../src/delivery/transports/raw-mime.js';
+import { canonicalAddress } from '../../src/domain/addresses.js';
 import { newId, sha256 } from '../../src/domain/ids.js';
 import type { KeyMode } from '../../src/domain/types.js';
 import { inboxSearchText } from '../../src/storage/test-inbox.js';
@@ -41,7 +42,7 @@ function emailOf(m: Msg): RenderedEmail {
   };
 }
 
-/** A message of `acme`/`outbox` (or `m.org`), its attachment stored as the send path stores one. */
+/** A message of `acme`/`outbox` (or `m.org`) as the send path writes it (canonical recipient rows), its attachment stored. */
 export async function insertMessage(store: Store, blobs: BlobStore | undefined, m: Msg): Promise<string> {
   const e = emailOf(m);
   const id = newId('msg');
@@ -76,9 +77,9 @@ export async function insertMessage(store: Store, blobs: BlobStore | undefined, 
       credit_taken: false,
       idempotency_key: null,
       recipients: [
-        ...e.to.map((a) => ({ kind: 'to' as const, email: a.address })),
-        ...e.cc.map((a) => ({ kind: 'cc' as const, email: a.address })),
-        ...e.bcc.map((a) => ({ kind: 'bcc' as const, email: a.address })),
+        ...e.to.map((a) => ({ kind: 'to' as const, email: canonicalAddress(a.address) })),
+        ...e.cc.map((a) => ({ kind: 'cc' as const, email: canonicalAddress(a.address) })),
+        ...e.bcc.map((a) => ({ kind: 'bcc' as const, email: canonicalAddress(a.address) })),
       ],
       created_at: m.createdAt,
       mode: m.mode ?? 'live',

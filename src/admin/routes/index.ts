@@ -16,6 +16,7 @@ import { registerTemplateRenderRoutes } from './template-render.js';
 import { registerTemplateSendTestRoutes } from './template-send-test.js';
 import { registerTemplateVersionRoutes } from './template-versions.js';
 import { registerTemplateRoutes } from './templates.js';
+import { registerTestInboxRoutes } from './test-inbox.js';
 import { registerWebhookRoutes } from './webhooks.js';
 
 /**
@@ -44,6 +45,7 @@ export function registerAdminRoutes(app: App, services: AppServices, sendDeps: S
   registerMessageRoutes(app, services);
   registerMessageHistoryRoutes(app, services);
   registerOverviewRoutes(app, services);
+  registerTestInboxRoutes(app, services);
   registerServerRoutes(app, services);
   registerWebhookRoutes(app, services);
 }

@@ -10,6 +10,9 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => T
 const Overview = Type.Object({
   organization_id: Type.String(),
   days: Type.Integer(),
+  mode: Type.Union([Type.Literal('live'), Type.Literal('test')], {
+    description: 'Whose messages `daily`, `queue` and `held_messages` count: live or test, never both',
+  }),
   generated_at: Timestamp,
   daily: Type.Array(
     Type.Object({
@@ -77,7 +80,13 @@ export function registerOverviewRoutes(app: App, { store, clock, config, metrics
         security: ADMIN_SECURITY,
         summary: "Messages per day by status, the queue, credits, held messages and the services' health",
         params: OrgParams,
-        querystring: Type.Object({ days: Type.Integer({ enum: [...OVERVIEW_DAYS], default: 7, description: '7, 30 or 90' }) }),
+        querystring: Type.Object({
+          days: Type.Integer({ enum: [...OVERVIEW_DAYS], default: 7, description: '7, 30 or 90' }),
+          mode: Type.Union([Type.Literal('live'), Type.Literal('test')], {
+            default: 'live',
+            description: 'Count live messages (the default) or test ones',
+          }),
+        }),
         response: responses({ 200: Overview }, [...ADMIN_ERRORS, 'invalid_body']),
       },
     },
@@ -94,6 +103,7 @@ export function registerOverviewRoutes(app: App, { store, clock, config, metrics
         },
         org.id,
         days,
+        request.query.mode,
       );
     },
   );

@@ -6,7 +6,8 @@ import { HistoryPage, historyPage, HistoryQuery, tidyBoundErrors } from '../hist
 import { responses } from '../schemas.js';
 
 /**
- * GET /v1/history: private key, newest first, keyset pagination on (created_at, id). The query,
+ * GET /v1/history: private key, newest first, keyset pagination on (created_at, id); live or
+ * test messages, never both (a test key: test only, D1). The query,
  * its checks and the page live in history-query.ts, shared with the admin API's message list.
  */
 export function registerHistory(app: App, { store, clock, config }: AppServices): void {
@@ -25,6 +26,7 @@ export function registerHistory(app: App, { store, clock, config }: AppServices)
           'invalid_private_key',
           'private_key_required',
           'private_key_in_browser',
+          'forbidden',
           'rate_limited',
         ]),
       },
@@ -35,7 +37,7 @@ export function registerHistory(app: App, { store, clock, config }: AppServices)
       if (request.validationError !== undefined) throw tidyBoundErrors(request.validationError);
       const caller = await authenticate(request, store);
       requirePrivateKey(caller, headerValue(request, 'origin'));
-      return historyPage({ store, clock, config }, caller.org.id, request.query);
+      return historyPage({ store, clock, config }, caller.org.id, request.query, caller.key.mode);
     },
   );
 }

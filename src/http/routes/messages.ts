@@ -1,9 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { checkPrivateKeyOrigin } from '../../domain/caller.js';
 import { digestsEqual, isPlausibleMessageId, sha256 } from '../../domain/ids.js';
-import { pastRetention } from '../../domain/retention.js';
+import { pastRetention, retentionDaysOf } from '../../domain/retention.js';
 import { checkPublicOrigin } from '../../domain/origin.js';
 import { ApiError } from '../../errors/api-error.js';
+import type { KeyMode } from '../../domain/types.js';
 import type { StoredMessage } from '../../storage/messages.js';
 import type { Store } from '../../storage/store.js';
 import type { App, AppServices } from '../app-types.js';
@@ -22,6 +23,14 @@ export const Message = Type.Object({
   sent_at: Type.Union([Timestamp, Type.Null()]),
   template_id: Type.String(),
   service_id: Type.String(),
+  mode: Type.Union([Type.Literal('live'), Type.Literal('test')], {
+    description: 'The mode of the key that sent it: a test message was captured in the test inbox, never sent, never charged',
+  }),
+  simulated: Type.Optional(
+    Type.Literal(true, {
+      description: 'Present when it went to a simulator address: its events are simulated, nothing was delivered to anyone',
+    }),
+  ),
   sent_via: Type.Optional(
     Type.String({
       description:
@@ -95,9 +104,11 @@ export async function messageBody(store: Store, message: StoredMessage, withPriv
     sent_at: isoOrNull(message.sent_at),
     template_id: message.template_id,
     service_id: message.service_id,
+    mode: message.mode,
+    ...(message.simulated ? { simulated: true as const } : {}),
     ...sentVia(events),
     ...(withPrivate && message.provider_message_id !== null ? { provider_message_id: message.provider_message_id } : {}),
-    events: events.map((e) => timelineEntry(e, withPrivate)),
+    events: events.map((e) => timelineEntry(e, withPrivate, message.simulated)),
     ...(recipients !== undefined
       ? {
           recipients: recipients.map((r) => ({
@@ -112,9 +123,25 @@ export async function messageBody(store: Store, message: StoredMessage, withPriv
 }
 
 /**
- * GET /v1/messages/{id}: any message of the organization with a private key; with a public
- * key only alongside that message's status token (header, or the deprecated `?token=`).
- * A wrong or missing token looks exactly like a missing message.
+ * Whether a message is there for this reader: within its mode's retention (test messages keep
+ * MAILROOM_TEST_RETENTION_DAYS), and for a test key a test message (decision D1: a leaked test
+ * key exposes no live recipient). Anything else is answered as an id that never existed.
+ */
+export function readable(
+  message: StoredMessage | undefined,
+  now: number,
+  config: { retentionDays: number; testRetentionDays: number },
+  readerMode: KeyMode = 'live',
+): message is StoredMessage {
+  if (message === undefined) return false;
+  if (readerMode === 'test' && message.mode !== 'test') return false;
+  return !pastRetention(message.created_at, now, retentionDaysOf(message.mode, config));
+}
+
+/**
+ * GET /v1/messages/{id}: any message of the organization with a private key (a test key: its
+ * test messages only); with a public key only alongside that message's status token (header,
+ * or the deprecated `?token=`). A wrong or missing token looks exactly like a missing message.
  */
 export function registerMessages(app: App, { store, clock, config }: AppServices): void {
   app.get(
@@ -150,7 +177,7 @@ export function registerMessages(app: App, { store, clock, config }: AppServices
       // An id no message can have is answered like any unknown id: the rule stays unexposed.
       const id = request.params.id;
       const message = isPlausibleMessageId(id) ? await store.messages.get(caller.org.id, id) : undefined;
-      if (message === undefined || pastRetention(message.created_at, clock.now(), config.retentionDays)) throw notFound();
+      if (!readable(message, clock.now(), config, caller.key.mode)) throw notFound();
       if (caller.key.type === 'public') {
         // An empty header is no token: clients that always send the header, blank when they keep
         // the token in the query, must not have it hide the deprecated ?token=.

@@ -24,7 +24,8 @@ const Details = Type.Object(
     reason: Type.Optional(
       Type.Union([Type.String(), Type.Null()], {
         description:
-          "Why: the remote's reply or diagnostic text, or mailroom's reason (see `type`); for a public key only mailroom's own (queued, held, released)",
+          "Why: the remote's reply or diagnostic text, or mailroom's reason (see `type`); for a public key only mailroom's " +
+          'own (queued, held, released)',
       }),
     ),
     attempt: Type.Optional(Type.Integer({ description: 'sending: which attempt this is (1 the first)' })),
@@ -54,13 +55,19 @@ const Details = Type.Object(
       Type.String({ enum: ['hard', 'soft'], description: 'Bounces reported after hand-off (shown as `bounce_type`)' }),
     ),
     status: Type.Optional(Type.String({ description: "Events after hand-off: the remote's status code (shown as `status`)" })),
+    simulated: Type.Optional(
+      Type.Boolean({
+        description: 'true on every event of a message sent to a simulator address (issue 27): nothing was delivered to anyone',
+      }),
+    ),
     extra: Type.Optional(
       Type.Object(
         {},
         {
           additionalProperties: true,
           description:
-            "Events after hand-off: provider fields worth keeping (strings, numbers, booleans), e.g. SES's bounce_sub_type, a feedback type, the recipient a DSN reported (private-key reads only)",
+            "Events after hand-off: provider fields worth keeping (strings, numbers, booleans), e.g. SES's bounce_sub_type, " +
+            'a feedback type, the recipient a DSN reported (private-key reads only)',
         },
       ),
     ),
@@ -68,7 +75,8 @@ const Details = Type.Object(
   {
     additionalProperties: true,
     description:
-      'The stored detail, as before the flat fields existed (existing readers keep working). A public key sees only provider, bounce_type, status, hard, attempt, retry_at and the reasons it may see: no address, no remote text',
+      'The stored detail, as before the flat fields existed (existing readers keep working). A public key sees only ' +
+      'provider, bounce_type, status, hard, attempt, retry_at, simulated and the reasons it may see: no address, no remote text',
   },
 );
 
@@ -82,7 +90,8 @@ export const TimelineEventSchema = Type.Object(
     reason: Type.Optional(
       Type.String({
         description:
-          "Why: the remote's reply or diagnostic text, or mailroom's reason. A public key sees only mailroom's own reasons (queued, held, released): a remote's text can quote addresses",
+          "Why: the remote's reply or diagnostic text, or mailroom's reason. A public key sees " +
+          "only mailroom's own reasons (queued, held, released): a remote's text can quote addresses",
       }),
     ),
     provider: Type.Optional(Type.String({ enum: [...EVENT_SOURCES], description: PROVIDER_DESCRIPTION })),
@@ -90,7 +99,8 @@ export const TimelineEventSchema = Type.Object(
       Type.String({
         enum: ['hard', 'soft'],
         description:
-          "bounced (and a DSN's delayed): hard, the address does not exist or is refused for good (suppressed); soft, a temporary refusal",
+          "bounced (and a DSN's delayed): hard, the address does not exist or is refused for good (suppressed); soft, a " +
+          'temporary refusal',
       }),
     ),
     status: Type.Optional(Type.String({ description: "The remote's status code (e.g. 5.1.1 or 550), when known" })),
@@ -98,6 +108,7 @@ export const TimelineEventSchema = Type.Object(
   },
   {
     description:
-      'One entry of the timeline; the flat fields are there only when the event has them (and, for a public key, only those without addresses or remote text)',
+      'One entry of the timeline; the flat fields are there only when the event ' +
+      'has them (and, for a public key, only those without addresses or remote text)',
   },
 );

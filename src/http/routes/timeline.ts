@@ -24,7 +24,7 @@ const OWN_REASON_TYPES = new Set(['queued', 'held', 'released']);
  * source adds later (a provider's `extra`, a DSN's reported recipient, a relay's 250 reply)
  * stays private until someone decides otherwise.
  */
-const PUBLIC_DETAIL_KEYS = new Set(['provider', 'bounce_type', 'status', 'hard', 'attempt', 'retry_at']);
+const PUBLIC_DETAIL_KEYS = new Set(['provider', 'bounce_type', 'status', 'hard', 'attempt', 'retry_at', 'simulated']);
 
 function publicView(type: string, detail: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
@@ -32,8 +32,14 @@ function publicView(type: string, detail: Record<string, unknown>): Record<strin
   );
 }
 
-export function timelineEntry(e: MessageEvent, withAddresses: boolean) {
-  const details = e.detail === null ? null : withAddresses ? e.detail : publicView(e.type, e.detail);
+/**
+ * `simulated`: the message went to a simulator address (issue 27), so every entry says
+ * `details.simulated: true`. Read from the message's column, not stamped on each stored event:
+ * a message's events have many writers (claim, outcomes, reaper, the simulator's record path).
+ */
+export function timelineEntry(e: MessageEvent, withAddresses: boolean, simulated = false) {
+  const stored = simulated ? { ...e.detail, simulated: true } : e.detail;
+  const details = stored === null ? null : withAddresses ? stored : publicView(e.type, stored);
   const d = details ?? {};
   // The worker's own hand-off bounce says `hard: true|false`; provider events say bounce_type.
   const bounceType =
