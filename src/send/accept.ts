@@ -8,7 +8,7 @@ import type { ClientInfo } from '../domain/client.js';
 import type { Clock } from '../domain/clock.js';
 import { newSortableId, randomToken, sha256 } from '../domain/ids.js';
 import { Lru } from '../domain/lru.js';
-import type { Organization, Service, Template } from '../domain/types.js';
+import type { Service, Template } from '../domain/types.js';
 import type { Metrics } from '../observability/metrics.js';
 import { ApiError } from '../errors/api-error.js';
 import {
@@ -33,6 +33,7 @@ import {
   renderForService,
   resolveService,
 } from './render-step.js';
+import { checkLists, checkSimulatorRecipients } from './recipient-rules.js';
 import type { SendAccepted, SendInput } from './request.js';
 
 /** Spec, Limits: 256 kB of JSON template parameters per message. */
@@ -128,8 +129,13 @@ export interface SendOutcome {
  * event, and records the idempotent response.
  */
 export async function acceptSend(deps: SendDeps, ctx: SendContext): Promise<SendOutcome> {
-  const { org } = ctx.caller;
-  const idem = ctx.idempotency === undefined ? undefined : { orgId: org.id, ...ctx.idempotency };
+  const { org, key } = ctx.caller;
+  // Scoped per mode (risk R2): a test run's key replayed by a live send within 24 h would
+  // otherwise answer the test message and send nothing. The message row keeps the raw key.
+  const idem =
+    ctx.idempotency === undefined
+      ? undefined
+      : { orgId: org.id, ...ctx.idempotency, key: key.mode === 'test' ? `test:${ctx.idempotency.key}` : ctx.idempotency.key };
   if (idem === undefined) return { response: await commit(deps, ctx, await prepare(deps, ctx), undefined), replayed: false };
   // A replay answers before any other check: a CAPTCHA token is single use, so a retry of a
   // completed send must not be verified again.
@@ -153,6 +159,8 @@ interface Prepared {
   charge: RecipientCharge | undefined;
   /** Blobs already stored for this message; deleted again if it is not accepted. */
   attachments: AttachmentRef[];
+  /** Addressed to simulator addresses (issue 27): never takes a credit, never leaves the machine. */
+  simulated: boolean;
 }
 
 async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
@@ -182,7 +190,11 @@ async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
   checkTemplateLock(template, shape, key.type);
   if (template.captcha) {
     if (key.type === 'public')
-      await captcha.check(org, { token: input.turnstile_token, turnstileKey: input.turnstile_key }, ctx.client);
+      await captcha.check(
+        org,
+        { token: input.turnstile_token, turnstileKey: input.turnstile_key, keyMode: key.mode },
+        ctx.client,
+      );
     await countPublic();
   }
 
@@ -192,7 +204,8 @@ async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
   const locked = isLockedSend(shape, key.type);
   if (locked) checkLockedContent(params, template.params, shape);
   const email = renderForService(deps, template, cacheKey, service, params);
-  await checkLists(deps.store, org, email, params);
+  const sim = checkSimulatorRecipients(email, key.mode);
+  await checkLists(deps.store, org, email, params, sim);
   checkRenderedLinks(org, template, email, locked);
   const charge = locked ? await limits.countRecipients(org, allRecipients(email)) : undefined;
   // Last, because it stores bytes: every cheaper check has passed by now.
@@ -205,36 +218,7 @@ async function prepare(deps: SendDeps, ctx: SendContext): Promise<Prepared> {
     if (charge !== undefined) await limits.refund(charge);
     throw err;
   });
-  return { template, service, email, charge, attachments };
-}
-
-/**
- * Block list (403) before suppression (451): the block list is the organization's own rule
- * against abuse, the suppression list protects recipients who bounced or complained. An entry
- * `@example.com` blocks a whole domain.
- */
-async function checkLists(store: Store, org: Organization, email: RenderedEmail, params: Record<string, unknown>): Promise<void> {
-  const recipients = allRecipients(email);
-  const candidates = new Set<string>();
-  for (const r of recipients) {
-    candidates.add(r);
-    candidates.add(r.slice(r.lastIndexOf('@')));
-  }
-  const watched = org.security.block_list_watch_variable;
-  const watchedValue = watched === null ? undefined : params[watched];
-  if (typeof watchedValue === 'string' && watchedValue.trim() !== '') {
-    const v = canonicalAddress(watchedValue);
-    candidates.add(v);
-    if (v.includes('@')) candidates.add(v.slice(v.lastIndexOf('@')));
-  }
-  const hits = await store.listHits.among(org.id, [...candidates], recipients);
-  if (hits.blocked.length > 0) throw new ApiError('recipient_blocked');
-  if (hits.suppressed.length > 0) {
-    throw new ApiError('recipient_suppressed', {
-      message: 'A recipient is on the suppression list; no credit was used.',
-      details: { recipients: hits.suppressed },
-    });
-  }
+  return { template, service, email, charge, attachments, simulated: sim.simulated.length > 0 };
 }
 
 async function commit(
@@ -264,7 +248,9 @@ async function persist(
   const statusToken = `st_${randomToken(24)}`;
   return deps.store
     .transaction(async (tx) => {
-      const status = await takeCredit(tx, org, key.type);
+      // A test key's or a simulator send is never charged, so never 402 nor held (issue 27 §2).
+      const charged = key.mode === 'live' && !p.simulated;
+      const status = charged ? await takeCredit(tx, org, key.type) : 'queued';
       await tx.messages.insert({
         id,
         org_id: org.id,
@@ -277,7 +263,9 @@ async function persist(
         subject: p.email.subject,
         header_message_id: `<${id}@${deps.messageIdHost}>`,
         attachments: p.attachments.length > 0 ? JSON.stringify(p.attachments) : null,
-        credit_taken: status === 'queued',
+        credit_taken: charged && status === 'queued',
+        mode: key.mode,
+        simulated: p.simulated,
         idempotency_key: ctx.idempotency?.key ?? null,
         recipients: [
           ...p.email.to.map((a) => ({ kind: 'to' as const, email: canonicalAddress(a.address) })),
