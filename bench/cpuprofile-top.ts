@@ -98,9 +98,9 @@ function main(argv: readonly string[]): void {
     }
   }
   const rows = [...selfUs].sort((a, b) => b[1] - a[1]).slice(0, top);
-  console.log(
-    `${path.basename(files[0] ?? '')}${files.length > 1 ? ` and ${files.length - 1} more` : ''}: ${(totalUs / 1000).toFixed(0)} ms ${total ? 'busy (total time per function)' : 'sampled'}`,
-  );
+  const more = files.length > 1 ? ` and ${files.length - 1} more` : '';
+  const what = total ? 'busy (total time per function)' : 'sampled';
+  console.log(`${path.basename(files[0] ?? '')}${more}: ${(totalUs / 1000).toFixed(0)} ms ${what}`);
   for (const [key, us] of rows) {
     console.log(
       `${(us / 1000).toFixed(1).padStart(9)} ms ${((100 * us) / Math.max(totalUs, 1)).toFixed(1).padStart(5)}%  ${key}`,

@@ -41,8 +41,8 @@ async function openRun(
 /**
  * Goal 2: a constant arrival rate (500 sends a second for 30 s), open loop, against the durable
  * baseline and against `mailroom serve` with the worker on (and off, BENCH_WORKER_OFF=off to
- * skip; BENCH_WORKER_ON=off skips the worker-on run), each a fresh process from the same 300 organizations. Each server gets a warm-up run at
- * the same rate first, not counted: the first run after start showed 1.8 s stalls from start-up
+ * skip; BENCH_WORKER_ON=off skips the worker-on run), each a fresh process from the same 300 organizations. Each server gets a
+ * warm-up run at the same rate first, not counted: the first run after start showed 1.8 s stalls from start-up
  * alone. With the worker on, the benchmark then waits for the deliveries, so they do not land on
  * the next server.
  */
@@ -96,12 +96,15 @@ const ms = (n: number, width: number) => `${n.toFixed(1).padStart(width)} ms`;
 
 export function printLatencyGoal(runs: readonly LatencyRun[], rate: number, seconds: number): void {
   console.log(
-    `\nGoal 2, no stalls: open loop, ${rate} sends/s for ${seconds} s (latency from each request's due time), after a warm-up run not counted`,
+    `\nGoal 2, no stalls: open loop, ${rate} sends/s for ${seconds} s ` +
+      `(latency from each request's due time), after a warm-up run not counted`,
   );
   for (const r of runs) {
     const errors = r.non2xx + r.errors > 0 ? `   non-2xx ${r.non2xx} errors ${r.errors}` : '';
     console.log(
-      `  ${r.name.padEnd(26)} p50 ${ms(r.p50, 6)}   p99 ${ms(r.p99, 7)}   p99.9 ${ms(r.p999, 7)}   max ${ms(r.max, 7)}   ${r.cpuMicros.toFixed(0).padStart(5)} µs CPU/req   generator lag ≤ ${r.dispatchLagMax.toFixed(0)} ms${errors}`,
+      `  ${r.name.padEnd(26)} p50 ${ms(r.p50, 6)}   p99 ${ms(r.p99, 7)}   ` +
+        `p99.9 ${ms(r.p999, 7)}   max ${ms(r.max, 7)}   ${r.cpuMicros.toFixed(0).padStart(5)} ` +
+        `µs CPU/req   generator lag ≤ ${r.dispatchLagMax.toFixed(0)} ms${errors}`,
     );
   }
   const base = runs[0];
@@ -110,7 +113,9 @@ export function printLatencyGoal(runs: readonly LatencyRun[], rate: number, seco
     const p99 = r.p99 / base.p99;
     const p999 = r.p999 / base.p999;
     console.log(
-      `  ratio ${r.name.replace('POST /v1/send, ', '')} / baseline: p99 ${p99.toFixed(2)}x (goal ≤ 2x: ${p99 <= 2 ? 'met' : 'not met'})   p99.9 ${p999.toFixed(2)}x (goal ≤ 3x: ${p999 <= 3 ? 'met' : 'not met'})   p50 ${(r.p50 / base.p50).toFixed(2)}x`,
+      `  ratio ${r.name.replace('POST /v1/send, ', '')} / baseline: ` +
+        `p99 ${p99.toFixed(2)}x (goal ≤ 2x: ${p99 <= 2 ? 'met' : 'not met'})   ` +
+        `p99.9 ${p999.toFixed(2)}x (goal ≤ 3x: ${p999 <= 3 ? 'met' : 'not met'})   p50 ${(r.p50 / base.p50).toFixed(2)}x`,
     );
   }
 }

@@ -8,7 +8,8 @@ export function machineLine(): string {
     .map((l) => l.toFixed(2))
     .join(' ');
   return [
-    `machine: ${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown CPU'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, Node ${process.version}, ${os.type()} ${os.release()}`,
+    `machine: ${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown CPU'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} ` +
+      `GiB memory, Node ${process.version}, ${os.type()} ${os.release()}`,
     `load average at start ${load}: other processes may be running; compare ratios (measured in the same run), not rates`,
   ].join('\n');
 }

@@ -40,7 +40,8 @@ export async function seedQueued(store: Store, url: string, schema: string, coun
       insert into message_contents (message_id, content, attachments)
       select id, json_build_object(
         'subject', 'Bench message ' || i, 'from', json_build_object('name', 'Bench', 'address', 'bench@mailroom.test'),
-        'reply_to', '[]'::json, 'to', json_build_array(json_build_object('name', '', 'address', 'rcpt' || (i % 50) || '@example.com')),
+        'reply_to', '[]'::json, 'to', json_build_array(json_build_object('name', '', 'address', 'rcpt' || (i % 50) ||
+        '@example.com')),
         'cc', '[]'::json, 'bcc', '[]'::json,
         'html', repeat('<p>Hello ' || i || '</p>', 20), 'text', repeat('Hello ' || i || E'\\n', 20))::text, null
       from (${ids}) s`,

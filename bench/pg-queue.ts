@@ -197,13 +197,17 @@ function line(label: string, xs: readonly RunFigures[], ratios?: readonly number
   const med = (f: (x: RunFigures) => number) => fixed(median(xs.map(f)));
   const ratio =
     ratios === undefined ? '' : `  ratio ${median(ratios).toFixed(2)}× (${ratios.map((x) => x.toFixed(2)).join(', ')})`;
-  return `  ${label.padEnd(34)} ${med((x) => x.rate).padStart(6)} jobs/s (${spread(xs.map((x) => x.rate))}), CPU/job ${med((x) => x.cpuMicros)} µs node + ${med((x) => x.dbMicros)} µs postgres${ratio}`;
+  return (
+    `  ${label.padEnd(34)} ${med((x) => x.rate).padStart(6)} jobs/s (${spread(xs.map((x) => x.rate))}), ` +
+    `CPU/job ${med((x) => x.cpuMicros)} µs node + ${med((x) => x.dbMicros)} µs postgres${ratio}`
+  );
 }
 
 async function main(): Promise<void> {
   const t0 = performance.now();
   console.log(
-    `pg-queue bench: ${JOBS} jobs a run, ${ROUNDS} rounds, pool ${POOL} each; ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}; Node ${process.version}; pg-boss 12.38.0`,
+    `pg-queue bench: ${JOBS} jobs a run, ${ROUNDS} rounds, pool ${POOL} ` +
+      `each; ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}; Node ${process.version}; pg-boss 12.38.0`,
   );
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();

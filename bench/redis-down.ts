@@ -35,7 +35,8 @@ async function startRedis(port: number): Promise<ChildProcess> {
 }
 
 const line = (name: string, f: LoadFigures) =>
-  `${name.padEnd(11)} ${f.rps.toFixed(0).padStart(5)} sends/s   p50 ${String(f.p50).padStart(5)} ms   p99 ${String(f.p99).padStart(5)} ms   2xx ${f.ok}   non-2xx ${f.non2xx}   errors ${f.errors}`;
+  `${name.padEnd(11)} ${f.rps.toFixed(0).padStart(5)} sends/s   p50 ${String(f.p50).padStart(5)} ` +
+  `ms   p99 ${String(f.p99).padStart(5)} ms   2xx ${f.ok}   non-2xx ${f.non2xx}   errors ${f.errors}`;
 
 async function main(): Promise<void> {
   const settings = sendSettings();

@@ -46,10 +46,12 @@ async function main(): Promise<void> {
     const d = await deliveryBench(Number(process.env.BENCH_MESSAGES ?? 3000), Number(process.env.BENCH_ROUNDS ?? 5));
     console.log(`delivery, ${d.messages} messages to a loopback SMTP sink, ${d.ratios.length} alternating rounds (medians):`);
     console.log(
-      `  raw nodemailer pool (50 in flight)  ${d.raw.toFixed(0).padStart(6)} msg/s   ${d.rawCpuMicros.toFixed(0).padStart(4)} µs CPU/msg`,
+      `  raw nodemailer pool (50 in ` +
+        `flight)  ${d.raw.toFixed(0).padStart(6)} msg/s   ${d.rawCpuMicros.toFixed(0).padStart(4)} µs CPU/msg`,
     );
     console.log(
-      `  queue → worker → sink (SQLite)      ${d.queued.toFixed(0).padStart(6)} msg/s   ${d.queueCpuMicros.toFixed(0).padStart(4)} µs CPU/msg`,
+      `  queue → worker → sink ` +
+        `(SQLite)      ${d.queued.toFixed(0).padStart(6)} msg/s   ${d.queueCpuMicros.toFixed(0).padStart(4)} µs CPU/msg`,
     );
     console.log(`ratio queue/raw: ${d.ratio.toFixed(2)}x   (rounds: ${d.ratios.map((r) => r.toFixed(2)).join(', ')})`);
   }
@@ -61,10 +63,12 @@ async function main(): Promise<void> {
     );
     console.log(`delivery, ${p.messages} messages to a loopback Postmark fake, ${p.ratios.length} alternating rounds (medians):`);
     console.log(
-      `  raw fetch (50 in flight)            ${p.raw.toFixed(0).padStart(6)} msg/s   ${p.rawCpuMicros.toFixed(0).padStart(4)} µs CPU/msg   ${p.rawBodyBytes.toFixed(0)} B/request`,
+      `  raw fetch (50 in flight)            ${p.raw.toFixed(0).padStart(6)} ` +
+        `msg/s   ${p.rawCpuMicros.toFixed(0).padStart(4)} µs CPU/msg   ${p.rawBodyBytes.toFixed(0)} B/request`,
     );
     console.log(
-      `  queue → worker → Postmark (SQLite)  ${p.queued.toFixed(0).padStart(6)} msg/s   ${p.queueCpuMicros.toFixed(0).padStart(4)} µs CPU/msg   ${p.queueBodyBytes.toFixed(0)} B/request`,
+      `  queue → worker → Postmark (SQLite)  ${p.queued.toFixed(0).padStart(6)} ` +
+        `msg/s   ${p.queueCpuMicros.toFixed(0).padStart(4)} µs CPU/msg   ${p.queueBodyBytes.toFixed(0)} B/request`,
     );
     console.log(`ratio queue/raw fetch: ${p.ratio.toFixed(2)}x   (rounds: ${p.ratios.map((r) => r.toFixed(2)).join(', ')})`);
   }

@@ -36,7 +36,8 @@ export function messageIdOf(plan: SeedPlan, i: number): { id: string; org: strin
   // In integers, as the seed's SQL does (seedRange): past ~3.5 M messages i × SPAN_MS passes 2^53.
   const createdAt = plan.start + Number((BigInt(i) * BigInt(SPAN_MS)) / BigInt(plan.messages));
   const org = Number(((BigInt(i) * 2654435761n) % 4294967291n) % BigInt(SCALE_ORGS));
-  const id = `msg_${createdAt.toString(16).padStart(12, '0')}${org.toString(16).padStart(6, '0')}${i.toString(16).padStart(16, '0')}`;
+  const hex = (n: number, digits: number) => n.toString(16).padStart(digits, '0');
+  const id = `msg_${hex(createdAt, 12)}${hex(org, 6)}${hex(i, 16)}`;
   return { id, org: orgId(org), createdAt };
 }
 
@@ -56,7 +57,8 @@ raw as (
   from seq
 ),
 base as (
-  select i, c, h1 % ${SCALE_ORGS} as org, (h1 / ${SCALE_ORGS}) % ${SCALE_TEMPLATES.length} as tpl, h2 % 1000 as r, (h2 / 1000) % 5000 as rcpt
+  select i, c, h1 % ${SCALE_ORGS} as org, (h1 / ${SCALE_ORGS}) % ${SCALE_TEMPLATES.length} as tpl, h2 % 1000 as r, (h2 / 1000)
+  % 5000 as rcpt
   from raw
 ),
 m as (
@@ -72,7 +74,8 @@ m as (
 const STATEMENTS = {
   messages: `${BASE}
 insert into messages (id, org_id, template_id, service_id, status, status_token_hash, key_type, subject, header_message_id,
-  credit_taken, attempts, next_attempt_at, lease_until, last_error, idempotency_key, created_at, updated_at, sent_at, provider_message_id)
+  credit_taken, attempts, next_attempt_at, lease_until, last_error, idempotency_key, created_at, updated_at, sent_at,
+  provider_message_id)
 select id, org_id, template_id, 'outbox', status, lower(hex(randomblob(32))), 'private',
   'Your ' || template_id || ' from Analytical Engines', '<' || id || '@mailroom.test>',
   case when status = 'discarded' then 0 else 1 end, case when status in ('discarded') then 0 else 1 end, null, null,
@@ -86,8 +89,12 @@ insert into message_contents (message_id, content, attachments)
 select id, json_object(
   'from', 'Analytical Engines <noreply@' || org_id || '.example.com>', 'to', json_array('user' || rcpt || '@example.com'),
   'subject', 'Your ' || template_id || ' from Analytical Engines',
-  'html', '<!doctype html><html><body><p>Dear Ada Lovelace,</p><p>The engine is ready. The engine is ready. The engine is ready. The engine is ready. The engine is ready. The engine is ready. The engine is ready. The engine is ready.</p><p>Plan: pro</p><p><a href="https://example.com/account">Your account</a></p></body></html>',
-  'text', 'The engine is ready. The engine is ready. The engine is ready. The engine is ready. The engine is ready. The engine is ready. The engine is ready. The engine is ready.'), null
+  'html', '<!doctype html><html><body><p>Dear Ada Lovelace,</p><p>The engine is ready. The engine is ready. The ' ||
+    'engine is ready. The engine is ready. The engine is ready. The engine is ready. The engine is ready. ' ||
+    'The engine is ready.</p><p>Plan: pro</p><p><a href="https://example.com/account">Your ' ||
+    'account</a></p></body></html>',
+  'text', 'The engine is ready. The engine is ready. The engine is ready. The engine is ready. The engine is ' ||
+    'ready. The engine is ready. The engine is ready. The engine is ready.'), null
 from m`,
   recipients: `${BASE}
 insert into message_recipients (message_id, org_id, kind, email, created_at, state, reason, updated_at)
@@ -100,17 +107,20 @@ tl(status, k, type, dt) as (values
   ('delivered', 0, 'queued', 0), ('delivered', 1, 'sent', 800), ('delivered', 2, 'delivered', 4000),
   ('sent', 0, 'queued', 0), ('sent', 1, 'sent', 800),
   ('bounced', 0, 'queued', 0), ('bounced', 1, 'sent', 800), ('bounced', 2, 'bounced', 4000),
-  ('complained', 0, 'queued', 0), ('complained', 1, 'sent', 800), ('complained', 2, 'delivered', 4000), ('complained', 3, 'complained', 60000),
+  ('complained', 0, 'queued', 0), ('complained', 1, 'sent', 800), ('complained', 2, 'delivered', 4000), ('complained', 3,
+  'complained', 60000),
   ('failed', 0, 'queued', 0), ('failed', 1, 'failed', 800),
   ('discarded', 0, 'queued', 0), ('discarded', 1, 'discarded', 5))
 insert into message_events (message_id, type, at, detail)
 select m.id, tl.type, m.c + tl.dt,
   case tl.type when 'sent' then json_object('service_id', 'outbox', 'recipients', json_array('user' || m.rcpt || '@example.com'))
-    when 'bounced' then json_object('recipient', 'user' || m.rcpt || '@example.com', 'reason', '550 5.1.1 Recipient address rejected')
+    when 'bounced' then json_object('recipient', 'user' || m.rcpt || '@example.com', 'reason',
+    '550 5.1.1 Recipient address rejected')
     else null end
 from m join tl on tl.status = m.status order by m.i, tl.k`,
   idempotency: `${BASE}
-insert into idempotency_records (org_id, key, request_hash, state, response_status, response_headers, response_body, created_at, expires_at)
+insert into idempotency_records (org_id, key, request_hash, state, response_status, response_headers, response_body,
+created_at, expires_at)
 select org_id, 'k-' || i, lower(hex(randomblob(32))), 'done', 202, '{"content-type":"application/json"}',
   json_object('message_id', id, 'status', 'queued', 'status_token', 'st_' || lower(hex(randomblob(16)))), c, c + ${DAY_MS}
 from m where c >= :keysFrom and r % 2 = 0`,

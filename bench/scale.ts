@@ -62,7 +62,8 @@ async function seeded(): Promise<SideFile> {
     const t = performance.now();
     await openStore(`sqlite:${DB_FILE}`, { clock: systemClock }).then((s) => s.close());
     console.log(
-      `reusing ${DB_FILE} (${plan.messages.toLocaleString('en')} messages, seeded in ${plan.seedSeconds.toFixed(0)} s on ${plan.seededAt}); opened and migrated in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+      `reusing ${DB_FILE} (${plan.messages.toLocaleString('en')} messages, seeded in ${plan.seedSeconds.toFixed(0)} ` +
+        `s on ${plan.seededAt}); opened and migrated in ${((performance.now() - t) / 1000).toFixed(1)} s`,
     );
     const dayEnd = firstIndexAt(plan, plan.start + DAY_MS);
     const present = countRange(DB_FILE, plan, 0, dayEnd);
@@ -70,7 +71,8 @@ async function seeded(): Promise<SideFile> {
       const t1 = performance.now();
       refillRange(DB_FILE, plan, 0, dayEnd);
       console.log(
-        `  put back the oldest day (${(dayEnd - present).toLocaleString('en')} messages were purged) in ${((performance.now() - t1) / 1000).toFixed(1)} s`,
+        `  put back the oldest day (${(dayEnd - present).toLocaleString('en')} ` +
+          `messages were purged) in ${((performance.now() - t1) / 1000).toFixed(1)} s`,
       );
     }
     return plan;
@@ -92,7 +94,10 @@ async function seeded(): Promise<SideFile> {
 }
 
 function line(name: string, value: number, unit: string, goal: string, met: boolean): string {
-  return `  ${name.padEnd(44)} ${value.toFixed(unit === 'req/s' ? 0 : 1).padStart(8)} ${unit.padEnd(6)} goal ${goal.padEnd(22)} ${met ? 'met' : 'NOT MET'}`;
+  return (
+    `  ${name.padEnd(44)} ${value.toFixed(unit === 'req/s' ? 0 : 1).padStart(8)} ${unit.padEnd(6)} ` +
+    `goal ${goal.padEnd(22)} ${met ? 'met' : 'NOT MET'}`
+  );
 }
 
 function report(label: string, m: Measured, empty: Measured | undefined): void {
@@ -114,7 +119,8 @@ function report(label: string, m: Measured, empty: Measured | undefined): void {
     const p = m.purge;
     console.log(line(`API p99 during the purge (${p.rate}/s mixed)`, p.p99, 'ms', '< 20 ms', p.p99 < 20));
     console.log(
-      `    the same load without a purge: p99 ${p.quietP99.toFixed(1)} ms; during it p99.9 ${p.p999.toFixed(1)} ms, max ${p.max.toFixed(1)} ms`,
+      `    the same load without a purge: p99 ${p.quietP99.toFixed(1)} ms; ` +
+        `during it p99.9 ${p.p999.toFixed(1)} ms, max ${p.max.toFixed(1)} ms`,
     );
     console.log(
       `    p99 during it by kind: ${Object.entries(p.byKind)
@@ -122,7 +128,8 @@ function report(label: string, m: Measured, empty: Measured | undefined): void {
         .join(', ')}`,
     );
     console.log(
-      `    purged ${p.purged.toLocaleString('en')} of ${p.due.toLocaleString('en')} messages of the oldest day in ${p.seconds.toFixed(1)} s (${(p.purged / Math.max(p.seconds, 0.001)).toFixed(0)} msg/s)`,
+      `    purged ${p.purged.toLocaleString('en')} of ${p.due.toLocaleString('en')} messages of the ` +
+        `oldest day in ${p.seconds.toFixed(1)} s (${(p.purged / Math.max(p.seconds, 0.001)).toFixed(0)} msg/s)`,
     );
   }
   if (m.failures.length > 0) console.log(`    failures: ${m.failures.join('; ')}`);

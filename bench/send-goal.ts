@@ -117,7 +117,10 @@ const fixed = (n: number, width: number, digits = 0) => n.toFixed(digits).padSta
 
 function runLine(name: string, f: RunFigures): string {
   const errors = f.non2xx + f.errors > 0 ? `   non-2xx ${f.non2xx} errors ${f.errors}` : '';
-  return `${name.padEnd(24)} ${fixed(f.rps, 7)} req/s   p50 ${fixed(f.p50, 3)} ms   p99 ${fixed(f.p99, 4)} ms   ${fixed(f.cpuMicros, 5)} µs CPU/req${errors}`;
+  return (
+    `${name.padEnd(24)} ${fixed(f.rps, 7)} req/s   p50 ${fixed(f.p50, 3)} ` +
+    `ms   p99 ${fixed(f.p99, 4)} ms   ${fixed(f.cpuMicros, 5)} µs CPU/req${errors}`
+  );
 }
 
 function spread(values: readonly number[], digits = 2, unit = 'x'): string {
@@ -141,7 +144,8 @@ function medianRun(runs: readonly RunFigures[]): RunFigures {
 
 export function printSendGoal(f: SendGoalFigures, seconds: number, connections: number): void {
   console.log(
-    `\nGoal 1, send vs durable baseline (≥ 0.35x): closed loop, ${connections} connections, ${f.mailroom.length} alternating rounds of ${seconds} s`,
+    `\nGoal 1, send vs durable baseline (≥ 0.35x): closed ` +
+      `loop, ${connections} connections, ${f.mailroom.length} alternating rounds of ${seconds} s`,
   );
   const ratios = f.mailroom.map((m, i) => m.rps / (f.baseline[i]?.rps ?? Number.NaN));
   const cpuRatios = f.mailroom.map((m, i) => (f.baseline[i]?.cpuMicros ?? Number.NaN) / m.cpuMicros);
@@ -159,10 +163,12 @@ export function printSendGoal(f: SendGoalFigures, seconds: number, connections: 
   console.log(`  median  ${runLine('POST /v1/send (SQLite)', m)}`);
   const ratio = median(ratios);
   console.log(
-    `  ratio send/baseline: throughput ${ratio.toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}; spread ${spread(ratios)})  goal ≥ 0.35x: ${ratio >= 0.35 ? 'met' : 'not met'}`,
+    `  ratio send/baseline: throughput ${ratio.toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}; ` +
+      `spread ${spread(ratios)})  goal ≥ 0.35x: ${ratio >= 0.35 ? 'met' : 'not met'}`,
   );
   console.log(
-    `  ratio of CPU per request, baseline/send: ${median(cpuRatios).toFixed(2)}x (spread ${spread(cpuRatios)}): the throughput ratio if each server had a core to itself`,
+    `  ratio of CPU per request, baseline/send: ${median(cpuRatios).toFixed(2)}x ` +
+      `(spread ${spread(cpuRatios)}): the throughput ratio if each server had a core to itself`,
   );
 }
 
@@ -170,12 +176,15 @@ export function printMemoryGoal(m: MemoryFigures, runs: number): void {
   const growth = (m.idleAfterRuns.at(-1) ?? Number.NaN) - (m.idleAfterRuns[0] ?? Number.NaN);
   console.log(`\nGoal 5, memory of the mailroom process (VmRSS; 300 organizations, worker on):`);
   console.log(
-    `  idle after start          ${fixed(m.idleAfterStart, 5, 1)} MB   goal ≤ 120 MB: ${m.idleAfterStart <= 120 ? 'met' : 'not met'}   (${(m.idleAfterStart / 120).toFixed(2)}x the goal)`,
+    `  idle after start          ${fixed(m.idleAfterStart, 5, 1)} MB   goal ≤ 120 ` +
+      `MB: ${m.idleAfterStart <= 120 ? 'met' : 'not met'}   (${(m.idleAfterStart / 120).toFixed(2)}x the goal)`,
   );
   console.log(
-    `  peak during the runs      ${fixed(m.peak, 5, 1)} MB   goal ≤ 250 MB: ${m.peak <= 250 ? 'met' : 'not met'}   (${(m.peak / 250).toFixed(2)}x the goal)`,
+    `  peak during the runs      ${fixed(m.peak, 5, 1)} MB   goal ≤ 250 ` +
+      `MB: ${m.peak <= 250 ? 'met' : 'not met'}   (${(m.peak / 250).toFixed(2)}x the goal)`,
   );
   console.log(
-    `  idle after each of ${runs} runs ${m.idleAfterRuns.map((r) => `${r.toFixed(1)} MB`).join(', ')}   growth first→last ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MB`,
+    `  idle after each of ${runs} runs ${m.idleAfterRuns.map((r) => `${r.toFixed(1)} MB`).join(', ')}   ` +
+      `growth first→last ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MB`,
   );
 }

@@ -90,7 +90,8 @@ const WAIT_READY = `(ready, timeout, t0) => new Promise((resolve, reject) => {
     (r.text === undefined || (el.textContent || '').includes(r.text)) && el.getClientRects().length > 0);
   const check = () => {
     if (ready.every(holds)) resolve(performance.now() - t0);
-    else if (performance.now() - t0 > timeout) reject(new Error('not ready after ' + timeout + ' ms: ' + JSON.stringify(ready) + ' at ' + location.href));
+    else if (performance.now() - t0 > timeout)
+      reject(new Error('not ready after ' + timeout + ' ms: ' + JSON.stringify(ready) + ' at ' + location.href));
     else requestAnimationFrame(check);
   };
   requestAnimationFrame(check);
@@ -252,7 +253,8 @@ async function measure(page: Page, base: string, list: PageCase[]): Promise<Row[
 
 function print(rows: Row[]): void {
   console.log(
-    `\n${'page'.padEnd(28)} ${'in-app ms'.padStart(20)}  ${'reloaded ms'.padStart(14)}   slowest admin API call (server, median / max ms)`,
+    `\n${'page'.padEnd(28)} ${'in-app ms'.padStart(20)}  ${'reloaded ms'.padStart(14)}   slowest admin API call (server, ` +
+      `median / max ms)`,
   );
   console.log(`${''.padEnd(28)} ${'first median   max'.padStart(20)}  ${'median   max'.padStart(14)}`);
   for (const r of rows) {
@@ -261,10 +263,11 @@ function print(rows: Row[]): void {
     const api =
       slowest === undefined
         ? '—'
-        : `${fmt(median(slowest[1]))} ${fmt(Math.max(...slowest[1]))}  ${slowest[0].replace(`/admin/v1/organizations/${BENCH_ORG}`, '…')}`;
-    console.log(
-      `${r.name.padEnd(28)} ${fmt(r.first)} ${fmt(median(r.app))} ${fmt(Math.max(...r.app))}   ${fmt(median(r.reload))} ${fmt(Math.max(...r.reload))}   ${api}`,
-    );
+        : `${fmt(median(slowest[1]))} ${fmt(Math.max(...slowest[1]))}  ` +
+          slowest[0].replace(`/admin/v1/organizations/${BENCH_ORG}`, '…');
+    const inApp = `${fmt(r.first)} ${fmt(median(r.app))} ${fmt(Math.max(...r.app))}`;
+    const reloaded = `${fmt(median(r.reload))} ${fmt(Math.max(...r.reload))}`;
+    console.log(`${r.name.padEnd(28)} ${inApp}   ${reloaded}   ${api}`);
   }
   const worst = Math.max(...rows.flatMap((r) => [r.first, ...r.app, ...r.reload]));
   console.log(`\nslowest single load: ${worst.toFixed(0)} ms${worst > 1000 ? '  (over the 1 s goal)' : ''}`);
@@ -312,7 +315,8 @@ async function main(): Promise<void> {
     const seeded = await seedUiBench(dataDir, MESSAGES);
     const size = fs.statSync(path.join(dataDir, 'mailroom.db')).size;
     console.log(
-      `seeded ${seeded.messages} messages over 90 days in ${seeded.seconds.toFixed(1)} s (database ${(size / 2 ** 20).toFixed(0)} MiB, SQLite)`,
+      `seeded ${seeded.messages} messages over 90 days ` +
+        `in ${seeded.seconds.toFixed(1)} s (database ${(size / 2 ** 20).toFixed(0)} MiB, SQLite)`,
     );
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;

@@ -33,6 +33,8 @@ const SERVICE_ERRORS: Readonly<Record<'relay' | 'postmark', string>> = {
   postmark: 'HTTP 503 Service Unavailable',
 };
 const TEMPLATE_IDS = ['contact', 'welcome', 'receipt', 'password-reset'] as const;
+/** Fifteen of these make a message body of a realistic size for a transactional email. */
+const BODY_LINE = 'Hello there, this is a message of a realistic size for a transactional email.';
 
 function statusAt(r: number): string {
   let acc = 0;
@@ -117,8 +119,10 @@ export async function seedUiBench(dataDir: string, count: number): Promise<SeedR
   db.pragma('journal_mode = WAL');
   const insertMessage =
     db.prepare(`insert into messages (id, org_id, template_id, service_id, status, status_token_hash, key_type, subject,
-    header_message_id, credit_taken, attempts, next_attempt_at, lease_until, last_error, idempotency_key, created_at, updated_at, sent_at, provider_message_id)
-    values (@id, @org_id, @template_id, @service_id, @status, @status_token_hash, @key_type, @subject, @header_message_id, @credit_taken, @attempts,
+    header_message_id, credit_taken, attempts, next_attempt_at, lease_until, last_error, idempotency_key, created_at,
+    updated_at, sent_at, provider_message_id)
+    values (@id, @org_id, @template_id, @service_id, @status, @status_token_hash, @key_type, @subject, @header_message_id,
+    @credit_taken, @attempts,
     @next_attempt_at, null, @last_error, null, @created_at, @updated_at, @sent_at, @provider_message_id)`);
   const insertContent = db.prepare('insert into message_contents (message_id, content, attachments) values (?, ?, null)');
   const insertRecipient = db.prepare(
@@ -180,8 +184,8 @@ export async function seedUiBench(dataDir: string, count: number): Promise<SeedR
           to: [{ name: '', address: to }],
           cc: cc === undefined ? [] : [{ name: '', address: cc }],
           bcc: [],
-          html: `<h1>${subject}</h1>${'<p>Hello there, this is a message of a realistic size for a transactional email.</p>'.repeat(15)}`,
-          text: `${subject}\n\n${'Hello there, this is a message of a realistic size for a transactional email.\n'.repeat(15)}`,
+          html: `<h1>${subject}</h1>${`<p>${BODY_LINE}</p>`.repeat(15)}`,
+          text: `${subject}\n\n${`${BODY_LINE}\n`.repeat(15)}`,
         }),
       );
       insertRecipient.run(id, BENCH_ORG, 'to', to, created);

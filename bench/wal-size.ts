@@ -65,10 +65,12 @@ export function printWalBench(f: WalFigures, connections: number): void {
   const errors = f.load.non2xx + f.load.errors > 0 ? `, non-2xx ${f.load.non2xx}, errors ${f.load.errors}` : '';
   console.log('');
   console.log(
-    `SQLite WAL under the highest sustained rate (issue 25 §2): closed loop, ${connections} connections, ${f.load.seconds} s, worker on`,
+    `SQLite WAL under the highest sustained rate (issue 25 §2): ` +
+      `closed loop, ${connections} connections, ${f.load.seconds} s, worker on`,
   );
   console.log(
-    `  ${f.load.rps.toFixed(0)} sends/s (p50 ${f.load.p50} ms, p99 ${f.load.p99} ms), ${f.load.ok} accepted${errors}; worker drained the run ${f.drainSeconds === undefined ? 'not within 120 s' : `in ${f.drainSeconds.toFixed(1)} s more`}`,
+    `  ${f.load.rps.toFixed(0)} sends/s (p50 ${f.load.p50} ms, p99 ${f.load.p99} ms), ${f.load.ok} accepted${errors}; ` +
+      `worker drained the run ${f.drainSeconds === undefined ? 'not within 120 s' : `in ${f.drainSeconds.toFixed(1)} s more`}`,
   );
   const row = f.samples
     .filter(([t]) => t % 5 === 0)

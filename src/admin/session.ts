@@ -88,7 +88,10 @@ export function sessionCookieValue(request: FastifyRequest): string | undefined 
  * too); Path=/ so a path prefix in front still works.
  */
 export function sessionCookie(deps: SessionDeps, value: string): string {
-  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${Math.floor(deps.config.uiSessionMs / 1000)}${secure(deps)}`;
+  return (
+    `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; ` +
+    `Max-Age=${Math.floor(deps.config.uiSessionMs / 1000)}${secure(deps)}`
+  );
 }
 
 export function clearedSessionCookie(deps: SessionDeps): string {

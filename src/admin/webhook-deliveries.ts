@@ -52,12 +52,16 @@ export async function replayDelivery(
   if (r.outcome === 'not_found') throw deliveryNotFound(orgId, deliveryId, endpointId);
   if (r.outcome === 'test_event') {
     throw new ApiError('conflict', {
-      message: `Webhook delivery "${deliveryId}" is a webhook.test event: those are sent once and not replayed. Send a new test event (POST …/webhooks/{id}/test).`,
+      message:
+        `Webhook delivery "${deliveryId}" is a webhook.test event: those are sent ` +
+        `once and not replayed. Send a new test event (POST …/webhooks/{id}/test).`,
     });
   }
   if (r.outcome === 'in_flight') {
     throw new ApiError('conflict', {
-      message: `Webhook delivery "${deliveryId}" is being sent right now: it was left to finish. Replay it after this attempt if needed.`,
+      message:
+        `Webhook delivery "${deliveryId}" is being sent right now: ` +
+        `it was left to finish. Replay it after this attempt if needed.`,
     });
   }
   return { endpointId: r.endpointId, endpointEnabled: r.endpointEnabled };

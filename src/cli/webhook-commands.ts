@@ -74,7 +74,8 @@ function deliveryLine(d: WebhookDeliveryView): string {
 function deliveryDetails(d: WebhookDeliveryView): string[] {
   const lines = [
     deliveryLine(d),
-    `  endpoint ${d.endpoint_id}  webhook-id ${d.webhook_id}${d.next_attempt_at === null ? '' : `  next attempt ${iso(d.next_attempt_at)}`}`,
+    `  endpoint ${d.endpoint_id}  ` +
+      `webhook-id ${d.webhook_id}${d.next_attempt_at === null ? '' : `  next attempt ${iso(d.next_attempt_at)}`}`,
   ];
   if (d.log.length === 0) lines.push('  no attempts yet');
   for (const a of d.log) {

@@ -36,7 +36,8 @@ export async function runWorker(config: Config, out: (line: string) => void): Pr
   worker.start();
   dispatcher.start();
   out(
-    `mailroom worker running (database: ${runtime.store.dialect}, metrics: ${listener === undefined ? 'off' : `http://${config.host}:${listener.port}/metrics`})`,
+    `mailroom worker running (database: ${runtime.store.dialect}, ` +
+      `metrics: ${listener === undefined ? 'off' : `http://${config.host}:${listener.port}/metrics`})`,
   );
   const signal = await untilSignal();
   runtime.logger.info({ signal }, 'worker shutting down');

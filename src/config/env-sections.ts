@@ -48,7 +48,9 @@ export function parseRetrySchedule(raw: string): { ok: true; seconds: number[] }
   if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p) || Number(p) > MAX_DELAY_SECONDS)) {
     return {
       ok: false,
-      problem: `MAILROOM_WEBHOOK_RETRY_SCHEDULE must be comma-separated whole seconds from 0 to ${MAX_DELAY_SECONDS} (e.g. "0,5,300"), got "${raw}"`,
+      problem:
+        `MAILROOM_WEBHOOK_RETRY_SCHEDULE must be comma-separated whole ` +
+        `seconds from 0 to ${MAX_DELAY_SECONDS} (e.g. "0,5,300"), got "${raw}"`,
     };
   }
   if (parts[0] !== undefined && Number(parts[0]) !== 0) {

@@ -7,8 +7,14 @@ import type { FailureKind, Refusal } from './transport.js';
  */
 
 /** Replies that mean "this mailbox does not exist" (RFC 3463 5.1.x, and the common wordings). */
-const MAILBOX_UNKNOWN =
-  /\b5\.1\.[0-36]\b|user not local|user unknown|unknown user|no such (user|mailbox|recipient)|does not exist|mailbox (unavailable|not found)|unknown recipient|invalid recipient/i;
+const MAILBOX_UNKNOWN = new RegExp(
+  [
+    '\\b5\\.1\\.[0-36]\\b',
+    'user not local|user unknown|unknown user|no such (user|mailbox|recipient)|does not exist',
+    'mailbox (unavailable|not found)|unknown recipient|invalid recipient',
+  ].join('|'),
+  'i',
+);
 
 /**
  * A TLS handshake that failed on the relay's certificate or on the protocol itself: expired,
@@ -17,10 +23,20 @@ const MAILBOX_UNKNOWN =
  * OpenSSL's wording; nodemailer keeps Node's code as `originalCode`. Retrying changes none of
  * them, while a refused connection, a timeout or a failed DNS lookup may pass on its own.
  */
-const TLS_FAILURE_CODE =
-  /^(?:CERT_|ERR_TLS_CERT|ERR_SSL_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_(?:VERIFY|GET_ISSUER|DECRYPT)|HOSTNAME_MISMATCH$)/;
-const TLS_FAILURE_TEXT =
-  /certificate|self[- ]signed|unable to verify|unable to get (?:local )?issuer|does not match certificate|wrong version number|SSL routines|ssl3_get_record|(?:tlsv1|sslv3) alert|handshake failure|unsupported protocol|no protocols available/i;
+const TLS_FAILURE_CODE = new RegExp(
+  `^(?:${[
+    'CERT_|ERR_TLS_CERT|ERR_SSL_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$',
+    'UNABLE_TO_(?:VERIFY|GET_ISSUER|DECRYPT)|HOSTNAME_MISMATCH$',
+  ].join('|')})`,
+);
+const TLS_FAILURE_TEXT = new RegExp(
+  [
+    'certificate|self[- ]signed|unable to verify|unable to get (?:local )?issuer|does not match certificate',
+    'wrong version number|SSL routines|ssl3_get_record|(?:tlsv1|sslv3) alert|handshake failure',
+    'unsupported protocol|no protocols available',
+  ].join('|'),
+  'i',
+);
 
 export interface SmtpFailure {
   code?: string;

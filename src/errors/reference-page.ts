@@ -7,7 +7,10 @@ export const escapeHtml = (s: string): string =>
 export function errorReferencePage(): string {
   const rows = ERROR_CODES.map((code) => {
     const { status, message } = ERROR_CATALOG[code];
-    return `<tr id="${errorAnchor(code)}"><td>${status}</td><td><a href="#${errorAnchor(code)}"><code>${code}</code></a></td><td>${escapeHtml(message)}</td></tr>`;
+    return (
+      `<tr id="${errorAnchor(code)}"><td>${status}</td><td><a ` +
+      `href="#${errorAnchor(code)}"><code>${code}</code></a></td><td>${escapeHtml(message)}</td></tr>`
+    );
   }).join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>mailroom: error reference</title>

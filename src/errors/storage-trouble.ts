@@ -30,8 +30,12 @@ const NET_UNAVAILABLE = new Set([
 // pg and pg-pool report a lost or unobtainable connection as plain Errors, named by message only.
 // 'Query read timeout': our client-side bound on a query (dialect.ts QUERY_TIMEOUT_MS) for a
 // server that stopped answering; 'Client was closed…': a query on a connection that just died.
-const PG_LOST =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|terminating connection|Query read timeout|Client was closed and is not queryable)/;
+const PG_LOST = new RegExp(
+  `^(${[
+    'Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error',
+    'Connection ended unexpectedly|terminating connection|Query read timeout|Client was closed and is not queryable',
+  ].join('|')})`,
+);
 
 /**
  * Set (not enumerable, so never serialised or logged) on an error that came from the database's

@@ -32,7 +32,9 @@ export interface ParsedForm {
 export interface FormLimits {
   /** MAILROOM_BODY_LIMIT_BYTES: the whole body, counted as it arrives (a chunked body declares nothing). */
   bodyBytes: number;
-  /** Attachment bytes this send may carry in all: the caller's plan allowance, or the largest plan's while the caller is unknown. */
+  /**
+   * Attachment bytes this send may carry in all: the caller's plan allowance, or the largest plan's while the caller is unknown.
+   */
   fileBytes: number;
 }
 

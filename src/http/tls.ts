@@ -25,7 +25,8 @@ export function readTlsMaterial(files: TlsFiles): TlsMaterial {
     tls.createSecureContext({ cert, key });
   } catch (err) {
     throw new ConfigError(
-      `MAILROOM_TLS_CERT_FILE/MAILROOM_TLS_KEY_FILE (${files.certFile}, ${files.keyFile}) are not a usable certificate and key: ${reason(err)}`,
+      `MAILROOM_TLS_CERT_FILE/MAILROOM_TLS_KEY_FILE ` +
+        `(${files.certFile}, ${files.keyFile}) are not a usable certificate and key: ${reason(err)}`,
     );
   }
   return { cert, key };

@@ -34,13 +34,18 @@ const SCRIPT = `
   function deliver(message) {
     var text = JSON.stringify(message);
     if (window.ReactNativeWebView) return window.ReactNativeWebView.postMessage(text);
-    if (window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.turnstile) return window.webkit.messageHandlers.turnstile.postMessage(message);
+    var webkit = window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.turnstile;
+    if (webkit) return webkit.postMessage(message);
     if (window.Android && window.Android.onTurnstile) return window.Android.onTurnstile(text);
     var target = redirectTo(message);
     if (target) location.assign(target);
   }
   window.mrReady = function () {
-    if (!siteKey) { status.textContent = 'The shared CAPTCHA widget is not configured on this server.'; deliver({ error: 'not_configured' }); return; }
+    if (!siteKey) {
+      status.textContent = 'The shared CAPTCHA widget is not configured on this server.';
+      deliver({ error: 'not_configured' });
+      return;
+    }
     window.turnstile.render('#widget', {
       sitekey: siteKey,
       callback: function (token) { deliver({ token: String(token) }); },
@@ -52,7 +57,8 @@ const SCRIPT = `
 `;
 
 const STYLE =
-  'body{display:flex;flex-direction:column;justify-content:center;align-items:center;min-height:90vh;margin:0;font-family:system-ui,sans-serif}';
+  'body{display:flex;flex-direction:column;justify-content:center;align-items:center;' +
+  'min-height:90vh;margin:0;font-family:system-ui,sans-serif}';
 
 const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
@@ -60,7 +66,12 @@ const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(
 const LOCKED = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** The widget page may run its own script and Cloudflare's, and frame Cloudflare's challenge. */
-export const WIDGET_CSP = `${LOCKED}; script-src ${sha256(SCRIPT)} ${TURNSTILE}; frame-src ${TURNSTILE}; style-src ${sha256(STYLE)}`;
+export const WIDGET_CSP = [
+  LOCKED,
+  `script-src ${sha256(SCRIPT)} ${TURNSTILE}`,
+  `frame-src ${TURNSTILE}`,
+  `style-src ${sha256(STYLE)}`,
+].join('; ');
 
 /** The error page runs no script at all. */
 export const ERROR_CSP = `${LOCKED}; style-src ${sha256(STYLE)}`;

@@ -7,8 +7,13 @@ import type { Fields } from './mime.js';
  * than "no"), the de-facto X-Autoreply / X-Autorespond / X-Auto-Response-Suppress-style
  * headers, Precedence auto_reply, and the subjects common clients use.
  */
-const SUBJECT =
-  /^\s*(auto(matic)?[ -]?(reply|response|antwort)|out of (the )?office|abwesenheitsnotiz|automatische antwort|r[ée]ponse automatique|respuesta autom[áa]tica|risposta automatica|i am (currently )?out|on vacation|vacation reply)/i;
+const SUBJECT = new RegExp(
+  `^\\s*(${[
+    'auto(matic)?[ -]?(reply|response|antwort)|out of (the )?office|abwesenheitsnotiz|automatische antwort',
+    'r[ée]ponse automatique|respuesta autom[áa]tica|risposta automatica|i am (currently )?out|on vacation|vacation reply',
+  ].join('|')})`,
+  'i',
+);
 
 export function isAutoReply(headers: Fields): boolean {
   const auto = headers.get('auto-submitted');

@@ -30,5 +30,8 @@ export function isLoopbackHost(host: string): boolean {
 const LOCALHOST_NAME = /^(?:[^.]+\.)*localhost$/;
 const LOOPBACK_RANGES = ['127.0.0.0/8', '::1/128', '::ffff:127.0.0.0/104'].map(cidr);
 
-/** Its pattern form lives apart (no imports) so the provider descriptors, which the UI bundles, take a string and not the address parser. */
+/**
+ * Its pattern form lives apart (no imports) so the provider descriptors, which the UI bundles,
+ * take a string and not the address parser.
+ */
 export { LOOPBACK_HOST_PATTERN } from './loopback-pattern.js';

@@ -76,7 +76,8 @@ export class RedisCircuit {
   async run<T>(command: () => Promise<T>): Promise<T> {
     if (this.open !== undefined) {
       throw new RedisUnavailable(
-        `Redis treated as down since ${Math.round((this.options.clock.now() - this.open.since) / 1000)} s ago: not asked (a probe checks it in the background)`,
+        `Redis treated as down since ${Math.round((this.options.clock.now() - this.open.since) / 1000)} ` +
+          `s ago: not asked (a probe checks it in the background)`,
       );
     }
     try {

@@ -143,8 +143,9 @@ export function checkTemplateLock(
   }
   const fields = shape.dynamicSenders.filter((f) => f === 'from_email' || dynamic);
   if (fields.length > 0) {
+    const when = dynamic ? ' when the recipient is' : '';
     throw new ApiError('dynamic_field_not_allowed', {
-      message: `With a public key, ${fields.join(', ')} may not be built from parameters${dynamic ? ' when the recipient is' : ''}.`,
+      message: `With a public key, ${fields.join(', ')} may not be built from parameters${when}.`,
       details: { fields },
     });
   }

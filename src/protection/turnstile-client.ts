@@ -81,9 +81,13 @@ export class TurnstileClient implements CaptchaVerifier {
       return result;
     }
     if (signal.aborted) throw new VerifierUnavailable(`siteverify timed out after ${this.timeoutMs} ms`);
-    throw new VerifierUnavailable(
-      `siteverify unreachable: ${lastError instanceof Error ? (lastError.cause instanceof Error ? lastError.cause.message : lastError.message) : String(lastError)}`,
-    );
+    const why =
+      lastError instanceof Error
+        ? lastError.cause instanceof Error
+          ? lastError.cause.message
+          : lastError.message
+        : String(lastError);
+    throw new VerifierUnavailable(`siteverify unreachable: ${why}`);
   }
 }
 

@@ -194,9 +194,8 @@ export function providerEventsRepo(db: Kysely<Database>, dialect: Dialect) {
           ? await sql<EarlyEventRow & { received_at: number }>`select ${sql.raw(EARLY_COLUMNS)} from provider_events
             where message_id = any(cast(${ids} as text[]))
             union all select ${sql.raw(EARLY_COLUMNS)} from provider_events
-            where message_id is null and org_id = any(cast(${orgs} as text[])) and provider_message_id = any(cast(${pids} as text[]))`.execute(
-              db,
-            )
+            where message_id is null and org_id = any(cast(${orgs} as text[])) and provider_message_id = any(cast(${pids} as
+            text[]))`.execute(db)
           : await sql<EarlyEventRow & { received_at: number }>`select ${sql.raw(EARLY_COLUMNS)} from provider_events
             where message_id in (select value from json_each(${JSON.stringify(ids)}))
             union all select ${sql.raw(EARLY_COLUMNS)} from provider_events indexed by provider_events_unmatched_provider_id

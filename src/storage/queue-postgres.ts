@@ -95,12 +95,11 @@ export async function markSentPostgres(
   const moved: string[] = [];
   for (let i = 0; i < items.length; i += 500) {
     const values = sql.join(
-      items
-        .slice(i, i + 500)
-        .map(
-          (x) =>
-            sql`(cast(${x.id} as text), cast(${x.lease} as bigint), cast(${JSON.stringify(x.detail)} as text), cast(${x.providerMessageId ?? null} as text))`,
-        ),
+      items.slice(i, i + 500).map(
+        (x) =>
+          sql`(cast(${x.id} as text), cast(${x.lease} as bigint), cast(${JSON.stringify(x.detail)} as text),
+              cast(${x.providerMessageId ?? null} as text))`,
+      ),
     );
     const rows = await sql<{ id: string; event_id: number; hooked: boolean }>`
       with items (id, lease, detail, provider_message_id) as (values ${values}),

@@ -98,9 +98,10 @@ const COMMITS_BEFORE_CHECKPOINTER = 64;
  *   one has copied all of them and a writer then begins; under sustained writes a PASSIVE
  *   checkpoint never catches the writer (each commit adds frames while it copies), so the file
  *   grew to the backstop's size (210 MB at 50,000 pages) and stayed there. Past
- *   WAL_RESET_BYTES (less on a small disk: see WAL_MIN_RESET_BYTES) the writer stands aside between two commits (`beforeBegin`) while the thread
- *   runs a TRUNCATE checkpoint: with no writer it copies the few frames the last PASSIVE one
- *   left, waits up to RESET_BUSY_MS for readers, and cuts the file to 0 bytes.
+ *   WAL_RESET_BYTES (less on a small disk: see WAL_MIN_RESET_BYTES) the writer stands aside
+ *   between two commits (`beforeBegin`) while the thread runs a TRUNCATE checkpoint: with no
+ *   writer it copies the few frames the last PASSIVE one left, waits up to RESET_BUSY_MS for
+ *   readers, and cuts the file to 0 bytes.
  */
 export class WalKeeper implements CommitFollowUp {
   private fd: Promise<number> | undefined;
@@ -185,7 +186,8 @@ export class WalKeeper implements CommitFollowUp {
       const why = result.error ?? 'another connection holds a read transaction open';
       if (over === 1)
         this.warn(
-          `the WAL could not be reset ${this.refusals} times in a row (${why}); it may grow past ${WAL_BOUND_BYTES / 1024 / 1024} MiB until that ends`,
+          `the WAL could not be reset ${this.refusals} times in a row (${why}); ` +
+            `it may grow past ${WAL_BOUND_BYTES / 1024 / 1024} MiB until that ends`,
         );
     }
     this.endReset?.();
@@ -251,7 +253,8 @@ export class WalKeeper implements CommitFollowUp {
       this.checkpointer = undefined;
       this.endReset?.();
       this.warn(
-        `the WAL checkpoint thread stopped (${reason}); the writer now checkpoints every ${BACKSTOP_CHECKPOINT_PAGES} pages itself, inside a commit`,
+        `the WAL checkpoint thread stopped (${reason}); the writer now ` +
+          `checkpoints every ${BACKSTOP_CHECKPOINT_PAGES} pages itself, inside a commit`,
       );
     };
     worker.on('message', (result: { busy: number; error?: string }) => this.resetDone(result));

@@ -22,7 +22,10 @@ export {
 
 /** Who disabled an endpoint that failed too long, in words an operator acts on. */
 function failingReason(since: number, now: number): string {
-  return `every delivery failed since ${new Date(since).toISOString()} (${Math.round((now - since) / 1000)} s, over MAILROOM_WEBHOOK_DISABLE_AFTER_SECONDS)`;
+  return (
+    `every delivery failed since ${new Date(since).toISOString()} ` +
+    `(${Math.round((now - since) / 1000)} s, over MAILROOM_WEBHOOK_DISABLE_AFTER_SECONDS)`
+  );
 }
 
 /**
@@ -80,7 +83,8 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
           join webhook_endpoints w on w.org_id = c.org_id and w.id = c.endpoint_id and w.enabled = 1
           where c.state = 'pending' and c.next_attempt_at <= ${now} and (c.lease_until is null or c.lease_until < ${now})
             and c.event_id is not null ${skip}
-            and not exists (select 1 from busy where busy.org_id = c.org_id and busy.endpoint_id = c.endpoint_id and busy.n >= ${perEndpoint})
+            and not exists (select 1 from busy where busy.org_id = c.org_id and busy.endpoint_id = c.endpoint_id and busy.n >=
+            ${perEndpoint})
           order by c.next_attempt_at
           limit ${limit * CANDIDATES_PER_SLOT}
         ),
@@ -93,7 +97,8 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
         update webhook_deliveries set lease_until = ${lease}, next_attempt_at = ${lease}, updated_at = ${now}
         where id in (
           select d.id from webhook_deliveries d
-          where d.id in (select ranked.id from ranked where ranked.slot <= ${perEndpoint} order by ranked.next_attempt_at limit ${limit})
+          where d.id in (select ranked.id from ranked where ranked.slot <= ${perEndpoint} order by ranked.next_attempt_at limit
+          ${limit})
           and d.state = 'pending' and (d.lease_until is null or d.lease_until < ${now})
           ${lock}
         )

@@ -75,7 +75,8 @@ export function deliveryLog(db: Kysely<Database>, dialect: Dialect) {
       .where('org_id', '=', orgId)
       .where('endpoint_id', '=', endpointId)
       .where(
-        sql<boolean>`exists (select 1 from message_events e where e.id = webhook_deliveries.event_id and e.at >= ${range.since} and e.at < ${range.until})`,
+        sql<boolean>`exists (select 1 from message_events e where e.id = webhook_deliveries.event_id and e.at >= ${range.since}
+          and e.at < ${range.until})`,
       )
       .where(notInFlight(now));
     if (range.onlyFailed) reset = reset.where('state', '=', 'failed');

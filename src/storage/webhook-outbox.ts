@@ -27,7 +27,8 @@ import type { Database } from './schema.js';
  */
 const fanOutSql = (endpoints: string, where: string) => `
 insert into webhook_deliveries
-  (org_id, endpoint_id, event_id, message_id, event_type, message_status, sequence, state, attempts, next_attempt_at, created_at, updated_at)
+  (org_id, endpoint_id, event_id, message_id, event_type, message_status, sequence, state, attempts, next_attempt_at,
+  created_at, updated_at)
 select w.org_id, w.id, e.id, e.message_id, 'message.' || e.type, m.status,
   (select count(*) from message_events x where x.message_id = e.message_id and x.id <= e.id),
   'pending', 0, ?, ?, ?

@@ -85,7 +85,8 @@ function compileParam(spec: ParamSpec): Check {
         return [
           issue(
             'type',
-            `${name} must be ${spec.type === 'string' || spec.type === 'html' ? 'a string' : `a ${spec.type} string`}, not ${given}`,
+            `${name} must ` +
+              `be ${spec.type === 'string' || spec.type === 'html' ? 'a string' : `a ${spec.type} string`}, not ${given}`,
           ),
         ];
       }

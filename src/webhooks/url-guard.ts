@@ -181,7 +181,10 @@ function forbiddenSentence(rule: AddressRule, address: string, hostname?: string
   if (rule === 'private') {
     const what =
       hostname === undefined ? `${address} is a public address` : `${hostname} resolves to the public address ${address}`;
-    return `${HTTPS_IN_PRODUCTION}: ${what} (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true allows http to private, loopback and link-local addresses only)`;
+    return (
+      `${HTTPS_IN_PRODUCTION}: ${what} ` +
+      `(MAILROOM_WEBHOOK_ALLOW_PRIVATE=true allows http to private, loopback and link-local addresses only)`
+    );
   }
   const what = hostname === undefined ? `url host ${address}` : `url host ${hostname} resolves to ${address}, which`;
   return `${what} is a blocked address: ${refusedList(rule)}`;
@@ -200,8 +203,8 @@ export function blockedAddressError(hostname: string, address: string, rule: Add
 
 /**
  * A `lookup` for net/tls.connect (undici's `connect.lookup`): resolves, then refuses the connection
- * when the rule for the policy and the scheme (addressRule) forbids any resolved address. This runs at every new connection, after the
- * registration check, so a name rebound to 127.0.0.1 since is caught here. Refusing when ANY
+ * when the rule for the policy and the scheme (addressRule) forbids any resolved address. This runs at every new connection,
+ * after the registration check, so a name rebound to 127.0.0.1 since is caught here. Refusing when ANY
  * address is blocked (not just skipping it) keeps the rule the same as at registration.
  */
 export function guardedLookup(

@@ -59,9 +59,11 @@ function curlCommands(text: string): Curl[] {
   });
 }
 
-async function replay(app: App, c: Curl) {
+async function replay(app: App, c: Curl, messageId = '') {
   // The printed base URL is the configured one; the app answers the same path whatever its host.
-  return app.inject({ method: 'POST', url: new URL(c.url).pathname, headers: c.headers, payload: c.body });
+  const url = new URL(c.url).pathname.replace('MESSAGE_ID', messageId);
+  if (c.body === '') return app.inject({ method: 'GET', url, headers: c.headers });
+  return app.inject({ method: 'POST', url, headers: c.headers, payload: c.body });
 }
 
 describeDialects('first-run demo on %s', (dialect, skip) => {
@@ -79,8 +81,25 @@ describeDialects('first-run demo on %s', (dialect, skip) => {
     });
 
     const commands = curlCommands(text);
-    expect(commands).toHaveLength(2);
-    const [privateCmd, publicCmd] = commands as [Curl, Curl];
+    expect(commands).toHaveLength(5);
+    const [testCmd, readCmd, inboxCmd, privateCmd, publicCmd] = commands as [Curl, Curl, Curl, Curl, Curl];
+    // Issue 27: the first example is the test key's, to the simulator, then its reads.
+    expect(text.indexOf(demo.testPrivateKey)).toBeLessThan(text.indexOf(demo.privateKey));
+    expect(demo.testPrivateKey).toMatch(/^sk_test_/);
+    expect(demo.testPublicKey).toMatch(/^pk_test_/);
+    for (const c of [testCmd, readCmd, inboxCmd]) expect(c.headers.authorization).toBe(`Bearer ${demo.testPrivateKey}`);
+    expect(new URL(inboxCmd.url).pathname).toBe('/v1/test-inbox');
+    const test = await replay(app, testCmd);
+    expect(test.statusCode, test.body).toBe(202);
+    const testId = test.json<{ message_id: string }>().message_id;
+    expect(await ts.store.messages.get('demo', testId)).toMatchObject({ mode: 'test', simulated: true, credit_taken: false });
+    const read = await replay(app, readCmd, testId);
+    expect(read.statusCode, read.body).toBe(200);
+    expect(read.json<{ mode: string }>().mode).toBe('test');
+    const inbox = await replay(app, inboxCmd);
+    expect(inbox.statusCode, inbox.body).toBe(200);
+    expect((await ts.store.organizations.get('demo'))?.credits).toBe(1000);
+
     expect(privateCmd.headers.authorization).toBe(`Bearer ${demo.privateKey}`);
     expect(publicCmd.headers['x-mail-public-key']).toBe(demo.publicKey);
     expect(publicCmd.headers.authorization).toBeUndefined();
@@ -105,7 +124,7 @@ describeDialects('first-run demo on %s', (dialect, skip) => {
     cleanups.push(async () => {
       await app.close();
     });
-    const [, publicCmd] = curlCommands(demoInstructions(demo, config)) as [Curl, Curl];
+    const publicCmd = curlCommands(demoInstructions(demo, config)).at(-1) as Curl;
 
     for (const origin of ['http://localhost:5173', 'http://127.0.0.1:8000', 'http://localhost']) {
       const res = await replay(app, { ...publicCmd, headers: { ...publicCmd.headers, origin } });
@@ -148,9 +167,12 @@ describe('demo keys file, one per database', () => {
       expect(liteDemo?.keysFile).toBe(liteFile);
       const liteText = fs.readFileSync(liteFile, 'utf8');
       expect(liteText).toContain(`private key: ${liteDemo?.privateKey}`);
+      expect(liteText).toContain(`test private key: ${liteDemo?.testPrivateKey}`);
+      expect(liteText).toContain(`test public key:  ${liteDemo?.testPublicKey}`);
 
       // A password in the URL must not reach the file (trust auth ignores it).
-      const pgUrl = `${PG_URL.replace('postgres@', 'postgres:hunter2@')}?schema=${new URL(pg.database.url).searchParams.get('schema') ?? ''}`;
+      const schema = new URL(pg.database.url).searchParams.get('schema') ?? '';
+      const pgUrl = `${PG_URL.replace('postgres@', 'postgres:hunter2@')}?schema=${schema}`;
       const pgDemo = await ensureDemo(pg.store, testConfig({ MAILROOM_DATA_DIR: dir, MAILROOM_DATABASE_URL: pgUrl }));
       expect(pgDemo?.keysFile).not.toBe(liteFile);
       expect(path.basename(pgDemo?.keysFile ?? '')).toMatch(/^demo-keys\.postgres-test-t_[a-z0-9]+\.txt$/);

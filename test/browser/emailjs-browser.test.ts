@@ -39,9 +39,11 @@ function pageHtml(apiUrl: string): string {
 </form>
 <script>
   emailjs.init({ publicKey: ${JSON.stringify(PUBLIC_KEY)}, origin: ${JSON.stringify(apiUrl)} });
-  const settle = (p) => p.then((r) => ({ ok: true, status: r.status, text: r.text }), (e) => ({ ok: false, status: e.status, text: e.text }));
+  const settle = (p) =>
+    p.then((r) => ({ ok: true, status: r.status, text: r.text }), (e) => ({ ok: false, status: e.status, text: e.text }));
   window.runSendForm = () => settle(emailjs.sendForm('default_service', 'form', '#contact'));
-  window.runSend = () => settle(emailjs.send('default_service', 'form', { name: 'Grace', email: 'grace@example.com', message: 'Sent with send()' }));
+  window.runSend = () =>
+    settle(emailjs.send('default_service', 'form', { name: 'Grace', email: 'grace@example.com', message: 'Sent with send()' }));
   window.runFailing = () => settle(emailjs.send('default_service', 'no-such-template', { name: 'x' }));
 </script></body></html>`;
 }

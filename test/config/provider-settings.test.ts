@@ -20,7 +20,8 @@ const withServices = (services: string) => `organizations:\n  - id: acme\n    se
 const ALL = withServices(`
       - id: ses
         provider: ses
-        ses: { region: eu-west-1, access_key_id: AKIAEXAMPLE123456789, secret_access_key: "\${SES_SECRET}", configuration_set: tx }
+        ses: { region: eu-west-1, access_key_id: AKIAEXAMPLE123456789, secret_access_key: "\${SES_SECRET}",
+               configuration_set: tx }
       - id: pm
         provider: postmark
         default: true
@@ -81,12 +82,13 @@ describe('config file: provider settings and failover', () => {
     expect(message).toMatch(/organizations\/0\/services\/2\/provider/);
   });
 
-  it('endpoint: http to a public host is refused (the secret would cross the network in clear); https or loopback http is taken', () => {
+  it('endpoint: http to a public host is refused (the secret would cross in clear); https or loopback http taken', () => {
     const message = problemsOf(
       withServices(`
       - { id: a, provider: postmark, postmark: { server_token: t, endpoint: "http://api.postmarkapp.com" } }
       - { id: b, provider: sendgrid, sendgrid: { api_key: k, endpoint: "http://127.0.0.1@attacker.example" } }
-      - { id: c, provider: mailgun, mailgun: { domain: mg.example.com, api_key: k, endpoint: "http://localhost.attacker.example" } }
+      - { id: c, provider: mailgun,
+          mailgun: { domain: mg.example.com, api_key: k, endpoint: "http://localhost.attacker.example" } }
       - { id: d, provider: ses, ses: { region: eu-west-1, endpoint: "http://10.0.0.5:4566" } }
 `),
     );

@@ -87,7 +87,7 @@ function behaviour(name: string, make: (clock: ManualClock) => Promise<[Breakers
       expect(await b.admit(K, 'msg_lone')).not.toHaveProperty('again');
     });
 
-    it('closed by a synthetic probe: on probation, the next transient failure reopens it at once, a success ends it', async () => {
+    it('closed by a synthetic probe: on probation, a transient failure reopens it at once, a success ends it', async () => {
       const clock = new ManualClock();
       const [a, b] = await make(clock);
       for (let i = 0; i < 5; i++) await a.failed(K, PASS, 'connection refused');

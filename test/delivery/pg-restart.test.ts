@@ -237,9 +237,11 @@ describe('a PostgreSQL restart under load', () => {
       const healthy = await call(`${base}/v1/health`);
       expect((healthy as Answer).status).toBe(200);
       console.log(
-        `[pg-restart drill] stop/start: API accepted again ${apiRecoveryMs} ms and the worker delivered again ${workerRecoveryMs} ms after the server was back; ` +
-          `restart -m fast (${restartedAt - restarted} ms): 30 more accepted ${restartRecoveryMs} ms after; accepted ${ids.size}, received ${received.length} ` +
-          `(${received.length - ids.size} duplicates with the same Message-ID); answers ${JSON.stringify(Object.fromEntries(seen))}`,
+        `[pg-restart drill] stop/start: API accepted again ${apiRecoveryMs} ms and the worker ` +
+          `delivered again ${workerRecoveryMs} ms after the server was back; restart -m fast ` +
+          `(${restartedAt - restarted} ms): 30 more accepted ${restartRecoveryMs} ms after; ` +
+          `accepted ${ids.size}, received ${received.length} (${received.length - ids.size} ` +
+          `duplicates with the same Message-ID); answers ${JSON.stringify(Object.fromEntries(seen))}`,
       );
     },
   );

@@ -65,7 +65,8 @@ describeDialects('messages that cannot be sent end somewhere on %s', (dialect, s
       const { worker } = h.worker(t, { options: { renewEveryMs: 20 } });
 
       worker.start();
-      await waitFor(async () => (await row(t.store, healthy)).status === 'sent', 15_000, 'the healthy message to be sent'); // the transport thread starts first: seconds on a loaded machine
+      // The transport thread starts first: seconds on a loaded machine.
+      await waitFor(async () => (await row(t.store, healthy)).status === 'sent', 15_000, 'the healthy message to be sent');
       await waitFor(async () => (await row(t.store, bad)).status === 'failed', 5_000, 'the unreadable message to fail');
       expect(sink.received).toHaveLength(1);
     },

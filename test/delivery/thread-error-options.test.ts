@@ -24,7 +24,10 @@ parentPort.on('message', (m) => {
   if (m.op !== 'send') return;
   const error = m.mail.messageId === 'msg_plain'
     ? new Error('disk full')
-    : new DeliveryError('temporary', 'postmark 429: Rate limit exceeded', ['a@example.com'], [], { retryAfterMs: 7000, throttled: true });
+    : new DeliveryError('temporary', 'postmark 429: Rate limit exceeded', ['a@example.com'], [], {
+        retryAfterMs: 7000,
+        throttled: true,
+      });
   parentPort.postMessage({ id: m.id, ok: false, error: toThreadError(error) });
 });
 `;

@@ -45,7 +45,8 @@ parentPort.on('message', (m) => {
   if (m.op === 'shutdown' || m.op === 'close') parentPort.postMessage({ id: m.id, ok: true });
   if (m.op !== 'send') return;
   if (m.mail.messageId === 'crash') process.exit(3);
-  if (!open.has(m.handle)) parentPort.postMessage({ id: m.id, ok: false, error: { kind: 'temporary', message: 'not open', recipients: [] } });
+  if (!open.has(m.handle))
+    parentPort.postMessage({ id: m.id, ok: false, error: { kind: 'temporary', message: 'not open', recipients: [] } });
   else parentPort.postMessage({ id: m.id, ok: true, receipt: { response: 'ok ' + m.handle } });
 });
 `;
@@ -139,7 +140,7 @@ describe('TransportThread: the built-in transports in a worker thread', () => {
     await expect(outbox.send(mail(9))).rejects.toThrow(/transport thread is closed/);
   });
 
-  it('a dead thread fails the sends under way as plain errors, and the next send reopens its transport in a new one', async () => {
+  it('a dead thread fails the sends under way as plain errors; the next send reopens its transport in a new one', async () => {
     const { open } = threaded(crashingHost());
     const first = open(smtpService(1));
     const second = open(smtpService(2));
@@ -168,7 +169,7 @@ describe('TransportThread: the built-in transports in a worker thread', () => {
 });
 
 describe('TransportCache', () => {
-  it("a factory that throws gives its service a transport that fails as the service's problem, and the others are untouched", async () => {
+  it("a factory that throws: its service's transport fails as the service's problem, the others untouched", async () => {
     const ok: Transport = { send: async () => ({ response: 'ok' }), close: async () => undefined };
     const cache = new TransportCache('/tmp', {
       smtp: (service) => {

@@ -24,9 +24,8 @@ const SVIX_ID = 'msg_race_0001';
 async function settleWaitsForEvent(t: TestApp): Promise<boolean> {
   const r = await sql<{ n: string }>`select count(distinct w.pid) as n from pg_locks w
     where w.locktype = 'advisory' and not w.granted
-      and exists (select 1 from pg_locks b where b.relation = 'provider_events'::regclass and b.granted and b.pid = any(pg_blocking_pids(w.pid)))`.execute(
-    databaseOf(t.store),
-  );
+      and exists (select 1 from pg_locks b where b.relation = 'provider_events'::regclass and b.granted and b.pid =
+      any(pg_blocking_pids(w.pid)))`.execute(databaseOf(t.store));
   return Number(r.rows[0]?.n ?? 0) > 0;
 }
 

@@ -160,7 +160,7 @@ describe('SES through SNS: forged and disallowed → IntakeRejected', () => {
     await rejected(ses.verifyAndParse(request({ ...good, SignatureVersion: '3' }), {}, NOW));
   });
 
-  it('a certificate URL on a foreign host, a private address, http on a non-listed host, userinfo, a redirect: never fetched', async () => {
+  it('a cert URL on a foreign host, a private address, http to an unlisted host, userinfo, a redirect: not fetched', async () => {
     const before = sns.requests.length;
     const forged = [
       'https://evil.test/cert.pem',

@@ -49,7 +49,9 @@ describeDialects('untrusted but verified provider bodies on %s', (dialect, skip)
     async () => {
       const { t, id, eventsPath } = await sent(dialect, { source: 'postmark', ...creds });
       const depth = 200_000;
-      const body = `{"RecordType":"Bounce","Type":"HardBounce","Email":"${OWNER}","Metadata":{"mailroom_message_id":"${id}"},"Content":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+      const nested = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+      const metadata = `"Metadata":{"mailroom_message_id":"${id}"}`;
+      const body = `{"RecordType":"Bounce","Type":"HardBounce","Email":"${OWNER}",${metadata},"Content":${nested}}`;
       expect(body.length).toBeGreaterThan(400_000);
       const res = await post(t, eventsPath, body, auth);
       expect(res.statusCode, res.body).toBe(200);
@@ -59,7 +61,7 @@ describeDialects('untrusted but verified provider bodies on %s', (dialect, skip)
       // Postmark retrying the same bytes: the same key.
       expect((await post(t, eventsPath, body, auth)).json()).toMatchObject({ recorded: 0, duplicates: 1 });
       // Deep nesting in the fields that make a Delivery's key: bounded, not a 500.
-      const deep = `{"RecordType":"Delivery","Recipient":"${OWNER}","Metadata":{"mailroom_message_id":"${id}"},"MessageID":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+      const deep = `{"RecordType":"Delivery","Recipient":"${OWNER}",${metadata},"MessageID":${nested}}`;
       const delivered = await post(t, eventsPath, deep, auth);
       expect(delivered.statusCode, delivered.body).toBe(200);
       expect(delivered.json()).toMatchObject({ recorded: 1 });

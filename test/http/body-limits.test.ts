@@ -45,7 +45,8 @@ describeDialects('body limits, read over real sockets, on %s', (dialect, skip) =
   }
 
   const head = (method: string, url: string, type: string, framing: string, extra = '') =>
-    `${method} ${url} HTTP/1.1\r\nHost: mailroom.test\r\nAuthorization: Bearer ${PRIVATE_KEY}\r\nContent-Type: ${type}\r\n${framing}\r\n${extra}`;
+    `${method} ${url} HTTP/1.1\r\nHost: mailroom.test\r\nAuthorization: ` +
+    `Bearer ${PRIVATE_KEY}\r\nContent-Type: ${type}\r\n${framing}\r\n${extra}`;
   const formType = `multipart/form-data; boundary=${BOUNDARY}`;
   const formPrefix = Buffer.from(textPart(BOUNDARY, 'template_id', 'contact') + partHeader(BOUNDARY, 'big', 'big.bin'));
 

@@ -109,7 +109,8 @@ describeDialects('an early answer with Connection: close reaches a client still 
   }
 
   const head = (url: string, type: string, framing: string) =>
-    `POST ${url} HTTP/1.1\r\nHost: mailroom.test\r\nAuthorization: Bearer ${PRIVATE_KEY}\r\nContent-Type: ${type}\r\n${framing}\r\n`;
+    `POST ${url} HTTP/1.1\r\nHost: mailroom.test\r\nAuthorization: ` +
+    `Bearer ${PRIVATE_KEY}\r\nContent-Type: ${type}\r\n${framing}\r\n`;
   const formType = `multipart/form-data; boundary=${BOUNDARY}`;
   const formPrefix = Buffer.from(textPart(BOUNDARY, 'template_id', 'contact') + partHeader(BOUNDARY, 'big', 'big.bin'));
 

@@ -163,7 +163,7 @@ describe('inbound SMTP listener', () => {
     expect(recorded).toEqual([]);
   });
 
-  it('attacker: 30 MB streamed as one DATA: never more than 10 MB held, the rest read and dropped, 552, and the session goes on', async () => {
+  it('attacker: 30 MB as one DATA: at most 10 MB held, the rest read and dropped, 552, and the session goes on', async () => {
     const recorded: ProviderEvent[][] = [];
     let most = 0;
     let chunks = 0;

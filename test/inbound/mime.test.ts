@@ -25,7 +25,9 @@ describe('the report MIME walker on untrusted input', () => {
     let body = 'innermost';
     for (let i = 0; i < 20; i++) body = `Content-Type: multipart/mixed; boundary=b${i}\r\n\r\n--b${i}\r\n${body}\r\n--b${i}--`;
     expect(walk(parseEntity(Buffer.from(body))).length).toBeLessThanOrEqual(7);
-    const many = `Content-Type: multipart/mixed; boundary=m\r\n\r\n${Array.from({ length: 200 }, () => '--m\r\nContent-Type: text/plain\r\n\r\nx\r\n').join('')}--m--`;
+    const many =
+      `Content-Type: multipart/mixed; ` +
+      `boundary=m\r\n\r\n${Array.from({ length: 200 }, () => '--m\r\nContent-Type: text/plain\r\n\r\nx\r\n').join('')}--m--`;
     expect(parseEntity(Buffer.from(many)).parts.length).toBe(50);
   });
 

@@ -91,7 +91,8 @@ describe('headlessSign', () => {
 
 describe('links in the rendered email', () => {
   it('finds href, src, action, srcset, CSS url(), meta refresh and bare URLs, entities decoded', () => {
-    const html = `<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">
+    const html = `<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN"
+      "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">
       <html xmlns="http://www.w3.org/1999/xhtml"><head><meta http-equiv="refresh" content="0; url=https://refresh.test/x">
       <style>.a { background: url('https://css.test/bg.png') }</style></head>
       <body><a HREF="https://A.Example.com/path?q=1">a</a><img src="//cdn.test/i.png">
@@ -208,7 +209,7 @@ describe('template shape and the dynamic-recipient lock', () => {
     expect(() => checkTemplateLock({ ...flags, captcha: false }, shape({ to: '{{email}}' }), 'private')).not.toThrow();
   });
 
-  it('never lets a public key take the From address from parameters; From name and Reply-To only without a dynamic recipient', () => {
+  it('a public key never takes From from parameters; From name and Reply-To only without a dynamic recipient', () => {
     const err = thrown(() => checkTemplateLock(flags, shape({ from_email: '{{sender}}' }), 'public'));
     expect(err.code).toBe('dynamic_field_not_allowed');
     expect(err.details).toEqual({ fields: ['from_email'] });

@@ -319,7 +319,7 @@ describe('Mailgun service test (domain lookup)', () => {
     });
   });
 
-  it('auth, unverified_sender and other: a wrong key, an unverified or disabled domain, an unknown domain, a server error', async () => {
+  it('auth, unverified_sender and other: a wrong key, an unverified or disabled domain, an unknown one, a 500', async () => {
     const cases: Array<[Record<string, unknown>, (f: MailgunFake) => void, string, RegExp]> = [
       [
         { api_key: 'key-wrong' },

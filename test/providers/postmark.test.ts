@@ -105,7 +105,8 @@ describeDialects('postmark transport on %s', (dialect, skip) => {
         ...err(
           422,
           406,
-          `You tried to send to recipient(s) that have been marked as inactive. Found inactive addresses: ${CC}. Inactive recipients are ones that have generated a hard bounce or a spam complaint.`,
+          `You tried to send to recipient(s) that have been marked as inactive. Found inactive ` +
+            `addresses: ${CC}. Inactive recipients are ones that have generated a hard bounce or a spam complaint.`,
         ),
         path: '/email',
       });
@@ -155,7 +156,8 @@ describeDialects('postmark transport on %s', (dialect, skip) => {
       ...err(
         422,
         406,
-        `Found inactive addresses: ${TO}, ${CC}, ${BCC}. Inactive recipients are ones that have generated a hard bounce or a spam complaint.`,
+        `Found inactive addresses: ${TO}, ${CC}, ${BCC}. Inactive ` +
+          `recipients are ones that have generated a hard bounce or a spam complaint.`,
       ),
       path: '/email',
     });
@@ -191,7 +193,7 @@ describe('postmark verify()', () => {
     }
   };
 
-  it('ok with the right token; auth with a wrong one; other on a 500; connect when nothing listens; factory refuses bad settings', async () => {
+  it('ok with the right token; auth with a wrong one; other on a 500; connect when none listens; bad settings', async () => {
     const closer = new Closer();
     try {
       const fake = await startPostmark();

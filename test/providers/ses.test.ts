@@ -397,7 +397,7 @@ describe('SES service test (GetAccount)', () => {
 });
 
 describe('SES transport close()', () => {
-  it('waits for a send in flight instead of aborting it (client.destroy() would: a send SES may have accepted, retried)', async () => {
+  it('waits for a send in flight, not aborting it (client.destroy() would: a send SES may have accepted, retried)', async () => {
     const closer = new Closer();
     const fake = await startSesFake(CREDS, closer);
     // A slow answer (the thing under test: a send still in flight when close() is called).

@@ -43,7 +43,9 @@ describeDialects('send-form refused mid-body, then a second request on the conne
   }
 
   const head = (framing: string, auth = true) =>
-    `POST /v1/send-form HTTP/1.1\r\nHost: mailroom.test\r\n${auth ? `Authorization: Bearer ${PRIVATE_KEY}\r\n` : ''}Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\n${framing}\r\n`;
+    `POST /v1/send-form HTTP/1.1\r\nHost: ` +
+    `mailroom.test\r\n${auth ? `Authorization: Bearer ${PRIVATE_KEY}\r\n` : ''}Content-Type: multipart/form-data; ` +
+    `boundary=${BOUNDARY}\r\n${framing}\r\n`;
 
   /** A form whose `refusedPart` (and `refusedBytes` of file content) is refused, then a file of TAIL bytes and the end. */
   function form(refusedPart: string, refusedBytes = 0): { prefix: Buffer; total: number } {

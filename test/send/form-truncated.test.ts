@@ -20,7 +20,8 @@ const ANSWER_WITHIN_MS = 3000;
 
 const text = (name: string, value: string) => `--${B}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
 const file = (name: string, filename: string, content: string) =>
-  `--${B}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: text/plain\r\n\r\n${content}\r\n`;
+  `--${B}\r\nContent-Disposition: form-data; name="${name}"; ` +
+  `filename="${filename}"\r\nContent-Type: text/plain\r\n\r\n${content}\r\n`;
 const fields = text('template_id', 'form') + text('name', 'Ada') + text('email', 'ada@example.com') + text('message', 'hi');
 const CLOSE = `--${B}--\r\n`;
 /**
@@ -52,7 +53,9 @@ async function send(conn: RawConnection, url: string, body: string, framing: Fra
           ...(bytes.length > 0 ? [Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')] : []),
           Buffer.from('0\r\n\r\n'),
         ]);
-  const head = `POST ${url} HTTP/1.1\r\nHost: mailroom.test\r\nAuthorization: Bearer ${PRIVATE_KEY}\r\nContent-Type: multipart/form-data; boundary=${B}\r\n`;
+  const head =
+    `POST ${url} HTTP/1.1\r\nHost: mailroom.test\r\nAuthorization: ` +
+    `Bearer ${PRIVATE_KEY}\r\nContent-Type: multipart/form-data; boundary=${B}\r\n`;
   await conn.write(Buffer.concat([Buffer.from(head), framed]));
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'no answer'>((resolve) => {

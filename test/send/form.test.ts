@@ -103,7 +103,8 @@ describeDialects('POST /v1/send-form on %s', (dialect, skip) => {
       part('name', 'Ada') +
       part('email', 'ada@example.com') +
       part('message', 'hi') +
-      `--${boundary}\r\nContent-Disposition: form-data; name="cv"; filename=""\r\nContent-Type: application/octet-stream\r\n\r\n\r\n--${boundary}--\r\n`;
+      `--${boundary}\r\nContent-Disposition: form-data; name="cv"; ` +
+      `filename=""\r\nContent-Type: application/octet-stream\r\n\r\n\r\n--${boundary}--\r\n`;
     const res = await post('/v1/send-form', raw, {
       authorization: `Bearer ${PRIVATE_KEY}`,
       'content-type': `multipart/form-data; boundary=${boundary}`,
@@ -164,7 +165,9 @@ describeDialects('POST /v1/send-form on %s', (dialect, skip) => {
       ).toBe('400 invalid_body');
       expect(await code(post('/v1/send-form', form([['name', 'x']]), auth))).toBe('400 invalid_body');
       const boundary = '----mailroomtest';
-      const truncated = `--${boundary}\r\nContent-Disposition: form-data; name="template_id"\r\n\r\nform\r\n--${boundary}\r\nContent-Disposition: form-data; name="message"\r\n\r\nhal`;
+      const truncated =
+        `--${boundary}\r\nContent-Disposition: form-data; ` +
+        `name="template_id"\r\n\r\nform\r\n--${boundary}\r\nContent-Disposition: form-data; name="message"\r\n\r\nhal`;
       expect(
         await code(post('/v1/send-form', truncated, { ...auth, 'content-type': `multipart/form-data; boundary=${boundary}` })),
       ).toBe('400 bad_request');

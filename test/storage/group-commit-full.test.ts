@@ -56,7 +56,7 @@ describe('SQLite group commit on a full database', () => {
     expect(n.rows[0]?.n).toBe(30);
   });
 
-  it('a transaction left open on the connection (its ROLLBACK failed) is rolled back, not a failure of every later batch', async () => {
+  it('a transaction left open on the connection (ROLLBACK failed) is rolled back, not failing every later batch', async () => {
     const { db, group } = await open();
     await sql`begin`.execute(db);
     await sql`insert into scratch (k, v) values ('left', 'open')`.execute(db);

@@ -74,7 +74,7 @@ describe.skipIf(!pgUp)('statement_timeout on a real PostgreSQL connection', () =
     expect(await shown(opened.db as unknown as Kysely<never>)).toBe('0');
   });
 
-  it("with it off, the migrations' session SET and RESET are not sent (a pooler would leave them on a shared connection)", async () => {
+  it("off, the migrations' session SET and RESET are not sent (a pooler would leave them on a shared connection)", async () => {
     const pool = new pg.Pool({ connectionString: PG_URL, max: 1, options: '-c statement_timeout=7000' });
     const db = new Kysely<never>({
       dialect: new PostgresDialect({ pool: namingPool(pool, undefined, { statementTimeout: false }) }),

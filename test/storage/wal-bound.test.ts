@@ -31,9 +31,8 @@ async function open(url: string, resetAtBytes?: number) {
   await migrate(opened);
   // 500 rows of ~3 KB, rewritten at random: the WAL grows, the database does not.
   await sql`create table scratch (k integer primary key, v text not null)`.execute(opened.db);
-  await sql`insert into scratch (k, v) select value, ${'x'.repeat(3_000)} from json_each(${JSON.stringify(Array.from({ length: 500 }, (_, i) => i))})`.execute(
-    opened.db,
-  );
+  await sql`insert into scratch (k, v) select value, ${'x'.repeat(3_000)} from
+    json_each(${JSON.stringify(Array.from({ length: 500 }, (_, i) => i))})`.execute(opened.db);
   const keeper = new WalKeeper(file, { checkpointEveryMs: 50, ...(resetAtBytes === undefined ? {} : { resetAtBytes }) });
   closers.push(() => keeper.close());
   return { file, group: new GroupCommit(opened.db, keeper) };

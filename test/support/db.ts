@@ -233,8 +233,7 @@ export async function lockWaitsOn(store: Store, table: string): Promise<number> 
   const r = await sql<{ n: string }>`select count(distinct w.pid) as n from pg_locks w
     where w.relation = ${table}::regclass and w.granted
       and exists (select 1 from pg_stat_activity a where a.pid = w.pid and a.wait_event_type = 'Lock')
-      and exists (select 1 from pg_locks b where b.relation = ${table}::regclass and b.granted and b.pid = any(pg_blocking_pids(w.pid)))`.execute(
-    databaseOf(store),
-  );
+      and exists (select 1 from pg_locks b where b.relation = ${table}::regclass and b.granted and b.pid =
+      any(pg_blocking_pids(w.pid)))`.execute(databaseOf(store));
   return Number(r.rows[0]?.n ?? 0);
 }

@@ -15,8 +15,7 @@ export async function databaseAt0001(database: TestDatabase): Promise<OpenedData
   await sql`create table if not exists mailroom_migrations (name text primary key, applied_at bigint not null)`.execute(db);
   await sql`insert into mailroom_migrations (name, applied_at) values ('0001_initial', 0)`.execute(db);
   await sql`insert into organizations (id, name, plan, credits, overdraft, when_out_of_credits, hold_queue_limit,
-    email_verified, suspended, security, created_at, updated_at) values ('acme', 'Acme', 'pro', 0, 0, 'hold', 10, 1, 0, '{}', 0, 0)`.execute(
-    db,
-  );
+    email_verified, suspended, security, created_at, updated_at) values ('acme', 'Acme', 'pro', 0, 0, 'hold', 10, 1, 0, '{}',
+    0, 0)`.execute(db);
   return opened;
 }

@@ -74,7 +74,8 @@ export async function startPrivateCluster(): Promise<PrivateCluster> {
   let destroyed = false;
   const ctl = (args: string): string => asPostgres(`${PG_BIN}/pg_ctl -D ${q(data)} ${args}`);
   // -w: pg_ctl returns once the server accepts connections (or is down, for stop).
-  const startArgs = `-w -t 60 -l ${q(logFile)} -o ${q(`-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`)}`;
+  const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`;
+  const startArgs = `-w -t 60 -l ${q(logFile)} -o ${q(serverOptions)}`;
   const cluster: PrivateCluster = {
     port,
     dir,

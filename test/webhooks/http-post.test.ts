@@ -252,7 +252,7 @@ describe('createWebhookHttp in production', () => {
     expect(r.requests).toHaveLength(2);
   });
 
-  it('keeps https required for public addresses with MAILROOM_WEBHOOK_ALLOW_PRIVATE=true: http goes only to private ones', async () => {
+  it('https is required for public addresses with MAILROOM_WEBHOOK_ALLOW_PRIVATE=true: http only to private ones', async () => {
     const counter = await tcpCounter();
     const literal = await client(productionAllowPrivate).post(`http://93.184.215.14:${counter.port}/hook`, signed(), payload);
     expect(literal).toMatchObject({

@@ -114,5 +114,8 @@ export function withStoredProviderSecrets(
 /** The 400's message when a mask comes with a changed destination (shared with SMTP's `pass`). */
 export function secretRebound(block: string, changed: readonly string[]): string {
   const names = changed.map((c) => `${block}.${c}`).join(', ');
-  return `is the mask "${SECRET_MASK}", but ${names} changed: send the secret again when the ${changed.join(' or ')} changes (the stored one only goes where it went before)`;
+  return (
+    `is the mask "${SECRET_MASK}", but ${names} changed: send the secret again when ` +
+    `the ${changed.join(' or ')} changes (the stored one only goes where it went before)`
+  );
 }

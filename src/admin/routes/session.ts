@@ -85,7 +85,8 @@ export function registerSessionRoutes(app: App, services: AppServices, gate: Adm
         summary:
           'The operator UI session the cookie holds, or {"auth": "bearer", …} for the admin token as a bearer (401 with neither)',
         description:
-          `${COOKIE_NOTE} With the cookie: the session's expiry and CSRF token. With \`Authorization: Bearer <MAILROOM_ADMIN_TOKEN>\` ` +
+          `${COOKIE_NOTE} With the cookie: the session's expiry and CSRF ` +
+          `token. With \`Authorization: Bearer <MAILROOM_ADMIN_TOKEN>\` ` +
           '(which decides alone when sent, as on every admin route): `{"auth": "bearer", ' +
           '"expires_at": null, "csrf_token": null}`. A wrong bearer is 401 like anywhere else.',
         response: responses({ 200: Type.Union([SessionResource, BearerAuthResource]) }, ADMIN_ERRORS),

@@ -66,8 +66,8 @@ export function registerTemplateSendTestRoutes(app: App, deps: SendDeps): void {
         summary: 'Send a template to one test address',
         description:
           'A real message through the send path (credit, suppression and block list, history, delivery, timeline), ' +
-          "as a private-key send, addressed to `to` only: the template's To, Cc and Bcc are left out. Answers the errors a send " +
-          'answers (422 `invalid_template_params` with the same issues).',
+          "as a private-key send, addressed to `to` only: the template's To, Cc and Bcc are left out. Answers the errors a " +
+          'send answers (422 `invalid_template_params` with the same issues).',
         params: Type.Object({ org: LookupId, id: LookupId }),
         body: SendTestBody,
         response: responses({ 202: SendTestAccepted }, [...ADMIN_BODY_ERRORS, ...SEND_ERRORS, ...RENDER_ERRORS]),

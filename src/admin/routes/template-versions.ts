@@ -58,7 +58,9 @@ export function registerTemplateVersionRoutes(app: App, { store }: AppServices):
         tags: ADMIN_TAGS,
         security: ADMIN_SECURITY,
         summary: "A template's versions, newest first",
-        description: `Every write of a template (PUT, PATCH, restore, the config file) stores a version; the newest ${KEPT_TEMPLATE_VERSIONS} are kept.`,
+        description:
+          `Every write of a template (PUT, PATCH, restore, the config file) ` +
+          `stores a version; the newest ${KEPT_TEMPLATE_VERSIONS} are kept.`,
         params: TemplateParams,
         response: responses({ 200: Type.Object({ items: Type.Array(VersionItem) }) }, ADMIN_ERRORS),
       },

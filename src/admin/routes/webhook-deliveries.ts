@@ -65,6 +65,7 @@ const REPLAY_ERRORS = [...ADMIN_ERRORS, 'conflict' as const];
 const FILTERS =
   'Filters: `event_type`, `message_id`, `state` (pending, succeeded, failed; `outcome` is the same filter). ' +
   'Unknown parameters are refused. Pass `next_cursor` as `cursor` for the next page.';
+const LOG_INTRO = 'Each delivery with its attempts (time, HTTP status, duration, the first 1 KB of the answer, error).';
 
 export function registerWebhookDeliveryRoutes(app: App, { store }: AppServices): void {
   async function page(orgId: string, q: PageQuery): Promise<Page> {
@@ -108,7 +109,7 @@ export function registerWebhookDeliveryRoutes(app: App, { store }: AppServices):
         tags: ADMIN_TAGS,
         security: ADMIN_SECURITY,
         summary: "A webhook endpoint's delivery log, newest first",
-        description: `Each delivery with its attempts (time, HTTP status, duration, the first 1 KB of the answer, error). ${FILTERS}`,
+        description: `${LOG_INTRO} ${FILTERS}`,
         params: EndpointParams,
         querystring: LogQuery,
         response: responses({ 200: LogPage }, LOG_ERRORS),
@@ -233,7 +234,8 @@ export function registerWebhookDeliveryRoutes(app: App, { store }: AppServices):
         description:
           'Every message event that happened in [`since`, `until`) and that the endpoint subscribes to is queued again ' +
           "(events it never received, written while it was disabled, too), keeping each delivery's `webhook-id`. " +
-          `The range spans at most ${REPLAY_MAX_RANGE_DAYS} days, and covers the events of messages created at most 7 days before \`since\`. ` +
+          `The range spans at most ${REPLAY_MAX_RANGE_DAYS} days, and ` +
+          `covers the events of messages created at most 7 days before \`since\`. ` +
           "A delivery created by the replay carries the message's current status. Deliveries being sent are left to finish. " +
           '`only_failed: true` queues only deliveries that failed.',
         params: EndpointParams,

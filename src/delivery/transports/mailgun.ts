@@ -29,12 +29,10 @@ import { rawComposer } from './raw-mime.js';
  * composes (as the outbox writes it), multipart/form-data, HTTP Basic `api:<api_key>`.
  *
  * Settings (`service.settings.mailgun`):
- * | field | |
- * |---|---|
- * | `domain` | required: the sending domain as Mailgun lists it |
- * | `api_key` | required: an account key, or a domain sending key (which can send but not run the service test) |
- * | `region` | `us` (default, https://api.mailgun.net) or `eu` (https://api.eu.mailgun.net); a domain works only in its own region |
- * | `endpoint` | optional base URL replacing the region's |
+ * - `domain`: required: the sending domain as Mailgun lists it
+ * - `api_key`: required: an account key, or a domain sending key (which can send but not run the service test)
+ * - `region`: `us` (default, https://api.mailgun.net) or `eu` (https://api.eu.mailgun.net); a domain works only in its own region
+ * - `endpoint`: optional base URL replacing the region's
  *
  * `to` lists every envelope recipient, one field each (bcc only there: the MIME carries no Bcc
  * header; a retry for some recipients names only those); `message` is the MIME as a file part;
@@ -43,18 +41,19 @@ import { rawComposer } from './raw-mime.js';
  * `id` without its angle brackets.
  *
  * Errors (documentation.mailgun.com, API Response Codes):
- * | HTTP | Outcome | Doc wording |
- * |---|---|---|
- * | 429 | deferred, not before Retry-After when given; pacing slowed | "Please retry these requests as defined in the response" |
- * | 500, 502, 503, 504 (any 5xx), timeouts, connection errors | deferred | "Server Errors – something is wrong on Mailgun's end"; "Retries are recommended" |
- * | 401 (body `Forbidden`) | held_service_error | "Unauthorized – No valid API key provided" (also a domain of the other region) |
- * | 403 | held_service_error | "Auth error or access denied" (e.g. a sandbox domain and an unauthorized recipient) |
- * | 404 | held_service_error | "Not Found": on send, the domain is not found, so settings.domain is wrong |
- * | 402 | held_service_error (a judgement call: the account's state, not the message, is at fault; failing would lose mail an operator can release) | "Request Failed – Parameters were valid but request failed" |
- * | 400, 413 | failed | "Bad Request – Often missing a required parameter" / request too large |
- * | any other 4xx | failed | |
- * | 3xx (no redirect is followed) | held_service_error | the endpoint setting points somewhere else |
- * | endpoint name does not resolve, TLS certificate refused | held_service_error | a setting to fix |
+ * HTTP → outcome — Doc wording:
+ * - 429 → deferred, not before Retry-After when given; pacing slowed — "Please retry these requests as defined in the response"
+ * - 500, 502, 503, 504 (any 5xx), timeouts, connection errors → deferred — "Server Errors – something is wrong on Mailgun's end";
+ *   "Retries are recommended"
+ * - 401 (body `Forbidden`) → held_service_error — "Unauthorized – No valid API key provided" (also a domain of the other region)
+ * - 403 → held_service_error — "Auth error or access denied" (e.g. a sandbox domain and an unauthorized recipient)
+ * - 404 → held_service_error — "Not Found": on send, the domain is not found, so settings.domain is wrong
+ * - 402 → held_service_error (a judgement call: the account's state, not the message, is at fault; failing would lose mail an
+ *   operator can release) — "Request Failed – Parameters were valid but request failed"
+ * - 400, 413 → failed — "Bad Request – Often missing a required parameter" / request too large
+ * - any other 4xx → failed
+ * - 3xx (no redirect is followed) → held_service_error — the endpoint setting points somewhere else
+ * - endpoint name does not resolve, TLS certificate refused → held_service_error — a setting to fix
  *
  * Mailgun never refuses a single recipient synchronously (suppressed addresses are dropped later,
  * as events), so there is no bounce row.
@@ -75,7 +74,9 @@ export interface MailgunSettings {
 const BASES = { us: 'https://api.mailgun.net', eu: 'https://api.eu.mailgun.net' } as const;
 const DOMAIN = /^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
 
-/** `settings.mailgun`, checked (provider-mail.ts's readers); throws (the service is then held: brokenTransport) naming the field. */
+/**
+ * `settings.mailgun`, checked (provider-mail.ts's readers); throws (the service is then held: brokenTransport) naming the field.
+ */
 export function readMailgunSettings(svc: Pick<Service, 'id' | 'settings'>): MailgunSettings {
   const block = settingsBlock(svc, 'mailgun');
   const domain = requiredString(block, 'mailgun', 'domain');

@@ -38,19 +38,25 @@ import {
  *
  * Error mapping (HTTP status and the body's `ErrorCode`, from Postmark's "API error codes"):
  *
- * | Condition | Outcome | Postmark's wording |
- * |---|---|---|
- * | HTTP 429, or ErrorCode 429 | deferred (Retry-After if given), pacing slowed | "Rate limit exceeded" |
- * | HTTP 500, 503 (any 5xx), ErrorCode 100; timeouts, connection errors | deferred | "Service Unavailable: during planned service outages" / "Maintenance" |
- * | HTTP 401, ErrorCode 10 | held_service_error | "Missing or incorrect API token in header" |
- * | ErrorCode 400, 401 | held_service_error (test reason `unverified_sender`) | "Sender Signature not found" / "Sender signature not confirmed" |
- * | ErrorCode 405, 412, 413 | held_service_error | "Not allowed to send" / "Account is pending" / "Account may not send" |
- * | ErrorCode 406 | the listed addresses bounced and suppressed; the other recipients deferred | "…marked as inactive. Found inactive addresses: … Inactive recipients are ones that have generated a hard bounce or a spam complaint." |
- * | HTTP 200, ErrorCode 0 naming inactive addresses | sent to the others (the MessageID kept); the listed addresses bounced and suppressed | "Message OK, but will not deliver to these inactive addresses: a@x, b@x. Inactive recipients are ones that have generated a hard bounce, a spam complaint, or a manual suppression." |
- * | ErrorCode 300, 402, 403, 409, 411; HTTP 413 | failed | "Invalid email request" / "Invalid JSON" / "Incompatible JSON" / "JSON required" / "Forbidden attachment type" / "Payload Too Large" |
- * | HTTP 403 without an ErrorCode (an HTML page) | held_service_error | the issue's rule for 401/403: Postmark's front end refusing this account or address ("contact us"); waiting does not help |
- * | any other 4xx | failed | |
- * | a redirect (3xx) | held_service_error | the endpoint is not Postmark's API |
+ * Condition → outcome — Postmark's wording:
+ * - HTTP 429, or ErrorCode 429 → deferred (Retry-After if given), pacing slowed — "Rate limit exceeded"
+ * - HTTP 500, 503 (any 5xx), ErrorCode 100; timeouts, connection errors → deferred — "Service Unavailable: during planned service
+ *   outages" / "Maintenance"
+ * - HTTP 401, ErrorCode 10 → held_service_error — "Missing or incorrect API token in header"
+ * - ErrorCode 400, 401 → held_service_error (test reason `unverified_sender`) — "Sender Signature not found" / "Sender signature
+ *   not confirmed"
+ * - ErrorCode 405, 412, 413 → held_service_error — "Not allowed to send" / "Account is pending" / "Account may not send"
+ * - ErrorCode 406 → the listed addresses bounced and suppressed; the other recipients deferred — "…marked as inactive. Found
+ *   inactive addresses: … Inactive recipients are ones that have generated a hard bounce or a spam complaint."
+ * - HTTP 200, ErrorCode 0 naming inactive addresses → sent to the others (the MessageID kept); the listed addresses bounced and
+ *   suppressed — "Message OK, but will not deliver to these inactive addresses: a@x, b@x. Inactive recipients are ones that have
+ *   generated a hard bounce, a spam complaint, or a manual suppression."
+ * - ErrorCode 300, 402, 403, 409, 411; HTTP 413 → failed — "Invalid email request" / "Invalid JSON" / "Incompatible JSON" / "JSON
+ *   required" / "Forbidden attachment type" / "Payload Too Large"
+ * - HTTP 403 without an ErrorCode (an HTML page) → held_service_error — the issue's rule for 401/403: Postmark's front end
+ *   refusing this account or address ("contact us"); waiting does not help
+ * - any other 4xx → failed
+ * - a redirect (3xx) → held_service_error — the endpoint is not Postmark's API
  *
  * Inactive addresses (406, and the 200 above) are bounced and suppressed with the reason
  * `hard_bounce` whatever made Postmark deactivate them: its answer does not say which (a hard
@@ -104,7 +110,8 @@ export function classifyPostmark(res: ProviderResponse, recipients: readonly str
   if (status === 403 && code === undefined) return service(message);
   if (status >= 300 && status < 400)
     return service(
-      `postmark ${status}: the endpoint redirects (${res.headers.location ?? 'no location'}); check the service's postmark.endpoint`,
+      `postmark ${status}: the endpoint redirects ` +
+        `(${res.headers.location ?? 'no location'}); check the service's postmark.endpoint`,
     );
   return permanent(message);
 }

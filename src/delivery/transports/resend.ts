@@ -40,19 +40,24 @@ import {
  *
  * Error mapping (the body's `name`, from resend.com/docs/api-reference/errors):
  *
- * | Condition | Outcome | Resend's wording |
- * |---|---|---|
- * | 429 `rate_limit_exceeded` | deferred, not before `retry-after`, pacing slowed | "Too many requests… read the response headers and reduce the rate" |
- * | 429 `daily_quota_exceeded` | deferred until the reset (`retry-after`/`ratelimit-reset`, else 24 h) | "You have reached your daily email sending quota… wait until 24 hours have passed" |
- * | 429 `monthly_quota_exceeded` | held_service_error | "…monthly email sending quota. Upgrade your plan" |
- * | 5xx (`application_error`, `internal_server_error`), 409 `concurrent_idempotent_requests`; timeouts, connection errors | deferred | "Try the request again later" |
- * | 401 `missing_api_key`, `restricted_api_key`, "API key is invalid" (400/401); 403 `invalid_api_key` | held_service_error | "Missing API key…" / "This API key is restricted to only send emails" / "API key is invalid" |
- * | 403 `validation_error` "domain is not verified" / "only send testing emails"; `invalid_from_address` (403/422) | held_service_error (test reason `unverified_sender`) | "…add and verify your domain" / "Invalid from field" |
- * | 451 `security_error` | held_service_error | "We may have found a security issue with the request… Contact support." |
- * | 400/422 `validation_error` about `to`/`cc`/`bcc` | failed (no suppression: a malformed address, not a hard bounce); when the message names some of the recipients, only those fail and the others are deferred | "Invalid `to` field…" |
- * | 409 `invalid_idempotent_request` | failed | "Same idempotency key used with a different request payload." |
- * | other 4xx (`missing_required_field`, `invalid_attachment`, `not_found`, …) | failed | |
- * | a redirect (3xx) | held_service_error | the endpoint is not Resend's API |
+ * Condition → outcome — Resend's wording:
+ * - 429 `rate_limit_exceeded` → deferred, not before `retry-after`, pacing slowed — "Too many requests… read the response headers
+ *   and reduce the rate"
+ * - 429 `daily_quota_exceeded` → deferred until the reset (`retry-after`/`ratelimit-reset`, else 24 h) — "You have reached your
+ *   daily email sending quota… wait until 24 hours have passed"
+ * - 429 `monthly_quota_exceeded` → held_service_error — "…monthly email sending quota. Upgrade your plan"
+ * - 5xx (`application_error`, `internal_server_error`), 409 `concurrent_idempotent_requests`; timeouts, connection errors →
+ *   deferred — "Try the request again later"
+ * - 401 `missing_api_key`, `restricted_api_key`, "API key is invalid" (400/401); 403 `invalid_api_key` → held_service_error —
+ *   "Missing API key…" / "This API key is restricted to only send emails" / "API key is invalid"
+ * - 403 `validation_error` "domain is not verified" / "only send testing emails"; `invalid_from_address` (403/422) →
+ *   held_service_error (test reason `unverified_sender`) — "…add and verify your domain" / "Invalid from field"
+ * - 451 `security_error` → held_service_error — "We may have found a security issue with the request… Contact support."
+ * - 400/422 `validation_error` about `to`/`cc`/`bcc` → failed (no suppression: a malformed address, not a hard bounce); when the
+ *   message names some of the recipients, only those fail and the others are deferred — "Invalid `to` field…"
+ * - 409 `invalid_idempotent_request` → failed — "Same idempotency key used with a different request payload."
+ * - other 4xx (`missing_required_field`, `invalid_attachment`, `not_found`, …) → failed
+ * - a redirect (3xx) → held_service_error — the endpoint is not Resend's API
  */
 
 const DEFAULT_ENDPOINT = 'https://api.resend.com';
@@ -100,7 +105,8 @@ export function classifyResend(res: ProviderResponse, recipients: readonly strin
   }
   if (status >= 300 && status < 400)
     return service(
-      `resend ${status}: the endpoint redirects (${header(res.headers, 'location') ?? 'no location'}); check the service's resend.endpoint`,
+      `resend ${status}: the endpoint redirects ` +
+        `(${header(res.headers, 'location') ?? 'no location'}); check the service's resend.endpoint`,
     );
   return permanent(message);
 }

@@ -36,17 +36,20 @@ import type { Address } from '../../templates/recipients.js';
  *
  * Error mapping (the Mail Send errors page and "How to use the v3 API: responses"):
  *
- * | Condition | Outcome | SendGrid's wording |
- * |---|---|---|
- * | 429 | deferred until `X-RateLimit-Reset` (epoch seconds; else Retry-After), pacing slowed | "too many requests" |
- * | 5xx; timeouts, connection errors | deferred | "An error occurred on a SendGrid server" / "The SendGrid v3 Web API is not available" |
- * | 401 | held_service_error | "The provided authorization grant is invalid, expired, or revoked" |
- * | 403, field `from` or "verified Sender Identity" | held_service_error (test reason `unverified_sender`) | "The from address does not match a verified Sender Identity. Mail cannot be sent until this error is resolved." |
- * | 403 "temporarily blocked" / "Temporary block" | deferred (a documented exception to the issue's 401/403 → held_service_error: SendGrid lifts the block by itself) | "You are temporarily blocked from sending emails due to repeated bad requests" |
- * | 403, any other (a key without `mail.send`) | held_service_error | "access forbidden" |
- * | 400 (field errors), 413 | failed | "Each error returns an HTTP 400" / "The JSON payload you have included in your request is too large." |
- * | any other 4xx | failed | |
- * | a redirect (3xx) | held_service_error | the endpoint is not SendGrid's API |
+ * Condition → outcome — SendGrid's wording:
+ * - 429 → deferred until `X-RateLimit-Reset` (epoch seconds; else Retry-After), pacing slowed — "too many requests"
+ * - 5xx; timeouts, connection errors → deferred — "An error occurred on a SendGrid server" / "The SendGrid v3 Web API is not
+ *   available"
+ * - 401 → held_service_error — "The provided authorization grant is invalid, expired, or revoked"
+ * - 403, field `from` or "verified Sender Identity" → held_service_error (test reason `unverified_sender`) — "The from address
+ *   does not match a verified Sender Identity. Mail cannot be sent until this error is resolved."
+ * - 403 "temporarily blocked" / "Temporary block" → deferred (a documented exception to the issue's 401/403 → held_service_error:
+ *   SendGrid lifts the block by itself) — "You are temporarily blocked from sending emails due to repeated bad requests"
+ * - 403, any other (a key without `mail.send`) → held_service_error — "access forbidden"
+ * - 400 (field errors), 413 → failed — "Each error returns an HTTP 400" / "The JSON payload you have included in your request is
+ *   too large."
+ * - any other 4xx → failed
+ * - a redirect (3xx) → held_service_error — the endpoint is not SendGrid's API
  *
  * SendGrid never refuses a recipient synchronously (suppressed addresses are dropped after the
  * 202 and reported as `dropped` events), so there is no bounce row.
@@ -85,7 +88,8 @@ export function classifySendgrid(res: ProviderResponse, now: number): DeliveryEr
   }
   if (status >= 300 && status < 400)
     return service(
-      `sendgrid ${status}: the endpoint redirects (${header(res.headers, 'location') ?? 'no location'}); check the service's sendgrid.endpoint`,
+      `sendgrid ${status}: the endpoint redirects ` +
+        `(${header(res.headers, 'location') ?? 'no location'}); check the service's sendgrid.endpoint`,
     );
   return permanent(message);
 }

@@ -11,12 +11,11 @@ import { classifySesError, describeSesFailure, sesFailureOf, sesTestReason } fro
  * the outbox writes it), signed with SigV4 by the AWS SDK (@aws-sdk/client-sesv2).
  *
  * Settings (`service.settings.ses`):
- * | field | |
- * |---|---|
- * | `region` | required, e.g. `eu-west-1`: the endpoint's region and SigV4's credential scope |
- * | `access_key_id`, `secret_access_key` | both or neither; neither: the AWS SDK's default chain (environment, shared files, instance or task role) |
- * | `configuration_set` | optional, sent as ConfigurationSetName (event publishing) |
- * | `endpoint` | optional base URL replacing `https://email.<region>.amazonaws.com` |
+ * - `region`: required, e.g. `eu-west-1`: the endpoint's region and SigV4's credential scope
+ * - `access_key_id`, `secret_access_key`: both or neither; neither: the AWS SDK's default chain (environment, shared files,
+ *   instance or task role)
+ * - `configuration_set`: optional, sent as ConfigurationSetName (event publishing)
+ * - `endpoint`: optional base URL replacing `https://email.<region>.amazonaws.com`
  *
  * Every envelope recipient is in `Destination` (bcc only there: the MIME carries no Bcc header);
  * our message id goes as the tag `mailroom_message_id` (EmailTags), which SES events carry back.
@@ -26,19 +25,25 @@ import { classifySesError, describeSesFailure, sesFailureOf, sesTestReason } fro
  *
  * Errors (ses-errors.ts; names from SendEmailCommand's declared errors and the AWS common errors,
  * docs.aws.amazon.com/ses/latest/APIReference/CommonErrors.html):
- * | Condition | Outcome | Doc wording |
- * |---|---|---|
- * | 429 `TooManyRequestsException`, `ThrottlingException`/`Throttling`, `LimitExceededException` | deferred (SES gives no Retry-After: the retry schedule), pacing slowed | "Too many requests have been made to the operation" / "The request was denied due to request throttling" |
- * | 5xx (`InternalFailure`, `ServiceUnavailable`, `InternalServiceErrorException`), timeouts, connection errors | deferred | "temporary failure of the server" |
- * | `RequestExpired` (clock skew) | deferred | the SDK corrects its clock offset from the answer |
- * | 403 `AccessDeniedException`, `UnrecognizedClientException`, `InvalidClientTokenId`, `SignatureDoesNotMatch`, `IncompleteSignature`, `ExpiredToken`, any other 401/403; no credentials found | held_service_error | "You do not have sufficient access to perform this action" / "The security token included in the request is invalid" |
- * | 400 `MessageRejected` saying "not verified" | held_service_error (service test: `unverified_sender`) | "Email address is not verified. The following identities failed the check in region …" |
- * | 400 `MailFromDomainNotVerifiedException` | held_service_error | "…because the sending domain isn't verified" |
- * | 400 `AccountSuspendedException`, `SendingPausedException` | held_service_error | "…permanently restricted" / "…currently paused" |
- * | 404 `NotFoundException` (the configuration set) | held_service_error | "The resource you attempted to access doesn't exist" |
- * | 400 `MessageRejected` (other) | failed | "The message can't be sent because it contains invalid content" |
- * | 400 `BadRequestException`, any other 4xx | failed | "The input you provided is invalid" |
- * | endpoint name does not resolve (ENOTFOUND), TLS certificate refused | held_service_error | a setting to fix |
+ * Condition → outcome — Doc wording:
+ * - 429 `TooManyRequestsException`, `ThrottlingException`/`Throttling`, `LimitExceededException` → deferred (SES gives no
+ *   Retry-After: the retry schedule), pacing slowed — "Too many requests have been made to the operation" / "The request was
+ *   denied due to request throttling"
+ * - 5xx (`InternalFailure`, `ServiceUnavailable`, `InternalServiceErrorException`), timeouts, connection errors → deferred —
+ *   "temporary failure of the server"
+ * - `RequestExpired` (clock skew) → deferred — the SDK corrects its clock offset from the answer
+ * - 403 `AccessDeniedException`, `UnrecognizedClientException`, `InvalidClientTokenId`, `SignatureDoesNotMatch`,
+ *   `IncompleteSignature`, `ExpiredToken`, any other 401/403; no credentials found → held_service_error — "You do not have
+ *   sufficient access to perform this action" / "The security token included in the request is invalid"
+ * - 400 `MessageRejected` saying "not verified" → held_service_error (service test: `unverified_sender`) — "Email address is not
+ *   verified. The following identities failed the check in region …"
+ * - 400 `MailFromDomainNotVerifiedException` → held_service_error — "…because the sending domain isn't verified"
+ * - 400 `AccountSuspendedException`, `SendingPausedException` → held_service_error — "…permanently restricted" / "…currently
+ *   paused"
+ * - 404 `NotFoundException` (the configuration set) → held_service_error — "The resource you attempted to access doesn't exist"
+ * - 400 `MessageRejected` (other) → failed — "The message can't be sent because it contains invalid content"
+ * - 400 `BadRequestException`, any other 4xx → failed — "The input you provided is invalid"
+ * - endpoint name does not resolve (ENOTFOUND), TLS certificate refused → held_service_error — a setting to fix
  *
  * SES never refuses a recipient synchronously (a suppressed address is accepted, then bounces,
  * and the events say so), so there is no bounce row.

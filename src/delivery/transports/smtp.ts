@@ -109,7 +109,8 @@ export const createSmtpTransport =
         if (isUnresolvableHost(err, smtp.host)) {
           throw new DeliveryError(
             'service',
-            `the relay host ${smtp.host} does not resolve (${err.originalCode ?? err.code}, twice): check the service's smtp.host`,
+            `the relay host ${smtp.host} does not resolve ` +
+              `(${err.originalCode ?? err.code}, twice): check the service's smtp.host`,
           );
         }
         // Every recipient refused, each on its own: nodemailer reports the first reply as the

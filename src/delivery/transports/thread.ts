@@ -49,7 +49,10 @@ export function toThreadError(error: unknown): ThreadError {
   return { kind: error.kind, message: error.message, recipients: error.recipients, refused: error.refused, options };
 }
 
-/** The main side: the same DeliveryError again; not a DeliveryError in the thread (a bug, a disk error): a plain Error, which the worker retries. */
+/**
+ * The main side: the same DeliveryError again; not a DeliveryError in the thread (a bug, a disk
+ * error): a plain Error, which the worker retries.
+ */
 export function fromThreadError(error: ThreadError): Error {
   const { kind, message, recipients, refused, options } = error;
   return kind === undefined ? new Error(message) : new DeliveryError(kind, message, recipients, refused ?? [], options ?? {});

@@ -136,7 +136,9 @@ async function confirm(fetchText: (url: URL) => Promise<string>, url: URL): Prom
     await fetchText(url);
   } catch (err) {
     throw new ApiError('service_unavailable', {
-      message: `The SNS subscription could not be confirmed (${err instanceof Error ? err.message : String(err)}); SNS will send the confirmation again.`,
+      message:
+        `The SNS subscription could not be confirmed ` +
+        `(${err instanceof Error ? err.message : String(err)}); SNS will send the confirmation again.`,
     });
   }
 }

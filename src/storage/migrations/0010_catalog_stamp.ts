@@ -55,13 +55,15 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   for (const table of CATALOG_TABLES) {
     await sql
       .raw(
-        `create trigger ${table}_stamp after insert or update or delete on ${table} for each statement execute function bump_catalog_stamp()`,
+        `create trigger ${table}_stamp after insert or update or delete ` +
+          `on ${table} for each statement execute function bump_catalog_stamp()`,
       )
       .execute(db);
   }
   await sql
     .raw(
-      `create trigger organizations_stamp after insert or update of ${orgColumns} or delete on organizations for each statement execute function bump_catalog_stamp()`,
+      `create trigger organizations_stamp after insert or update of ${orgColumns} or ` +
+        `delete on organizations for each statement execute function bump_catalog_stamp()`,
     )
     .execute(db);
 }

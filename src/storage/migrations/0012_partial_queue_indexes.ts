@@ -59,9 +59,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .execute();
   if (dialect !== 'sqlite') return;
   // The planner statistics of 0011, for the indexes as they are now.
-  await sql`delete from sqlite_stat1 where tbl = 'messages' and idx in (${sql.join(PARTIAL_INDEX_STATS.map(([index]) => index))})`.execute(
-    db,
-  );
+  await sql`delete from sqlite_stat1 where tbl = 'messages' and idx in
+    (${sql.join(PARTIAL_INDEX_STATS.map(([index]) => index))})`.execute(db);
   for (const [index, stat] of PARTIAL_INDEX_STATS) {
     await sql`insert into sqlite_stat1 (tbl, idx, stat) values ('messages', ${index}, ${stat})`.execute(db);
   }

@@ -82,7 +82,10 @@ export interface SentOptions {
   at?: number;
 }
 
-/** Sends one message through service `smtp` (its `events` settings given) in an app built with `env`; everything is closed after each test. */
+/**
+ * Sends one message through service `smtp` (its `events` settings given) in an app built with
+ * `env`; everything is closed after each test.
+ */
 export function sentMessageHarness(): (dialect: Dialect, events: EventsSettings, options?: SentOptions) => Promise<SentSetup> {
   const closer = new Closer();
   afterEach(() => closer.closeAll());

@@ -35,7 +35,13 @@ const FOCUS_STATE = `(() => {
   const r = el.getBoundingClientRect();
   // The outline (drawn 2px outside) against what is behind it: the first opaque background up.
   const rgb = (c) => (c.match(/[\\d.]+/g) ?? []).map(Number);
-  const lum = (c) => { const v = rgb(c).slice(0, 3).map((x) => { x /= 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; }); return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+  const lum = (c) => {
+    const v = rgb(c).slice(0, 3).map((x) => {
+      x /= 255;
+      return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2];
+  };
   let behind = 'rgb(255, 255, 255)';
   for (let p = ringOn.parentElement; p !== null; p = p.parentElement) {
     const bg = getComputedStyle(p).backgroundColor;

@@ -104,7 +104,8 @@ export async function expectNoSeriousA11yViolations(page: Page, exclude: string[
   const report = serious
     .map(
       (v) =>
-        `${v.impact ?? '?'} ${v.id}: ${v.help}\n${v.nodes.map((n) => `    at ${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`).join('\n')}`,
+        `${v.impact ?? '?'} ${v.id}: ${v.help}\n` +
+        v.nodes.map((n) => `    at ${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`).join('\n'),
     )
     .join('\n');
   expect(serious, `axe found serious/critical violations on ${page.url()}:\n${report}`).toEqual([]);

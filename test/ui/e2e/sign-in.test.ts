@@ -56,7 +56,7 @@ describe.skipIf(!chromiumAvailable('the operator UI sign-in flow'))('operator UI
     await expectNoSeriousA11yViolations(page);
   });
 
-  it('the header says the server runs in development mode and what that relaxes, as the start banner does (issue 25)', async () => {
+  it('the header says the server runs in development mode and what that relaxes, as the start banner does', async () => {
     const note = page.getByRole('region', { name: /Development mode/ });
     await note.waitFor();
     const text = (await note.textContent()) ?? '';

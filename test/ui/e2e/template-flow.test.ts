@@ -185,7 +185,9 @@ describe.skipIf(!chromiumAvailable('the template editor E2E test'))('operator UI
       from_email: '',
       service_id: null,
       params: [],
-      html: '<p>Before</p><script>document.title = "pwned"; parent.__pwned = 1;</script><img src="x" onerror="parent.__pwned = 2">',
+      html:
+        '<p>Before</p><script>document.title = "pwned"; parent.__pwned = 1;</script>' +
+        '<img src="x" onerror="parent.__pwned = 2">',
       captcha: false,
       allow_dynamic_recipients: false,
       allow_attachments: false,

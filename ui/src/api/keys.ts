@@ -4,7 +4,10 @@ import type { Answer, Item } from './shapes.js';
 
 type Rotate = '/organizations/{org}/keys/{keyId}/rotate';
 
-/** `hint` is a recognisable fragment (a private key's prefix); `public_key` the whole value of a public key, null for private keys. */
+/**
+ * `hint` is a recognisable fragment (a private key's prefix); `public_key` the whole value of a
+ * public key, null for private keys.
+ */
 export type ApiKey = Item<'/organizations/{org}/keys'>;
 
 /** A key just created or rotated: `key` is its value, in this answer only; a rotation's also names the previous key. */

@@ -21,7 +21,7 @@ export function Layout(props: { org: string | undefined; onSignOut: () => Promis
   }, [current]);
   return (
     <div class="shell">
-      {/* biome-ignore lint/a11y/useValidAnchor: a skip link is a link; the click moves focus, as #main would be read as a route. */}
+      {/* biome-ignore lint/a11y/useValidAnchor: a skip link is a link; the click moves focus (#main would read as a route). */}
       <a
         class="skip-link"
         href="#main"

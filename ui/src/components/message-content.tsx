@@ -40,8 +40,8 @@ export function MessageContent(props: { content: Content | null | undefined }) {
       ) : (
         // Focusable so a keyboard can scroll it (max-height 360px); a region, because a <pre> (no role)
         // cannot carry a name (aria-label alone is not allowed on it).
-        // biome-ignore lint/a11y/useSemanticElements: role region names the scrolling <pre> itself (a <section> would wrap it).
-        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be keyboard-reachable (axe scrollable-region-focusable).
+        // biome-ignore lint/a11y/useSemanticElements: role region names the scrolling <pre> (a <section> would wrap it).
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is keyboard-reachable (axe).
         <pre class="message-text" tabIndex={0} role="region" aria-label="Text part">
           {c.text}
         </pre>

@@ -21,9 +21,9 @@ export function OrgCredits(props: { org: string; credits: number; held: number; 
     setDone(undefined);
     try {
       const r = await organizationsApi.topUp(props.org, n);
-      setDone(
-        `Added ${formatCount(n)} credits: the balance is ${formatCount(r.credits)}${r.released.length > 0 ? `, ${r.released.length} held message${r.released.length === 1 ? '' : 's'} released` : ''}.`,
-      );
+      const held = r.released.length;
+      const released = held > 0 ? `, ${held} held message${held === 1 ? '' : 's'} released` : '';
+      setDone(`Added ${formatCount(n)} credits: the balance is ${formatCount(r.credits)}${released}.`);
       setAmount('');
       props.onChanged();
     } catch (err) {

@@ -187,7 +187,10 @@ export function OrgSettingsFields(props: {
             label="Link domains"
             value={f.link_domains}
             onValue={(v) => set('link_domains', v)}
-            hint="Domains links in templates may point to, one per line: example.com covers its subdomains (*.example.com means the same); no scheme, port or path."
+            hint={
+              'Domains links in templates may point to, one per line: example.com ' +
+              'covers its subdomains (*.example.com means the same); no scheme, port or path.'
+            }
             error={e['security.link_domains']}
           />
         </div>

@@ -112,7 +112,7 @@ function BodyEditor(props: {
   return (
     <div class={`field${props.error !== undefined ? ' has-error' : ''}`}>
       {/* Clicking the label focuses the editor, as a <label for> would for an input; the keyboard reaches the editor by Tab. */}
-      {/* biome-ignore lint/a11y/noStaticElementInteractions: a label's click, not a control (a <label for> is not one either). */}
+      {/* biome-ignore lint/a11y/noStaticElementInteractions: a label's click, not a control (as a <label for>). */}
       {/* biome-ignore lint/a11y/useKeyWithClickEvents: the keyboard's way to the editor is Tab; a label takes no keys. */}
       <span
         class="field-label"

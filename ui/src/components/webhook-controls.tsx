@@ -4,6 +4,9 @@ import { formatTime } from '../lib/format';
 import { WebhookSecret } from './webhook-secret';
 import { ActionButton, ErrorNotice, Notice } from './ui';
 
+/** What the receiver answered the test event with. */
+const answerOf = (status: number | null) => (status === null ? 'no answer' : `HTTP ${status}`);
+
 /** Enable/disable, rotate the secret (the new one shown once), send a test event and show what the receiver did. */
 export function WebhookControls(props: { org: string; endpoint: WebhookEndpoint; onChanged: () => Promise<void> }) {
   const { org, endpoint } = props;
@@ -60,8 +63,7 @@ export function WebhookControls(props: { org: string; endpoint: WebhookEndpoint;
       )}
       {test !== undefined && (
         <Notice kind={test.ok ? 'ok' : 'error'}>
-          Test event {test.ok ? 'delivered' : 'not accepted'}: {test.status !== null ? `HTTP ${test.status}` : 'no answer'} in{' '}
-          {test.duration_ms} ms
+          Test event {test.ok ? 'delivered' : 'not accepted'}: {answerOf(test.status)} in {test.duration_ms} ms
           {test.error !== null ? ` — ${test.error}` : ''} (delivery <span class="mono">{test.delivery_id}</span>).
         </Notice>
       )}

@@ -143,7 +143,7 @@ export function chartSummary(daily: readonly DayCounts[]): string {
   const range = `${daily.length} day${daily.length === 1 ? '' : 's'}, ${first.date} to ${last.date}`;
   if (t.accepted === 0) return `Messages per day over ${range}: none accepted.`;
   return (
-    `Messages per day over ${range}: ${t.accepted} accepted, of which ${t.delivered} delivered, ${t.held} held, ` +
-    `${t.bounced} bounced, ${t.complained} complained, ${t.failed} failed. Busiest day ${busiest.date} with ${count(busiest.accepted)}.`
+    `Messages per day over ${range}: ${t.accepted} accepted, of which ${t.delivered} delivered, ${t.held} held, ${t.bounced} ` +
+    `bounced, ${t.complained} complained, ${t.failed} failed. Busiest day ${busiest.date} with ${count(busiest.accepted)}.`
   );
 }

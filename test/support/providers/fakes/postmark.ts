@@ -64,7 +64,8 @@ export async function startPostmark(token = 'pm-server-token-1'): Promise<Postma
       return error(
         422,
         406,
-        `You tried to send to recipient(s) that have been marked as inactive. Found inactive addresses: ${dead.join(', ')}. Inactive recipients are ones that have generated a hard bounce, a spam complaint, or a manual suppression.`,
+        `You tried to send to recipient(s) that have been marked as inactive. Found inactive addresses: ${dead.join(', ')}. ` +
+          `Inactive recipients are ones that have generated a hard bounce, a spam complaint, or a manual suppression.`,
       );
     }
     const messageId = randomUUID();
@@ -72,7 +73,8 @@ export async function startPostmark(token = 'pm-server-token-1'): Promise<Postma
     const message =
       dead.length === 0
         ? 'OK'
-        : `Message OK, but will not deliver to these inactive addresses: ${dead.join(', ')}. Inactive recipients are ones that have generated a hard bounce, a spam complaint, or a manual suppression.`;
+        : `Message OK, but will not deliver to these inactive addresses: ${dead.join(', ')}. Inactive ` +
+          `recipients are ones that have generated a hard bounce, a spam complaint, or a manual suppression.`;
     return {
       status: 200,
       body: { To: json.To, SubmittedAt: new Date().toISOString(), MessageID: messageId, ErrorCode: 0, Message: message },

@@ -80,8 +80,10 @@ function toBuffer(d: SourceData): Buffer {
   return Buffer.from(d.buffer, d.byteOffset, d.byteLength);
 }
 
-const AUTH =
-  /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/;
+const AUTH = new RegExp(
+  '^AWS4-HMAC-SHA256 Credential=([^/]+)/(\\d{8})/([^/]+)/([^/]+)/aws4_request, ' +
+    'SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$',
+);
 
 function parseAmzDate(v: string): Date | undefined {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(v);
