@@ -1,25 +1,23 @@
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { Clock } from '../domain/clock.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { ClaimedMessage, SettledState } from '../storage/queue-types.js';
+import type { ClaimedMessage } from '../storage/queue-types.js';
 import type { Store } from '../storage/store.js';
-import { readBatchContext, serviceKey, type BatchContext } from './batch-context.js';
+import { readBatchContext, type BatchContext } from './batch-context.js';
 import { ClaimPause } from '../domain/claim-pause.js';
 import { Leases } from './leases.js';
 import { retryingStore, type StorageRetry } from './storage-retry.js';
 import { Outcomes } from './outcomes.js';
 import type { Pacer } from './pacing.js';
 import { MAINTENANCE_EVERY_MS, Reaper } from './reaper.js';
-import { attemptDirect, attemptThroughChain, type AttemptDeps } from './attempt.js';
+import type { AttemptDeps } from './attempt.js';
+import { deliverClaimed, type DeliverDeps } from './deliver.js';
 import { exposeBreakers, LocalBreakers, type Breakers } from './breaker.js';
-import { failoverSettings, serviceChain } from './failover.js';
-import { addressees, toAddresses, type AttemptResult } from './recipients.js';
 import type { RetryPolicy } from './retry.js';
-import { readStoredContent } from './stored.js';
 import { syntheticProber } from './probe.js';
 import { TransportCache } from './transport-cache.js';
 import { TRANSPORTS } from './transports/index.js';
-import type { Transport, TransportFactory } from './transport.js';
+import type { TransportFactory } from './transport.js';
 import { createSandbox } from './transports/sandbox.js';
 import type { EventNotifier } from '../events/types.js';
 import { SimulatorTicker } from '../testmode/simulator-events.js';
@@ -99,8 +97,9 @@ export class DeliveryWorker {
   /** Outcome and lease writes, tried again while the storage is unavailable (storage-retry.ts). */
   private readonly writes: StorageRetry;
   private readonly pause: ClaimPause;
-  /** Where test-mode and simulator messages go (transports/sandbox.ts), and their events' ticker. */
-  private readonly sandbox: Transport;
+  /** What one message's attempt needs (deliver.ts): the sandbox for test-mode and simulator messages among it. */
+  private readonly deliverDeps: DeliverDeps;
+  /** The simulator's events after hand-off (testmode/simulator-events.ts). */
   private readonly simulator: SimulatorTicker;
   private running = false;
   private loop: Promise<void> | undefined;
@@ -122,11 +121,6 @@ export class DeliveryWorker {
       { reapEveryMs: this.options.reapEveryMs, maintenanceEveryMs: MAINTENANCE_EVERY_MS },
       () => this.nudge(),
     );
-    this.sandbox = createSandbox({
-      ...deps,
-      simulatorDelayMs: deps.testMode?.simulatorDelayMs ?? 60_000,
-      compose: deps.testMode?.compose,
-    });
     this.simulator = new SimulatorTicker(deps);
     const breakers = deps.breakers ?? new LocalBreakers(deps.clock);
     exposeBreakers(deps.metrics, breakers);
@@ -141,6 +135,18 @@ export class DeliveryWorker {
       clock: deps.clock,
       transportFor: (s) => this.transports.forService(s),
       renew: async (m) => (await this.leases.renew([m])).has(m.id),
+    };
+    this.deliverDeps = {
+      store: deps.store,
+      logger: deps.logger,
+      outcomes: this.outcomes,
+      attemptDeps: this.attemptDeps,
+      sandbox: createSandbox({
+        ...deps,
+        simulatorDelayMs: deps.testMode?.simulatorDelayMs ?? 60_000,
+        compose: deps.testMode?.compose,
+      }),
+      transportFor: (s) => this.transports.forService(s),
     };
   }
 
@@ -181,7 +187,7 @@ export class DeliveryWorker {
     await this.outcomes.drain();
     await this.leases.giveUpAll('worker_stopped');
     await this.transports.close();
-    await this.sandbox.close();
+    await this.deliverDeps.sandbox.close();
   }
 
   /** One round: reap and housekeep if due, claim a batch, deliver it; how many it handled. */
@@ -301,78 +307,7 @@ export class DeliveryWorker {
     }
   }
 
-  private async deliver(m: ClaimedMessage, context: BatchContext): Promise<void> {
-    const { logger } = this.deps;
-    const log = { message_id: m.id, org_id: m.org_id, service_id: m.service_id, attempt: m.attempts };
-    const content = context.contents.get(m.id) ?? readStoredContent(m.content, m.attachments);
-    if (!content.ok) {
-      await this.outcomes.finish(m, 'failed', content.reason);
-      logger.warn({ ...log, outcome: 'failed', reason: content.reason }, 'delivery attempt');
-      return;
-    }
-    // Suppressed after acceptance (a bounce or complaint arrived meanwhile): those recipients
-    // are dropped; with no To left (and nobody reached by an earlier attempt) the message is
-    // discarded and its credit returned. Recipients an earlier attempt settled are left out.
-    const prior = context.recipientStates.get(m.id) ?? new Map<string, SettledState>();
-    const who = addressees(content.email, prior, context.suppressed.get(m.org_id) ?? new Set<string>());
-    const email = who.email;
-    if (email.to.length === 0 && prior.size === 0) {
-      await this.outcomes.finish(m, 'discarded', `recipients suppressed: ${who.suppressed.join(', ')}`, who.suppressed);
-      logger.info({ ...log, outcome: 'discarded' }, 'delivery attempt');
-      return;
-    }
-    // Recipients settled apart (now, or by an earlier attempt): every outcome is per recipient.
-    const apart = prior.size > 0 || who.suppressed.length > 0;
-    const settle = (result: AttemptResult, sentVia?: string) =>
-      this.outcomes.settle(
-        m,
-        {
-          owed: who.owed,
-          suppressed: who.suppressed,
-          prior,
-          to: toAddresses(content.email),
-          result,
-          ...(sentVia !== undefined ? { sentVia } : {}),
-        },
-        log,
-      );
-    if (who.owed.length === 0) {
-      await settle(undefined);
-      return;
-    }
-
-    if (m.mode === 'test' || m.simulated) {
-      const input = { m, log, email, attachments: content.attachments, apart, settle };
-      const envelopeTo = prior.size > 0 ? who.envelope : undefined;
-      return attemptDirect(this.attemptDeps, { ...input, envelopeTo }, this.sandbox, m.simulated ? 'simulator' : 'capture');
-    }
-    const read = context.services.get(serviceKey(m));
-    const service = read === undefined || 'unreadable' in read ? undefined : read;
-    const transport = service === undefined ? undefined : this.transports.forService(service);
-    if (service === undefined || transport === undefined) {
-      const reason =
-        read !== undefined && 'unreadable' in read
-          ? read.unreadable
-          : service === undefined
-            ? 'the service no longer exists'
-            : `unknown provider ${service.provider}`;
-      await this.outcomes.finish(m, 'held_service_error', reason);
-      logger.warn({ ...log, outcome: 'held_service_error' }, 'delivery attempt');
-      return;
-    }
-
-    const chain = await serviceChain(this.deps.store, context, service);
-    await attemptThroughChain(this.attemptDeps, {
-      m,
-      log,
-      chain,
-      onServiceError: failoverSettings(service).onServiceError,
-      email,
-      attachments: content.attachments,
-      // A retry for some recipients only: the others already have it.
-      envelopeTo: prior.size > 0 ? who.envelope : undefined,
-      apart,
-      settle,
-    });
+  private deliver(m: ClaimedMessage, context: BatchContext): Promise<void> {
+    return deliverClaimed(this.deliverDeps, m, context);
   }
 }
