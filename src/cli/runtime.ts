@@ -281,8 +281,10 @@ function logStorageHealth(store: Store, logger: pino.Logger): void {
       logger.warn(
         { component: 'store', reason: kind, err: message },
         kind === 'database_unavailable'
-          ? `database unavailable: requests that need it answer 503 service_unavailable (Retry-After ${RETRY_AFTER_SECONDS[kind]} s) and the worker pauses claiming, until it is back`
-          : `storage full: writes answer 503 service_unavailable, reason storage_full (Retry-After ${RETRY_AFTER_SECONDS[kind]} s), until one succeeds`,
+          ? `database unavailable: requests that need it answer 503 service_unavailable ` +
+              `(Retry-After ${RETRY_AFTER_SECONDS[kind]} s) and the worker pauses claiming, until it is back`
+          : `storage full: writes answer 503 service_unavailable, reason ` +
+              `storage_full (Retry-After ${RETRY_AFTER_SECONDS[kind]} s), until one succeeds`,
       );
     } else {
       logger.info(

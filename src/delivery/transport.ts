@@ -131,7 +131,9 @@ export type TransportFactory = (service: Service, context: TransportContext) => 
  * operator fixes it, and no other service is affected.
  */
 export function brokenTransport(service: Pick<Service, 'org_id' | 'id'>, error: unknown): Transport {
-  const reason = `the transport of service ${service.org_id}/${service.id} cannot be built from its settings: ${error instanceof Error ? error.message : String(error)}`;
+  const reason =
+    `the transport of service ${service.org_id}/${service.id} cannot be built ` +
+    `from its settings: ${error instanceof Error ? error.message : String(error)}`;
   return {
     send: async () => {
       throw new DeliveryError('service', reason);

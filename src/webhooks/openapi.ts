@@ -17,12 +17,14 @@ const MessageEventData = Type.Object({
   service_id: Type.String(),
   status: Type.String({
     description:
-      "The message's status as this event left it; a delivery created later by a range replay (an event the endpoint never got) carries the message's current status",
+      "The message's status as this event left it; a delivery created later by a " +
+      "range replay (an event the endpoint never got) carries the message's current status",
   }),
   sequence: Type.Integer({
     minimum: 1,
     description:
-      "The event's rank in its message's timeline (1, 2, …): a receiver that already has a higher one for the message may ignore a lower one that arrives late",
+      "The event's rank in its message's timeline (1, 2, …): a receiver that already " +
+      'has a higher one for the message may ignore a lower one that arrives late',
   }),
   mode: Type.Union([Type.Literal('live'), Type.Literal('test')], {
     description: 'live, or test for a message sent with a test key: the same endpoints get both, told apart by this field',
@@ -77,7 +79,8 @@ const HEADERS = [
     required: true,
     schema: { type: 'string' },
     description:
-      'Unique per event: the same at every endpoint that gets the event, on every retry and on every replay, so deduplicate on it (each webhook.test has its own)',
+      'Unique per event: the same at every endpoint that gets the event, on every ' +
+      'retry and on every replay, so deduplicate on it (each webhook.test has its own)',
   },
   {
     name: 'webhook-timestamp',
@@ -92,8 +95,9 @@ const HEADERS = [
     required: true,
     schema: { type: 'string' },
     description:
-      'Space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the base64-decoded part of the ' +
-      'endpoint secret after `whsec_`. During the grace after a secret rotation it carries two, one per secret: accept the request when either verifies.',
+      'Space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, ' +
+      'keyed with the base64-decoded part of the endpoint secret after `whsec_`. During the grace ' +
+      'after a secret rotation it carries two, one per secret: accept the request when either verifies.',
   },
 ] as const;
 
@@ -102,7 +106,8 @@ const RESPONSES = {
   410: { description: 'Gone: the endpoint is disabled at once (re-enable it with PATCH {"enabled": true})' },
   default: {
     description:
-      'Anything else, a redirect (never followed), a timeout (15 s) or no answer: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (MAILROOM_WEBHOOK_RETRY_SCHEDULE), then failed',
+      'Anything else, a redirect (never followed), a timeout (15 s) or no answer: retried after ' +
+      '5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (MAILROOM_WEBHOOK_RETRY_SCHEDULE), then failed',
   },
 } as const;
 
@@ -120,7 +125,9 @@ export function webhookDocs() {
       {
         post: {
           summary: type,
-          description: `${meaning(type)}\n\nPosted as JSON to each enabled endpoint subscribed to \`${type}\` (or to every event), signed with the Standard Webhooks scheme.`,
+          description:
+            `${meaning(type)}\n\nPosted as JSON to each enabled endpoint subscribed to ` +
+            `\`${type}\` (or to every event), signed with the Standard Webhooks scheme.`,
           operationId: `webhook_${type.replace('.', '_')}`,
           tags: ['webhooks'],
           parameters: [...HEADERS],

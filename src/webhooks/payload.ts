@@ -38,7 +38,11 @@
  *
  * `webhook.test` (sent by `POST …/webhooks/{id}/test`):
  * ```json
- * { "type": "webhook.test", "timestamp": "2026-01-01T12:00:00.000Z", "data": { "organization_id": "acme", "endpoint_id": "wh_1" } }
+ * {
+ *   "type": "webhook.test",
+ *   "timestamp": "2026-01-01T12:00:00.000Z",
+ *   "data": { "organization_id": "acme", "endpoint_id": "wh_1" }
+ * }
  * ```
  */
 /**

@@ -17,7 +17,7 @@ interface Document {
 }
 
 describe('OpenAPI document: outbound webhooks', () => {
-  it('has one webhook per event type with the three headers and a body schema every payload matches; the admin routes are documented', async () => {
+  it('one webhook per event type, its three headers and a body schema every payload matches; the admin routes too', async () => {
     const t = await freshApp('sqlite');
     try {
       const res = await t.app.inject({ method: 'GET', url: '/v1/openapi.json' });
