@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ConfigError, type Config } from '../config/env.js';
 import { organizationFields, serviceFields, templateFields } from '../resources/normalize.js';
 import type { ConfigFile } from '../resources/inputs.js';
-import type { KeyType } from '../domain/types.js';
+import type { KeyMode, KeyType } from '../domain/types.js';
 import type { Repos, Store } from '../storage/store.js';
 import { applyWebhooks, checkFileWebhooks, type GeneratedWebhookSecret, type WebhookApplyOptions } from './apply-webhooks.js';
 import { putService } from './services.js';
@@ -12,7 +12,7 @@ export interface ApplyReport {
   /** One line per created or updated thing; empty when the file changed nothing. */
   changes: string[];
   /** Keys the file asked for without a value, generated now: shown once, never stored in clear. */
-  generatedKeys: Array<{ org_id: string; type: KeyType; key: string }>;
+  generatedKeys: Array<{ org_id: string; type: KeyType; mode: KeyMode; key: string }>;
   /** Webhook endpoints created without a `secret` in the file: their generated secret, shown once. */
   generatedWebhookSecrets: GeneratedWebhookSecret[];
   /** What was accepted but deserves a look: a webhook URL whose name did not resolve at apply. */
@@ -42,14 +42,14 @@ export const webhookApplyOptions = (config: Config): WebhookApplyOptions => ({
 export function generatedLines(report: ApplyReport): string[] {
   return [
     ...report.warnings.map((w) => `  warning: ${w}`),
-    ...report.generatedKeys.map((k) => `  generated ${k.type} key for ${k.org_id}: ${k.key}`),
+    ...report.generatedKeys.map((k) => `  generated ${k.mode === 'test' ? 'test ' : ''}${k.type} key for ${k.org_id}: ${k.key}`),
     ...report.generatedWebhookSecrets.map((w) => `  generated webhook secret for ${w.org_id}/${w.endpoint_id}: ${w.secret}`),
   ];
 }
 
 /**
- * Applies a checked config file in one transaction (webhook endpoints: src/admin/apply-webhooks.ts): creates what is missing, updates what
- * differs, leaves alone what is equal (a second apply reports no changes) and never deletes
+ * Applies a checked config file in one transaction (webhook endpoints: src/admin/apply-webhooks.ts): creates what is missing,
+ * updates what differs, leaves alone what is equal (a second apply reports no changes) and never deletes
  * what the file does not name. `credits` is a starting balance: it is used when an
  * organization is created, and top-ups go through `mailroom credits add`, so a restart with
  * the same file never resets a balance that sends have used.
@@ -144,22 +144,27 @@ async function applyOrganization(tx: Repos, org: OrgSection, now: number, report
 async function applyKeys(tx: Repos, org: OrgSection, now: number, report: ApplyReport): Promise<void> {
   const existing = await tx.keys.list(org.id);
   for (const k of org.keys ?? []) {
+    const mode = k.mode ?? 'live';
+    const what = `${mode === 'test' ? 'test ' : ''}${k.type} key`;
     if (k.key !== undefined) {
       const found = await tx.keys.findByValue(k.key);
       if (found === undefined) {
-        await tx.keys.insert(org.id, k.type, now, k.key);
-        report.changes.push(`organization ${org.id}: ${k.type} key ${k.key.slice(0, 3)}… added`);
+        await tx.keys.insert(org.id, k.type, now, k.key, mode);
+        report.changes.push(`organization ${org.id}: ${what} ${k.key.slice(0, 3)}… added`);
       } else if (found.org_id !== org.id || found.type !== k.type) {
         throw new ConfigError(`organization ${org.id}: key ${found.hint} already belongs to another organization or type`);
+      } else if (found.mode !== mode) {
+        // The mode decides whether a send leaves the machine and takes credits: never changed by a file.
+        throw new ConfigError(`organization ${org.id}: key ${found.hint} is a ${found.mode} key, the file says ${mode}`);
       }
       // A pinned key that was revoked stays revoked: re-applying a file must not undo a revocation.
       continue;
     }
-    if (!existing.some((e) => e.type === k.type && e.status === 'active')) {
-      const issued = await tx.keys.insert(org.id, k.type, now);
+    if (!existing.some((e) => e.type === k.type && e.mode === mode && e.status === 'active')) {
+      const issued = await tx.keys.insert(org.id, k.type, now, undefined, mode);
       existing.push(issued.key);
-      report.generatedKeys.push({ org_id: org.id, type: k.type, key: issued.value });
-      report.changes.push(`organization ${org.id}: ${k.type} key generated`);
+      report.generatedKeys.push({ org_id: org.id, type: k.type, mode, key: issued.value });
+      report.changes.push(`organization ${org.id}: ${what} generated`);
     }
   }
 }

@@ -1,16 +1,22 @@
 import { ApiError } from '../errors/api-error.js';
-import type { ApiKey, KeyType } from '../domain/types.js';
+import type { ApiKey, KeyMode, KeyType } from '../domain/types.js';
 import type { IssuedKey } from '../storage/api-keys.js';
 import type { Store } from '../storage/store.js';
 
-export async function createKey(store: Store, orgId: string, type: KeyType, value?: string): Promise<IssuedKey> {
+export async function createKey(
+  store: Store,
+  orgId: string,
+  type: KeyType,
+  value?: string,
+  mode: KeyMode = 'live',
+): Promise<IssuedKey> {
   const now = store.clock.now();
   return store.transaction(async (tx) => {
     if ((await tx.organizations.get(orgId)) === undefined)
       throw new ApiError('not_found', { message: `Organization "${orgId}" does not exist.` });
     if (value !== undefined && (await tx.keys.findByValue(value)) !== undefined)
       throw new ApiError('conflict', { message: 'That key value is already in use.' });
-    return tx.keys.insert(orgId, type, now, value);
+    return tx.keys.insert(orgId, type, now, value, mode);
   });
 }
 
@@ -23,7 +29,7 @@ export interface Rotation extends IssuedKey {
 }
 
 /**
- * Replaces a key with a new one of the same type. By default the old key stops working at once
+ * Replaces a key with a new one of the same type and mode (a test key's successor is a test key). By default the old key stops working at once
  * (`invalid_public_key` / `invalid_private_key`), as rotation after a leak requires. With
  * `graceSeconds` both keys work until that many seconds have passed, so clients can be moved
  * to the new key without refused requests; revoking the old key ends the grace at once.
@@ -44,7 +50,7 @@ export async function rotateKey(store: Store, orgId: string, keyId: string, grac
     if (key.status !== 'active') throw new ApiError('conflict', { message: `Key "${keyId}" is ${key.status}.` });
     const expiresAt = now + graceSeconds * 1000;
     await tx.keys.setStatus(key.id, 'rotated', now, expiresAt);
-    const issued = await tx.keys.insert(orgId, key.type, now);
+    const issued = await tx.keys.insert(orgId, key.type, now, undefined, key.mode);
     return { ...issued, previous: { ...key, status: 'rotated', revoked_at: now, expires_at: expiresAt } };
   });
 }

@@ -3,21 +3,27 @@ import path from 'node:path';
 import type { Config } from '../config/env.js';
 import type { Store } from '../storage/store.js';
 import { applyConfig } from '../admin/apply.js';
+import { SIMULATOR_DOMAIN } from '../testmode/simulator.js';
 
 export interface DemoSetup {
   publicKey: string;
   privateKey: string;
+  /** The test pair (issue 27): sends run the whole pipeline, but nothing leaves and no credit is used. */
+  testPublicKey: string;
+  testPrivateKey: string;
   /** Where the keys were also written, so a newcomer who missed the console can find them. */
   keysFile: string;
 }
 
 /** The demo's fixed inbox: what the public-key example sends to (the outbox keeps it as .eml). */
 export const DEMO_INBOX = 'inbox@mailroom.local';
+/** Where the test key's example sends: the simulator answers `delivered` (README "Simulator addresses"). */
+export const DEMO_SIMULATOR_ADDRESS = `delivered@${SIMULATOR_DOMAIN}`;
 /** The page origin the public-key example claims; any port of localhost or 127.0.0.1 is allowed. */
 export const DEMO_PAGE_ORIGIN = 'http://localhost:3000';
 
 /**
- * First run with no configuration, in development only: a demo organization with both keys,
+ * First run with no configuration, in development only: a demo organization with both keys and a test pair,
  * an `outbox` service (emails land as .eml files under the data directory) and two templates,
  * so the first send works within a minute of cloning:
  * - `welcome` sends to the address in its parameters, so a public key may not use it without
@@ -38,7 +44,7 @@ export async function ensureDemo(store: Store, config: Config): Promise<DemoSetu
         credits: 1000,
         // Entries without a port match every port (src/domain/origin.ts): any local dev server.
         security: { allow_mobile_apps: true, allowed_origins: ['localhost', '127.0.0.1'] },
-        keys: [{ type: 'public' }, { type: 'private' }],
+        keys: [{ type: 'public' }, { type: 'private' }, { type: 'public', mode: 'test' }, { type: 'private', mode: 'test' }],
         services: [
           { id: 'outbox', provider: 'outbox', default: true, from_email: 'demo@mailroom.local', from_name: 'mailroom demo' },
         ],
@@ -81,8 +87,10 @@ export async function ensureDemo(store: Store, config: Config): Promise<DemoSetu
       },
     ],
   });
-  const publicKey = report.generatedKeys.find((k) => k.type === 'public')?.key ?? '';
-  const privateKey = report.generatedKeys.find((k) => k.type === 'private')?.key ?? '';
+  const generated = (type: 'public' | 'private', mode: 'live' | 'test') =>
+    report.generatedKeys.find((k) => k.type === type && k.mode === mode)?.key ?? '';
+  const [publicKey, privateKey] = [generated('public', 'live'), generated('private', 'live')];
+  const [testPublicKey, testPrivateKey] = [generated('public', 'test'), generated('private', 'test')];
   const keysFile = path.join(config.dataDir, demoKeysFileName(config.databaseUrl));
   fs.mkdirSync(config.dataDir, { recursive: true });
   // Appended, never overwritten: a file of the same name from an earlier database (dropped and
@@ -91,10 +99,12 @@ export async function ensureDemo(store: Store, config: Config): Promise<DemoSetu
     `# demo organization created ${new Date(store.clock.now()).toISOString()} in ${databaseLabel(config.databaseUrl)}`,
     `public key:  ${publicKey}`,
     `private key: ${privateKey}`,
+    `test public key:  ${testPublicKey}`,
+    `test private key: ${testPrivateKey}`,
     '',
   ].join('\n');
   fs.appendFileSync(keysFile, block, { mode: 0o600 });
-  return { publicKey, privateKey, keysFile };
+  return { publicKey, privateKey, testPublicKey, testPrivateKey, keysFile };
 }
 
 const safe = (s: string): string => s.replace(/[^A-Za-z0-9_.-]/g, '_');
@@ -133,10 +143,21 @@ export interface ExampleRequest {
   body: string;
 }
 
-export function demoExamples(demo: DemoSetup, config: Config): { privateKey: ExampleRequest; publicKey: ExampleRequest } {
+export function demoExamples(
+  demo: DemoSetup,
+  config: Config,
+): { testKey: ExampleRequest; privateKey: ExampleRequest; publicKey: ExampleRequest } {
   const url = `${config.baseUrl}/v1/send`;
   const json: [string, string] = ['Content-Type', 'application/json'];
   return {
+    testKey: {
+      url,
+      headers: [['Authorization', `Bearer ${demo.testPrivateKey}`], json],
+      body: JSON.stringify({
+        template_id: 'welcome',
+        template_params: { name: 'Ada', email: DEMO_SIMULATOR_ADDRESS, message: 'It works.' },
+      }),
+    },
     privateKey: {
       url,
       headers: [['Authorization', `Bearer ${demo.privateKey}`], json],
@@ -166,11 +187,21 @@ function curl(req: ExampleRequest): string[] {
 
 export function demoInstructions(demo: DemoSetup, config: Config): string {
   const examples = demoExamples(demo, config);
+  const testAuth = `-H 'Authorization: Bearer ${demo.testPrivateKey}'`;
   return [
     '',
     'First run: created the demo organization "demo".',
-    `  public key:  ${demo.publicKey}`,
-    `  private key: ${demo.privateKey}   (shown once; also in ${demo.keysFile})`,
+    `  test public key:  ${demo.testPublicKey}`,
+    `  test private key: ${demo.testPrivateKey}`,
+    `  public key:       ${demo.publicKey}`,
+    `  private key:      ${demo.privateKey}   (shown once, all four; also in ${demo.keysFile})`,
+    '',
+    `Start with the test key: nothing it sends leaves this machine and no credit is used (${DEMO_SIMULATOR_ADDRESS} is`,
+    'answered by the simulator as delivered):',
+    ...curl(examples.testKey),
+    'Then read the message and its events (MESSAGE_ID from the answer), and the copy the test inbox captured:',
+    `  curl -s ${config.baseUrl}/v1/messages/MESSAGE_ID ${testAuth}`,
+    `  curl -s ${config.baseUrl}/v1/test-inbox ${testAuth}`,
     '',
     'Send your first email with the private key (from a server; template "welcome" sends to the address you give):',
     ...curl(examples.privateKey),

@@ -34,11 +34,16 @@ export const COMMANDS: readonly CommandHelp[] = [
     summary: 'apply a declarative YAML config: creates what is missing, changes what differs',
     details: 'Never deletes what the file does not name; a second run changes nothing. See examples/mailroom.yaml.',
   },
-  { name: 'keys list', usage: 'mailroom keys list ORG', summary: "list an organization's keys: id, type, status, hint, expiry" },
+  {
+    name: 'keys list',
+    usage: 'mailroom keys list ORG',
+    summary: "list an organization's keys: id, type, mode (live|test), status, hint, expiry",
+  },
   {
     name: 'keys create',
-    usage: 'mailroom keys create ORG public|private',
-    summary: 'create a key and print its value (shown this once)',
+    usage: 'mailroom keys create ORG public|private [--test]',
+    summary:
+      'create a key and print its value (shown this once); --test: a test key (pk_test_/sk_test_, nothing it sends leaves)',
   },
   {
     name: 'keys rotate',
@@ -159,7 +164,10 @@ Exit status: 0 done, 1 usage error, 2 configuration error or an organization or 
 export function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
   const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`);
-  return `mailroom: self-hosted transactional email API\n\nUsage: mailroom COMMAND [ARGS]\n\nCommands:\n${lines.join('\n')}\n\n${FOOTER}`;
+  return (
+    `mailroom: self-hosted transactional email API\n\nUsage: ` +
+    `mailroom COMMAND [ARGS]\n\nCommands:\n${lines.join('\n')}\n\n${FOOTER}`
+  );
 }
 
 /**

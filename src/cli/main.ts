@@ -22,6 +22,8 @@ export async function main(argv: string[], env = process.env, out: Out = console
     options: {
       'metrics-port': { type: 'string' },
       'grace-seconds': { type: 'string' },
+      // mailroom keys create ORG TYPE --test
+      test: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       // mailroom webhooks …
       events: { type: 'string' },
@@ -84,7 +86,7 @@ export async function main(argv: string[], env = process.env, out: Out = console
         return await withStore(config, (store) => runApply(store, config, rest, env, out, err));
       case 'keys':
         return await withStore(config, (store) =>
-          runKeys(store, rest, { graceSeconds: optionString(values['grace-seconds']) }, out, err),
+          runKeys(store, rest, { graceSeconds: optionString(values['grace-seconds']), test: values.test === true }, out, err),
         );
       case 'credits':
         return await withStore(config, (store) => runCredits(store, rest, out, err));

@@ -14,6 +14,8 @@ type Out = (line: string) => void;
 export interface OrgCommandOptions {
   /** `--grace-seconds` as typed, checked here. */
   graceSeconds?: string | undefined;
+  /** `--test`: `keys create` makes a test key (issue 27). */
+  test?: boolean;
 }
 
 /**
@@ -29,7 +31,7 @@ async function requireOrg(store: Store, orgId: string): Promise<void> {
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 function keyLine(k: ApiKey, now: number): string {
-  const base = `${k.id}  ${k.type.padEnd(7)}  ${k.status.padEnd(7)}  ${k.public_key ?? k.hint}`;
+  const base = `${k.id}  ${k.type.padEnd(7)}  ${k.mode.padEnd(4)}  ${k.status.padEnd(7)}  ${k.public_key ?? k.hint}`;
   if (k.status === 'active' || k.expires_at === null) return base;
   return `${base}  ${keyAuthenticates(k, now) ? 'works until' : 'stopped'} ${iso(k.expires_at)}`;
 }
@@ -44,6 +46,10 @@ export async function runKeys(store: Store, args: string[], options: OrgCommandO
   const graceSeconds = options.graceSeconds;
   if (graceSeconds !== undefined && (action !== 'rotate' || !/^\d+$/.test(graceSeconds))) {
     err('--grace-seconds takes a whole number of seconds and applies to `mailroom keys rotate` only.');
+    return 1;
+  }
+  if (options.test === true && action !== 'create') {
+    err('--test applies to `mailroom keys create` only (a rotation keeps the mode of the key it replaces).');
     return 1;
   }
   if (
@@ -65,7 +71,8 @@ export async function runKeys(store: Store, args: string[], options: OrgCommandO
   }
   if (arg === undefined) return usage();
   if (action === 'create') {
-    const issued = await createKey(store, org, arg === 'public' ? 'public' : 'private');
+    const mode = options.test === true ? 'test' : 'live';
+    const issued = await createKey(store, org, arg === 'public' ? 'public' : 'private', undefined, mode);
     out(`${issued.key.id}  ${issued.value}`);
     return 0;
   }
@@ -96,7 +103,8 @@ export async function runCredits(store: Store, args: string[], out: Out, err: Ou
     out(`  balance:             ${s.credits} credits`);
     out(`  overdraft:           ${s.overdraft} (private keys${s.public_overdraft ? ' and public keys' : ' only'})`);
     out(
-      `  when out of credits: ${s.when_out_of_credits}${s.when_out_of_credits === 'hold' ? ` (up to ${s.hold_queue_limit} held)` : ''}`,
+      `  when out of ` +
+        `credits: ${s.when_out_of_credits}${s.when_out_of_credits === 'hold' ? ` (up to ${s.hold_queue_limit} held)` : ''}`,
     );
     out(`  held messages:       ${s.held}`);
     return 0;

@@ -50,7 +50,8 @@ function semanticProblems(config: ConfigFile): string[] {
 
     (org.keys ?? []).forEach((k, i) => {
       if (k.key === undefined) return;
-      const prefix = k.type === 'public' ? 'pk_' : 'sk_';
+      // One way only (issue 27, risk R1): a test key's value names its mode; a live one may start pk_test_.
+      const prefix = `${k.type === 'public' ? 'pk' : 'sk'}_${k.mode === 'test' ? 'test_' : ''}`;
       if (!k.key.startsWith(prefix)) problems.push(`${at}/keys/${i}/key: a ${k.type} key must start with ${prefix}`);
       if (k.type === 'public' && k.key.length > 200) problems.push(`${at}/keys/${i}/key: public keys are at most 200 characters`);
       if (keyValues.has(k.key)) problems.push(`${at}/keys/${i}/key: the same key appears twice`);
@@ -67,7 +68,8 @@ function semanticProblems(config: ConfigFile): string[] {
         // "provider sendgrid needs a sendgrid block": the block is missing, not a field inside it.
         if (p.field === s.provider)
           problems.push(
-            `${at}/services/${i}: provider ${s.provider} needs ${/^s(mtp|es)$/.test(s.provider) ? 'an' : 'a'} ${s.provider} block`,
+            `${at}/services/${i}: provider ${s.provider} ` +
+              `needs ${/^s(mtp|es)$/.test(s.provider) ? 'an' : 'a'} ${s.provider} block`,
           );
         else problems.push(`${at}/services/${i}/${p.field.replaceAll('.', '/')}: ${p.message}`);
       }

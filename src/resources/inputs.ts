@@ -1,5 +1,5 @@
 import { Type, type Static, type TObject, type TOptional } from '@sinclair/typebox';
-import { KEY_TYPES, OUT_OF_CREDIT_MODES, PARAM_TYPES, PLANS } from '../domain/types.js';
+import { KEY_MODES, KEY_TYPES, OUT_OF_CREDIT_MODES, PARAM_TYPES, PLANS } from '../domain/types.js';
 import { APP_SCHEME_PATTERN } from '../domain/app-schemes.js';
 import {
   DESCRIPTORS,
@@ -107,6 +107,8 @@ export const KeyInput = Type.Object(
   {
     type: literals(KEY_TYPES),
     key: Type.Optional(Type.String({ pattern: '^(pk|sk)_[A-Za-z0-9_-]{8,280}$' })),
+    /** `test` (issue 27): sends run the whole pipeline, nothing leaves, no credit; a given value starts pk_test_/sk_test_. */
+    mode: Type.Optional(literals(KEY_MODES)),
   },
   { additionalProperties: false },
 );

@@ -213,7 +213,7 @@ describeDialects('mailroom keys and credits on %s', (dialect, skip) => {
     expect((row?.expires_at ?? 0) - (row?.revoked_at ?? 0)).toBe(90_000);
 
     const listed = await cli(['keys', 'list', 'acme'], env);
-    expect(listed.stdout).toMatch(new RegExp(`^${old} +private +rotated +sk_…\\S+ +works until \\S+Z$`, 'm'));
+    expect(listed.stdout).toMatch(new RegExp(`^${old} +private +live +rotated +sk_…\\S+ +works until \\S+Z$`, 'm'));
 
     // Without the option the old key stops at once, as before.
     const newId = first?.split(/\s+/)[0] ?? '';

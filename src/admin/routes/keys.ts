@@ -66,9 +66,11 @@ function keyWithExpiry(k: ApiKey): Static<typeof KeyWithExpiry> {
 /** The rules the config file applies to a given key value (src/config/file.ts). */
 function checkKeyValue(input: KeyInput): void {
   if (input.key === undefined) return;
-  const prefix = input.type === 'public' ? 'pk_' : 'sk_';
-  if (!input.key.startsWith(prefix))
-    throw invalidFields([{ field: 'key', message: `a ${input.type} key must start with ${prefix}` }]);
+  const prefix = `${input.type === 'public' ? 'pk' : 'sk'}_${input.mode === 'test' ? 'test_' : ''}`;
+  if (!input.key.startsWith(prefix)) {
+    const what = `a ${input.mode === 'test' ? 'test ' : ''}${input.type} key`;
+    throw invalidFields([{ field: 'key', message: `${what} must start with ${prefix}` }]);
+  }
   if (input.type === 'public' && input.key.length > 200)
     throw invalidFields([{ field: 'key', message: 'public keys are at most 200 characters' }]);
 }
@@ -105,7 +107,8 @@ export function registerKeyRoutes(app: App, { store }: AppServices): void {
     },
     async (request, reply) => {
       checkKeyValue(request.body);
-      const issued = await createKey(store, request.params.org, request.body.type, request.body.key);
+      const { type, key, mode } = request.body;
+      const issued = await createKey(store, request.params.org, type, key, mode ?? 'live');
       reply.code(201);
       return { ...keyResource(issued.key), key: issued.value, expires_at: null };
     },
@@ -117,7 +120,7 @@ export function registerKeyRoutes(app: App, { store }: AppServices): void {
       schema: {
         tags: ADMIN_TAGS,
         security: ADMIN_SECURITY,
-        summary: 'Replace a key with a new one of the same type',
+        summary: 'Replace a key with a new one of the same type and mode',
         description:
           'The old key stops working at once, unless `grace_seconds` (up to 30 days) lets both keys work ' +
           'until then; revoking the old key (DELETE) ends its grace period at once. The body is optional.',

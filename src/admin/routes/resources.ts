@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import {
+  KEY_MODES,
   KEY_TYPES,
   OUT_OF_CREDIT_MODES,
   PLANS,
@@ -110,6 +111,8 @@ export async function organizationResource(store: Store, org: Organization): Pro
 export const KeyResource = Type.Object({
   id: Type.String(),
   type: oneOf(KEY_TYPES),
+  // live, or test: sends run the whole pipeline but nothing leaves and no credit is taken (issue 27).
+  mode: oneOf(KEY_MODES),
   hint: Type.String({ description: 'A recognisable fragment of the key, safe to show' }),
   public_key: Nullable(Type.String({ description: 'The value of a public key; null for private keys' })),
   status: oneOf(['active', 'revoked', 'rotated']),
@@ -126,6 +129,7 @@ export function keyResource(k: ApiKey): Static<typeof KeyResource> {
   return {
     id: k.id,
     type: k.type,
+    mode: k.mode,
     hint: k.hint,
     public_key: k.public_key,
     status: k.status,
