@@ -29,8 +29,9 @@ export interface Rotation extends IssuedKey {
 }
 
 /**
- * Replaces a key with a new one of the same type and mode (a test key's successor is a test key). By default the old key stops working at once
- * (`invalid_public_key` / `invalid_private_key`), as rotation after a leak requires. With
+ * Replaces a key with a new one of the same type and mode (a test key's successor is a test
+ * key). By default the old key stops working at once (`invalid_public_key` /
+ * `invalid_private_key`), as rotation after a leak requires. With
  * `graceSeconds` both keys work until that many seconds have passed, so clients can be moved
  * to the new key without refused requests; revoking the old key ends the grace at once.
  */
