@@ -78,6 +78,23 @@ describeDialects('sends with a test key and to simulator addresses on %s', (dial
     expect(await creditsOf(t)).toBe(9);
   });
 
+  it.skipIf(skip)('rate limits count a test key as a live one (the free plan: same count before 429)', async () => {
+    await seed(10, { plan: 'free' });
+    const acceptedBefore429 = async (key: string): Promise<number> => {
+      for (let n = 0; n < 50; n++) {
+        const res = await post(t, sendBody(), bearer(key));
+        if (res.statusCode === 429) return n;
+        expect(res.statusCode, res.body).toBe(202);
+      }
+      return -1;
+    };
+    const live = await acceptedBefore429('sk_test_private_0001');
+    t.clock.advance(24 * 3600_000);
+    const test = await acceptedBefore429(TEST_SK);
+    expect(live).toBeGreaterThan(0);
+    expect(test).toBe(live);
+  });
+
   describe('simulator acceptance rules', () => {
     it.skipIf(skip)('an unknown simulator local part is 422 unknown_simulator_address, nothing stored', async () => {
       await seed(10);
