@@ -573,6 +573,7 @@ export interface paths {
                             items: {
                                 id: string;
                                 type: "public" | "private";
+                                mode: "live" | "test";
                                 /** @description A recognisable fragment of the key, safe to show */
                                 hint: string;
                                 public_key: string | null;
@@ -604,6 +605,7 @@ export interface paths {
                     "application/json": {
                         type: "public" | "private";
                         key?: string;
+                        mode?: "live" | "test";
                     };
                 };
             };
@@ -617,6 +619,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             type: "public" | "private";
+                            mode: "live" | "test";
                             /** @description A recognisable fragment of the key, safe to show */
                             hint: string;
                             public_key: string | null;
@@ -648,7 +651,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Replace a key with a new one of the same type
+         * Replace a key with a new one of the same type and mode
          * @description The old key stops working at once, unless `grace_seconds` (up to 30 days) lets both keys work until then; revoking the old key (DELETE) ends its grace period at once. The body is optional.
          */
         post: {
@@ -682,6 +685,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             type: "public" | "private";
+                            mode: "live" | "test";
                             /** @description A recognisable fragment of the key, safe to show */
                             hint: string;
                             public_key: string | null;
@@ -2716,6 +2720,8 @@ export interface paths {
                     to?: string;
                     /** @description Recipient e-mail address, exact match */
                     q?: string;
+                    /** @description Live or test messages, never both: live by default; test messages (sent with a test key) on request. A test key reads test messages only: test is its default, live a 403 */
+                    mode?: "live" | "test";
                 };
                 header?: never;
                 path: {
@@ -2742,6 +2748,12 @@ export interface paths {
                                 /** Format: date-time */
                                 created_at: string;
                                 sent_at: string | null;
+                                mode: "live" | "test";
+                                /**
+                                 * @description Present when it went to a simulator address
+                                 * @enum {boolean}
+                                 */
+                                simulated?: true;
                             }[];
                             next_cursor: string | null;
                         };
@@ -2791,6 +2803,13 @@ export interface paths {
                             sent_at: string | null;
                             template_id: string;
                             service_id: string;
+                            /** @description The mode of the key that sent it: a test message was captured in the test inbox, never sent, never charged */
+                            mode: "live" | "test";
+                            /**
+                             * @description Present when it went to a simulator address: its events are simulated, nothing was delivered to anyone
+                             * @enum {boolean}
+                             */
+                            simulated?: true;
                             /** @description The service that sent it (its `sent` event names it): `service_id` unless the message failed over to another service of its chain */
                             sent_via?: string;
                             /** @description The provider's own id for the message (an API's MessageID or id, an SMTP relay's id in its 250 reply), when it reported one: the latest hand-off's, as a message retried for some recipients is handed off again (each `sent` event's `details.provider_message_id` is its own). The id the provider's events and dashboard name. Private-key reads only */
@@ -2827,7 +2846,7 @@ export interface paths {
                                  * @description Where an event after hand-off came from: a provider webhook (ses, postmark, sendgrid, mailgun, resend) or a report mailed back to a VERP address (dsn: an RFC 3464 delivery status notification, arf: an RFC 5965 feedback report)
                                  * @enum {string}
                                  */
-                                provider?: "ses" | "postmark" | "sendgrid" | "mailgun" | "resend" | "dsn" | "arf";
+                                provider?: "ses" | "postmark" | "sendgrid" | "mailgun" | "resend" | "dsn" | "arf" | "simulator";
                                 /**
                                  * @description bounced (and a DSN's delayed): hard, the address does not exist or is refused for good (suppressed); soft, a temporary refusal
                                  * @enum {string}
@@ -2835,7 +2854,7 @@ export interface paths {
                                 bounce_type?: "hard" | "soft";
                                 /** @description The remote's status code (e.g. 5.1.1 or 550), when known */
                                 status?: string;
-                                /** @description The stored detail, as before the flat fields existed (existing readers keep working). A public key sees only provider, bounce_type, status, hard, attempt, retry_at and the reasons it may see: no address, no remote text */
+                                /** @description The stored detail, as before the flat fields existed (existing readers keep working). A public key sees only provider, bounce_type, status, hard, attempt, retry_at, simulated and the reasons it may see: no address, no remote text */
                                 details?: {
                                     /** @description Why: the remote's reply or diagnostic text, or mailroom's reason (see `type`); for a public key only mailroom's own (queued, held, released) */
                                     reason?: string | null;
@@ -2862,7 +2881,7 @@ export interface paths {
                                      * @description Events after hand-off: the source (shown as `provider`)
                                      * @enum {string}
                                      */
-                                    provider?: "ses" | "postmark" | "sendgrid" | "mailgun" | "resend" | "dsn" | "arf";
+                                    provider?: "ses" | "postmark" | "sendgrid" | "mailgun" | "resend" | "dsn" | "arf" | "simulator";
                                     /**
                                      * @description Bounces reported after hand-off (shown as `bounce_type`)
                                      * @enum {string}
@@ -2870,6 +2889,8 @@ export interface paths {
                                     bounce_type?: "hard" | "soft";
                                     /** @description Events after hand-off: the remote's status code (shown as `status`) */
                                     status?: string;
+                                    /** @description true on every event of a message sent to a simulator address (issue 27): nothing was delivered to anyone */
+                                    simulated?: boolean;
                                     /** @description Events after hand-off: provider fields worth keeping (strings, numbers, booleans), e.g. SES's bounce_sub_type, a feedback type, the recipient a DSN reported (private-key reads only) */
                                     extra?: {
                                         [key: string]: unknown;
@@ -2930,6 +2951,8 @@ export interface paths {
                 query: {
                     /** @description 7, 30 or 90 */
                     days: 7 | 30 | 90;
+                    /** @description Count live messages (the default) or test ones */
+                    mode: "live" | "test";
                 };
                 header?: never;
                 path: {
@@ -2948,6 +2971,8 @@ export interface paths {
                         "application/json": {
                             organization_id: string;
                             days: number;
+                            /** @description Whose messages `daily`, `queue` and `held_messages` count: live or test, never both */
+                            mode: "live" | "test";
                             /** Format: date-time */
                             generated_at: string;
                             /** @description One entry per UTC day, oldest first, today last, zeros included. Apart from `accepted`, each column counts the messages created that day that are in that status now */
@@ -2998,6 +3023,203 @@ export interface paths {
                                 } | null;
                             }[];
                         };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/organizations/{org}/test-inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An organization's captured test messages, newest first: GET /v1/test-inbox's filters, items and paging */
+        get: {
+            parameters: {
+                query: {
+                    limit: number;
+                    cursor?: string;
+                    /** @description A recipient address (to, cc or bcc), exact match */
+                    to?: string;
+                    template_id?: string;
+                    /** @description Text in the subject, the sender or an address, case-insensitively */
+                    q?: string;
+                };
+                header?: never;
+                path: {
+                    org: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                message_id: string;
+                                template_id: string;
+                                subject: string | null;
+                                from: string;
+                                to: string[];
+                                cc: string[];
+                                /** @description In the envelope only: the captured bytes carry no Bcc header */
+                                bcc: string[];
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description Bytes of the captured message */
+                                size: number;
+                                /** @description The message's status now (GET /v1/messages/{id} has its timeline) */
+                                status: string;
+                                /** @enum {string} */
+                                mode: "test";
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Empties the test inbox: the captured copies go, the messages and their timelines stay */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/organizations/{org}/test-inbox/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One captured message as GET /v1/test-inbox/{id} shows it */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message_id: string;
+                            template_id: string;
+                            subject: string | null;
+                            from: string;
+                            to: string[];
+                            cc: string[];
+                            /** @description In the envelope only: the captured bytes carry no Bcc header */
+                            bcc: string[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description Bytes of the captured message */
+                            size: number;
+                            /** @description The message's status now (GET /v1/messages/{id} has its timeline) */
+                            status: string;
+                            /** @enum {string} */
+                            mode: "test";
+                            /** @description The captured bytes' SHA-256 (hex); the raw download's ETag */
+                            sha256: string;
+                            /** Format: date-time */
+                            captured_at: string;
+                            /** @description The header fields of the captured bytes in order, unfolded, encoded words decoded */
+                            headers: {
+                                name: string;
+                                value: string;
+                            }[];
+                            html: string | null;
+                            text: string | null;
+                            attachments: {
+                                filename: string;
+                                content_type: string | null;
+                                size: number | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/organizations/{org}/test-inbox/{id}/raw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One captured message as an .eml download, the exact bytes captured */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The captured message (RFC 5322, CRLF), byte for byte as an SMTP relay would have received it */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "message/rfc822": string;
                     };
                 };
             };
@@ -4128,6 +4350,8 @@ export interface components {
                 status: string;
                 /** @description The event's rank in its message's timeline (1, 2, …): a receiver that already has a higher one for the message may ignore a lower one that arrives late */
                 sequence: number;
+                /** @description live, or test for a message sent with a test key: the same endpoints get both, told apart by this field */
+                mode: "live" | "test";
                 /** @description The address the event is about, when it is about one */
                 recipient?: string;
                 /** @description Bounces reported after hand-off: hard or soft */
@@ -4136,7 +4360,7 @@ export interface components {
                 reason?: string;
                 /** @description Events after hand-off: where the event came from (ses, postmark, sendgrid, mailgun, resend, dsn, arf) */
                 provider?: string;
-                /** @description The event's other fields (attempt of message.sending, retry_at of message.deferred, response and recipients of message.sent, a provider's remote status, …); absent when there are none */
+                /** @description The event's other fields (attempt of message.sending, retry_at of message.deferred, response and recipients of message.sent, a provider's remote status, …); absent when there are none. `simulated: true` on every event of a message sent to a simulator address (nothing was delivered to anyone) */
                 details?: {
                     [key: string]: unknown;
                 };
