@@ -5,6 +5,10 @@ import { iso, isoOrNull } from '../../http/time.js';
 import { signingSecrets } from '../../webhooks/signing.js';
 import type { WebhookEndpoint } from '../../webhooks/types.js';
 import { MAX_SECRET_GRACE_SECONDS } from '../webhooks.js';
+import { LookupId } from './common.js';
+
+/** An endpoint's path: /organizations/{org}/webhooks/{id}. */
+export const WebhookParams = Type.Object({ org: LookupId, id: LookupId });
 
 /**
  * Shapes of the webhook endpoint routes (src/admin/routes/webhooks.ts). What GET shows is what
