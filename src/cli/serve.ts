@@ -55,13 +55,15 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   dispatcher?.start();
   // Bounces and feedback reports for VERP addresses (runtime.ts: startInbound).
   const inbound = await runtime.startInbound();
+  // Listening for the signal before saying we run: a supervisor that reads the line may stop us at once.
+  const signalled = untilSignal();
   if (inbound !== undefined) out(`inbound SMTP (bounces, feedback reports) on ${config.inboundSmtp?.host}:${inbound.port}`);
   out(`mailroom listening on ${config.baseUrl} (database: ${store.dialect}, worker: ${worker === undefined ? 'off' : 'on'})`);
   // Which mode runs and what it gives away: `npm start` is development (issue 25).
   for (const line of modeBanner(modeSummary(config))) out(line);
   if (demo !== undefined) out(demoInstructions(demo, config));
 
-  const signal = await untilSignal();
+  const signal = await signalled;
   stopReload?.();
   app.log.info({ signal }, 'shutting down');
   const timer = setTimeout(() => {

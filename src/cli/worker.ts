@@ -35,11 +35,13 @@ export async function runWorker(config: Config, out: (line: string) => void): Pr
   const dispatcher = runtime.createDispatcher();
   worker.start();
   dispatcher.start();
+  // Listening for the signal before saying we run: a supervisor that reads the line may stop us at once.
+  const signalled = untilSignal();
   out(
     `mailroom worker running (database: ${runtime.store.dialect}, ` +
       `metrics: ${listener === undefined ? 'off' : `http://${config.host}:${listener.port}/metrics`})`,
   );
-  const signal = await untilSignal();
+  const signal = await signalled;
   runtime.logger.info({ signal }, 'worker shutting down');
   const timer = setTimeout(() => {
     runtime.logger.error('shutdown took too long; exiting');
