@@ -11,13 +11,10 @@ import { WEBHOOK_SOURCES, type WebhookSource } from '../providers/index.js';
 /** The webhook sources a service's `events.source` may name: the providers with an `events` block (src/providers/). */
 export { WEBHOOK_SOURCES, type WebhookSource };
 
-/**
- * Every source an event may come from: the webhooks, reports that arrive by mail (DSN, ARF), and
- * the test-mode simulator (src/testmode/simulator-events.ts), which is no provider: no service
- * names it and it takes no webhook, but its events go through the same record path.
- */
-export const EVENT_SOURCES: readonly EventSource[] = [...WEBHOOK_SOURCES, 'dsn', 'arf', 'simulator'];
-export type EventSource = WebhookSource | 'dsn' | 'arf' | 'simulator';
+/** Every source an event may come from (src/domain/event-sources.ts). */
+import type { EventSource } from '../domain/event-sources.js';
+
+export { EVENT_SOURCES, type EventSource } from '../domain/event-sources.js';
 
 /** Outcomes after hand-off. `failed` covers a provider's reject/drop after it accepted the call. */
 export type ProviderEventType = 'delivered' | 'bounced' | 'complained' | 'deferred' | 'failed';

@@ -3,7 +3,7 @@ import type { KeyMode, Organization } from '../domain/types.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Store } from '../storage/store.js';
 import { allRecipients, type RenderedEmail } from '../templates/render.js';
-import { classifyRecipients, type RecipientClasses } from '../testmode/simulator.js';
+import { classifyRecipients, exemptFromSuppression, type RecipientClasses } from '../testmode/simulator.js';
 
 /**
  * The simulator's rules at acceptance (issue 27 §3.1, lead's decisions D2/D3): an unknown local
@@ -55,12 +55,9 @@ export async function checkLists(
     candidates.add(v);
     if (v.includes('@')) candidates.add(v.slice(v.lastIndexOf('@')));
   }
-  const exempt = new Set(sim.simulated.filter((a) => !sim.suppressed.includes(a)));
-  const hits = await store.listHits.among(
-    org.id,
-    [...candidates],
-    recipients.filter((r) => !exempt.has(r)),
-  );
+  // The worker asks the same rule when it drops suppressed recipients (delivery/recipients.ts).
+  const checked = sim.simulated.length === 0 ? recipients : recipients.filter((r) => !exemptFromSuppression(r));
+  const hits = await store.listHits.among(org.id, [...candidates], checked);
   if (hits.blocked.length > 0) throw new ApiError('recipient_blocked');
   if (sim.suppressed.length > 0) {
     throw new ApiError('recipient_suppressed', {

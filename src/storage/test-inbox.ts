@@ -15,11 +15,10 @@ export interface InboxRecipient {
   address: string;
 }
 
-/**
- * A row as the sandbox transport captures it: `recipients` is JSON `[{kind, address}]` and
- * `search` the text `q` searches (inboxSearchText).
- */
-export type NewInboxEntry = TestInboxTable;
+/** A captured message as the sandbox transport hands it over; the repository derives what `q` searches. */
+export interface NewInboxEntry extends Omit<TestInboxTable, 'recipients' | 'search'> {
+  recipients: InboxRecipient[];
+}
 
 export interface InboxEntry extends Omit<TestInboxTable, 'recipients' | 'search'> {
   recipients: InboxRecipient[];
@@ -40,7 +39,7 @@ export interface InboxFilter {
 }
 
 /** What `q` searches: subject, from and every address, lower-cased, one space apart. */
-export function inboxSearchText(subject: string | null, from: string, recipients: readonly InboxRecipient[]): string {
+function inboxSearchText(subject: string | null, from: string, recipients: readonly InboxRecipient[]): string {
   return [subject ?? '', from, ...recipients.map((r) => r.address)].join(' ').toLowerCase();
 }
 
@@ -96,7 +95,11 @@ export function testInboxRepo(db: Kysely<Database>) {
     async insert(e: NewInboxEntry): Promise<boolean> {
       const r = await db
         .insertInto('test_inbox')
-        .values({ ...e })
+        .values({
+          ...e,
+          recipients: JSON.stringify(e.recipients),
+          search: inboxSearchText(e.subject, e.from_addr, e.recipients),
+        })
         .onConflict((oc) => oc.column('message_id').doNothing())
         .executeTakeFirst();
       return (r.numInsertedOrUpdatedRows ?? 0n) > 0n;

@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { TIMELINE_EVENT_MEANINGS, TIMELINE_EVENT_TYPES } from '../domain/timeline.js';
-import { WEBHOOK_SOURCES } from '../providers/index.js';
+import { EVENT_SOURCES } from '../domain/event-sources.js';
 import { WEBHOOK_EVENT_TYPES } from './types.js';
 
 /**
@@ -34,7 +34,7 @@ const MessageEventData = Type.Object({
   reason: Type.Optional(Type.String({ description: "Why: the remote's reply or diagnostic, or mailroom's reason" })),
   provider: Type.Optional(
     Type.String({
-      description: `Events after hand-off: where the event came from (${[...WEBHOOK_SOURCES, 'dsn', 'arf'].join(', ')})`,
+      description: `Events after hand-off: where the event came from (${EVENT_SOURCES.join(', ')})`,
     }),
   ),
   details: Type.Optional(

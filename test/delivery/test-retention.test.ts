@@ -3,7 +3,7 @@ import { newWorker } from '../support/delivery.js';
 import { tempDir } from '../support/cleanup.js';
 import { describeDialects } from '../support/dialects.js';
 import { useWebhookStore } from '../support/webhooks/dispatch.js';
-import { insertSim, testBlobs } from '../testmode/support.js';
+import { insertModeMessage, testBlobs } from '../support/test-mode.js';
 
 const DAY = 86_400_000;
 
@@ -33,8 +33,13 @@ describeDialects('test-mode retention on %s', (dialect, skip) => {
   /** A captured test message and a live simulator message, both created now and settled. */
   const both = async (worker: ReturnType<typeof setup>['worker']) => {
     const created = t.clock.now();
-    const test = await insertSim(t.store, { to: ['ann@example.com'], mode: 'test', simulated: false, createdAt: created });
-    const live = await insertSim(t.store, {
+    const test = await insertModeMessage(t.store, undefined, {
+      to: ['ann@example.com'],
+      mode: 'test',
+      simulated: false,
+      createdAt: created,
+    });
+    const live = await insertModeMessage(t.store, undefined, {
       to: ['delivered@simulator.mailroom.test'],
       mode: 'live',
       simulated: true,

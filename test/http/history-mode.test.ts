@@ -6,7 +6,7 @@ import { describeDialects } from '../support/dialects.js';
 import { bearer, expectError } from '../support/http.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { freshStore } from '../support/stores.js';
-import { insertMessage, tokenOf } from '../testmode/inbox-support.js';
+import { insertModeMessage, tokenOf } from '../support/test-mode.js';
 
 /**
  * Reads per mode (issue 27 §2, §4, decision D1): history lists live or test messages, never
@@ -54,11 +54,11 @@ describeDialects('reads per mode on %s', (dialect, skip) => {
     await seedOrg(t.store);
     testKey = (await t.store.keys.insert('acme', 'private', t.clock.now(), undefined, 'test')).value;
     testPublicKey = (await t.store.keys.insert('acme', 'public', t.clock.now(), undefined, 'test')).value;
-    live = await insertMessage(t.store, undefined, { to: ['ada@example.org'], createdAt: t.clock.now() });
+    live = await insertModeMessage(t.store, undefined, { to: ['ada@example.org'], createdAt: t.clock.now() });
     t.clock.advance(1);
-    test = await insertMessage(t.store, undefined, { to: ['ada@example.org'], createdAt: t.clock.now(), mode: 'test' });
+    test = await insertModeMessage(t.store, undefined, { to: ['ada@example.org'], createdAt: t.clock.now(), mode: 'test' });
     t.clock.advance(1);
-    sim = await insertMessage(t.store, undefined, {
+    sim = await insertModeMessage(t.store, undefined, {
       to: ['delivered@simulator.mailroom.test'],
       createdAt: t.clock.now(),
       simulated: true,

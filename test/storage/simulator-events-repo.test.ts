@@ -3,7 +3,7 @@ import type { NewSimulatorEvent } from '../../src/storage/simulator-events.js';
 import { databaseOf } from '../support/db.js';
 import { describeDialects, freshStoreEach } from '../support/dialects.js';
 import { seedOrg } from '../support/seed.js';
-import { insertOfMode } from '../support/test-mode-messages.js';
+import { insertModeMessage } from '../support/test-mode.js';
 
 /** The simulator's schedule (issue 27 §1/§3) on both dialects. */
 describeDialects('simulator events repository on %s', (dialect, skip) => {
@@ -22,7 +22,7 @@ describeDialects('simulator events repository on %s', (dialect, skip) => {
   });
 
   it.skipIf(skip)('schedules once per event key; due lists what is due, oldest first, with the message status', async () => {
-    const m = await insertOfMode(t.store, { mode: 'test', createdAt: 1000 });
+    const m = await insertModeMessage(t.store, undefined, { mode: 'test', createdAt: 1000 });
     await t.store.simulatorEvents.schedule([event(m, 'bounced', 2000), event(m, 'delivered', 1500)]);
     // A retried hand-off schedules the same events again: nothing new, the first due time kept.
     await t.store.simulatorEvents.schedule([event(m, 'bounced', 9000)]);
@@ -43,7 +43,7 @@ describeDialects('simulator events repository on %s', (dialect, skip) => {
   });
 
   it.skipIf(skip)('events go with their message when it is purged', async () => {
-    const m = await insertOfMode(t.store, { mode: 'test', createdAt: 1000 });
+    const m = await insertModeMessage(t.store, undefined, { mode: 'test', createdAt: 1000 });
     await t.store.simulatorEvents.schedule([event(m, 'delivered', 1500)]);
     await databaseOf(t.store).updateTable('messages').set({ status: 'sent' }).execute();
     await t.store.transaction((tx) => tx.messages.purgeOlderThan(5000, 100, 'test'));

@@ -1,24 +1,22 @@
 import { expect, it } from 'vitest';
-import { inboxSearchText, type InboxRecipient, type NewInboxEntry } from '../../src/storage/test-inbox.js';
+import type { NewInboxEntry } from '../../src/storage/test-inbox.js';
 import { databaseOf } from '../support/db.js';
 import { describeDialects, freshStoreEach } from '../support/dialects.js';
 import { seedOrg } from '../support/seed.js';
-import { insertOfMode } from '../support/test-mode-messages.js';
+import { insertModeMessage } from '../support/test-mode.js';
 
 /** The captured inbox's repository (issue 27 §1/§4) on both dialects. */
 describeDialects('test inbox repository on %s', (dialect, skip) => {
   const t = freshStoreEach(dialect, skip, (s) => seedOrg(s.store));
 
   function entry(id: string, createdAt: number, to: readonly string[], subject: string, template: string): NewInboxEntry {
-    const recipients: InboxRecipient[] = to.map((address) => ({ kind: 'to', address }));
     return {
       message_id: id,
       org_id: 'acme',
       template_id: template,
       subject,
       from_addr: 'noreply@acme.test',
-      recipients: JSON.stringify(recipients),
-      search: inboxSearchText(subject, 'noreply@acme.test', recipients),
+      recipients: to.map((address) => ({ kind: 'to', address })),
       blob_key: `acme/eml_${id}`,
       size: 100,
       sha256: 'f00d',
@@ -30,7 +28,7 @@ describeDialects('test inbox repository on %s', (dialect, skip) => {
   /** A test message and its captured row. */
   async function captured(m: { createdAt: number; to?: string[]; subject?: string; template?: string }): Promise<string> {
     const to = m.to ?? ['ann@example.com'];
-    const id = await insertOfMode(t.store, { mode: 'test', ...m, to });
+    const id = await insertModeMessage(t.store, undefined, { mode: 'test', ...m, to });
     expect(await t.store.testInbox.insert(entry(id, m.createdAt, to, m.subject ?? 'Hi', m.template ?? 'contact'))).toBe(true);
     return id;
   }

@@ -5,7 +5,7 @@ import { DAY_MS } from '../../src/storage/overview.js';
 import { databaseOf } from '../support/db.js';
 import { describeDialects, freshStoreEach } from '../support/dialects.js';
 import { seedOrg } from '../support/seed.js';
-import { insertOfMode } from '../support/test-mode-messages.js';
+import { insertModeMessage } from '../support/test-mode.js';
 
 /**
  * The storage side of test mode's reads (issue 27 §1): keys and messages carry their mode, the
@@ -36,9 +36,9 @@ describeDialects('test mode in storage on %s', (dialect, skip) => {
   });
 
   it.skipIf(skip)('messages keep mode and simulated; the claim returns them', async () => {
-    const test = await insertOfMode(t.store, { mode: 'test', createdAt: 1000 });
-    const sim = await insertOfMode(t.store, { mode: 'live', simulated: true, createdAt: 1001 });
-    const live = await insertOfMode(t.store, { mode: 'live', createdAt: 1002 });
+    const test = await insertModeMessage(t.store, undefined, { mode: 'test', createdAt: 1000 });
+    const sim = await insertModeMessage(t.store, undefined, { mode: 'live', simulated: true, createdAt: 1001 });
+    const live = await insertModeMessage(t.store, undefined, { mode: 'live', createdAt: 1002 });
     expect(await t.store.messages.get('acme', test)).toMatchObject({ mode: 'test', simulated: false });
     expect(await t.store.messages.get('acme', sim)).toMatchObject({ mode: 'live', simulated: true });
     const claimed = await t.store.transaction((tx) => tx.queue.claim(5000, 10, 60_000));
@@ -52,10 +52,10 @@ describeDialects('test mode in storage on %s', (dialect, skip) => {
   });
 
   it.skipIf(skip)('history lists live by default and test on request, each with its mode', async () => {
-    const live = await insertOfMode(t.store, { mode: 'live', createdAt: 1000 });
-    const sim = await insertOfMode(t.store, { mode: 'live', simulated: true, createdAt: 1001 });
-    const test1 = await insertOfMode(t.store, { mode: 'test', createdAt: 1002 });
-    const test2 = await insertOfMode(t.store, { mode: 'test', createdAt: 1003, to: ['bob@example.com'] });
+    const live = await insertModeMessage(t.store, undefined, { mode: 'live', createdAt: 1000 });
+    const sim = await insertModeMessage(t.store, undefined, { mode: 'live', simulated: true, createdAt: 1001 });
+    const test1 = await insertModeMessage(t.store, undefined, { mode: 'test', createdAt: 1002 });
+    const test2 = await insertModeMessage(t.store, undefined, { mode: 'test', createdAt: 1003, to: ['bob@example.com'] });
     const ids = async (f: Parameters<typeof t.store.messages.history>[1]) =>
       (await t.store.messages.history('acme', f, 10)).map((r) => [r.id, r.mode, r.simulated]);
     expect(await ids({})).toEqual([
@@ -76,11 +76,11 @@ describeDialects('test mode in storage on %s', (dialect, skip) => {
 
   it.skipIf(skip)('overview counts, queue and holds of one mode never include the other', async () => {
     const day = 20_000 * DAY_MS;
-    await insertOfMode(t.store, { mode: 'live', createdAt: day + 1 });
-    await insertOfMode(t.store, { mode: 'live', createdAt: day + 2, status: 'held' });
-    await insertOfMode(t.store, { mode: 'test', createdAt: day + 3 });
-    await insertOfMode(t.store, { mode: 'test', createdAt: day + 4 });
-    await insertOfMode(t.store, { mode: 'test', createdAt: day + DAY_MS + 5 });
+    await insertModeMessage(t.store, undefined, { mode: 'live', createdAt: day + 1 });
+    await insertModeMessage(t.store, undefined, { mode: 'live', createdAt: day + 2, status: 'held' });
+    await insertModeMessage(t.store, undefined, { mode: 'test', createdAt: day + 3 });
+    await insertModeMessage(t.store, undefined, { mode: 'test', createdAt: day + 4 });
+    await insertModeMessage(t.store, undefined, { mode: 'test', createdAt: day + DAY_MS + 5 });
     const counts = async (mode?: 'live' | 'test') =>
       (await t.store.overview.dailyCounts('acme', day, day + 2 * DAY_MS, mode))
         .map((c) => `${c.day - 20_000} ${c.status} ${c.count}`)
@@ -102,9 +102,9 @@ describeDialects('test mode in storage on %s', (dialect, skip) => {
     expect(retentionDaysOf('test', config)).toBe(7);
     expect(retentionDaysOf('live', config)).toBe(30);
     expect(retentionDaysOf('test', { retentionDays: 3, testRetentionDays: 7 })).toBe(3);
-    const oldLive = await insertOfMode(t.store, { mode: 'live', createdAt: 1000 });
-    const oldTest = await insertOfMode(t.store, { mode: 'test', createdAt: 1001 });
-    const newTest = await insertOfMode(t.store, { mode: 'test', createdAt: 9000 });
+    const oldLive = await insertModeMessage(t.store, undefined, { mode: 'live', createdAt: 1000 });
+    const oldTest = await insertModeMessage(t.store, undefined, { mode: 'test', createdAt: 1001 });
+    const newTest = await insertModeMessage(t.store, undefined, { mode: 'test', createdAt: 9000 });
     await databaseOf(t.store).updateTable('messages').set({ status: 'sent' }).execute();
     await t.store.testInbox.insert({
       message_id: oldTest,
@@ -112,8 +112,7 @@ describeDialects('test mode in storage on %s', (dialect, skip) => {
       template_id: 'contact',
       subject: 'Hi',
       from_addr: 'noreply@acme.test',
-      recipients: '[]',
-      search: 'hi',
+      recipients: [],
       blob_key: `acme/eml_${oldTest}`,
       size: 10,
       sha256: 'ab',

@@ -9,7 +9,7 @@ import { describeDialects } from '../support/dialects.js';
 import { bearer, expectError } from '../support/http.js';
 import { PRIVATE_KEY, seedOrg } from '../support/seed.js';
 import { freshStore } from '../support/stores.js';
-import { captureMessage, insertMessage, type Msg } from './inbox-support.js';
+import { captureMessage, insertModeMessage, type ModeMessage } from '../support/test-mode.js';
 
 /**
  * The captured test inbox (issue 27 §4): GET /v1/test-inbox[/{id}[/raw]] with a private test key,
@@ -71,8 +71,8 @@ describeDialects('the test inbox on %s', (dialect, skip) => {
   });
 
   /** A test message of acme, captured; returns its id and the composed bytes. */
-  const captured = async (m: Partial<Msg> & { to: string[] }, org = 'acme') => {
-    const id = await insertMessage(t.store, blobs, { createdAt: t.clock.now(), mode: 'test', org, ...m });
+  const captured = async (m: Partial<ModeMessage> & { to: string[] }, org = 'acme') => {
+    const id = await insertModeMessage(t.store, blobs, { createdAt: t.clock.now(), mode: 'test', org, ...m });
     const bytes = await captureMessage(t.store, blobs, id, t.clock.now(), org);
     return { id, bytes };
   };
@@ -92,7 +92,7 @@ describeDialects('the test inbox on %s', (dialect, skip) => {
     t.clock.advance(1000);
     const c = await captured({ to: ['dan@example.org'], bcc: ['Eve@Example.org'] });
     // A live message of the same organization, and another organization's test message: never listed.
-    await insertMessage(t.store, blobs, { to: ['ada@example.org'], createdAt: t.clock.now() });
+    await insertModeMessage(t.store, blobs, { to: ['ada@example.org'], createdAt: t.clock.now() });
     await captured({ to: ['ada@example.org'] }, 'other');
 
     const first = await page('?limit=2');
@@ -185,7 +185,7 @@ describeDialects('the test inbox on %s', (dialect, skip) => {
     // Another organization's test key, a live message, an id no message has: all look missing.
     expectError(await get(`/v1/test-inbox/${id}`, otherTestKey), 404, 'message_not_found');
     expectError(await get(`/v1/test-inbox/${id}/raw`, otherTestKey), 404, 'message_not_found');
-    const live = await insertMessage(t.store, blobs, { to: ['ada@example.org'], createdAt: t.clock.now() });
+    const live = await insertModeMessage(t.store, blobs, { to: ['ada@example.org'], createdAt: t.clock.now() });
     expectError(await get(`/v1/test-inbox/${live}`), 404, 'message_not_found');
     expectError(await get('/v1/test-inbox/msg_nope'), 404, 'message_not_found');
     expectError(await get('/v1/test-inbox/not-an-id/raw'), 404, 'message_not_found');

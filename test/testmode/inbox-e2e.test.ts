@@ -1,8 +1,4 @@
 import { expect, it } from 'vitest';
-import type { BlobStore } from '../../src/blobs/blob-store.js';
-import { diskBlobStore } from '../../src/blobs/disk.js';
-import type { OutgoingEmail } from '../../src/delivery/transport.js';
-import { rawComposer, type RawMessage } from '../../src/delivery/transports/raw-mime.js';
 import { buildTestApp, testConfig, type TestApp } from '../support/app.js';
 import { closerPerTest, tempDir } from '../support/cleanup.js';
 import { newWorker } from '../support/delivery.js';
@@ -12,6 +8,7 @@ import { DYN, ROOMY } from '../support/orgs.js';
 import { CONTACT_TEMPLATE, seedOrg } from '../support/seed.js';
 import { sendOk } from '../support/send.js';
 import { freshStore } from '../support/stores.js';
+import { keepingComposer, testBlobs } from '../support/test-mode.js';
 
 /**
  * Test mode end to end (issue 27 §4, R8): a send with a test key goes through the real worker
@@ -25,11 +22,7 @@ describeDialects('a test send reaches the inbox on %s', (dialect, skip) => {
   async function setup() {
     const ts = await freshStore(dialect);
     closer.defer(() => ts.cleanup());
-    const blobs: BlobStore = diskBlobStore({
-      root: tempDir(closer, 'mailroom-inbox-'),
-      baseUrl: 'http://mailroom.test',
-      secret: 'blob-secret',
-    });
+    const blobs = testBlobs(closer);
     const config = testConfig();
     const app = await buildTestApp(config, { store: ts.store, clock: ts.clock, blobs: { blobs, uploadSecret: 'blob-secret' } });
     closer.defer(() => app.close());
@@ -37,14 +30,8 @@ describeDialects('a test send reaches the inbox on %s', (dialect, skip) => {
     const t: TestApp = { ...ts, app, config };
     await seedOrg(t.store, { plan: ROOMY.plan, templates: [CONTACT_TEMPLATE, DYN] });
     const key = (await t.store.keys.insert('acme', 'private', t.clock.now(), undefined, 'test')).value;
-    const inner = rawComposer();
-    closer.defer(() => inner.close());
-    const composed: RawMessage[] = [];
-    const compose = async (mail: OutgoingEmail) => {
-      const raw = await inner.compose(mail);
-      composed.push(raw);
-      return raw;
-    };
+    const { compose, composed, close } = keepingComposer();
+    closer.defer(close);
     const { worker } = newWorker(
       { store: t.store, clock: t.clock, dataDir: tempDir(closer), blobs, testMode: { simulatorDelayMs: 9000, compose } },
       closer,

@@ -5,7 +5,7 @@ import { seedOrg } from '../support/seed.js';
 import { closerPerTest, tempDir } from '../support/cleanup.js';
 import { describeDialects } from '../support/dialects.js';
 import { testConfig } from '../support/app.js';
-import { insertSim } from './support.js';
+import { insertModeMessage } from '../support/test-mode.js';
 
 const DAY = 86_400_000;
 
@@ -35,7 +35,7 @@ describeDialects('test-mode settings reach the worker (%s)', (dialect, skip) => 
       closer.defer(() => worker.stop(1000));
 
       const created = Date.now();
-      const id = await insertSim(store, {
+      const id = await insertModeMessage(store, undefined, {
         to: ['delay@simulator.mailroom.test'],
         mode: 'test',
         simulated: true,
@@ -50,7 +50,7 @@ describeDialects('test-mode settings reach the worker (%s)', (dialect, skip) => 
       expect(wait).toBeLessThan(9000);
       expect(await store.testInbox.has(id)).toBe(true);
 
-      const old = await insertSim(store, {
+      const old = await insertModeMessage(store, undefined, {
         to: ['ann@example.com'],
         mode: 'test',
         simulated: false,

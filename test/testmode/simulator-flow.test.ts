@@ -6,7 +6,7 @@ import { tempDir } from '../support/cleanup.js';
 import { describeDialects } from '../support/dialects.js';
 import { insertEndpoint, testDispatcher, useWebhookStore } from '../support/webhooks/dispatch.js';
 import { startReceiver, testSecret } from '../support/webhooks/receiver.js';
-import { insertSim, keepingComposer, refusingTransports, testBlobs, timeline } from './support.js';
+import { insertModeMessage, keepingComposer, refusingTransports, testBlobs, timeline } from '../support/test-mode.js';
 
 const SECRET = testSecret(27);
 const DELAY_MS = 9000;
@@ -75,7 +75,12 @@ describeDialects('the simulator addresses on %s', (dialect, skip) => {
         );
         const credits = (await t.store.credits.position('acme')).credits;
         const address = `${c.local}+run1@simulator.mailroom.test`;
-        const id = await insertSim(t.store, { to: [address], mode, simulated: true, createdAt: t.clock.now() });
+        const id = await insertModeMessage(t.store, undefined, {
+          to: [address],
+          mode,
+          simulated: true,
+          createdAt: t.clock.now(),
+        });
 
         expect(await worker.runOnce()).toBe(1);
         for (const step of c.steps) {
@@ -143,13 +148,23 @@ describeDialects('the simulator addresses on %s', (dialect, skip) => {
         t.closer,
       );
       const address = 'bounce@simulator.mailroom.test';
-      const first = await insertSim(t.store, { to: [address], mode: 'live', simulated: true, createdAt: t.clock.now() });
+      const first = await insertModeMessage(t.store, undefined, {
+        to: [address],
+        mode: 'live',
+        simulated: true,
+        createdAt: t.clock.now(),
+      });
       await worker.runOnce();
       await worker.runOnce();
       expect((await t.store.messages.get('acme', first))?.status).toBe('bounced');
       expect((await t.store.suppressions.list('acme')).map((s) => s.email)).toEqual([address]);
 
-      const second = await insertSim(t.store, { to: [address], mode: 'live', simulated: true, createdAt: t.clock.now() });
+      const second = await insertModeMessage(t.store, undefined, {
+        to: [address],
+        mode: 'live',
+        simulated: true,
+        createdAt: t.clock.now(),
+      });
       await worker.runOnce();
       await worker.runOnce();
       expect((await t.store.messages.get('acme', second))?.status).toBe('bounced');
@@ -163,7 +178,12 @@ describeDialects('the simulator addresses on %s', (dialect, skip) => {
       t.closer,
     );
     await t.store.suppressions.add('acme', 'gone@example.com', 'hard_bounce', t.clock.now(), null);
-    const id = await insertSim(t.store, { to: ['gone@example.com'], mode: 'test', simulated: false, createdAt: t.clock.now() });
+    const id = await insertModeMessage(t.store, undefined, {
+      to: ['gone@example.com'],
+      mode: 'test',
+      simulated: false,
+      createdAt: t.clock.now(),
+    });
     await worker.runOnce();
     expect((await t.store.messages.get('acme', id))?.status).toBe('discarded');
   });

@@ -7,7 +7,7 @@ import { newWorker } from '../support/delivery.js';
 import { describeDialects } from '../support/dialects.js';
 import { bearer } from '../support/http.js';
 import { CONTACT_TEMPLATE, PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
-import { testBlobs, timeline } from './support.js';
+import { testBlobs, timeline } from '../support/test-mode.js';
 
 const TEST_KEY = 'sk_test_simulator_mixed_0001';
 

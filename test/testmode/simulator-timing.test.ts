@@ -4,7 +4,7 @@ import { tempDir } from '../support/cleanup.js';
 import { databaseOf } from '../support/db.js';
 import { describeDialects } from '../support/dialects.js';
 import { useWebhookStore } from '../support/webhooks/dispatch.js';
-import { insertSim, testBlobs, timeline } from './support.js';
+import { insertModeMessage, testBlobs, timeline } from '../support/test-mode.js';
 
 /**
  * When the simulator's retries happen: exactly when it asked (Retry-After semantics, no jitter),
@@ -36,7 +36,7 @@ describeDialects('simulator timing on %s', (dialect, skip) => {
   it.skipIf(t.skip)('delay@ with a 9 s delay: retried at +3, +6 and +9 s, then sent and delivered', async () => {
     const worker = setup(9000);
     const created = t.clock.now();
-    const id = await insertSim(t.store, {
+    const id = await insertModeMessage(t.store, undefined, {
       to: ['delay@simulator.mailroom.test'],
       mode: 'live',
       simulated: true,
@@ -61,7 +61,7 @@ describeDialects('simulator timing on %s', (dialect, skip) => {
     const worker = setup();
     const created = t.clock.now();
     const to = ['softbounce@simulator.mailroom.test', 'reject@simulator.mailroom.test'];
-    const id = await insertSim(t.store, { to, mode: 'test', simulated: true, createdAt: created });
+    const id = await insertModeMessage(t.store, undefined, { to, mode: 'test', simulated: true, createdAt: created });
     expect(await worker.runOnce()).toBe(1);
     expect((await t.store.messages.get('acme', id))?.status).toBe('queued');
     expect((await nextAttemptAt(id)) - created).toBe(5000);
@@ -79,7 +79,7 @@ describeDialects('simulator timing on %s', (dialect, skip) => {
     const worker = setup();
     const created = t.clock.now();
     const to = ['delivered@simulator.mailroom.test', 'softbounce@simulator.mailroom.test'];
-    const id = await insertSim(t.store, { to, mode: 'live', simulated: true, createdAt: created });
+    const id = await insertModeMessage(t.store, undefined, { to, mode: 'live', simulated: true, createdAt: created });
     expect(await worker.runOnce()).toBe(1);
     expect((await nextAttemptAt(id)) - created).toBe(5000);
     // The accepted recipient's delivery waits for the message to settle (its `sent` comes first).

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { EVENT_SOURCES } from '../../src/domain/event-sources.js';
 import { WEBHOOK_EVENT_TYPES } from '../../src/webhooks/types.js';
 import { messageEventPayload, testEventPayload } from '../../src/webhooks/payload.js';
 import { freshApp } from '../support/app.js';
@@ -40,6 +41,14 @@ describe('OpenAPI document: outbound webhooks', () => {
           type === 'webhook.test' ? '#/components/schemas/WebhookTest' : '#/components/schemas/WebhookMessageEvent',
         );
         expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['2XX', '410']));
+      }
+
+      // The payload's `provider` names every source the record path takes (the simulator's too).
+      const eventSchema = doc.components.schemas.WebhookMessageEvent as {
+        properties: { data: { properties: { provider: { description: string } } } };
+      };
+      for (const source of EVENT_SOURCES) {
+        expect(eventSchema.properties.data.properties.provider.description).toContain(source);
       }
 
       // What payload.ts builds validates against the documented schemas.

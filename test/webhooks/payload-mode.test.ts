@@ -3,7 +3,7 @@ import { messageEventPayload, type PayloadSource } from '../../src/webhooks/payl
 import { describeDialects } from '../support/dialects.js';
 import { insertEndpoint, testDispatcher, useWebhookStore } from '../support/webhooks/dispatch.js';
 import { startReceiver, testSecret } from '../support/webhooks/receiver.js';
-import { insertMessage } from '../testmode/inbox-support.js';
+import { insertModeMessage } from '../support/test-mode.js';
 
 /**
  * Issue 27 §3.5: one set of endpoints gets live and test events, told apart by `data.mode`;
@@ -55,9 +55,9 @@ describeDialects('webhook bodies of test and simulated messages on %s', (dialect
     await insertEndpoint(t.store, { id: 'wh_1', url: r.url, secret: SECRET }, t.clock.now());
     const d = testDispatcher(t.store, t.clock, t.closer);
     const now = t.clock.now();
-    const live = await insertMessage(t.store, undefined, { to: ['ada@example.org'], createdAt: now });
-    const test = await insertMessage(t.store, undefined, { to: ['ada@example.org'], createdAt: now, mode: 'test' });
-    const sim = await insertMessage(t.store, undefined, {
+    const live = await insertModeMessage(t.store, undefined, { to: ['ada@example.org'], createdAt: now });
+    const test = await insertModeMessage(t.store, undefined, { to: ['ada@example.org'], createdAt: now, mode: 'test' });
+    const sim = await insertModeMessage(t.store, undefined, {
       to: ['delivered@simulator.mailroom.test'],
       createdAt: now,
       simulated: true,

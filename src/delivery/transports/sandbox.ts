@@ -4,7 +4,7 @@ import { canonicalAddress } from '../../domain/addresses.js';
 import type { Clock } from '../../domain/clock.js';
 import type { NewSimulatorEvent } from '../../storage/simulator-events.js';
 import type { Store } from '../../storage/store.js';
-import { type InboxRecipient, inboxSearchText } from '../../storage/test-inbox.js';
+import type { InboxRecipient } from '../../storage/test-inbox.js';
 import { afterHandOff, handOff, simulatorAddress } from '../../testmode/simulator.js';
 import { DeliveryError, type DeliveryReceipt, type OutgoingEmail, type Refusal, type Transport } from '../transport.js';
 import { type RawComposer, rawComposer } from './raw-mime.js';
@@ -78,8 +78,7 @@ async function capture(deps: SandboxDeps, compose: RawComposer['compose'], mail:
     template_id: stored?.template_id ?? '',
     subject: e.subject,
     from_addr: e.from.address,
-    recipients: JSON.stringify(recipients),
-    search: inboxSearchText(e.subject, e.from.address, recipients),
+    recipients,
     blob_key: key,
     size: raw.bytes.length,
     sha256: createHash('sha256').update(raw.bytes).digest('hex'),

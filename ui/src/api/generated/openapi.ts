@@ -4358,7 +4358,7 @@ export interface components {
                 bounce_type?: string;
                 /** @description Why: the remote's reply or diagnostic, or mailroom's reason */
                 reason?: string;
-                /** @description Events after hand-off: where the event came from (ses, postmark, sendgrid, mailgun, resend, dsn, arf) */
+                /** @description Events after hand-off: where the event came from (ses, postmark, sendgrid, mailgun, resend, dsn, arf, simulator) */
                 provider?: string;
                 /** @description The event's other fields (attempt of message.sending, retry_at of message.deferred, response and recipients of message.sent, a provider's remote status, …); absent when there are none. `simulated: true` on every event of a message sent to a simulator address (nothing was delivered to anyone) */
                 details?: {
