@@ -12,4 +12,13 @@ export function responses(success: Record<number, TSchema>, errors: readonly Err
   return out;
 }
 
+/** The refusals of every route that only a private key may call (reads, render, the test inbox). */
+export const PRIVATE_KEY_ERRORS: readonly ErrorCode[] = [
+  'unauthorized',
+  'invalid_public_key',
+  'invalid_private_key',
+  'private_key_required',
+  'private_key_in_browser',
+];
+
 export const Timestamp = Type.String({ format: 'date-time' });

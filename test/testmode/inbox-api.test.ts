@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { beforeEach, expect, it } from 'vitest';
 import type { BlobStore } from '../../src/blobs/blob-store.js';
 import { diskBlobStore } from '../../src/blobs/disk.js';
+import type { InboxItem, InboxMessage as Detail } from '../../src/testmode/inbox.js';
 import { buildTestApp, testConfig, type TestApp } from '../support/app.js';
 import { admin } from '../support/admin.js';
 import { closerPerTest, tempDir } from '../support/cleanup.js';
@@ -17,29 +18,9 @@ import { captureMessage, insertModeMessage, type ModeMessage } from '../support/
  * captured bytes, the raw download byte for byte, and every refusal in the error envelope.
  */
 
-interface Item {
-  message_id: string;
-  template_id: string;
-  subject: string | null;
-  from: string;
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  created_at: string;
-  size: number;
-  status: string;
-  mode: string;
-}
 interface Page {
-  items: Item[];
+  items: InboxItem[];
   next_cursor: string | null;
-}
-interface Detail extends Item {
-  sha256: string;
-  headers: Array<{ name: string; value: string }>;
-  html: string | null;
-  text: string | null;
-  attachments: Array<{ filename: string; content_type: string | null; size: number | null }>;
 }
 
 const DAY = 86_400_000;

@@ -3,7 +3,7 @@ import type { App, AppServices } from '../app-types.js';
 import { authenticate } from '../auth.js';
 import { headerValue } from '../headers.js';
 import { HistoryPage, historyPage, HistoryQuery, tidyBoundErrors } from '../history-query.js';
-import { responses } from '../schemas.js';
+import { PRIVATE_KEY_ERRORS, responses } from '../schemas.js';
 
 /**
  * GET /v1/history: private key, newest first, keyset pagination on (created_at, id); live or
@@ -19,16 +19,7 @@ export function registerHistory(app: App, { store, clock, config }: AppServices)
         summary: 'Message history, newest first',
         security: [{ privateKey: [] }],
         querystring: HistoryQuery,
-        response: responses({ 200: HistoryPage }, [
-          'invalid_body',
-          'unauthorized',
-          'invalid_public_key',
-          'invalid_private_key',
-          'private_key_required',
-          'private_key_in_browser',
-          'forbidden',
-          'rate_limited',
-        ]),
+        response: responses({ 200: HistoryPage }, ['invalid_body', ...PRIVATE_KEY_ERRORS, 'forbidden', 'rate_limited']),
       },
       // Validation failures reach the handler, which tidies those of from/to and throws.
       attachValidation: true,

@@ -6,15 +6,7 @@ import { previewSend, RENDER_ERRORS, RenderBody, RenderedTemplate } from '../../
 import type { App } from '../app-types.js';
 import { authenticate } from '../auth.js';
 import { headerValue } from '../headers.js';
-import { responses } from '../schemas.js';
-
-const KEY_ERRORS = [
-  'unauthorized',
-  'invalid_public_key',
-  'invalid_private_key',
-  'private_key_required',
-  'private_key_in_browser',
-] as const;
+import { PRIVATE_KEY_ERRORS, responses } from '../schemas.js';
 
 /**
  * POST /v1/templates/{id}/render: private keys only, as the other template reads. Rendered as a
@@ -37,7 +29,7 @@ export function registerTemplateRender(app: App, deps: SendDeps): void {
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
         body: Type.Composite([RenderBody], { additionalProperties: false }),
         response: responses({ 200: RenderedTemplate }, [
-          ...KEY_ERRORS,
+          ...PRIVATE_KEY_ERRORS,
           'bad_request',
           ...RENDER_ERRORS,
           'plan_limit_reached',

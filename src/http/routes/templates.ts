@@ -6,7 +6,7 @@ import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../app-types.js';
 import { authenticate } from '../auth.js';
 import { headerValue } from '../headers.js';
-import { responses, Timestamp } from '../schemas.js';
+import { PRIVATE_KEY_ERRORS, responses, Timestamp } from '../schemas.js';
 import { iso } from '../time.js';
 
 export const TemplateResource = Type.Object(
@@ -68,14 +68,6 @@ export function templateResource(t: Template): Static<typeof TemplateResource> {
   };
 }
 
-const KEY_ERRORS = [
-  'unauthorized',
-  'invalid_public_key',
-  'invalid_private_key',
-  'private_key_required',
-  'private_key_in_browser',
-] as const;
-
 /** GET /v1/templates and GET /v1/templates/{id}: private key only. */
 export function registerTemplates(app: App, { store }: AppServices): void {
   app.get(
@@ -85,7 +77,10 @@ export function registerTemplates(app: App, { store }: AppServices): void {
         tags: ['templates'],
         summary: 'List templates with their parameter schemas',
         security: [{ privateKey: [] }],
-        response: responses({ 200: Type.Object({ items: Type.Array(Type.Ref('Template')) }) }, [...KEY_ERRORS, 'rate_limited']),
+        response: responses({ 200: Type.Object({ items: Type.Array(Type.Ref('Template')) }) }, [
+          ...PRIVATE_KEY_ERRORS,
+          'rate_limited',
+        ]),
       },
     },
     async (request) => {
@@ -104,7 +99,7 @@ export function registerTemplates(app: App, { store }: AppServices): void {
         summary: 'One template with its parameter schema',
         security: [{ privateKey: [] }],
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
-        response: responses({ 200: Type.Ref('Template') }, [...KEY_ERRORS, 'template_not_found', 'rate_limited']),
+        response: responses({ 200: Type.Ref('Template') }, [...PRIVATE_KEY_ERRORS, 'template_not_found', 'rate_limited']),
       },
     },
     async (request) => {

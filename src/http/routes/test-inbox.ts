@@ -13,7 +13,7 @@ import type { App, AppServices } from '../app-types.js';
 import { authenticate } from '../auth.js';
 import { headerValue } from '../headers.js';
 import { decodeCursor, encodeCursor, textFilter } from '../history-query.js';
-import { responses, Timestamp } from '../schemas.js';
+import { PRIVATE_KEY_ERRORS, responses, Timestamp } from '../schemas.js';
 
 /**
  * The captured test inbox (issue 27 §4): every message sent with a test key, as its recipients
@@ -140,15 +140,7 @@ function requireTestKey(caller: Caller, origin: string | undefined): void {
     });
 }
 
-const ERRORS: ErrorCode[] = [
-  'unauthorized',
-  'invalid_public_key',
-  'invalid_private_key',
-  'private_key_required',
-  'private_key_in_browser',
-  'forbidden',
-  'rate_limited',
-];
+const ERRORS: ErrorCode[] = [...PRIVATE_KEY_ERRORS, 'forbidden', 'rate_limited'];
 
 export function registerTestInbox(app: App, { store, clock, config, blobs }: AppServices): void {
   const deps = { store, clock, config };
