@@ -11,6 +11,8 @@ import { ServiceEdit } from './pages/service-edit';
 import { Services } from './pages/services';
 import { Suppressions } from './pages/suppressions';
 import { Templates } from './pages/templates';
+import { TestInbox } from './pages/test-inbox';
+import { TestInboxMessage } from './pages/test-inbox-message';
 import { WebhookDetail } from './pages/webhook-detail';
 import { Webhooks } from './pages/webhooks';
 
@@ -34,6 +36,8 @@ export const ROUTES: ReadonlyArray<readonly [string, FunctionComponent<PageProps
   ['/orgs/:org/templates/:id', TemplateEditor, 'Template'],
   ['/orgs/:org/messages', Messages, 'Messages'],
   ['/orgs/:org/messages/:id', MessageDetail, 'Message'],
+  ['/orgs/:org/test-inbox', TestInbox, 'Test inbox'],
+  ['/orgs/:org/test-inbox/:id', TestInboxMessage, 'Captured message'],
   ['/orgs/:org/suppressions', Suppressions, 'Suppressions'],
   ['/orgs/:org/webhooks', Webhooks, 'Webhooks'],
   ['/orgs/:org/webhooks/:id', WebhookDetail, 'Webhook'],
@@ -44,6 +48,7 @@ export const ORG_SECTIONS: ReadonlyArray<readonly [string, string]> = [
   ['', 'Overview'],
   ['templates', 'Templates'],
   ['messages', 'Messages'],
+  ['test-inbox', 'Test inbox'],
   ['services', 'Services'],
   ['keys', 'Keys'],
   ['suppressions', 'Suppressions'],

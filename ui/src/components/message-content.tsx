@@ -1,4 +1,5 @@
 import type { MessageContent as Content } from '../api/messages';
+import { SandboxedHtml } from './sandboxed-html';
 import { Section } from './ui';
 
 const list = (a: readonly string[] | undefined) => (a === undefined || a.length === 0 ? '—' : a.join(', '));
@@ -50,13 +51,7 @@ export function MessageContent(props: { content: Content | null | undefined }) {
       {c.html === null ? (
         <p class="hint">No HTML part.</p>
       ) : (
-        <iframe
-          class="message-html"
-          title="HTML part as sent (scripts disabled)"
-          sandbox=""
-          srcdoc={c.html}
-          referrerpolicy="no-referrer"
-        />
+        <SandboxedHtml html={c.html} title="HTML part as sent (scripts disabled)" />
       )}
     </Section>
   );

@@ -5,11 +5,17 @@
 import { useState } from 'preact/hooks';
 import { filterProblems, filtersToQuery, NO_FILTERS, STATUSES, toggleStatus, type MessageFilters } from '../lib/message-filters';
 import { hrefWithQuery } from '../lib/route-match';
+import { type Mode, modeQuery } from '../lib/test-mode';
 import { navigate } from '../router';
 import { Field, useId } from './ui';
 
 /** A select of ids from a list the page loaded, or a plain text field when none loaded. */
-function IdChoice(props: { label: string; value: string; ids: readonly string[] | undefined; onValue: (v: string) => void }) {
+export function IdChoice(props: {
+  label: string;
+  value: string;
+  ids: readonly string[] | undefined;
+  onValue: (v: string) => void;
+}) {
   const id = useId('idc');
   if (props.ids === undefined || props.ids.length === 0)
     return <Field label={props.label} value={props.value} onValue={props.onValue} />;
@@ -29,12 +35,20 @@ function IdChoice(props: { label: string; value: string; ids: readonly string[] 
   );
 }
 
-export function MessageFilterForm(props: { org: string; filters: MessageFilters; templates?: string[]; services?: string[] }) {
+export function MessageFilterForm(props: {
+  org: string;
+  filters: MessageFilters;
+  /** Kept in the link the filters write (live is the default and left out). */
+  mode: Mode;
+  templates?: string[];
+  services?: string[];
+}) {
   const [f, setF] = useState<MessageFilters>(props.filters);
   const [shown, setShown] = useState(false);
   const problems = shown ? filterProblems(f) : {};
   const set = (patch: Partial<MessageFilters>) => setF({ ...f, ...patch });
-  const go = (filters: MessageFilters) => navigate(hrefWithQuery(['orgs', props.org, 'messages'], filtersToQuery(filters)));
+  const go = (filters: MessageFilters) =>
+    navigate(hrefWithQuery(['orgs', props.org, 'messages'], { ...filtersToQuery(filters), ...modeQuery(props.mode) }));
   const submit = (e: Event) => {
     e.preventDefault();
     setShown(true);

@@ -1,0 +1,148 @@
+import '../ops-pages.css';
+import { getMessage } from '../api/messages';
+import { testInboxApi, type InboxMessage } from '../api/test-inbox';
+import { SandboxedHtml } from '../components/sandboxed-html';
+import { Timeline } from '../components/timeline';
+import { Badge, ErrorNotice, Loading, PageHeader, Section, Table } from '../components/ui';
+import { useLoad } from '../components/use-load';
+import { formatTime } from '../lib/format';
+import { href } from '../lib/route-match';
+import { formatSize } from '../lib/test-mode';
+import type { PageProps } from './page-props';
+
+const list = (a: readonly string[]) => (a.length === 0 ? '—' : a.join(', '));
+
+/** The envelope and the facts of the capture. */
+function Summary(props: { org: string; m: InboxMessage }) {
+  const m = props.m;
+  return (
+    <Section title="Summary">
+      <dl class="facts facts-wide">
+        <dt>Subject</dt>
+        <dd>{m.subject ?? '—'}</dd>
+        <dt>From</dt>
+        <dd class="wrap">{m.from}</dd>
+        <dt>To</dt>
+        <dd class="wrap">{list(m.to)}</dd>
+        {m.cc.length > 0 && (
+          <>
+            <dt>Cc</dt>
+            <dd class="wrap">{list(m.cc)}</dd>
+          </>
+        )}
+        {m.bcc.length > 0 && (
+          <>
+            <dt>Bcc (envelope only)</dt>
+            <dd class="wrap">{list(m.bcc)}</dd>
+          </>
+        )}
+        <dt>Status</dt>
+        <dd>
+          <Badge value={m.status} /> <Badge value={m.mode} />
+        </dd>
+        <dt>Template</dt>
+        <dd>
+          <a href={href('orgs', props.org, 'templates', m.template_id)}>{m.template_id}</a>
+        </dd>
+        <dt>Captured</dt>
+        <dd>{formatTime(m.captured_at)}</dd>
+        <dt>Size</dt>
+        <dd>{formatSize(m.size)}</dd>
+      </dl>
+    </Section>
+  );
+}
+
+/** The parts as the recipients' mail client would show them: the HTML sandboxed, the text as it is. */
+function Preview(props: { m: InboxMessage }) {
+  const m = props.m;
+  return (
+    <Section title="Preview">
+      {m.html === null ? (
+        <p class="hint">No HTML part.</p>
+      ) : (
+        <SandboxedHtml html={m.html} title="HTML part as captured (scripts and remote images disabled)" />
+      )}
+      <h3>Text</h3>
+      {m.text === null ? (
+        <p class="hint">No text part.</p>
+      ) : (
+        // biome-ignore lint/a11y/useSemanticElements: role region names the scrolling <pre> (a <section> would wrap it).
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is keyboard-reachable (axe).
+        <pre class="message-text" tabIndex={0} role="region" aria-label="Text part">
+          {m.text}
+        </pre>
+      )}
+    </Section>
+  );
+}
+
+/**
+ * `#/orgs/:org/test-inbox/:id`: one captured test message: its preview, header fields in order,
+ * attachments, the message's own timeline (GET …/messages/{id}) and the `.eml` download.
+ */
+export function TestInboxMessage(props: PageProps) {
+  const org = props.params.org ?? '';
+  const id = props.params.id ?? '';
+  const captured = useLoad(() => testInboxApi.get(org, id), [org, id]);
+  const message = useLoad(() => getMessage(org, id), [org, id]);
+  const m = captured.data;
+  return (
+    <>
+      <p class="breadcrumb">
+        <a href={href('orgs', org, 'test-inbox')}>Test inbox</a> / <span class="mono">{id}</span>
+      </p>
+      <PageHeader title={m?.subject ?? `Message ${id}`}>
+        <a class="btn btn-plain" href={href('orgs', org, 'messages', id)}>
+          Message page
+        </a>
+        {m !== undefined && (
+          <a class="btn btn-primary" href={testInboxApi.rawUrl(org, id)} download={`${id}.eml`}>
+            Download .eml
+          </a>
+        )}
+      </PageHeader>
+      <ErrorNotice error={captured.error} />
+      {captured.loading && m === undefined && <Loading />}
+      {m !== undefined && (
+        <>
+          <Summary org={org} m={m} />
+          <Preview m={m} />
+          <Section title="Headers">
+            <Table caption="Header fields, in order" head={['Name', 'Value']} rows={m.headers.length}>
+              {m.headers.map((h, i) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: a header may repeat (Received); the list is replaced whole.
+                <tr key={i}>
+                  <th scope="row" class="nowrap header-name">
+                    {h.name}
+                  </th>
+                  <td class="mono wrap">{h.value}</td>
+                </tr>
+              ))}
+            </Table>
+          </Section>
+          <Section title="Attachments">
+            {m.attachments.length === 0 ? (
+              <p class="hint">No attachments.</p>
+            ) : (
+              <Table caption="Attachments" head={['File', 'Type', 'Size']} rows={m.attachments.length}>
+                {m.attachments.map((a, i) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: two attachments may share a name.
+                  <tr key={i}>
+                    <td class="wrap">{a.filename}</td>
+                    <td>{a.content_type ?? '—'}</td>
+                    <td>{formatSize(a.size)}</td>
+                  </tr>
+                ))}
+              </Table>
+            )}
+          </Section>
+        </>
+      )}
+      <Section title="Timeline">
+        <ErrorNotice error={message.error} />
+        {message.data === undefined ? message.loading && <Loading /> : <Timeline events={message.data.events} />}
+      </Section>
+    </>
+  );
+}
