@@ -15,7 +15,7 @@ export type IssuedKey = Answer<'/organizations/{org}/keys', 'post'> & Partial<Pi
 
 export const keysApi = {
   list: (org: string) => api.get<Answer<'/organizations/{org}/keys', 'get'>>(orgPath(org, 'keys')),
-  create: (org: string, type: ApiKey['type']) => api.post<IssuedKey>(orgPath(org, 'keys'), { type }),
+  create: (org: string, type: ApiKey['type'], mode: ApiKey['mode']) => api.post<IssuedKey>(orgPath(org, 'keys'), { type, mode }),
   rotate: (org: string, id: string, graceSeconds: number) =>
     api.post<Answer<Rotate, 'post'>>(orgPath(org, 'keys', id, 'rotate'), { grace_seconds: graceSeconds }),
   revoke: (org: string, id: string) => api.delete(orgPath(org, 'keys', id)),

@@ -10,5 +10,5 @@ export type OverviewDays = Query<OverviewRoute, 'get'>['days'];
 export const OVERVIEW_DAYS = allOf<OverviewDays>()([7, 30, 90]);
 
 export const overviewApi = {
-  get: (org: string, days: OverviewDays) => api.get<Overview>(orgPath(org, 'overview'), { days }),
+  get: (org: string, days: OverviewDays, mode: Overview['mode']) => api.get<Overview>(orgPath(org, 'overview'), { days, mode }),
 };

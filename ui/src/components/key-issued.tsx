@@ -9,7 +9,7 @@ export function IssuedKeyNotice(props: { issued: IssuedKey; onDismiss: () => voi
     <Notice kind="ok">
       <p>
         <strong>
-          New {k.type} key {k.id}
+          New {k.mode === 'test' ? `test ${k.type}` : k.type} key {k.id}
         </strong>
         {k.previous_key !== undefined && (
           <>

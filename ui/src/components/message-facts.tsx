@@ -15,6 +15,12 @@ export function MessageFacts(props: { org: string; message: MessageDetail }) {
           <dt>Status</dt>
           <dd>
             <Badge value={m.status} />
+            {m.mode === 'test' && (
+              <>
+                {' '}
+                <Badge value="test" />
+              </>
+            )}
           </dd>
           <dt>Message id</dt>
           <dd class="mono">{m.message_id}</dd>

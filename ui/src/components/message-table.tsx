@@ -1,19 +1,26 @@
 import { formatTime } from '../lib/format';
 import { href } from '../lib/route-match';
 import type { MessageSummary } from '../api/messages';
+import type { Mode } from '../lib/test-mode';
 import { Badge, Table } from './ui';
 
 /**
  * The history as a table: one row per message, its time a link to the message's detail (named
  * with the message id too, for screen readers and for finding it by id).
  */
-export function MessageTable(props: { org: string; items: MessageSummary[]; filtered: boolean }) {
+export function MessageTable(props: { org: string; items: MessageSummary[]; filtered: boolean; mode?: Mode }) {
   return (
     <Table
       caption="Messages, newest first"
       head={['Time', 'Status', 'Template', 'To', 'Subject']}
       rows={props.items.length}
-      empty={props.filtered ? 'No message matches these filters.' : 'No messages yet.'}
+      empty={
+        props.filtered
+          ? 'No message matches these filters.'
+          : props.mode === 'test'
+            ? 'No test messages yet: send with a test key (sk_test_…).'
+            : 'No messages yet.'
+      }
     >
       {props.items.map((m) => (
         <tr key={m.message_id}>
@@ -28,6 +35,12 @@ export function MessageTable(props: { org: string; items: MessageSummary[]; filt
           </td>
           <td>
             <Badge value={m.status} />
+            {m.mode === 'test' && (
+              <>
+                {' '}
+                <Badge value="test" />
+              </>
+            )}
           </td>
           <td>{m.template_id}</td>
           <td class="wrap">{m.to.join(', ') || '—'}</td>

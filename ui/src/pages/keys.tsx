@@ -6,6 +6,7 @@ import { KeyRotateForm } from '../components/key-rotate';
 import { Badge, CopyButton, ErrorNotice, Loading, PageHeader, Section, Select, Table } from '../components/ui';
 import { useLoad } from '../components/use-load';
 import { formatTime } from '../lib/format';
+import { href } from '../lib/route-match';
 import type { PageProps } from './page-props';
 
 /**
@@ -16,6 +17,7 @@ export function Keys(props: PageProps) {
   const org = props.params.org as string;
   const { data, error, loading, reload } = useLoad(() => keysApi.list(org), [org]);
   const [type, setType] = useState<ApiKey['type']>('private');
+  const [mode, setMode] = useState<ApiKey['mode']>('live');
   const [issued, setIssued] = useState<IssuedKey | undefined>();
   const [rotating, setRotating] = useState<ApiKey | undefined>();
   const [failure, setFailure] = useState<unknown>();
@@ -30,7 +32,7 @@ export function Keys(props: PageProps) {
   };
   const create = () =>
     act(async () => {
-      setIssued(await keysApi.create(org, type));
+      setIssued(await keysApi.create(org, type, mode));
       await reload();
     });
   const revoke = (k: ApiKey) =>
@@ -58,15 +60,30 @@ export function Keys(props: PageProps) {
             label="Type"
             value={type}
             options={[
-              ['private', 'Private (servers: sk_…)'],
-              ['public', 'Public (browsers: pk_…)'],
+              ['private', `Private (servers: ${mode === 'test' ? 'sk_test_' : 'sk_'}…)`],
+              ['public', `Public (browsers: ${mode === 'test' ? 'pk_test_' : 'pk_'}…)`],
             ]}
             onValue={(v) => setType(v === 'public' ? 'public' : 'private')}
+          />
+          <Select
+            label="Mode"
+            value={mode}
+            options={[
+              ['live', 'Live (delivers, takes credits)'],
+              ['test', 'Test (captured, never sent)'],
+            ]}
+            onValue={(v) => setMode(v === 'test' ? 'test' : 'live')}
           />
           <button class="btn btn-primary" type="submit">
             Create key
           </button>
         </form>
+        {mode === 'test' && (
+          <p class="hint">
+            A test key runs every send through the whole pipeline, but nothing leaves this machine and no credit is taken: the
+            messages land in the <a href={href('orgs', org, 'test-inbox')}>Test inbox</a>.
+          </p>
+        )}
       </Section>
       {rotating !== undefined && (
         <KeyRotateForm
@@ -87,7 +104,7 @@ export function Keys(props: PageProps) {
         data !== undefined && (
           <Table
             caption="Keys"
-            head={['Id', 'Type', 'Key', 'Status', 'Created', 'Stops working', 'Actions']}
+            head={['Id', 'Type', 'Mode', 'Key', 'Status', 'Created', 'Stops working', 'Actions']}
             rows={data.items.length}
             empty="No keys yet."
           >
@@ -97,6 +114,7 @@ export function Keys(props: PageProps) {
                   <code>{k.id}</code>
                 </td>
                 <td>{k.type}</td>
+                <td>{k.mode === 'test' ? <Badge value="test" /> : 'live'}</td>
                 <td>
                   {k.public_key !== null ? (
                     <>

@@ -6,7 +6,7 @@ import { MessageFacts } from '../components/message-facts';
 import { Timeline } from '../components/timeline';
 import { ErrorNotice, Loading, Notice, PageHeader, Section } from '../components/ui';
 import { useLoad } from '../components/use-load';
-import { href } from '../lib/route-match';
+import { href, hrefWithQuery } from '../lib/route-match';
 import { isSettling } from '../lib/timeline';
 import type { PageProps } from './page-props';
 
@@ -19,7 +19,10 @@ export function MessageDetail(props: PageProps) {
   return (
     <>
       <p class="breadcrumb">
-        <a href={href('orgs', org, 'messages')}>Messages</a> / <span class="mono">{id}</span>
+        <a href={m?.mode === 'test' ? hrefWithQuery(['orgs', org, 'messages'], { mode: 'test' }) : href('orgs', org, 'messages')}>
+          {m?.mode === 'test' ? 'Test messages' : 'Messages'}
+        </a>{' '}
+        / <span class="mono">{id}</span>
       </p>
       <PageHeader title={`Message ${id}`}>
         <button
@@ -35,6 +38,12 @@ export function MessageDetail(props: PageProps) {
       {message.loading && m === undefined && <Loading />}
       {m !== undefined && (
         <>
+          {m.mode === 'test' && (
+            <Notice kind="info">
+              A test message (sent with a test key): never delivered, never charged. Its captured copy is in the{' '}
+              <a href={href('orgs', org, 'test-inbox', m.message_id)}>Test inbox</a>.
+            </Notice>
+          )}
           {isSettling(m.status) && <Notice kind="info">Delivery is under way: Reload to see the events that follow.</Notice>}
           <MessageActions org={org} id={m.message_id} status={m.status} onDone={message.reload} />
           <MessageFacts org={org} message={m} />

@@ -1,14 +1,19 @@
 import '../components/org-pages.css';
 import { OVERVIEW_DAYS, overviewApi, type OverviewDays } from '../api/overview';
 import { MessagesChart } from '../components/chart';
-import { Badge, ErrorNotice, Loading, PageHeader, Section, Table } from '../components/ui';
+import { ModeToggle } from '../components/mode-toggle';
+import { Badge, ErrorNotice, Loading, Notice, PageHeader, Section, Table } from '../components/ui';
 import { useLoad } from '../components/use-load';
 import { formatAge, formatCount, formatTime } from '../lib/format';
 import { href, hrefWithQuery } from '../lib/route-match';
+import { type Mode, modeFromQuery, modeQuery } from '../lib/test-mode';
 import { navigate } from '../router';
 import type { PageProps } from './page-props';
 
-/** `#/orgs/:org?days=30`: the organization at a glance. The range lives in the URL, so it survives a reload. */
+/**
+ * `#/orgs/:org?days=30[&mode=test]`: the organization at a glance. The range and the mode (live or
+ * test messages counted, never both) live in the URL, so they survive a reload.
+ */
 export function Overview(props: PageProps) {
   return <OrgOverview {...props} />;
 }
@@ -17,20 +22,19 @@ function OrgOverview(props: PageProps) {
   const org = props.params.org as string;
   const asked = Number(props.query.get('days'));
   const days: OverviewDays = (OVERVIEW_DAYS as readonly number[]).includes(asked) ? (asked as OverviewDays) : 7;
-  const { data, error, loading } = useLoad(() => overviewApi.get(org, days), [org, days]);
-  const messages = (query: Record<string, string>) => hrefWithQuery(['orgs', org, 'messages'], query);
+  const mode = modeFromQuery(props.query);
+  const { data, error, loading } = useLoad(() => overviewApi.get(org, days, mode), [org, days, mode]);
+  const messages = (query: Record<string, string>) => hrefWithQuery(['orgs', org, 'messages'], { ...query, ...modeQuery(mode) });
+  // The range and the mode are each kept when the other changes; the defaults (7 days, live) are left out of the link.
+  const link = (d: OverviewDays, m: Mode) =>
+    hrefWithQuery(['orgs', org], { days: d === 7 ? undefined : String(d), ...modeQuery(m) });
   return (
     <>
       <PageHeader title={`Overview of ${org}`}>
+        <ModeToggle mode={mode} link={(m) => link(days, m)} label="Messages counted" />
         <fieldset aria-label="Range" class="segmented">
           {OVERVIEW_DAYS.map((d) => (
-            <button
-              key={d}
-              type="button"
-              class="btn btn-plain"
-              aria-pressed={d === days}
-              onClick={() => navigate(d === 7 ? href('orgs', org) : hrefWithQuery(['orgs', org], { days: String(d) }))}
-            >
+            <button key={d} type="button" class="btn btn-plain" aria-pressed={d === days} onClick={() => navigate(link(d, mode))}>
               {d} days
             </button>
           ))}
@@ -70,10 +74,16 @@ function OrgOverview(props: PageProps) {
                   Held messages
                 </h2>
                 <p class="stat">{formatCount(data.held_messages)}</p>
-                <a href={messages({ status: 'held,held_service_error' })}>See held messages</a>
+                <a href={messages({ status: 'held,held_service_error' })}>See held {mode === 'test' ? 'test ' : ''}messages</a>
               </section>
             </div>
-            <Section title={`Messages per day, last ${data.days} days`}>
+            {mode === 'test' && (
+              <Notice kind="info">
+                Test messages only: sent with a test key, captured in the <a href={href('orgs', org, 'test-inbox')}>Test inbox</a>
+                , never charged.
+              </Notice>
+            )}
+            <Section title={`${mode === 'test' ? 'Test messages' : 'Messages'} per day, last ${data.days} days`}>
               <MessagesChart daily={data.daily} />
             </Section>
             <Section title="Services">
