@@ -142,15 +142,17 @@ export async function buildApp(services: AppServices): Promise<App> {
   registerPublicConfig(app, services);
   registerTurnstileWidget(app, services);
   registerTemplates(app, services);
-  const sendDeps = createSendDeps({
-    store: services.store,
-    clock: services.clock,
-    config,
-    blobs: blobs.blobs,
-    metrics,
-    protection,
-    onAccepted: services.onAccepted,
-  });
+  const sendDeps =
+    services.sendDeps ??
+    createSendDeps({
+      store: services.store,
+      clock: services.clock,
+      config,
+      blobs: blobs.blobs,
+      metrics,
+      protection,
+      onAccepted: services.onAccepted,
+    });
   registerSend(app, sendDeps);
   registerSendBatch(app, sendDeps);
   registerSendForm(app, sendDeps);

@@ -122,45 +122,5 @@ export function originAllowed(request: FastifyRequest, baseUrl: string): boolean
   );
 }
 
-/**
- * Wrong admin tokens per client address, in this process (each `mailroom serve` counts its own),
- * from POST /session and from a wrong bearer on any admin route alike (one counter, so neither
- * path is a way around the other): after `max` failures within `windowMs` every wrong token is
- * refused with 429 until the oldest failure leaves the window; the right one still passes
- * (adminTokenGate). A success does not clear the count: behind a proxy that
- * MAILROOM_TRUST_PROXY does not name, every client shares one address, and a script's right
- * token must not reset a guesser's budget.
- */
-export class SignInLimiter {
-  private readonly failures = new Map<string, number[]>();
-
-  constructor(
-    private readonly clock: Clock,
-    private readonly max = 5,
-    private readonly windowMs = 15 * 60_000,
-  ) {}
-
-  /** Seconds until `address` may try again, or undefined when it may try now. */
-  retryAfterSeconds(address: string): number | undefined {
-    const recent = this.recent(address);
-    if (recent.length < this.max) return undefined;
-    const oldest = recent[recent.length - this.max] ?? this.clock.now();
-    return Math.max(1, Math.ceil((oldest + this.windowMs - this.clock.now()) / 1000));
-  }
-
-  fail(address: string): void {
-    const recent = this.recent(address);
-    recent.push(this.clock.now());
-    this.failures.set(address, recent);
-    // Bounded memory under a flood of addresses: forget those with nothing in the window.
-    if (this.failures.size > 10_000) for (const key of [...this.failures.keys()]) this.recent(key);
-  }
-
-  private recent(address: string): number[] {
-    const since = this.clock.now() - this.windowMs;
-    const kept = (this.failures.get(address) ?? []).filter((t) => t > since);
-    if (kept.length === 0) this.failures.delete(address);
-    else this.failures.set(address, kept);
-    return kept;
-  }
-}
+// Moved to src/protection (issue 28): the SMTP submission listener counts wrong logins in the same limiter.
+export { SignInLimiter } from '../protection/sign-in-limiter.js';

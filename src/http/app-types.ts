@@ -12,6 +12,8 @@ import type { Clock } from '../domain/clock.js';
 import type { OpenedBlobs } from '../blobs/index.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Protection } from '../protection/index.js';
+import type { SignInLimiter } from '../protection/sign-in-limiter.js';
+import type { SendDeps } from '../send/accept.js';
 import type { Store } from '../storage/store.js';
 import type { EventNotifier } from '../events/types.js';
 import type { WebhookHttp, WebhookSettings } from '../webhooks/types.js';
@@ -36,6 +38,18 @@ export interface AppServices {
    * Absent (apps built without buildServices): config's settings, and a client made on demand.
    */
   webhooks?: { settings: WebhookSettings; http: WebhookHttp };
+  /**
+   * Wrong admin tokens per client address (src/protection/sign-in-limiter.ts): `mailroom serve`
+   * passes the one its SMTP submission listener counts wrong logins in, so both share a budget.
+   * Absent: the admin gate makes its own.
+   */
+  signIns?: SignInLimiter;
+  /**
+   * The send path's caches and idempotency guard (createSendDeps): `mailroom serve` passes the
+   * one its SMTP submission listener uses, so an HTTP send and an SMTP submission see each
+   * other's in-flight keys. Absent: buildApp makes its own.
+   */
+  sendDeps?: SendDeps;
   /** Called after each accepted send: a worker in the same process looks at the queue at once. */
   onAccepted?: () => void;
   /** Certificate and key (MAILROOM_TLS_*): the server speaks HTTPS. Absent: plain HTTP. */

@@ -4,7 +4,8 @@ import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../../http/app-types.js';
 import type { Clock } from '../../domain/clock.js';
 import { headerValue } from '../../http/headers.js';
-import { originAllowed, requestSession, secretsEqual, sessionCookieValue, SignInLimiter, type SessionDeps } from '../session.js';
+import { SignInLimiter } from '../../protection/sign-in-limiter.js';
+import { originAllowed, requestSession, secretsEqual, sessionCookieValue, type SessionDeps } from '../session.js';
 
 const CHALLENGE = { 'www-authenticate': 'Bearer realm="mailroom-admin"' };
 
@@ -37,13 +38,13 @@ export function adminTokenMatcher(adminToken: string): (presented: string) => bo
  * Retry-After) once the address has too many wrong tokens, else 401 `unauthorized`, which counts.
  * Guessing is stopped by the token's length (32 characters or more, src/config/env.ts), the
  * throttle only slows it. One gate serves POST /session and the bearer on every admin route, so
- * both draw on the same per-address budget.
+ * both draw on the same per-address budget; `limiter` is the process's (AppServices.signIns), which
+ * the SMTP submission listener's wrong logins draw on too (issue 28).
  */
 export type AdminTokenGate = (presented: string, address: string, challenge?: Record<string, string>) => void;
 
-export function adminTokenGate(adminToken: string, clock: Clock): AdminTokenGate {
+export function adminTokenGate(adminToken: string, clock: Clock, limiter = new SignInLimiter(clock)): AdminTokenGate {
   const matches = adminTokenMatcher(adminToken);
-  const limiter = new SignInLimiter(clock);
   return (presented, address, challenge) => {
     if (matches(presented)) return;
     const wait = limiter.retryAfterSeconds(address);

@@ -29,7 +29,7 @@ export function registerAdminRoutes(app: App, services: AppServices, sendDeps: S
   const token = services.config.adminToken;
   if (token === undefined) return;
   // One gate, so wrong tokens at sign-in and wrong bearers share one per-address limit.
-  const gate = adminTokenGate(token, services.clock);
+  const gate = adminTokenGate(token, services.clock, services.signIns);
   installAdminAuth(app, services, gate);
   registerSessionRoutes(app, services, gate);
   registerOrganizationRoutes(app, services);
