@@ -1,3 +1,4 @@
+import './layout.css';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { href } from '../lib/route-match';

@@ -116,7 +116,7 @@ export function TestInboxMessage(props: PageProps) {
                   <th scope="row" class="nowrap header-name">
                     {h.name}
                   </th>
-                  <td class="mono wrap">{h.value}</td>
+                  <td class="mono wrap header-value">{h.value}</td>
                 </tr>
               ))}
             </Table>

@@ -80,7 +80,10 @@ export function TestInbox(props: PageProps) {
       </PageHeader>
       {emptied && <Notice kind="ok">The test inbox is empty.</Notice>}
       <ErrorNotice error={failure} />
-      <InboxFilterForm key={queryText} org={org} filters={filters} templates={templates.data} />
+      {/* Nothing to filter in an empty inbox: the page says how to fill it instead. */}
+      {!(bare && page.data?.items.length === 0) && (
+        <InboxFilterForm key={queryText} org={org} filters={filters} templates={templates.data} />
+      )}
       <ErrorNotice error={page.error} />
       {page.loading && page.data === undefined ? (
         <Loading />
