@@ -110,3 +110,26 @@ export async function expectNoSeriousA11yViolations(page: Page, exclude: string[
     .join('\n');
   expect(serious, `axe found serious/critical violations on ${page.url()}:\n${report}`).toEqual([]);
 }
+
+/** The two viewports screens are looked at in: a laptop's and a phone's (iPhone 12–15 in CSS pixels). */
+export const DESKTOP = { width: 1440, height: 900 } as const;
+export const PHONE = { width: 390, height: 844 } as const;
+
+/**
+ * Saves the screen at DESKTOP as test-output/ui/<name>.png and at PHONE as <name>-phone.png, then
+ * puts the page's viewport back. A frame (an email's sandboxed HTML) is painted only once in view:
+ * name it in `scrollTo` to have it scrolled into view first at each size.
+ */
+export async function shots(page: Page, name: string, scrollTo?: string): Promise<[string, string]> {
+  const before = page.viewportSize();
+  const take = async (size: { width: number; height: number }, file: string) => {
+    await page.setViewportSize(size);
+    if (scrollTo !== undefined) await page.locator(scrollTo).first().scrollIntoViewIfNeeded();
+    return shot(page, file);
+  };
+  try {
+    return [await take(DESKTOP, name), await take(PHONE, `${name}-phone`)];
+  } finally {
+    if (before !== null) await page.setViewportSize(before);
+  }
+}
