@@ -185,6 +185,8 @@ describe.skipIf(!chromiumAvailable('the keyboard-only E2E test'))('operator UI: 
     await pressUntil(page, 'Tab', 'combobox', 'Type', 12);
     await expectVisibleNamedFocus(page);
     await page.keyboard.press('ArrowDown'); // private → public
+    // Then the Mode select (issue 27: live, the default, kept), then the button.
+    await pressUntil(page, 'Tab', 'combobox', 'Mode', 1);
     await pressUntil(page, 'Tab', 'button', 'Create key', 1);
     await expectVisibleNamedFocus(page);
     await page.keyboard.press('Enter');
