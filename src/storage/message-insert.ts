@@ -28,6 +28,8 @@ export interface NewMessage {
   mode?: KeyMode;
   /** Some recipient is a simulator address; false when not given. */
   simulated?: boolean;
+  /** A submitted message's bytes (SMTP submission): delivered as they are. */
+  mime?: Buffer;
 }
 
 const insertMessageRow = compiledOnce<{
@@ -71,8 +73,11 @@ const insertMessageRow = compiledOnce<{
   }),
 );
 
-const insertContent = compiledOnce<{ message_id: string; content: string; attachments: string | null }>((db, p) =>
-  db.insertInto('message_contents').values({ message_id: p('message_id'), content: p('content'), attachments: p('attachments') }),
+const insertContent = compiledOnce<{ message_id: string; content: string; attachments: string | null; mime: Buffer | null }>(
+  (db, p) =>
+    db
+      .insertInto('message_contents')
+      .values({ message_id: p('message_id'), content: p('content'), attachments: p('attachments'), mime: p('mime') }),
 );
 
 const insertRecipient = compiledOnce<{ message_id: string; org_id: string; kind: string; email: string; created_at: number }>(
@@ -109,7 +114,7 @@ export async function insertNewMessage(db: Kysely<Database>, dialect: Dialect, m
     mode: m.mode ?? 'live',
     simulated: m.simulated === true ? 1 : 0,
   });
-  await insertContent(db, dialect, { message_id: m.id, content: m.content, attachments: m.attachments });
+  await insertContent(db, dialect, { message_id: m.id, content: m.content, attachments: m.attachments, mime: m.mime ?? null });
   for (const r of m.recipients) {
     await insertRecipient(db, dialect, {
       message_id: m.id,

@@ -147,6 +147,17 @@ export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
         .executeTakeFirst();
     },
 
+    /**
+     * A submitted message's bytes (SMTP submission, migration 0016), read once per attempt: the
+     * claim never selects them (up to 22.6 MB each). Undefined when there is no row or no bytes.
+     */
+    async submittedMime(messageId: string): Promise<Buffer | undefined> {
+      const row = await db.selectFrom('message_contents').select('mime').where('message_id', '=', messageId).executeTakeFirst();
+      // PostgreSQL's bytea and SQLite's blob both arrive as Buffers; a Uint8Array is taken as is.
+      const mime = row?.mime;
+      return mime === null || mime === undefined ? undefined : Buffer.from(mime.buffer, mime.byteOffset, mime.byteLength);
+    },
+
     /** To-addresses of these messages, in insertion order. */
     async toAddresses(messageIds: readonly string[]): Promise<Map<string, string[]>> {
       const out = new Map<string, string[]>();

@@ -146,6 +146,8 @@ export interface MessageContentsTable {
   content: string;
   /** Attachment references (blob keys), JSON; null without attachments. */
   attachments: string | null;
+  /** A submitted message's bytes (SMTP submission, migration 0016); null for every other message. */
+  mime: Buffer | null;
 }
 
 export interface MessageRecipientsTable {

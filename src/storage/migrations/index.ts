@@ -15,6 +15,7 @@ import * as m0012 from './0012_partial_queue_indexes.js';
 import * as m0013 from './0013_early_provider_events.js';
 import * as m0014 from './0014_idn_list_keys.js';
 import * as m0015 from './0015_test_mode.js';
+import * as m0016 from './0016_submitted_mime.js';
 
 /** Numbered, applied in name order. Add a file and a line here; never edit an applied one. */
 export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: Dialect) => Promise<void>>> = {
@@ -33,4 +34,5 @@ export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: 
   '0013_early_provider_events': m0013.up,
   '0014_idn_list_keys': m0014.up,
   '0015_test_mode': m0015.up,
+  '0016_submitted_mime': m0016.up,
 };
