@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { submissionSettings, type SubmissionSettings } from './env-submission.js';
 import { breakerSettings, webhookSettings, type BreakerSettings, type WebhookSettings } from './env-sections.js';
 
 /** Everything the process reads from its environment, parsed once at start and frozen. */
@@ -32,6 +33,8 @@ export interface Config {
    * VERP addresses (MAILROOM_INBOUND_SMTP_PORT, MAILROOM_INBOUND_SMTP_HOST); unset: none.
    */
   readonly inboundSmtp: { readonly port: number; readonly host: string } | undefined;
+  /** The SMTP submission listener of `mailroom serve` (issue 28, src/config/env-submission.ts); unset port: none. */
+  readonly submission: SubmissionSettings | undefined;
   /** Whether `mailroom serve` also runs a delivery worker (MAILROOM_WORKER=off for API-only). */
   readonly runWorker: boolean;
   readonly worker: {
@@ -204,6 +207,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     metricsPort,
     metricsToken,
     inboundSmtp,
+    submission: submissionSettings(read, int, oneOf, problems, cwd),
     runWorker: oneOf('MAILROOM_WORKER', ['on', 'off'] as const, 'on') === 'on',
     worker: {
       leaseMs: int('MAILROOM_WORKER_LEASE_SECONDS', 300, 1, 86_400) * 1000,

@@ -12,7 +12,7 @@ export interface ModeSummary {
   relaxed: string[];
 }
 
-export function modeSummary(config: Pick<Config, 'env' | 'baseUrl' | 'configFile' | 'webhooks'>): ModeSummary {
+export function modeSummary(config: Pick<Config, 'env' | 'baseUrl' | 'configFile' | 'webhooks' | 'submission'>): ModeSummary {
   const relaxed: string[] = [];
   const development = config.env === 'development';
   const { allowPrivate } = config.webhooks.urlPolicy;
@@ -32,11 +32,19 @@ export function modeSummary(config: Pick<Config, 'env' | 'baseUrl' | 'configFile
     // src/bootstrap/demo.ts
     if (config.configFile === undefined)
       relaxed.push('a demo organization with keys is created on a first start with an empty database');
-  } else if (allowPrivate) {
-    relaxed.push(
-      'webhook URLs may reach private, loopback, link-local and metadata ' +
-        'addresses, over http only those (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true)',
-    );
+    // src/submission/listener.ts allowInsecureAuth
+    if (config.submission !== undefined) relaxed.push('SMTP submission accepts AUTH (keys as passwords) before or without TLS');
+  } else {
+    if (allowPrivate) {
+      relaxed.push(
+        'webhook URLs may reach private, loopback, link-local and metadata ' +
+          'addresses, over http only those (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true)',
+      );
+    }
+    if (config.submission?.allowInsecure === true)
+      relaxed.push(
+        'SMTP submission accepts AUTH (keys as passwords) before or without TLS (MAILROOM_SUBMISSION_ALLOW_INSECURE=true)',
+      );
   }
   return { mode: development ? 'development' : 'production', relaxed };
 }

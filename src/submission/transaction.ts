@@ -1,0 +1,134 @@
+import type { SMTPServerOptions, SMTPServerSession } from 'smtp-server';
+import type { Caller } from '../domain/caller.js';
+import type { ClientInfo } from '../domain/client.js';
+import type { Organization } from '../domain/types.js';
+import { boundedBody } from '../inbound/listener.js';
+import type { SendDeps } from '../send/accept.js';
+import { admitCaller } from '../send/permissions.js';
+import { callerOf, peerAddress, type Login } from './auth.js';
+import { replyFor, smtpError, type SmtpRefusal } from './replies.js';
+
+/**
+ * One mail transaction of the submission listener: MAIL FROM (the caller read again, its rules,
+ * SIZE= against its plan), RCPT TO (each address on its own: a suppressed one is refused, the
+ * others go on) and DATA (bounded by the plan's size, then one durable message before the 250).
+ */
+
+/** The shapes of src/send/submission.ts (issue 28 contract), repeated so tests may pass a pipeline of their own. */
+export interface Submission {
+  caller: Caller;
+  client: ClientInfo;
+  recipients: readonly string[];
+  mime: Buffer;
+}
+export interface SubmissionAccepted {
+  messageId: string;
+  status: 'queued' | 'held';
+  replayed: boolean;
+}
+
+/** What the listener calls of the send path (wiring.ts passes src/send/submission.ts). */
+export interface SubmissionPipeline {
+  accept(deps: SendDeps, s: Submission): Promise<SubmissionAccepted>;
+  checkRecipient(deps: SendDeps, caller: Caller, address: string, accepted: readonly string[]): Promise<void>;
+  /** The most bytes a DATA may have for this organization. */
+  sizeLimit(org: Organization): number;
+  /** EHLO's SIZE: the largest sizeLimit of any plan. */
+  maxSize: number;
+}
+
+interface TransactionDeps {
+  sendDeps: SendDeps;
+  pipeline: SubmissionPipeline;
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+type Hooks = Pick<SMTPServerOptions, 'onMailFrom' | 'onRcptTo' | 'onData'>;
+
+const tooBig = (limit: number): SmtpRefusal => ({
+  code: 552,
+  enhanced: '5.3.4',
+  text: `Message size exceeds the limit for this organization (${limit} bytes)`,
+});
+
+function loginOf(session: SMTPServerSession): Login | undefined {
+  const user: unknown = session.user;
+  return typeof user === 'object' && user !== null && 'keyValue' in user ? (user as Login) : undefined;
+}
+
+/** The SMTP peer as the send path's client: an address, and nothing a browser would send. */
+export function smtpClient(session: SMTPServerSession): ClientInfo {
+  return {
+    ip: peerAddress(session.remoteAddress),
+    origin: undefined,
+    referer: undefined,
+    userAgent: undefined,
+    secChUa: undefined,
+  };
+}
+
+export function transactionHooks(deps: TransactionDeps, options: { onBytesKept?: ((bytes: number) => void) | undefined }): Hooks {
+  // The caller of each session's current transaction, read at MAIL FROM (a WeakMap: gone with the session).
+  const callers = new WeakMap<SMTPServerSession, Caller>();
+  const fail = (err: unknown, session: SMTPServerSession, stage: string): Error => {
+    const { reply, known } = replyFor(err);
+    if (!known) deps.log.error({ err, stage, remote: session.remoteAddress }, 'SMTP submission: unexpected error; answered 451');
+    return smtpError(reply);
+  };
+  return {
+    onMailFrom(address, session, callback) {
+      const login = loginOf(session);
+      callers.delete(session);
+      if (login === undefined) return callback(fail(new Error('MAIL FROM without a login'), session, 'mail'));
+      (async () => {
+        const caller = await callerOf(deps.sendDeps, login);
+        // The flood guard and the organization's rules (suspended, e-mail not verified), as a send's step 2.
+        await admitCaller(caller, smtpClient(session), deps.sendDeps.protection);
+        const limit = deps.pipeline.sizeLimit(caller.org);
+        const declared = address.args === false ? undefined : (address.args as Record<string, string | undefined>).SIZE;
+        // RFC 1870: a declared size over the limit is refused here, before the client sends the message.
+        if (declared !== undefined && Number(declared) > limit) return smtpError(tooBig(limit));
+        callers.set(session, caller);
+        return undefined;
+      })().then(
+        (refused) => callback(refused ?? null),
+        (err: unknown) => callback(fail(err, session, 'mail')),
+      );
+    },
+    onRcptTo(address, session, callback) {
+      const caller = callers.get(session);
+      if (caller === undefined) return callback(fail(new Error('RCPT TO without a caller'), session, 'rcpt'));
+      const accepted = session.envelope.rcptTo.map((a) => a.address);
+      deps.pipeline.checkRecipient(deps.sendDeps, caller, address.address, accepted).then(
+        () => callback(),
+        (err: unknown) => callback(fail(err, session, 'rcpt')),
+      );
+    },
+    onData(stream, session, callback) {
+      const caller = callers.get(session);
+      const limit = caller === undefined ? 0 : deps.pipeline.sizeLimit(caller.org);
+      // L8: bytes past the limit are dropped as they arrive, so memory stays bounded per session.
+      const collected = boundedBody(limit);
+      stream.on('data', (chunk: Buffer) => {
+        collected.add(chunk);
+        options.onBytesKept?.(collected.kept);
+      });
+      stream.on('error', (error: Error) => callback(error));
+      stream.on('end', () => {
+        if (caller === undefined) return callback(fail(new Error('DATA without a caller'), session, 'data'));
+        if (collected.exceeded || stream.sizeExceeded) return callback(smtpError(tooBig(limit)));
+        const submission: Submission = {
+          caller,
+          client: smtpClient(session),
+          recipients: session.envelope.rcptTo.map((a) => a.address),
+          mime: collected.body(),
+        };
+        deps.pipeline.accept(deps.sendDeps, submission).then(
+          // Only now, with the message committed: the issue's 250 is as durable as the API's 202.
+          (accepted) => callback(null, `2.0.0 Ok: queued as ${accepted.messageId}`),
+          (err: unknown) => callback(fail(err, session, 'data')),
+        );
+      });
+    },
+  };
+}
