@@ -120,6 +120,8 @@ describe.skipIf(!chromiumAvailable('the test mode E2E test'))(
     });
 
     it('shows test messages under the Test toggle only, with their badge', async () => {
+      // Needs the sends above: an empty id would match every row's link name.
+      expect(ids.ada).not.toBe('');
       await go('#/orgs/acme/messages');
       const live = page.getByRole('button', { name: 'Live', exact: true });
       await page.getByRole('link', { name: `message ${ids.live}` }).waitFor();
