@@ -94,12 +94,7 @@ export async function resolveService(
   template: Template,
   requested: string | undefined,
 ): Promise<Service> {
-  if (requested !== undefined && requested !== '' && requested !== 'default_service') {
-    const service = await store.catalog.service(org.id, requested);
-    if (service === undefined) throw new ApiError('service_not_found', { message: `Service "${requested}" does not exist.` });
-    return service;
-  }
-  if (template.service_id !== null) {
+  if (template.service_id !== null && (requested === undefined || requested === '' || requested === 'default_service')) {
     const linked = await store.catalog.service(org.id, template.service_id);
     if (linked === undefined) {
       throw new ApiError('service_unavailable_for_template', {
@@ -108,6 +103,19 @@ export async function resolveService(
       });
     }
     return linked;
+  }
+  return serviceByIdOrDefault(store, org, requested);
+}
+
+/**
+ * The service named (`default_service`, '' and undefined name none), else the organization's
+ * default: resolveService without a template, as a submitted message (SMTP, issue 28) has none.
+ */
+export async function serviceByIdOrDefault(store: Store, org: Organization, requested: string | undefined): Promise<Service> {
+  if (requested !== undefined && requested !== '' && requested !== 'default_service') {
+    const service = await store.catalog.service(org.id, requested);
+    if (service === undefined) throw new ApiError('service_not_found', { message: `Service "${requested}" does not exist.` });
+    return service;
   }
   const fallback = await store.catalog.defaultService(org.id);
   if (fallback === undefined)
