@@ -3,7 +3,10 @@ import { applyConfig, generatedLines, webhookApplyOptions } from '../admin/apply
 import { demoInstructions, ensureDemo } from '../bootstrap/demo.js';
 import type { Config } from '../config/env.js';
 import { modeBanner, modeSummary } from '../config/mode.js';
-import { readTlsMaterial, reloadOnSighup } from '../http/tls.js';
+import { httpsTarget, readTlsMaterial, reloadOnSighup, type ReloadTarget } from '../http/tls.js';
+import { SignInLimiter } from '../protection/sign-in-limiter.js';
+import { createSendDeps } from '../send/accept.js';
+import { startSubmission, submissionLine } from '../submission/wiring.js';
 import { createRuntime, untilSignal } from './runtime.js';
 
 /** How long in-flight requests and sends get on SIGTERM before the process exits anyway. */
@@ -12,12 +15,14 @@ const SHUTDOWN_GRACE_MS = 10_000;
 /**
  * `mailroom serve`: config → store (migrated) → declarative config or first-run demo → app
  * (+ a delivery worker and the webhook dispatcher unless MAILROOM_WORKER=off) → listen, over HTTPS when MAILROOM_TLS_* are
- * set (SIGHUP reloads the certificate). SIGTERM/SIGINT: stop accepting, let requests and sends
+ * set (SIGHUP reloads the certificate), with the SMTP submission listener when MAILROOM_SUBMISSION_PORT is set
+ * (src/submission, issue 28). SIGTERM/SIGINT: stop accepting, let requests and sends
  * finish, give back unfinished claims, close the store.
  */
 export async function serve(config: Config, out: (line: string) => void): Promise<void> {
   // Before the store opens: a bad certificate path stops the start with nothing to undo.
   const tls = config.tls === undefined ? undefined : readTlsMaterial(config.tls);
+  const submissionTls = config.submission?.tls === undefined ? undefined : readTlsMaterial(config.submission.tls);
   const runtime = await createRuntime(config);
   const { store } = runtime;
   if (config.configFile !== undefined) {
@@ -33,6 +38,15 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   // Outbound webhooks go wherever deliveries go: with the in-process worker, or from `mailroom worker`.
   const dispatcher = config.runWorker ? runtime.createDispatcher() : undefined;
   const { clock, metrics, protection, blobs, notifier, webhooks } = runtime;
+  // An accepted send wrote its `queued` event: its webhook deliveries are due too.
+  const onAccepted = () => {
+    worker?.nudge();
+    webhooks.wakeup.nudge();
+  };
+  // One of each per process: wrong admin tokens and wrong SMTP logins share one lockout, and an
+  // HTTP send and an SMTP submission share one idempotency guard (issue 28).
+  const signIns = new SignInLimiter(clock);
+  const sendDeps = createSendDeps({ store, clock, config, blobs: blobs.blobs, metrics, protection, onAccepted });
   const app = await buildApp({
     config,
     store,
@@ -42,21 +56,30 @@ export async function serve(config: Config, out: (line: string) => void): Promis
     blobs,
     notifier,
     webhooks,
-    // An accepted send wrote its `queued` event: its webhook deliveries are due too.
-    onAccepted: () => {
-      worker?.nudge();
-      webhooks.wakeup.nudge();
-    },
+    onAccepted,
+    signIns,
+    sendDeps,
     ...(tls === undefined ? {} : { https: tls }),
   });
-  const stopReload = config.tls === undefined ? undefined : reloadOnSighup(app.server, config.tls, app.log);
+  // SIGHUP reads the files again for the API and, once it listens, the submission listener
+  // (src/http/tls.ts); registered before listening, as a SIGHUP without a handler ends the process.
+  const reloads: ReloadTarget[] = config.tls === undefined ? [] : [httpsTarget(app.server, config.tls)];
+  const stopReload = config.tls === undefined && submissionTls === undefined ? undefined : reloadOnSighup(reloads, app.log);
   await app.listen({ port: config.port, host: config.host });
   worker?.start();
   dispatcher?.start();
   // Bounces and feedback reports for VERP addresses (runtime.ts: startInbound).
   const inbound = await runtime.startInbound();
+  const submission = await startSubmission(
+    config,
+    { sendDeps, signIns, log: runtime.logger.child({ component: 'submission' }) },
+    submissionTls,
+  );
+  if (submission !== undefined && config.submission?.tls !== undefined)
+    reloads.push({ files: config.submission.tls, apply: (m) => submission.updateCertificate(m) });
   // Listening for the signal before saying we run: a supervisor that reads the line may stop us at once.
   const signalled = untilSignal();
+  if (submission !== undefined) out(submissionLine(config, submission));
   if (inbound !== undefined) out(`inbound SMTP (bounces, feedback reports) on ${config.inboundSmtp?.host}:${inbound.port}`);
   out(`mailroom listening on ${config.baseUrl} (database: ${store.dialect}, worker: ${worker === undefined ? 'off' : 'on'})`);
   // Which mode runs and what it gives away: `npm start` is development (issue 25).
@@ -72,6 +95,8 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   }, SHUTDOWN_GRACE_MS + 5_000);
   timer.unref();
   await app.close();
+  // Its closeTimeout (5 s) cuts sessions still open, inside SHUTDOWN_GRACE_MS.
+  await submission?.close();
   await inbound?.close();
   await Promise.all([worker?.stop(SHUTDOWN_GRACE_MS), dispatcher?.stop(SHUTDOWN_GRACE_MS)]);
   await runtime.close();

@@ -6,6 +6,9 @@ import { ConfigError } from '../config/env.js';
 export interface TlsFiles {
   readonly certFile: string;
   readonly keyFile: string;
+  /** The variables that named the files, for errors (default MAILROOM_TLS_CERT_FILE / MAILROOM_TLS_KEY_FILE). */
+  readonly certVariable?: string;
+  readonly keyVariable?: string;
 }
 
 export interface TlsMaterial {
@@ -19,14 +22,15 @@ export interface TlsMaterial {
  * naming the file instead of a handshake failure on every request.
  */
 export function readTlsMaterial(files: TlsFiles): TlsMaterial {
-  const cert = readOne('MAILROOM_TLS_CERT_FILE', files.certFile);
-  const key = readOne('MAILROOM_TLS_KEY_FILE', files.keyFile);
+  const certVariable = files.certVariable ?? 'MAILROOM_TLS_CERT_FILE';
+  const keyVariable = files.keyVariable ?? 'MAILROOM_TLS_KEY_FILE';
+  const cert = readOne(certVariable, files.certFile);
+  const key = readOne(keyVariable, files.keyFile);
   try {
     tls.createSecureContext({ cert, key });
   } catch (err) {
     throw new ConfigError(
-      `MAILROOM_TLS_CERT_FILE/MAILROOM_TLS_KEY_FILE ` +
-        `(${files.certFile}, ${files.keyFile}) are not a usable certificate and key: ${reason(err)}`,
+      `${certVariable}/${keyVariable} (${files.certFile}, ${files.keyFile}) are not a usable certificate and key: ${reason(err)}`,
     );
   }
   return { cert, key };
@@ -52,24 +56,41 @@ export interface ReloadLogger {
   error(obj: object, msg: string): void;
 }
 
+/** A listener whose certificate SIGHUP reloads: the HTTPS server, the SMTP submission listener (issue 28). */
+export interface ReloadTarget {
+  files: TlsFiles;
+  /** Swaps the context: new handshakes get the new certificate, open connections keep theirs. */
+  apply(material: TlsMaterial): void;
+}
+
+/** The HTTPS server as a reload target (a plain http.Server has no context to swap: nothing happens). */
+export function httpsTarget(server: Server, files: TlsFiles): ReloadTarget {
+  return {
+    files,
+    apply: (material) => {
+      if (server instanceof tls.Server) server.setSecureContext(material);
+    },
+  };
+}
+
 /**
- * On SIGHUP, reads the files again and swaps the server's secure context: new handshakes get
+ * On SIGHUP, reads each target's files again and swaps its secure context: new handshakes get
  * the new certificate, open connections keep theirs (nothing is dropped). A file that is
  * missing or does not match keeps the old context and logs why, so a renewal script that
  * signals too early never takes the API off the air. Returns a function that stops listening.
  */
-export function reloadOnSighup(server: Server, files: TlsFiles, logger: ReloadLogger): () => void {
+export function reloadOnSighup(targets: readonly ReloadTarget[], logger: ReloadLogger): () => void {
   const onHup = () => {
-    if (!(server instanceof tls.Server)) return;
-    try {
-      const material = readTlsMaterial(files);
-      server.setSecureContext(material);
-      logger.info({ cert: files.certFile }, 'TLS certificate reloaded');
-    } catch (err) {
-      logger.error(
-        { err: err instanceof Error ? err.message : String(err) },
-        'TLS certificate reload failed; still serving the previous certificate',
-      );
+    for (const target of targets) {
+      try {
+        target.apply(readTlsMaterial(target.files));
+        logger.info({ cert: target.files.certFile }, 'TLS certificate reloaded');
+      } catch (err) {
+        logger.error(
+          { err: err instanceof Error ? err.message : String(err), cert: target.files.certFile },
+          'TLS certificate reload failed; still serving the previous certificate',
+        );
+      }
     }
   };
   process.on('SIGHUP', onHup);
