@@ -48,6 +48,8 @@ export interface AttemptInput {
   envelopeTo: string[] | undefined;
   /** Recipients settled apart: every outcome is recorded per recipient. */
   apart: boolean;
+  /** A submitted message's bytes (SMTP submission): sent as they are. */
+  mime?: Buffer;
   settle(result: AttemptResult, sentVia?: string): Promise<void>;
 }
 
@@ -116,6 +118,7 @@ export async function attemptThroughChain(deps: AttemptDeps, input: AttemptInput
         email: input.email,
         attachments,
         ...(input.envelopeTo !== undefined ? { envelopeTo: input.envelopeTo } : {}),
+        ...(input.mime !== undefined ? { mime: input.mime } : {}),
       });
     } catch (error) {
       const err = asDeliveryError(error);
@@ -179,6 +182,7 @@ export async function attemptDirect(
       email: input.email,
       attachments: await loadAttachments(deps.blobs, input.attachments),
       ...(input.envelopeTo !== undefined ? { envelopeTo: input.envelopeTo } : {}),
+      ...(input.mime !== undefined ? { mime: input.mime } : {}),
       attempt: m.attempts,
       createdAt: m.created_at,
       mode: m.mode,

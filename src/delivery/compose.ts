@@ -15,6 +15,7 @@ const formatAddress = (a: Address) => ({ name: a.name, address: a.address });
  */
 export function mailOptions(mail: OutgoingEmail, headers: TrackingHeaders = {}): MailOptions {
   const e = mail.email;
+  if (mail.mime !== undefined) return submittedOptions(mail, mail.mime, headers);
   return {
     messageId: mail.headerMessageId,
     from: formatAddress(e.from),
@@ -35,5 +36,25 @@ export function mailOptions(mail: OutgoingEmail, headers: TrackingHeaders = {}):
     disableUrlAccess: true,
     // Only a retry owed to some recipients names its envelope: the headers stay the message's.
     ...(mail.envelopeTo !== undefined ? { envelope: { from: e.from.address, to: mail.envelopeTo } } : {}),
+  };
+}
+
+/**
+ * A submitted message (SMTP submission, issue 28): its bytes as they are (nodemailer's `raw`
+ * builds no header: no Bcc, Message-ID or Date of its own), the service's tracking headers put
+ * before them, and the envelope named, as `raw` needs one: every recipient, or those still owed it
+ * on a retry. DKIM still signs the stream (the transport's `dkim` option); VERP's per-recipient
+ * envelope still replaces this one (transports/smtp.ts).
+ */
+function submittedOptions(mail: OutgoingEmail, mime: Buffer, headers: TrackingHeaders): MailOptions {
+  const e = mail.email;
+  // In the message's own line ending: SMTP's CRLF, LF for a message stored without CRs.
+  const eol = mime.includes('\r\n') ? '\r\n' : '\n';
+  const lines = Object.entries(headers).map(([name, h]) => `${name}: ${h.value}${eol}`);
+  return {
+    raw: lines.length === 0 ? mime : Buffer.concat([Buffer.from(lines.join(''), 'latin1'), mime]),
+    envelope: { from: e.from.address, to: mail.envelopeTo ?? [...e.to, ...e.cc, ...e.bcc].map((a) => a.address) },
+    disableFileAccess: true,
+    disableUrlAccess: true,
   };
 }

@@ -64,9 +64,20 @@ export async function deliverClaimed(deps: DeliverDeps, m: ClaimedMessage, conte
     await settle(undefined);
     return;
   }
+  // A submitted message's bytes (SMTP, issue 28): read per attempt, never by the claim (up to
+  // 22.6 MB each). A storage error is thrown (the worker gives the lease back); no bytes at all
+  // can never be sent.
+  const mime = content.submitted ? await deps.store.messages.submittedMime(m.id) : undefined;
+  if (content.submitted && mime === undefined) {
+    const reason = 'the submitted message has no stored bytes; it can never be sent';
+    await outcomes.finish(m, 'failed', reason);
+    logger.warn({ ...log, outcome: 'failed', reason }, 'delivery attempt');
+    return;
+  }
+  const submitted = mime !== undefined ? { mime } : {};
 
   if (m.mode === 'test' || m.simulated) {
-    const input = { m, log, email, attachments: content.attachments, apart, settle };
+    const input = { m, log, email, attachments: content.attachments, apart, settle, ...submitted };
     const envelopeTo = prior.size > 0 ? who.envelope : undefined;
     return attemptDirect(deps.attemptDeps, { ...input, envelopeTo }, deps.sandbox, m.simulated ? 'simulator' : 'capture');
   }
@@ -97,5 +108,6 @@ export async function deliverClaimed(deps: DeliverDeps, m: ClaimedMessage, conte
     envelopeTo: prior.size > 0 ? who.envelope : undefined,
     apart,
     settle,
+    ...submitted,
   });
 }

@@ -8,7 +8,9 @@ import { DeliveryError, type OutgoingEmail } from './transport.js';
  * message whose content cannot be read can never be sent, however often it is tried: it must
  * fail on its own instead of taking the rest of its batch down with it.
  */
-export type StoredContent = { ok: true; email: RenderedEmail; attachments: StoredAttachment[] } | { ok: false; reason: string };
+export type StoredContent =
+  | { ok: true; email: RenderedEmail; attachments: StoredAttachment[]; submitted: boolean }
+  | { ok: false; reason: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isAddress = (v: unknown): boolean => isObject(v) && typeof v.address === 'string';
@@ -50,7 +52,10 @@ export function readStoredContent(content: string, attachments: string | null): 
   if (problem !== undefined) return { ok: false, reason: `the stored content ${problem}; it can never be sent` };
   const refs = attachmentRefs(attachments);
   if (refs === undefined) return { ok: false, reason: 'the stored attachment list is unreadable; it can never be sent' };
-  return { ok: true, email: email.value as RenderedEmail, attachments: refs };
+  // A submitted message (SMTP, issue 28) stores a summary marked `"submitted": true`: its bytes
+  // are in message_contents.mime, read per attempt (deliver.ts).
+  const submitted = isObject(email.value) && email.value.submitted === true;
+  return { ok: true, email: email.value as RenderedEmail, attachments: refs, submitted };
 }
 
 /** A stored attachment list (message_contents.attachments, JSON), or undefined if unreadable. */

@@ -7,7 +7,17 @@ export interface OutgoingEmail {
   /** RFC 5322 Message-ID, the same on every attempt so a duplicate delivery is recognisable. */
   headerMessageId: string;
   email: RenderedEmail;
-  attachments: Array<{ filename: string; contentType: string | undefined; content: Buffer }>;
+  attachments: Array<{ filename: string; contentType: string | undefined; content: Buffer; contentId?: string }>;
+  /**
+   * A submitted message's bytes (SMTP submission, issue 28): relays and raw-MIME APIs send them
+   * as they are (compose.ts); `email` is then only its summary (subject, From, recipients).
+   */
+  mime?: Buffer;
+  /**
+   * Headers of a submitted message that a JSON provider is given beside its fields
+   * (transports/mime-to-json.ts): In-Reply-To, References, List-Unsubscribe, X-….
+   */
+  extraHeaders?: ReadonlyArray<{ name: string; value: string }>;
   /**
    * The addresses to hand the relay (SMTP: RCPT TO). Absent: every recipient of `email`. A
    * retry after a partial refusal names only the recipients still owed the message, while the

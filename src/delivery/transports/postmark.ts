@@ -1,5 +1,6 @@
 import type { DeliveryError, DeliveryReceipt, OutgoingEmail, Refusal, Transport, TransportFactory } from '../transport.js';
 import { createProviderHttp, type ProviderResponse } from './http-client.js';
+import { headerObject, structuredMail } from './mime-to-json.js';
 import {
   describe,
   isRecord,
@@ -142,11 +143,13 @@ function bodyOf(mail: OutgoingEmail, group: RecipientGroup, stream: string): str
     ...(e.html !== '' ? { HtmlBody: e.html } : {}),
     // At least one body is required (ErrorCode 300): an empty text stands for none.
     ...(e.text !== '' || e.html === '' ? { TextBody: e.text } : {}),
-    Headers: [{ Name: 'Message-ID', Value: mail.headerMessageId }],
+    Headers: Object.entries(headerObject(mail)).map(([Name, Value]) => ({ Name, Value })),
     Attachments: mail.attachments.map((a) => ({
       Name: a.filename,
       Content: base64(a.content),
       ContentType: a.contentType ?? 'application/octet-stream',
+      // An inline image of a submitted message (mime-to-json.ts), referenced as cid: in its HTML.
+      ...(a.contentId !== undefined ? { ContentID: `cid:${a.contentId}` } : {}),
     })),
     Metadata: { [METADATA_KEY]: mail.messageId },
     MessageStream: stream,
@@ -173,7 +176,11 @@ export const postmarkTransport: TransportFactory = (svc): Transport => {
 
   return {
     // One group unless only Bcc recipients are owed (provider-mail.ts): then one request each.
-    send: (mail) => sendGroups('postmark', recipientGroups(mail), (group) => sendGroup(mail, group)),
+    // A submitted message (SMTP) is parsed into these fields first (mime-to-json.ts).
+    send: async (submitted) => {
+      const mail = await structuredMail(submitted);
+      return sendGroups('postmark', recipientGroups(mail), (group) => sendGroup(mail, group));
+    },
     async verify() {
       const res = await verifyRequest(http, {
         method: 'GET',

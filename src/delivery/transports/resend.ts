@@ -1,5 +1,6 @@
 import type { DeliveryError, DeliveryReceipt, OutgoingEmail, Transport, TransportFactory } from '../transport.js';
 import { createProviderHttp, type ProviderResponse } from './http-client.js';
+import { headerObject, structuredMail } from './mime-to-json.js';
 import {
   describe,
   header,
@@ -123,13 +124,14 @@ function bodyOf(mail: OutgoingEmail, group: RecipientGroup): string {
     subject: e.subject,
     ...(e.html !== '' ? { html: e.html } : {}),
     ...(e.text !== '' || e.html === '' ? { text: e.text } : {}),
-    headers: { 'Message-ID': mail.headerMessageId },
+    headers: headerObject(mail),
     ...(mail.attachments.length > 0
       ? {
           attachments: mail.attachments.map((a) => ({
             filename: a.filename,
             content: base64(a.content),
             ...(a.contentType !== undefined ? { content_type: a.contentType } : {}),
+            ...(a.contentId !== undefined ? { content_id: a.contentId } : {}),
           })),
         }
       : {}),
@@ -165,7 +167,11 @@ export const resendTransport: TransportFactory = (svc): Transport => {
 
   return {
     // One group unless only Bcc recipients are owed: one request each (provider-mail.ts sendGroups).
-    send: (mail) => sendGroups('resend', recipientGroups(mail), (group) => sendGroup(mail, group)),
+    // A submitted message (SMTP) is parsed into these fields first (mime-to-json.ts).
+    send: async (submitted) => {
+      const mail = await structuredMail(submitted);
+      return sendGroups('resend', recipientGroups(mail), (group) => sendGroup(mail, group));
+    },
     async verify() {
       const res = await verifyRequest(http, {
         method: 'GET',

@@ -1,6 +1,7 @@
 import type { DeliveryError, OutgoingEmail, Transport, TransportFactory } from '../transport.js';
 import { ServiceTestError } from '../transport.js';
 import { createProviderHttp, type ProviderResponse } from './http-client.js';
+import { headerObject, structuredMail } from './mime-to-json.js';
 import {
   describe,
   header,
@@ -128,11 +129,12 @@ function bodyOf(mail: OutgoingEmail): string {
             content: base64(a.content),
             filename: a.filename,
             type: a.contentType ?? 'application/octet-stream',
-            disposition: 'attachment',
+            // An inline image of a submitted message (mime-to-json.ts), referenced as cid: in its HTML.
+            ...(a.contentId !== undefined ? { disposition: 'inline', content_id: a.contentId } : { disposition: 'attachment' }),
           })),
         }
       : {}),
-    headers: { 'Message-ID': mail.headerMessageId },
+    headers: headerObject(mail),
     custom_args: { [METADATA_KEY]: mail.messageId },
   });
 }
@@ -144,7 +146,9 @@ export const sendgridTransport: TransportFactory = (svc): Transport => {
   const http = createProviderHttp({ provider: 'sendgrid' });
   const auth = `Bearer ${key}`;
   return {
-    async send(mail) {
+    async send(submitted) {
+      // A submitted message (SMTP) is parsed into these fields first (mime-to-json.ts).
+      const mail = await structuredMail(submitted);
       if (recipientGroups(mail).length === 0) throw permanent('sendgrid: no recipient left to send to');
       const res = await http.request({
         method: 'POST',

@@ -28,9 +28,11 @@ function failure(id: number, error: unknown): FromThread {
 
 /** Structured clone turns a Buffer into a plain Uint8Array; the transports expect Buffers. */
 function withBuffers(mail: OutgoingEmail): OutgoingEmail {
-  if (mail.attachments.length === 0) return mail;
+  const mime = mail.mime === undefined ? {} : { mime: Buffer.from(mail.mime.buffer, mail.mime.byteOffset, mail.mime.byteLength) };
+  if (mail.attachments.length === 0) return { ...mail, ...mime };
   return {
     ...mail,
+    ...mime,
     attachments: mail.attachments.map((a) => ({
       ...a,
       content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength),
