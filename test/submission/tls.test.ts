@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import tls from 'node:tls';
 import nodemailer from 'nodemailer';
 import { describe, expect, it } from 'vitest';
@@ -92,6 +93,31 @@ describeDialects('SMTP submission TLS on %s', (dialect, skip) => {
     expect(await fingerprint(first.cert)).toBe(new X509Certificate(first.cert).fingerprint256);
     s.listener.updateCertificate(pair(second));
     expect(await fingerprint(second.cert)).toBe(new X509Certificate(second.cert).fingerprint256);
+  });
+
+  it.skipIf(skip)('a failed handshake or a reset socket is logged, never the end of the process', async () => {
+    const cert = selfSigned(tempDir(c), 'smtp');
+    const s = await startSubmissionFor({
+      ...t,
+      closer: c,
+      pipeline: stubPipeline(),
+      env: production(cert),
+      tls: pair(cert),
+      tlsPort: true,
+    });
+    // Plain text to the implicit-TLS port: the handshake fails on the server side.
+    await new Promise<void>((resolve) => {
+      const socket = net.connect(s.listener.tlsPort ?? 0, '127.0.0.1', () => socket.write('EHLO not-tls\r\n'));
+      socket.on('error', () => resolve());
+      socket.on('close', () => resolve());
+    });
+    // A client that resets mid-DATA.
+    const d = await dialogue(s.listener.port, c);
+    await d.command('EHLO client.test');
+    d.close();
+    const again = await dialogue(s.listener.port, c);
+    expect((await again.command('EHLO client.test'))[0]).toMatch(/^250-/);
+    expect(s.warnings.length).toBeGreaterThan(0);
   });
 
   it.skipIf(skip)('production with MAILROOM_SUBMISSION_ALLOW_INSECURE=true and no certificate: AUTH in clear', async () => {
