@@ -1,10 +1,13 @@
+import { X509Certificate } from 'node:crypto';
+import fs from 'node:fs';
+import tls from 'node:tls';
 import nodemailer from 'nodemailer';
 import { beforeAll, expect, it } from 'vitest';
 import { closerPerTest, tempDir } from '../support/cleanup.js';
 import { messageRow } from '../support/db.js';
 import { seedSmtpOrg, smtpService } from '../support/delivery.js';
 import { describeDialects } from '../support/dialects.js';
-import { requireBuild, startCli } from '../support/processes.js';
+import { requireBuild, selfSigned, startCli } from '../support/processes.js';
 import { PRIVATE_KEY } from '../support/seed.js';
 import { freePort, startSink, waitFor } from '../support/smtp-sink.js';
 import { freshStore } from '../support/stores.js';
@@ -90,6 +93,56 @@ describeDialects('mailroom serve with SMTP submission on %s', (dialect, skip) =>
       expect(sink.received.length).toBeGreaterThanOrEqual(acknowledged.length);
       second.child.kill('SIGTERM');
       expect(await second.exited).toBe(0);
+    },
+  );
+
+  it.skipIf(skip)(
+    'submission-only certificate: STARTTLS and implicit TLS, plain HTTP, SIGHUP swaps it',
+    { timeout: 60_000 },
+    async () => {
+      const t = await freshStore(dialect);
+      c.defer(() => t.cleanup());
+      const dir = tempDir(c);
+      const first = selfSigned(dir, 'first');
+      const second = selfSigned(dir, 'second');
+      const [httpPort, smtpPort, tlsPort] = [await freePort(), await freePort(), await freePort()];
+      const api = startCli(
+        ['serve'],
+        {
+          MAILROOM_DATABASE_URL: t.database.url,
+          MAILROOM_DATA_DIR: dir,
+          MAILROOM_PORT: String(httpPort),
+          MAILROOM_HOST: '127.0.0.1',
+          MAILROOM_BASE_URL: `http://127.0.0.1:${httpPort}`,
+          MAILROOM_SUBMISSION_PORT: String(smtpPort),
+          MAILROOM_SUBMISSION_TLS_PORT: String(tlsPort),
+          MAILROOM_SUBMISSION_HOST: '127.0.0.1',
+          MAILROOM_SUBMISSION_TLS_CERT_FILE: first.certFile,
+          MAILROOM_SUBMISSION_TLS_KEY_FILE: first.keyFile,
+          MAILROOM_WORKER: 'off',
+          MAILROOM_LOG_LEVEL: 'error',
+        },
+        c,
+      );
+      await api.waitForOutput(`SMTP submission on 127.0.0.1:${smtpPort} (STARTTLS), implicit TLS on 127.0.0.1:${tlsPort}`);
+      await api.waitForOutput('listening on');
+      expect((await fetch(`http://127.0.0.1:${httpPort}/v1/health`)).status).toBe(200);
+      const fingerprint = () =>
+        new Promise<string>((resolve, reject) => {
+          const socket = tls.connect({ port: tlsPort, host: '127.0.0.1', rejectUnauthorized: false }, () => {
+            resolve(socket.getPeerX509Certificate()?.fingerprint256 ?? '');
+            socket.destroy();
+          });
+          socket.on('error', reject);
+        });
+      expect(await fingerprint()).toBe(new X509Certificate(first.cert).fingerprint256);
+      fs.copyFileSync(second.certFile, first.certFile);
+      fs.copyFileSync(second.keyFile, first.keyFile);
+      api.child.kill('SIGHUP');
+      const next = new X509Certificate(second.cert).fingerprint256;
+      await waitFor(async () => (await fingerprint()) === next, 10_000, 'the new certificate after SIGHUP');
+      api.child.kill('SIGTERM');
+      expect(await api.exited).toBe(0);
     },
   );
 });
