@@ -21,7 +21,9 @@ import { iso, isoOrNull, queryBound } from './time.js';
 export const HistoryItem = Type.Object({
   message_id: Type.String(),
   status: Type.String(),
-  template_id: Type.String(),
+  template_id: Type.String({
+    description: "The template's id; '@smtp' for a message submitted over SMTP and sent as submitted (no template)",
+  }),
   service_id: Type.String(),
   subject: Type.Union([Type.String(), Type.Null()]),
   to: Type.Array(Type.String()),

@@ -13,7 +13,9 @@ import { WEBHOOK_EVENT_TYPES } from './types.js';
 const MessageEventData = Type.Object({
   message_id: Type.String(),
   organization_id: Type.String(),
-  template_id: Type.String(),
+  template_id: Type.String({
+    description: "The template's id; '@smtp' for a message submitted over SMTP and sent as submitted (no template)",
+  }),
   service_id: Type.String(),
   status: Type.String({
     description:

@@ -21,7 +21,9 @@ export const Message = Type.Object({
   status: Type.String(),
   created_at: Timestamp,
   sent_at: Type.Union([Timestamp, Type.Null()]),
-  template_id: Type.String(),
+  template_id: Type.String({
+    description: "The template's id; '@smtp' for a message submitted over SMTP and sent as submitted (no template)",
+  }),
   service_id: Type.String(),
   mode: Type.Union([Type.Literal('live'), Type.Literal('test')], {
     description: 'The mode of the key that sent it: a test message was captured in the test inbox, never sent, never charged',

@@ -26,7 +26,9 @@ const Addresses = Type.Array(Type.String());
 
 export const InboxItemSchema = Type.Object({
   message_id: Type.String(),
-  template_id: Type.String(),
+  template_id: Type.String({
+    description: "The template's id; '@smtp' for a message submitted over SMTP and sent as submitted (no template)",
+  }),
   subject: Type.Union([Type.String(), Type.Null()]),
   from: Type.String(),
   to: Addresses,

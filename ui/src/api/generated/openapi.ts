@@ -2741,6 +2741,7 @@ export interface paths {
                             items: {
                                 message_id: string;
                                 status: string;
+                                /** @description The template's id; '@smtp' for a message submitted over SMTP and sent as submitted (no template) */
                                 template_id: string;
                                 service_id: string;
                                 subject: string | null;
@@ -2801,6 +2802,7 @@ export interface paths {
                             /** Format: date-time */
                             created_at: string;
                             sent_at: string | null;
+                            /** @description The template's id; '@smtp' for a message submitted over SMTP and sent as submitted (no template) */
                             template_id: string;
                             service_id: string;
                             /** @description The mode of the key that sent it: a test message was captured in the test inbox, never sent, never charged */
@@ -3071,6 +3073,7 @@ export interface paths {
                         "application/json": {
                             items: {
                                 message_id: string;
+                                /** @description The template's id; '@smtp' for a message submitted over SMTP and sent as submitted (no template) */
                                 template_id: string;
                                 subject: string | null;
                                 from: string;
@@ -3149,6 +3152,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             message_id: string;
+                            /** @description The template's id; '@smtp' for a message submitted over SMTP and sent as submitted (no template) */
                             template_id: string;
                             subject: string | null;
                             from: string;
@@ -4344,6 +4348,7 @@ export interface components {
             data: {
                 message_id: string;
                 organization_id: string;
+                /** @description The template's id; '@smtp' for a message submitted over SMTP and sent as submitted (no template) */
                 template_id: string;
                 service_id: string;
                 /** @description The message's status as this event left it; a delivery created later by a range replay (an event the endpoint never got) carries the message's current status */
