@@ -92,6 +92,23 @@ describeDialects('SMTP submission replies on %s', (dialect, skip) => {
       '554 5.6.0 Template parameter "email": must be an e-mail address (and 1 more)',
     ]);
   });
+
+  it.skipIf(skip)(
+    'bounded: MAILROOM_SUBMISSION_MAX_CLIENTS connections, MAILROOM_SUBMISSION_IDLE_SECONDS idle',
+    { timeout: 20_000 },
+    async () => {
+      const env = { MAILROOM_SUBMISSION_MAX_CLIENTS: '1', MAILROOM_SUBMISSION_IDLE_SECONDS: '5' };
+      const s = await startSubmissionFor({ ...t, closer: c, pipeline: stubPipeline(), env });
+      const first = await dialogue(s.listener.port, c);
+      // Instead of the greeting, which carries no enhanced code (RFC 2034 §3).
+      expect((await dialogue(s.listener.port, c)).greeting).toEqual([
+        '421 mailroom.test Too many connected clients, try again in a moment',
+      ]);
+      const started = Date.now();
+      expect(await first.reply()).toEqual(['421 4.4.2 Timeout - closing connection']);
+      expect(Date.now() - started).toBeGreaterThan(4_000);
+    },
+  );
 });
 
 it('has a reply for every error the send path can throw (the rest are 451 4.3.0)', () => {
