@@ -114,9 +114,8 @@ function pair(
   const key = read(keyVariable);
   if (cert === undefined && key === undefined) return null;
   if (cert === undefined || key === undefined) {
-    problems.push(
-      `${cert === undefined ? certVariable : keyVariable} is not set, but ${cert === undefined ? keyVariable : certVariable} is: set both or neither`,
-    );
+    const [missing, present] = cert === undefined ? [certVariable, keyVariable] : [keyVariable, certVariable];
+    problems.push(`${missing} is not set, but ${present} is: set both or neither`);
     return undefined;
   }
   return { certFile: path.resolve(cwd, cert), keyFile: path.resolve(cwd, key), certVariable, keyVariable };

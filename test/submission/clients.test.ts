@@ -25,7 +25,8 @@ with smtplib.SMTP_SSL('127.0.0.1', int(port), context=context) as s:
     s.auth('LOGIN', s.auth_login)
     s.mail('app@acme.test')
     s.rcpt('py@example.org')
-    code, reply = s.data(b'From: app@acme.test\\r\\nTo: py@example.org\\r\\nSubject: from smtplib\\r\\n\\r\\nHello from Python\\r\\n')
+    message = b'From: app@acme.test\\r\\nTo: py@example.org\\r\\nSubject: from smtplib\\r\\n\\r\\nHello from Python\\r\\n'
+    code, reply = s.data(message)
     print(code, reply.decode())
 `;
 

@@ -20,7 +20,10 @@ const production = (cert: TestCert, extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
-/** TLS of the submission listener (issue 28, L2): STARTTLS with our certificate, implicit TLS, AUTH only after TLS in production. */
+/**
+ * TLS of the submission listener (issue 28, L2): STARTTLS with our certificate, implicit TLS, AUTH only
+ * after TLS in production.
+ */
 describeDialects('SMTP submission TLS on %s', (dialect, skip) => {
   const c = closerPerTest();
   const t = freshStoreEach(dialect, skip, (s) => seedOrg(s.store));

@@ -46,7 +46,10 @@ export interface StartedSubmission {
   warnings: object[];
 }
 
-/** The real listener on 127.0.0.1, port 0, over the test's store, as `mailroom serve` wires it (minus the real pipeline, passed in). */
+/**
+ * The real listener on 127.0.0.1, port 0, over the test's store, as `mailroom serve` wires it (the
+ * pipeline passed in: a stub, or SEND_PIPELINE).
+ */
 export async function startSubmissionFor(s: SubmissionSetup): Promise<StartedSubmission> {
   const config = testConfig({ MAILROOM_SUBMISSION_PORT: '0', ...s.env });
   const services = buildServices(config, { store: s.store, clock: s.clock });
