@@ -87,7 +87,12 @@ export async function prepareSubmitted(deps: SendDeps, s: SubmittedInput): Promi
     simulated: sim.simulated.length > 0,
     messageId,
     headerMessageId: bracketed(headerMessageId),
-    mime: prependFields(withoutFields(s.mime, s.head, dropOnDelivery), added, s.head.eol),
+    // A blank Message-ID field (kept as undefined) goes too: ours replaces it, never beside it.
+    mime: prependFields(
+      withoutFields(s.mime, s.head, (l) => dropOnDelivery(l) || (s.keptMessageId === undefined && l === 'message-id')),
+      added,
+      s.head.eol,
+    ),
   };
 }
 

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { inboxBlobKey } from '../../src/delivery/transports/sandbox.js';
 import { databaseOf } from '../support/db.js';
@@ -55,6 +56,27 @@ describeDialects('submitted messages delivered on %s', (dialect, skip) => {
     expect(sink.received[0]?.raw.equals(expected)).toBe(true);
     expect(sink.received[0]?.rcptTo).toEqual(['ann@example.com', 'hidden@example.net']);
     expect((await t.store.messages.get('acme', messageId))?.status).toBe('sent');
+  });
+
+  it.skipIf(skip)('DKIM: the service key signs the submitted bytes, which stay as they were after the signature', async () => {
+    const t = await h.app();
+    const sink = await h.sink(t);
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const dkim = {
+      domain_name: 'acme.test',
+      key_selector: 'mr2026',
+      private_key: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+    };
+    const service = smtpService(sink.port);
+    await seedSmtpOrg(t.store, { ...service, smtp: { ...service.smtp!, dkim } }, { keys: KEYS });
+    const deps = depsFor(t, h.closer);
+    await submit(deps, await callerOf(t.store, PRIVATE_KEY), message(SUBMITTED_HEAD, SUBMITTED_BODY));
+    const { worker } = h.worker(t);
+    await worker.runOnce();
+    const raw = sink.received[0]?.raw.toString('latin1') ?? '';
+    const signature = /^DKIM-Signature:(?:.*)(?:\r\n[ \t].*)*\r\n/.exec(raw)?.[0] ?? '';
+    expect(signature.replace(/\r\n[ \t]+/g, ' ')).toMatch(/\bd=acme\.test\b.*\bs=mr2026\b|\bs=mr2026\b.*\bd=acme\.test\b/);
+    expect(raw.slice(signature.length)).toBe(WITHOUT_BCC.toString('latin1'));
   });
 
   it.skipIf(skip)('VERP: one transaction per recipient, the same bytes each', async () => {

@@ -75,13 +75,21 @@ describeDialects('SMTP submission acceptance on %s', (dialect, skip) => {
       new RegExp(`^Message-ID: <${a.messageId}@mailroom\\.test>\\r\\nDate: [A-Z][a-z]{2}, .* \\+0000\\r\\n`),
     );
     expect(stored.endsWith(bare.toString('latin1'))).toBe(true);
+    const blank = await submit(
+      deps,
+      caller,
+      message(['From: app@acme.test', 'Message-ID: ', 'Date: Thu, 05 Mar 2026 10:00:00 +0000']),
+    );
+    const blankBytes = (await t.store.messages.submittedMime(blank.messageId))?.toString('latin1') ?? '';
+    expect(blankBytes.match(/^message-id:/gim)).toEqual(['Message-ID:']);
+    expect(blankBytes).toContain(`Message-ID: <${blank.messageId}@mailroom.test>\r\nFrom: app@acme.test\r\nDate:`);
     // Without a Message-ID there is no idempotency: a second copy is a second message.
     expect((await submit(deps, caller, bare)).messageId).not.toBe(a.messageId);
 
     const first = await submit(deps, caller, message(BASIC_HEADERS));
     const again = await submit(deps, caller, message([...BASIC_HEADERS, 'X-Retry: 1']), ['other@example.com']);
     expect(again).toEqual({ messageId: first.messageId, status: 'queued', replayed: true });
-    expect(await countMessages(t)).toBe(3);
+    expect(await countMessages(t)).toBe(4);
   });
 
   it.skipIf(skip)('template mode renders to the envelope; a bad parameter names it; Params must be an object', async () => {
