@@ -74,6 +74,14 @@ export function shapeError(reason: 'malformed_message' | 'sender_not_allowed' | 
 
 /** DATA → one durable message (committed before it resolves). Throws ApiError for refusals. */
 export async function acceptSubmission(deps: SendDeps, s: Submission): Promise<SubmissionAccepted> {
+  // The listener bounds DATA as it reads (L8); checked again here, as the send path checks its own limits.
+  const limit = submissionSizeLimit(s.caller.org);
+  if (s.mime.length > limit) {
+    throw new ApiError('payload_too_large', {
+      message: `Message size exceeds the limit for this organization (${limit} bytes).`,
+      details: { reason: 'message_size', limit },
+    });
+  }
   const head = readHead(s.mime);
   if (head === undefined) throw shapeError('malformed_message', 'Malformed message: no end of the header block within 64 KiB.');
   const fromFields = fieldValues(head, 'from');

@@ -140,6 +140,8 @@ describeDialects('SMTP submission acceptance on %s', (dialect, skip) => {
       '--b\r\nContent-Type: text/plain\r\n\r\nhi\r\n--b\r\nContent-Type: application/pdf; name="a.pdf"\r\n\r\n%PDF\r\n--b--\r\n',
     );
     expect(await refusal(go(pdf))).toMatchObject({ code: 'attachments_not_allowed', reason: 'plan' });
+    const big = message(['From: a@acme.test'], `${'x'.repeat(998)}\r\n`.repeat(330));
+    expect(await refusal(go(big))).toMatchObject({ code: 'payload_too_large', reason: 'message_size' });
     expect(await countMessages(t)).toBe(1);
   });
 
