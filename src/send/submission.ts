@@ -53,7 +53,7 @@ const BODY_ALLOWANCE = 256 * 1024;
 /**
  * The most bytes a DATA may have for this organization: its plan's attachment allowance (as
  * base64 in MIME) plus 64 KiB of headers and 256 KiB of bodies. Free: 327,680; starter:
- * 7,502,306; pro: 14,676,428; business plans: 21,851,156.
+ * 7,502,198; pro: 14,676,638; business plans: 21,851,156.
  */
 export function submissionSizeLimit(org: Pick<Organization, 'plan'>): number {
   return sizeForPlan(org.plan);
