@@ -16,7 +16,8 @@ const strip = (text: string): string => {
 describe('submitted header block', () => {
   it('removes a folded Bcc with its continuation lines, in any case, and nothing else', () => {
     const text =
-      'From: a@acme.test\r\nBCC: one@x.test,\r\n two@x.test,\r\n\tthree@x.test\r\nSubject: hi\r\n bye\r\nbcc: four@x.test\r\n\r\nbody\r\n';
+      'From: a@acme.test\r\nBCC: one@x.test,\r\n two@x.test,\r\n\tthree@x.test\r\n' +
+      'Subject: hi\r\n bye\r\nbcc: four@x.test\r\n\r\nbody\r\n';
     expect(strip(text)).toBe('From: a@acme.test\r\nSubject: hi\r\n bye\r\n\r\nbody\r\n');
   });
 
@@ -67,7 +68,8 @@ describe('submitted header block', () => {
   it('attachments on the parts: named, attachment-disposed or non-text leaves; blocked by name and by bytes', () => {
     const mixed = (part: string) =>
       Buffer.from(
-        `From: a@acme.test\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nhi\r\n--b\r\n${part}\r\n--b--\r\n`,
+        'From: a@acme.test\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n' +
+          `--b\r\nContent-Type: text/plain\r\n\r\nhi\r\n--b\r\n${part}\r\n--b--\r\n`,
       );
     const pdf = 'Content-Type: application/pdf; name="a.pdf"\r\nContent-Transfer-Encoding: base64\r\n\r\nJVBERi0=';
     expect(checkSubmittedAttachments('pro', mixed(pdf))).toBe(5);
