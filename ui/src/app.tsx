@@ -7,7 +7,11 @@ import { SignIn } from './pages/sign-in';
 import { ROUTES } from './routes';
 import { useRoute } from './router';
 
-type State = { kind: 'loading' } | { kind: 'signed-out'; expired: boolean } | { kind: 'signed-in'; session: Session };
+/** `signedInHere`: the session began with this page's sign-in form (not a cookie from before). */
+type State =
+  | { kind: 'loading' }
+  | { kind: 'signed-out'; expired: boolean }
+  | { kind: 'signed-in'; session: Session; signedInHere: boolean };
 
 /** Asks the server whether the cookie still holds a session, then shows sign-in or the app. */
 export function App() {
@@ -21,7 +25,7 @@ export function App() {
     api.get<Session>('/session').then(
       (session) => {
         setSession(session);
-        setState({ kind: 'signed-in', session });
+        setState({ kind: 'signed-in', session, signedInHere: false });
       },
       () => setState({ kind: 'signed-out', expired: false }),
     );
@@ -39,13 +43,14 @@ export function App() {
         onSignedIn={(session) => {
           setSession(session);
           setSignOutError(undefined);
-          setState({ kind: 'signed-in', session });
+          setState({ kind: 'signed-in', session, signedInHere: true });
         }}
       />
     );
   }
   return (
     <SignedIn
+      focusMain={state.signedInHere}
       signOutError={signOutError}
       onSignOut={async () => {
         setSignOutError(undefined);
@@ -67,7 +72,11 @@ export function App() {
   );
 }
 
-function SignedIn(props: { onSignOut: () => Promise<void>; signOutError: unknown }) {
+/**
+ * The signed-in frame. `focusMain`: just signed in, so focus goes to the main region (issue 29):
+ * the form's button is gone, and focus was left on the page's body, before the navigation.
+ */
+function SignedIn(props: { onSignOut: () => Promise<void>; signOutError: unknown; focusMain: boolean }) {
   const route = useRoute(ROUTES.map(([pattern]) => pattern));
   const entry = ROUTES.find(([pattern]) => pattern === route?.pattern);
   useEffect(() => {
@@ -78,7 +87,7 @@ function SignedIn(props: { onSignOut: () => Promise<void>; signOutError: unknown
   }, [entry, route?.params.org]);
   if (route === undefined || entry === undefined) {
     return (
-      <Layout org={undefined} onSignOut={props.onSignOut}>
+      <Layout org={undefined} onSignOut={props.onSignOut} focusMain={props.focusMain}>
         {props.signOutError !== undefined && <SignOutFailed error={props.signOutError} />}
         <h1>Not found</h1>
         <p>
@@ -90,7 +99,7 @@ function SignedIn(props: { onSignOut: () => Promise<void>; signOutError: unknown
   const Page = entry[1];
   const org = route.params.org;
   return (
-    <Layout org={org === 'new' ? undefined : org} onSignOut={props.onSignOut}>
+    <Layout org={org === 'new' ? undefined : org} onSignOut={props.onSignOut} focusMain={props.focusMain}>
       {props.signOutError !== undefined && <SignOutFailed error={props.signOutError} />}
       <Page key={window.location.hash.split('?')[0]} params={route.params} query={route.query} />
     </Layout>

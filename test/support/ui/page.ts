@@ -56,7 +56,8 @@ export async function closeUi(page: Page): Promise<void> {
 export async function signIn(page: Page, baseUrl: string, token: string): Promise<void> {
   if (!page.url().startsWith(`${baseUrl}/ui/`)) await page.goto(`${baseUrl}/ui/`);
   await submitToken(page, token);
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  // Attached, not visible: under 720px it is behind the Menu button.
+  await page.getByRole('button', { name: 'Sign out', includeHidden: true }).waitFor({ state: 'attached' });
 }
 
 /** Fills and submits the sign-in form without waiting for the result (for a wrong token). */

@@ -3,6 +3,7 @@
  * with their error beside them, tables, notices, buttons that show progress, a copy button.
  * Every control has a visible label (or aria-label) and keeps the browser's focus ring.
  */
+import './narrow.css';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
@@ -238,36 +239,7 @@ export function CopyButton(props: { value: string; label?: string; target?: stri
   );
 }
 
-/** A table with a caption (read by screen readers) and a message when empty. */
-export function Table(props: { caption: string; head: string[]; empty?: string; children: ComponentChildren; rows: number }) {
-  return (
-    <div class="table-wrap">
-      <table>
-        <caption class="visually-hidden">{props.caption}</caption>
-        <thead>
-          <tr>
-            {props.head.map((h) => (
-              <th key={h} scope="col">
-                {h}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {props.rows === 0 ? (
-            <tr>
-              <td colSpan={props.head.length} class="empty">
-                {props.empty ?? 'Nothing here yet.'}
-              </td>
-            </tr>
-          ) : (
-            props.children
-          )}
-        </tbody>
-      </table>
-    </div>
-  );
-}
+export { Table } from './table';
 
 export function Loading() {
   return (
