@@ -220,7 +220,7 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
     );
     if (active === undefined) throw new Error('no active private key');
     await page.getByRole('button', { name: `Rotate key ${active.id}` }).click();
-    await page.getByLabel('Grace period (seconds)').fill('3600');
+    await page.getByLabel('Grace period', { exact: true }).fill('1');
     await page.getByRole('button', { name: 'Rotate', exact: true }).click();
     await page.getByText(`replaces ${active.id}`).waitFor();
     const rotated = (await page.locator('.notice code').first().textContent()) ?? '';
