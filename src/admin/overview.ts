@@ -123,13 +123,15 @@ export async function organizationOverview(deps: OverviewDeps, orgId: string, da
   const { store, now } = deps;
   const today = Math.floor(now / DAY_MS);
   const firstDay = today - days + 1;
-  const [credits, counts, queue, held, services] = await Promise.all([
+  const [credits, counts, queue, held, services, retrying] = await Promise.all([
     creditStatus(store, orgId),
     store.overview.dailyCounts(orgId, firstDay * DAY_MS, (today + 1) * DAY_MS, mode),
     store.overview.queue(orgId, now, mode),
     store.overview.held(orgId, mode),
     serviceHealth(deps, orgId),
+    store.overview.retrying(orgId, mode),
   ]);
+  const oldest = retrying.oldest;
   const { org_id: _org, credits: balance, ...rest } = credits;
   return {
     organization_id: orgId,
@@ -144,6 +146,20 @@ export async function organizationOverview(deps: OverviewDeps, orgId: string, da
     },
     credits: { balance, ...rest },
     held_messages: held,
+    retrying: {
+      count: retrying.count,
+      oldest:
+        oldest === null
+          ? null
+          : {
+              message_id: oldest.id,
+              service_id: oldest.serviceId,
+              created_at: iso(oldest.createdAt),
+              attempts: oldest.attempts,
+              next_attempt_at: oldest.nextAttemptAt === null ? null : iso(oldest.nextAttemptAt),
+              last_error: oldest.lastError,
+            },
+    },
     services,
   };
 }

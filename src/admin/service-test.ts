@@ -168,6 +168,18 @@ export async function runServiceTest(
   const service = await deps.store.services.get(org.id, serviceId);
   if (service === undefined)
     throw new ApiError('not_found', { message: `Service "${serviceId}" does not exist in organization "${org.id}".` });
+  return testServiceSettings(deps, service, rawTo);
+}
+
+/**
+ * The same test of settings given whole: a stored service, or a form's unsaved body (POST
+ * …/services/test) with its masked secrets already replaced by the stored ones, where allowed.
+ */
+export async function testServiceSettings(
+  deps: Pick<ServiceTestDeps, 'dataDir' | 'messageIdHost'>,
+  service: Service,
+  rawTo: string | undefined,
+): Promise<ServiceTestBody> {
   const to = rawTo?.trim();
   if (to !== undefined && !isEmailAddress(to)) throw invalidFields([{ field: 'to', message: 'is not an e-mail address' }]);
   const fromEmail = service.settings.from_email;

@@ -4,12 +4,15 @@ import { canonicalAddress } from '../domain/addresses.js';
 import type { Clock } from '../domain/clock.js';
 import { isPlausibleMessageId } from '../domain/ids.js';
 import { retentionCutoff, retentionDaysOf } from '../domain/retention.js';
-import { type KeyMode, MESSAGE_STATUSES, type MessageStatus } from '../domain/types.js';
+import { type KeyMode, MESSAGE_STATUSES } from '../domain/types.js';
 import { ApiError } from '../errors/api-error.js';
-import type { HistoryFilter } from '../storage/history.js';
+import type { HistoryFilter, HistoryStatus } from '../storage/history.js';
 import type { Store } from '../storage/store.js';
 import { Timestamp } from './schemas.js';
 import { iso, isoOrNull, queryBound } from './time.js';
+
+/** What `status` takes: the stored statuses and `retrying` (src/storage/history.ts). */
+const HISTORY_STATUSES: readonly HistoryStatus[] = [...MESSAGE_STATUSES, 'retrying'];
 
 /**
  * Message history as a query and a page: the query string, its checks, the keyset cursor and
@@ -31,6 +34,13 @@ export const HistoryItem = Type.Object({
   sent_at: Type.Union([Timestamp, Type.Null()]),
   mode: Type.Union([Type.Literal('live'), Type.Literal('test')]),
   simulated: Type.Optional(Type.Literal(true, { description: 'Present when it went to a simulator address' })),
+  retrying: Type.Optional(
+    Type.Literal(true, {
+      description:
+        'Present while the message is queued or sending after an attempt that failed (deferred, or queued again after ' +
+        "its service's error): `status=retrying` lists these",
+    }),
+  ),
 });
 
 export const HistoryPage = Type.Object({ items: Type.Array(HistoryItem), next_cursor: Type.Union([Type.String(), Type.Null()]) });
@@ -43,7 +53,14 @@ function DateOrDateTime(description: string) {
 export const HistoryQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
   cursor: Type.Optional(Type.String({ maxLength: 2048 })),
-  status: Type.Optional(Type.String({ maxLength: 500, description: 'One status or a comma-separated list' })),
+  status: Type.Optional(
+    Type.String({
+      maxLength: 500,
+      description:
+        'One status or a comma-separated list; `retrying`: queued or sending after an attempt that failed (a `deferred` ' +
+        "event, or queued again after its service's error)",
+    }),
+  ),
   template_id: Type.Optional(Type.String({ maxLength: 64 })),
   service_id: Type.Optional(Type.String({ maxLength: 64 })),
   from: Type.Optional(
@@ -182,10 +199,10 @@ export function historyFilter(
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-    const unknown = statuses.filter((s) => !(MESSAGE_STATUSES as readonly string[]).includes(s));
+    const unknown = statuses.filter((s) => !(HISTORY_STATUSES as readonly string[]).includes(s));
     if (unknown.length > 0 || statuses.length === 0)
-      throw badQuery('status', `must be one or more of ${MESSAGE_STATUSES.join(', ')}`);
-    filter.statuses = statuses as MessageStatus[];
+      throw badQuery('status', `must be one or more of ${HISTORY_STATUSES.join(', ')}`);
+    filter.statuses = statuses as HistoryStatus[];
   }
   if (q.template_id !== undefined) filter.template_id = textFilter('template_id', q.template_id);
   if (q.service_id !== undefined) filter.service_id = textFilter('service_id', q.service_id);
@@ -227,6 +244,7 @@ export async function historyPage(
       sent_at: isoOrNull(r.sent_at),
       mode: r.mode,
       ...(r.simulated ? { simulated: true as const } : {}),
+      ...(r.retrying ? { retrying: true as const } : {}),
     })),
     next_cursor: rows.length > q.limit && last !== undefined ? encodeCursor(last.created_at, last.id) : null,
   };

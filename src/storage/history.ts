@@ -14,10 +14,23 @@ import type { Database } from './schema.js';
  * a literal, which SQLite needs to match that partial index.
  */
 
+/**
+ * A status a list filters by: a stored one, or `retrying`: queued or sending after an attempt
+ * that failed (deferred, or queued again after its service's error), which the stored status
+ * alone calls `queued`.
+ */
+export type HistoryStatus = MessageStatus | 'retrying';
+
+/**
+ * The predicate of messages_org_retrying (migration 0018), as literals, in two terms: SQLite
+ * matches a partial index only against the statement's own text, term by term.
+ */
+export const RETRYING = [sql<boolean>`status in ('queued', 'sending')`, sql<boolean>`last_error is not null`] as const;
+
 export interface HistoryFilter {
   /** Live messages when not given. */
   mode?: KeyMode;
-  statuses?: readonly MessageStatus[];
+  statuses?: readonly HistoryStatus[];
   template_id?: string;
   service_id?: string;
   /** Inclusive lower bound, ms. */
@@ -41,6 +54,8 @@ export interface HistoryRow {
   mode: KeyMode;
   /** Some recipient is a simulator address. */
   simulated: boolean;
+  /** Queued or sending after a failed attempt (see HistoryStatus). */
+  retrying?: boolean;
 }
 
 /**
@@ -64,9 +79,14 @@ export async function historyPage(db: Kysely<Database>, orgId: string, f: Histor
   let q = db
     .selectFrom('messages')
     .select(['id', 'status', 'template_id', 'service_id', 'subject', 'created_at', 'sent_at', 'mode', 'simulated'])
+    .select(sql<number>`case when last_error is null then 0 else 1 end`.as('failed_before'))
     .where('org_id', '=', orgId)
     .where(f.mode === 'test' ? sql<boolean>`mode = 'test'` : sql<boolean>`mode = 'live'`);
-  if (f.statuses !== undefined && f.statuses.length > 0) q = q.where('status', 'in', f.statuses);
+  const statuses = f.statuses ?? [];
+  if (statuses.includes('retrying')) {
+    // messagesRepo.history asks for `retrying` alone: one walk of its partial index.
+    q = q.where(RETRYING[0]).where(RETRYING[1]);
+  } else if (statuses.length > 0) q = q.where('status', 'in', statuses as MessageStatus[]);
   if (f.template_id !== undefined) q = q.where('template_id', '=', f.template_id);
   if (f.service_id !== undefined) q = q.where('service_id', '=', f.service_id);
   if (f.from !== undefined) q = q.where('created_at', '>=', f.from);
@@ -84,10 +104,14 @@ export async function historyPage(db: Kysely<Database>, orgId: string, f: Histor
     );
   }
   const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
-  return rows.map((r) => ({
-    ...r,
-    status: messageStatusColumn(r.status),
-    mode: keyModeColumn(r.mode),
-    simulated: Number(r.simulated) === 1,
-  }));
+  return rows.map(({ failed_before, ...r }) => {
+    const status = messageStatusColumn(r.status);
+    return {
+      ...r,
+      status,
+      mode: keyModeColumn(r.mode),
+      simulated: Number(r.simulated) === 1,
+      retrying: Number(failed_before) === 1 && (status === 'queued' || status === 'sending'),
+    };
+  });
 }

@@ -47,3 +47,11 @@ export interface RecipientOutcome {
   /** This hand-off's provider id (someone accepted): the message's now, whose later events are this hand-off's. */
   providerMessageId?: string;
 }
+
+/** Messages still bound to a service (queueRepo.boundToService): a delete waits for none. */
+export interface BoundMessages {
+  queued: number;
+  sending: number;
+  /** Held for credits or on the service's error. */
+  held: number;
+}

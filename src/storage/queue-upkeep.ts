@@ -1,7 +1,12 @@
 import type { Kysely } from 'kysely';
 import { IS_QUEUED, IS_SENDING, type QueueEvent } from './queue-sql.js';
-import type { ReapResult } from './queue-types.js';
+import type { BoundMessages, ReapResult } from './queue-types.js';
 import type { Database } from './schema.js';
+
+/** The statuses boundToService counts, in its order. */
+const BOUND_STATUSES = ['queued', 'sending', 'held', 'held_service_error'] as const;
+/** What moveService moves: a `sending` message is a worker's until its attempt ends. */
+const MOVABLE_STATUSES = ['queued', 'held', 'held_service_error'] as const;
 
 /**
  * The queue's upkeep, beside a worker's own transitions of the messages it claimed (queue.ts):
@@ -96,6 +101,66 @@ export function queueUpkeep(db: Kysely<Database>, event: QueueEvent) {
         await event(id, 'queued', now, { reason: 'service_updated' });
       }
       return held.length;
+    },
+
+    /**
+     * Messages still bound to a service: queued (due or waiting for a retry), sending (a worker
+     * holds them now), held (for credits or on the service's error). One count per status, each
+     * from messages_org_status_time (org_id, status, …): the few rows of a status, not the
+     * service's whole history (1,000,000 sent messages would be read through the service index).
+     */
+    async boundToService(orgId: string, serviceId: string): Promise<BoundMessages> {
+      const counts = await Promise.all(
+        BOUND_STATUSES.map(async (status) => {
+          const row = await db
+            .selectFrom('messages')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('org_id', '=', orgId)
+            .where('status', '=', status)
+            .where('service_id', '=', serviceId)
+            .executeTakeFirstOrThrow();
+          return Number(row.n);
+        }),
+      );
+      const [queued = 0, sending = 0, held = 0, heldServiceError = 0] = counts;
+      return { queued, sending, held: held + heldServiceError };
+    },
+
+    /**
+     * Moves the queued and held messages of one service to another (the service is being
+     * deleted or replaced): queued ones keep their due time, held-for-credits ones stay held,
+     * and those held on the old service's error go back to the queue, due now, on the new one.
+     * A message a worker holds (`sending`) is left to finish. Each moved message gets a `queued`
+     * event naming both services (reason `service_moved`). Returns how many moved.
+     */
+    async moveService(orgId: string, from: string, to: string, now: number): Promise<number> {
+      const rows = await db
+        .selectFrom('messages')
+        .select(['id', 'status'])
+        .where('org_id', '=', orgId)
+        .where('status', 'in', MOVABLE_STATUSES)
+        .where('service_id', '=', from)
+        .execute();
+      let moved = 0;
+      for (const { id, status } of rows) {
+        const held = status === 'held_service_error';
+        const r = await db
+          .updateTable('messages')
+          .set(
+            held
+              ? { service_id: to, status: 'queued', next_attempt_at: now, updated_at: now }
+              : { service_id: to, updated_at: now },
+          )
+          .where('id', '=', id)
+          .where('status', '=', status)
+          .where('service_id', '=', from)
+          .executeTakeFirst();
+        if (r.numUpdatedRows === 0n) continue;
+        moved += 1;
+        // `queued`, as a fixed service's requeue writes: no new event type for webhooks to learn.
+        await event(id, 'queued', now, { reason: 'service_moved', from, to });
+      }
+      return moved;
     },
 
     /** Queue depth and the age of the oldest due message, for /metrics. */

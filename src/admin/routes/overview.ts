@@ -44,6 +44,28 @@ const Overview = Type.Object({
     held: Type.Integer({ description: 'Messages held for lack of credits' }),
   }),
   held_messages: Type.Integer({ description: "Messages held now, for credits or for their service's error" }),
+  retrying: Type.Object(
+    {
+      count: Type.Integer({
+        description: 'Messages queued or sending after an attempt that failed (`status=retrying`), counted up to 100,000',
+      }),
+      oldest: Nullable(
+        Type.Object({
+          message_id: Type.String(),
+          service_id: Type.String(),
+          created_at: Timestamp,
+          attempts: Type.Integer({ description: 'Attempts made so far' }),
+          next_attempt_at: Nullable(Timestamp),
+          last_error: Type.String({ description: 'Why its last attempt failed, in full' }),
+        }),
+      ),
+    },
+    {
+      description:
+        "Messages waiting on a provider that refused them for now (an outage): the queue's `oldest_due_at` misses them, " +
+        'as their next attempt is not due yet',
+    },
+  ),
   services: Type.Array(
     Type.Object({
       id: Type.String(),

@@ -1,8 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { App, AppServices } from '../../http/app-types.js';
 import { responses } from '../../http/schemas.js';
-import { runServiceTest } from '../service-test.js';
-import { ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, LookupId } from './common.js';
+import type { Service } from '../../domain/types.js';
+import { unlessCorrupt } from '../../storage/json.js';
+import { runServiceTest, testServiceSettings } from '../service-test.js';
+import { ServicePut } from './bodies.js';
+import { ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, LookupId, requireOrganization } from './common.js';
+import { wantedFields } from './service-fields.js';
 
 const Params = Type.Object({ org: LookupId, id: LookupId });
 
@@ -15,6 +19,18 @@ const TestBody = Type.Object(
         description: 'Also send one real message ("mailroom service test", plain text) to this address through the service',
       }),
     ),
+  },
+  { additionalProperties: false },
+);
+
+/** A service form's body as PUT takes it (what GET returns, edited), with `id` naming the stored service, if any. */
+const FormBody = Type.Object(
+  {
+    service: Type.Composite(
+      [ServicePut, Type.Object({ breaker: Type.Optional(Type.Unknown({ description: 'Read-only: ignored' })) })],
+      { additionalProperties: false },
+    ),
+    to: TestBody.properties.to,
   },
   { additionalProperties: false },
 );
@@ -41,6 +57,42 @@ const TestResult = Type.Object({
  */
 export function registerServiceTestRoutes(app: App, { store, config }: AppServices): void {
   const messageIdHost = new URL(config.baseUrl).hostname || 'mailroom.local';
+
+  app.post(
+    '/organizations/:org/services/test',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: 'Test unsaved service settings (a form before it is saved)',
+        description:
+          'The test of POST …/services/{id}/test, run on `service`: a body as PUT takes it, stored nowhere. A secret given ' +
+          'as the mask "********" is the stored one of the service `service.id` names, under the rules of PUT: only while ' +
+          'what decides where it goes (`endpoint`, SMTP `host`, `port`, `user`, SES `region`, …) is unchanged; otherwise a ' +
+          '400 names the secret and nothing is sent anywhere, so a stored secret never goes to a new host. A new service ' +
+          '(no `id`, or one not stored) must give its secrets in full.',
+        params: Type.Object({ org: LookupId }),
+        body: FormBody,
+        response: responses({ 200: TestResult }, [
+          ...ADMIN_ERRORS,
+          'bad_request',
+          'invalid_body',
+          'sender_not_configured',
+          'provider_error',
+        ]),
+      },
+    },
+    async (request) => {
+      const org = await requireOrganization(store, request.params.org);
+      const { id, version: _v, created_at: _c, updated_at: _u, events_url: _e, breaker: _b, ...input } = request.body.service;
+      const stored = id === undefined ? undefined : await unlessCorrupt(store.services.get(org.id, id));
+      // wantedFields is PUT's own: the masks, their destinations and the provider's required block.
+      const fields = wantedFields(id ?? 'unsaved', input, stored);
+      const now = store.clock.now();
+      const service: Service = { org_id: org.id, id: id ?? 'unsaved', ...fields, version: 0, created_at: now, updated_at: now };
+      return testServiceSettings({ dataDir: config.dataDir, messageIdHost }, service, request.body.to);
+    },
+  );
 
   app.post(
     '/organizations/:org/services/:id/test',

@@ -11,6 +11,7 @@ import { iso } from '../../http/time.js';
 import { checkMerged, mergePatch, withoutReadOnly } from '../put-patch.js';
 import { putService } from '../services.js';
 import { wantedFields } from './service-fields.js';
+import { registerServiceMoveRoutes } from './service-moves.js';
 import { ServicePatch, ServicePut } from './bodies.js';
 import {
   ADMIN_BODY_ERRORS,
@@ -19,7 +20,6 @@ import {
   ADMIN_TAGS,
   invalidFields,
   LookupId,
-  NoContent,
   OrgParams,
   requireOrganization,
 } from './common.js';
@@ -72,7 +72,8 @@ function destinations(firstAlso: boolean): string {
 const notFound = (org: string, id: string) =>
   new ApiError('not_found', { message: `Service "${id}" does not exist in organization "${org}".` });
 
-export function registerServiceRoutes(app: App, { store, config, metrics }: AppServices): void {
+export function registerServiceRoutes(app: App, services: AppServices): void {
+  const { store, config, metrics } = services;
   const eventsUrl = async (s: Service): Promise<string> =>
     `${config.baseUrl}/v1/provider-events/${(await store.services.eventsToken(s.org_id, s.id)) ?? ''}`;
   const breaker = async (s: Service): Promise<Static<typeof BreakerResource> | undefined> => {
@@ -247,22 +248,5 @@ export function registerServiceRoutes(app: App, { store, config, metrics }: AppS
     },
   );
 
-  app.delete(
-    '/organizations/:org/services/:id',
-    {
-      schema: {
-        tags: ADMIN_TAGS,
-        security: ADMIN_SECURITY,
-        summary: 'Delete an email service',
-        description: 'Templates that name it keep the name; creating a service with the same id links them again.',
-        params: ServiceParams,
-        response: responses({ 204: NoContent }, ADMIN_ERRORS),
-      },
-    },
-    async (request, reply) => {
-      const org = await requireOrganization(store, request.params.org);
-      if (!(await store.services.delete(org.id, request.params.id))) throw notFound(org.id, request.params.id);
-      return reply.code(204).send();
-    },
-  );
+  registerServiceMoveRoutes(app, services);
 }

@@ -16,6 +16,8 @@ import * as m0013 from './0013_early_provider_events.js';
 import * as m0014 from './0014_idn_list_keys.js';
 import * as m0015 from './0015_test_mode.js';
 import * as m0016 from './0016_submitted_mime.js';
+import * as m0017 from './0017_template_samples.js';
+import * as m0018 from './0018_retrying_index.js';
 
 /** Numbered, applied in name order. Add a file and a line here; never edit an applied one. */
 export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: Dialect) => Promise<void>>> = {
@@ -35,4 +37,6 @@ export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: 
   '0014_idn_list_keys': m0014.up,
   '0015_test_mode': m0015.up,
   '0016_submitted_mime': m0016.up,
+  '0017_template_samples': m0017.up,
+  '0018_retrying_index': m0018.up,
 };
