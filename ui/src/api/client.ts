@@ -4,6 +4,7 @@
  * cookie goes with every call (same origin); the admin token itself is never stored by the UI.
  * State-changing calls carry X-CSRF-Token, the session's token kept in memory only.
  */
+import { fieldMessages } from '../lib/field-messages';
 import type { ErrorEnvelope, Session } from './types';
 
 export class ApiFailure extends Error {
@@ -17,22 +18,21 @@ export class ApiFailure extends Error {
     super(message);
   }
 
-  /** Field problems of a 400/422 as `{field or path: message}`, for showing beside inputs. */
+  /**
+   * Field problems of a 400/422 as `{field or path: message in words}` (lib/field-messages.ts),
+   * for showing under inputs; a list's entry also under the list, as its 1-based line.
+   */
   fieldIssues(): Record<string, string> {
-    const out: Record<string, string> = {};
+    const issues: Array<{ field: string; message: string }> = [];
     const d = this.details as { issues?: unknown; fields?: unknown } | undefined;
     for (const list of [d?.issues, d?.fields]) {
       if (!Array.isArray(list)) continue;
       for (const item of list as Array<Record<string, unknown>>) {
-        const key = String(item.field ?? item.param ?? item.path ?? '');
-        const message = String(item.message ?? item.code ?? 'invalid');
-        if (key !== '' && out[key] === undefined) out[key] = message;
-        // A list's entry (`security.link_domains.1`) is shown beside the list's own field, naming the entry.
-        const [, list, index] = /^(.+)\.(\d+)$/.exec(key) ?? [];
-        if (list !== undefined && out[list] === undefined) out[list] = `entry ${Number(index) + 1} ${message}`;
+        const field = String(item.field ?? item.param ?? item.path ?? '');
+        if (field !== '') issues.push({ field, message: String(item.message ?? item.code ?? 'invalid') });
       }
     }
-    return out;
+    return fieldMessages(issues);
   }
 }
 

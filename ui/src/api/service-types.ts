@@ -33,3 +33,10 @@ export interface ServiceTestResult {
   latency_ms: number;
   sent?: { to: string; response: string; provider_message_id?: string; latency_ms: number };
 }
+
+/** GET …/services/{id}/messages-waiting: a delete is refused (409) while any of these is above 0. */
+export interface WaitingMessages {
+  queued: number;
+  sending: number;
+  held: number;
+}

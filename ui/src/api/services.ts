@@ -1,6 +1,6 @@
 /** Email services in the admin API (src/admin/routes/services.ts, service-test.ts). */
 import { api, orgPath } from './client.js';
-import type { Service, ServiceTestResult } from './service-types.js';
+import type { Service, ServiceTestResult, WaitingMessages } from './service-types.js';
 
 export * from './service-types.js';
 
@@ -12,5 +12,12 @@ export const servicesApi = {
   remove: (org: string, id: string) => api.delete(orgPath(org, 'services', id)),
   test: (org: string, id: string, to?: string) =>
     api.post<ServiceTestResult>(orgPath(org, 'services', id, 'test'), to === undefined || to === '' ? {} : { to }),
+  /** The form's settings, unsaved (POST …/services/test); masked secrets are those of the stored `service.id`. */
+  testForm: (org: string, service: Record<string, unknown>, to?: string) =>
+    api.post<ServiceTestResult>(orgPath(org, 'services', 'test'), to === undefined || to === '' ? { service } : { service, to }),
+  /** Messages bound to the service: what a delete waits for. */
+  waiting: (org: string, id: string) => api.get<WaitingMessages>(orgPath(org, 'services', id, 'messages-waiting')),
+  moveMessages: (org: string, id: string, to: string) =>
+    api.post<{ moved: number }>(orgPath(org, 'services', id, 'move-messages'), { to }),
   rotateEventsToken: (org: string, id: string) => api.post<Service>(orgPath(org, 'services', id, 'events-token', 'rotate')),
 };

@@ -34,7 +34,8 @@ export function MessageTable(props: { org: string; items: MessageSummary[]; filt
             </a>
           </td>
           <td>
-            <Badge value={m.status} />
+            {/* A deferred message is `queued` in the API, flagged `retrying`: the word an outage needs. */}
+            <Badge value={m.retrying === true ? 'retrying' : m.status} />
             {m.mode === 'test' && (
               <>
                 {' '}

@@ -5,9 +5,13 @@
  * parameters as GET /v1/history). Pure: unit-tested in test/ui/message-filters.test.ts.
  */
 
-/** Every status a message can be in, in the order the filter lists them. */
+/**
+ * Every status a message can be in, in the order the filter lists them, and `retrying`: queued
+ * or sending after an attempt that failed (an outage shows here), a part of `queued`.
+ */
 export const STATUSES = [
   'queued',
+  'retrying',
   'held',
   'held_service_error',
   'sending',

@@ -18,6 +18,7 @@ import { useLoad } from '../components/use-load';
 import { formatTime } from '../lib/format';
 import { href } from '../lib/route-match';
 import { navigate } from '../router';
+import { FieldFailure } from '../components/field-failure';
 import type { PageProps } from './page-props';
 
 /**
@@ -105,7 +106,7 @@ export function OrganizationEdit(props: PageProps) {
       <form onSubmit={submit} aria-label={creating ? 'New organization' : 'Organization settings'} noValidate>
         <OrgSettingsFields form={form} set={set} creating={creating} errors={errors} taken={taken} />
         {saved !== undefined && <Notice kind="ok">{saved}</Notice>}
-        <ErrorNotice error={failure} />
+        <FieldFailure error={failure} />
         <div class="org-form-actions">
           <button class="btn btn-primary" type="submit" disabled={busy}>
             {creating ? 'Create organization' : 'Save settings'}

@@ -10,6 +10,9 @@ import { type Mode, modeFromQuery, modeQuery } from '../lib/test-mode';
 import { navigate } from '../router';
 import type { PageProps } from './page-props';
 
+/** A provider's error shown whole (issue 29): wrapped, never cut, at 390 px too. */
+const WRAP = { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' } as const;
+
 /**
  * `#/orgs/:org?days=30[&mode=test]`: the organization at a glance. The range and the mode (live or
  * test messages counted, never both) live in the URL, so they survive a reload.
@@ -62,6 +65,25 @@ function OrgOverview(props: PageProps) {
                 </p>
                 {data.queue.oldest_due_at !== null && <p class="hint">due {formatTime(data.queue.oldest_due_at)}</p>}
               </section>
+              <section class="card" aria-labelledby="c-retrying">
+                <h2 id="c-retrying" class="stat-label">
+                  Retrying
+                </h2>
+                <p class="stat">{formatCount(data.retrying.count)}</p>
+                {data.retrying.oldest !== null && (
+                  <p class="hint">
+                    oldest{' '}
+                    {formatAge(
+                      Math.max(
+                        0,
+                        Math.floor((Date.parse(data.generated_at) - Date.parse(data.retrying.oldest.created_at)) / 1000),
+                      ),
+                    )}{' '}
+                    old
+                  </p>
+                )}
+                {data.retrying.count > 0 && <a href={messages({ status: 'retrying' })}>See retrying messages</a>}
+              </section>
               <section class="card" aria-labelledby="c-credits">
                 <h2 id="c-credits" class="stat-label">
                   Credits left
@@ -77,6 +99,23 @@ function OrgOverview(props: PageProps) {
                 <a href={messages({ status: 'held,held_service_error' })}>See held {mode === 'test' ? 'test ' : ''}messages</a>
               </section>
             </div>
+            {data.retrying.oldest !== null && (
+              <Section title="Oldest retrying message">
+                <p>
+                  <a href={href('orgs', org, 'messages', data.retrying.oldest.message_id)}>
+                    <code>{data.retrying.oldest.message_id}</code>
+                  </a>{' '}
+                  on service <code>{data.retrying.oldest.service_id}</code>, created {formatTime(data.retrying.oldest.created_at)}
+                  , {data.retrying.oldest.attempts} {data.retrying.oldest.attempts === 1 ? 'attempt' : 'attempts'}
+                  {data.retrying.oldest.next_attempt_at !== null && (
+                    <>, next at {formatTime(data.retrying.oldest.next_attempt_at)}</>
+                  )}
+                  .
+                </p>
+                <p>Its last error, in full:</p>
+                <pre style={WRAP}>{data.retrying.oldest.last_error}</pre>
+              </Section>
+            )}
             {mode === 'test' && (
               <Notice kind="info">
                 Test messages only: sent with a test key, captured in the <a href={href('orgs', org, 'test-inbox')}>Test inbox</a>
@@ -105,7 +144,7 @@ function OrgOverview(props: PageProps) {
                     <td>
                       <Badge value={s.breaker} />
                     </td>
-                    <td>
+                    <td style={WRAP}>
                       {s.last_error === null ? (
                         '—'
                       ) : (

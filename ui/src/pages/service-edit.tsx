@@ -14,12 +14,14 @@ import {
   visibleFields,
   type ServiceForm,
 } from '../components/service-form';
+import { ServiceDeleteDialog } from '../components/service-delete';
 import { ServiceTestPanel } from '../components/service-test';
-import { ActionButton, Badge, Checkbox, ErrorNotice, Loading, Notice, PageHeader, Section, Select } from '../components/ui';
+import { Badge, Checkbox, ErrorNotice, Loading, Notice, PageHeader, Section, Select } from '../components/ui';
 import { useLoad } from '../components/use-load';
 import { formatTime } from '../lib/format';
 import { href } from '../lib/route-match';
 import { navigate } from '../router';
+import { FieldFailure } from '../components/field-failure';
 import type { PageProps } from './page-props';
 
 /**
@@ -39,6 +41,7 @@ export function ServiceEdit(props: PageProps) {
   const [saved, setSaved] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const [taken, setTaken] = useState<TakenId | undefined>();
+  const [deleting, setDeleting] = useState(false);
   const filled = useRef(false);
   useEffect(() => {
     if (loaded.data === undefined || filled.current) return;
@@ -112,24 +115,28 @@ export function ServiceEdit(props: PageProps) {
           All services
         </a>
         {!creating && (
-          <ActionButton
-            kind="danger"
-            onClick={async () => {
-              if (!window.confirm(`Delete service ${id}? Templates that name it keep the name.`)) return;
-              setFailure(undefined);
-              try {
-                await servicesApi.remove(org, id);
-                navigate(href('orgs', org, 'services'));
-              } catch (err) {
-                setFailure(err);
-              }
-            }}
-          >
-            Delete
-          </ActionButton>
+          <button type="button" class="btn btn-danger" onClick={() => setDeleting(true)}>
+            Delete…
+          </button>
         )}
       </PageHeader>
-      {!creating && <ServiceTestPanel org={org} id={id} />}
+      {deleting && (
+        <ServiceDeleteDialog
+          org={org}
+          id={id}
+          onClose={() => setDeleting(false)}
+          onDeleted={() => navigate(href('orgs', org, 'services'))}
+        />
+      )}
+      <ServiceTestPanel
+        org={org}
+        id={creating ? undefined : id}
+        unsaved={() => {
+          const body = serviceBody(form);
+          const saved = current === undefined ? undefined : serviceBody(formFromService(current));
+          return saved !== undefined && JSON.stringify(saved) === JSON.stringify(body) ? undefined : body;
+        }}
+      />
       <form onSubmit={submit} aria-label={creating ? 'New service' : `Service ${id}`} noValidate>
         <Section title="Provider">
           <div class="form-row">
@@ -182,7 +189,7 @@ export function ServiceEdit(props: PageProps) {
           {group(eventFields)}
         </Section>
         {saved !== undefined && <Notice kind="ok">{saved}</Notice>}
-        <ErrorNotice error={failure} />
+        <FieldFailure error={failure} />
         <div class="org-form-actions">
           <button class="btn btn-primary" type="submit" disabled={busy}>
             {creating ? 'Create service' : 'Save service'}

@@ -1295,7 +1295,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an email service
-         * @description Templates that name it keep the name; creating a service with the same id links them again.
+         * @description Refused with 409 `conflict` while messages are bound to the service (`details`: `queued`, `sending`, `held`): move them first (POST …/move-messages), or wait for them. Templates that name it keep the name; creating a service with the same id links them again.
          */
         delete: {
             parameters: {
@@ -1645,6 +1645,260 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/organizations/{org}/services/{id}/messages-waiting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Messages still bound to a service (what a delete waits for)
+         * @description Also answers for a service id that no longer exists, whose messages were left behind by an earlier delete.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Queued: due now or waiting for a retry */
+                            queued: number;
+                            /** @description In a worker’s hands now (left to finish, never moved) */
+                            sending: number;
+                            /** @description Held for credits or on the service’s error */
+                            held: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/organizations/{org}/services/{id}/move-messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a service's queued and held messages to another service
+         * @description Queued messages keep their due time; messages held for credits stay held; messages held on this service's error (`held_service_error`) are queued again, due now, on the new service. A message a worker is sending is left to finish. Each moved message gets a `queued` event (reason `service_moved`, `from`, `to`). `{id}` may name a service already deleted (its messages were stranded); `to` must exist and differ from it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        to: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            moved: number;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/organizations/{org}/services/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test unsaved service settings (a form before it is saved)
+         * @description The test of POST …/services/{id}/test, run on `service`: a body as PUT takes it, stored nowhere. A secret given as the mask "********" is the stored one of the service `service.id` names, under the rules of PUT: only while what decides where it goes (`endpoint`, SMTP `host`, `port`, `user`, SES `region`, …) is unchanged; otherwise a 400 names the secret and nothing is sent anywhere, so a stored secret never goes to a new host. A new service (no `id`, or one not stored) must give its secrets in full.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        service: {
+                            provider: "smtp" | "outbox" | "ses" | "postmark" | "sendgrid" | "mailgun" | "resend";
+                            smtp?: {
+                                host: string;
+                                port: number;
+                                /** @description TLS from the first byte (port 465); otherwise STARTTLS when offered */
+                                secure?: boolean;
+                                user?: string;
+                                pass?: string;
+                                dkim?: {
+                                    domain_name: string;
+                                    key_selector: string;
+                                    private_key: string;
+                                };
+                            };
+                            ses?: {
+                                /** @description e.g. eu-west-1 */
+                                region: string;
+                                /** @description With secret_access_key, or neither (the default chain) */
+                                access_key_id?: string;
+                                /** @description The secret of access_key_id (write-only: reads show "********"; send that back to keep the stored one) */
+                                secret_access_key?: string;
+                                configuration_set?: string;
+                                /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost or a name under it); no query */
+                                endpoint?: string;
+                            };
+                            postmark?: {
+                                /** @description The Server API token (X-Postmark-Server-Token) (write-only: reads show "********"; send that back to keep the stored one) */
+                                server_token: string;
+                                /** @description Default outbound */
+                                message_stream?: string;
+                                /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost or a name under it); no query */
+                                endpoint?: string;
+                            };
+                            sendgrid?: {
+                                /** @description An API key with the mail.send scope (write-only: reads show "********"; send that back to keep the stored one) */
+                                api_key: string;
+                                /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost or a name under it); no query */
+                                endpoint?: string;
+                            };
+                            mailgun?: {
+                                /** @description The sending domain as Mailgun lists it */
+                                domain: string;
+                                /** @description The private API key (write-only: reads show "********"; send that back to keep the stored one) */
+                                api_key: string;
+                                region?: "us" | "eu";
+                                /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost or a name under it); no query */
+                                endpoint?: string;
+                            };
+                            resend?: {
+                                /** @description An API key (re_…) allowed to send (write-only: reads show "********"; send that back to keep the stored one) */
+                                api_key: string;
+                                /** @description Replaces the API's base URL (a regional endpoint, a proxy, a test server): https, or http to a loopback host (127.0.0.0/8, [::1], localhost or a name under it); no query */
+                                endpoint?: string;
+                            };
+                            /** @description Services of the same organization tried in order while this one's circuit breaker is open (not itself, no cycles) */
+                            failover?: string[];
+                            /** @description Also fail over on held_service_error (authentication, an unverified sender); default false */
+                            failover_on_service_error?: boolean;
+                            from_email?: string;
+                            from_name?: string;
+                            max_per_second?: number | null;
+                            events?: {
+                                source: "ses" | "postmark" | "sendgrid" | "mailgun" | "resend";
+                                /** @description ses: the SNS topics events may come from; none: any topic */
+                                topic_arns?: string[];
+                                /** @description postmark: HTTP Basic user name put in the webhook URL */
+                                username?: string;
+                                /** @description postmark: HTTP Basic password (write-only) */
+                                password?: string;
+                                /** @description sendgrid: the verification key as the console shows it (base64 DER) or PEM */
+                                public_key?: string;
+                                /** @description mailgun: the HTTP webhook signing key (write-only) */
+                                signing_key?: string;
+                                /** @description resend: the webhook signing secret whsec_… (write-only; "********" keeps the stored one) */
+                                secret?: string;
+                            };
+                            /** @description SMTP services: mail goes out with the envelope sender bounce+<token>@<bounce_domain> (VERP); its MX points at mailroom's inbound SMTP listener */
+                            bounce_domain?: string;
+                            /** @description An address feedback loops (e.g. Yahoo CFL) send ARF reports to; the listener accepts it too */
+                            complaint_address?: string;
+                            default: boolean;
+                            /** @description Read-only: ignored (rotate it at …/events-token/rotate) */
+                            events_url?: string;
+                            /** @description Read-only: ignored, but must match the URL when given */
+                            id?: string;
+                            /** @description Read-only: ignored */
+                            version?: number;
+                            /** @description Read-only: ignored */
+                            created_at?: string;
+                            /** @description Read-only: ignored */
+                            updated_at?: string;
+                            /** @description Read-only: ignored */
+                            breaker?: unknown;
+                        };
+                        /** @description Also send one real message ("mailroom service test", plain text) to this address through the service */
+                        to?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                            /** @description The credential check's duration */
+                            latency_ms: number;
+                            sent?: {
+                                to: string;
+                                /** @description The provider's answer (SMTP reply line, API status) */
+                                response: string;
+                                provider_message_id?: string;
+                                latency_ms: number;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/organizations/{org}/services/{id}/test": {
         parameters: {
             query?: never;
@@ -1779,7 +2033,7 @@ export interface paths {
         };
         /**
          * Create or replace a template
-         * @description Replaces the whole template and takes what GET returns: content under `content` or flat, as in the config file; `id`, `version`, `created_at` and `updated_at` are ignored (an `id` other than the URL's is refused). Required: `subject`, `to`, `from_email`, `params`, `service_id`, `captcha`, `allow_dynamic_recipients`, `allow_attachments`, `strict_params`, `enforce_link_allowlist`, `frozen` and `html` or `text`; a missing one is 400 `invalid_body` naming it. Left out, `name` is the id, `cc`, `bcc`, `reply_to`, `from_name` and the other of `html`/`text` are empty. Content fields must be valid Handlebars and the parameter schema must be satisfiable; `service_id` must name a service of the organization. Queued messages keep the content they were rendered with.
+         * @description Replaces the whole template and takes what GET returns: content under `content` or flat, as in the config file; `id`, `version`, `created_at` and `updated_at` are ignored (an `id` other than the URL's is refused). Required: `subject`, `to`, `from_email`, `params`, `service_id`, `captcha`, `allow_dynamic_recipients`, `allow_attachments`, `strict_params`, `enforce_link_allowlist`, `frozen` and `html` or `text`; a missing one is 400 `invalid_body` naming it. Left out, `name` is the id, `cc`, `bcc`, `reply_to`, `from_name` and the other of `html`/`text` are empty. Content fields must be valid Handlebars and the parameter schema must be satisfiable; `service_id` must name a service of the organization. Queued messages keep the content they were rendered with. `sample_params` (left out: none) is stored as given up to 64 KiB of JSON (over it: 400 `invalid_body` naming it); one the parameter schema refuses is stored with a `sample_params_mismatch` warning.
          */
         put: {
             parameters: {
@@ -1824,6 +2078,10 @@ export interface paths {
                             maximum?: number;
                             description?: string;
                         }[];
+                        /** @description Sample parameters for the editor's preview and send test: stored as given (at most 64 KiB of JSON), a mismatch with `params` is a warning, not a refusal; left out or null: none */
+                        sample_params?: {
+                            [key: string]: unknown;
+                        } | null;
                         content?: {
                             subject?: string;
                             to?: string;
@@ -1853,7 +2111,62 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Template"];
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            service_id: string | null;
+                            /** @description The parameter schema; every entry has a type */
+                            params: {
+                                name: string;
+                                type: "string" | "html" | "email" | "url" | "integer" | "number" | "boolean" | "date";
+                                required?: boolean;
+                                min_length?: number;
+                                max_length?: number;
+                                pattern?: string;
+                                enum?: (string | number)[];
+                                minimum?: number;
+                                maximum?: number;
+                                description?: string;
+                            }[];
+                            /** @description Sample parameters for the operator UI's preview and send test, as stored; null: none */
+                            sample_params: {
+                                [key: string]: unknown;
+                            } | null;
+                            captcha: boolean;
+                            allow_dynamic_recipients: boolean;
+                            allow_attachments: boolean;
+                            strict_params: boolean;
+                            enforce_link_allowlist: boolean;
+                            frozen: boolean;
+                            content: {
+                                subject: string;
+                                to: string;
+                                cc: string;
+                                bcc: string;
+                                from_name: string;
+                                from_email: string;
+                                reply_to: string;
+                                html: string;
+                                text: string;
+                            };
+                            version: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description `sample_params_mismatch`: the sample does not pass the parameter schema (stored all the same); empty when none */
+                            warnings: {
+                                /** @enum {string} */
+                                code: "sample_params_mismatch";
+                                message: string;
+                                /** @description As a send's 422 `invalid_template_params` lists them */
+                                issues: {
+                                    param: string;
+                                    code: string;
+                                    message: string;
+                                }[];
+                            }[];
+                        };
                     };
                 };
                 /** @description Default Response */
@@ -1862,7 +2175,62 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Template"];
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            service_id: string | null;
+                            /** @description The parameter schema; every entry has a type */
+                            params: {
+                                name: string;
+                                type: "string" | "html" | "email" | "url" | "integer" | "number" | "boolean" | "date";
+                                required?: boolean;
+                                min_length?: number;
+                                max_length?: number;
+                                pattern?: string;
+                                enum?: (string | number)[];
+                                minimum?: number;
+                                maximum?: number;
+                                description?: string;
+                            }[];
+                            /** @description Sample parameters for the operator UI's preview and send test, as stored; null: none */
+                            sample_params: {
+                                [key: string]: unknown;
+                            } | null;
+                            captcha: boolean;
+                            allow_dynamic_recipients: boolean;
+                            allow_attachments: boolean;
+                            strict_params: boolean;
+                            enforce_link_allowlist: boolean;
+                            frozen: boolean;
+                            content: {
+                                subject: string;
+                                to: string;
+                                cc: string;
+                                bcc: string;
+                                from_name: string;
+                                from_email: string;
+                                reply_to: string;
+                                html: string;
+                                text: string;
+                            };
+                            version: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description `sample_params_mismatch`: the sample does not pass the parameter schema (stored all the same); empty when none */
+                            warnings: {
+                                /** @enum {string} */
+                                code: "sample_params_mismatch";
+                                message: string;
+                                /** @description As a send's 422 `invalid_template_params` lists them */
+                                issues: {
+                                    param: string;
+                                    code: string;
+                                    message: string;
+                                }[];
+                            }[];
+                        };
                     };
                 };
             };
@@ -1894,7 +2262,7 @@ export interface paths {
         head?: never;
         /**
          * Change some fields of a template
-         * @description Changes only the fields the body names; content fields may be given flat or under `content` and merge into the stored content. `params` is replaced whole. Unknown fields are 400.
+         * @description Changes only the fields the body names; content fields may be given flat or under `content` and merge into the stored content. `params` and `sample_params` are replaced whole. Unknown fields are 400.
          */
         patch: {
             parameters: {
@@ -1938,6 +2306,10 @@ export interface paths {
                             maximum?: number;
                             description?: string;
                         }[];
+                        /** @description Sample parameters for the editor's preview and send test: stored as given (at most 64 KiB of JSON), a mismatch with `params` is a warning, not a refusal; left out or null: none */
+                        sample_params?: {
+                            [key: string]: unknown;
+                        } | null;
                         content?: {
                             subject?: string;
                             to?: string;
@@ -1959,7 +2331,62 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Template"];
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            service_id: string | null;
+                            /** @description The parameter schema; every entry has a type */
+                            params: {
+                                name: string;
+                                type: "string" | "html" | "email" | "url" | "integer" | "number" | "boolean" | "date";
+                                required?: boolean;
+                                min_length?: number;
+                                max_length?: number;
+                                pattern?: string;
+                                enum?: (string | number)[];
+                                minimum?: number;
+                                maximum?: number;
+                                description?: string;
+                            }[];
+                            /** @description Sample parameters for the operator UI's preview and send test, as stored; null: none */
+                            sample_params: {
+                                [key: string]: unknown;
+                            } | null;
+                            captcha: boolean;
+                            allow_dynamic_recipients: boolean;
+                            allow_attachments: boolean;
+                            strict_params: boolean;
+                            enforce_link_allowlist: boolean;
+                            frozen: boolean;
+                            content: {
+                                subject: string;
+                                to: string;
+                                cc: string;
+                                bcc: string;
+                                from_name: string;
+                                from_email: string;
+                                reply_to: string;
+                                html: string;
+                                text: string;
+                            };
+                            version: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description `sample_params_mismatch`: the sample does not pass the parameter schema (stored all the same); empty when none */
+                            warnings: {
+                                /** @enum {string} */
+                                code: "sample_params_mismatch";
+                                message: string;
+                                /** @description As a send's 422 `invalid_template_params` lists them */
+                                issues: {
+                                    param: string;
+                                    code: string;
+                                    message: string;
+                                }[];
+                            }[];
+                        };
                     };
                 };
             };
@@ -2028,7 +2455,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a version of a template
-         * @description Writes the content of that version again as a new version and returns the template. `frozen` is kept as it is now (a plan downgrade, not content). Refused like a PUT of the same fields (400 `invalid_body`), e.g. when its `service_id` names a service that no longer exists. 404 for a version that is not kept.
+         * @description Writes the content of that version again as a new version and returns the template. `frozen` is kept as it is now (a plan downgrade, not content); `sample_params` comes back with the content. Refused like a PUT of the same fields (400 `invalid_body`), e.g. when its `service_id` names a service that no longer exists. 404 for a version that is not kept.
          */
         post: {
             parameters: {
@@ -2049,7 +2476,62 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Template"];
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            service_id: string | null;
+                            /** @description The parameter schema; every entry has a type */
+                            params: {
+                                name: string;
+                                type: "string" | "html" | "email" | "url" | "integer" | "number" | "boolean" | "date";
+                                required?: boolean;
+                                min_length?: number;
+                                max_length?: number;
+                                pattern?: string;
+                                enum?: (string | number)[];
+                                minimum?: number;
+                                maximum?: number;
+                                description?: string;
+                            }[];
+                            /** @description Sample parameters for the operator UI's preview and send test, as stored; null: none */
+                            sample_params: {
+                                [key: string]: unknown;
+                            } | null;
+                            captcha: boolean;
+                            allow_dynamic_recipients: boolean;
+                            allow_attachments: boolean;
+                            strict_params: boolean;
+                            enforce_link_allowlist: boolean;
+                            frozen: boolean;
+                            content: {
+                                subject: string;
+                                to: string;
+                                cc: string;
+                                bcc: string;
+                                from_name: string;
+                                from_email: string;
+                                reply_to: string;
+                                html: string;
+                                text: string;
+                            };
+                            version: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description `sample_params_mismatch`: the sample does not pass the parameter schema (stored all the same); empty when none */
+                            warnings: {
+                                /** @enum {string} */
+                                code: "sample_params_mismatch";
+                                message: string;
+                                /** @description As a send's 422 `invalid_template_params` lists them */
+                                issues: {
+                                    param: string;
+                                    code: string;
+                                    message: string;
+                                }[];
+                            }[];
+                        };
                     };
                 };
             };
@@ -2071,7 +2553,7 @@ export interface paths {
         put?: never;
         /**
          * Render a template as a send would, without sending
-         * @description The same parameter validation, renderer, recipient parsing and service sender defaults as a send, with the same 422 `invalid_template_params` issues; nothing is stored and no credit is used. With `template`, those fields override the stored template, or stand alone when `{id}` is not stored yet (missing fields take the PUT defaults); a draft a PUT would refuse is refused the same way (400 `invalid_body` naming the field). 404 `template_not_found` when the template is neither stored nor drafted. Refused as a send is: 403 `link_not_allowed` (with `enforce_link_allowlist`, `details.hosts`) and 403 `dynamic_recipient_not_allowed`. A frozen template (`frozen`, after a plan downgrade) still renders, so the operator can see and fix it, with `warnings: [{"code": "template_frozen", …}]`: a send of it is refused with 403 `plan_limit_reached`.
+         * @description The same parameter validation, renderer, recipient parsing and service sender defaults as a send, with the same 422 `invalid_template_params` issues; nothing is stored and no credit is used. With `template`, those fields override the stored template, or stand alone when `{id}` is not stored yet (missing fields take the PUT defaults); a draft a PUT would refuse is refused the same way (400 `invalid_body` naming the field). 404 `template_not_found` when the template is neither stored nor drafted. Refused as a send is: 403 `link_not_allowed` (with `enforce_link_allowlist`, `details.hosts`) and 403 `dynamic_recipient_not_allowed`. A frozen template (`frozen`, after a plan downgrade) still renders, so the operator can see and fix it, with `warnings: [{"code": "template_frozen", …}]`: a send of it is refused with 403 `plan_limit_reached`. `template_params` left out: the template's `sample_params` (the draft's when it names them), or none.
          */
         post: {
             parameters: {
@@ -2122,6 +2604,10 @@ export interface paths {
                                 maximum?: number;
                                 description?: string;
                             }[];
+                            /** @description Sample parameters for the editor's preview and send test: stored as given (at most 64 KiB of JSON), a mismatch with `params` is a warning, not a refusal; left out or null: none */
+                            sample_params?: {
+                                [key: string]: unknown;
+                            } | null;
                             content?: {
                                 subject?: string;
                                 to?: string;
@@ -2208,7 +2694,7 @@ export interface paths {
         put?: never;
         /**
          * Send a template to one test address
-         * @description A real message through the send path (credit, suppression and block list, history, delivery, timeline), as a private-key send, addressed to `to` only: the template's To, Cc and Bcc are left out. Answers the errors a send answers (422 `invalid_template_params` with the same issues).
+         * @description A real message through the send path (credit, suppression and block list, history, delivery, timeline), as a private-key send, addressed to `to` only: the template's To, Cc and Bcc are left out. Answers the errors a send answers (422 `invalid_template_params` with the same issues). `template_params` left out: the stored template's `sample_params` (issue 29), or none.
          */
         post: {
             parameters: {
@@ -2710,7 +3196,7 @@ export interface paths {
                 query: {
                     limit: number;
                     cursor?: string;
-                    /** @description One status or a comma-separated list */
+                    /** @description One status or a comma-separated list; `retrying`: queued or sending after an attempt that failed (a `deferred` event, or queued again after its service's error) */
                     status?: string;
                     template_id?: string;
                     service_id?: string;
@@ -2755,6 +3241,11 @@ export interface paths {
                                  * @enum {boolean}
                                  */
                                 simulated?: true;
+                                /**
+                                 * @description Present while the message is queued or sending after an attempt that failed (deferred, or queued again after its service's error): `status=retrying` lists these
+                                 * @enum {boolean}
+                                 */
+                                retrying?: true;
                             }[];
                             next_cursor: string | null;
                         };
@@ -3010,6 +3501,22 @@ export interface paths {
                             };
                             /** @description Messages held now, for credits or for their service's error */
                             held_messages: number;
+                            /** @description Messages waiting on a provider that refused them for now (an outage): the queue's `oldest_due_at` misses them, as their next attempt is not due yet */
+                            retrying: {
+                                /** @description Messages queued or sending after an attempt that failed (`status=retrying`), counted up to 100,000 */
+                                count: number;
+                                oldest: {
+                                    message_id: string;
+                                    service_id: string;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    /** @description Attempts made so far */
+                                    attempts: number;
+                                    next_attempt_at: string | null;
+                                    /** @description Why its last attempt failed, in full */
+                                    last_error: string;
+                                } | null;
+                            };
                             services: {
                                 id: string;
                                 provider: string;
@@ -4411,6 +4918,10 @@ export interface components {
                 maximum?: number;
                 description?: string;
             }[];
+            /** @description Sample parameters for the operator UI's preview and send test, as stored; null: none */
+            sample_params: {
+                [key: string]: unknown;
+            } | null;
             captcha: boolean;
             allow_dynamic_recipients: boolean;
             allow_attachments: boolean;
