@@ -40,7 +40,8 @@ describeDialects('migration 0015_test_mode on %s', (dialect, skip) => {
         values ('msg_1', 'acme', 'contact', 'outbox', 'sent', 't1', 'private', 'Hi', '<1@x>', 1, 1, null, 5, 5),
                ('msg_2', 'acme', 'contact', 'outbox', 'queued', 't2', 'public', 'Hi', '<2@x>', 1, 0, 6, 6, 6)`.execute(db);
 
-      expect(await migrate(opened)).toEqual(['0015_test_mode']);
+      // 0015 first; later migrations follow it and must leave what it did as it was.
+      expect((await migrate(opened))[0]).toBe('0015_test_mode');
 
       const keys = await sql<{ id: string; mode: string }>`select id, mode from api_keys order by id`.execute(db);
       expect(keys.rows).toEqual([
