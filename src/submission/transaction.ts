@@ -4,6 +4,7 @@ import type { ClientInfo } from '../domain/client.js';
 import type { Organization } from '../domain/types.js';
 import { boundedBody } from '../inbound/listener.js';
 import type { SendDeps } from '../send/accept.js';
+import type { Submission, SubmissionAccepted } from '../send/submission.js';
 import { admitCaller } from '../send/permissions.js';
 import { callerOf, peerAddress, type Login } from './auth.js';
 import { replyFor, smtpError, type SmtpRefusal } from './replies.js';
@@ -13,19 +14,6 @@ import { replyFor, smtpError, type SmtpRefusal } from './replies.js';
  * SIZE= against its plan), RCPT TO (each address on its own: a suppressed one is refused, the
  * others go on) and DATA (bounded by the plan's size, then one durable message before the 250).
  */
-
-/** The shapes of src/send/submission.ts (issue 28 contract), repeated so tests may pass a pipeline of their own. */
-export interface Submission {
-  caller: Caller;
-  client: ClientInfo;
-  recipients: readonly string[];
-  mime: Buffer;
-}
-export interface SubmissionAccepted {
-  messageId: string;
-  status: 'queued' | 'held';
-  replayed: boolean;
-}
 
 /** What the listener calls of the send path (wiring.ts passes src/send/submission.ts). */
 export interface SubmissionPipeline {
