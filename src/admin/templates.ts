@@ -1,9 +1,10 @@
-import { templateFields } from '../resources/normalize.js';
+import { sampleParamsProblem, templateFields } from '../resources/normalize.js';
 import type { TemplateInput } from '../resources/inputs.js';
 import type { Template } from '../domain/types.js';
 import type { TemplateFields } from '../storage/templates.js';
 import type { Repos, Store } from '../storage/store.js';
 import { templateProblems } from '../templates/check.js';
+import { compileParamsValidator, type ParamIssue } from '../templates/params.js';
 import { CONTENT_FIELDS, TEMPLATE_REQUIRED, type TemplatePut } from './routes/bodies.js';
 import { fieldPath, invalidFields } from './routes/common.js';
 import type { FieldProblem } from './put-patch.js';
@@ -97,7 +98,27 @@ async function putTemplateFields(
 /** 400 `invalid_body` naming each field a PUT of these fields would be refused for. */
 function checkTemplateFields(fields: TemplateFields): void {
   const problems = templateProblems(fields, fields.params).map((p) => ({ field: fieldPath(p.path), message: p.message }));
+  const sample = sampleParamsProblem(fields.sample_params);
+  if (sample !== undefined) problems.push({ field: 'sample_params', message: sample });
   if (problems.length > 0) throw invalidFields(problems);
+}
+
+export interface TemplateWarning {
+  code: 'sample_params_mismatch';
+  message: string;
+  issues: ParamIssue[];
+}
+
+/**
+ * What a write stored though a send would not take: a sample the parameter schema refuses (issue
+ * 29). Stored anyway, since a schema change must never block a save, and said in the answer.
+ */
+export function templateWarnings(t: Template): TemplateWarning[] {
+  if (t.sample_params === null) return [];
+  const issues = compileParamsValidator(t.params, t.strict_params)(t.sample_params, 'json');
+  if (issues.length === 0) return [];
+  const message = `sample_params do not pass the parameter schema: ${issues.map((i) => i.message).join('; ')}`;
+  return [{ code: 'sample_params_mismatch', message, issues }];
 }
 
 async function checkTemplateService(repos: Pick<Repos, 'services'>, orgId: string, serviceId: string | null): Promise<void> {

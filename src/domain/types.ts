@@ -172,6 +172,11 @@ export interface Template extends TemplateContent, TemplateFlags {
   name: string;
   service_id: string | null;
   params: ParamSpec[];
+  /**
+   * The editor's sample parameters (issue 29), stored as given (at most 64 KiB of JSON) and not
+   * required to pass `params`: a schema change must never block a save. Null: none stored.
+   */
+  sample_params: Record<string, unknown> | null;
   /** Bumped on every change: compiled renderers and validators are cached by (id, version). */
   version: number;
   created_at: number;

@@ -4,7 +4,7 @@ import { linkDomainProblems } from '../domain/link-domains.js';
 import { templateProblems } from '../templates/check.js';
 import { parseEndpointUrl } from '../webhooks/url-guard.js';
 import { ConfigFile } from './inputs.js';
-import { eventFilter, eventsProblems, secretProblem, templateFields } from './normalize.js';
+import { eventFilter, eventsProblems, sampleParamsProblem, secretProblem, templateFields } from './normalize.js';
 import { failoverProblems, serviceProblems } from './provider-settings.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -94,6 +94,8 @@ function semanticProblems(config: ConfigFile): string[] {
       templateIds.add(t.id);
       const fields = templateFields(t.id, t);
       for (const p of templateProblems(fields, fields.params)) problems.push(`${tAt}/${p.path}: ${p.message}`);
+      const sample = sampleParamsProblem(fields.sample_params);
+      if (sample !== undefined) problems.push(`${tAt}/sample_params: ${sample}`);
     });
 
     problems.push(...webhookProblems(org, at));

@@ -222,6 +222,13 @@ export const TemplateInput = Type.Object(
     enforce_link_allowlist: Type.Optional(Type.Boolean()),
     frozen: Type.Optional(Type.Boolean()),
     params: Type.Optional(Type.Array(ParamSpecInput)),
+    sample_params: Type.Optional(
+      Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+        description:
+          "Sample parameters for the editor's preview and send test: stored as given (at most 64 KiB of JSON), " +
+          'a mismatch with `params` is a warning, not a refusal; left out or null: none',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -110,6 +110,7 @@ export function templateFields(id: string, input: TemplateInput): TemplateFields
     html: input.html ?? '',
     text: input.text ?? '',
     params: (input.params ?? []).map((p) => stripUndefined(p) as ParamSpec),
+    sample_params: (input.sample_params ?? null) as Record<string, unknown> | null,
     captcha: input.captcha ?? false,
     allow_dynamic_recipients: input.allow_dynamic_recipients ?? false,
     allow_attachments: input.allow_attachments ?? false,
@@ -117,6 +118,20 @@ export function templateFields(id: string, input: TemplateInput): TemplateFields
     enforce_link_allowlist: input.enforce_link_allowlist ?? false,
     frozen: input.frozen ?? false,
   };
+}
+
+/**
+ * A template's sample parameters are the editor's, not a send's: 64 KiB of JSON is a generous
+ * sample (a send's template_params may reach 256 KiB) and keeps a list of 1,000 templates under
+ * 64 MiB at worst.
+ */
+export const MAX_SAMPLE_PARAMS_BYTES = 64 * 1024;
+
+/** Why `sample_params` cannot be stored, or undefined when it can. */
+export function sampleParamsProblem(sample: Record<string, unknown> | null): string | undefined {
+  if (sample === null) return undefined;
+  const size = Buffer.byteLength(JSON.stringify(sample));
+  return size > MAX_SAMPLE_PARAMS_BYTES ? `is ${size} bytes of JSON; the limit is ${MAX_SAMPLE_PARAMS_BYTES}` : undefined;
 }
 
 function stripUndefined<T extends object>(value: T): T {

@@ -85,6 +85,8 @@ export interface TemplatesTable {
   html: string;
   text: string;
   params: string;
+  /** JSON object or null (migration 0017). */
+  sample_params: string | null;
   captcha: number;
   allow_dynamic_recipients: number;
   allow_attachments: number;

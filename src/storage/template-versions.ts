@@ -20,11 +20,15 @@ export function templateVersionsRepo(db: Kysely<Database>) {
   const what = (orgId: string, templateId: string, version: number) => `template version ${orgId}/${templateId}/${version}`;
   const toVersion =
     (orgId: string, templateId: string) =>
-    (row: { version: number; fields: string; created_at: number }): TemplateVersion => ({
-      version: row.version,
-      fields: parseJson<TemplateFields>(row.fields, what(orgId, templateId, row.version)),
-      created_at: row.created_at,
-    });
+    (row: { version: number; fields: string; created_at: number }): TemplateVersion => {
+      const fields = parseJson<TemplateFields>(row.fields, what(orgId, templateId, row.version));
+      // A version stored before migration 0017 has no sample: none, as its template had.
+      return {
+        version: row.version,
+        fields: { ...fields, sample_params: fields.sample_params ?? null },
+        created_at: row.created_at,
+      };
+    };
   return {
     /** Stores `version` and drops those beyond the newest KEPT_TEMPLATE_VERSIONS. */
     async record(orgId: string, templateId: string, version: number, fields: TemplateFields, now: number): Promise<void> {

@@ -24,6 +24,10 @@ function toRecord(row: Selectable<TemplatesTable>): Template {
     html: row.html,
     text: row.text,
     params: parseJson<ParamSpec[]>(row.params, `template ${row.org_id}/${row.id}`),
+    sample_params:
+      row.sample_params === null
+        ? null
+        : parseJson<Record<string, unknown>>(row.sample_params, `template ${row.org_id}/${row.id} sample_params`),
     captcha: bool(row.captcha),
     allow_dynamic_recipients: bool(row.allow_dynamic_recipients),
     allow_attachments: bool(row.allow_attachments),
@@ -50,6 +54,7 @@ function toColumns(f: TemplateFields) {
     html: f.html,
     text: f.text,
     params: JSON.stringify(f.params),
+    sample_params: f.sample_params === null ? null : JSON.stringify(f.sample_params),
     captcha: int(f.captcha),
     allow_dynamic_recipients: int(f.allow_dynamic_recipients),
     allow_attachments: int(f.allow_attachments),

@@ -14,6 +14,7 @@ const RESOURCE: TemplateResource = {
   name: 'Welcome',
   service_id: null,
   params: [{ name: 'name', type: 'string', required: true }],
+  sample_params: { name: 'Ada', team: 'Analytical' },
   captcha: false,
   allow_dynamic_recipients: false,
   allow_attachments: true,
@@ -47,6 +48,8 @@ describe('the template editor draft', () => {
       name: 'Welcome',
       service_id: null,
       params: RESOURCE.params,
+      // `team` is not declared: carried through unchanged.
+      sample_params: { name: 'Ada', team: 'Analytical' },
       ...RESOURCE.content,
       captcha: false,
       allow_dynamic_recipients: false,
@@ -75,7 +78,23 @@ describe('the template editor draft', () => {
     expect(changedFields(base, base)).toEqual({});
   });
 
+  it('holds the sample: stored, or generated when none is; an edit of it is a change to save', () => {
+    const stored = draftFromResource(RESOURCE);
+    expect(stored.samples).toEqual({ name: 'Ada' });
+    const generated = draftFromResource({ ...RESOURCE, sample_params: null });
+    expect(generated.samples).toEqual({ name: 'name' });
+    const base = draftToWrite(generated, { checkId: false }).write;
+    expect(base.sample_params).toEqual({ name: 'name' });
+    const edited = draftToWrite({ ...generated, samples: { name: 'Grace' } }, { checkId: false }).write;
+    expect(changedFields(base, edited)).toEqual({ sample_params: { name: 'Grace' } });
+    // A parameter dropped from the schema takes its sample value with it.
+    const dropped = draftToWrite({ ...stored, params: [] }, { checkId: false }).write;
+    expect(dropped.sample_params).toEqual({ team: 'Analytical' });
+    expect(emptyDraft().samples).toEqual({});
+  });
+
   it('maps server field names onto the form', () => {
+    expect(formField('sample_params')).toBe('sample_params');
     expect(formField('content.subject')).toBe('subject');
     expect(formField('template.html')).toBe('html');
     expect(formField('params.2.pattern')).toBe('params.2.pattern');

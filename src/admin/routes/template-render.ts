@@ -46,7 +46,8 @@ export function registerTemplateRenderRoutes(app: App, deps: SendDeps): void {
           '404 `template_not_found` when the template is neither stored nor drafted. Refused as a send is: 403 ' +
           '`link_not_allowed` (with `enforce_link_allowlist`, `details.hosts`) and 403 `dynamic_recipient_not_allowed`. ' +
           'A frozen template (`frozen`, after a plan downgrade) still renders, so the operator can see and fix it, with ' +
-          '`warnings: [{"code": "template_frozen", …}]`: a send of it is refused with 403 `plan_limit_reached`.',
+          '`warnings: [{"code": "template_frozen", …}]`: a send of it is refused with 403 `plan_limit_reached`. ' +
+          "`template_params` left out: the template's `sample_params` (the draft's when it names them), or none.",
         params: Type.Object({ org: LookupId, id: LookupId }),
         body: AdminRenderBody,
         response: responses({ 200: AdminRendered }, [...ADMIN_BODY_ERRORS, ...RENDER_ERRORS]),
@@ -68,7 +69,7 @@ export function registerTemplateRenderRoutes(app: App, deps: SendDeps): void {
         org,
         template,
         stored: body.template === undefined,
-        params: (body.template_params ?? {}) as Record<string, unknown>,
+        params: (body.template_params ?? template.sample_params ?? {}) as Record<string, unknown>,
         serviceId: body.service_id,
         frozen: 'warn',
       });

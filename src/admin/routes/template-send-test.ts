@@ -67,7 +67,8 @@ export function registerTemplateSendTestRoutes(app: App, deps: SendDeps): void {
         description:
           'A real message through the send path (credit, suppression and block list, history, delivery, timeline), ' +
           "as a private-key send, addressed to `to` only: the template's To, Cc and Bcc are left out. Answers the errors a " +
-          'send answers (422 `invalid_template_params` with the same issues).',
+          'send answers (422 `invalid_template_params` with the same issues). `template_params` left out: the stored ' +
+          "template's `sample_params` (issue 29), or none.",
         params: Type.Object({ org: LookupId, id: LookupId }),
         body: SendTestBody,
         response: responses({ 202: SendTestAccepted }, [...ADMIN_BODY_ERRORS, ...SEND_ERRORS, ...RENDER_ERRORS]),
@@ -80,13 +81,14 @@ export function registerTemplateSendTestRoutes(app: App, deps: SendDeps): void {
       // Written into the template's To field, so no Handlebars may come with it.
       if (!isEmailAddress(to) || /[{}]/.test(to)) throw invalidFields([{ field: 'to', message: 'must be one e-mail address' }]);
       const org = await requireOrganization(deps.store, request.params.org);
+      const params = body.template_params ?? (await deps.store.catalog.template(org.id, request.params.id))?.sample_params ?? {};
       const outcome = await acceptSend(deps, {
         caller: adminCaller(org, deps.clock.now()),
         client: clientInfo(request),
         input: {
           service_id: body.service_id,
           template_id: request.params.id,
-          template_params: (body.template_params ?? {}) as Record<string, unknown>,
+          template_params: params as Record<string, unknown>,
           params_source: 'json',
           turnstile_token: undefined,
           turnstile_key: undefined,

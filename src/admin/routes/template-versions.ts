@@ -8,6 +8,7 @@ import { iso } from '../../http/time.js';
 import type { Store } from '../../storage/store.js';
 import { KEPT_TEMPLATE_VERSIONS, type TemplateVersion } from '../../storage/template-versions.js';
 import { restoreTemplate } from '../templates.js';
+import { TemplateWritten, writtenResource } from './templates.js';
 import { ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, LookupId, requireOrganization } from './common.js';
 
 const TemplateParams = Type.Object({ org: LookupId, id: LookupId });
@@ -87,10 +88,10 @@ export function registerTemplateVersionRoutes(app: App, { store }: AppServices):
         summary: 'Restore a version of a template',
         description:
           'Writes the content of that version again as a new version and returns the template. `frozen` is kept ' +
-          'as it is now (a plan downgrade, not content). Refused like a PUT of the same fields (400 `invalid_body`), e.g. when ' +
-          'its `service_id` names a service that no longer exists. 404 for a version that is not kept.',
+          'as it is now (a plan downgrade, not content); `sample_params` comes back with the content. Refused like a ' +
+          'PUT of the same fields (400 `invalid_body`), e.g. when its `service_id` names a service that no longer exists. 404 for a version that is not kept.',
         params: Type.Object({ org: LookupId, id: LookupId, version: Type.Integer({ minimum: 1 }) }),
-        response: responses({ 200: Type.Ref('Template') }, ADMIN_BODY_ERRORS),
+        response: responses({ 200: TemplateWritten }, ADMIN_BODY_ERRORS),
       },
     },
     async (request) => {
@@ -105,7 +106,7 @@ export function registerTemplateVersionRoutes(app: App, { store }: AppServices):
       }
       const restored = await restoreTemplate(store, current, wanted.fields);
       if (restored === undefined) throw new ApiError('not_found', { message: `Template "${current.id}" was deleted meanwhile.` });
-      return templateResource(restored);
+      return writtenResource(restored);
     },
   );
 }

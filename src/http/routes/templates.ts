@@ -15,6 +15,9 @@ export const TemplateResource = Type.Object(
     name: Type.String(),
     service_id: Type.Union([Type.String(), Type.Null()]),
     params: Type.Array(ParamSpecInput, { description: 'The parameter schema; every entry has a type' }),
+    sample_params: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+      description: "Sample parameters for the operator UI's preview and send test, as stored; null: none",
+    }),
     captcha: Type.Boolean(),
     allow_dynamic_recipients: Type.Boolean(),
     allow_attachments: Type.Boolean(),
@@ -45,6 +48,7 @@ export function templateResource(t: Template): Static<typeof TemplateResource> {
     name: t.name,
     service_id: t.service_id,
     params: t.params,
+    sample_params: t.sample_params,
     captcha: t.captcha,
     allow_dynamic_recipients: t.allow_dynamic_recipients,
     allow_attachments: t.allow_attachments,

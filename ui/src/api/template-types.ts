@@ -40,6 +40,9 @@ export const FLAG_FIELDS = allOf<FlagField>()([
   'frozen',
 ]);
 
+/** A write's answer (PUT, PATCH, restore): the template and its `warnings` (a sample the schema refuses, stored all the same). */
+export type TemplateWritten = Answer<Template, 'patch'>;
+
 /** What PATCH takes (content flat; PUT takes the same), and what the render route takes as `template`. */
 export type TemplateWrite = RequestBody<Template, 'patch'>;
 

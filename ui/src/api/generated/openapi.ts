@@ -2154,8 +2154,8 @@ export interface paths {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
-                            /** @description `sample_params_mismatch`: the sample does not pass the parameter schema (stored all the same); empty when none */
-                            warnings: {
+                            /** @description `sample_params_mismatch`: the sample does not pass the parameter schema (stored all the same); left out when none */
+                            warnings?: {
                                 /** @enum {string} */
                                 code: "sample_params_mismatch";
                                 message: string;
@@ -2218,8 +2218,8 @@ export interface paths {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
-                            /** @description `sample_params_mismatch`: the sample does not pass the parameter schema (stored all the same); empty when none */
-                            warnings: {
+                            /** @description `sample_params_mismatch`: the sample does not pass the parameter schema (stored all the same); left out when none */
+                            warnings?: {
                                 /** @enum {string} */
                                 code: "sample_params_mismatch";
                                 message: string;
@@ -2374,8 +2374,8 @@ export interface paths {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
-                            /** @description `sample_params_mismatch`: the sample does not pass the parameter schema (stored all the same); empty when none */
-                            warnings: {
+                            /** @description `sample_params_mismatch`: the sample does not pass the parameter schema (stored all the same); left out when none */
+                            warnings?: {
                                 /** @enum {string} */
                                 code: "sample_params_mismatch";
                                 message: string;
@@ -2519,8 +2519,8 @@ export interface paths {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
-                            /** @description `sample_params_mismatch`: the sample does not pass the parameter schema (stored all the same); empty when none */
-                            warnings: {
+                            /** @description `sample_params_mismatch`: the sample does not pass the parameter schema (stored all the same); left out when none */
+                            warnings?: {
                                 /** @enum {string} */
                                 code: "sample_params_mismatch";
                                 message: string;
