@@ -54,7 +54,7 @@ describe.skipIf(!chromiumAvailable('the operator UI IDN display'))('operator UI:
     await page.getByRole('button', { name: 'Save settings' }).click();
     const error = page.locator('.field.has-error .field-error');
     await error.waitFor();
-    expect(await error.textContent()).toContain('entry 2 is "https://evil.test/x", not a domain name');
+    expect(await error.textContent()).toContain('Line 2: is "https://evil.test/x", not a domain name');
     expect(await field.getAttribute('aria-invalid')).toBe('true');
     const stored = await ui.admin('GET', '/organizations/acme');
     expect((stored.body as { security: { link_domains: string[] } }).security.link_domains).toEqual([]);
