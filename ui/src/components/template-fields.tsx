@@ -64,7 +64,13 @@ export function TemplateFields(props: {
               required
             />
           ) : (
-            <Field label="Template id" value={draft.id} onValue={() => undefined} readOnly />
+            <Field
+              label="Template id"
+              value={draft.id}
+              onValue={() => undefined}
+              readOnly
+              hint="Read-only: sends name it as template_id"
+            />
           )}
           {text('name', 'Name', { hint: 'Left empty: the id' })}
           <Select

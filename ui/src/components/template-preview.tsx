@@ -1,14 +1,15 @@
 /**
- * The live preview: the sample parameters form and what the server renders from the unsaved
- * draft with them (POST …/render: at once when the editor opens, then ~400 ms after the last
- * change; an older answer arriving late is dropped). The HTML is shown in an iframe with
+ * The live preview: the sample parameters form (the template's stored sample, or one generated
+ * from its schema: lib/sample-params.ts) and what the server renders from the unsaved draft with
+ * them (POST …/render: at once when the editor opens, then ~400 ms after the last change; an
+ * older answer arriving late is dropped). The HTML is shown in an iframe with
  * `sandbox=""`: no scripts, no same-origin, no forms, no top navigation, so a template's HTML
  * can never act in the operator's session.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
 import { templatesApi, type ParamSpec, type RenderResult, type TemplateWrite } from '../api/templates';
-import { paramIssues, sampleFields, sampleParams, type ParamIssues, type SampleValues } from '../lib/params-form';
+import { paramIssues, sampleFields, type ParamIssues, type SampleValues } from '../lib/params-form';
 import { ParamsSample } from './params-sample';
 import { ErrorNotice, Notice, Section } from './ui';
 
@@ -20,8 +21,8 @@ type Outcome =
   | { kind: 'invalid'; issues: ParamIssues }
   | { kind: 'error'; error: unknown };
 
-/** Renders `write` with the samples after a pause in typing; `blocked` holds it back (the form has problems). */
-function useRender(org: string, id: string, write: TemplateWrite, params: Record<string, unknown>, blocked: boolean) {
+/** Renders `write` with the samples after a pause in typing; `held` holds it back (the form has problems, or no To). */
+function useRender(org: string, id: string, write: TemplateWrite, params: Record<string, unknown>, held: boolean) {
   const [outcome, setOutcome] = useState<Outcome>({ kind: 'idle' });
   const [busy, setBusy] = useState(false);
   const sequence = useRef(0);
@@ -32,7 +33,7 @@ function useRender(org: string, id: string, write: TemplateWrite, params: Record
   const key = JSON.stringify([org, id, write, params]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: `key` is org, id, write and params by value (above).
   useEffect(() => {
-    if (blocked) return undefined;
+    if (held) return undefined;
     const mine = ++sequence.current;
     // Busy from the first change: what is shown no longer matches the draft.
     setBusy(true);
@@ -57,7 +58,7 @@ function useRender(org: string, id: string, write: TemplateWrite, params: Record
         });
     }, delay);
     return () => clearTimeout(timer);
-  }, [key, blocked]);
+  }, [key, held]);
   return { outcome, busy };
 }
 
@@ -69,11 +70,15 @@ export function TemplatePreview(props: {
   specs: readonly ParamSpec[];
   samples: SampleValues;
   onSamples: (values: SampleValues) => void;
-  blocked: boolean;
+  /** Why the preview waits (said in words, not as an error), or undefined to render. */
+  held: string | undefined;
+  /** The server's refusal of the sample as stored (over 64 KiB). */
+  sampleError?: string | undefined;
 }) {
-  const params = sampleParams(props.specs, props.samples);
-  const { outcome, busy } = useRender(props.org, props.id, props.write, params, props.blocked);
-  const issues = outcome.kind === 'invalid' ? outcome.issues : { byParam: {}, summary: [] };
+  // The draft's sample as it would be saved (lib/template-draft.ts), undeclared stored values included.
+  const params = props.write.sample_params ?? {};
+  const { outcome, busy } = useRender(props.org, props.id, props.write, params, props.held !== undefined);
+  const issues = props.held === undefined && outcome.kind === 'invalid' ? outcome.issues : { byParam: {}, summary: [] };
   return (
     <Section title="Preview">
       <h3 class="sub-title">Sample parameters</h3>
@@ -83,16 +88,21 @@ export function TemplatePreview(props: {
         issues={issues.byParam}
         onValues={props.onSamples}
       />
+      {props.sampleError !== undefined && (
+        <p class="field-error" role="alert">
+          Sample parameters {props.sampleError}
+        </p>
+      )}
       <p class="hint preview-status" role="status" aria-live="polite">
-        {props.blocked
-          ? 'Fix the fields marked above to update the preview.'
+        {props.held !== undefined
+          ? props.held
           : busy
             ? 'Rendering…'
             : outcome.kind === 'ok'
               ? 'Rendered as a send would be.'
               : ''}
       </p>
-      {outcome.kind === 'invalid' && (
+      {props.held === undefined && outcome.kind === 'invalid' && (
         <Notice kind="error">
           <strong>The sample parameters do not pass the schema</strong>
           <ul class="issue-list">
@@ -102,8 +112,8 @@ export function TemplatePreview(props: {
           </ul>
         </Notice>
       )}
-      {outcome.kind === 'error' && <RenderError error={outcome.error} />}
-      {outcome.kind === 'ok' && <Rendered result={outcome.result} stale={busy} />}
+      {props.held === undefined && outcome.kind === 'error' && <RenderError error={outcome.error} />}
+      {props.held === undefined && outcome.kind === 'ok' && <Rendered result={outcome.result} stale={busy} />}
     </Section>
   );
 }

@@ -4,7 +4,7 @@
  * a new version and hands the restored template back to the editor.
  */
 import { useState } from 'preact/hooks';
-import { templatesApi, type TemplateResource, type TemplateVersion } from '../api/templates';
+import { templatesApi, type TemplateVersion, type TemplateWritten } from '../api/templates';
 import { formatTime } from '../lib/format';
 import { useLoad } from './use-load';
 import { Badge, ErrorNotice, Loading, Section, Table } from './ui';
@@ -13,7 +13,9 @@ export function TemplateVersions(props: {
   org: string;
   id: string;
   reloadKey: number;
-  onRestored: (t: TemplateResource) => void;
+  /** The editor holds unsaved changes, which a restore replaces. */
+  unsaved: boolean;
+  onRestored: (t: TemplateWritten) => void;
 }) {
   const { data, error, loading, reload } = useLoad(
     () => templatesApi.versions(props.org, props.id),
@@ -22,7 +24,8 @@ export function TemplateVersions(props: {
   const [open, setOpen] = useState<number | undefined>();
   const [restoreError, setRestoreError] = useState<unknown>();
   const restore = async (v: TemplateVersion) => {
-    if (!window.confirm(`Restore version ${v.version}? It is stored again as a new version.`)) return;
+    const lost = props.unsaved ? ' Your unsaved changes are discarded.' : '';
+    if (!window.confirm(`Restore version ${v.version}? It is stored again as a new version.${lost}`)) return;
     setRestoreError(undefined);
     try {
       const restored = await templatesApi.restore(props.org, props.id, v.version);
@@ -103,6 +106,8 @@ function VersionSummary(props: { version: TemplateVersion }) {
         <dd>{t.content.to || '—'}</dd>
         <dt>Parameters</dt>
         <dd>{t.params.map((p) => `${p.name}: ${p.type}${p.required === true ? ' (required)' : ''}`).join(', ') || '—'}</dd>
+        <dt>Sample</dt>
+        <dd>{t.sample_params === null ? '—' : excerpt(JSON.stringify(t.sample_params))}</dd>
         <dt>Service</dt>
         <dd>{t.service_id ?? 'organization default'}</dd>
       </dl>

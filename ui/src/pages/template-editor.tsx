@@ -1,21 +1,22 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
 import { idTaken, type TakenId } from '../components/id-field';
-import { templatesApi, type TemplateResource, type TemplateWrite } from '../api/templates';
+import { templatesApi, type TemplateResource, type TemplateWrite, type TemplateWritten } from '../api/templates';
 import { ParamsSchema } from '../components/params-schema';
 import { TemplateFields } from '../components/template-fields';
+import { useLeaveGuard } from '../components/template-leave-guard';
 import { TemplatePreview } from '../components/template-preview';
 import { TemplateSendTest } from '../components/template-send-test';
 import { TemplateVersions } from '../components/template-versions';
 import { ErrorNotice, Loading, Notice, PageHeader } from '../components/ui';
 import { useLoad } from '../components/use-load';
 import '../components/template-editor.css';
-import { carrySamples, sampleParams, type SampleValues } from '../lib/params-form';
 import { href } from '../lib/route-match';
 import type { ParamRow } from '../lib/schema-form';
 import {
   changedFields,
   draftFromResource,
+  draftSamples,
   draftToWrite,
   emptyDraft,
   formIssues,
@@ -24,18 +25,16 @@ import {
 import { navigate } from '../router';
 import type { PageProps } from './page-props';
 
-/**
- * Sample values typed while creating a template, handed to the editor that opens once it is
- * saved (the page remounts on the new route). Memory only: samples may hold real addresses.
- */
-const carriedSamples = new Map<string, SampleValues>();
+/** What "New template" starts from: a body that renders as is (no parameter required, so no schema error). */
+const newDraft = (): TemplateDraft => ({ ...emptyDraft(), html: '<p>Hello {{name}}</p>\n', subject: 'Hello {{name}}' });
 
 /**
  * The template editor (`#/orgs/:org/templates/:id`, `new` to create): the template's fields and
- * parameter schema on the left, the live preview, "Send test" and the version history beside
- * them. Saving creates with PUT or changes the edited fields with PATCH; the server's 400/422
- * issues are shown under the fields they name. PUT also replaces, so creating first checks that
- * the id is free.
+ * parameter schema on the left, the live preview (kept in view while the form scrolls), "Send
+ * test" and the version history beside them. Saving (the button, Ctrl/Cmd+S) creates with PUT or
+ * changes the edited fields with PATCH; the server's 400/422 issues are shown under the fields they
+ * name. PUT also replaces, so creating first checks that the id is free. Leaving with unsaved
+ * changes asks first (components/template-leave-guard.tsx).
  */
 export function TemplateEditor(props: PageProps) {
   const org = props.params.org ?? '';
@@ -50,19 +49,22 @@ export function TemplateEditor(props: PageProps) {
   const [draft, setDraft] = useState<TemplateDraft | undefined>();
   const [base, setBase] = useState<TemplateWrite | undefined>();
   const [version, setVersion] = useState<number | undefined>();
+  // Whether the stored template has a sample: without one, the generated sample is saved with the next change.
+  const [hasSample, setHasSample] = useState(false);
 
   // Only state setters inside, so one function for the page's life (and the effect below runs on new data only).
-  const adopt = useCallback((t: TemplateResource) => {
-    const d = draftFromResource(t);
+  const start = useCallback((d: TemplateDraft, t: TemplateResource | undefined) => {
     setDraft(d);
     setBase(draftToWrite(d, { checkId: false }).write);
-    setVersion(t.version);
+    setVersion(t?.version);
+    setHasSample(t?.sample_params !== null && t?.sample_params !== undefined);
   }, []);
+  const adopt = useCallback((t: TemplateResource) => start(draftFromResource(t), t), [start]);
   useEffect(() => {
     if (loaded.data === undefined) return;
     if (loaded.data.template !== undefined) adopt(loaded.data.template);
-    else setDraft({ ...emptyDraft(), html: '<p>Hello {{name}}</p>\n', subject: 'Hello {{name}}' });
-  }, [loaded.data, adopt]);
+    else start(newDraft(), undefined);
+  }, [loaded.data, adopt, start]);
 
   if (loaded.error !== undefined) {
     return (
@@ -82,6 +84,7 @@ export function TemplateEditor(props: PageProps) {
       isNew={isNew}
       draft={draft}
       base={base}
+      hasSample={hasSample}
       version={version}
       services={loaded.data.services}
       onDraft={setDraft}
@@ -95,6 +98,7 @@ function Editor(props: {
   isNew: boolean;
   draft: TemplateDraft;
   base: TemplateWrite | undefined;
+  hasSample: boolean;
   version: number | undefined;
   services: Awaited<ReturnType<typeof templatesApi.services>>;
   onDraft: (d: TemplateDraft) => void;
@@ -104,24 +108,30 @@ function Editor(props: {
   const [serverIssues, setServerIssues] = useState<Record<string, string>>({});
   const [saveError, setSaveError] = useState<unknown>();
   const [notice, setNotice] = useState<string | undefined>();
+  const [warnings, setWarnings] = useState<string[]>([]);
   const [attempted, setAttempted] = useState(false);
   const [saving, setSaving] = useState(false);
   const [taken, setTaken] = useState<TakenId | undefined>();
-  const [rawSamples, setRawSamples] = useState<SampleValues>(() => {
-    const carried = carriedSamples.get(`${org}/${draft.id}`) ?? {};
-    carriedSamples.clear();
-    return carried;
-  });
   const [versionsKey, setVersionsKey] = useState(0);
 
   const { write, issues: local } = draftToWrite(draft, { checkId: isNew });
   if (!attempted && draft.id === '') delete local.id;
   const issues = { ...serverIssues, ...local };
   const specs = write.params ?? [];
-  const samples = carrySamples(specs, rawSamples);
-  const dirty = props.base === undefined || Object.keys(changedFields(props.base, write)).length > 0;
+  const samples = draftSamples(draft, specs);
+  const changed = props.base === undefined ? write : changedFields(props.base, write);
+  const dirty = Object.keys(changed).length > 0;
   const previewId = isNew ? (local.id === undefined && draft.id !== '' ? draft.id : 'new') : draft.id;
   const blocked = Object.keys(local).some((k) => k.startsWith('params.'));
+  // A template without a To renders nothing to show (the server says "to is empty"): wait for one, without an error.
+  const held = blocked
+    ? 'Fix the fields marked above to update the preview.'
+    : (write.to ?? '').trim() === ''
+      ? 'The preview shows once the template has a To address.'
+      : undefined;
+  const { guard, dialog } = useLeaveGuard(dirty, () => {
+    (document.getElementById('template-form') as HTMLFormElement | null)?.requestSubmit();
+  });
 
   const change = (patch: Partial<TemplateDraft>) => {
     setNotice(undefined);
@@ -130,25 +140,36 @@ function Editor(props: {
       const next = { ...current };
       for (const key of Object.keys(next)) {
         if (key in patch || (patch.params !== undefined && key.startsWith('params.'))) delete next[key];
+        if (key === 'sample_params' && patch.samples !== undefined) delete next[key];
       }
       return next;
     });
     props.onDraft({ ...draft, ...patch });
   };
 
+  const saved = (t: TemplateWritten, what: string) => {
+    setWarnings((t.warnings ?? []).map((w) => w.message));
+    props.onSaved(t);
+    setNotice(`${what} as version ${t.version}.`);
+  };
+
   const save = async () => {
+    if (saving) return;
     setAttempted(true);
     setSaveError(undefined);
     setNotice(undefined);
+    setWarnings([]);
     if (Object.keys(local).length > 0 || (isNew && draft.id === '')) {
       setSaveError(new Error('Fix the fields marked in red first.'));
       return;
     }
-    const body = isNew || props.base === undefined ? write : changedFields(props.base, write);
+    const body: TemplateWrite = isNew ? write : { ...changed };
     if (!isNew && Object.keys(body).length === 0) {
       setNotice('No changes to save.');
       return;
     }
+    // The generated sample was never stored: it goes with the first change saved.
+    if (!isNew && !props.hasSample) body.sample_params = write.sample_params;
     setSaving(true);
     try {
       if (isNew && (await idTaken(() => templatesApi.get(org, draft.id)))) {
@@ -156,16 +177,16 @@ function Editor(props: {
         setSaveError(new Error('Nothing was saved: the id is taken.'));
         return;
       }
-      const saved = isNew ? await templatesApi.create(org, draft.id, write) : await templatesApi.update(org, draft.id, body);
+      const result = isNew ? await templatesApi.create(org, draft.id, write) : await templatesApi.update(org, draft.id, body);
       setServerIssues({});
       if (isNew) {
-        carriedSamples.set(`${org}/${saved.id}`, samples);
-        navigate(href('orgs', org, 'templates', saved.id));
+        // The saved template opens on its own route, with its sample, which was saved with it.
+        guard.allowNextMove();
+        navigate(href('orgs', org, 'templates', result.id));
         return;
       }
-      props.onSaved(saved);
+      saved(result, 'Saved');
       setVersionsKey((k) => k + 1);
-      setNotice(`Saved as version ${saved.version}.`);
     } catch (err) {
       setSaveError(err);
       if (err instanceof ApiFailure) setServerIssues(formIssues(err.fieldIssues()));
@@ -197,7 +218,13 @@ function Editor(props: {
         </button>
       </PageHeader>
       {notice !== undefined && <Notice kind="ok">{notice}</Notice>}
+      {warnings.map((w) => (
+        <Notice key={w} kind="info">
+          {w}
+        </Notice>
+      ))}
       <ErrorNotice error={saveError} />
+      {dialog}
       <div class="template-editor">
         <form
           id="template-form"
@@ -218,20 +245,19 @@ function Editor(props: {
             write={write}
             specs={specs}
             samples={samples}
-            onSamples={setRawSamples}
-            blocked={blocked}
+            onSamples={(values) => change({ samples: values })}
+            held={held}
+            sampleError={issues.sample_params}
           />
           {!isNew && (
             <>
-              <TemplateSendTest org={org} id={draft.id} params={sampleParams(specs, samples)} unsaved={dirty} />
+              <TemplateSendTest org={org} id={draft.id} params={write.sample_params ?? {}} unsaved={dirty} />
               <TemplateVersions
                 org={org}
                 id={draft.id}
                 reloadKey={versionsKey}
-                onRestored={(t) => {
-                  props.onSaved(t);
-                  setNotice(`Restored as version ${t.version}.`);
-                }}
+                unsaved={dirty}
+                onRestored={(t) => saved(t, 'Restored')}
               />
             </>
           )}
