@@ -89,7 +89,8 @@ export function registerTemplateVersionRoutes(app: App, { store }: AppServices):
         description:
           'Writes the content of that version again as a new version and returns the template. `frozen` is kept ' +
           'as it is now (a plan downgrade, not content); `sample_params` comes back with the content. Refused like a ' +
-          'PUT of the same fields (400 `invalid_body`), e.g. when its `service_id` names a service that no longer exists. 404 for a version that is not kept.',
+          'PUT of the same fields (400 `invalid_body`), e.g. when its `service_id` names a service that no longer exists. ' +
+          '404 for a version that is not kept.',
         params: Type.Object({ org: LookupId, id: LookupId, version: Type.Integer({ minimum: 1 }) }),
         response: responses({ 200: TemplateWritten }, ADMIN_BODY_ERRORS),
       },
