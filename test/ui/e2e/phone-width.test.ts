@@ -58,11 +58,14 @@ interface Fit {
 
 // A string, not a function: the tests' TypeScript has no DOM types. Runs in the page.
 const MEASURE = `(() => {
-  const describe = (el) => el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\\s+/).join('.') : '');
+  const classes = (el) =>
+    el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\\s+/).join('.') : '';
+  const describe = (el) => el.tagName.toLowerCase() + classes(el);
   const outside = [];
   for (const el of document.querySelectorAll('body *')) {
     const r = el.getBoundingClientRect();
-    if (r.width > 0 && r.right > innerWidth + 0.5 && !el.closest('.visually-hidden')) outside.push(describe(el) + ' (' + Math.round(r.right) + ')');
+    const out = r.width > 0 && r.right > innerWidth + 0.5 && !el.closest('.visually-hidden');
+    if (out) outside.push(describe(el) + ' (' + Math.round(r.right) + ')');
     if (outside.length >= 8) break;
   }
   // Text wider than its box (an address with no break) sticks out of a box that fits.

@@ -51,7 +51,8 @@ export function KeyRotateForm(props: { org: string; apiKey: ApiKey; onRotated: (
       ? undefined
       : seconds === 0
         ? 'The old key stops working at once.'
-        : `The old key stops working at ${stopTime(now + seconds * 1000)}, ${Number(amount)} ${Number(amount) === 1 ? unit.slice(0, -1) : unit} after you press Rotate.`;
+        : `The old key stops working at ${stopTime(now + seconds * 1000)}, ` +
+          `${Number(amount)} ${Number(amount) === 1 ? unit.slice(0, -1) : unit} after you press Rotate.`;
   const cancel = () => {
     const back = opener.current;
     props.onCancel();
