@@ -132,8 +132,13 @@ describeDialects('delivery lifecycle: held services, outages, suppression, suspe
       const { t, sink } = await h.smtpApp();
       const { worker } = h.worker(t);
       const id = await send(t);
+      // The admin API refuses to delete a service while mail waits on it (issue 29: 409, move it first) ...
       const del = await t.app.inject({ method: 'DELETE', url: SMTP_SERVICE_URL, headers: ADMIN });
-      expect(del.statusCode, del.body).toBe(204);
+      expect(del.statusCode, del.body).toBe(409);
+      expect(del.json()).toMatchObject({ error: { code: 'conflict', details: { reason: 'messages_waiting', queued: 1 } } });
+      // ... yet a service can still vanish under a queued message (deleted before that rule, or by
+      // another process between the count and the delete): the worker must hold the message, not lose it.
+      expect(await t.store.services.delete('acme', 'smtp')).toBe(true);
 
       expect(await worker.runOnce()).toBe(1);
       const held = await view(t, id);
