@@ -22,7 +22,12 @@ export function withoutReadOnly<T extends { id?: string }>(body: T, urlId: strin
   if (body.id !== undefined && body.id !== urlId) {
     throw invalidFields([{ field: 'id', message: `is "${body.id}" but the URL names "${urlId}"` }]);
   }
-  const rest: Record<string, unknown> = { ...body };
+  return stripReadOnly(body);
+}
+
+/** The body without its read-only fields, whatever its `id` (a body with no URL to match, as a form's test). */
+export function stripReadOnly<T extends object>(body: T): Omit<T, ReadOnly> {
+  const rest: Record<string, unknown> = { ...(body as Record<string, unknown>) };
   for (const key of READ_ONLY_FIELDS) delete rest[key];
   return rest as Omit<T, ReadOnly>;
 }

@@ -121,6 +121,3 @@ export function originAllowed(request: FastifyRequest, baseUrl: string): boolean
     host !== undefined && parsed.host === host.toLowerCase() && (parsed.protocol === 'http:' || parsed.protocol === 'https:')
   );
 }
-
-// Moved to src/protection (issue 28): the SMTP submission listener counts wrong logins in the same limiter.
-export { SignInLimiter } from '../protection/sign-in-limiter.js';

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { eventFilter, secretProblem } from '../resources/normalize.js';
-import { WebhookId, type WebhookSettingsInput } from '../resources/inputs.js';
+import { WebhookId, type WebhookSettingsInput } from '../resources/webhook-inputs.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Repos, Store } from '../storage/store.js';
 import type { WebhookEndpointFields } from '../storage/webhook-endpoints.js';

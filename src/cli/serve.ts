@@ -6,6 +6,7 @@ import { modeBanner, modeSummary } from '../config/mode.js';
 import { httpsTarget, readTlsMaterial, reloadOnSighup, type ReloadTarget } from '../http/tls.js';
 import { SignInLimiter } from '../protection/sign-in-limiter.js';
 import { createSendDeps } from '../send/accept.js';
+import type { SubmissionListener } from '../submission/listener.js';
 import { startSubmission, submissionLine } from '../submission/wiring.js';
 import { createRuntime, untilSignal } from './runtime.js';
 
@@ -22,7 +23,10 @@ const SHUTDOWN_GRACE_MS = 10_000;
 export async function serve(config: Config, out: (line: string) => void): Promise<void> {
   // Before the store opens: a bad certificate path stops the start with nothing to undo.
   const tls = config.tls === undefined ? undefined : readTlsMaterial(config.tls);
-  const submissionTls = config.submission?.tls === undefined ? undefined : readTlsMaterial(config.submission.tls);
+  // Submission on the API's pair (the same object, src/config/env-submission.ts): read once.
+  const sharedTls = config.submission?.tls !== undefined && config.submission.tls === config.tls;
+  const submissionTls =
+    config.submission?.tls === undefined ? undefined : sharedTls ? tls : readTlsMaterial(config.submission.tls);
   const runtime = await createRuntime(config);
   const { store } = runtime;
   if (config.configFile !== undefined) {
@@ -63,23 +67,40 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   });
   // SIGHUP reads the files again for the API and, once it listens, the submission listener
   // (src/http/tls.ts); registered before listening, as a SIGHUP without a handler ends the process.
-  const reloads: ReloadTarget[] = config.tls === undefined ? [] : [httpsTarget(app.server, config.tls)];
+  // A shared pair is one target: read once, applied to both.
+  let submission: SubmissionListener | undefined;
+  const https = config.tls === undefined ? undefined : httpsTarget(app.server, config.tls);
+  const reloads: ReloadTarget[] =
+    https === undefined
+      ? []
+      : [
+          sharedTls
+            ? {
+                files: https.files,
+                apply: (m) => {
+                  https.apply(m);
+                  submission?.updateCertificate(m);
+                },
+              }
+            : https,
+        ];
   const stopReload = config.tls === undefined && submissionTls === undefined ? undefined : reloadOnSighup(reloads, app.log);
   await app.listen({ port: config.port, host: config.host });
   worker?.start();
   dispatcher?.start();
   // Bounces and feedback reports for VERP addresses (runtime.ts: startInbound).
   const inbound = await runtime.startInbound();
-  const submission = await startSubmission(
+  submission = await startSubmission(
     config,
     { sendDeps, signIns, log: runtime.logger.child({ component: 'submission' }) },
     submissionTls,
   );
-  if (submission !== undefined && config.submission?.tls !== undefined)
-    reloads.push({ files: config.submission.tls, apply: (m) => submission.updateCertificate(m) });
+  const own = submission;
+  if (own !== undefined && config.submission?.tls !== undefined && !sharedTls)
+    reloads.push({ files: config.submission.tls, apply: (m) => own.updateCertificate(m) });
   // Listening for the signal before saying we run: a supervisor that reads the line may stop us at once.
   const signalled = untilSignal();
-  if (submission !== undefined) out(submissionLine(config, submission));
+  if (submission !== undefined && config.submission !== undefined) out(submissionLine(config.submission, submission));
   if (inbound !== undefined) out(`inbound SMTP (bounces, feedback reports) on ${config.inboundSmtp?.host}:${inbound.port}`);
   out(`mailroom listening on ${config.baseUrl} (database: ${store.dialect}, worker: ${worker === undefined ? 'off' : 'on'})`);
   // Which mode runs and what it gives away: `npm start` is development (issue 25).
@@ -94,10 +115,9 @@ export async function serve(config: Config, out: (line: string) => void): Promis
     process.exit(1);
   }, SHUTDOWN_GRACE_MS + 5_000);
   timer.unref();
-  await app.close();
-  // Its closeTimeout (5 s) cuts sessions still open, inside SHUTDOWN_GRACE_MS.
-  await submission?.close();
-  await inbound?.close();
+  // All three stop accepting at once: an SMTP listener left open while HTTP drains would take new
+  // sessions meanwhile. The SMTP ones' closeTimeout (5 s) cuts sessions still open, inside SHUTDOWN_GRACE_MS.
+  await Promise.all([app.close(), submission?.close(), inbound?.close()]);
   await Promise.all([worker?.stop(SHUTDOWN_GRACE_MS), dispatcher?.stop(SHUTDOWN_GRACE_MS)]);
   await runtime.close();
 }

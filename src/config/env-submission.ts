@@ -1,16 +1,7 @@
-import path from 'node:path';
+import { tlsFiles, type TlsFiles } from './tls.js';
 
 // The SMTP submission listener's settings (issue 28), read where the environment is read
 // (src/config/env.ts) and kept in their own file so env.ts stays near 300 lines.
-
-/** PEM files the submission listener's TLS uses, and the variables that named them (errors name them). */
-export interface SubmissionTlsFiles {
-  readonly certFile: string;
-  readonly keyFile: string;
-  /** MAILROOM_SUBMISSION_TLS_CERT_FILE when set (submission only), else MAILROOM_TLS_CERT_FILE (shared with HTTPS). */
-  readonly certVariable: string;
-  readonly keyVariable: string;
-}
 
 export interface SubmissionSettings {
   /** MAILROOM_SUBMISSION_PORT: plain SMTP with STARTTLS when `tls` is set (587 in production). */
@@ -19,8 +10,13 @@ export interface SubmissionSettings {
   readonly host: string;
   /** MAILROOM_SUBMISSION_TLS_PORT: an implicit-TLS listener beside it (465); needs `tls`. */
   readonly tlsPort: number | undefined;
-  /** Certificate and key; undefined: no STARTTLS (never smtp-server's built-in, publicly known certificate). */
-  readonly tls: SubmissionTlsFiles | undefined;
+  /**
+   * Certificate and key: MAILROOM_SUBMISSION_TLS_CERT_FILE/KEY_FILE when set (an HTTPS-terminating
+   * proxy in front keeps the API on plain HTTP), else the API's pair, the same object as
+   * Config.tls (read once, and once on SIGHUP); undefined: no STARTTLS (never smtp-server's
+   * built-in, publicly known certificate).
+   */
+  readonly tls: TlsFiles | undefined;
   /** MAILROOM_SUBMISSION_ALLOW_INSECURE=true: AUTH (plain-text passwords) before or without TLS outside development. */
   readonly allowInsecure: boolean;
   /** MAILROOM_SUBMISSION_MAX_CLIENTS, default 20, per listener. */
@@ -44,6 +40,7 @@ export function submissionSettings(
   oneOf: OneOf,
   problems: string[],
   cwd: string,
+  apiTls: TlsFiles | undefined,
 ): SubmissionSettings | undefined {
   const rawPort = read('MAILROOM_SUBMISSION_PORT');
   const rawTlsPort = read('MAILROOM_SUBMISSION_TLS_PORT');
@@ -52,7 +49,7 @@ export function submissionSettings(
       problems.push('MAILROOM_SUBMISSION_TLS_PORT is set but MAILROOM_SUBMISSION_PORT is not: set both (587 and 465) or neither');
     return undefined;
   }
-  const tls = submissionTls(read, problems, cwd);
+  const tls = tlsFiles(read, 'MAILROOM_SUBMISSION_TLS_CERT_FILE', 'MAILROOM_SUBMISSION_TLS_KEY_FILE', cwd, problems) ?? apiTls;
   const allowInsecure = oneOf('MAILROOM_SUBMISSION_ALLOW_INSECURE', ['true', 'false'] as const, 'false') === 'true';
   const tlsPort = rawTlsPort === undefined ? undefined : int('MAILROOM_SUBMISSION_TLS_PORT', 465, 0, 65535);
   if (tlsPort !== undefined && tls === undefined) {
@@ -80,43 +77,4 @@ export function submissionSettings(
     // 60 s: longer than any client's pause between commands, short enough that idle sockets do not pile up.
     idleMs: int('MAILROOM_SUBMISSION_IDLE_SECONDS', 60, 5, 3600) * 1000,
   };
-}
-
-/** Submission-only files win (an HTTPS-terminating proxy in front keeps the API on plain HTTP); else the API's. */
-function submissionTls(
-  read: (name: string) => string | undefined,
-  problems: string[],
-  cwd: string,
-): SubmissionTlsFiles | undefined {
-  const own = pair(read, problems, cwd, 'MAILROOM_SUBMISSION_TLS_CERT_FILE', 'MAILROOM_SUBMISSION_TLS_KEY_FILE');
-  if (own !== null) return own;
-  // The API's pair: a half-set pair is already reported by env.ts's tlsFiles.
-  const cert = read('MAILROOM_TLS_CERT_FILE');
-  const key = read('MAILROOM_TLS_KEY_FILE');
-  if (cert === undefined || key === undefined) return undefined;
-  return {
-    certFile: path.resolve(cwd, cert),
-    keyFile: path.resolve(cwd, key),
-    certVariable: 'MAILROOM_TLS_CERT_FILE',
-    keyVariable: 'MAILROOM_TLS_KEY_FILE',
-  };
-}
-
-/** null: neither set; undefined: half set (reported). */
-function pair(
-  read: (name: string) => string | undefined,
-  problems: string[],
-  cwd: string,
-  certVariable: string,
-  keyVariable: string,
-): SubmissionTlsFiles | undefined | null {
-  const cert = read(certVariable);
-  const key = read(keyVariable);
-  if (cert === undefined && key === undefined) return null;
-  if (cert === undefined || key === undefined) {
-    const [missing, present] = cert === undefined ? [certVariable, keyVariable] : [keyVariable, certVariable];
-    problems.push(`${missing} is not set, but ${present} is: set both or neither`);
-    return undefined;
-  }
-  return { certFile: path.resolve(cwd, cert), keyFile: path.resolve(cwd, key), certVariable, keyVariable };
 }

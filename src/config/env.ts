@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { submissionSettings, type SubmissionSettings } from './env-submission.js';
+import { DEFAULT_CERT_VARIABLE, DEFAULT_KEY_VARIABLE, tlsFiles, type TlsFiles } from './tls.js';
 import { breakerSettings, webhookSettings, type BreakerSettings, type WebhookSettings } from './env-sections.js';
 
 /** Everything the process reads from its environment, parsed once at start and frozen. */
@@ -23,7 +24,7 @@ export interface Config {
    * PEM certificate chain and private key files: `mailroom serve` speaks HTTPS with them and
    * reads them again on SIGHUP. Unset: plain HTTP (behind a proxy that terminates TLS).
    */
-  readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
+  readonly tls: TlsFiles | undefined;
   /** Port on which `mailroom worker` serves /metrics and /v1/health; unset: it listens nowhere. */
   readonly metricsPort: number | undefined;
   /** When set, /metrics (API and worker) answers only `Authorization: Bearer <token>`. */
@@ -142,7 +143,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   const port = int('MAILROOM_PORT', 8080, 0, 65535);
   const host = read('MAILROOM_HOST') ?? '0.0.0.0';
-  const tls = tlsFiles(read('MAILROOM_TLS_CERT_FILE'), read('MAILROOM_TLS_KEY_FILE'), cwd, problems);
+  const tls = tlsFiles(read, DEFAULT_CERT_VARIABLE, DEFAULT_KEY_VARIABLE, cwd, problems);
   const baseUrl = url('MAILROOM_BASE_URL', `${tls === undefined ? 'http' : 'https'}://localhost:${port}`, ['http:', 'https:']);
   const docsUrl = url('MAILROOM_DOCS_URL', `${baseUrl}/docs`, ['http:', 'https:']);
   const dataDir = path.resolve(cwd, read('MAILROOM_DATA_DIR') ?? './data');
@@ -207,7 +208,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     metricsPort,
     metricsToken,
     inboundSmtp,
-    submission: submissionSettings(read, int, oneOf, problems, cwd),
+    submission: submissionSettings(read, int, oneOf, problems, cwd, tls),
     runWorker: oneOf('MAILROOM_WORKER', ['on', 'off'] as const, 'on') === 'on',
     worker: {
       leaseMs: int('MAILROOM_WORKER_LEASE_SECONDS', 300, 1, 86_400) * 1000,
@@ -250,20 +251,6 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   };
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return deepFreeze(config);
-}
-
-/**
- * A certificate without its key (or the reverse) is a half-done setup: starting on plain HTTP
- * instead would hide it, so it is an error naming the variable that is missing.
- */
-function tlsFiles(cert: string | undefined, key: string | undefined, cwd: string, problems: string[]): Config['tls'] {
-  if (cert === undefined && key === undefined) return undefined;
-  if (cert === undefined)
-    problems.push('MAILROOM_TLS_CERT_FILE is not set, but MAILROOM_TLS_KEY_FILE is: set both (HTTPS) or neither (HTTP)');
-  if (key === undefined)
-    problems.push('MAILROOM_TLS_KEY_FILE is not set, but MAILROOM_TLS_CERT_FILE is: set both (HTTPS) or neither (HTTP)');
-  if (cert === undefined || key === undefined) return undefined;
-  return { certFile: path.resolve(cwd, cert), keyFile: path.resolve(cwd, key) };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Mail } from 'nodemailer';
+import { prependFields } from '../mime/head.js';
 import type { Address } from '../templates/recipients.js';
 import type { TrackingHeaders } from './tracking-headers.js';
 import type { OutgoingEmail } from './transport.js';
@@ -48,11 +49,12 @@ export function mailOptions(mail: OutgoingEmail, headers: TrackingHeaders = {}):
  */
 function submittedOptions(mail: OutgoingEmail, mime: Buffer, headers: TrackingHeaders): MailOptions {
   const e = mail.email;
-  // In the message's own line ending: SMTP's CRLF, LF for a message stored without CRs.
-  const eol = mime.includes('\r\n') ? '\r\n' : '\n';
-  const lines = Object.entries(headers).map(([name, h]) => `${name}: ${h.value}${eol}`);
   return {
-    raw: lines.length === 0 ? mime : Buffer.concat([Buffer.from(lines.join(''), 'latin1'), mime]),
+    // In the message's own line ending (its first line's): SMTP's CRLF, LF for a message stored without CRs.
+    raw: prependFields(
+      mime,
+      Object.entries(headers).map(([name, h]) => `${name}: ${h.value}`),
+    ),
     envelope: { from: e.from.address, to: mail.envelopeTo ?? [...e.to, ...e.cc, ...e.bcc].map((a) => a.address) },
     disableFileAccess: true,
     disableUrlAccess: true,

@@ -64,11 +64,14 @@ export async function deliverClaimed(deps: DeliverDeps, m: ClaimedMessage, conte
     await settle(undefined);
     return;
   }
-  // A submitted message's bytes (SMTP, issue 28): read per attempt, never by the claim (up to
-  // 22.6 MB each). A storage error is thrown (the worker gives the lease back); no bytes at all
-  // can never be sent.
-  const mime = content.submitted ? await deps.store.messages.submittedMime(m.id) : undefined;
-  if (content.submitted && mime === undefined) {
+  // A submitted message's bytes (SMTP, issue 28): never read by the claim (up to 22.6 MB each),
+  // and per attempt only where they are used: by a relay or provider, and by the test inbox's
+  // first capture. The sandbox answers a live key's simulator addresses from the summary, and a
+  // test-mode retry (softbounce@, delay@) finds its capture already kept (sandbox.ts).
+  // A storage error is thrown (the worker gives the lease back); no bytes at all can never be sent.
+  const needsBytes = content.submitted && (m.mode === 'test' ? !(await deps.store.testInbox.has(m.id)) : !m.simulated);
+  const mime = needsBytes ? await deps.store.messages.submittedMime(m.id) : undefined;
+  if (needsBytes && mime === undefined) {
     const reason = 'the submitted message has no stored bytes; it can never be sent';
     await outcomes.finish(m, 'failed', reason);
     logger.warn({ ...log, outcome: 'failed', reason }, 'delivery attempt');

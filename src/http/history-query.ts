@@ -10,6 +10,7 @@ import type { HistoryFilter, HistoryStatus } from '../storage/history.js';
 import type { Store } from '../storage/store.js';
 import { Timestamp } from './schemas.js';
 import { iso, isoOrNull, queryBound } from './time.js';
+import { TemplateIdSchema } from '../domain/template-id.js';
 
 /** What `status` takes: the stored statuses and `retrying` (src/storage/history.ts). */
 const HISTORY_STATUSES: readonly HistoryStatus[] = [...MESSAGE_STATUSES, 'retrying'];
@@ -24,9 +25,7 @@ const HISTORY_STATUSES: readonly HistoryStatus[] = [...MESSAGE_STATUSES, 'retryi
 export const HistoryItem = Type.Object({
   message_id: Type.String(),
   status: Type.String(),
-  template_id: Type.String({
-    description: "The template's id; '@smtp' for a message submitted over SMTP and sent as submitted (no template)",
-  }),
+  template_id: TemplateIdSchema,
   service_id: Type.String(),
   subject: Type.Union([Type.String(), Type.Null()]),
   to: Type.Array(Type.String()),

@@ -2,19 +2,7 @@ import fs from 'node:fs';
 import type { Server } from 'node:http';
 import tls from 'node:tls';
 import { ConfigError } from '../config/env.js';
-
-export interface TlsFiles {
-  readonly certFile: string;
-  readonly keyFile: string;
-  /** The variables that named the files, for errors (default MAILROOM_TLS_CERT_FILE / MAILROOM_TLS_KEY_FILE). */
-  readonly certVariable?: string;
-  readonly keyVariable?: string;
-}
-
-export interface TlsMaterial {
-  cert: Buffer;
-  key: Buffer;
-}
+import { DEFAULT_CERT_VARIABLE, DEFAULT_KEY_VARIABLE, type TlsFiles, type TlsMaterial } from '../config/tls.js';
 
 /**
  * Reads the certificate chain and key and checks that they make a usable context (readable,
@@ -22,8 +10,8 @@ export interface TlsMaterial {
  * naming the file instead of a handshake failure on every request.
  */
 export function readTlsMaterial(files: TlsFiles): TlsMaterial {
-  const certVariable = files.certVariable ?? 'MAILROOM_TLS_CERT_FILE';
-  const keyVariable = files.keyVariable ?? 'MAILROOM_TLS_KEY_FILE';
+  const certVariable = files.certVariable ?? DEFAULT_CERT_VARIABLE;
+  const keyVariable = files.keyVariable ?? DEFAULT_KEY_VARIABLE;
   const cert = readOne(certVariable, files.certFile);
   const key = readOne(keyVariable, files.keyFile);
   try {

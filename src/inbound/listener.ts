@@ -1,6 +1,6 @@
-import type { AddressInfo } from 'node:net';
-import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import type { SMTPServerOptions } from 'smtp-server';
 import { splitVerpAddress } from '../delivery/verp.js';
+import { createSmtpServer, listenSmtp, readMessage, smtpError, type SmtpListening, type SmtpLog } from '../smtp/server.js';
 import { handleInbound, type DropReason, type InboundDeps } from './handle.js';
 
 /**
@@ -25,7 +25,7 @@ export interface ListenerDeps extends InboundDeps {
   addresses(): Promise<InboundAddresses>;
   /** Every message handled: recorded, or dropped with why (counted on /metrics). */
   counted(outcome: 'recorded' | DropReason | 'refused' | 'storage_error'): void;
-  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  log: SmtpLog;
 }
 
 export interface ListenerOptions {
@@ -36,69 +36,18 @@ export interface ListenerOptions {
   onBytesKept?: (bytes: number) => void;
 }
 
-export interface InboundListener {
-  port: number;
-  close(): Promise<void>;
-}
-
-function smtpError(code: number, message: string): Error & { responseCode: number } {
-  return Object.assign(new Error(message), { responseCode: code });
-}
-
-export interface BoundedBody {
-  /** Keeps the chunk while the total stays within the limit; past it, keeps nothing at all. */
-  add(chunk: Buffer): void;
-  /** Bytes held now (at most the limit). */
-  readonly kept: number;
-  readonly exceeded: boolean;
-  body(): Buffer;
-}
-
-/**
- * A message's bytes, at most `limit` of them. smtp-server's `size` option only flags the
- * stream and keeps emitting data, so without this a sender could make us hold gigabytes per
- * connection. Once past the limit, what was kept is let go too: the message will be refused
- * whatever it holds, and the rest of the DATA is read and dropped so the dialogue ends on 552.
- */
-export function boundedBody(limit: number): BoundedBody {
-  let chunks: Buffer[] = [];
-  let kept = 0;
-  let exceeded = false;
-  return {
-    add(chunk) {
-      if (exceeded) return;
-      if (kept + chunk.length > limit) {
-        exceeded = true;
-        chunks = [];
-        kept = 0;
-        return;
-      }
-      chunks.push(chunk);
-      kept += chunk.length;
-    },
-    get kept() {
-      return kept;
-    },
-    get exceeded() {
-      return exceeded;
-    },
-    body: () => Buffer.concat(chunks, kept),
-  };
-}
+export type InboundListener = SmtpListening;
 
 export async function startInboundListener(deps: ListenerDeps, options: ListenerOptions): Promise<InboundListener> {
   const serverOptions: SMTPServerOptions = {
-    logger: false,
     banner: 'mailroom bounce processor',
     // No AUTH: this is an MX for bounce addresses. No STARTTLS: reports carry nothing secret
     // and smtp-server's built-in certificate would only be a pretence (see README).
     disabledCommands: ['AUTH', 'STARTTLS'],
     authOptional: true,
-    disableReverseLookup: true,
     size: MAX_INBOUND_BYTES,
     maxClients: options.maxClients ?? 50,
     socketTimeout: 60_000,
-    closeTimeout: 5_000,
     onRcptTo(address, _session, callback) {
       const rcpt = address.address.trim().toLowerCase();
       deps.addresses().then(
@@ -115,19 +64,14 @@ export async function startInboundListener(deps: ListenerDeps, options: Listener
       );
     },
     onData(stream, session, callback) {
-      const collected = boundedBody(MAX_INBOUND_BYTES);
-      stream.on('data', (c: Buffer) => {
-        collected.add(c);
-        options.onBytesKept?.(collected.kept);
-      });
-      stream.on('error', (error: Error) => callback(error));
-      stream.on('end', () => {
-        if (collected.exceeded || stream.sizeExceeded) {
+      // The client cut the connection mid-DATA: the stream's error ends the transaction.
+      readMessage(stream, MAX_INBOUND_BYTES, options.onBytesKept).then((message) => {
+        if (message === 'too_big') {
           deps.counted('refused');
           return callback(smtpError(552, '5.3.4 Message too big for this server (10 MB at most)'));
         }
         const rcptTo = session.envelope.rcptTo.map((a) => a.address.toLowerCase());
-        handleInbound(deps, collected.body(), rcptTo).then(
+        handleInbound(deps, message, rcptTo).then(
           (outcome) => {
             if (outcome.kind === 'recorded') deps.counted('recorded');
             else {
@@ -148,22 +92,8 @@ export async function startInboundListener(deps: ListenerDeps, options: Listener
             callback(smtpError(451, '4.3.0 Temporary local problem, try again later'));
           },
         );
-      });
+      }, callback);
     },
   };
-  const server = new SMTPServer(serverOptions);
-  server.on('error', (error: Error) => deps.log.warn({ err: error }, 'inbound SMTP connection error'));
-  await new Promise<void>((resolve, reject) => {
-    server.server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.server.address();
-  const port = address !== null && typeof address === 'object' ? (address satisfies AddressInfo).port : options.port;
-  return {
-    port,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return listenSmtp(createSmtpServer(serverOptions, deps.log, 'inbound SMTP'), options.port, options.host);
 }

@@ -84,7 +84,18 @@ function splitEntity(raw: Buffer): { head: string; body: Buffer } {
   return { head: text.slice(0, m.index), body: raw.subarray(m.index + m[0].length) };
 }
 
-export function parseEntity(raw: Buffer, depth = 0, budget = { parts: 0 }): Part {
+/**
+ * What a walk may still read. `truncated` is set when the caps left something unread: a
+ * multipart with a boundary at depth MAX_DEPTH, or parts after the MAX_PARTS-th. A report reader
+ * takes the truncated walk as it is; a policy on the parts (SMTP submission's attachment rules)
+ * must refuse it, since the parts it did not see are delivered all the same.
+ */
+export interface WalkBudget {
+  parts: number;
+  truncated: boolean;
+}
+
+export function parseEntity(raw: Buffer, depth = 0, budget: WalkBudget = { parts: 0, truncated: false }): Part {
   const { head, body } = splitEntity(raw);
   const headers = parseFields(head);
   const { type, params } = parseContentType(headers.get('content-type'));
@@ -96,16 +107,23 @@ export function parseEntity(raw: Buffer, depth = 0, budget = { parts: 0 }): Part
     parts: [],
   };
   const boundary = params.boundary;
-  if (!type.startsWith('multipart/') || boundary === undefined || depth >= MAX_DEPTH) return part;
+  if (!type.startsWith('multipart/') || boundary === undefined) return part;
+  if (depth >= MAX_DEPTH) {
+    budget.truncated = true;
+    return part;
+  }
   part.body = body;
   const escaped = boundary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   // split() with the capture gives: preamble, then (closing marker, content) pairs.
   const pieces = body.toString('latin1').split(new RegExp(`(?:^|\\r?\\n)--${escaped}(--)?[ \\t]*(?:\\r?\\n|$)`));
-  for (let i = 1; i < pieces.length && budget.parts < MAX_PARTS; i += 2) {
+  let i = 1;
+  for (; i < pieces.length && budget.parts < MAX_PARTS; i += 2) {
     if (pieces[i] === '--') break;
     budget.parts += 1;
     part.parts.push(parseEntity(Buffer.from(pieces[i + 1] ?? '', 'latin1'), depth + 1, budget));
   }
+  // Out of budget with a part still ahead (not the closing delimiter).
+  if (i < pieces.length && pieces[i] !== '--') budget.truncated = true;
   return part;
 }
 

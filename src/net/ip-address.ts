@@ -29,6 +29,18 @@ export function parseIp(text: string): IpAddress | null {
   return ipaddr.IPv6.parse(bare);
 }
 
+/**
+ * A client address as one key per client: an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, what a
+ * dual-stack `::` listener reports for an IPv4 peer) as its IPv4 address, so the same peer is one
+ * key whichever listener it reached; anything else as given.
+ */
+export function unmappedIp(text: string): string {
+  const ip = parseIp(text);
+  return ip !== null && ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()
+    ? (ip as ipaddr.IPv6).toIPv4Address().toString()
+    : text;
+}
+
 /** A range, `a.b.c.d/n` or `x::/n`: for tables written in this repository (a typo throws at load). */
 export type IpRange = [IpAddress, number];
 export const cidr = (text: string): IpRange => ipaddr.parseCIDR(text);

@@ -1,4 +1,5 @@
 import type { Clock } from '../domain/clock.js';
+import { unmappedIp } from '../net/ip-address.js';
 
 /**
  * Wrong admin tokens and wrong SMTP submission logins per client address, in this process (each
@@ -8,7 +9,8 @@ import type { Clock } from '../domain/clock.js';
  * oldest failure leaves the window; the right one still passes (adminTokenGate,
  * src/submission/auth.ts). A success does not clear the count: behind a proxy that
  * MAILROOM_TRUST_PROXY does not name, every client shares one address, and a script's right
- * token must not reset a guesser's budget.
+ * token must not reset a guesser's budget. Addresses are keyed IPv4-mapped IPv6 as IPv4: HTTP and
+ * SMTP on `::` see `::ffff:a.b.c.d`, on `0.0.0.0` `a.b.c.d`, for the same client.
  */
 export class SignInLimiter {
   private readonly failures = new Map<string, number[]>();
@@ -21,18 +23,27 @@ export class SignInLimiter {
 
   /** Seconds until `address` may try again, or undefined when it may try now. */
   retryAfterSeconds(address: string): number | undefined {
-    const recent = this.recent(address);
+    const recent = this.recent(unmappedIp(address));
     if (recent.length < this.max) return undefined;
     const oldest = recent[recent.length - this.max] ?? this.clock.now();
     return Math.max(1, Math.ceil((oldest + this.windowMs - this.clock.now()) / 1000));
   }
 
-  fail(address: string): void {
-    const recent = this.recent(address);
+  /**
+   * A wrong token or login from `address`: the seconds to wait when the address is locked out
+   * (that attempt is not counted: a locked-out client cannot push its own lockout further),
+   * else undefined, with the failure counted.
+   */
+  refuse(address: string): number | undefined {
+    const wait = this.retryAfterSeconds(address);
+    if (wait !== undefined) return wait;
+    const key = unmappedIp(address);
+    const recent = this.recent(key);
     recent.push(this.clock.now());
-    this.failures.set(address, recent);
+    this.failures.set(key, recent);
     // Bounded memory under a flood of addresses: forget those with nothing in the window.
-    if (this.failures.size > 10_000) for (const key of [...this.failures.keys()]) this.recent(key);
+    if (this.failures.size > 10_000) for (const k of [...this.failures.keys()]) this.recent(k);
+    return undefined;
   }
 
   private recent(address: string): number[] {

@@ -1,9 +1,10 @@
 import { ApiError, isApiError } from '../errors/api-error.js';
+import { utf8OrLatin1 } from '../mime/encoded-words.js';
+import { fieldValues, type Head } from '../mime/head.js';
 import type { ParamIssue } from '../templates/params.js';
 import { acceptSend, checkParamsSize, type SendDeps } from './accept.js';
-import type { Head } from './mime-head.js';
 import type { PersistContext, SendOutcome } from './persist.js';
-import { checkSubmittedAttachments, headerOf } from './submitted.js';
+import { headerOf, shapeError, submittedFiles } from './submitted.js';
 import type { Submission } from './submission.js';
 
 /**
@@ -15,7 +16,7 @@ import type { Submission } from './submission.js';
  * submission that carries files is refused rather than silently losing them.
  */
 
-export interface TemplateModeInput extends Submission, Pick<PersistContext, 'idempotency' | 'respond'> {
+interface TemplateModeInput extends Submission, Pick<PersistContext, 'idempotency' | 'respond'> {
   head: Head;
   /** The submitted Message-ID, kept on the rendered message. */
   keptMessageId: string | undefined;
@@ -23,13 +24,17 @@ export interface TemplateModeInput extends Submission, Pick<PersistContext, 'ide
 
 export async function acceptTemplateMode(deps: SendDeps, s: TemplateModeInput): Promise<SendOutcome> {
   const templateId = headerOf(s.head, 'x-mailroom-template') ?? '';
-  const params = paramsOf(headerOf(s.head, 'x-mailroom-params'));
+  const params = paramsOf(fieldValues(s.head, 'x-mailroom-params')[0]);
+  // The API's 256 kB rule (MAX_PARAMS_BYTES), on the JSON as the API measures it. The field is
+  // under 64 KiB (readHead), but JSON.stringify can be longer than its source: `1e20` (4 bytes)
+  // becomes 21 digits, so a 64 KiB field of them stringifies to about 286 kB.
   checkParamsSize(params, 'X-Mailroom-Params');
-  if (hasFiles(s)) {
-    throw new ApiError('invalid_body', {
-      message: 'Template mode takes no attachments (X-Mailroom-Template is set and the message carries files).',
-      details: { reason: 'template_headers' },
-    });
+  // A message that cannot be walked to the end is refused there (attachments_not_allowed).
+  if (submittedFiles(s.mime).length > 0) {
+    throw shapeError(
+      'template_headers',
+      'Template mode takes no attachments (X-Mailroom-Template is set and the message carries files).',
+    );
   }
   try {
     return await acceptSend(deps, {
@@ -54,32 +59,24 @@ export async function acceptTemplateMode(deps: SendDeps, s: TemplateModeInput): 
   }
 }
 
-/** Absent → {}; anything but a JSON object → invalid_body `template_headers`. */
-function paramsOf(text: string | undefined): Record<string, unknown> {
-  if (text === undefined) return {};
+/**
+ * The field's value (unfolded, trimmed) as UTF-8 text, else latin1: nothing else is done to it,
+ * as JSON is its own encoding (no RFC 2047 decoding: a value may read `=?utf-8?q?…?=`, and no
+ * whitespace collapsed inside strings). Absent or blank → {}; anything but a JSON object →
+ * invalid_body `template_headers`.
+ */
+function paramsOf(latin1: string | undefined): Record<string, unknown> {
+  if (latin1 === undefined || latin1 === '') return {};
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(utf8OrLatin1(latin1));
   } catch {
     value = undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ApiError('invalid_body', {
-      message: 'X-Mailroom-Params is not a JSON object.',
-      details: { reason: 'template_headers' },
-    });
+    throw shapeError('template_headers', 'X-Mailroom-Params is not a JSON object.');
   }
-  return Object.fromEntries(Object.entries(value));
-}
-
-/** Whether the submission carries a file part (the raw mode's rule, on a plan that allows them all). */
-function hasFiles(s: Submission): boolean {
-  try {
-    return checkSubmittedAttachments('business_200k', s.mime) > 0;
-  } catch {
-    // A blocked or oversized file is a file all the same.
-    return true;
-  }
+  return value as Record<string, unknown>;
 }
 
 /** The catalog's 422, its message naming the first bad parameter (one line, for the SMTP reply). */

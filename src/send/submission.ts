@@ -6,15 +6,16 @@ import type { Organization, Plan } from '../domain/types.js';
 import { ApiError } from '../errors/api-error.js';
 import type { StoredResponse } from '../storage/idempotency.js';
 import type { RenderedEmail } from '../templates/render.js';
+import { isEmailAddress } from '../templates/params.js';
 import { AddressError, parseAddress } from '../templates/recipients.js';
 import { classifyRecipients } from '../testmode/simulator.js';
+import { bracketed, fieldValues, MAX_HEAD_BYTES, mailboxes, readHead } from '../mime/head.js';
 import type { SendDeps } from './accept.js';
-import { fieldValues, mailboxes, readHead } from './mime-head.js';
 import { acceptPrepared, type SendOutcome } from './persist.js';
 import { checkLists, checkSimulatorRecipients } from './recipient-rules.js';
 import type { SendAccepted } from './request.js';
 import { acceptTemplateMode } from './submission-template.js';
-import { bracketed, headerOf, prepareSubmitted } from './submitted.js';
+import { headerOf, prepareSubmitted, shapeError } from './submitted.js';
 
 /**
  * SMTP submission's way into the send path (issue 28; the contract with the listener in
@@ -40,8 +41,6 @@ export interface SubmissionAccepted {
   replayed: boolean;
 }
 
-/** Room for the header block in the size limit: the most readHead reads (mime-head.ts). */
-const HEADER_ALLOWANCE = 64 * 1024;
 /**
  * Base64 as MIME writes it: 57 bytes → 76 characters + CRLF = 78 bytes per line (×1.37), so a
  * plan's 15 MiB of attachments take 21.5 MB in DATA.
@@ -52,25 +51,20 @@ const BODY_ALLOWANCE = 256 * 1024;
 
 /**
  * The most bytes a DATA may have for this organization: its plan's attachment allowance (as
- * base64 in MIME) plus 64 KiB of headers and 256 KiB of bodies. Free: 327,680; starter:
+ * base64 in MIME) plus 64 KiB of headers (MAX_HEAD_BYTES, the most readHead reads) and 256 KiB of bodies. Free: 327,680; starter:
  * 7,502,198; pro: 14,676,638; business plans: 21,851,156.
  */
 export function submissionSizeLimit(org: Pick<Organization, 'plan'>): number {
   return sizeForPlan(org.plan);
 }
 
-const sizeForPlan = (plan: Plan): number => encoded(PLAN_ATTACHMENT_LIMIT[plan]) + HEADER_ALLOWANCE + BODY_ALLOWANCE;
+const sizeForPlan = (plan: Plan): number => encoded(PLAN_ATTACHMENT_LIMIT[plan]) + MAX_HEAD_BYTES + BODY_ALLOWANCE;
 
 /** The largest submissionSizeLimit over all plans: EHLO's SIZE. */
 export const SUBMISSION_MAX_SIZE: number = Math.max(...Object.keys(PLAN_ATTACHMENT_LIMIT).map((p) => sizeForPlan(p as Plan)));
 
 /** The stored answer of an accepted submission (replayed to a resubmission of its Message-ID). */
 const respond = (a: SendAccepted): StoredResponse => ({ status: 250, headers: {}, body: JSON.stringify(a) });
-
-/** A refusal of the message's own shape (contract: details.reason), one line fit for an SMTP reply. */
-export function shapeError(reason: 'malformed_message' | 'sender_not_allowed' | 'template_headers', message: string): ApiError {
-  return new ApiError('invalid_body', { message, details: { reason } });
-}
 
 /** DATA → one durable message (committed before it resolves). Throws ApiError for refusals. */
 export async function acceptSubmission(deps: SendDeps, s: Submission): Promise<SubmissionAccepted> {
@@ -93,6 +87,8 @@ export async function acceptSubmission(deps: SendDeps, s: Submission): Promise<S
       fromFields.length === 0 ? 'Malformed message: no From header.' : 'Malformed message: From must name exactly one mailbox.',
     );
   }
+  // The API's address check (parseAddress): nodemailer's parser lets `a@`, `@b` and `a@b..com` through.
+  if (!isEmailAddress(sender.address)) throw shapeError('malformed_message', 'Malformed message: From is not an address.');
   if (s.recipients.length === 0) throw new ApiError('invalid_recipient', { message: 'The message has no recipient.' });
   const kept = headerOf(head, 'message-id');
   const keptMessageId = kept === undefined ? undefined : bracketed(kept);
@@ -129,8 +125,8 @@ const asRecipients = (addresses: readonly string[]): RenderedEmail => ({
 
 /**
  * RCPT TO: one address, given the ones already accepted in this transaction. invalid_recipient
- * (syntax and braces: details.reason 'syntax'; unknown simulator address; live key mixing
- * simulator and real), recipient_blocked, recipient_suppressed.
+ * (syntax and braces: details.reason 'syntax'; unknown simulator address; live key mixing simulator and
+ * real), recipient_blocked, recipient_suppressed.
  */
 export async function checkSubmissionRecipient(
   deps: SendDeps,
@@ -139,7 +135,7 @@ export async function checkSubmissionRecipient(
   accepted: readonly string[],
 ): Promise<void> {
   try {
-    // Template mode writes the envelope into the template's To, a Handlebars field.
+    // Template mode writes the envelope into the template's To, a Handlebars field (accept.ts).
     if (address.includes('{') || address.includes('}')) throw new AddressError('to', address, 'contains a brace');
     parseAddress('to', address);
   } catch (err) {

@@ -4,6 +4,7 @@ import { messageStatusColumn } from './columns.js';
 import { recipientStateColumn, type RecipientState } from './recipient-states.js';
 import type { Dialect } from './dialect.js';
 import type { Database, ProviderEventsTable } from './schema.js';
+import { bracketed } from '../mime/head.js';
 
 /** A provider event as stored (see migration 0004 and schema.ts). */
 export type ProviderEventRow = ProviderEventsTable;
@@ -58,12 +59,6 @@ const PROVIDER_ID_LOCK_CLASS = 4_242_013;
 const EARLY_COLUMNS = 'source, scope, event_key, message_id, org_id, provider_message_id, detail, received_at';
 
 const MATCH_COLUMNS = ['id', 'org_id', 'service_id', 'status', 'credit_taken', 'provider_message_id'] as const;
-
-/** `<id@host>` and `id@host` name the same Message-ID header; stored ones have the brackets. */
-const bracketed = (id: string): string => {
-  const bare = id.trim().replace(/^<|>$/g, '');
-  return `<${bare}>`;
-};
 
 export function providerEventsRepo(db: Kysely<Database>, dialect: Dialect) {
   const toMatched = (row: {

@@ -1,19 +1,22 @@
 import type { Kysely } from 'kysely';
-import { IS_QUEUED, IS_SENDING, type QueueEvent } from './queue-sql.js';
+import { IS_QUEUED, IS_SENDING, type QueueEvent, type QueueEvents } from './queue-sql.js';
 import type { BoundMessages, ReapResult } from './queue-types.js';
 import type { Database } from './schema.js';
 
 /** The statuses boundToService counts, in its order. */
 const BOUND_STATUSES = ['queued', 'sending', 'held', 'held_service_error'] as const;
-/** What moveService moves: a `sending` message is a worker's until its attempt ends. */
-const MOVABLE_STATUSES = ['queued', 'held', 'held_service_error'] as const;
+/**
+ * What moveService moves with its status kept; `held_service_error` is queued again, and a
+ * `sending` message is a worker's until its attempt ends.
+ */
+const KEEP_STATUS_ON_MOVE = ['queued', 'held'] as const;
 
 /**
  * The queue's upkeep, beside a worker's own transitions of the messages it claimed (queue.ts):
  * the reaper taking back expired leases, a fixed service's held messages requeued, the depth
  * /metrics reports. Part of the same `store.queue` repository.
  */
-export function queueUpkeep(db: Kysely<Database>, event: QueueEvent) {
+export function queueUpkeep(db: Kysely<Database>, event: QueueEvent, events: QueueEvents) {
   return {
     /**
      * The reaper: leases that expired (a worker died mid-send) go back to the queue, unless
@@ -134,33 +137,32 @@ export function queueUpkeep(db: Kysely<Database>, event: QueueEvent) {
      * event naming both services (reason `service_moved`). Returns how many moved.
      */
     async moveService(orgId: string, from: string, to: string, now: number): Promise<number> {
-      const rows = await db
-        .selectFrom('messages')
-        .select(['id', 'status'])
+      // Two bulk UPDATEs and one multi-row event insert, not two statements a message: a move
+      // happens in an outage, with a large queue, and on SQLite holds the only writer meanwhile.
+      const requeued = await db
+        .updateTable('messages')
+        .set({ service_id: to, status: 'queued', next_attempt_at: now, updated_at: now })
         .where('org_id', '=', orgId)
-        .where('status', 'in', MOVABLE_STATUSES)
+        .where('status', '=', 'held_service_error')
         .where('service_id', '=', from)
+        .returning('id')
         .execute();
-      let moved = 0;
-      for (const { id, status } of rows) {
-        const held = status === 'held_service_error';
-        const r = await db
-          .updateTable('messages')
-          .set(
-            held
-              ? { service_id: to, status: 'queued', next_attempt_at: now, updated_at: now }
-              : { service_id: to, updated_at: now },
-          )
-          .where('id', '=', id)
-          .where('status', '=', status)
-          .where('service_id', '=', from)
-          .executeTakeFirst();
-        if (r.numUpdatedRows === 0n) continue;
-        moved += 1;
-        // `queued`, as a fixed service's requeue writes: no new event type for webhooks to learn.
-        await event(id, 'queued', now, { reason: 'service_moved', from, to });
-      }
-      return moved;
+      const kept = await db
+        .updateTable('messages')
+        .set({ service_id: to, updated_at: now })
+        .where('org_id', '=', orgId)
+        .where('status', 'in', KEEP_STATUS_ON_MOVE)
+        .where('service_id', '=', from)
+        .returning('id')
+        .execute();
+      const moved = [...requeued, ...kept];
+      // `queued`, as a fixed service's requeue writes: no new event type for webhooks to learn.
+      const detail = JSON.stringify({ reason: 'service_moved', from, to });
+      await events(
+        moved.map((m) => ({ message_id: m.id, type: 'queued', at: now, detail })),
+        now,
+      );
+      return moved.length;
     },
 
     /** Queue depth and the age of the oldest due message, for /metrics. */

@@ -283,6 +283,6 @@ export function queueRepo(db: Kysely<Database>, dialect: Dialect) {
         .executeTakeFirst();
       if (r.numUpdatedRows > 0n) await event(id, 'queued', now, { reason });
     },
-    ...queueUpkeep(db, event),
+    ...queueUpkeep(db, event, (events, now) => insertEvents(db, dialect, events, now)),
   };
 }

@@ -46,6 +46,16 @@ export function servicesRepo(db: Kysely<Database>, dialect: Dialect) {
       return row === undefined ? undefined : toRecord(row);
     },
 
+    /**
+     * Whether the service exists, holding its row (`FOR SHARE` on PostgreSQL) until the
+     * transaction ends, so a concurrent delete waits for it; SQLite's single writer already
+     * serialises the two. In a transaction only.
+     */
+    async lockShared(orgId: string, id: string): Promise<boolean> {
+      const q = db.selectFrom('services').select('id').where('org_id', '=', orgId).where('id', '=', id);
+      return (await (dialect === 'postgres' ? q.forShare() : q).executeTakeFirst()) !== undefined;
+    },
+
     async getDefault(orgId: string): Promise<Service | undefined> {
       const row = (await byDefault(db, dialect, { org_id: orgId })).rows[0];
       return row === undefined ? undefined : toRecord(row);

@@ -14,18 +14,18 @@ import { AUTH_UNAVAILABLE, BAD_CREDENTIALS, type SmtpRefusal } from './replies.j
  * passes then, as the admin token does (behind NAT one typo-ing client must not lock out the rest).
  */
 
-export interface AuthDeps {
+interface AuthDeps {
   store: Pick<Store, 'catalog'>;
   clock: Clock;
   signIns: SignInLimiter;
 }
 
-export interface LoginAttempt {
+interface LoginAttempt {
   username: string;
   password: string;
   /** PLAIN's authorization identity: empty, or the username itself (no acting for another organization). */
   authzid?: string | undefined;
-  /** The client's address as smtp-server reports it (IPv4-mapped IPv6 already stripped). */
+  /** The client's address as smtp-server reports it (the limiter keys `::ffff:a.b.c.d` as `a.b.c.d`). */
   address: string;
 }
 
@@ -39,12 +39,7 @@ export interface Login {
   keyValue: string;
 }
 
-export type LoginOutcome = { ok: true; login: Login } | { ok: false; refusal: SmtpRefusal; error?: unknown };
-
-/** `::ffff:a.b.c.d` → `a.b.c.d`, so the limiter's key is the one Fastify's request.ip gives on an IPv4 listener. */
-export function peerAddress(remote: string): string {
-  return remote.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
-}
+type LoginOutcome = { ok: true; login: Login } | { ok: false; refusal: SmtpRefusal; error?: unknown };
 
 async function matches(deps: AuthDeps, attempt: LoginAttempt): Promise<Login | undefined> {
   if (attempt.authzid !== undefined && attempt.authzid !== '' && attempt.authzid !== attempt.username) return undefined;
@@ -58,7 +53,6 @@ async function matches(deps: AuthDeps, attempt: LoginAttempt): Promise<Login | u
 
 /** Checks one AUTH; a storage error is 454 4.7.0 and not counted (RFC 4954 §6: a temporary failure). */
 export async function checkLogin(deps: AuthDeps, attempt: LoginAttempt): Promise<LoginOutcome> {
-  const address = peerAddress(attempt.address);
   let login: Login | undefined;
   try {
     login = await matches(deps, attempt);
@@ -66,15 +60,12 @@ export async function checkLogin(deps: AuthDeps, attempt: LoginAttempt): Promise
     return { ok: false, refusal: AUTH_UNAVAILABLE, error };
   }
   if (login !== undefined) return { ok: true, login };
-  const wait = deps.signIns.retryAfterSeconds(address);
-  if (wait !== undefined) {
-    return {
-      ok: false,
-      refusal: { code: 454, enhanced: '4.7.0', text: `Too many failed logins from this address; try again in ${wait} seconds` },
-    };
-  }
-  deps.signIns.fail(address);
-  return { ok: false, refusal: BAD_CREDENTIALS };
+  const wait = deps.signIns.refuse(attempt.address);
+  if (wait === undefined) return { ok: false, refusal: BAD_CREDENTIALS };
+  return {
+    ok: false,
+    refusal: { code: 454, enhanced: '4.7.0', text: `Too many failed logins from this address; try again in ${wait} seconds` },
+  };
 }
 
 /**

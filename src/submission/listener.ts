@@ -1,10 +1,11 @@
-import type { AddressInfo } from 'node:net';
-import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import type { SMTPServer, SMTPServerOptions } from 'smtp-server';
+import type { TlsMaterial } from '../config/tls.js';
 import type { SignInLimiter } from '../protection/sign-in-limiter.js';
 import type { SendDeps } from '../send/accept.js';
 import { checkLogin, type Login } from './auth.js';
 import { transactionHooks, type SubmissionPipeline } from './transaction.js';
-import { ownEnhancedCodes, smtpError, TLS_FIRST } from './replies.js';
+import { createSmtpServer, listenSmtp, type SmtpListening, type SmtpLog } from '../smtp/server.js';
+import { ownEnhancedCodes, refusalError, TLS_FIRST } from './replies.js';
 
 /**
  * The SMTP submission listener of `mailroom serve` (issue 28): an authenticated MSA in front of
@@ -13,15 +14,7 @@ import { ownEnhancedCodes, smtpError, TLS_FIRST } from './replies.js';
  */
 
 /** 50 recipients per message: SES, Postmark and Resend cap one message at 50 addresses. */
-export const MAX_RECIPIENTS = 50;
-/** What a server closing (SIGTERM) gives open sessions before it cuts them, ms: inside serve's 10 s grace. */
-const CLOSE_TIMEOUT_MS = 5_000;
-
-export interface SubmissionLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+const MAX_RECIPIENTS = 50;
 
 export interface SubmissionDeps {
   sendDeps: SendDeps;
@@ -29,12 +22,7 @@ export interface SubmissionDeps {
   signIns: SignInLimiter;
   /** What DATA and RCPT call (src/send/submission.ts), and the sizes they allow. */
   pipeline: SubmissionPipeline;
-  log: SubmissionLog;
-}
-
-export interface TlsPair {
-  cert: Buffer;
-  key: Buffer;
+  log: SmtpLog;
 }
 
 export interface SubmissionOptions {
@@ -43,7 +31,7 @@ export interface SubmissionOptions {
   /** An implicit-TLS listener beside it (465); needs `tls`. */
   tlsPort?: number | undefined;
   /** Certificate and key: STARTTLS offered, implicit TLS possible. Absent: STARTTLS disabled. */
-  tls?: TlsPair | undefined;
+  tls?: TlsMaterial | undefined;
   /** Development, or MAILROOM_SUBMISSION_ALLOW_INSECURE=true: AUTH before (or without) TLS. */
   allowInsecureAuth: boolean;
   maxClients: number;
@@ -58,7 +46,7 @@ export interface SubmissionListener {
   port: number;
   tlsPort: number | undefined;
   /** SIGHUP: new handshakes get the new certificate, open sessions keep theirs. */
-  updateCertificate(pair: TlsPair): void;
+  updateCertificate(pair: TlsMaterial): void;
   close(): Promise<void>;
 }
 
@@ -71,7 +59,6 @@ function serverOptions(
   return {
     name: options.name,
     banner: 'mailroom submission',
-    logger: false,
     secure,
     ...(options.tls === undefined ? {} : { key: options.tls.key, cert: options.tls.cert }),
     // Never smtp-server's built-in certificate (its private key is public): no files, no STARTTLS.
@@ -86,8 +73,6 @@ function serverOptions(
     maxClients: options.maxClients,
     maxRecipients: MAX_RECIPIENTS,
     socketTimeout: options.idleMs,
-    closeTimeout: CLOSE_TIMEOUT_MS,
-    disableReverseLookup: true,
     onConnect(session, callback) {
       // The connection is in `connections` before onConnect runs (smtp-server.js connect()).
       for (const c of server()?.connections ?? []) if (c.id === session.id) ownEnhancedCodes(c);
@@ -96,7 +81,7 @@ function serverOptions(
     onAuth(auth, session, callback) {
       // Defence only: with STARTTLS offered the library refuses first (538), and production
       // without a certificate or ALLOW_INSECURE does not start (src/config/env-submission.ts).
-      if (!session.secure && !options.allowInsecureAuth) return callback(smtpError(TLS_FIRST));
+      if (!session.secure && !options.allowInsecureAuth) return callback(refusalError(TLS_FIRST));
       const attempt = {
         username: auth.username ?? '',
         password: auth.password ?? '',
@@ -108,7 +93,7 @@ function serverOptions(
           if (outcome.ok) return callback(null, { user: outcome.login satisfies Login });
           if (outcome.error !== undefined)
             deps.log.warn({ err: outcome.error, remote: session.remoteAddress }, 'SMTP submission: checking a login failed');
-          callback(smtpError(outcome.refusal));
+          callback(refusalError(outcome.refusal));
         },
         (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
       );
@@ -117,53 +102,41 @@ function serverOptions(
   };
 }
 
-async function listen(server: SMTPServer, port: number, host: string): Promise<number> {
-  await new Promise<void>((resolve, reject) => {
-    server.server.once('error', reject);
-    server.listen(port, host, () => {
-      server.server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.server.address();
-  return address !== null && typeof address === 'object' ? (address satisfies AddressInfo).port : port;
-}
-
 function create(deps: SubmissionDeps, options: SubmissionOptions, secure: boolean): SMTPServer {
   let current: SMTPServer | undefined;
-  const server = new SMTPServer(serverOptions(deps, options, secure, () => current));
-  current = server;
-  // A client's reset, a failed TLS handshake or a socket error must never end the process:
-  // smtp-server emits them on the server (connection errors are forwarded there).
-  server.on('error', (error: Error) =>
-    deps.log.warn({ err: error.message, code: (error as { code?: unknown }).code }, 'SMTP submission connection error'),
+  const server = createSmtpServer(
+    serverOptions(deps, options, secure, () => current),
+    deps.log,
+    'SMTP submission',
   );
+  current = server;
   return server;
 }
 
 export async function startSubmissionListener(deps: SubmissionDeps, options: SubmissionOptions): Promise<SubmissionListener> {
   const plain = create(deps, options, false);
-  const port = await listen(plain, options.port, options.host);
-  let tlsServer: SMTPServer | undefined;
-  let tlsPort: number | undefined;
-  if (options.tlsPort !== undefined && options.tls !== undefined) {
-    tlsServer = create(deps, options, true);
-    try {
-      tlsPort = await listen(tlsServer, options.tlsPort, options.host);
-    } catch (error) {
-      await new Promise<void>((resolve) => plain.close(() => resolve()));
-      throw error;
+  const servers = [plain];
+  const listening: SmtpListening[] = [];
+  try {
+    listening.push(await listenSmtp(plain, options.port, options.host));
+    if (options.tlsPort !== undefined && options.tls !== undefined) {
+      const tlsServer = create(deps, options, true);
+      servers.push(tlsServer);
+      listening.push(await listenSmtp(tlsServer, options.tlsPort, options.host));
     }
+  } catch (error) {
+    // The second port failed: the first must not keep listening.
+    await Promise.all(listening.map((l) => l.close()));
+    throw error;
   }
-  const servers = tlsServer === undefined ? [plain] : [plain, tlsServer];
   return {
-    port,
-    tlsPort,
+    port: listening[0]?.port ?? options.port,
+    tlsPort: listening[1]?.port,
     updateCertificate(pair) {
       for (const s of servers) s.updateSecureContext({ key: pair.key, cert: pair.cert });
     },
     close: async () => {
-      await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+      await Promise.all(listening.map((l) => l.close()));
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { ErrorCode } from '../errors/catalog.js';
 import { isApiError, type ApiError } from '../errors/api-error.js';
 import { storageTrouble } from '../errors/storage-trouble.js';
+import { smtpError, type SmtpError } from '../smtp/server.js';
 
 /**
  * What the submission listener answers (issue 28, design §4): every reply carries exactly one
@@ -15,11 +16,9 @@ export interface SmtpRefusal {
   text: string;
 }
 
-export type SmtpError = Error & { responseCode: number };
-
-/** What smtp-server's callbacks take: `responseCode` chooses the code, the message starts with our enhanced code. */
-export function smtpError(r: SmtpRefusal): SmtpError {
-  return Object.assign(new Error(`${r.enhanced} ${r.text}`), { responseCode: r.code });
+/** A refusal as smtp-server's callbacks take it: the message starts with our enhanced code. */
+export function refusalError(r: SmtpRefusal): SmtpError {
+  return smtpError(r.code, `${r.enhanced} ${r.text}`);
 }
 
 const refuse = (code: number, enhanced: string, text: string): SmtpRefusal => ({ code, enhanced, text });
@@ -136,7 +135,7 @@ const OURS = /^[245]\.\d{1,3}\.\d{1,3} /;
 
 /**
  * Makes the connection print our enhanced codes: a text that starts with one (every reply of
- * ours, smtpError) is sent with `context = false`, so the library adds none of its own; its own
+ * ours, refusalError) is sent with `context = false`, so the library adds none of its own; its own
  * 538 becomes 5.7.11 (RFC 3207 names no code; 5.7.11 "encryption required", RFC 5248), its
  * DATA_OK 250 never happens (ours carries 2.0.0). Everything else keeps the library's table,
  * which is right for its own replies (530 5.7.0, 452 4.5.3, 503 5.5.1...).

@@ -2,12 +2,13 @@ import type { SMTPServerOptions, SMTPServerSession } from 'smtp-server';
 import type { Caller } from '../domain/caller.js';
 import type { ClientInfo } from '../domain/client.js';
 import type { Organization } from '../domain/types.js';
-import { boundedBody } from '../inbound/listener.js';
 import type { SendDeps } from '../send/accept.js';
 import type { Submission, SubmissionAccepted } from '../send/submission.js';
-import { admitCaller } from '../send/permissions.js';
-import { callerOf, peerAddress, type Login } from './auth.js';
-import { replyFor, smtpError, type SmtpRefusal } from './replies.js';
+import { checkCaller } from '../send/permissions.js';
+import { unmappedIp } from '../net/ip-address.js';
+import { callerOf, type Login } from './auth.js';
+import { readMessage, type SmtpLog } from '../smtp/server.js';
+import { refusalError, replyFor, type SmtpRefusal } from './replies.js';
 
 /**
  * One mail transaction of the submission listener: MAIL FROM (the caller read again, its rules,
@@ -28,7 +29,7 @@ export interface SubmissionPipeline {
 interface TransactionDeps {
   sendDeps: SendDeps;
   pipeline: SubmissionPipeline;
-  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  log: SmtpLog;
 }
 
 type Hooks = Pick<SMTPServerOptions, 'onMailFrom' | 'onRcptTo' | 'onData'>;
@@ -45,9 +46,9 @@ function loginOf(session: SMTPServerSession): Login | undefined {
 }
 
 /** The SMTP peer as the send path's client: an address, and nothing a browser would send. */
-export function smtpClient(session: SMTPServerSession): ClientInfo {
+function smtpClient(session: SMTPServerSession): ClientInfo {
   return {
-    ip: peerAddress(session.remoteAddress),
+    ip: unmappedIp(session.remoteAddress),
     origin: undefined,
     referer: undefined,
     userAgent: undefined,
@@ -61,7 +62,7 @@ export function transactionHooks(deps: TransactionDeps, options: { onBytesKept?:
   const fail = (err: unknown, session: SMTPServerSession, stage: string): Error => {
     const { reply, known } = replyFor(err);
     if (!known) deps.log.error({ err, stage, remote: session.remoteAddress }, 'SMTP submission: unexpected error; answered 451');
-    return smtpError(reply);
+    return refusalError(reply);
   };
   return {
     onMailFrom(address, session, callback) {
@@ -70,12 +71,13 @@ export function transactionHooks(deps: TransactionDeps, options: { onBytesKept?:
       if (login === undefined) return callback(fail(new Error('MAIL FROM without a login'), session, 'mail'));
       (async () => {
         const caller = await callerOf(deps.sendDeps, login);
-        // The flood guard and the organization's rules (suspended, e-mail not verified), as a send's step 2.
-        await admitCaller(caller, smtpClient(session), deps.sendDeps.protection);
+        // The organization's rules (suspended, e-mail not verified), as a send's step 2. No flood
+        // guard: it guards public keys only, and a login is always a private key.
+        checkCaller(caller, smtpClient(session));
         const limit = deps.pipeline.sizeLimit(caller.org);
         const declared = address.args === false ? undefined : (address.args as Record<string, string | undefined>).SIZE;
         // RFC 1870: a declared size over the limit is refused here, before the client sends the message.
-        if (declared !== undefined && Number(declared) > limit) return smtpError(tooBig(limit));
+        if (declared !== undefined && Number(declared) > limit) return refusalError(tooBig(limit));
         callers.set(session, caller);
         return undefined;
       })().then(
@@ -96,27 +98,21 @@ export function transactionHooks(deps: TransactionDeps, options: { onBytesKept?:
       const caller = callers.get(session);
       const limit = caller === undefined ? 0 : deps.pipeline.sizeLimit(caller.org);
       // L8: bytes past the limit are dropped as they arrive, so memory stays bounded per session.
-      const collected = boundedBody(limit);
-      stream.on('data', (chunk: Buffer) => {
-        collected.add(chunk);
-        options.onBytesKept?.(collected.kept);
-      });
-      stream.on('error', (error: Error) => callback(error));
-      stream.on('end', () => {
+      readMessage(stream, limit, options.onBytesKept).then((mime) => {
         if (caller === undefined) return callback(fail(new Error('DATA without a caller'), session, 'data'));
-        if (collected.exceeded || stream.sizeExceeded) return callback(smtpError(tooBig(limit)));
+        if (mime === 'too_big') return callback(refusalError(tooBig(limit)));
         const submission: Submission = {
           caller,
           client: smtpClient(session),
           recipients: session.envelope.rcptTo.map((a) => a.address),
-          mime: collected.body(),
+          mime,
         };
         deps.pipeline.accept(deps.sendDeps, submission).then(
           // Only now, with the message committed: the issue's 250 is as durable as the API's 202.
           (accepted) => callback(null, `2.0.0 Ok: queued as ${accepted.messageId}`),
           (err: unknown) => callback(fail(err, session, 'data')),
         );
-      });
+      }, callback);
     },
   };
 }

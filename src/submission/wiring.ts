@@ -1,8 +1,11 @@
 import type { Config } from '../config/env.js';
+import type { SubmissionSettings } from '../config/env-submission.js';
+import type { TlsMaterial } from '../config/tls.js';
 import type { SignInLimiter } from '../protection/sign-in-limiter.js';
 import type { SendDeps } from '../send/accept.js';
 import { acceptSubmission, checkSubmissionRecipient, SUBMISSION_MAX_SIZE, submissionSizeLimit } from '../send/submission.js';
-import { startSubmissionListener, type SubmissionListener, type SubmissionLog, type TlsPair } from './listener.js';
+import type { SmtpLog } from '../smtp/server.js';
+import { startSubmissionListener, type SubmissionListener } from './listener.js';
 import type { SubmissionPipeline } from './transaction.js';
 
 /** The send path's submission entry points (src/send/submission.ts), as the listener calls them. */
@@ -13,6 +16,12 @@ export const SEND_PIPELINE: SubmissionPipeline = {
   maxSize: SUBMISSION_MAX_SIZE,
 };
 
+/** What tests may replace: the pipeline (a stub), and a probe of the bytes a DATA holds. */
+export interface SubmissionSeams {
+  pipeline?: SubmissionPipeline;
+  onBytesKept?: (bytes: number) => void;
+}
+
 /**
  * The submission listener of `mailroom serve` over the process's send path (the same SendDeps
  * as the HTTP API: one idempotency guard, so an HTTP send and an SMTP resubmission see each
@@ -21,13 +30,14 @@ export const SEND_PIPELINE: SubmissionPipeline = {
  */
 export function startSubmission(
   config: Pick<Config, 'submission' | 'env'>,
-  deps: { sendDeps: SendDeps; signIns: SignInLimiter; log: SubmissionLog },
-  tls: TlsPair | undefined,
+  deps: { sendDeps: SendDeps; signIns: SignInLimiter; log: SmtpLog },
+  tls: TlsMaterial | undefined,
+  seams: SubmissionSeams = {},
 ): Promise<SubmissionListener | undefined> {
   const settings = config.submission;
   if (settings === undefined) return Promise.resolve(undefined);
   return startSubmissionListener(
-    { ...deps, pipeline: SEND_PIPELINE },
+    { ...deps, pipeline: seams.pipeline ?? SEND_PIPELINE },
     {
       port: settings.port,
       host: settings.host,
@@ -37,16 +47,15 @@ export function startSubmission(
       allowInsecureAuth: config.env === 'development' || settings.allowInsecure,
       maxClients: settings.maxClients,
       idleMs: settings.idleMs,
-      name: new URL(deps.sendDeps.config.baseUrl).hostname || 'mailroom.local',
+      name: deps.sendDeps.messageIdHost,
+      onBytesKept: seams.onBytesKept,
     },
   );
 }
 
 /** The start line: where it listens and how TLS is offered. */
-export function submissionLine(config: Pick<Config, 'submission'>, listener: SubmissionListener): string {
-  const s = config.submission;
-  const host = s?.host ?? '0.0.0.0';
-  const mode = s?.tls === undefined ? 'no TLS' : 'STARTTLS';
-  const tls = listener.tlsPort === undefined ? '' : `, implicit TLS on ${host}:${listener.tlsPort}`;
-  return `SMTP submission on ${host}:${listener.port} (${mode})${tls}`;
+export function submissionLine(settings: SubmissionSettings, listener: SubmissionListener): string {
+  const mode = settings.tls === undefined ? 'no TLS' : 'STARTTLS';
+  const tls = listener.tlsPort === undefined ? '' : `, implicit TLS on ${settings.host}:${listener.tlsPort}`;
+  return `SMTP submission on ${settings.host}:${listener.port} (${mode})${tls}`;
 }

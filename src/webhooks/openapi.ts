@@ -2,6 +2,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { TIMELINE_EVENT_MEANINGS, TIMELINE_EVENT_TYPES } from '../domain/timeline.js';
 import { EVENT_SOURCES } from '../domain/event-sources.js';
 import { WEBHOOK_EVENT_TYPES } from './types.js';
+import { TemplateIdSchema } from '../domain/template-id.js';
 
 /**
  * The OpenAPI 3.1 `webhooks` object (issue 13): one entry per event type, each a POST the
@@ -13,9 +14,7 @@ import { WEBHOOK_EVENT_TYPES } from './types.js';
 const MessageEventData = Type.Object({
   message_id: Type.String(),
   organization_id: Type.String(),
-  template_id: Type.String({
-    description: "The template's id; '@smtp' for a message submitted over SMTP and sent as submitted (no template)",
-  }),
+  template_id: TemplateIdSchema,
   service_id: Type.String(),
   status: Type.String({
     description:

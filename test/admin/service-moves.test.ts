@@ -1,9 +1,10 @@
 import { expect, it } from 'vitest';
-import { freshAppEach, type TestApp } from '../support/app.js';
+import { buildTestApp, freshAppEach, type TestApp } from '../support/app.js';
 import { admin, createOrg } from '../support/admin.js';
 import { expectError } from '../support/http.js';
 import { eventMessageIds, insertMessage } from '../support/db.js';
 import { describeDialects } from '../support/dialects.js';
+import { openTestStore } from '../support/stores.js';
 
 /**
  * Issue 29: deleting a service stranded its mail. A delete is refused (409) while messages are
@@ -108,4 +109,41 @@ describeDialects('moving messages off a service, and its delete, on %s', (dialec
     expect((await admin(t, 'DELETE', '/organizations/acme/services/old')).statusCode).toBe(204);
     expectError(await admin(t, 'DELETE', '/organizations/acme/services/old'), 404, 'not_found');
   });
+
+  it.skipIf(skip)(
+    'a move onto a service deleted at the same time (a second app, its own connections) never strands mail',
+    async () => {
+      await createOrg(t);
+      await admin(t, 'PUT', '/organizations/acme/services/s0', OUTBOX);
+      // Enough messages that a move takes a while: a delete has room to slip into its middle.
+      for (let i = 0; i < 200; i++) await insertMessage(t.store, 'acme', `msg_${i}`, 'queued', i, true, 's0');
+      const store = await openTestStore(t.database.url, t.clock);
+      const other = await buildTestApp(t.config, { store, clock: t.clock });
+      try {
+        let holder = 's0';
+        const outcomes = new Set<string>();
+        for (let round = 1; round <= 8; round++) {
+          const to = `s${round}`;
+          expect((await admin(t, 'PUT', `/organizations/acme/services/${to}`, OUTBOX)).statusCode).toBe(201);
+          const [move, del] = await Promise.all([
+            admin(t, 'POST', `/organizations/acme/services/${holder}/move-messages`, { to }),
+            admin({ ...t, app: other }, 'DELETE', `/organizations/acme/services/${to}`),
+          ]);
+          const outcome = `${move.statusCode}/${del.statusCode}`;
+          outcomes.add(outcome);
+          // Either the move went first (the delete then counts its messages: 409), or the delete did (404).
+          expect(['200/409', '404/204'], `${outcome}: ${move.body} ${del.body}`).toContain(outcome);
+          if (move.statusCode === 200) holder = to;
+          const on = new Set((await Promise.all(Array.from({ length: 200 }, (_, i) => serviceOf(`msg_${i}`)))).map(String));
+          expect([...on]).toEqual([holder]);
+          expect(await t.store.services.get('acme', holder)).toBeDefined();
+        }
+        expect(outcomes.size).toBeGreaterThan(0);
+      } finally {
+        await other.close();
+        await store.close();
+      }
+    },
+    60_000,
+  );
 });

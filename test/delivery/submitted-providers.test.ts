@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { OutgoingEmail } from '../../src/delivery/transport.js';
+import { mailgunTransport } from '../../src/delivery/transports/mailgun.js';
 import { postmarkTransport } from '../../src/delivery/transports/postmark.js';
 import { resendTransport } from '../../src/delivery/transports/resend.js';
 import { sendgridTransport } from '../../src/delivery/transports/sendgrid.js';
 import { sesTransport } from '../../src/delivery/transports/ses.js';
 import { closerPerTest } from '../support/cleanup.js';
+import { startMailgunFake } from '../support/providers/fakes/mailgun.js';
 import { startPostmark } from '../support/providers/fakes/postmark.js';
 import { startResend } from '../support/providers/fakes/resend.js';
 import { startSendgrid } from '../support/providers/fakes/sendgrid.js';
@@ -12,8 +14,8 @@ import { startSesFake } from '../support/providers/fakes/ses.js';
 import { serviceRow } from '../support/providers/transport.js';
 import { message } from '../send/submission-support.js';
 
-// A submitted message (SMTP submission, issue 28) at each provider: SES takes the stored bytes as
-// they are; the JSON-only APIs (Postmark, SendGrid, Resend) get them parsed into their fields.
+// A submitted message (SMTP submission, issue 28) at each provider: SES and Mailgun take the stored
+// bytes as they are; the JSON-only APIs (Postmark, SendGrid, Resend) get them parsed into their fields.
 
 const PDF = Buffer.from('%PDF-1.7 a report\n');
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
@@ -108,6 +110,22 @@ describe('a submitted message at each provider', () => {
       'carl@example.com',
       'hidden@example.net',
     ]);
+  });
+
+  it('Mailgun: messages.mime is the stored bytes, every envelope recipient a `to` field', async () => {
+    const account = { domain: 'mg.acme.test', apiKey: 'key-mailroom-test-0001' };
+    const fake = await startMailgunFake(account, closer);
+    const transport = mailgunTransport(
+      serviceRow('mailgun', { mailgun: { domain: account.domain, api_key: account.apiKey, endpoint: fake.url } }),
+      CONTEXT,
+    );
+    closer.defer(() => transport.close());
+    const receipt = await transport.send(MAIL);
+    expect(fake.requests).toEqual([{ method: 'POST', path: '/v3/mg.acme.test/messages.mime', status: 200 }]);
+    expect(fake.received[0]?.mime.equals(MIME)).toBe(true);
+    expect(fake.received[0]?.to).toEqual(['ann@example.com', 'carl@example.com', 'hidden@example.net']);
+    expect(fake.received[0]?.variables).toEqual({ mailroom_message_id: 'msg_submitted0001' });
+    expect(receipt.providerMessageId).toBe('sub-1@app.acme.test');
   });
 
   it('Postmark: subject, bodies, recipients by header, attachments with the inline content id, headers', async () => {

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { inboxBlobKey } from '../../src/delivery/transports/sandbox.js';
 import { databaseOf } from '../support/db.js';
 import { deliveryHarness, seedSmtpOrg, smtpService } from '../support/delivery.js';
@@ -126,6 +126,36 @@ describeDialects('submitted messages delivered on %s', (dialect, skip) => {
     expect((await t.store.messages.get('acme', delivered.messageId))?.status).toBe('delivered');
     expect((await t.store.messages.get('acme', bounced.messageId))?.status).toBe('bounced');
   });
+
+  it.skipIf(skip)(
+    'the bytes are read where used only: not for simulator addresses, not for a retry already captured',
+    async () => {
+      const t = await h.app();
+      const sink = await h.sink(t);
+      await seedSmtpOrg(t.store, smtpService(sink.port), { keys: KEYS });
+      const deps = depsFor(t, h.closer);
+      const reads = vi.spyOn(t.store.messages, 'submittedMime');
+      const simulated = await submit(deps, await callerOf(t.store, PRIVATE_KEY), message(['From: app@acme.test']), [
+        'delivered@simulator.mailroom.test',
+      ]);
+      const captured = await submit(deps, await callerOf(t.store, TEST_MODE_KEY), message(['From: app@acme.test']), [
+        'softbounce@simulator.mailroom.test',
+      ]);
+      const blobs = testBlobs(h.closer);
+      const { worker } = h.worker(t, { blobs });
+      await worker.runOnce();
+      // softbounce@ asks for a retry; the first attempt captured the message (its one read).
+      expect(reads.mock.calls).toEqual([[captured.messageId]]);
+      t.clock.advance(60_000);
+      await worker.runOnce();
+      expect(reads.mock.calls).toEqual([[captured.messageId]]);
+      expect((await t.store.messages.get('acme', captured.messageId))?.attempts).toBe(2);
+      expect((await t.store.messages.get('acme', captured.messageId))?.status).toBe('delivered');
+      expect((await t.store.messages.get('acme', simulated.messageId))?.status).toBe('delivered');
+      expect((await blobs.get(inboxBlobKey('acme', captured.messageId))).length).toBeGreaterThan(0);
+      expect(sink.received).toHaveLength(0);
+    },
+  );
 
   it.skipIf(skip)('a submitted message whose bytes are gone fails on its own', async () => {
     const t = await h.app();

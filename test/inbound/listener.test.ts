@@ -4,13 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { verpAddress } from '../../src/delivery/verp.js';
 import { newSortableId } from '../../src/domain/ids.js';
 import type { ProviderEvent } from '../../src/events/types.js';
-import {
-  boundedBody,
-  MAX_INBOUND_BYTES,
-  startInboundListener,
-  type InboundListener,
-  type ListenerDeps,
-} from '../../src/inbound/listener.js';
+import { MAX_INBOUND_BYTES, startInboundListener, type InboundListener, type ListenerDeps } from '../../src/inbound/listener.js';
+import { boundedBody } from '../../src/smtp/server.js';
 import { bounceReport } from '../support/bounce-reports.js';
 
 const SECRET = 'listener-test-secret-0123456789abcdef';

@@ -31,6 +31,8 @@ const NO_HTTP = [
   'bootstrap',
   'testmode',
   'submission',
+  'smtp',
+  'mime',
 ];
 /** The HTTP layer: the app, its routes and plugins, the admin API, the error handler, the CLI that serves them. */
 const HTTP_LAYER = ['http', 'admin', 'errors', 'cli', 'app.ts'];

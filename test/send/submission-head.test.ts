@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { decodeWords, fieldValues, mailboxes, readHead, withoutFields } from '../../src/send/mime-head.js';
+import { decodeEncodedWords } from '../../src/mime/encoded-words.js';
+import { decodedHeaderText, fieldValues, mailboxes, prependFields, readHead, rewriteHead } from '../../src/mime/head.js';
 import { checkSubmittedAttachments, dropOnDelivery } from '../../src/send/submitted.js';
 import { SUBMISSION_MAX_SIZE, submissionSizeLimit } from '../../src/send/submission.js';
 
-// The byte-level header functions of SMTP submission (src/send/mime-head.ts): what is removed is
+// The byte-level header functions of SMTP submission (src/mime/head.ts): what is removed is
 // exactly the field, folded lines included, and not one other byte.
 
 const strip = (text: string): string => {
   const raw = Buffer.from(text, 'latin1');
   const head = readHead(raw);
   if (head === undefined) throw new Error('no head');
-  return withoutFields(raw, head, dropOnDelivery).toString('latin1');
+  return rewriteHead(raw, head, dropOnDelivery, []).toString('latin1');
 };
 
 describe('submitted header block', () => {
@@ -44,11 +45,28 @@ describe('submitted header block', () => {
     );
     if (head === undefined) throw new Error('no head');
     expect(fieldValues(head, 'Message-ID')).toEqual(['<abc@x.test>']);
-    expect(decodeWords(fieldValues(head, 'subject')[0] ?? '')).toBe('Grüße aus Köln');
+    expect(decodeEncodedWords(fieldValues(head, 'subject')[0] ?? '')).toBe('Grüße aus Köln');
     expect(mailboxes('=?utf-8?Q?Doe=2C_Jane?= <j@x.test>, "B" <b@x.test>')).toEqual([
       { name: 'Doe, Jane', address: 'j@x.test' },
       { name: 'B', address: 'b@x.test' },
     ]);
+  });
+
+  it('one RFC 2047 decoder: a character split across two words is one character in a subject or a name', () => {
+    // "é" is C3 A9 in UTF-8, one byte per word (the test inbox's decoder, src/mime/encoded-words.ts).
+    expect(decodedHeaderText('=?UTF-8?Q?caf=C3?=\r\n =?UTF-8?B?qQ==?= ouvert')).toBe('café ouvert');
+    expect(mailboxes('=?UTF-8?Q?Ren=C3?= =?UTF-8?Q?=A9e?= <r@x.test>')).toEqual([{ name: 'Renée', address: 'r@x.test' }]);
+  });
+
+  it('fields are added and removed in one copy, in the message line ending; nothing to do is no copy', () => {
+    const raw = Buffer.from('Bcc: x@y.test\nFrom: a@acme.test\n\nbody\r\nline\r\n');
+    const head = readHead(raw);
+    if (head === undefined) throw new Error('no head');
+    expect(rewriteHead(raw, head, dropOnDelivery, ['Date: d']).toString()).toBe('Date: d\nFrom: a@acme.test\n\nbody\r\nline\r\n');
+    expect(rewriteHead(raw, head, () => false, [])).toBe(raw);
+    // The delivery path's tracking headers (compose.ts): the first line's ending, not a CRLF in the body.
+    expect(prependFields(raw, ['X-T: 1']).toString()).toBe(`X-T: 1\n${raw.toString()}`);
+    expect(prependFields(Buffer.from('A: 1\r\n\r\n'), ['X-T: 1']).toString()).toBe('X-T: 1\r\nA: 1\r\n\r\n');
   });
 
   it('a header block that does not end within 64 KiB is no head; a short message without body is all head', () => {

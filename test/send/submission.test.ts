@@ -9,7 +9,7 @@ import type { OrgInput } from '../support/orgs.js';
 import { PRIVATE_KEY, PUBLIC_KEY, seedOrg } from '../support/seed.js';
 import { messageCount } from '../support/stored.js';
 import { deliveryRows, insertEndpoint } from '../support/webhooks/dispatch.js';
-import { BASIC_HEADERS, callerOf, depsFor, message, refusal, submit, TEST_MODE_KEY } from './submission-support.js';
+import { BASIC_HEADERS, callerOf, depsFor, message, refusal, submit, TEST_MODE_KEY } from '../support/submission.js';
 
 // acceptSubmission and checkSubmissionRecipient (src/send/submission.ts) on both databases: a
 // submitted message becomes a message like an API send's, refused as the API refuses.
@@ -117,6 +117,64 @@ describeDialects('SMTP submission acceptance on %s', (dialect, skip) => {
     expect(notObject).toMatchObject({ code: 'invalid_body', reason: 'template_headers' });
     const unknown = await refusal(submit(deps, caller, message([head[0] ?? '', 'X-Mailroom-Template: nope'])));
     expect(unknown.code).toBe('template_not_found');
+  });
+
+  it.skipIf(skip)(
+    "template mode: Params read as written; the envelope replaces the template's own To and Cc, dynamic ones too",
+    async () => {
+      const contact: NonNullable<OrgInput['templates']>[number] = {
+        id: 'contact',
+        subject: 'Message from {{name}}',
+        to: 'owner@acme.test',
+        from_email: 'noreply@acme.test',
+        text: '{{message}}',
+        params: [
+          { name: 'name', type: 'string', required: true },
+          { name: 'email', type: 'email', required: true },
+          { name: 'message', type: 'string', required: true },
+        ],
+      };
+      const dynamic = { ...contact, id: 'dynamic', to: '{{email}}', cc: '{{name}}@cc.test' };
+      const { t, deps } = await setup({ templates: [contact, dynamic] });
+      const caller = await callerOf(t.store, PRIVATE_KEY);
+      // Two spaces, and text that merely looks like an RFC 2047 word: JSON's own, kept as they are.
+      const params = JSON.stringify({ name: 'Ann', email: 'ann@example.com', message: 'two  spaces =?utf-8?q?hi?=' });
+      const head = (id: string, n: number) => [
+        'From: a@acme.test',
+        `Message-ID: <tpl-${n}@app.acme.test>`,
+        `X-Mailroom-Template: ${id}`,
+      ];
+      const send = async (id: string, n: number, recipients: string[]) => {
+        const a = await submit(deps, caller, message([...head(id, n), `X-Mailroom-Params: ${params}`]), recipients);
+        return JSON.parse((await t.store.messages.content(a.messageId))?.content ?? '{}');
+      };
+      const first = await send('contact', 1, ['ann@example.com', 'bob@example.com']);
+      expect(first).toMatchObject({
+        subject: 'Message from Ann',
+        text: 'two  spaces =?utf-8?q?hi?=',
+        to: [{ address: 'ann@example.com' }, { address: 'bob@example.com' }],
+        cc: [],
+        bcc: [],
+      });
+      // The template's own To/Cc, dynamic and without allow_dynamic_recipients, are not the envelope's.
+      expect(await send('dynamic', 3, ['dora@example.com'])).toMatchObject({ to: [{ address: 'dora@example.com' }], cc: [] });
+    },
+  );
+
+  it.skipIf(skip)('a From that is no address is malformed, with or without the service sender rule', async () => {
+    const { t, deps } = await setup({ services: [{ id: 'outbox', provider: 'outbox', default: true }] });
+    const caller = await callerOf(t.store, PRIVATE_KEY);
+    for (const from of ['a@', 'a@b..com', 'Ann <ann@>']) {
+      const r = await refusal(submit(deps, caller, message([`From: ${from}`, 'Subject: s'])));
+      expect(r).toMatchObject({
+        code: 'invalid_body',
+        reason: 'malformed_message',
+        message: 'Malformed message: From is not an address.',
+      });
+    }
+    expect(await countMessages(t)).toBe(0);
+    await submit(deps, caller, message(['From: a@elsewhere.test', 'Subject: s']));
+    expect(await countMessages(t)).toBe(1);
   });
 
   it.skipIf(skip)('sender rule L7, malformed messages, attachments on the plan', async () => {

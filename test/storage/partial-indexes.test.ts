@@ -1,14 +1,16 @@
-import Sqlite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate, openDatabase } from '../../src/storage/dialect.js';
 import { messagesRepo } from '../../src/storage/messages.js';
 import { overviewRepo } from '../../src/storage/overview.js';
 import { providerEventsRepo } from '../../src/storage/provider-events.js';
 import { queueRepo } from '../../src/storage/queue.js';
-import type { Database } from '../../src/storage/schema.js';
-import { freshDatabase, PG_URL, postgresAvailable, type TestDatabase } from '../support/stores.js';
+import {
+  type ExplainingSqlite,
+  explainingSqlite,
+  migratedDatabase,
+  type PostgresPlanner,
+  postgresPlanner,
+} from '../support/query-plans.js';
+import { postgresAvailable, type TestDatabase } from '../support/stores.js';
 
 /**
  * Migration 0012 narrows messages_due, messages_leased and messages_provider_message_id to the
@@ -22,48 +24,23 @@ const PARTIAL = {
   messages_provider_message_id: /where .*provider_message_id.* is not null/i,
 };
 
-async function migrated(dialect: 'sqlite' | 'postgres'): Promise<TestDatabase> {
-  const database = await freshDatabase(dialect);
-  const opened = await openDatabase(database.url);
-  await migrate(opened);
-  await opened.file?.close();
-  await opened.db.destroy();
-  return database;
-}
-
 describe('partial queue indexes on SQLite (migration 0012)', () => {
   let database: TestDatabase;
-  let raw: Sqlite.Database;
-  let plans: string[];
-  let db: Kysely<Database>;
+  let sqlite: ExplainingSqlite;
+  let db: ExplainingSqlite['db'];
+  let raw: ExplainingSqlite['raw'];
+  let planOf: ExplainingSqlite['planOf'];
 
   beforeAll(async () => {
-    database = await migrated('sqlite');
-    raw = new Sqlite(database.url.slice('sqlite:'.length));
-    plans = [];
-    const explaining = {
-      close: () => raw.close(),
-      prepare: (text: string) => {
-        if (/^(select|update|delete)/.test(text.trimStart())) {
-          const params = (text.match(/\?/g) ?? []).map(() => 1);
-          const rows = raw.prepare(`explain query plan ${text}`).all(...params) as Array<{ detail: string }>;
-          plans.push(rows.map((r) => r.detail).join(' | '));
-        }
-        return raw.prepare(text);
-      },
-    };
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: explaining }) });
+    database = await migratedDatabase('sqlite');
+    // The claim and the reaper are updates: their plans count too.
+    sqlite = explainingSqlite(database, /^(select|update|delete)/);
+    ({ db, raw, planOf } = sqlite);
   });
   afterAll(async () => {
-    raw.close();
+    sqlite.close();
     await database.drop();
   });
-
-  async function planOf(run: () => Promise<unknown>): Promise<string> {
-    plans = [];
-    await run();
-    return plans.join(' || ');
-  }
 
   it('the three indexes are partial, with the predicates their readers imply', () => {
     for (const [name, predicate] of Object.entries(PARTIAL)) {
@@ -127,41 +104,26 @@ const pgUp = await postgresAvailable();
 
 describe.skipIf(!pgUp)('partial queue indexes on PostgreSQL (migration 0012)', () => {
   let database: TestDatabase;
-  let client: pg.Client;
+  let planner: PostgresPlanner;
+  const planOf = (text: string, params: unknown[] = []) => planner.planOf(text, params);
 
   beforeAll(async () => {
-    database = await migrated('postgres');
-    const schema = new URL(database.url).searchParams.get('schema') ?? '';
-    client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`set search_path to "${schema}"`);
+    database = await migratedDatabase('postgres');
+    planner = await postgresPlanner(database);
   });
   afterAll(async () => {
-    await client.end();
+    await planner.close();
     await database.drop();
   });
 
   it('the three indexes are partial, with the predicates their readers imply', async () => {
-    const { rows } = await client.query<{ indexname: string; indexdef: string }>(
+    const { rows } = await planner.client.query<{ indexname: string; indexdef: string }>(
       'select indexname, indexdef from pg_indexes where schemaname = current_schema() and tablename = $1',
       ['messages'],
     );
     const defs = new Map(rows.map((r) => [r.indexname, r.indexdef]));
     for (const [name, predicate] of Object.entries(PARTIAL)) expect(defs.get(name), name).toMatch(predicate);
   });
-
-  // With sequential scans priced out, the plan shows whether PostgreSQL can prove each reader's
-  // WHERE implies the index's (on an empty table it would rightly scan).
-  const planOf = async (text: string, params: unknown[] = []): Promise<string> => {
-    await client.query('begin');
-    try {
-      await client.query('set local enable_seqscan = off');
-      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`explain ${text}`, params);
-      return rows.map((r) => r['QUERY PLAN']).join('\n');
-    } finally {
-      await client.query('rollback');
-    }
-  };
 
   it("the claim's, the reaper's, the depth's and the provider lookup's statements use them", async () => {
     expect(

@@ -1,11 +1,8 @@
-import Sqlite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate, openDatabase } from '../../src/storage/dialect.js';
 import type { HistoryFilter } from '../../src/storage/history.js';
 import { messagesRepo } from '../../src/storage/messages.js';
-import type { Database } from '../../src/storage/schema.js';
-import { freshDatabase, type TestDatabase } from '../support/stores.js';
+import { type ExplainingSqlite, explainingSqlite, migratedDatabase } from '../support/query-plans.js';
+import type { TestDatabase } from '../support/stores.js';
 
 /**
  * Migration 0011 gives SQLite's planner statistics, so each history filter walks the index
@@ -14,43 +11,21 @@ import { freshDatabase, type TestDatabase } from '../support/stores.js';
  */
 describe('history query plans on SQLite (migration 0011_planner_stats)', () => {
   let database: TestDatabase;
-  let raw: Sqlite.Database;
-  let plans: string[];
-  let history: (f: HistoryFilter) => Promise<unknown>;
+  let sqlite: ExplainingSqlite;
+  let raw: ExplainingSqlite['raw'];
 
   beforeAll(async () => {
-    database = await freshDatabase('sqlite');
-    const opened = await openDatabase(database.url);
-    await migrate(opened);
-    await opened.file?.close();
-    await opened.db.destroy();
-    raw = new Sqlite(database.url.slice('sqlite:'.length));
-    plans = [];
-    const explaining = {
-      close: () => raw.close(),
-      prepare: (text: string) => {
-        if (text.startsWith('select')) {
-          const params = (text.match(/\?/g) ?? []).map(() => 1);
-          const rows = raw.prepare(`explain query plan ${text}`).all(...params) as Array<{ detail: string }>;
-          plans.push(rows.map((r) => r.detail).join(' | '));
-        }
-        return raw.prepare(text);
-      },
-    };
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: explaining }) });
-    const repo = messagesRepo(db, 'sqlite');
-    history = (f) => repo.history('acme', f, 26);
+    database = await migratedDatabase('sqlite');
+    sqlite = explainingSqlite(database);
+    raw = sqlite.raw;
   });
   afterAll(async () => {
-    raw.close();
+    sqlite.close();
     await database.drop();
   });
 
-  async function planOf(f: HistoryFilter): Promise<string> {
-    plans = [];
-    await history(f);
-    return plans.join(' || ');
-  }
+  const planOf = (f: HistoryFilter): Promise<string> =>
+    sqlite.planOf(() => messagesRepo(sqlite.db, 'sqlite').history('acme', f, 26));
 
   it('migration 0011 wrote the statistics', () => {
     const rows = raw.prepare("select idx, stat from sqlite_stat1 where tbl = 'messages'").all() as Array<{

@@ -3,6 +3,7 @@ import { applyConfig } from '../../src/admin/apply.js';
 import { revokeKey } from '../../src/admin/keys.js';
 import { buildApp } from '../../src/app.js';
 import { buildServices } from '../../src/cli/runtime.js';
+import { ManualClock } from '../../src/domain/clock.js';
 import { SignInLimiter } from '../../src/protection/sign-in-limiter.js';
 import { testConfig } from '../support/app.js';
 import { closerPerTest } from '../support/cleanup.js';
@@ -89,4 +90,15 @@ describeDialects('SMTP submission AUTH on %s', (dialect, skip) => {
     expect((await wrongAdmin()).statusCode).toBe(429);
     expect(await authPlain(s.listener.port, 'acme', 'sk_nope_9')).toMatch(/^454 4\.7\.0 /);
   });
+});
+
+it('the limiter keys ::ffff:127.0.0.1 (HTTP or SMTP on ::) and 127.0.0.1 (on 0.0.0.0) as one client', () => {
+  const limiter = new SignInLimiter(new ManualClock());
+  for (let i = 0; i < 3; i++) expect(limiter.refuse('::ffff:127.0.0.1')).toBeUndefined();
+  for (let i = 0; i < 2; i++) expect(limiter.refuse('127.0.0.1')).toBeUndefined();
+  expect(limiter.refuse('127.0.0.1')).toBeGreaterThan(0);
+  expect(limiter.retryAfterSeconds('::FFFF:127.0.0.1')).toBeGreaterThan(0);
+  // Another client, and a plain IPv6 one, keep their own budgets.
+  expect(limiter.retryAfterSeconds('127.0.0.2')).toBeUndefined();
+  expect(limiter.refuse('::1')).toBeUndefined();
 });

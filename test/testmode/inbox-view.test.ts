@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rawComposer } from '../../src/delivery/transports/raw-mime.js';
-import { decodeEncodedWords, headerValue, parseHeaders } from '../../src/testmode/inbox-view.js';
+import { decodeEncodedWords } from '../../src/mime/encoded-words.js';
+import { headerValue, parseHeaders } from '../../src/testmode/inbox-view.js';
 
 const crlf = (...lines: string[]) => Buffer.from(lines.join('\r\n'), 'utf8');
 

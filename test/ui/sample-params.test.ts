@@ -19,7 +19,7 @@ const REQUIRED: ParamSpec[] = [
 describe('the generated first sample', () => {
   it('gives each required parameter a plausible value of its type, and leaves optional ones out', () => {
     expect(generateSample([...REQUIRED, { name: 'note', type: 'string' }])).toEqual({
-      name: 'name',
+      name: 'Ada',
       email: 'ada@example.com',
       site: 'https://example.com/',
       seats: 1,
@@ -27,14 +27,18 @@ describe('the generated first sample', () => {
       vip: true,
       plan: 'pro',
       day: '2026-01-15',
-      body: '<strong>body</strong>',
+      body: '<strong>example body</strong>',
     });
   });
 
   it('keeps inside lengths, bounds and allowed values', () => {
-    expect(sampleValue({ name: 'id', type: 'string', min_length: 5 })).toBe('ididid');
-    expect(sampleValue({ name: 'id', type: 'string', min_length: 5, max_length: 5 })).toBe('ididi');
-    expect(sampleValue({ name: 'country', type: 'string', max_length: 2 })).toBe('co');
+    expect(sampleValue({ name: 'id', type: 'string', min_length: 5 })).toBe('example id');
+    expect(sampleValue({ name: 'id', type: 'string', min_length: 12 })).toBe('example idexample id');
+    expect(sampleValue({ name: 'id', type: 'string', min_length: 5, max_length: 5 })).toBe('examp');
+    expect(sampleValue({ name: 'country', type: 'string', max_length: 2 })).toBe('ex');
+    // A person's name reads as one, never as the template printing its variable ("Hi name").
+    expect(sampleValue({ name: 'first_name', type: 'string' })).toBe('Ada');
+    expect(sampleValue({ name: 'note', type: 'string' })).toBe('example note');
     expect(sampleValue({ name: 'n', type: 'integer', minimum: 2.5 })).toBe(3);
     expect(sampleValue({ name: 'n', type: 'integer', maximum: -0.5 })).toBe(-1);
     expect(sampleValue({ name: 'n', type: 'number', minimum: 0.25, maximum: 0.5 })).toBe(0.5);
@@ -73,7 +77,7 @@ describe('a stored sample in the form', () => {
   it('is used as stored, never regenerated: an empty stored sample stays empty', () => {
     const specs: ParamSpec[] = [{ name: 'name', type: 'string', required: true }];
     expect(sampleParts(specs, {}).values).toEqual({});
-    expect(sampleParts(specs, null).values).toEqual({ name: 'name' });
-    expect(sampleParts(specs, undefined).values).toEqual({ name: 'name' });
+    expect(sampleParts(specs, null).values).toEqual({ name: 'Ada' });
+    expect(sampleParts(specs, undefined).values).toEqual({ name: 'Ada' });
   });
 });

@@ -82,9 +82,10 @@ describe('the template editor draft', () => {
     const stored = draftFromResource(RESOURCE);
     expect(stored.samples).toEqual({ name: 'Ada' });
     const generated = draftFromResource({ ...RESOURCE, sample_params: null });
-    expect(generated.samples).toEqual({ name: 'name' });
+    // A person's name reads as one (sample-params.ts), not as the parameter printing its own name.
+    expect(generated.samples).toEqual({ name: 'Ada' });
     const base = draftToWrite(generated, { checkId: false }).write;
-    expect(base.sample_params).toEqual({ name: 'name' });
+    expect(base.sample_params).toEqual({ name: 'Ada' });
     const edited = draftToWrite({ ...generated, samples: { name: 'Grace' } }, { checkId: false }).write;
     expect(changedFields(base, edited)).toEqual({ sample_params: { name: 'Grace' } });
     // A parameter dropped from the schema takes its sample value with it.

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { hrefWithQuery } from '../../ui/src/lib/route-match.js';
+import { formatList, formatSize } from '../../ui/src/lib/format.js';
 import {
-  formatSize,
   hasInboxFilters,
   inboxFiltersFromQuery,
   inboxFiltersToQuery,
-  MODES,
-  modeFromQuery,
-  modeQuery,
   NO_INBOX_FILTERS,
-} from '../../ui/src/lib/test-mode.js';
+  textFiltersFromQuery,
+  textFiltersToQuery,
+} from '../../ui/src/lib/inbox-filters.js';
+import { MODES, modeFromQuery, modeQuery } from '../../ui/src/lib/test-mode.js';
 
 describe('test mode in the hash (issue 27)', () => {
   it('reads test only from mode=test; anything else is live, the default', () => {
@@ -73,5 +73,16 @@ describe('the test inbox filters', () => {
     expect(formatSize(5 * 1024 * 1024)).toBe('5.0 MB');
     expect(formatSize(null)).toBe('—');
     expect(formatSize(-1)).toBe('—');
+  });
+
+  it('lists addresses on one line, an empty or missing list as a dash', () => {
+    expect(formatList(['a@x.test', 'b@x.test'])).toBe('a@x.test, b@x.test');
+    expect(formatList([])).toBe('—');
+    expect(formatList(undefined)).toBe('—');
+  });
+
+  it('reads and writes any text filters the same way (trimmed, empty ones left out)', () => {
+    expect(textFiltersFromQuery(new URLSearchParams('a=%20x%20&c=y'), ['a', 'b'])).toEqual({ a: 'x', b: '' });
+    expect(textFiltersToQuery({ a: ' x ', b: '' }, 'c1')).toEqual({ a: 'x', cursor: 'c1' });
   });
 });

@@ -47,14 +47,13 @@ export function adminTokenGate(adminToken: string, clock: Clock, limiter = new S
   const matches = adminTokenMatcher(adminToken);
   return (presented, address, challenge) => {
     if (matches(presented)) return;
-    const wait = limiter.retryAfterSeconds(address);
+    const wait = limiter.refuse(address);
     if (wait !== undefined) {
       throw new ApiError('rate_limited', {
         message: `Too many wrong admin tokens from this address: try again in ${wait} seconds.`,
         headers: { 'retry-after': String(wait) },
       });
     }
-    limiter.fail(address);
     throw new ApiError('unauthorized', {
       message: 'The admin token is wrong.',
       ...(challenge === undefined ? {} : { headers: challenge }),

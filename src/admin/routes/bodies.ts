@@ -88,6 +88,11 @@ export const ServicePut = Type.Composite(
   { additionalProperties: false },
 );
 export type ServicePut = Static<typeof ServicePut>;
+/** What GET returns may come back whole: `breaker` is read-only and ignored, as `events_url` is. */
+export const ServicePutBody = Type.Composite(
+  [ServicePut, Type.Object({ breaker: Type.Optional(Type.Unknown({ description: 'Read-only: ignored' })) })],
+  { additionalProperties: false },
+);
 
 /** Provider blocks (`smtp`, `ses`, …) merge one level deep (a new api_key alone, a region alone). */
 const PartialBlocks = Object.fromEntries(

@@ -4,7 +4,11 @@ import type { ServiceInput } from '../../resources/inputs.js';
 import { eventsProblems, serviceFields } from '../../resources/normalize.js';
 import { serviceProblems } from '../../resources/provider-settings.js';
 import type { ServiceFields } from '../../storage/services.js';
-import { invalidFields } from './common.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { ApiError } from '../../errors/api-error.js';
+import { stripReadOnly, withoutReadOnly } from '../put-patch.js';
+import type { ServicePutBody } from './bodies.js';
+import { invalidFields, LookupId } from './common.js';
 import { EVENTS_SECRETS, SECRET_MASK, smtpSettings } from './resources.js';
 import { secretRebound, withStoredProviderSecrets } from './service-providers.js';
 
@@ -12,6 +16,24 @@ import { secretRebound, withStoredProviderSecrets } from './service-providers.js
  * A service body as PUT and PATCH store it: normalised as the config file does, with every
  * secret sent back as its mask (what GET shows) replaced by the stored one, where the rules allow.
  */
+
+export const ServiceParams = Type.Object({ org: LookupId, id: LookupId });
+
+export const serviceNotFound = (org: string, id: string): ApiError =>
+  new ApiError('not_found', { message: `Service "${id}" does not exist in organization "${org}".` });
+
+/**
+ * A PUT body (what GET returns, edited) as the service it describes, every read-only field
+ * dropped; with `urlId`, an `id` naming another service is a 400 (PUT's rule).
+ */
+export function servicePutInput(body: Static<typeof ServicePutBody>, urlId?: string): ServiceInput {
+  const {
+    events_url: _url,
+    breaker: _breaker,
+    ...input
+  } = urlId === undefined ? stripReadOnly(body) : withoutReadOnly(body, urlId);
+  return input;
+}
 
 /** What decides where SMTP's `pass` goes: the mask keeps the stored one only while these stay. */
 const SMTP_PASS_BOUND_TO = smtp.settings.destination;

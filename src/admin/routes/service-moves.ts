@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../../http/app-types.js';
 import { responses } from '../../http/schemas.js';
-import type { BoundMessages } from '../../storage/queue-types.js';
 import { ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, LookupId, NoContent } from './common.js';
 import { requireOrganization } from './common.js';
+import { ServiceParams, serviceNotFound as notFound } from './service-fields.js';
 
 /**
  * A service's mail when the service goes (issue 29): a delete is refused while messages wait on
@@ -13,17 +13,11 @@ import { requireOrganization } from './common.js';
  * a service that no longer existed.
  */
 
-const ServiceParams = Type.Object({ org: LookupId, id: LookupId });
 const Bound = Type.Object({
   queued: Type.Integer({ description: 'Queued: due now or waiting for a retry' }),
   sending: Type.Integer({ description: 'In a worker’s hands now (left to finish, never moved)' }),
   held: Type.Integer({ description: 'Held for credits or on the service’s error' }),
 });
-
-const notFound = (org: string, id: string) =>
-  new ApiError('not_found', { message: `Service "${id}" does not exist in organization "${org}".` });
-
-const waiting = (b: BoundMessages): number => b.queued + b.sending + b.held;
 
 export function registerServiceMoveRoutes(app: App, { store }: AppServices): void {
   app.get(
@@ -72,7 +66,9 @@ export function registerServiceMoveRoutes(app: App, { store }: AppServices): voi
         });
       const now = store.clock.now();
       const moved = await store.transaction(async (tx) => {
-        if ((await tx.services.get(org.id, to)) === undefined) throw notFound(org.id, to);
+        // Holds `to` until the move commits: a concurrent DELETE of it waits, then counts the
+        // moved messages (409); or the DELETE went first and `to` is gone (404).
+        if (!(await tx.services.lockShared(org.id, to))) throw notFound(org.id, to);
         return tx.queue.moveService(org.id, id, to, now);
       });
       return { moved };
@@ -98,16 +94,17 @@ export function registerServiceMoveRoutes(app: App, { store }: AppServices): voi
       const org = await requireOrganization(store, request.params.org);
       const { id } = request.params;
       await store.transaction(async (tx) => {
-        if ((await tx.services.get(org.id, id)) === undefined) throw notFound(org.id, id);
+        // The delete first: it takes the row's lock (a move onto it that holds the row goes
+        // first, and its messages are counted below), and the count rolls it back.
+        if (!(await tx.services.delete(org.id, id))) throw notFound(org.id, id);
         const bound = await tx.queue.boundToService(org.id, id);
-        if (waiting(bound) > 0)
+        if (bound.queued + bound.sending + bound.held > 0)
           throw new ApiError('conflict', {
             message:
               `Service "${id}" still has ${bound.queued} queued, ${bound.sending} sending and ${bound.held} held ` +
               'messages: move them to another service first (POST …/move-messages), or wait for them.',
             details: { reason: 'messages_waiting', ...bound },
           });
-        await tx.services.delete(org.id, id);
       });
       return reply.code(204).send();
     },

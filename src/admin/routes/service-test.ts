@@ -4,11 +4,9 @@ import { responses } from '../../http/schemas.js';
 import type { Service } from '../../domain/types.js';
 import { unlessCorrupt } from '../../storage/json.js';
 import { runServiceTest, testServiceSettings } from '../service-test.js';
-import { ServicePut } from './bodies.js';
+import { ServicePutBody } from './bodies.js';
 import { ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, LookupId, requireOrganization } from './common.js';
-import { wantedFields } from './service-fields.js';
-
-const Params = Type.Object({ org: LookupId, id: LookupId });
+import { ServiceParams, servicePutInput, wantedFields } from './service-fields.js';
 
 const TestBody = Type.Object(
   {
@@ -26,10 +24,7 @@ const TestBody = Type.Object(
 /** A service form's body as PUT takes it (what GET returns, edited), with `id` naming the stored service, if any. */
 const FormBody = Type.Object(
   {
-    service: Type.Composite(
-      [ServicePut, Type.Object({ breaker: Type.Optional(Type.Unknown({ description: 'Read-only: ignored' })) })],
-      { additionalProperties: false },
-    ),
+    service: ServicePutBody,
     to: TestBody.properties.to,
   },
   { additionalProperties: false },
@@ -84,7 +79,8 @@ export function registerServiceTestRoutes(app: App, { store, config }: AppServic
     },
     async (request) => {
       const org = await requireOrganization(store, request.params.org);
-      const { id, version: _v, created_at: _c, updated_at: _u, events_url: _e, breaker: _b, ...input } = request.body.service;
+      const { id } = request.body.service;
+      const input = servicePutInput(request.body.service);
       const stored = id === undefined ? undefined : await unlessCorrupt(store.services.get(org.id, id));
       // wantedFields is PUT's own: the masks, their destinations and the provider's required block.
       const fields = wantedFields(id ?? 'unsaved', input, stored);
@@ -109,7 +105,7 @@ export function registerServiceTestRoutes(app: App, { store, config }: AppServic
           "the service and its answer is reported. A failure is 502 `provider_error` with the provider's message, " +
           '`details.reason` (auth, tls, connect, timeout, unverified_sender, other) and `details.stage` (build, verify, send). ' +
           'Nothing is recorded and no credit is taken.',
-        params: Params,
+        params: ServiceParams,
         body: TestBody,
         response: responses({ 200: TestResult }, [
           ...ADMIN_ERRORS,

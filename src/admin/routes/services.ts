@@ -4,15 +4,14 @@ import { ResourceId, type ServiceInput } from '../../resources/inputs.js';
 import type { Service } from '../../domain/types.js';
 import { HTTP_PROVIDER_NAMES, HTTP_PROVIDERS, isHttpProvider } from '../../providers/index.js';
 import { smtp } from '../../providers/smtp.js';
-import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../../http/app-types.js';
 import { responses, Timestamp } from '../../http/schemas.js';
 import { iso } from '../../http/time.js';
-import { checkMerged, mergePatch, withoutReadOnly } from '../put-patch.js';
+import { checkMerged, mergePatch } from '../put-patch.js';
 import { putService } from '../services.js';
-import { wantedFields } from './service-fields.js';
+import { ServiceParams, servicePutInput, serviceNotFound as notFound, wantedFields } from './service-fields.js';
 import { registerServiceMoveRoutes } from './service-moves.js';
-import { ServicePatch, ServicePut } from './bodies.js';
+import { ServicePatch, ServicePut, ServicePutBody } from './bodies.js';
 import {
   ADMIN_BODY_ERRORS,
   ADMIN_ERRORS,
@@ -26,8 +25,6 @@ import {
 import { SECRET_MASK, ServiceResource, serviceResource } from './resources.js';
 import { providerResource, ProviderResourceFields } from './service-providers.js';
 import { unlessCorrupt } from '../../storage/json.js';
-
-const ServiceParams = Type.Object({ org: LookupId, id: LookupId });
 
 /** The service's circuit breaker (issue 14, Failover), read-only: src/delivery/breaker.ts. */
 const BreakerResource = Type.Object({
@@ -44,11 +41,6 @@ const ShownService = Type.Composite([
   ServiceResource,
   Type.Object({ ...ProviderResourceFields, breaker: Type.Optional(BreakerResource) }),
 ]);
-/** What GET returns may come back whole: `breaker` is read-only and ignored, as `events_url` is. */
-const ServicePutBody = Type.Composite(
-  [ServicePut, Type.Object({ breaker: Type.Optional(Type.Unknown({ description: 'Read-only: ignored' })) })],
-  { additionalProperties: false },
-);
 
 /** `a`, `b` or `c`, each in backticks. */
 const orList = (names: readonly string[]): string =>
@@ -68,9 +60,6 @@ function destinations(firstAlso: boolean): string {
   });
   return named.map((n, i) => `${n.title}${firstAlso && i === 0 ? ' also' : ''} ${n.fields}`).join('; ');
 }
-
-const notFound = (org: string, id: string) =>
-  new ApiError('not_found', { message: `Service "${id}" does not exist in organization "${org}".` });
 
 export function registerServiceRoutes(app: App, services: AppServices): void {
   const { store, config, metrics } = services;
@@ -178,8 +167,7 @@ export function registerServiceRoutes(app: App, services: AppServices): void {
     },
     async (request, reply) => {
       const org = await requireOrganization(store, request.params.org);
-      const { events_url: _url, breaker: _breaker, ...body } = withoutReadOnly(request.body, request.params.id);
-      const { created, service } = await put(org.id, request.params.id, body);
+      const { created, service } = await put(org.id, request.params.id, servicePutInput(request.body, request.params.id));
       reply.code(created ? 201 : 200);
       return show(service);
     },

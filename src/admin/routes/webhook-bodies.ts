@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { WebhookEventsInput, WebhookId, WebhookSecretInput, WebhookSettingsInput } from '../../resources/inputs.js';
+import { WebhookEventsInput, WebhookId, WebhookSecretInput, WebhookSettingsInput } from '../../resources/webhook-inputs.js';
 import { Timestamp } from '../../http/schemas.js';
 import { iso, isoOrNull } from '../../http/time.js';
 import { signingSecrets } from '../../webhooks/signing.js';

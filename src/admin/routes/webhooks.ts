@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { WebhookId } from '../../resources/inputs.js';
+import { WebhookId } from '../../resources/webhook-inputs.js';
 import type { App, AppServices } from '../../http/app-types.js';
 import type { Repos } from '../../storage/store.js';
 import type { WebhookEndpointFields } from '../../storage/webhook-endpoints.js';

@@ -14,6 +14,7 @@ import { responses, Timestamp } from '../schemas.js';
 import { iso, isoOrNull } from '../time.js';
 import { timelineEntry } from './timeline.js';
 import { TimelineEventSchema } from './timeline-schema.js';
+import { TemplateIdSchema } from '../../domain/template-id.js';
 
 /** The body of GET /v1/messages/{id}; the admin API's message detail extends it. */
 export const Message = Type.Object({
@@ -21,9 +22,7 @@ export const Message = Type.Object({
   status: Type.String(),
   created_at: Timestamp,
   sent_at: Type.Union([Timestamp, Type.Null()]),
-  template_id: Type.String({
-    description: "The template's id; '@smtp' for a message submitted over SMTP and sent as submitted (no template)",
-  }),
+  template_id: TemplateIdSchema,
   service_id: Type.String(),
   mode: Type.Union([Type.Literal('live'), Type.Literal('test')], {
     description: 'The mode of the key that sent it: a test message was captured in the test inbox, never sent, never charged',

@@ -14,6 +14,7 @@ import { authenticate } from '../auth.js';
 import { headerValue } from '../headers.js';
 import { decodeCursor, encodeCursor, textFilter } from '../history-query.js';
 import { PRIVATE_KEY_ERRORS, responses, Timestamp } from '../schemas.js';
+import { TemplateIdSchema } from '../../domain/template-id.js';
 
 /**
  * The captured test inbox (issue 27 §4): every message sent with a test key, as its recipients
@@ -26,9 +27,7 @@ const Addresses = Type.Array(Type.String());
 
 export const InboxItemSchema = Type.Object({
   message_id: Type.String(),
-  template_id: Type.String({
-    description: "The template's id; '@smtp' for a message submitted over SMTP and sent as submitted (no template)",
-  }),
+  template_id: TemplateIdSchema,
   subject: Type.Union([Type.String(), Type.Null()]),
   from: Type.String(),
   to: Addresses,

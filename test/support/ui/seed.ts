@@ -1,8 +1,7 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
-import { orgBody } from '../admin.js';
-import type { UiServer } from './server.js';
+import { waitFor } from '../smtp-sink.js';
+import { startReceiver } from '../webhooks/receiver.js';
+import { seedAcmeWithRelay, type UiServer } from './server.js';
 
 /**
  * An organization with something on every screen, for tests that look at all of them (the phone
@@ -25,41 +24,55 @@ export interface EveryScreen {
   webhook: string;
 }
 
-const template = (to: string, subject: string) => ({
-  subject,
-  text: 'Hello {{name}}, your order has shipped.',
-  html: '<h1>Hello {{name}}</h1><p>Your order has shipped.</p>',
-  to,
-  from_email: 'shop@example.com',
-  from_name: 'Shop',
-  params: [{ name: 'name', type: 'string', required: true }],
-  service_id: null,
-  captcha: false,
-  allow_dynamic_recipients: false,
-  allow_attachments: false,
-  strict_params: false,
-  enforce_link_allowlist: false,
-  frozen: false,
-});
+/**
+ * A template's PUT body for the UI tests: `to`, `subject`, a text and an HTML part greeting
+ * `{{name}}` (a required string), no service (the default), every option off. `overrides`
+ * replaces fields (`html: undefined` leaves the HTML part out).
+ */
+export function templateBody(to: string, subject: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    subject,
+    text: 'Hello {{name}}, your order has shipped.',
+    html: '<h1>Hello {{name}}</h1><p>Your order has shipped.</p>',
+    to,
+    from_email: 'shop@example.com',
+    from_name: 'Shop',
+    params: [{ name: 'name', type: 'string', required: true }],
+    service_id: null,
+    captcha: false,
+    allow_dynamic_recipients: false,
+    allow_attachments: false,
+    strict_params: false,
+    enforce_link_allowlist: false,
+    frozen: false,
+    ...overrides,
+  };
+}
 
-/** A loopback webhook receiver answering 200 `thanks`, closed with the server. */
-async function startReceiver(ui: UiServer): Promise<string> {
-  const receiver = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end('thanks'));
+/** POST /v1/send with `key`: expects 202 and returns the message id and status (`name: 'Ada'` unless `params` says). */
+export async function sendWith(
+  ui: UiServer,
+  key: string,
+  templateId: string,
+  params: Record<string, unknown> = { name: 'Ada' },
+): Promise<{ message_id: string; status: string }> {
+  const res = await fetch(`${ui.baseUrl}/v1/send`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ template_id: templateId, template_params: params }),
   });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  ui.cleanup.defer(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
-  return `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/mailroom`;
+  const body = (await res.json()) as { message_id: string; status: string };
+  expect(res.status, JSON.stringify(body)).toBe(202);
+  return body;
 }
 
 /** Waits for a condition (20 s), naming it and printing the server's output if it never holds. */
 async function until(ui: UiServer, ok: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await ok()) return;
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    await waitFor(ok, 20_000, what);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}:\n${ui.output()}`);
   }
-  throw new Error(`${what} did not happen within 20 s:\n${ui.output()}`);
 }
 
 async function created(reply: Promise<{ status: number; body: unknown }>): Promise<Record<string, unknown>> {
@@ -74,41 +87,30 @@ async function created(reply: Promise<{ status: number; body: unknown }>): Promi
  */
 export async function seedEveryScreen(ui: UiServer): Promise<EveryScreen> {
   const org = 'acme';
-  const receiverUrl = await startReceiver(ui);
+  // Signatures checked: the endpoint's secret is known once it is created (below).
+  const receiver = await startReceiver([], ui.cleanup);
   const base = `/organizations/${org}`;
-  await created(
-    ui.admin('PUT', base, orgBody({ name: 'Acme Corporation', plan: 'pro', credits: 2, when_out_of_credits: 'hold' })),
-  );
-  await created(
-    ui.admin('PUT', `${base}/services/relay`, {
-      provider: 'smtp',
-      default: true,
-      from_email: 'shop@example.com',
-      from_name: 'Shop',
-      smtp: { host: '127.0.0.1', port: ui.smtp?.port },
-    }),
-  );
+  await seedAcmeWithRelay(ui, {
+    org: { name: 'Acme Corporation', plan: 'pro', credits: 2, when_out_of_credits: 'hold' },
+    service: { from_email: 'shop@example.com', from_name: 'Shop' },
+  });
   await created(
     ui.admin('PUT', `${base}/services/backup`, { provider: 'outbox', default: false, from_email: 'shop@example.com' }),
   );
-  const webhook = String((await created(ui.admin('POST', `${base}/webhooks`, { url: receiverUrl, description: 'CRM' }))).id);
+  const endpoint = await created(ui.admin('POST', `${base}/webhooks`, { url: receiver.url, description: 'CRM' }));
+  const webhook = String(endpoint.id);
+  receiver.secrets.push(String(endpoint.secret));
   await created(ui.admin('POST', `${base}/keys`, { type: 'private', key: PRIVATE_KEY }));
   await created(ui.admin('POST', `${base}/keys`, { type: 'public' }));
   const testKey = String((await created(ui.admin('POST', `${base}/keys`, { type: 'private', mode: 'test' }))).key);
-  await created(ui.admin('PUT', `${base}/templates/welcome`, template('ada@example.com', 'Welcome, {{name}}')));
-  await created(ui.admin('PUT', `${base}/templates/long`, template(LONG_ADDRESS, LONG_SUBJECT)));
+  await created(ui.admin('PUT', `${base}/templates/welcome`, templateBody('ada@example.com', 'Welcome, {{name}}')));
+  await created(ui.admin('PUT', `${base}/templates/long`, templateBody(LONG_ADDRESS, LONG_SUBJECT)));
   await created(ui.admin('POST', `${base}/suppressions`, { email: 'gone@example.com', reason: 'manual' }));
   await created(ui.admin('POST', `${base}/suppressions`, { email: LONG_ADDRESS.replace('avery', 'another'), reason: 'manual' }));
   await created(ui.admin('POST', `${base}/block-list`, { value: 'spam@example.net' }));
 
   const send = async (key: string, templateId: string, expected = 'queued'): Promise<string> => {
-    const res = await fetch(`${ui.baseUrl}/v1/send`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ template_id: templateId, template_params: { name: 'Ada' } }),
-    });
-    const body = (await res.json()) as { message_id: string; status: string };
-    expect(res.status, JSON.stringify(body)).toBe(202);
+    const body = await sendWith(ui, key, templateId);
     expect(body.status, `${templateId}: ${JSON.stringify(body)}`).toBe(expected);
     return body.message_id;
   };
@@ -130,6 +132,9 @@ export async function seedEveryScreen(ui: UiServer): Promise<EveryScreen> {
     async () => (await deliveries()).filter((d) => d.state === 'succeeded').length >= 3,
     'three webhook deliveries',
   );
+  // Each one signed with the endpoint's secret (standardwebhooks, checked by the receiver).
+  expect(receiver.received.length).toBeGreaterThanOrEqual(3);
+  expect(receiver.received.filter((r) => r.verifiedWith.length === 0).map((r) => r.webhookId)).toEqual([]);
   const inbox = async () => ((await ui.admin('GET', `${base}/test-inbox`)).body as { items?: unknown[] }).items ?? [];
   await until(ui, async () => (await inbox()).length === 1, 'the captured test message');
   return { org, sent, long, held, captured, webhook };

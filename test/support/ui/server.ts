@@ -124,9 +124,13 @@ export async function startUiServer(opts: UiServerOptions = {}): Promise<UiServe
 /**
  * Organization `acme` (100 credits) with its default SMTP service `relay` pointed at the
  * harness's loopback sink (start the server with `smtp: true`): what most flows start from.
+ * `org` adds to or replaces the organization's settings (plan, credits…), `service` the relay's.
  */
-export async function seedAcmeWithRelay(ui: UiServer): Promise<void> {
-  const org = await ui.admin('PUT', '/organizations/acme', orgBody({ name: 'Acme', credits: 100 }));
+export async function seedAcmeWithRelay(
+  ui: UiServer,
+  overrides: { org?: Record<string, unknown>; service?: Record<string, unknown> } = {},
+): Promise<void> {
+  const org = await ui.admin('PUT', '/organizations/acme', orgBody({ name: 'Acme', credits: 100, ...overrides.org }));
   expect(org.status, JSON.stringify(org.body)).toBe(201);
   const service = await ui.admin('PUT', '/organizations/acme/services/relay', {
     provider: 'smtp',
@@ -134,6 +138,7 @@ export async function seedAcmeWithRelay(ui: UiServer): Promise<void> {
     from_email: 'noreply@example.com',
     from_name: 'Acme',
     smtp: { host: '127.0.0.1', port: ui.smtp?.port },
+    ...overrides.service,
   });
   expect(service.status, JSON.stringify(service.body)).toBe(201);
 }

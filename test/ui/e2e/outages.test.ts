@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { chromiumAvailable } from '../../support/browser.js';
 import { smtpError } from '../../support/smtp-sink.js';
 import { closeUi, DESKTOP, expectNoSeriousA11yViolations, openUi, shots, signIn } from '../../support/ui/page.js';
+import { sendWith, templateBody } from '../../support/ui/seed.js';
 import { seedAcmeWithRelay, startUiServer, type UiServer } from '../../support/ui/server.js';
 
 /**
@@ -29,31 +30,18 @@ describe.skipIf(!chromiumAvailable('the outages E2E test'))('operator UI: outage
     expect((await ui.admin('PUT', '/organizations/acme/services/spare', { provider: 'outbox', default: false })).status).toBe(
       201,
     );
-    const template = await ui.admin('PUT', '/organizations/acme/templates/order', {
-      subject: 'Your order',
-      text: 'Hello, your order has shipped.',
-      to: 'ada@example.com',
-      from_email: 'shop@example.com',
-      params: [],
-      service_id: null,
-      captcha: false,
-      allow_dynamic_recipients: false,
-      allow_attachments: false,
-      strict_params: false,
-      enforce_link_allowlist: false,
-      frozen: false,
-    });
+    const template = await ui.admin(
+      'PUT',
+      '/organizations/acme/templates/order',
+      templateBody('ada@example.com', 'Your order', {
+        text: 'Hello, your order has shipped.',
+        html: undefined,
+        from_name: undefined,
+        params: [],
+      }),
+    );
     expect(template.status, JSON.stringify(template.body)).toBe(201);
-    for (let i = 0; i < 2; i++) {
-      const res = await fetch(`${ui.baseUrl}/v1/send`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ template_id: 'order', template_params: {} }),
-      });
-      const body = (await res.json()) as { message_id: string };
-      expect(res.status, JSON.stringify(body)).toBe(202);
-      ids.push(body.message_id);
-    }
+    for (let i = 0; i < 2; i++) ids.push((await sendWith(ui, KEY, 'order', {})).message_id);
     // Both deferred by the relay: retrying.
     await vi.waitFor(
       async () => {
@@ -114,7 +102,11 @@ describe.skipIf(!chromiumAvailable('the outages E2E test'))('operator UI: outage
     await go('#/orgs/acme/services/relay');
     await page.getByRole('button', { name: 'Delete…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete service relay?' });
-    await dialog.getByText('2 queued messages and 0 held messages').waitFor();
+    // What blocks the delete comes first, with no "0 held" part; then that it is the default.
+    await dialog.getByText('2 messages are waiting for this service.').waitFor();
+    expect(await dialog.locator('p').first().textContent()).toContain('2 messages are waiting for this service.');
+    expect(await dialog.getByText(/held message/).count()).toBe(0);
+    await dialog.getByText("This is the organization's default service").waitFor();
     expect(await dialog.getByLabel('Move them to').inputValue()).toBe('spare');
     await shots(page, 'services-delete-dialog');
     await expectNoSeriousA11yViolations(page);

@@ -96,6 +96,14 @@ const MEASURE = `(() => {
 async function settle(page: Page): Promise<void> {
   await page.locator('main h1').first().waitFor();
   await page.locator('main .loading').first().waitFor({ state: 'detached' });
+  // Every sandboxed HTML part has loaded and shows something: a shot taken earlier shows a blank
+  // box, and would hide a preview that really stays blank (review C, S14).
+  for (const handle of await page.locator('main iframe').elementHandles()) {
+    const frame = await handle.contentFrame();
+    expect(frame, 'an iframe without its frame').not.toBeNull();
+    await frame?.waitForLoadState('load');
+    await expect.poll(async () => (await frame?.locator('body').textContent())?.trim() ?? '', { timeout: 10_000 }).not.toBe('');
+  }
   // One more frame: a table's labels and a chart's size are set after the data's render.
   await page.evaluate('new Promise((r) => requestAnimationFrame(() => r(undefined)))');
 }

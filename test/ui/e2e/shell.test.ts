@@ -121,8 +121,11 @@ describe.skipIf(!chromiumAvailable('the shell E2E test'))('operator UI: shell, d
     const stopsAt = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString().slice(0, 13).replace('T', ' ');
     // To the minute: the hour is enough to check (unless the test runs across an hour's turn).
     await form.getByText(new RegExp(`The old key stops working at ${stopsAt(24)}:\\d\\d UTC, 24 hours after`)).waitFor();
-    await amount.fill('2');
+    // A change of unit keeps the period: 24 hours become 1 day (never 24 days); then 2 days typed.
     await unit.selectOption('days');
+    expect(await amount.inputValue()).toBe('1');
+    await form.getByText(new RegExp(`stops working at ${stopsAt(24)}:\\d\\d UTC, 1 day after`)).waitFor();
+    await amount.fill('2');
     await form.getByText(new RegExp(`stops working at ${stopsAt(48)}:\\d\\d UTC, 2 days after`)).waitFor();
     await amount.fill('31');
     await form.getByText('a whole number, 0 to 30 days').waitFor();

@@ -69,7 +69,7 @@ describe.skipIf(!chromiumAvailable('the template editor guard E2E test'))(
 
     it('opens a template without a stored sample on a rendered preview, from a sample generated from its schema', async () => {
       await open('bare');
-      await expect.poll(() => preview().getByTestId('preview-subject').textContent()).toBe('Hi name (pro)');
+      await expect.poll(() => preview().getByTestId('preview-subject').textContent()).toBe('Hi Ada (pro)');
       expect(await preview().getByLabel('email (required)').inputValue()).toBe('ada@example.com');
       expect(await preview().getByLabel('seats (required)').inputValue()).toBe('1');
       expect(await preview().getByLabel('note').inputValue()).toBe('');
@@ -80,8 +80,17 @@ describe.skipIf(!chromiumAvailable('the template editor guard E2E test'))(
       expect(await id.getAttribute('readonly')).not.toBeNull();
       // A string, not a function: the tests' TypeScript has no DOM types.
       expect(await page.evaluate('getComputedStyle(document.querySelector("input[readonly]")).borderStyle')).toBe('dashed');
+      // The id field itself (not just the first read-only input on the page) looks read-only.
+      const idOf = await id.getAttribute('id');
+      expect(await page.evaluate(`getComputedStyle(document.getElementById(${JSON.stringify(idOf)})).borderStyle`)).toBe(
+        'dashed',
+      );
+      await page.getByText('Sends name this template by its id; it cannot change.').waitFor();
       await page.evaluate('window.scrollTo(0, 0)');
-      await shots(page, 'template-generated-sample', 'iframe.preview');
+      // The sticky preview column opens at its top: its "Preview" heading and first sample field in view.
+      expect(await page.evaluate('document.querySelector(".template-side").scrollTop')).toBe(0);
+      await shots(page, 'template-generated-sample');
+      expect(await page.evaluate('document.querySelector(".template-side").scrollTop')).toBe(0);
       await expectNoSeriousA11yViolations(page);
     }, 60_000);
 

@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { chromiumAvailable } from '../../support/browser.js';
 import { closeUi, DESKTOP, expectNoSeriousA11yViolations, openUi, shots, signIn } from '../../support/ui/page.js';
+import { sendWith, templateBody } from '../../support/ui/seed.js';
 import { seedAcmeWithRelay, startUiServer, type UiServer } from '../../support/ui/server.js';
 
 /**
@@ -23,36 +24,15 @@ describe.skipIf(!chromiumAvailable('the test mode E2E test'))(
     let testKey = '';
     const ids: Record<'live' | 'ada' | 'simulated', string> = { live: '', ada: '', simulated: '' };
     const go = (hash: string) => page.goto(`${ui.baseUrl}/ui/${hash}`);
-    const send = async (key: string, template: string): Promise<string> => {
-      const res = await fetch(`${ui.baseUrl}/v1/send`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ template_id: template, template_params: { name: 'Ada' } }),
-      });
-      const body = (await res.json()) as { message_id: string };
-      expect(res.status, JSON.stringify(body)).toBe(202);
-      return body.message_id;
-    };
+    const send = async (key: string, template: string): Promise<string> => (await sendWith(ui, key, template)).message_id;
     const eventsOf = async (id: string): Promise<string[]> => {
       const res = await ui.admin('GET', `/organizations/acme/messages/${id}`);
       return ((res.body as { events?: Array<{ type: string }> }).events ?? []).map((e) => e.type);
     };
-    const template = (to: string) => ({
-      subject: 'Your order, {{name}}',
-      text: 'Hello {{name}}, your order has shipped.',
-      html: '<h1>Hello {{name}}</h1><p>Your order has shipped.</p><img src="https://tracker.example/p.gif" alt="">',
-      to,
-      from_email: 'shop@example.com',
-      from_name: 'Shop',
-      params: [{ name: 'name', type: 'string', required: true }],
-      service_id: null,
-      captcha: false,
-      allow_dynamic_recipients: false,
-      allow_attachments: false,
-      strict_params: false,
-      enforce_link_allowlist: false,
-      frozen: false,
-    });
+    const template = (to: string) =>
+      templateBody(to, 'Your order, {{name}}', {
+        html: '<h1>Hello {{name}}</h1><p>Your order has shipped.</p><img src="https://tracker.example/p.gif" alt="">',
+      });
     const rows = (name: string) => page.getByRole('table', { name }).locator('tbody tr');
 
     beforeAll(async () => {
@@ -90,15 +70,23 @@ describe.skipIf(!chromiumAvailable('the test mode E2E test'))(
       testKey = (await page.locator('.notice code').first().textContent()) ?? '';
       expect(testKey).toMatch(/^sk_test_/);
       const listed = await ui.admin('GET', '/organizations/acme/keys');
-      const made = (listed.body as { items: Array<{ id: string; mode: string; status: string }> }).items.filter(
-        (k) => k.mode === 'test',
-      );
+      const keys = (listed.body as { items: Array<{ id: string; mode: string; status: string }> }).items;
+      const made = keys.filter((k) => k.mode === 'test');
       expect(made).toHaveLength(1);
-      const row = page.getByRole('table', { name: 'Keys' }).locator('tr', { hasText: made[0]?.id ?? '?' });
+      const table = page.getByRole('table', { name: 'Keys' });
+      const modeCell = (row: ReturnType<typeof table.locator>) => row.locator('td').nth(2);
+      expect(await table.locator('th', { hasText: 'Mode' }).first().textContent()).toBe('Mode');
+      const row = table.locator('tr', { hasText: made[0]?.id ?? '?' });
       expect(await row.locator('.badge-test').textContent()).toBe('test');
-      // The live key's row has no such badge.
-      const live = page.getByRole('table', { name: 'Keys' }).locator('tr', { hasText: 'sk_live_test' });
+      expect(await modeCell(row).textContent()).toBe('test');
+      // The live key's row (found by its id: the table shows a hint, never the key) has no such badge,
+      // and shows its mode the same way, as a badge.
+      const liveKeys = keys.filter((k) => k.mode === 'live');
+      expect(liveKeys).toHaveLength(1);
+      const live = table.locator('tr', { hasText: liveKeys[0]?.id ?? '?' });
+      expect(await live.count()).toBe(1);
       expect(await live.locator('.badge-test').count()).toBe(0);
+      expect(await modeCell(live).locator('.badge-live').textContent()).toBe('live');
       await shots(page, 'test-mode-keys');
       await expectNoSeriousA11yViolations(page);
       await page.getByRole('button', { name: 'I have copied it' }).click();
@@ -135,7 +123,13 @@ describe.skipIf(!chromiumAvailable('the test mode E2E test'))(
       await page.getByRole('link', { name: `message ${ids.simulated}` }).waitFor();
       expect(await rows('Messages, newest first').count()).toBe(2);
       expect(await page.getByRole('link', { name: `message ${ids.live}` }).count()).toBe(0);
-      expect(await page.locator('tbody .badge-test').count()).toBe(2);
+      // Every row is a test message: the title and the notice say so once, not a badge per row.
+      await page.getByRole('heading', { name: 'Test messages', level: 1 }).waitFor();
+      expect(await page.getByRole('status').filter({ hasText: 'Sent with a test key' }).textContent()).toContain(
+        'instead of leaving this server',
+      );
+      expect(await page.getByText('never delivered').count()).toBe(0);
+      expect(await page.locator('tbody .badge-test').count()).toBe(0);
       expect(await page.getByRole('button', { name: 'Test', exact: true }).getAttribute('aria-pressed')).toBe('true');
       // A filter keeps the mode in the link.
       await page.getByLabel('delivered', { exact: true }).check();
@@ -217,8 +211,11 @@ describe.skipIf(!chromiumAvailable('the test mode E2E test'))(
       await go('#/orgs/acme/test-inbox');
       await page.getByRole('link', { name: `captured message ${ids.ada}` }).waitFor();
       await page.getByRole('button', { name: 'Empty inbox' }).click();
-      await page.getByText('The test inbox is empty.').waitFor();
-      await page.getByRole('region', { name: 'The test inbox is empty' }).getByText('Send with a test key').waitFor();
+      const emptyCard = page.getByRole('region', { name: 'The test inbox is empty' });
+      await emptyCard.getByRole('heading', { name: 'The test inbox is empty' }).waitFor();
+      await emptyCard.getByText('Send with a test key').waitFor();
+      // Said once: the card, no notice above it.
+      expect(await page.getByText(/test inbox is empty/i).count()).toBe(1);
       const left = await ui.admin('GET', '/organizations/acme/test-inbox');
       expect((left.body as { items: unknown[] }).items).toEqual([]);
       expect(await page.getByRole('button', { name: 'Empty inbox' }).isDisabled()).toBe(true);
@@ -226,6 +223,18 @@ describe.skipIf(!chromiumAvailable('the test mode E2E test'))(
       await expectNoSeriousA11yViolations(page);
       // The messages stay: their timelines are still under Messages, Test.
       expect((await eventsOf(ids.ada)).length).toBeGreaterThan(0);
+    });
+
+    it('after a new capture, Reload lists it and nothing says the inbox is empty', async () => {
+      await page.getByRole('region', { name: 'The test inbox is empty' }).waitFor();
+      const again = await send(testKey, 'order');
+      await expect
+        .poll(async () => ((await ui.admin('GET', '/organizations/acme/test-inbox')).body as { items: unknown[] }).items.length)
+        .toBe(1);
+      await page.getByRole('button', { name: 'Reload' }).click();
+      await page.getByRole('link', { name: `captured message ${again}` }).waitFor();
+      expect(await page.getByText(/test inbox is empty/i).count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Empty inbox' }).isDisabled()).toBe(false);
     });
   },
 );

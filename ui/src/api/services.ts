@@ -6,6 +6,12 @@ export * from './service-types.js';
 
 export const servicesApi = {
   list: (org: string) => api.get<{ items: Service[] }>(orgPath(org, 'services')),
+  /** The service ids, for a filter's select: best effort, as templatesApi.ids. */
+  ids: (org: string): Promise<string[] | undefined> =>
+    servicesApi.list(org).then(
+      (r) => r.items.map((s) => s.id),
+      () => undefined,
+    ),
   get: (org: string, id: string) => api.get<Service>(orgPath(org, 'services', id)),
   create: (org: string, id: string, body: Record<string, unknown>) => api.put<Service>(orgPath(org, 'services', id), body),
   update: (org: string, id: string, body: Record<string, unknown>) => api.patch<Service>(orgPath(org, 'services', id), body),

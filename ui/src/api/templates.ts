@@ -17,6 +17,12 @@ const path = (org: string, ...rest: string[]) => orgPath(org, 'templates', ...re
 
 export const templatesApi = {
   list: (org: string) => api.get<{ items: TemplateResource[] }>(path(org)).then((r) => r.items),
+  /** The template ids, for a filter's select: best effort (undefined on failure; the filter is then a text field). */
+  ids: (org: string): Promise<string[] | undefined> =>
+    templatesApi.list(org).then(
+      (ts) => ts.map((t) => t.id),
+      () => undefined,
+    ),
   get: (org: string, id: string) => api.get<TemplateResource>(path(org, id)),
   create: (org: string, id: string, body: TemplateWrite) => api.put<TemplateWritten>(path(org, id), body),
   update: (org: string, id: string, body: TemplateWrite) => api.patch<TemplateWritten>(path(org, id), body),

@@ -13,8 +13,6 @@ type One = '/organizations/{org}/test-inbox/{id}';
 export type InboxItem = Item<Inbox>;
 /** One captured message: its header fields in order, the HTML and text parts, the attachments listed. */
 export type InboxMessage = Answer<One, 'get'>;
-export type InboxHeader = InboxMessage['headers'][number];
-export type InboxAttachment = InboxMessage['attachments'][number];
 
 export const testInboxApi = {
   list: (org: string, query: Record<string, string | undefined>) =>

@@ -13,7 +13,13 @@ import {
 } from '../lib/chart';
 import { formatCount } from '../lib/format';
 
-const WIDTH = 720;
+/**
+ * The drawing's width in viewBox units: 720 on a wide screen; 360 on a phone (under 720 px), where
+ * the SVG is scaled into ~340 px, so the 11-unit tick labels stay ~10 px on screen instead of ~5 px,
+ * with at most 4 dates labelled instead of 8 so they do not collide.
+ */
+const WIDE = { width: 720, dates: 8 };
+const NARROW = { width: 360, dates: 4 };
 const HEIGHT = 260;
 const PAD = { top: 12, right: 8, bottom: 28, left: 44 };
 
@@ -25,12 +31,14 @@ const PAD = { top: 12, right: 8, bottom: 28, left: 44 };
  */
 export function MessagesChart(props: { daily: readonly DayCounts[] }) {
   const [showTable, setShowTable] = useState(false);
+  // Read once per page: a phone does not turn into a desktop, and a rotated phone still reads 11-unit labels.
+  const [{ width: WIDTH, dates }] = useState(() => (window.matchMedia('(max-width: 720px)').matches ? NARROW : WIDE));
   const days = stackDays(props.daily);
   const ticks = niceTicks(Math.max(0, ...days.map((d) => d.total)));
   const innerW = WIDTH - PAD.left - PAD.right;
   const innerH = HEIGHT - PAD.top - PAD.bottom;
   const y = linearScale(0, ticks[ticks.length - 1] ?? 1, PAD.top + innerH, PAD.top);
-  const labelled = labelledDays(days.length);
+  const labelled = labelledDays(days.length, dates);
   return (
     <figure class="chart">
       <svg

@@ -1,27 +1,23 @@
 /**
  * The test inbox's filters: a recipient, a template and free text. Submitting writes them into
- * the hash query (`#/orgs/acme/test-inbox?to=…`), so the list reloads from the link.
+ * the hash query (`#/orgs/acme/test-inbox?to=…`), so the list reloads from the link (the plumbing:
+ * filter-form.tsx, shared with the Messages filters).
  */
-import { useState } from 'preact/hooks';
-import { hrefWithQuery } from '../lib/route-match';
-import { type InboxFilters, inboxFiltersToQuery, NO_INBOX_FILTERS } from '../lib/test-mode';
-import { navigate } from '../router';
+import { hasInboxFilters, type InboxFilters, inboxFiltersToQuery, NO_INBOX_FILTERS } from '../lib/inbox-filters';
+import { FilterForm, useHashFilters } from './filter-form';
 import { IdChoice } from './message-filter-form';
 import { Field } from './ui';
 
 export function InboxFilterForm(props: { org: string; filters: InboxFilters; templates?: string[] }) {
-  const [f, setF] = useState<InboxFilters>(props.filters);
-  const set = (patch: Partial<InboxFilters>) => setF({ ...f, ...patch });
-  const go = (filters: InboxFilters) => navigate(hrefWithQuery(['orgs', props.org, 'test-inbox'], inboxFiltersToQuery(filters)));
+  const { f, set, apply, clear } = useHashFilters({
+    initial: props.filters,
+    empty: NO_INBOX_FILTERS,
+    segments: ['orgs', props.org, 'test-inbox'],
+    // Trimmed there (a pasted address keeps no spaces).
+    toQuery: (filters) => inboxFiltersToQuery(filters),
+  });
   return (
-    <form
-      class="card message-filters"
-      aria-label="Filter the test inbox"
-      onSubmit={(e) => {
-        e.preventDefault();
-        go({ to: f.to.trim(), template_id: f.template_id.trim(), q: f.q.trim() });
-      }}
-    >
+    <FilterForm label="Filter the test inbox" active={hasInboxFilters(props.filters)} onSubmit={apply} onClear={clear}>
       <div class="form-row">
         <Field
           label="Recipient"
@@ -43,21 +39,6 @@ export function InboxFilterForm(props: { org: string; filters: InboxFilters; tem
           hint="Subject, sender or an address"
         />
       </div>
-      <div class="form-actions">
-        <button type="submit" class="btn btn-primary">
-          Apply filters
-        </button>
-        <button
-          type="button"
-          class="btn btn-plain"
-          onClick={() => {
-            setF(NO_INBOX_FILTERS);
-            go(NO_INBOX_FILTERS);
-          }}
-        >
-          Clear
-        </button>
-      </div>
-    </form>
+    </FilterForm>
   );
 }

@@ -2,12 +2,10 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
 import { keysApi, type ApiKey, type IssuedKey } from '../api/keys';
 import { formatTime } from '../lib/format';
-import { ErrorNotice, Field, Section, Select } from './ui';
+import { convertGrace, type GraceUnit, MAX_GRACE_SECONDS, UNIT_SECONDS } from '../lib/key-grace';
+import { ErrorNotice, Field, Notice, Section, Select } from './ui';
 
-/** Longest grace period the server allows (src/admin/keys.ts MAX_GRACE_SECONDS: 30 days). */
-const MAX_GRACE_SECONDS = 30 * 86_400;
-const UNIT_SECONDS = { hours: 3600, days: 86_400 } as const;
-type Unit = keyof typeof UNIT_SECONDS;
+type Unit = GraceUnit;
 const UNITS: ReadonlyArray<readonly [Unit, string]> = [
   ['hours', 'hours'],
   ['days', 'days'],
@@ -101,14 +99,25 @@ export function KeyRotateForm(props: { org: string; apiKey: ApiKey; onRotated: (
             label="Grace period unit"
             value={unit}
             options={UNITS}
-            onValue={(v) => setUnit(v === 'days' ? 'days' : 'hours')}
+            onValue={(v) => {
+              // The period stays the same: 24 hours become 1 day, not 24 days.
+              const next: Unit = v === 'days' ? 'days' : 'hours';
+              setAmount(convertGrace(amount, unit, next));
+              setUnit(next);
+            }}
           />
         </div>
-        {stops !== undefined && (
-          <p class="grace-stops">
-            <strong>{stops}</strong>
-          </p>
-        )}
+        {/* No grace cuts off every server still using the old key: a warning, not the plain safe-case line. */}
+        {stops !== undefined &&
+          (seconds === 0 ? (
+            <Notice kind="error">
+              <strong>{stops}</strong> Every request still made with it fails from the moment you press Rotate.
+            </Notice>
+          ) : (
+            <p class="grace-stops">
+              <strong>{stops}</strong>
+            </p>
+          ))}
         {serverField === undefined && <ErrorNotice error={error} />}
         <div class="org-form-actions">
           <button class="btn btn-primary" type="submit" disabled={busy || invalid !== undefined}>

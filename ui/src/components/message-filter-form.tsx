@@ -2,11 +2,18 @@
  * The messages list's filter form. Submitting writes the filters into the hash query, so the
  * list reloads from the link and a filtered view can be bookmarked or shared.
  */
-import { useState } from 'preact/hooks';
-import { filterProblems, filtersToQuery, NO_FILTERS, STATUSES, toggleStatus, type MessageFilters } from '../lib/message-filters';
-import { hrefWithQuery } from '../lib/route-match';
+import {
+  filterProblems,
+  filtersToQuery,
+  hasFilters,
+  type MessageFilters,
+  NO_FILTERS,
+  STATUSES,
+  toggleStatus,
+} from '../lib/message-filters';
+import { statusLabel } from '../lib/status-labels';
 import { type Mode, modeQuery } from '../lib/test-mode';
-import { navigate } from '../router';
+import { FilterForm, useHashFilters } from './filter-form';
 import { Field, useId } from './ui';
 
 /** A select of ids from a list the page loaded, or a plain text field when none loaded. */
@@ -43,23 +50,19 @@ export function MessageFilterForm(props: {
   templates?: string[];
   services?: string[];
 }) {
-  const [f, setF] = useState<MessageFilters>(props.filters);
-  const [shown, setShown] = useState(false);
-  const problems = shown ? filterProblems(f) : {};
-  const set = (patch: Partial<MessageFilters>) => setF({ ...f, ...patch });
-  const go = (filters: MessageFilters) =>
-    navigate(hrefWithQuery(['orgs', props.org, 'messages'], { ...filtersToQuery(filters), ...modeQuery(props.mode) }));
-  const submit = (e: Event) => {
-    e.preventDefault();
-    setShown(true);
-    if (Object.keys(filterProblems(f)).length === 0) go(f);
-  };
+  const { f, set, problems, apply, clear } = useHashFilters({
+    initial: props.filters,
+    empty: NO_FILTERS,
+    segments: ['orgs', props.org, 'messages'],
+    toQuery: (filters) => ({ ...filtersToQuery(filters), ...modeQuery(props.mode) }),
+    problems: filterProblems,
+  });
   return (
-    <form class="card message-filters" onSubmit={submit} aria-label="Filter messages">
+    <FilterForm label="Filter messages" active={hasFilters(props.filters)} onSubmit={apply} onClear={clear}>
       <fieldset class="status-choices">
         <legend>Status</legend>
         {STATUSES.map((s) => (
-          <label key={s} class="status-choice">
+          <label key={s} class="status-choice" title={statusLabel(s) !== s ? s : undefined}>
             <input
               type="checkbox"
               name="status"
@@ -67,7 +70,7 @@ export function MessageFilterForm(props: {
               checked={f.statuses.includes(s)}
               onChange={(e) => set({ statuses: toggleStatus(f.statuses, s, (e.target as HTMLInputElement).checked) })}
             />
-            {s}
+            {statusLabel(s)}
           </label>
         ))}
         {problems.status !== undefined && (
@@ -91,22 +94,6 @@ export function MessageFilterForm(props: {
           hint="The exact address"
         />
       </div>
-      <div class="form-actions">
-        <button type="submit" class="btn btn-primary">
-          Apply filters
-        </button>
-        <button
-          type="button"
-          class="btn btn-plain"
-          onClick={() => {
-            setF(NO_FILTERS);
-            setShown(false);
-            go(NO_FILTERS);
-          }}
-        >
-          Clear
-        </button>
-      </div>
-    </form>
+    </FilterForm>
   );
 }

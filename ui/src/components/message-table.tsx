@@ -36,7 +36,8 @@ export function MessageTable(props: { org: string; items: MessageSummary[]; filt
           <td>
             {/* A deferred message is `queued` in the API, flagged `retrying`: the word an outage needs. */}
             <Badge value={m.retrying === true ? 'retrying' : m.status} />
-            {m.mode === 'test' && (
+            {/* On the Test messages page every row is a test message: the title says it once. */}
+            {m.mode === 'test' && props.mode !== 'test' && (
               <>
                 {' '}
                 <Badge value="test" />

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { hrefWithQuery } from '../lib/route-match';
 import { navigate } from '../router';
-import { Field } from './ui';
+import { Field, Pager } from './ui';
 
 /** The search box of a list: submitting writes `q` into the hash query (and starts at the first page). */
 export function SuppressionSearch(props: { org: string; list: string | undefined; q: string; label: string }) {
@@ -47,19 +47,10 @@ export function SuppressionPager(props: {
   next: string | null | undefined;
 }) {
   const link = (cursor?: string) => hrefWithQuery(['orgs', props.org, 'suppressions'], { list: props.list, q: props.q, cursor });
-  if (props.cursor === undefined && (props.next === null || props.next === undefined)) return null;
   return (
-    <nav class="pager" aria-label="Pages">
-      {props.cursor !== undefined && (
-        <a class="btn btn-plain" href={link()}>
-          First page
-        </a>
-      )}
-      {props.next !== null && props.next !== undefined && (
-        <a class="btn btn-plain" href={link(props.next)}>
-          Next page
-        </a>
-      )}
-    </nav>
+    <Pager
+      first={props.cursor !== undefined && link()}
+      next={props.next !== null && props.next !== undefined && link(props.next)}
+    />
   );
 }

@@ -69,7 +69,7 @@ export function TemplateFields(props: {
               value={draft.id}
               onValue={() => undefined}
               readOnly
-              hint="Read-only: sends name it as template_id"
+              hint="Sends name this template by its id; it cannot change."
             />
           )}
           {text('name', 'Name', { hint: 'Left empty: the id' })}

@@ -10,7 +10,7 @@
  */
 import type { JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { useId } from './ui';
+import { Modal } from './modal';
 
 export interface LeaveGuard {
   /** Lets the next move through unasked (the editor moving itself to a template it created). */
@@ -105,39 +105,25 @@ export function useLeaveGuard(dirty: boolean, onSave: () => void): { guard: Leav
 }
 
 function LeaveDialog(props: { open: boolean; onStay: () => void; onLeave: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const id = useId('leave');
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog === null) return;
-    if (props.open && !dialog.open) dialog.showModal();
-    else if (!props.open && dialog.open) dialog.close();
-  }, [props.open]);
   return (
-    <dialog
-      ref={ref}
-      class="leave-dialog"
+    <Modal
+      open={props.open}
       role="alertdialog"
-      aria-modal="true"
-      aria-labelledby={`${id}-title`}
-      aria-describedby={`${id}-text`}
-      onCancel={(e) => {
-        // Escape means stay; the state closes the dialog.
-        e.preventDefault();
-        props.onStay();
-      }}
+      title="Leave without saving?"
+      onClose={props.onStay}
+      actions={
+        <>
+          {/* biome-ignore lint/a11y/noAutofocus: the safe choice takes focus when the dialog opens (WAI-ARIA alertdialog). */}
+          <button type="button" class="btn btn-primary" autoFocus onClick={props.onStay}>
+            Stay on this page
+          </button>
+          <button type="button" class="btn btn-danger" onClick={props.onLeave}>
+            Leave without saving
+          </button>
+        </>
+      }
     >
-      <h2 id={`${id}-title`}>Leave without saving?</h2>
-      <p id={`${id}-text`}>This template has changes that are not saved. Leaving now discards them.</p>
-      <div class="row-actions">
-        {/* biome-ignore lint/a11y/noAutofocus: the safe choice takes focus when the dialog opens (WAI-ARIA alertdialog). */}
-        <button type="button" class="btn btn-primary" autoFocus onClick={props.onStay}>
-          Stay on this page
-        </button>
-        <button type="button" class="btn btn-danger" onClick={props.onLeave}>
-          Leave without saving
-        </button>
-      </div>
-    </dialog>
+      <p>This template has changes that are not saved. Leaving now discards them.</p>
+    </Modal>
   );
 }

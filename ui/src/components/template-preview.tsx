@@ -2,15 +2,17 @@
  * The live preview: the sample parameters form (the template's stored sample, or one generated
  * from its schema: lib/sample-params.ts) and what the server renders from the unsaved draft with
  * them (POST …/render: at once when the editor opens, then ~400 ms after the last change; an
- * older answer arriving late is dropped). The HTML is shown in an iframe with
- * `sandbox=""`: no scripts, no same-origin, no forms, no top navigation, so a template's HTML
- * can never act in the operator's session.
+ * older answer arriving late is dropped). The HTML is shown in the shared SandboxedHtml iframe
+ * (`sandbox=""`, srcdoc inheriting the UI's strict CSP): no scripts, no same-origin, no forms, no
+ * top navigation, no remote images, so a template's HTML can never act in the operator's session.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
 import { templatesApi, type ParamSpec, type RenderResult, type TemplateWrite } from '../api/templates';
 import { paramIssues, sampleFields, type ParamIssues, type SampleValues } from '../lib/params-form';
+import { Envelope } from './message-parts';
 import { ParamsSample } from './params-sample';
+import { SandboxedHtml } from './sandboxed-html';
 import { ErrorNotice, Notice, Section } from './ui';
 
 const DEBOUNCE_MS = 400;
@@ -138,7 +140,6 @@ function RenderError(props: { error: unknown }) {
 
 function Rendered(props: { result: RenderResult; stale: boolean }) {
   const r = props.result;
-  const list = (values: string[]) => (values.length === 0 ? '—' : values.join(', '));
   return (
     <div class={`rendered${props.stale ? ' stale' : ''}`}>
       {(r.warnings ?? []).map((w) => (
@@ -146,42 +147,21 @@ function Rendered(props: { result: RenderResult; stale: boolean }) {
           {w.message}
         </Notice>
       ))}
-      <dl class="rendered-head">
-        <dt>Subject</dt>
-        <dd data-testid="preview-subject">{r.subject}</dd>
-        <dt>From</dt>
-        <dd>{r.from}</dd>
-        {r.reply_to.length > 0 && (
-          <>
-            <dt>Reply-To</dt>
-            <dd>{list(r.reply_to)}</dd>
-          </>
-        )}
-        <dt>To</dt>
-        <dd>{list(r.to)}</dd>
-        {r.cc.length > 0 && (
-          <>
-            <dt>Cc</dt>
-            <dd>{list(r.cc)}</dd>
-          </>
-        )}
-        {r.bcc.length > 0 && (
-          <>
-            <dt>Bcc</dt>
-            <dd>{list(r.bcc)}</dd>
-          </>
-        )}
+      <Envelope
+        class="rendered-head"
+        subjectTestId="preview-subject"
+        subject={r.subject}
+        from={r.from}
+        to={r.to}
+        cc={r.cc}
+        bcc={r.bcc}
+        replyTo={r.reply_to}
+      >
         <dt>Service</dt>
         <dd>{r.service_id}</dd>
-      </dl>
+      </Envelope>
       {r.html !== null && r.html !== '' && (
-        <iframe
-          class="preview"
-          title="HTML preview of the rendered email"
-          sandbox=""
-          srcdoc={r.html}
-          referrerpolicy="no-referrer"
-        />
+        <SandboxedHtml class="preview" title="HTML preview of the rendered email" html={r.html} />
       )}
       {r.text !== null && r.text !== '' && (
         <>

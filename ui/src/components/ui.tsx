@@ -7,6 +7,7 @@ import './narrow.css';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
+import { statusLabel } from '../lib/status-labels';
 
 let nextId = 0;
 /** A stable id per component instance, for label/for and aria-describedby pairs. */
@@ -249,7 +250,39 @@ export function Loading() {
   );
 }
 
-/** A status word as a coloured badge (colour is never the only signal: the word is there). */
+/**
+ * A status word as a coloured badge (colour is never the only signal: the word is there). The
+ * class comes from the raw value, the text from lib/status-labels.ts; when they differ the raw
+ * value is the tooltip.
+ */
 export function Badge(props: { value: string }) {
-  return <span class={`badge badge-${props.value.replace(/[^a-z_]/g, '')}`}>{props.value}</span>;
+  const label = statusLabel(props.value);
+  return (
+    <span class={`badge badge-${props.value.replace(/[^a-z_]/g, '')}`} title={label !== props.value ? props.value : undefined}>
+      {label}
+    </span>
+  );
+}
+
+/**
+ * "First page" / "Next page" links of a cursor-paged list kept in the hash query; nothing when
+ * neither is given (`first`: the list is on a later page; `next`: the server has more).
+ */
+export function Pager(props: { first?: string | false | undefined; next?: string | false | undefined }) {
+  const { first, next } = props;
+  if ((first === undefined || first === false) && (next === undefined || next === false)) return null;
+  return (
+    <nav class="pager" aria-label="Pages">
+      {first !== undefined && first !== false && (
+        <a class="btn btn-plain" href={first}>
+          First page
+        </a>
+      )}
+      {next !== undefined && next !== false && (
+        <a class="btn btn-plain" href={next}>
+          Next page
+        </a>
+      )}
+    </nav>
+  );
 }

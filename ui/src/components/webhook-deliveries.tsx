@@ -4,7 +4,7 @@ import { DELIVERY_STATES, listDeliveries, replayDelivery, WEBHOOK_EVENT_TYPES, t
 import { formatTime } from '../lib/format';
 import { href, hrefWithQuery } from '../lib/route-match';
 import { navigate } from '../router';
-import { ActionButton, Badge, ErrorNotice, Loading, Notice, Section, Select, Table } from './ui';
+import { ActionButton, Badge, ErrorNotice, Loading, Notice, Pager, Section, Select, Table } from './ui';
 import { useLoad } from './use-load';
 
 /** One delivery's attempts: time, HTTP status, duration, the answer's first bytes, the error. */
@@ -164,20 +164,10 @@ export function WebhookDeliveries(props: { org: string; id: string; query: URLSe
           ))}
         </Table>
       )}
-      {(cursor !== undefined || (log.data?.next_cursor ?? null) !== null) && (
-        <nav class="pager" aria-label="Pages">
-          {cursor !== undefined && (
-            <a class="btn btn-plain" href={link({ cursor: undefined })}>
-              First page
-            </a>
-          )}
-          {log.data?.next_cursor !== null && log.data?.next_cursor !== undefined && (
-            <a class="btn btn-plain" href={link({ cursor: log.data.next_cursor })}>
-              Next page
-            </a>
-          )}
-        </nav>
-      )}
+      <Pager
+        first={cursor !== undefined && link({ cursor: undefined })}
+        next={typeof log.data?.next_cursor === 'string' && link({ cursor: log.data.next_cursor })}
+      />
     </Section>
   );
 }

@@ -23,3 +23,15 @@ export function formatAge(seconds: number | null | undefined): string {
   if (s < 86400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
   return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
 }
+
+/** `['a', 'b']` → `a, b`: an address list as one line; an empty or missing list as an em dash. */
+export const formatList = (a: readonly string[] | null | undefined): string =>
+  a === null || a === undefined || a.length === 0 ? '—' : a.join(', ');
+
+/** `12345` → `12.1 KB`: a message's size as an operator reads it (1 KB = 1024 bytes, as mail clients count). */
+export function formatSize(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined || !Number.isFinite(bytes) || bytes < 0) return '—';
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}

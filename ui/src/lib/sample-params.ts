@@ -26,11 +26,19 @@ function sized(spec: ParamSpec, text: string): string {
   return spec.max_length === undefined ? v : v.slice(0, spec.max_length);
 }
 
+/** `name`, `first_name`, `fullName`…: a parameter that holds a person's name. */
+const PERSON_NAME = /^(first|full|given|display|user)?[_-]?name$/i;
+
+/** A string sample: "Ada" for a person's name, "example <parameter>" otherwise. */
+const placeholder = (name: string): string => (PERSON_NAME.test(name) ? 'Ada' : `example ${name}`);
+
 /**
  * A plausible value of the spec's type that passes its allowed values, lengths and bounds: the
- * first allowed value; a string is the parameter's name (so a preview shows where it lands),
- * an email ada@example.com, a URL https://example.com/, an integer or number 1, a boolean true,
- * a date 2026-01-15. A `pattern` is not solved for: the preview then shows the issue to fix.
+ * first allowed value; a string a person's name ("Ada") when the parameter is a name, else
+ * "example <parameter>" (so a preview shows where it lands and reads as a placeholder, not as a
+ * template that printed its own variable: "Hi name" looked like a bug), an email ada@example.com,
+ * a URL https://example.com/, an integer or number 1, a boolean true, a date 2026-01-15. A
+ * `pattern` is not solved for: the preview then shows the issue to fix.
  */
 export function sampleValue(spec: ParamSpec): string | number | boolean {
   const first = spec.enum?.[0];
@@ -48,9 +56,9 @@ export function sampleValue(spec: ParamSpec): string | number | boolean {
     case 'date':
       return SAMPLE_DATE;
     case 'html':
-      return sized(spec, `<strong>${spec.name}</strong>`);
+      return sized(spec, `<strong>${placeholder(spec.name)}</strong>`);
     default:
-      return sized(spec, spec.name);
+      return sized(spec, placeholder(spec.name));
   }
 }
 

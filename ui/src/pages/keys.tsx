@@ -114,7 +114,9 @@ export function Keys(props: PageProps) {
                   <code>{k.id}</code>
                 </td>
                 <td>{k.type}</td>
-                <td>{k.mode === 'test' ? <Badge value="test" /> : 'live'}</td>
+                <td>
+                  <Badge value={k.mode} />
+                </td>
                 <td>
                   {k.public_key !== null ? (
                     <>

@@ -1,24 +1,16 @@
 import '../ops-pages.css';
-import { api, orgPath } from '../api/client';
 import { listMessages } from '../api/messages';
+import { servicesApi } from '../api/services';
+import { templatesApi } from '../api/templates';
 import { MessageFilterForm } from '../components/message-filter-form';
 import { MessageTable } from '../components/message-table';
 import { ModeToggle } from '../components/mode-toggle';
-import { ErrorNotice, Loading, Notice, PageHeader } from '../components/ui';
+import { ErrorNotice, Loading, Notice, PageHeader, Pager } from '../components/ui';
 import { useLoad } from '../components/use-load';
 import { filterProblems, filtersFromQuery, filtersToQuery, hasFilters } from '../lib/message-filters';
 import { href, hrefWithQuery } from '../lib/route-match';
 import { type Mode, modeFromQuery, modeQuery } from '../lib/test-mode';
 import type { PageProps } from './page-props';
-
-/** The ids of the organization's templates and services, for the filter's selects (best effort). */
-async function ids(org: string, what: 'templates' | 'services'): Promise<string[] | undefined> {
-  try {
-    return (await api.get<{ items: Array<{ id: string }> }>(orgPath(org, what))).items.map((i) => i.id);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * `#/orgs/:org/messages?status=&template_id=&service_id=&from=&to=&q=&cursor=[&limit=][&mode=test]`: the
@@ -38,7 +30,7 @@ export function Messages(props: PageProps) {
     () => (valid ? listMessages(org, { ...filtersToQuery(filters, cursor), limit, mode }) : Promise.resolve(undefined)),
     [org, queryText],
   );
-  const choices = useLoad(async () => ({ templates: await ids(org, 'templates'), services: await ids(org, 'services') }), [org]);
+  const choices = useLoad(async () => ({ templates: await templatesApi.ids(org), services: await servicesApi.ids(org) }), [org]);
   const here = (c?: string) =>
     hrefWithQuery(['orgs', org, 'messages'], { ...filtersToQuery(filters, c), limit, ...modeQuery(mode) });
   // A new mode starts at its first page, filters kept: a cursor belongs to one mode's list.
@@ -61,8 +53,8 @@ export function Messages(props: PageProps) {
       />
       {mode === 'test' && (
         <Notice kind="info">
-          Sent with a test key: captured in the <a href={href('orgs', org, 'test-inbox')}>Test inbox</a>, never delivered, never
-          charged.
+          Sent with a test key: each email is captured in the <a href={href('orgs', org, 'test-inbox')}>Test inbox</a> instead of
+          leaving this server; the statuses and events are simulated, and no credit is taken.
         </Notice>
       )}
       {!valid && (
@@ -77,20 +69,7 @@ export function Messages(props: PageProps) {
         page.data !== undefined && (
           <section class="card" aria-label="Message list">
             <MessageTable org={org} items={page.data.items} filtered={hasFilters(filters)} mode={mode} />
-            {(cursor !== undefined || page.data.next_cursor !== null) && (
-              <nav class="pager" aria-label="Pages">
-                {cursor !== undefined && (
-                  <a class="btn btn-plain" href={here()}>
-                    First page
-                  </a>
-                )}
-                {page.data.next_cursor !== null && (
-                  <a class="btn btn-plain" href={here(page.data.next_cursor)}>
-                    Next page
-                  </a>
-                )}
-              </nav>
-            )}
+            <Pager first={cursor !== undefined && here()} next={page.data.next_cursor !== null && here(page.data.next_cursor)} />
           </section>
         )
       )}

@@ -1,4 +1,5 @@
 import '../components/org-pages.css';
+import '../ops-pages.css';
 import { OVERVIEW_DAYS, overviewApi, type OverviewDays } from '../api/overview';
 import { MessagesChart } from '../components/chart';
 import { ModeToggle } from '../components/mode-toggle';
@@ -9,9 +10,6 @@ import { href, hrefWithQuery } from '../lib/route-match';
 import { type Mode, modeFromQuery, modeQuery } from '../lib/test-mode';
 import { navigate } from '../router';
 import type { PageProps } from './page-props';
-
-/** A provider's error shown whole (issue 29): wrapped, never cut, at 390 px too. */
-const WRAP = { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' } as const;
 
 /**
  * `#/orgs/:org?days=30[&mode=test]`: the organization at a glance. The range and the mode (live or
@@ -72,14 +70,7 @@ function OrgOverview(props: PageProps) {
                 <p class="stat">{formatCount(data.retrying.count)}</p>
                 {data.retrying.oldest !== null && (
                   <p class="hint">
-                    oldest{' '}
-                    {formatAge(
-                      Math.max(
-                        0,
-                        Math.floor((Date.parse(data.generated_at) - Date.parse(data.retrying.oldest.created_at)) / 1000),
-                      ),
-                    )}{' '}
-                    old
+                    oldest {formatAge((Date.parse(data.generated_at) - Date.parse(data.retrying.oldest.created_at)) / 1000)} old
                   </p>
                 )}
                 {data.retrying.count > 0 && <a href={messages({ status: 'retrying' })}>See retrying messages</a>}
@@ -113,7 +104,7 @@ function OrgOverview(props: PageProps) {
                   .
                 </p>
                 <p>Its last error, in full:</p>
-                <pre style={WRAP}>{data.retrying.oldest.last_error}</pre>
+                <pre class="message-text wrap">{data.retrying.oldest.last_error}</pre>
               </Section>
             )}
             {mode === 'test' && (
@@ -144,7 +135,7 @@ function OrgOverview(props: PageProps) {
                     <td>
                       <Badge value={s.breaker} />
                     </td>
-                    <td style={WRAP}>
+                    <td class="wrap">
                       {s.last_error === null ? (
                         '—'
                       ) : (

@@ -5,9 +5,6 @@ import { useLoad } from '../components/use-load';
 import { href } from '../lib/route-match';
 import type { PageProps } from './page-props';
 
-/** A provider's error shown whole (issue 29): wrapped, never cut, at 390 px too. */
-const WRAP = { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' } as const;
-
 /** The organization's email services: provider, default, breaker state. */
 export function Services(props: PageProps) {
   const org = props.params.org as string;
@@ -42,7 +39,7 @@ export function Services(props: PageProps) {
                 <td>{s.from_email ?? '—'}</td>
                 <td>{s.failover !== undefined && s.failover.length > 0 ? s.failover.join(' → ') : '—'}</td>
                 <td>{s.breaker !== undefined ? <Badge value={s.breaker.state} /> : '—'}</td>
-                <td style={WRAP}>{s.breaker?.last_error ?? '—'}</td>
+                <td class="wrap">{s.breaker?.last_error ?? '—'}</td>
               </tr>
             ))}
           </Table>

@@ -1,41 +1,20 @@
 import '../ops-pages.css';
 import { getMessage } from '../api/messages';
 import { testInboxApi, type InboxMessage } from '../api/test-inbox';
-import { SandboxedHtml } from '../components/sandboxed-html';
+import { Envelope, MessageParts } from '../components/message-parts';
 import { Timeline } from '../components/timeline';
 import { Badge, ErrorNotice, Loading, PageHeader, Section, Table } from '../components/ui';
 import { useLoad } from '../components/use-load';
-import { formatTime } from '../lib/format';
+import { formatSize, formatTime } from '../lib/format';
 import { href } from '../lib/route-match';
-import { formatSize } from '../lib/test-mode';
 import type { PageProps } from './page-props';
-
-const list = (a: readonly string[]) => (a.length === 0 ? '—' : a.join(', '));
 
 /** The envelope and the facts of the capture. */
 function Summary(props: { org: string; m: InboxMessage }) {
   const m = props.m;
   return (
     <Section title="Summary">
-      <dl class="facts facts-wide">
-        <dt>Subject</dt>
-        <dd>{m.subject ?? '—'}</dd>
-        <dt>From</dt>
-        <dd class="wrap">{m.from}</dd>
-        <dt>To</dt>
-        <dd class="wrap">{list(m.to)}</dd>
-        {m.cc.length > 0 && (
-          <>
-            <dt>Cc</dt>
-            <dd class="wrap">{list(m.cc)}</dd>
-          </>
-        )}
-        {m.bcc.length > 0 && (
-          <>
-            <dt>Bcc (envelope only)</dt>
-            <dd class="wrap">{list(m.bcc)}</dd>
-          </>
-        )}
+      <Envelope subject={m.subject} from={m.from} to={m.to} cc={m.cc} bcc={m.bcc} bccLabel="Bcc (envelope only)">
         <dt>Status</dt>
         <dd>
           <Badge value={m.status} /> <Badge value={m.mode} />
@@ -48,31 +27,7 @@ function Summary(props: { org: string; m: InboxMessage }) {
         <dd>{formatTime(m.captured_at)}</dd>
         <dt>Size</dt>
         <dd>{formatSize(m.size)}</dd>
-      </dl>
-    </Section>
-  );
-}
-
-/** The parts as the recipients' mail client would show them: the HTML sandboxed, the text as it is. */
-function Preview(props: { m: InboxMessage }) {
-  const m = props.m;
-  return (
-    <Section title="Preview">
-      {m.html === null ? (
-        <p class="hint">No HTML part.</p>
-      ) : (
-        <SandboxedHtml html={m.html} title="HTML part as captured (scripts and remote images disabled)" />
-      )}
-      <h3>Text</h3>
-      {m.text === null ? (
-        <p class="hint">No text part.</p>
-      ) : (
-        // biome-ignore lint/a11y/useSemanticElements: role region names the scrolling <pre> (a <section> would wrap it).
-        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is keyboard-reachable (axe).
-        <pre class="message-text" tabIndex={0} role="region" aria-label="Text part">
-          {m.text}
-        </pre>
-      )}
+      </Envelope>
     </Section>
   );
 }
@@ -107,7 +62,14 @@ export function TestInboxMessage(props: PageProps) {
       {m !== undefined && (
         <>
           <Summary org={org} m={m} />
-          <Preview m={m} />
+          <Section title="Preview">
+            <MessageParts
+              html={m.html}
+              text={m.text}
+              htmlTitle="HTML part as captured (scripts and remote images disabled)"
+              htmlFirst
+            />
+          </Section>
           <Section title="Headers">
             <Table caption="Header fields, in order" head={['Name', 'Value']} rows={m.headers.length}>
               {m.headers.map((h, i) => (

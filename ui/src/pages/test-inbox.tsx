@@ -1,29 +1,20 @@
 import '../ops-pages.css';
 import { useState } from 'preact/hooks';
-import { api, orgPath } from '../api/client';
+import { templatesApi } from '../api/templates';
 import { testInboxApi } from '../api/test-inbox';
 import { InboxFilterForm } from '../components/inbox-filter-form';
 import { InboxTable } from '../components/inbox-table';
-import { ErrorNotice, Loading, Notice, PageHeader } from '../components/ui';
+import { ErrorNotice, Loading, PageHeader, Pager } from '../components/ui';
 import { useLoad } from '../components/use-load';
 import { href, hrefWithQuery } from '../lib/route-match';
-import { hasInboxFilters, inboxFiltersFromQuery, inboxFiltersToQuery } from '../lib/test-mode';
+import { hasInboxFilters, inboxFiltersFromQuery, inboxFiltersToQuery } from '../lib/inbox-filters';
 import type { PageProps } from './page-props';
-
-/** The organization's template ids, for the filter's select (best effort: a text field otherwise). */
-async function templateIds(org: string): Promise<string[] | undefined> {
-  try {
-    return (await api.get<{ items: Array<{ id: string }> }>(orgPath(org, 'templates'))).items.map((i) => i.id);
-  } catch {
-    return undefined;
-  }
-}
 
 /** What an empty inbox says: how mail gets here, since a developer lands on it before any test send. */
 function EmptyInbox(props: { org: string }) {
   return (
     <section class="card inbox-empty" aria-label="The test inbox is empty">
-      <h2>No captured messages</h2>
+      <h2>The test inbox is empty</h2>
       <p>
         Send with a test key (<code>sk_test_…</code>) and every message lands here as its recipients would get it: nothing leaves
         this machine and no credit is taken.
@@ -47,24 +38,22 @@ export function TestInbox(props: PageProps) {
   const filters = inboxFiltersFromQuery(props.query);
   const cursor = props.query.get('cursor') ?? undefined;
   const page = useLoad(() => testInboxApi.list(org, inboxFiltersToQuery(filters, cursor)), [org, queryText]);
-  const templates = useLoad(() => templateIds(org), [org]);
+  const templates = useLoad(() => templatesApi.ids(org), [org]);
   const [failure, setFailure] = useState<unknown>();
-  const [emptied, setEmptied] = useState(false);
   const here = (c?: string) => hrefWithQuery(['orgs', org, 'test-inbox'], inboxFiltersToQuery(filters, c));
   const empty = async () => {
     setFailure(undefined);
-    setEmptied(false);
     if (!window.confirm('Empty the test inbox? The captured copies are deleted; the messages stay in the history.')) return;
     try {
       await testInboxApi.empty(org);
-      setEmptied(true);
       await page.reload();
     } catch (err) {
       setFailure(err);
     }
   };
   const items = page.data?.items ?? [];
-  const bare = !hasInboxFilters(filters) && cursor === undefined;
+  // The one test of emptiness (the card below says so; no separate notice that a Reload could leave stale).
+  const isEmpty = !hasInboxFilters(filters) && cursor === undefined && page.data !== undefined && items.length === 0;
   return (
     <>
       <PageHeader title="Test inbox">
@@ -74,40 +63,24 @@ export function TestInbox(props: PageProps) {
         <button type="button" class="btn btn-plain" onClick={() => void page.reload()}>
           Reload
         </button>
-        <button type="button" class="btn btn-danger" onClick={() => void empty()} disabled={bare && items.length === 0}>
+        <button type="button" class="btn btn-danger" onClick={() => void empty()} disabled={isEmpty}>
           Empty inbox
         </button>
       </PageHeader>
-      {emptied && <Notice kind="ok">The test inbox is empty.</Notice>}
       <ErrorNotice error={failure} />
       {/* Nothing to filter in an empty inbox: the page says how to fill it instead. */}
-      {!(bare && page.data?.items.length === 0) && (
-        <InboxFilterForm key={queryText} org={org} filters={filters} templates={templates.data} />
-      )}
+      {!isEmpty && <InboxFilterForm key={queryText} org={org} filters={filters} templates={templates.data} />}
       <ErrorNotice error={page.error} />
       {page.loading && page.data === undefined ? (
         <Loading />
       ) : (
         page.data !== undefined &&
-        (bare && items.length === 0 ? (
+        (isEmpty ? (
           <EmptyInbox org={org} />
         ) : (
           <section class="card" aria-label="Captured messages">
             <InboxTable org={org} items={items} />
-            {(cursor !== undefined || page.data.next_cursor !== null) && (
-              <nav class="pager" aria-label="Pages">
-                {cursor !== undefined && (
-                  <a class="btn btn-plain" href={here()}>
-                    First page
-                  </a>
-                )}
-                {page.data.next_cursor !== null && (
-                  <a class="btn btn-plain" href={here(page.data.next_cursor)}>
-                    Next page
-                  </a>
-                )}
-              </nav>
-            )}
+            <Pager first={cursor !== undefined && here()} next={page.data.next_cursor !== null && here(page.data.next_cursor)} />
           </section>
         ))
       )}

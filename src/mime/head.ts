@@ -1,4 +1,5 @@
 import addressparser from 'nodemailer/lib/addressparser';
+import { decodeEncodedWords, utf8OrLatin1 } from './encoded-words.js';
 
 /**
  * The header block of a submitted message, at the byte level (SMTP submission, issue 28): where
@@ -11,7 +12,7 @@ import addressparser from 'nodemailer/lib/addressparser';
 /** The most bytes a header block may take (contract: no separator within 64 KiB → malformed). */
 export const MAX_HEAD_BYTES = 64 * 1024;
 
-export interface HeadField {
+interface HeadField {
   /** Lower-cased field name; '' for a line that is no field (kept as it is). */
   lower: string;
   /** Byte offsets of the field in the message: its first line up to the end of its last continuation line. */
@@ -67,11 +68,15 @@ export function fieldValues(head: Head, name: string): string[] {
   return head.fields.filter((f) => f.lower === lower).map((f) => f.raw.trim());
 }
 
-/** The message without the fields `drop` names (by lower-cased name): every other byte as it was. */
-export function withoutFields(raw: Buffer, head: Head, drop: (lower: string) => boolean): Buffer {
+/**
+ * The message with the fields `drop` names (by lower-cased name) removed and `add` (`Name: value`
+ * each, ASCII, ours, in the block's line ending) put before the others: every other byte as it
+ * was, and one copy of the message at most (none when nothing changes).
+ */
+export function rewriteHead(raw: Buffer, head: Head, drop: (lower: string) => boolean, add: readonly string[]): Buffer {
   const gone = head.fields.filter((f) => drop(f.lower));
-  if (gone.length === 0) return raw;
-  const pieces: Buffer[] = [];
+  if (gone.length === 0 && add.length === 0) return raw;
+  const pieces: Buffer[] = add.length === 0 ? [] : [Buffer.from(add.map((l) => `${l}${head.eol}`).join(''), 'latin1')];
   let at = 0;
   for (const f of gone) {
     pieces.push(raw.subarray(at, f.start));
@@ -81,42 +86,27 @@ export function withoutFields(raw: Buffer, head: Head, drop: (lower: string) => 
   return Buffer.concat(pieces);
 }
 
-/** Fields put before the message's own (`Name: value` each, ASCII, ours), in the block's line ending. */
-export function prependFields(raw: Buffer, lines: readonly string[], eol: Head['eol'] = '\r\n'): Buffer {
+/** Fields put before the message's own (`Name: value` each, ASCII, ours), in the message's line ending. */
+export function prependFields(raw: Buffer, lines: readonly string[]): Buffer {
   if (lines.length === 0) return raw;
-  return Buffer.concat([Buffer.from(lines.map((l) => `${l}${eol}`).join(''), 'latin1'), raw]);
+  return Buffer.concat([Buffer.from(lines.map((l) => `${l}${lineEnding(raw)}`).join(''), 'latin1'), raw]);
 }
 
-/** Header bytes read as text: UTF-8 where they are valid UTF-8 (RFC 6532), else latin1, then RFC 2047 words decoded. */
-export function headerText(latin1: string): string {
-  const bytes = Buffer.from(latin1, 'latin1');
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    text = latin1;
-  }
-  return decodeWords(text).replace(/\s+/g, ' ').trim();
+/** The first line's ending, as readHead takes it: CRLF as SMTP sends, LF for a message stored without CRs. */
+function lineEnding(raw: Buffer): Head['eol'] {
+  const nl = raw.indexOf(10);
+  if (nl < 0) return '\r\n';
+  return nl > 0 && raw[nl - 1] === 13 ? '\r\n' : '\n';
 }
 
-const ENCODED_WORD = /=\?([^?\s]+)\?([BbQq])\?([^?\s]*)\?=/g;
+/** A header value read as text (UTF-8 or latin1, RFC 2047 words decoded), whitespace runs made one space. */
+export function decodedHeaderText(latin1: string): string {
+  return decodeEncodedWords(utf8OrLatin1(latin1)).replace(/\s+/g, ' ').trim();
+}
 
-/** RFC 2047 encoded words (B and Q); whitespace between two adjacent words goes (§6.2); unknown charsets stay encoded. */
-export function decodeWords(value: string): string {
-  return value.replace(/(\?=)\s+(?==\?)/g, '$1').replace(ENCODED_WORD, (word, charset: string, enc: string, data: string) => {
-    const bytes =
-      enc.toUpperCase() === 'B'
-        ? Buffer.from(data, 'base64')
-        : Buffer.from(
-            data.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
-            'latin1',
-          );
-    try {
-      return new TextDecoder(charset.replace(/\*.*$/, '')).decode(bytes);
-    } catch {
-      return word;
-    }
-  });
+/** `<id@host>` as stored in header_message_id (provider events match it), whatever the spacing or brackets given. */
+export function bracketed(id: string): string {
+  return `<${id.trim().replace(/^<|>$/g, '')}>`;
 }
 
 export interface Mailbox {
@@ -129,7 +119,7 @@ export function mailboxes(value: string): Mailbox[] {
   // Parsed before decoding: an encoded name may hold a comma (`=?utf-8?Q?Doe,_Jane?=`).
   return addressparser(value.replace(/[\r\n]+/g, ' '), { flatten: true })
     .filter((a) => a.address !== '')
-    .map((a) => ({ name: headerText(a.name), address: a.address }));
+    .map((a) => ({ name: decodedHeaderText(a.name), address: a.address }));
 }
 
 /** `Thu, 05 Mar 2026 10:00:00 +0000`, the RFC 5322 date nodemailer writes for API sends. */
