@@ -23,8 +23,9 @@ const SHUTDOWN_GRACE_MS = 10_000;
 export async function serve(config: Config, out: (line: string) => void): Promise<void> {
   // Before the store opens: a bad certificate path stops the start with nothing to undo.
   const tls = config.tls === undefined ? undefined : readTlsMaterial(config.tls);
-  // Submission on the API's pair (the same object, src/config/env-submission.ts): read once.
-  const sharedTls = config.submission?.tls !== undefined && config.submission.tls === config.tls;
+  // Submission on the API's pair (the same files, src/config/env-submission.ts): read once.
+  const ownTls = config.submission?.tls;
+  const sharedTls = ownTls !== undefined && ownTls.certFile === config.tls?.certFile && ownTls.keyFile === config.tls.keyFile;
   const submissionTls =
     config.submission?.tls === undefined ? undefined : sharedTls ? tls : readTlsMaterial(config.submission.tls);
   const runtime = await createRuntime(config);

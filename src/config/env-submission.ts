@@ -1,4 +1,4 @@
-import { tlsFiles, type TlsFiles } from './tls.js';
+import { DEFAULT_CERT_VARIABLE, DEFAULT_KEY_VARIABLE, tlsFiles, type TlsFiles } from './tls.js';
 
 // The SMTP submission listener's settings (issue 28), read where the environment is read
 // (src/config/env.ts) and kept in their own file so env.ts stays near 300 lines.
@@ -12,9 +12,9 @@ export interface SubmissionSettings {
   readonly tlsPort: number | undefined;
   /**
    * Certificate and key: MAILROOM_SUBMISSION_TLS_CERT_FILE/KEY_FILE when set (an HTTPS-terminating
-   * proxy in front keeps the API on plain HTTP), else the API's pair, the same object as
-   * Config.tls (read once, and once on SIGHUP); undefined: no STARTTLS (never smtp-server's
-   * built-in, publicly known certificate).
+   * proxy in front keeps the API on plain HTTP), else the API's pair, the same files as
+   * Config.tls with their variables named (serve reads them once, and once on SIGHUP);
+   * undefined: no STARTTLS (never smtp-server's built-in, publicly known certificate).
    */
   readonly tls: TlsFiles | undefined;
   /** MAILROOM_SUBMISSION_ALLOW_INSECURE=true: AUTH (plain-text passwords) before or without TLS outside development. */
@@ -49,7 +49,9 @@ export function submissionSettings(
       problems.push('MAILROOM_SUBMISSION_TLS_PORT is set but MAILROOM_SUBMISSION_PORT is not: set both (587 and 465) or neither');
     return undefined;
   }
-  const tls = tlsFiles(read, 'MAILROOM_SUBMISSION_TLS_CERT_FILE', 'MAILROOM_SUBMISSION_TLS_KEY_FILE', cwd, problems) ?? apiTls;
+  const tls =
+    tlsFiles(read, 'MAILROOM_SUBMISSION_TLS_CERT_FILE', 'MAILROOM_SUBMISSION_TLS_KEY_FILE', cwd, problems) ??
+    (apiTls === undefined ? undefined : { ...apiTls, certVariable: DEFAULT_CERT_VARIABLE, keyVariable: DEFAULT_KEY_VARIABLE });
   const allowInsecure = oneOf('MAILROOM_SUBMISSION_ALLOW_INSECURE', ['true', 'false'] as const, 'false') === 'true';
   const tlsPort = rawTlsPort === undefined ? undefined : int('MAILROOM_SUBMISSION_TLS_PORT', 465, 0, 65535);
   if (tlsPort !== undefined && tls === undefined) {

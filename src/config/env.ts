@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { submissionSettings, type SubmissionSettings } from './env-submission.js';
-import { DEFAULT_CERT_VARIABLE, DEFAULT_KEY_VARIABLE, tlsFiles, type TlsFiles } from './tls.js';
+import { tlsFiles, type TlsFiles } from './tls.js';
 import { breakerSettings, webhookSettings, type BreakerSettings, type WebhookSettings } from './env-sections.js';
 
 /** Everything the process reads from its environment, parsed once at start and frozen. */
@@ -143,7 +143,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   const port = int('MAILROOM_PORT', 8080, 0, 65535);
   const host = read('MAILROOM_HOST') ?? '0.0.0.0';
-  const tls = tlsFiles(read, DEFAULT_CERT_VARIABLE, DEFAULT_KEY_VARIABLE, cwd, problems);
+  const tls = tlsFiles(read, 'MAILROOM_TLS_CERT_FILE', 'MAILROOM_TLS_KEY_FILE', cwd, problems);
   const baseUrl = url('MAILROOM_BASE_URL', `${tls === undefined ? 'http' : 'https'}://localhost:${port}`, ['http:', 'https:']);
   const docsUrl = url('MAILROOM_DOCS_URL', `${baseUrl}/docs`, ['http:', 'https:']);
   const dataDir = path.resolve(cwd, read('MAILROOM_DATA_DIR') ?? './data');
