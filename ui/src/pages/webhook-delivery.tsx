@@ -2,6 +2,7 @@ import '../ops-pages.css';
 import { useState } from 'preact/hooks';
 import { getDelivery, replayDelivery } from '../api/webhooks';
 import { Attempts, TEST_EVENT } from '../components/webhook-deliveries';
+import { ListOnPhone } from '../components/table';
 import { ActionButton, Badge, ErrorNotice, Loading, Notice, PageHeader, Section } from '../components/ui';
 import { useLoad } from '../components/use-load';
 import { formatTime } from '../lib/format';
@@ -89,7 +90,9 @@ export function WebhookDeliveryPage(props: PageProps) {
             )}
           </Section>
           <Section title="Attempts">
-            <Attempts d={d} />
+            <ListOnPhone>
+              <Attempts d={d} />
+            </ListOnPhone>
           </Section>
         </>
       )}
