@@ -47,14 +47,22 @@ export function mailOptions(mail: OutgoingEmail, headers: TrackingHeaders = {}):
  * on a retry. DKIM still signs the stream (the transport's `dkim` option); VERP's per-recipient
  * envelope still replaces this one (transports/smtp.ts).
  */
+/**
+ * A submitted message's bytes as a relay receives them: the tracking headers before the stored
+ * bytes, in the message's own line ending (its first line's: SMTP's CRLF, LF for a message
+ * stored without CRs). The admin API's raw source shows the same (as-composed.ts).
+ */
+export function submittedBytes(mime: Buffer, headers: TrackingHeaders = {}): Buffer {
+  return prependFields(
+    mime,
+    Object.entries(headers).map(([name, h]) => `${name}: ${h.value}`),
+  );
+}
+
 function submittedOptions(mail: OutgoingEmail, mime: Buffer, headers: TrackingHeaders): MailOptions {
   const e = mail.email;
   return {
-    // In the message's own line ending (its first line's): SMTP's CRLF, LF for a message stored without CRs.
-    raw: prependFields(
-      mime,
-      Object.entries(headers).map(([name, h]) => `${name}: ${h.value}`),
-    ),
+    raw: submittedBytes(mime, headers),
     envelope: { from: e.from.address, to: mail.envelopeTo ?? [...e.to, ...e.cc, ...e.bcc].map((a) => a.address) },
     disableFileAccess: true,
     disableUrlAccess: true,

@@ -169,6 +169,24 @@ export async function inboxRaw(
   return { bytes: await bytesOf(deps.blobs, entry), sha256: entry.sha256, messageId: entry.message_id };
 }
 
+/**
+ * inboxRaw, or undefined where it answers 404: a test message not captured yet (still queued),
+ * emptied from the inbox, or its blob gone. The admin API's raw source (delivery/as-composed.ts)
+ * then composes it as the sandbox would.
+ */
+export async function capturedRaw(
+  deps: { store: Store; blobs: BlobStore; now: number; config: RetentionSettings },
+  orgId: string,
+  id: string,
+): Promise<{ bytes: Buffer; sha256: string; messageId: string } | undefined> {
+  try {
+    return await inboxRaw(deps, orgId, id);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'message_not_found') return undefined;
+    throw err;
+  }
+}
+
 /** Entries deleted per statement: a short transaction each, however large the inbox. */
 const EMPTY_BATCH = 500;
 

@@ -13,6 +13,7 @@ import { Suppressions } from './pages/suppressions';
 import { Templates } from './pages/templates';
 import { TestInbox } from './pages/test-inbox';
 import { TestInboxMessage } from './pages/test-inbox-message';
+import { WebhookDeliveryPage } from './pages/webhook-delivery';
 import { WebhookDetail } from './pages/webhook-detail';
 import { Webhooks } from './pages/webhooks';
 
@@ -41,6 +42,7 @@ export const ROUTES: ReadonlyArray<readonly [string, FunctionComponent<PageProps
   ['/orgs/:org/suppressions', Suppressions, 'Suppressions'],
   ['/orgs/:org/webhooks', Webhooks, 'Webhooks'],
   ['/orgs/:org/webhooks/:id', WebhookDetail, 'Webhook'],
+  ['/orgs/:org/webhooks/:id/deliveries/:delivery', WebhookDeliveryPage, 'Webhook delivery'],
 ];
 
 /** The organization's sections, in the navigation's order. */

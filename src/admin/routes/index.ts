@@ -6,6 +6,7 @@ import { registerKeyRoutes } from './keys.js';
 import { registerListRoutes } from './lists.js';
 import { registerMessageHistoryRoutes } from './message-history.js';
 import { registerMessageRoutes } from './messages.js';
+import { registerMessageSourceRoutes } from './message-source.js';
 import { registerOrganizationRoutes } from './organizations.js';
 import { registerOverviewRoutes } from './overview.js';
 import { registerServerRoutes } from './server.js';
@@ -44,6 +45,7 @@ export function registerAdminRoutes(app: App, services: AppServices, sendDeps: S
   registerListRoutes(app, services);
   registerMessageRoutes(app, services);
   registerMessageHistoryRoutes(app, services);
+  registerMessageSourceRoutes(app, services);
   registerOverviewRoutes(app, services);
   registerTestInboxRoutes(app, services);
   registerServerRoutes(app, services);

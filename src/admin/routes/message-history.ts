@@ -1,13 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { readStoredContent } from '../../delivery/stored.js';
-import { isPlausibleMessageId } from '../../domain/ids.js';
-import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../../http/app-types.js';
 import { HistoryPage, historyPage, HistoryQuery, tidyBoundErrors } from '../../http/history-query.js';
-import { Message, messageBody, readable } from '../../http/routes/messages.js';
+import { Message, messageBody } from '../../http/routes/messages.js';
 import { responses } from '../../http/schemas.js';
 import type { Store } from '../../storage/store.js';
 import { renderedView, RenderedView } from '../../templates/rendered-view.js';
+import { requireMessage } from './message-source.js';
 import { ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, LookupId, OrgParams, requireOrganization } from './common.js';
 
 /**
@@ -67,9 +66,7 @@ export function registerMessageHistoryRoutes(app: App, { store, clock, config }:
     },
     async (request) => {
       const org = await requireOrganization(store, request.params.org);
-      const id = request.params.id;
-      const message = isPlausibleMessageId(id) ? await store.messages.get(org.id, id) : undefined;
-      if (!readable(message, clock.now(), config)) throw new ApiError('message_not_found');
+      const message = await requireMessage({ store, clock, config }, org.id, request.params.id);
       const [body, content] = await Promise.all([messageBody(store, message, true), storedContent(store, message.id)]);
       return { ...body, content };
     },

@@ -1,5 +1,6 @@
 import nodemailer from 'nodemailer';
-import { mailOptions } from '../compose.js';
+import { mailOptions, type MailOptions } from '../compose.js';
+import type { TrackingHeaders } from '../tracking-headers.js';
 import type { OutgoingEmail } from '../transport.js';
 
 /** One email as the raw-MIME APIs (Mailgun messages.mime, SES Content.Raw) take it. */
@@ -14,8 +15,20 @@ export interface RawMessage {
   recipients: string[];
 }
 
+/**
+ * What only a composition after the fact sets (the admin API's raw source, delivery/as-composed.ts):
+ * the Date the message went out with and a boundary of its own, so the same message composes to
+ * the same bytes every time. A delivery leaves both to nodemailer (now, random).
+ */
+export interface ComposeOptions {
+  date?: Date;
+  baseBoundary?: string;
+  /** The tracking header an SMTP relay's events source reads (tracking-headers.ts); none over an API. */
+  headers?: TrackingHeaders;
+}
+
 export interface RawComposer {
-  compose(mail: OutgoingEmail): Promise<RawMessage>;
+  compose(mail: OutgoingEmail, options?: ComposeOptions): Promise<RawMessage>;
   close(): void;
 }
 
@@ -29,15 +42,19 @@ export interface RawComposer {
 export function rawComposer(): RawComposer {
   const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   return {
-    async compose(mail) {
+    async compose(mail, extra = {}) {
       const e = mail.email;
       const everyone = [...e.to, ...e.cc, ...e.bcc].map((a) => a.address);
-      const options = mailOptions(mail);
-      const info = await composer.sendMail({
+      const options = mailOptions(mail, extra.headers);
+      // baseBoundary is MailComposer's own option (mail-composer: this.mail.baseBoundary), not in the typings.
+      const composed: MailOptions & { baseBoundary?: string } = {
         ...options,
         bcc: [],
         envelope: options.envelope ?? { from: e.from.address, to: everyone },
-      });
+        ...(extra.date !== undefined ? { date: extra.date } : {}),
+        ...(extra.baseBoundary !== undefined ? { baseBoundary: extra.baseBoundary } : {}),
+      };
+      const info = await composer.sendMail(composed);
       // `buffer: true` makes it a Buffer; the type also allows the stream of `buffer: false`.
       if (!Buffer.isBuffer(info.message)) throw new Error('nodemailer returned a stream where a buffer was asked for');
       return { bytes: info.message, recipients: info.envelope.to.map(String) };

@@ -44,14 +44,16 @@ export const InboxPage = Type.Object({
   next_cursor: Type.Union([Type.String(), Type.Null()]),
 });
 
+/** A message's header fields in order (testmode/inbox-view.ts#parseHeaders); the admin message source shows them too. */
+export const HeaderFields = (description: string) =>
+  Type.Array(Type.Object({ name: Type.String(), value: Type.String() }), { description });
+
 export const InboxMessageSchema = Type.Composite([
   InboxItemSchema,
   Type.Object({
     sha256: Type.String({ description: "The captured bytes' SHA-256 (hex); the raw download's ETag" }),
     captured_at: Timestamp,
-    headers: Type.Array(Type.Object({ name: Type.String(), value: Type.String() }), {
-      description: 'The header fields of the captured bytes in order, unfolded, encoded words decoded',
-    }),
+    headers: HeaderFields('The header fields of the captured bytes in order, unfolded, encoded words decoded'),
     html: Type.Union([Type.String(), Type.Null()]),
     text: Type.Union([Type.String(), Type.Null()]),
     attachments: Type.Array(

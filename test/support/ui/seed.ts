@@ -22,6 +22,8 @@ export interface EveryScreen {
   held: string;
   captured: string;
   webhook: string;
+  /** A delivery of a message event (the `long` message's) to `webhook`. */
+  delivery: string;
 }
 
 /**
@@ -137,5 +139,10 @@ export async function seedEveryScreen(ui: UiServer): Promise<EveryScreen> {
   expect(receiver.received.filter((r) => r.verifiedWith.length === 0).map((r) => r.webhookId)).toEqual([]);
   const inbox = async () => ((await ui.admin('GET', `${base}/test-inbox`)).body as { items?: unknown[] }).items ?? [];
   await until(ui, async () => (await inbox()).length === 1, 'the captured test message');
-  return { org, sent, long, held, captured, webhook };
+  const ofLong = (await ui.admin('GET', `${base}/webhooks/deliveries?message_id=${long}`)).body as {
+    items?: Array<{ id: string }>;
+  };
+  const delivery = ofLong.items?.[0]?.id ?? '';
+  expect(delivery, 'a webhook delivery of the long message').not.toBe('');
+  return { org, sent, long, held, captured, webhook, delivery };
 }

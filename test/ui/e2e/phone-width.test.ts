@@ -36,12 +36,18 @@ const VISITS: Record<string, (s: EveryScreen) => string[]> = {
   '/orgs/:org/templates': (s) => [`#/orgs/${s.org}/templates`],
   '/orgs/:org/templates/:id': (s) => [`#/orgs/${s.org}/templates/long`, `#/orgs/${s.org}/templates/new`],
   '/orgs/:org/messages': (s) => [`#/orgs/${s.org}/messages`, `#/orgs/${s.org}/messages?mode=test`],
-  '/orgs/:org/messages/:id': (s) => [`#/orgs/${s.org}/messages/${s.long}`, `#/orgs/${s.org}/messages/${s.held}`],
+  '/orgs/:org/messages/:id': (s) => [
+    `#/orgs/${s.org}/messages/${s.long}`,
+    `#/orgs/${s.org}/messages/${s.held}`,
+    `#/orgs/${s.org}/messages/${s.long}?tab=headers`,
+    `#/orgs/${s.org}/messages/${s.long}?tab=raw`,
+  ],
   '/orgs/:org/test-inbox': (s) => [`#/orgs/${s.org}/test-inbox`],
   '/orgs/:org/test-inbox/:id': (s) => [`#/orgs/${s.org}/test-inbox/${s.captured}`],
   '/orgs/:org/suppressions': (s) => [`#/orgs/${s.org}/suppressions`, `#/orgs/${s.org}/suppressions?list=block`],
   '/orgs/:org/webhooks': (s) => [`#/orgs/${s.org}/webhooks`],
   '/orgs/:org/webhooks/:id': (s) => [`#/orgs/${s.org}/webhooks/${s.webhook}`],
+  '/orgs/:org/webhooks/:id/deliveries/:delivery': (s) => [`#/orgs/${s.org}/webhooks/${s.webhook}/deliveries/${s.delivery}`],
 };
 
 /** What a phone shows of a page: its widths, where it starts, and what sticks out (to fix it). */
@@ -111,7 +117,7 @@ async function settle(page: Page): Promise<void> {
 const fileName = (hash: string) =>
   hash
     .replace(/^#\/?/, '')
-    .replace(/(msg|wh)_[\w-]+/g, '$1')
+    .replace(/(msg|whd|wh)_[\w-]+/g, '$1')
     .replace(/[^\w]+/g, '-') || 'home';
 
 describe.skipIf(!chromiumAvailable('the phone width E2E test'))('operator UI at phone width (390×844)', () => {

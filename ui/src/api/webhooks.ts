@@ -57,6 +57,9 @@ export const rotateWebhookSecret = (org: string, id: string) =>
 export const testWebhook = (org: string, id: string) => api.post<TestResult>(base(org, id, 'test'));
 export const listDeliveries = (org: string, id: string, q: DeliveryQuery) =>
   api.get<Answer<Deliveries, 'get'>>(base(org, id, 'deliveries'), { ...q });
+/** One delivery of an endpoint with its attempts (404 when it is another endpoint's). */
+export const getDelivery = (org: string, id: string, deliveryId: string) =>
+  api.get<WebhookDelivery>(base(org, id, 'deliveries', deliveryId));
 export const replayDelivery = (org: string, id: string, deliveryId: string) =>
   api.post<Queued>(base(org, id, 'deliveries', deliveryId, 'replay'));
 export const replayRange = (org: string, id: string, body: RequestBody<'/organizations/{org}/webhooks/{id}/replay', 'post'>) =>

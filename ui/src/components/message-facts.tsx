@@ -1,8 +1,8 @@
 import type { MessageDetail } from '../api/messages';
-import { AddressText } from './address-text';
 import { formatTime } from '../lib/format';
 import { href } from '../lib/route-match';
-import { Badge, Section, Table } from './ui';
+import { RecipientList } from './recipient-list';
+import { Badge, Section } from './ui';
 
 /** The message's status and ids, and each recipient with its own delivery state. */
 export function MessageFacts(props: { org: string; message: MessageDetail }) {
@@ -41,25 +41,7 @@ export function MessageFacts(props: { org: string; message: MessageDetail }) {
         </dl>
       </Section>
       <Section title="Recipients">
-        <Table
-          caption="Recipients and their delivery state"
-          head={['Address', 'Kind', 'State', 'Reason']}
-          rows={recipients.length}
-          empty="No recipients recorded."
-        >
-          {recipients.map((r) => (
-            <tr key={`${r.kind}:${r.address}`}>
-              <td>
-                <AddressText value={r.address} />
-              </td>
-              <td>{r.kind}</td>
-              <td>
-                <Badge value={r.state} />
-              </td>
-              <td class="mono wrap">{r.reason ?? '—'}</td>
-            </tr>
-          ))}
-        </Table>
+        <RecipientList recipients={recipients} />
       </Section>
     </>
   );

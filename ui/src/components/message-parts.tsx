@@ -1,10 +1,12 @@
 /**
  * The pieces of an email's view shared by the message page (message-content.tsx) and the captured
- * test message (pages/test-inbox-message.tsx): the addresses block and the HTML and text parts.
+ * test message (pages/test-inbox-message.tsx): the addresses block, the HTML and text parts, and
+ * the header fields. Everything here is the message's own text, shown as text (Preact escapes it).
  */
 import type { ComponentChildren } from 'preact';
 import { formatList } from '../lib/format';
 import { SandboxedHtml } from './sandboxed-html';
+import { Table } from './table';
 
 /**
  * Subject, From and the address lists as a `dl`; `children` adds the caller's own facts after
@@ -83,5 +85,22 @@ export function MessageParts(props: { html: string | null; text: string | null; 
       <TextPart text={props.text} />
       {props.htmlFirst !== true && html}
     </>
+  );
+}
+
+/** Header fields in order, as the server read them (unfolded, encoded words decoded); a field may repeat. */
+export function HeaderTable(props: { headers: ReadonlyArray<{ name: string; value: string }> }) {
+  return (
+    <Table caption="Header fields, in order" head={['Name', 'Value']} rows={props.headers.length}>
+      {props.headers.map((h, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a header may repeat (Received); the list is replaced whole.
+        <tr key={i}>
+          <th scope="row" class="nowrap header-name">
+            {h.name}
+          </th>
+          <td class="mono wrap header-value">{h.value}</td>
+        </tr>
+      ))}
+    </Table>
   );
 }

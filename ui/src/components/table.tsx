@@ -71,3 +71,19 @@ export function Table(props: {
     </div>
   );
 }
+
+/**
+ * Tables made elsewhere shown as Table shows its own: a list on a phone, each cell labelled with
+ * its column (a delivery's attempts on the delivery's page, pages/webhook-delivery.tsx).
+ */
+export function ListOnPhone(props: { children: ComponentChildren }) {
+  const wrap = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    if (wrap.current !== null) labelCells(wrap.current);
+  });
+  return (
+    <div ref={wrap} class="table-wrap table-list">
+      {props.children}
+    </div>
+  );
+}

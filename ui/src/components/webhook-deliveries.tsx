@@ -8,7 +8,7 @@ import { ActionButton, Badge, ErrorNotice, Loading, Notice, Pager, Section, Sele
 import { useLoad } from './use-load';
 
 /** One delivery's attempts: time, HTTP status, duration, the answer's first bytes, the error. */
-function Attempts(props: { d: WebhookDelivery }) {
+export function Attempts(props: { d: WebhookDelivery }) {
   if (props.d.log.length === 0)
     return (
       <p class="hint">No attempt yet{props.d.next_attempt_at !== null ? `: due ${formatTime(props.d.next_attempt_at)}` : ''}.</p>
@@ -48,7 +48,7 @@ function Attempts(props: { d: WebhookDelivery }) {
  * A test event is posted once by the test call itself, not by the dispatcher, which sends only
  * deliveries of message events: a replayed test delivery would wait forever. Send a new one.
  */
-const TEST_EVENT = 'webhook.test';
+export const TEST_EVENT = 'webhook.test';
 
 const EVENT_OPTIONS: ReadonlyArray<readonly [string, string]> = [['', 'Any'], ...WEBHOOK_EVENT_TYPES.map((t) => [t, t] as const)];
 const STATE_OPTIONS: ReadonlyArray<readonly [string, string]> = [['', 'Any'], ...DELIVERY_STATES.map((s) => [s, s] as const)];

@@ -2,6 +2,7 @@ import '../ops-pages.css';
 import { getMessage } from '../api/messages';
 import { MessageActions } from '../components/message-actions';
 import { MessageContent } from '../components/message-content';
+import { MessageDeliveries } from '../components/message-deliveries';
 import { MessageFacts } from '../components/message-facts';
 import { Timeline } from '../components/timeline';
 import { ErrorNotice, Loading, Notice, PageHeader, Section } from '../components/ui';
@@ -10,7 +11,11 @@ import { href, hrefWithQuery } from '../lib/route-match';
 import { isSettling } from '../lib/timeline';
 import type { PageProps } from './page-props';
 
-/** `#/orgs/:org/messages/:id`: status, recipients, the timeline, the content as sent, and release/cancel. */
+/**
+ * `#/orgs/:org/messages/:id[?tab=text|headers|raw]`: status, each recipient's state, the timeline,
+ * the content as sent in tabs (HTML, text, headers, raw source and its .eml), the webhook
+ * deliveries of its events, and release/cancel.
+ */
 export function MessageDetail(props: PageProps) {
   const org = props.params.org ?? '';
   const id = props.params.id ?? '';
@@ -50,7 +55,8 @@ export function MessageDetail(props: PageProps) {
           <Section title="Timeline">
             <Timeline events={m.events} />
           </Section>
-          <MessageContent content={m.content} />
+          <MessageContent org={org} id={m.message_id} content={m.content} query={props.query} />
+          <MessageDeliveries org={org} id={m.message_id} refresh={m} />
         </>
       )}
     </>

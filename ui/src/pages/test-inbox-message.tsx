@@ -1,7 +1,7 @@
 import '../ops-pages.css';
 import { getMessage } from '../api/messages';
 import { testInboxApi, type InboxMessage } from '../api/test-inbox';
-import { Envelope, MessageParts } from '../components/message-parts';
+import { Envelope, HeaderTable, MessageParts } from '../components/message-parts';
 import { Timeline } from '../components/timeline';
 import { Badge, ErrorNotice, Loading, PageHeader, Section, Table } from '../components/ui';
 import { useLoad } from '../components/use-load';
@@ -71,17 +71,7 @@ export function TestInboxMessage(props: PageProps) {
             />
           </Section>
           <Section title="Headers">
-            <Table caption="Header fields, in order" head={['Name', 'Value']} rows={m.headers.length}>
-              {m.headers.map((h, i) => (
-                // biome-ignore lint/suspicious/noArrayIndexKey: a header may repeat (Received); the list is replaced whole.
-                <tr key={i}>
-                  <th scope="row" class="nowrap header-name">
-                    {h.name}
-                  </th>
-                  <td class="mono wrap header-value">{h.value}</td>
-                </tr>
-              ))}
-            </Table>
+            <HeaderTable headers={m.headers} />
           </Section>
           <Section title="Attachments">
             {m.attachments.length === 0 ? (

@@ -3431,6 +3431,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/organizations/{org}/messages/{id}/raw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One message as an .eml download, as composed for an SMTP relay
+         * @description The message as composed for an SMTP relay (RFC 5322, CRLF): a test message as captured in the test inbox; one submitted over SMTP as its stored bytes are delivered (Bcc and X-Mailroom-* removed, Message-ID and Date added where missing); any other composed from its stored rendered email with its Message-ID, `sent_at` (else its acceptance) as Date, Bcc in the envelope only, and the tracking header of its SMTP relay where one is read. DKIM-Signature is not included: it is made at each hand-off. A JSON-API provider (Postmark, SendGrid, Resend) builds its own MIME from the same fields. 404 `message_not_found` (details.reason `content_unavailable`) when the content is no longer stored or cannot be composed.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The message as composed (an .eml download) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "message/rfc822": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/organizations/{org}/messages/{id}/source": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One message's source: the header fields of …/raw decoded, and its first 256 KiB as text
+         * @description The message as composed for an SMTP relay (RFC 5322, CRLF): a test message as captured in the test inbox; one submitted over SMTP as its stored bytes are delivered (Bcc and X-Mailroom-* removed, Message-ID and Date added where missing); any other composed from its stored rendered email with its Message-ID, `sent_at` (else its acceptance) as Date, Bcc in the envelope only, and the tracking header of its SMTP relay where one is read. DKIM-Signature is not included: it is made at each hand-off. A JSON-API provider (Postmark, SendGrid, Resend) builds its own MIME from the same fields. 404 `message_not_found` (details.reason `content_unavailable`) when the content is no longer stored or cannot be composed.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description captured: the test inbox bytes; submitted: the stored SMTP submission; composed: composed for this answer */
+                            origin: "captured" | "submitted" | "composed";
+                            /** @description Bytes of the whole message (…/raw) */
+                            size: number;
+                            /** @description The bytes' SHA-256 (hex); the raw download's ETag */
+                            sha256: string;
+                            /** @description The header fields in order, unfolded, encoded words (RFC 2047) decoded */
+                            headers: {
+                                name: string;
+                                value: string;
+                            }[];
+                            /** @description The first 262144 bytes as UTF-8 text (…/raw has all of it) */
+                            text: string;
+                            /** @description true when the message is longer than 262144 bytes */
+                            truncated: boolean;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/organizations/{org}/overview": {
         parameters: {
             query?: never;
