@@ -37,7 +37,8 @@ export const COMMANDS: readonly CommandHelp[] = [
   {
     name: 'keys list',
     usage: 'mailroom keys list ORG',
-    summary: "list an organization's keys: id, type, mode (live|test), status, hint, scope, name, expiry",
+    summary: "list an organization's keys: id, type, mode (live|test), status, hint, expiry",
+    details: 'A send_only key shows `send_only` after its hint, and a named key its name in quotes.',
   },
   {
     name: 'keys create',

@@ -19,7 +19,7 @@ export const scopeLabel = (scope: ApiKey['scope']): string => (scope === 'send_o
  * a minute reads "within the last minute"; null reads "never".
  */
 export function LastUsed(props: { at: string | null; now: number }) {
-  if (props.at === null) return <span class="muted">never</span>;
+  if (props.at === null) return <span class="hint">never</span>;
   const seconds = (props.now - Date.parse(props.at)) / 1000;
   const relative = seconds < 60 ? 'within the last minute' : `${formatAge(seconds)} ago`;
   return (
