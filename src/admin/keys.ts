@@ -47,8 +47,9 @@ export interface Rotation extends IssuedKey {
 
 /**
  * Replaces a key with a new one of the same type, mode, name and scope (a test key's successor
- * is a test key; a send_only key's is send_only); its `created_by` is who rotated (`rotatedBy`). By default the old key stops working at once (`invalid_public_key` /
- * `invalid_private_key`), as rotation after a leak requires. With
+ * is a test key; a send_only key's is send_only); its `created_by` is who rotated (`rotatedBy`).
+ * By default the old key stops working at once (`invalid_public_key` / `invalid_private_key`),
+ * as rotation after a leak requires. With
  * `graceSeconds` both keys work until that many seconds have passed, so clients can be moved
  * to the new key without refused requests; revoking the old key ends the grace at once.
  */

@@ -47,7 +47,8 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 function keyLine(k: ApiKey, now: number): string {
   const scope = k.scope === 'send_only' ? '  send_only' : '';
   const name = k.name === null ? '' : `  ${JSON.stringify(k.name)}`;
-  const base = `${k.id}  ${k.type.padEnd(7)}  ${k.mode.padEnd(4)}  ${k.status.padEnd(7)}  ${k.public_key ?? k.hint}${scope}${name}`;
+  const value = k.public_key ?? k.hint;
+  const base = `${k.id}  ${k.type.padEnd(7)}  ${k.mode.padEnd(4)}  ${k.status.padEnd(7)}  ${value}${scope}${name}`;
   if (k.status === 'active' || k.expires_at === null) return base;
   return `${base}  ${keyAuthenticates(k, now) ? 'works until' : 'stopped'} ${iso(k.expires_at)}`;
 }
