@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { chromiumAvailable } from '../../support/browser.js';
+import { focused } from '../../support/ui/focus.js';
 import { closeUi, DESKTOP, expectNoSeriousA11yViolations, openUi, PHONE, shots, signIn } from '../../support/ui/page.js';
 import { sendWith, templateBody } from '../../support/ui/seed.js';
 import { seedAcmeWithRelay, startUiServer, type UiServer } from '../../support/ui/server.js';
@@ -92,6 +93,11 @@ describe.skipIf(!chromiumAvailable('the key details E2E test'))('operator UI: ke
     const row = rowOf(made?.id ?? '?');
     await row.waitFor();
     expect(await row.locator('td[data-label="Scope"]').textContent()).toBe('Send only');
+    // All ten columns fit 1440 px: the table does not scroll sideways (the actions wrap instead).
+    const overflow = await page.evaluate(
+      "(() => { const w = document.querySelector('main .keys-table .table-wrap'); return w.scrollWidth - w.clientWidth; })()",
+    );
+    expect(overflow).toBeLessThanOrEqual(1);
     await shots(page, 'keys-details');
     await expectNoSeriousA11yViolations(page);
     await page.getByRole('button', { name: 'I have copied it' }).click();
@@ -103,11 +109,11 @@ describe.skipIf(!chromiumAvailable('the key details E2E test'))('operator UI: ke
     await open.click();
     const form = page.getByRole('form', { name: `Rename key ${usedId}` });
     const field = form.getByLabel('Name');
-    await vi.waitFor(async () => expect(await field.evaluate('(el) => el === document.activeElement')).toBe(true));
+    await vi.waitFor(async () => expect(await focused(page)).toMatchObject({ role: 'textbox', name: 'Name', region: 'main' }));
     expect(await field.inputValue()).toBe('Billing server');
     await page.keyboard.press('Escape');
     await form.waitFor({ state: 'detached' });
-    expect(await open.evaluate('(el) => el === document.activeElement')).toBe(true);
+    expect(await focused(page)).toMatchObject({ role: 'button', name: `Rename key ${usedId}` });
 
     await open.click();
     await field.fill('Billing API');

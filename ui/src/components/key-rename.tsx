@@ -57,6 +57,7 @@ export function KeyRenameForm(props: { org: string; apiKey: ApiKey; onRenamed: (
     <Section title={`Rename key ${id}`}>
       <form
         ref={form}
+        class="key-rename-form"
         onSubmit={submit}
         aria-label={`Rename key ${id}`}
         onKeyDown={(e) => {

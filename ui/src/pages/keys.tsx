@@ -88,91 +88,93 @@ export function Keys(props: PageProps) {
         <Loading />
       ) : (
         data !== undefined && (
-          <Table
-            caption="Keys"
-            head={['Name', 'Type', 'Mode', 'Scope', 'Key', 'Status', 'Last used', 'Created', 'Stops working', 'Actions']}
-            rows={data.items.length}
-            empty="No keys yet."
-          >
-            {data.items.map((k) => (
-              <tr key={k.id}>
-                <td>
-                  <span class="key-name">
-                    {k.name !== null ? <strong>{k.name}</strong> : <span class="key-unnamed">No name</span>}
-                    <code>{k.id}</code>
-                  </span>
-                </td>
-                <td>{k.type}</td>
-                <td>
-                  <Badge value={k.mode} />
-                </td>
-                <td>{scopeLabel(k.scope)}</td>
-                <td>
-                  {k.public_key !== null ? (
-                    <>
-                      <code class="key-value">{k.public_key}</code>{' '}
-                      <CopyButton value={k.public_key} label={`Copy public key ${k.id}`} />
-                    </>
-                  ) : (
-                    <code class="key-hint" title="Only a fragment is kept for display">
-                      {k.hint}
-                    </code>
-                  )}
-                </td>
-                <td>
-                  <Badge value={k.status} />
-                </td>
-                <td>
-                  <LastUsed at={k.last_used_at} now={now} />
-                </td>
-                <td>
-                  <span class="key-created">
-                    {formatTime(k.created_at)}
-                    <small class="hint">by {creatorLabel(k.created_by)}</small>
-                  </span>
-                </td>
-                <td>{k.expires_at === null ? '—' : formatTime(k.expires_at)}</td>
-                <td>
-                  <div class="key-actions">
-                    <button
-                      type="button"
-                      class="btn btn-plain btn-small"
-                      aria-label={`Rename key ${k.id}`}
-                      onClick={() => {
-                        setRotating(undefined);
-                        setRenaming(k);
-                      }}
-                    >
-                      Rename
-                    </button>
-                    {k.status === 'active' && (
+          <div class="keys-table">
+            <Table
+              caption="Keys"
+              head={['Name', 'Type', 'Mode', 'Scope', 'Key', 'Status', 'Last used', 'Created', 'Stops working', 'Actions']}
+              rows={data.items.length}
+              empty="No keys yet."
+            >
+              {data.items.map((k) => (
+                <tr key={k.id}>
+                  <td>
+                    <span class="key-name">
+                      {k.name !== null ? <strong>{k.name}</strong> : <span class="key-unnamed">No name</span>}
+                      <code>{k.id}</code>
+                    </span>
+                  </td>
+                  <td>{k.type}</td>
+                  <td>
+                    <Badge value={k.mode} />
+                  </td>
+                  <td>{scopeLabel(k.scope)}</td>
+                  <td>
+                    {k.public_key !== null ? (
+                      <>
+                        <code class="key-value">{k.public_key}</code>{' '}
+                        <CopyButton value={k.public_key} label={`Copy public key ${k.id}`} />
+                      </>
+                    ) : (
+                      <code class="key-hint" title="Only a fragment is kept for display">
+                        {k.hint}
+                      </code>
+                    )}
+                  </td>
+                  <td>
+                    <Badge value={k.status} />
+                  </td>
+                  <td>
+                    <LastUsed at={k.last_used_at} now={now} />
+                  </td>
+                  <td>
+                    <span class="key-created">
+                      {formatTime(k.created_at)}
+                      <small class="hint">by {creatorLabel(k.created_by)}</small>
+                    </span>
+                  </td>
+                  <td>{k.expires_at === null ? '—' : formatTime(k.expires_at)}</td>
+                  <td>
+                    <div class="key-actions">
                       <button
                         type="button"
                         class="btn btn-plain btn-small"
-                        aria-label={`Rotate key ${k.id}`}
+                        aria-label={`Rename key ${k.id}`}
                         onClick={() => {
-                          setRenaming(undefined);
-                          setRotating(k);
+                          setRotating(undefined);
+                          setRenaming(k);
                         }}
                       >
-                        Rotate
+                        Rename
                       </button>
-                    )}
-                    {k.status !== 'revoked' && (
-                      <button
-                        type="button"
-                        class="btn btn-danger btn-small"
-                        aria-label={`Revoke key ${k.id}`}
-                        onClick={() => void revoke(k)}
-                      >
-                        Revoke
-                      </button>
-                    )}
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </Table>
+                      {k.status === 'active' && (
+                        <button
+                          type="button"
+                          class="btn btn-plain btn-small"
+                          aria-label={`Rotate key ${k.id}`}
+                          onClick={() => {
+                            setRenaming(undefined);
+                            setRotating(k);
+                          }}
+                        >
+                          Rotate
+                        </button>
+                      )}
+                      {k.status !== 'revoked' && (
+                        <button
+                          type="button"
+                          class="btn btn-danger btn-small"
+                          aria-label={`Revoke key ${k.id}`}
+                          onClick={() => void revoke(k)}
+                        >
+                          Revoke
+                        </button>
+                      )}
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </Table>
+          </div>
         )
       )}
     </>
