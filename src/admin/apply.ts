@@ -2,7 +2,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { ConfigError, type Config } from '../config/env.js';
 import { organizationFields, serviceFields, templateFields } from '../resources/normalize.js';
 import type { ConfigFile } from '../resources/inputs.js';
-import type { KeyMode, KeyType } from '../domain/types.js';
+import type { ApiKey, KeyCreator, KeyMode, KeyScope, KeyType } from '../domain/types.js';
+import { keyName } from '../resources/key-details.js';
 import type { Repos, Store } from '../storage/store.js';
 import { applyWebhooks, checkFileWebhooks, type GeneratedWebhookSecret, type WebhookApplyOptions } from './apply-webhooks.js';
 import { putService } from './services.js';
@@ -58,6 +59,8 @@ export async function applyConfig(
   store: Store,
   config: ConfigFile,
   webhooks: WebhookApplyOptions = STRICT_WEBHOOKS,
+  /** Who the keys it makes are recorded as made by: `config`, or `bootstrap` for the demo (issue 29). */
+  createdBy: Extract<KeyCreator, 'config' | 'bootstrap'> = 'config',
 ): Promise<ApplyReport> {
   // URL checks resolve names: done before the transaction, which then only writes.
   const warnings: string[] = [];
@@ -66,7 +69,7 @@ export async function applyConfig(
   const report: ApplyReport = { changes: [], generatedKeys: [], generatedWebhookSecrets: [], warnings };
   await store.transaction(async (tx) => {
     for (const org of config.organizations) {
-      await applyOrganization(tx, org, now, report);
+      await applyOrganization(tx, org, now, report, createdBy);
       await applyWebhooks(tx, org, checkedWebhooks.get(org.id) ?? [], webhooks, now, report);
     }
   });
@@ -75,7 +78,13 @@ export async function applyConfig(
 
 type OrgSection = ConfigFile['organizations'][number];
 
-async function applyOrganization(tx: Repos, org: OrgSection, now: number, report: ApplyReport): Promise<void> {
+async function applyOrganization(
+  tx: Repos,
+  org: OrgSection,
+  now: number,
+  report: ApplyReport,
+  createdBy: KeyCreator,
+): Promise<void> {
   const current = await tx.organizations.get(org.id);
   const fields = organizationFields(org.id, org, current);
   if (current === undefined) {
@@ -95,7 +104,7 @@ async function applyOrganization(tx: Repos, org: OrgSection, now: number, report
       report.changes.push(`organization ${org.id}: block-list entry ${value} added`);
   }
 
-  await applyKeys(tx, org, now, report);
+  await applyKeys(tx, org, now, report, createdBy);
 
   for (const s of org.services ?? []) {
     const wanted = serviceFields(s);
@@ -141,30 +150,65 @@ async function applyOrganization(tx: Repos, org: OrgSection, now: number, report
   }
 }
 
-async function applyKeys(tx: Repos, org: OrgSection, now: number, report: ApplyReport): Promise<void> {
+/**
+ * Keys: one with a value (`key`) is pinned, found by that value; one without is generated unless
+ * an active key of its type, mode and scope exists (with a `name`: of that name too). A name or
+ * scope the file gives is applied to the key it finds; left out, what is stored stays (a rename in
+ * the UI survives the next apply). The mode is never changed by a file (it decides whether mail leaves).
+ */
+async function applyKeys(tx: Repos, org: OrgSection, now: number, report: ApplyReport, createdBy: KeyCreator): Promise<void> {
   const existing = await tx.keys.list(org.id);
   for (const k of org.keys ?? []) {
     const mode = k.mode ?? 'live';
+    const name = keyName(k.name);
+    const details = { name, scope: k.scope, createdBy };
     const what = `${mode === 'test' ? 'test ' : ''}${k.type} key`;
     if (k.key !== undefined) {
       const found = await tx.keys.findByValue(k.key);
       if (found === undefined) {
-        await tx.keys.insert(org.id, k.type, now, k.key, mode);
+        await tx.keys.insert(org.id, k.type, now, k.key, mode, details);
         report.changes.push(`organization ${org.id}: ${what} ${k.key.slice(0, 3)}… added`);
       } else if (found.org_id !== org.id || found.type !== k.type) {
         throw new ConfigError(`organization ${org.id}: key ${found.hint} already belongs to another organization or type`);
       } else if (found.mode !== mode) {
         // The mode decides whether a send leaves the machine and takes credits: never changed by a file.
         throw new ConfigError(`organization ${org.id}: key ${found.hint} is a ${found.mode} key, the file says ${mode}`);
+      } else {
+        await applyKeyDetails(tx, org.id, found, { name, scope: k.scope }, report);
       }
       // A pinned key that was revoked stays revoked: re-applying a file must not undo a revocation.
       continue;
     }
-    if (!existing.some((e) => e.type === k.type && e.mode === mode && e.status === 'active')) {
-      const issued = await tx.keys.insert(org.id, k.type, now, undefined, mode);
+    const scope = k.scope ?? 'full';
+    const match = existing.find(
+      (e) =>
+        e.type === k.type &&
+        e.mode === mode &&
+        e.status === 'active' &&
+        e.scope === scope &&
+        (name === undefined || e.name === name),
+    );
+    if (match === undefined) {
+      const issued = await tx.keys.insert(org.id, k.type, now, undefined, mode, details);
       existing.push(issued.key);
       report.generatedKeys.push({ org_id: org.id, type: k.type, mode, key: issued.value });
-      report.changes.push(`organization ${org.id}: ${what} generated`);
+      report.changes.push(`organization ${org.id}: ${what}${name === undefined ? '' : ` "${name}"`} generated`);
     }
   }
+}
+
+async function applyKeyDetails(
+  tx: Repos,
+  orgId: string,
+  key: ApiKey,
+  wanted: { name: string | undefined; scope: KeyScope | undefined },
+  report: ApplyReport,
+): Promise<void> {
+  const changes = {
+    ...(wanted.name !== undefined && wanted.name !== key.name && { name: wanted.name }),
+    ...(wanted.scope !== undefined && wanted.scope !== key.scope && { scope: wanted.scope }),
+  };
+  if (Object.keys(changes).length === 0) return;
+  await tx.keys.update(orgId, key.id, changes);
+  report.changes.push(`organization ${orgId}: key ${key.hint} ${Object.keys(changes).join(' and ')} updated`);
 }

@@ -35,58 +35,64 @@ export const DEMO_PAGE_ORIGIN = 'http://localhost:3000';
 export async function ensureDemo(store: Store, config: Config): Promise<DemoSetup | undefined> {
   if (config.env !== 'development' || config.configFile !== undefined) return undefined;
   if ((await store.organizations.list()).length > 0) return undefined;
-  const report = await applyConfig(store, {
-    organizations: [
-      {
-        id: 'demo',
-        name: 'Demo organization',
-        plan: 'pro',
-        credits: 1000,
-        // Entries without a port match every port (src/domain/origin.ts): any local dev server.
-        security: { allow_mobile_apps: true, allowed_origins: ['localhost', '127.0.0.1'] },
-        keys: [{ type: 'public' }, { type: 'private' }, { type: 'public', mode: 'test' }, { type: 'private', mode: 'test' }],
-        services: [
-          { id: 'outbox', provider: 'outbox', default: true, from_email: 'demo@mailroom.local', from_name: 'mailroom demo' },
-        ],
-        templates: [
-          {
-            id: 'welcome',
-            subject: 'Hello {{name}}',
-            to: '{{email}}',
-            from_name: 'mailroom demo',
-            from_email: 'demo@mailroom.local',
-            html: '<h1>Hello {{name}}</h1><p>{{message}}</p>',
-            text: 'Hello {{name}}\n\n{{message}}',
-            allow_dynamic_recipients: true,
-            strict_params: true,
-            params: [
-              { name: 'name', type: 'string', required: true, max_length: 100 },
-              { name: 'email', type: 'email', required: true },
-              { name: 'message', type: 'string', required: true, max_length: 2000 },
-            ],
-          },
-          {
-            id: 'contact',
-            subject: 'Contact form: {{name}}',
-            // Fixed: a public key can send here without CAPTCHA. Reply-To may come from the
-            // visitor, since the recipient does not.
-            to: DEMO_INBOX,
-            reply_to: '{{email}}',
-            from_name: 'mailroom demo',
-            from_email: 'demo@mailroom.local',
-            html: '<p><b>{{name}}</b> ({{email}}) wrote:</p><p>{{message}}</p>',
-            text: '{{name}} ({{email}}) wrote:\n\n{{message}}',
-            strict_params: true,
-            params: [
-              { name: 'name', type: 'string', required: true, max_length: 100 },
-              { name: 'email', type: 'email', required: true },
-              { name: 'message', type: 'string', required: true, max_length: 2000 },
-            ],
-          },
-        ],
-      },
-    ],
-  });
+  const report = await applyConfig(
+    store,
+    {
+      organizations: [
+        {
+          id: 'demo',
+          name: 'Demo organization',
+          plan: 'pro',
+          credits: 1000,
+          // Entries without a port match every port (src/domain/origin.ts): any local dev server.
+          security: { allow_mobile_apps: true, allowed_origins: ['localhost', '127.0.0.1'] },
+          keys: [{ type: 'public' }, { type: 'private' }, { type: 'public', mode: 'test' }, { type: 'private', mode: 'test' }],
+          services: [
+            { id: 'outbox', provider: 'outbox', default: true, from_email: 'demo@mailroom.local', from_name: 'mailroom demo' },
+          ],
+          templates: [
+            {
+              id: 'welcome',
+              subject: 'Hello {{name}}',
+              to: '{{email}}',
+              from_name: 'mailroom demo',
+              from_email: 'demo@mailroom.local',
+              html: '<h1>Hello {{name}}</h1><p>{{message}}</p>',
+              text: 'Hello {{name}}\n\n{{message}}',
+              allow_dynamic_recipients: true,
+              strict_params: true,
+              params: [
+                { name: 'name', type: 'string', required: true, max_length: 100 },
+                { name: 'email', type: 'email', required: true },
+                { name: 'message', type: 'string', required: true, max_length: 2000 },
+              ],
+            },
+            {
+              id: 'contact',
+              subject: 'Contact form: {{name}}',
+              // Fixed: a public key can send here without CAPTCHA. Reply-To may come from the
+              // visitor, since the recipient does not.
+              to: DEMO_INBOX,
+              reply_to: '{{email}}',
+              from_name: 'mailroom demo',
+              from_email: 'demo@mailroom.local',
+              html: '<p><b>{{name}}</b> ({{email}}) wrote:</p><p>{{message}}</p>',
+              text: '{{name}} ({{email}}) wrote:\n\n{{message}}',
+              strict_params: true,
+              params: [
+                { name: 'name', type: 'string', required: true, max_length: 100 },
+                { name: 'email', type: 'email', required: true },
+                { name: 'message', type: 'string', required: true, max_length: 2000 },
+              ],
+            },
+          ],
+        },
+      ],
+    },
+    // The file's rules for webhooks (it has none); its keys are recorded as the demo's.
+    undefined,
+    'bootstrap',
+  );
   const generated = (type: 'public' | 'private', mode: 'live' | 'test') =>
     report.generatedKeys.find((k) => k.type === type && k.mode === mode)?.key ?? '';
   const [publicKey, privateKey] = [generated('public', 'live'), generated('private', 'live')];

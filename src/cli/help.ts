@@ -38,12 +38,16 @@ export const COMMANDS: readonly CommandHelp[] = [
     name: 'keys list',
     usage: 'mailroom keys list ORG',
     summary: "list an organization's keys: id, type, mode (live|test), status, hint, expiry",
+    details: 'A send_only key shows `send_only` after its hint, and a named key its name in quotes.',
   },
   {
     name: 'keys create',
-    usage: 'mailroom keys create ORG public|private [--test]',
+    usage: 'mailroom keys create ORG public|private [--test] [--name NAME] [--scope full|send_only]',
     summary:
       'create a key and print its value (shown this once); --test: a test key (pk_test_/sk_test_, nothing it sends leaves)',
+    details:
+      '--name: a label (1-100 characters) shown in lists and the UI.\n' +
+      '--scope send_only (private keys): the key sends but cannot read history, messages, templates or the test inbox.',
   },
   {
     name: 'keys rotate',

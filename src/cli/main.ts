@@ -22,8 +22,10 @@ export async function main(argv: string[], env = process.env, out: Out = console
     options: {
       'metrics-port': { type: 'string' },
       'grace-seconds': { type: 'string' },
-      // mailroom keys create ORG TYPE --test
+      // mailroom keys create ORG TYPE --test --name N --scope send_only
       test: { type: 'boolean' },
+      name: { type: 'string' },
+      scope: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       // mailroom webhooks …
       events: { type: 'string' },
@@ -86,7 +88,18 @@ export async function main(argv: string[], env = process.env, out: Out = console
         return await withStore(config, (store) => runApply(store, config, rest, env, out, err));
       case 'keys':
         return await withStore(config, (store) =>
-          runKeys(store, rest, { graceSeconds: optionString(values['grace-seconds']), test: values.test === true }, out, err),
+          runKeys(
+            store,
+            rest,
+            {
+              graceSeconds: optionString(values['grace-seconds']),
+              test: values.test === true,
+              name: optionString(values.name),
+              scope: optionString(values.scope),
+            },
+            out,
+            err,
+          ),
         );
       case 'credits':
         return await withStore(config, (store) => runCredits(store, rest, out, err));

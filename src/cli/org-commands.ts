@@ -3,7 +3,8 @@ import { creditStatus } from '../credits/balance.js';
 import { addCredits } from '../credits/top-up.js';
 import { keyAuthenticates } from '../domain/caller.js';
 import { ApiError } from '../errors/api-error.js';
-import type { ApiKey } from '../domain/types.js';
+import type { ApiKey, KeyScope, KeyType } from '../domain/types.js';
+import { keyInputProblems } from '../resources/key-details.js';
 import type { Store } from '../storage/store.js';
 import { usageOf } from './help.js';
 
@@ -16,6 +17,19 @@ export interface OrgCommandOptions {
   graceSeconds?: string | undefined;
   /** `--test`: `keys create` makes a test key (issue 27). */
   test?: boolean;
+  /** `--name`, `--scope` of `keys create` (issue 29), checked here as the admin API checks them. */
+  name?: string | undefined;
+  scope?: string | undefined;
+}
+
+/** `--name` and `--scope` checked as the admin API would; the first problem, or the details to store. */
+function keyDetailsOf(type: KeyType, options: OrgCommandOptions): string | { name?: string; scope?: KeyScope } {
+  const scope = options.scope;
+  if (scope !== undefined && scope !== 'full' && scope !== 'send_only') return '--scope takes full or send_only.';
+  if (options.name !== undefined && options.name.trim().length > 100) return '--name takes at most 100 characters.';
+  const problem = keyInputProblems({ type, name: options.name, scope })[0];
+  if (problem !== undefined) return `--${problem.field} ${problem.message}.`;
+  return { ...(options.name !== undefined && { name: options.name.trim() }), ...(scope !== undefined && { scope }) };
 }
 
 /**
@@ -31,7 +45,10 @@ async function requireOrg(store: Store, orgId: string): Promise<void> {
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 function keyLine(k: ApiKey, now: number): string {
-  const base = `${k.id}  ${k.type.padEnd(7)}  ${k.mode.padEnd(4)}  ${k.status.padEnd(7)}  ${k.public_key ?? k.hint}`;
+  const scope = k.scope === 'send_only' ? '  send_only' : '';
+  const name = k.name === null ? '' : `  ${JSON.stringify(k.name)}`;
+  const value = k.public_key ?? k.hint;
+  const base = `${k.id}  ${k.type.padEnd(7)}  ${k.mode.padEnd(4)}  ${k.status.padEnd(7)}  ${value}${scope}${name}`;
   if (k.status === 'active' || k.expires_at === null) return base;
   return `${base}  ${keyAuthenticates(k, now) ? 'works until' : 'stopped'} ${iso(k.expires_at)}`;
 }
@@ -50,6 +67,10 @@ export async function runKeys(store: Store, args: string[], options: OrgCommandO
   }
   if (options.test === true && action !== 'create') {
     err('--test applies to `mailroom keys create` only (a rotation keeps the mode of the key it replaces).');
+    return 1;
+  }
+  if ((options.name !== undefined || options.scope !== undefined) && action !== 'create') {
+    err('--name and --scope apply to `mailroom keys create` only (a rotation keeps the name and scope).');
     return 1;
   }
   if (
@@ -72,12 +93,18 @@ export async function runKeys(store: Store, args: string[], options: OrgCommandO
   if (arg === undefined) return usage();
   if (action === 'create') {
     const mode = options.test === true ? 'test' : 'live';
-    const issued = await createKey(store, org, arg === 'public' ? 'public' : 'private', undefined, mode);
+    const type = arg === 'public' ? 'public' : 'private';
+    const details = keyDetailsOf(type, options);
+    if (typeof details === 'string') {
+      err(details);
+      return 1;
+    }
+    const issued = await createKey(store, org, type, undefined, mode, { ...details, createdBy: 'cli' });
     out(`${issued.key.id}  ${issued.value}`);
     return 0;
   }
   if (action === 'rotate') {
-    const rotation = await rotateKey(store, org, arg, graceSeconds === undefined ? 0 : Number(graceSeconds));
+    const rotation = await rotateKey(store, org, arg, graceSeconds === undefined ? 0 : Number(graceSeconds), 'cli');
     out(`${rotation.key.id}  ${rotation.value}`);
     const { previous } = rotation;
     // Judged at the rotation's own instant: `now` was read before it, so an old key cut off at

@@ -32,3 +32,16 @@ export function checkPrivateKeyOrigin(caller: Caller, origin: string | undefined
     throw new ApiError('private_key_in_browser');
   }
 }
+
+/**
+ * The read routes' rule (issue 29): a `send_only` private key sends (every send endpoint,
+ * uploads, SMTP submission) but reads nothing — no history, message, timeline, template or test
+ * inbox — so a leaked sending key on a web server does not also leak who was mailed what.
+ */
+export function requireReadScope(caller: Caller): void {
+  if (caller.key.scope === 'send_only')
+    throw new ApiError('forbidden', {
+      message: 'This key can only send: it cannot read history, messages, templates or the test inbox.',
+      details: { reason: 'send_only_key' },
+    });
+}

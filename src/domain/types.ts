@@ -19,6 +19,16 @@ export type KeyType = (typeof KEY_TYPES)[number];
  */
 export const KEY_MODES = ['live', 'test'] as const;
 export type KeyMode = (typeof KEY_MODES)[number];
+/** What a private key may do (issue 29): `send_only` sends but reads no history, message or inbox. Public keys are `full`. */
+export const KEY_SCOPES = ['full', 'send_only'] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+/**
+ * Who made a key (issue 29): `admin` the admin API (and so the UI), `config` the YAML file
+ * (`mailroom apply`, `serve` with MAILROOM_CONFIG), `cli` `mailroom keys create`, `bootstrap` the
+ * demo organization's keys. A rotation's new key was made by who rotated (admin or cli). Null before migration 0019.
+ */
+export const KEY_CREATORS = ['admin', 'config', 'cli', 'bootstrap'] as const;
+export type KeyCreator = (typeof KEY_CREATORS)[number];
 
 export const MESSAGE_STATUSES = [
   'queued',
@@ -106,6 +116,12 @@ export interface ApiKey {
    * rotated with a grace period keeps working until then.
    */
   expires_at: number | null;
+  /** An operator's label, 1–100 characters; null when none was given (migration 0019). */
+  name: string | null;
+  scope: KeyScope;
+  /** When the key last authenticated a request, to within a minute; null when never. */
+  last_used_at: number | null;
+  created_by: KeyCreator | null;
 }
 
 export interface SmtpSettings {

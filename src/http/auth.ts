@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { keyAuthenticates, type Caller } from '../domain/caller.js';
+import { keyAuthenticates, requireReadScope, type Caller } from '../domain/caller.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Store } from '../storage/store.js';
 import { headerValue } from './headers.js';
@@ -29,16 +29,30 @@ export async function authenticate(request: FastifyRequest, store: Store, body: 
     throw new ApiError('unauthorized', { message: 'No key was sent: use Authorization: Bearer sk_… or X-Mail-Public-Key.' });
 
   const key = await store.catalog.keyByValue(value);
+  const now = store.clock.now();
   const claimed = value.startsWith('sk_') ? 'private' : value.startsWith('pk_') ? 'public' : undefined;
   // The cached record carries its expiry, so a grace period ends on time even while cached.
-  if (key === undefined || !keyAuthenticates(key, store.clock.now())) {
+  if (key === undefined || !keyAuthenticates(key, now)) {
     if (claimed === 'private') throw new ApiError('invalid_private_key');
     if (claimed === 'public') throw new ApiError('invalid_public_key');
     throw new ApiError('unauthorized');
   }
   const org = await store.catalog.organization(key.org_id);
   if (org === undefined) throw new ApiError('unauthorized');
+  // Not awaited: the answer never waits for bookkeeping, and a failed write is only logged.
+  store.keyUse.note(key.id, now, (err) => request.log.warn({ err, key_id: key.id }, 'recording a key use failed'));
   return { org, key };
+}
+
+/**
+ * authenticate for the routes that read (history, messages, templates, the test inbox): the one
+ * place a `send_only` key is refused (403 forbidden, details.reason send_only_key), after the key
+ * proved who calls and before the route's own key rules.
+ */
+export async function authenticateToRead(request: FastifyRequest, store: Store): Promise<Caller> {
+  const caller = await authenticate(request, store);
+  requireReadScope(caller);
+  return caller;
 }
 
 function nonEmpty(v: string | undefined): string | undefined {

@@ -4,6 +4,7 @@ import { linkDomainProblems } from '../domain/link-domains.js';
 import { templateProblems } from '../templates/check.js';
 import { parseEndpointUrl } from '../webhooks/url-guard.js';
 import { ConfigFile } from './inputs.js';
+import { keyInputProblems } from './key-details.js';
 import { eventFilter, eventsProblems, sampleParamsProblem, secretProblem, templateFields } from './normalize.js';
 import { failoverProblems, serviceProblems } from './provider-settings.js';
 
@@ -49,6 +50,7 @@ function semanticProblems(config: ConfigFile): string[] {
     orgIds.add(org.id);
 
     (org.keys ?? []).forEach((k, i) => {
+      for (const p of keyInputProblems(k)) problems.push(`${at}/keys/${i}/${p.field}: ${p.message}`);
       if (k.key === undefined) return;
       // One way only (issue 27, risk R1): a test key's value names its mode; a live one may start pk_test_.
       const prefix = `${k.type === 'public' ? 'pk' : 'sk'}_${k.mode === 'test' ? 'test_' : ''}`;

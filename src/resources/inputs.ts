@@ -1,5 +1,5 @@
 import { Type, type Static, type TObject, type TOptional } from '@sinclair/typebox';
-import { KEY_MODES, KEY_TYPES, OUT_OF_CREDIT_MODES, PARAM_TYPES, PLANS } from '../domain/types.js';
+import { KEY_MODES, KEY_SCOPES, KEY_TYPES, OUT_OF_CREDIT_MODES, PARAM_TYPES, PLANS } from '../domain/types.js';
 import { APP_SCHEME_PATTERN } from '../domain/app-schemes.js';
 import {
   DESCRIPTORS,
@@ -103,12 +103,18 @@ export const OrganizationSettingsInput = Type.Object(
 );
 export type OrganizationSettingsInput = Static<typeof OrganizationSettingsInput>;
 
+/** A key's label (issue 29): spaces around it are dropped; blank or control characters are refused (key-details.ts). */
+export const KeyName = Type.String({ minLength: 1, maxLength: 100, description: 'A label for people, 1–100 characters' });
+
 export const KeyInput = Type.Object(
   {
     type: literals(KEY_TYPES),
     key: Type.Optional(Type.String({ pattern: '^(pk|sk)_[A-Za-z0-9_-]{8,280}$' })),
     /** `test` (issue 27): sends run the whole pipeline, nothing leaves, no credit; a given value starts pk_test_/sk_test_. */
     mode: Type.Optional(literals(KEY_MODES)),
+    name: Type.Optional(KeyName),
+    /** Issue 29: `send_only` (private keys only) sends but reads no history, message, template or test inbox. */
+    scope: Type.Optional(literals(KEY_SCOPES)),
   },
   { additionalProperties: false },
 );

@@ -1,10 +1,14 @@
 import {
+  KEY_CREATORS,
   KEY_MODES,
+  KEY_SCOPES,
   KEY_TYPES,
   MESSAGE_STATUSES,
   OUT_OF_CREDIT_MODES,
   PLANS,
   type ApiKey,
+  type KeyCreator,
+  type KeyScope,
   type KeyMode,
   type KeyType,
   type MessageStatus,
@@ -36,6 +40,9 @@ export const outOfCreditModeColumn: (value: string) => OutOfCreditMode = oneOf(
 );
 export const keyTypeColumn: (value: string) => KeyType = oneOf('key_type', KEY_TYPES);
 export const keyModeColumn: (value: string) => KeyMode = oneOf('mode', KEY_MODES);
+export const keyScopeColumn: (value: string) => KeyScope = oneOf('api_keys.scope', KEY_SCOPES);
+const keyCreator = oneOf('api_keys.created_by', KEY_CREATORS);
+export const keyCreatorColumn = (value: string | null): KeyCreator | null => (value === null ? null : keyCreator(value));
 export const keyStatusColumn: (value: string) => ApiKey['status'] = oneOf('api_keys.status', KEY_STATUSES);
 export const messageStatusColumn: (value: string) => MessageStatus = oneOf('messages.status', MESSAGE_STATUSES);
 export const uploadStatusColumn: (value: string) => (typeof UPLOAD_STATUSES)[number] = oneOf('uploads.status', UPLOAD_STATUSES);

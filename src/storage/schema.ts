@@ -47,6 +47,11 @@ export interface ApiKeysTable {
   expires_at: number | null;
   /** live | test (migration 0015). */
   mode: Generated<string>;
+  /** Migration 0019: a label, full | send_only, the last use (at most once a minute), admin | config | cli | bootstrap. */
+  name: string | null;
+  scope: Generated<string>;
+  last_used_at: number | null;
+  created_by: string | null;
 }
 
 export interface ServicesTable {

@@ -9,6 +9,7 @@ import { migrate, openDatabase, type Dialect } from './dialect.js';
 import { StorageHealth } from './health.js';
 import { GroupCommit } from './group-commit.js';
 import { idempotencyRepo } from './idempotency.js';
+import { KeyUseRecorder } from './key-use.js';
 import { blockListRepo, listHitsRepo, suppressionsRepo } from './lists.js';
 import { messagesRepo } from './messages.js';
 import { organizationsRepo } from './organizations.js';
@@ -100,6 +101,8 @@ export type Repos = RepoSet & { readonly dialect: Dialect };
 export interface Store extends Repos {
   readonly clock: Clock;
   readonly catalog: CachedCatalog;
+  /** API keys' `last_used_at`, written at most once a minute per key by this process (issue 29). */
+  readonly keyUse: KeyUseRecorder;
   /**
    * Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws.
    * Options, for the worker's own bookkeeping only (never for accepting a message):
@@ -145,7 +148,8 @@ function catalogAware(cache: ReadCache, onWrite: () => void): Wrap {
     };
   const wrappers: { [K in keyof RepoSet]?: (repo: RepoSet[K]) => RepoSet[K] } = {
     organizations: (o) => ({ ...o, insert: clearing(o.insert), update: clearing(o.update), delete: clearing(o.delete) }),
-    keys: (k) => ({ ...k, insert: clearing(k.insert), setStatus: clearing(k.setStatus) }),
+    // Not markUsed: a key's last use is no catalog change (migration 0019).
+    keys: (k) => ({ ...k, insert: clearing(k.insert), setStatus: clearing(k.setStatus), update: clearing(k.update) }),
     services: (s) => ({ ...s, put: clearing(s.put), delete: clearing(s.delete) }),
     templates: (t) => ({ ...t, put: clearing(t.put), delete: clearing(t.delete) }),
   };
@@ -241,6 +245,24 @@ export function storeOver(
       });
   };
   const base = repos(db, dialect);
+  // PostgreSQL groups concurrent commits itself; SQLite's single writer needs our help.
+  const transaction: Store['transaction'] =
+    group !== undefined
+      ? (fn, options) =>
+          inTransaction((make) =>
+            group.run((conn) => fn(make(conn)), {
+              lingerMs: options?.background === true ? BACKGROUND_LINGER_MS : 0,
+              durable: options?.background !== true && options?.durable !== false,
+            }),
+          )
+      : (fn, options) =>
+          inTransaction((make) =>
+            options?.background === true || options?.durable === false
+              ? withoutFlush(db, (conn) => fn(make(conn)))
+              : db.transaction().execute((trx) => fn(make(trx))),
+          );
+  // Bookkeeping like the worker's: a use lost to a power cut is written again at the next one.
+  const keyUse = new KeyUseRecorder((id, now) => transaction((tx) => tx.keys.markUsed(id, now), { background: true }));
   // Built once for the store's life, so every repository is built here (the spread reads them).
   return {
     ...repos(
@@ -249,25 +271,11 @@ export function storeOver(
       catalogAware(cache, () => undefined),
     ),
     catalog: cachedCatalog(base, cache),
+    keyUse,
     dialect,
     clock,
     health,
-    // PostgreSQL groups concurrent commits itself; SQLite's single writer needs our help.
-    transaction:
-      group !== undefined
-        ? (fn, options) =>
-            inTransaction((make) =>
-              group.run((conn) => fn(make(conn)), {
-                lingerMs: options?.background === true ? BACKGROUND_LINGER_MS : 0,
-                durable: options?.background !== true && options?.durable !== false,
-              }),
-            )
-        : (fn, options) =>
-            inTransaction((make) =>
-              options?.background === true || options?.durable === false
-                ? withoutFlush(db, (conn) => fn(make(conn)))
-                : db.transaction().execute((trx) => fn(make(trx))),
-            ),
+    transaction,
     ping: async () => {
       try {
         await sql`select 1`.execute(db);
@@ -278,6 +286,7 @@ export function storeOver(
       health.reached();
     },
     close: async () => {
+      await keyUse.idle();
       await group?.drain();
       await file?.close();
       await db.destroy();

@@ -3,6 +3,7 @@ import type { Clock } from '../domain/clock.js';
 import { ApiError } from '../errors/api-error.js';
 import type { SignInLimiter } from '../protection/sign-in-limiter.js';
 import type { Store } from '../storage/store.js';
+import type { SmtpLog } from '../smtp/server.js';
 import { AUTH_UNAVAILABLE, BAD_CREDENTIALS, type SmtpRefusal } from './replies.js';
 
 /**
@@ -79,4 +80,14 @@ export async function callerOf(deps: Pick<AuthDeps, 'store' | 'clock'>, login: L
     throw new ApiError('invalid_private_key', { message: 'The key this session logged in with was revoked.' });
   }
   return { org, key };
+}
+
+/** Records that a key logged in or sent (issue 29's last_used_at), off the SMTP dialogue's path; a failure is logged. */
+export function noteKeyUse(
+  deps: { sendDeps: { store: Pick<Store, 'keyUse'>; clock: Clock }; log: SmtpLog },
+  keyId: string,
+): void {
+  deps.sendDeps.store.keyUse.note(keyId, deps.sendDeps.clock.now(), (err) =>
+    deps.log.warn({ err, key_id: keyId }, 'SMTP submission: recording a key use failed'),
+  );
 }

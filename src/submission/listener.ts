@@ -2,7 +2,7 @@ import type { SMTPServer, SMTPServerOptions } from 'smtp-server';
 import type { TlsMaterial } from '../config/tls.js';
 import type { SignInLimiter } from '../protection/sign-in-limiter.js';
 import type { SendDeps } from '../send/accept.js';
-import { checkLogin, type Login } from './auth.js';
+import { checkLogin, noteKeyUse, type Login } from './auth.js';
 import { transactionHooks, type SubmissionPipeline } from './transaction.js';
 import { createSmtpServer, listenSmtp, type SmtpListening, type SmtpLog } from '../smtp/server.js';
 import { ownEnhancedCodes, refusalError, TLS_FIRST } from './replies.js';
@@ -90,7 +90,10 @@ function serverOptions(
       };
       checkLogin({ store: deps.sendDeps.store, clock: deps.sendDeps.clock, signIns: deps.signIns }, attempt).then(
         (outcome) => {
-          if (outcome.ok) return callback(null, { user: outcome.login satisfies Login });
+          if (outcome.ok) {
+            noteKeyUse(deps, outcome.login.keyId);
+            return callback(null, { user: outcome.login satisfies Login });
+          }
           if (outcome.error !== undefined)
             deps.log.warn({ err: outcome.error, remote: session.remoteAddress }, 'SMTP submission: checking a login failed');
           callback(refusalError(outcome.refusal));

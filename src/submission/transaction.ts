@@ -6,7 +6,7 @@ import type { SendDeps } from '../send/accept.js';
 import type { Submission, SubmissionAccepted } from '../send/submission.js';
 import { checkCaller } from '../send/permissions.js';
 import { unmappedIp } from '../net/ip-address.js';
-import { callerOf, type Login } from './auth.js';
+import { callerOf, noteKeyUse, type Login } from './auth.js';
 import { readMessage, type SmtpLog } from '../smtp/server.js';
 import { refusalError, replyFor, type SmtpRefusal } from './replies.js';
 
@@ -71,6 +71,8 @@ export function transactionHooks(deps: TransactionDeps, options: { onBytesKept?:
       if (login === undefined) return callback(fail(new Error('MAIL FROM without a login'), session, 'mail'));
       (async () => {
         const caller = await callerOf(deps.sendDeps, login);
+        // A session may send for hours after its AUTH: each transaction is a use of the key.
+        noteKeyUse(deps, caller.key.id);
         // The organization's rules (suspended, e-mail not verified), as a send's step 2. No flood
         // guard: it guards public keys only, and a login is always a private key.
         checkCaller(caller, smtpClient(session));

@@ -1,10 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { KeyInput } from '../../resources/inputs.js';
+import { KEY_SCOPES } from '../../domain/types.js';
+import { KeyInput, KeyName } from '../../resources/inputs.js';
+import { keyInputProblems, keyName } from '../../resources/key-details.js';
+import { literals } from '../../providers/schema.js';
 import type { ApiKey } from '../../domain/types.js';
 import type { App, AppServices } from '../../http/app-types.js';
 import { responses, Timestamp } from '../../http/schemas.js';
 import { iso, isoOrNull } from '../../http/time.js';
-import { createKey, MAX_GRACE_SECONDS, revokeKey, rotateKey } from '../keys.js';
+import { createKey, MAX_GRACE_SECONDS, revokeKey, rotateKey, updateKey } from '../keys.js';
 import {
   ADMIN_BODY_ERRORS,
   ADMIN_ERRORS,
@@ -59,6 +62,15 @@ const RotateResult = Type.Composite([
   }),
 ]);
 
+/** PATCH: a new name (null clears it) and/or scope; what is left out stays. */
+const KeyChanges = Type.Object(
+  {
+    name: Type.Optional(Type.Union([KeyName, Type.Null()])),
+    scope: Type.Optional(literals(KEY_SCOPES)),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
 function keyWithExpiry(k: ApiKey): Static<typeof KeyWithExpiry> {
   return { ...keyResource(k), expires_at: isoOrNull(k.expires_at) };
 }
@@ -107,8 +119,14 @@ export function registerKeyRoutes(app: App, { store }: AppServices): void {
     },
     async (request, reply) => {
       checkKeyValue(request.body);
-      const { type, key, mode } = request.body;
-      const issued = await createKey(store, request.params.org, type, key, mode ?? 'live');
+      const problems = keyInputProblems(request.body);
+      if (problems.length > 0) throw invalidFields(problems);
+      const { type, key, mode, scope } = request.body;
+      const issued = await createKey(store, request.params.org, type, key, mode ?? 'live', {
+        name: keyName(request.body.name),
+        scope,
+        createdBy: 'admin',
+      });
       reply.code(201);
       return { ...keyResource(issued.key), key: issued.value, expires_at: null };
     },
@@ -120,7 +138,7 @@ export function registerKeyRoutes(app: App, { store }: AppServices): void {
       schema: {
         tags: ADMIN_TAGS,
         security: ADMIN_SECURITY,
-        summary: 'Replace a key with a new one of the same type and mode',
+        summary: 'Replace a key with a new one of the same type, mode, name and scope',
         description:
           'The old key stops working at once, unless `grace_seconds` (up to 30 days) lets both keys work ' +
           'until then; revoking the old key (DELETE) ends its grace period at once. The body is optional.',
@@ -143,6 +161,35 @@ export function registerKeyRoutes(app: App, { store }: AppServices): void {
         expires_at: null,
         previous_key: { id: rotation.previous.id, expires_at: iso(rotation.previous.expires_at) },
       };
+    },
+  );
+
+  app.patch(
+    '/organizations/:org/keys/:keyId',
+    {
+      schema: {
+        tags: ADMIN_TAGS,
+        security: ADMIN_SECURITY,
+        summary: "Rename a key (null clears its name) or change a private key's scope",
+        description: '`send_only` keys send but cannot read history, messages, templates or the test inbox (403 forbidden).',
+        params: KeyParams,
+        body: KeyChanges,
+        response: responses({ 200: KeyWithExpiry }, ADMIN_BODY_ERRORS),
+      },
+    },
+    async (request) => {
+      const org = await requireOrganization(store, request.params.org);
+      const current = await store.keys.get(org.id, request.params.keyId);
+      const { name, scope } = request.body;
+      if (current !== undefined) {
+        const problems = keyInputProblems({ type: current.type, name: name ?? undefined, scope });
+        if (problems.length > 0) throw invalidFields(problems);
+      }
+      const changes = {
+        ...(name !== undefined && { name: name === null ? null : keyName(name) }),
+        ...(scope !== undefined && { scope }),
+      };
+      return keyWithExpiry(await updateKey(store, org.id, request.params.keyId, changes));
     },
   );
 

@@ -4,6 +4,8 @@ import {
   KEY_TYPES,
   OUT_OF_CREDIT_MODES,
   PLANS,
+  KEY_CREATORS,
+  KEY_SCOPES,
   type ApiKey,
   type Organization,
   type Service,
@@ -118,6 +120,28 @@ export const KeyResource = Type.Object({
   status: oneOf(['active', 'revoked', 'rotated']),
   created_at: Timestamp,
   revoked_at: Nullable(Timestamp),
+  // Issue 29.
+  name: Nullable(Type.String({ description: 'A label for people; null when none was given' })),
+  scope: Type.Union(
+    KEY_SCOPES.map((v) => Type.Literal(v)),
+    {
+      description: '`send_only` (private keys): sends, but reads no history, message, template or test inbox',
+    },
+  ),
+  last_used_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'When the key last authenticated a request (API or SMTP submission), to within a minute; null: never',
+    }),
+  ),
+  created_by: Nullable(
+    Type.Union(
+      KEY_CREATORS.map((v) => Type.Literal(v)),
+      {
+        description: 'admin: admin API or UI; config: the YAML file; cli: mailroom keys; bootstrap: the demo; null: before 0019',
+      },
+    ),
+  ),
 });
 
 export const IssuedKeyResource = Type.Composite([
@@ -135,6 +159,10 @@ export function keyResource(k: ApiKey): Static<typeof KeyResource> {
     status: k.status,
     created_at: iso(k.created_at),
     revoked_at: isoOrNull(k.revoked_at),
+    name: k.name,
+    scope: k.scope,
+    last_used_at: isoOrNull(k.last_used_at),
+    created_by: k.created_by,
   };
 }
 

@@ -45,6 +45,10 @@ function adminCaller(org: Organization, now: number): Caller {
       created_at: now,
       revoked_at: null,
       expires_at: null,
+      name: null,
+      scope: 'full',
+      last_used_at: null,
+      created_by: 'admin',
     },
   };
 }

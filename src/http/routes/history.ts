@@ -1,6 +1,6 @@
 import { requirePrivateKey } from '../../domain/caller.js';
 import type { App, AppServices } from '../app-types.js';
-import { authenticate } from '../auth.js';
+import { authenticateToRead } from '../auth.js';
 import { headerValue } from '../headers.js';
 import { HistoryPage, historyPage, HistoryQuery, tidyBoundErrors } from '../history-query.js';
 import { PRIVATE_KEY_ERRORS, responses } from '../schemas.js';
@@ -26,7 +26,7 @@ export function registerHistory(app: App, { store, clock, config }: AppServices)
     },
     async (request) => {
       if (request.validationError !== undefined) throw tidyBoundErrors(request.validationError);
-      const caller = await authenticate(request, store);
+      const caller = await authenticateToRead(request, store);
       requirePrivateKey(caller, headerValue(request, 'origin'));
       return historyPage({ store, clock, config }, caller.org.id, request.query, caller.key.mode);
     },

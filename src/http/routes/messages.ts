@@ -8,7 +8,7 @@ import type { KeyMode } from '../../domain/types.js';
 import type { StoredMessage } from '../../storage/messages.js';
 import type { Store } from '../../storage/store.js';
 import type { App, AppServices } from '../app-types.js';
-import { authenticate } from '../auth.js';
+import { authenticateToRead } from '../auth.js';
 import { clientInfo } from '../headers.js';
 import { responses, Timestamp } from '../schemas.js';
 import { iso, isoOrNull } from '../time.js';
@@ -143,6 +143,7 @@ export function readable(
  * GET /v1/messages/{id}: any message of the organization with a private key (a test key: its
  * test messages only); with a public key only alongside that message's status token (header,
  * or the deprecated `?token=`). A wrong or missing token looks exactly like a missing message.
+ * A send_only private key reads no message (403 forbidden, send_only_key: issue 29).
  */
 export function registerMessages(app: App, { store, clock, config }: AppServices): void {
   app.get(
@@ -164,13 +165,14 @@ export function registerMessages(app: App, { store, clock, config }: AppServices
           'invalid_private_key',
           'private_key_in_browser',
           'origin_not_allowed',
+          'forbidden',
           'message_not_found',
           'rate_limited',
         ]),
       },
     },
     async (request) => {
-      const caller = await authenticate(request, store);
+      const caller = await authenticateToRead(request, store);
       const client = clientInfo(request);
       if (caller.key.type === 'private') checkPrivateKeyOrigin(caller, client.origin);
       else checkPublicOrigin(caller.org, client);

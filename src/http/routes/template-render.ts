@@ -4,7 +4,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { checkParamsSize, type SendDeps } from '../../send/accept.js';
 import { previewSend, RENDER_ERRORS, RenderBody, RenderedTemplate } from '../../send/preview.js';
 import type { App } from '../app-types.js';
-import { authenticate } from '../auth.js';
+import { authenticateToRead } from '../auth.js';
 import { headerValue } from '../headers.js';
 import { PRIVATE_KEY_ERRORS, responses } from '../schemas.js';
 
@@ -30,6 +30,7 @@ export function registerTemplateRender(app: App, deps: SendDeps): void {
         body: Type.Composite([RenderBody], { additionalProperties: false }),
         response: responses({ 200: RenderedTemplate }, [
           ...PRIVATE_KEY_ERRORS,
+          'forbidden',
           'bad_request',
           ...RENDER_ERRORS,
           'plan_limit_reached',
@@ -40,7 +41,7 @@ export function registerTemplateRender(app: App, deps: SendDeps): void {
     async (request) => {
       const body = request.body;
       checkParamsSize(body.template_params);
-      const caller = await authenticate(request, deps.store);
+      const caller = await authenticateToRead(request, deps.store);
       requirePrivateKey(caller, headerValue(request, 'origin'));
       // A control character (a stray NUL) names no template; PostgreSQL would refuse to look it up.
       const id = request.params.id;

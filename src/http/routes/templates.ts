@@ -4,7 +4,7 @@ import { requirePrivateKey } from '../../domain/caller.js';
 import type { Template } from '../../domain/types.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { App, AppServices } from '../app-types.js';
-import { authenticate } from '../auth.js';
+import { authenticateToRead } from '../auth.js';
 import { headerValue } from '../headers.js';
 import { PRIVATE_KEY_ERRORS, responses, Timestamp } from '../schemas.js';
 import { iso } from '../time.js';
@@ -72,7 +72,7 @@ export function templateResource(t: Template): Static<typeof TemplateResource> {
   };
 }
 
-/** GET /v1/templates and GET /v1/templates/{id}: private key only. */
+/** GET /v1/templates and GET /v1/templates/{id}: private key only, and not a send_only one (issue 29). */
 export function registerTemplates(app: App, { store }: AppServices): void {
   app.get(
     '/v1/templates',
@@ -83,12 +83,13 @@ export function registerTemplates(app: App, { store }: AppServices): void {
         security: [{ privateKey: [] }],
         response: responses({ 200: Type.Object({ items: Type.Array(Type.Ref('Template')) }) }, [
           ...PRIVATE_KEY_ERRORS,
+          'forbidden',
           'rate_limited',
         ]),
       },
     },
     async (request) => {
-      const caller = await authenticate(request, store);
+      const caller = await authenticateToRead(request, store);
       requirePrivateKey(caller, headerValue(request, 'origin'));
       const items = await store.templates.list(caller.org.id);
       return { items: items.map(templateResource) };
@@ -103,11 +104,16 @@ export function registerTemplates(app: App, { store }: AppServices): void {
         summary: 'One template with its parameter schema',
         security: [{ privateKey: [] }],
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
-        response: responses({ 200: Type.Ref('Template') }, [...PRIVATE_KEY_ERRORS, 'template_not_found', 'rate_limited']),
+        response: responses({ 200: Type.Ref('Template') }, [
+          ...PRIVATE_KEY_ERRORS,
+          'forbidden',
+          'template_not_found',
+          'rate_limited',
+        ]),
       },
     },
     async (request) => {
-      const caller = await authenticate(request, store);
+      const caller = await authenticateToRead(request, store);
       requirePrivateKey(caller, headerValue(request, 'origin'));
       // A control character (a stray NUL) names no template; PostgreSQL would refuse to look it up.
       const id = request.params.id;

@@ -10,7 +10,7 @@ import type { InboxFilter } from '../../storage/test-inbox.js';
 import type { Store } from '../../storage/store.js';
 import { inboxItem, inboxMessage, inboxRaw, listInbox, type RetentionSettings } from '../../testmode/inbox.js';
 import type { App, AppServices } from '../app-types.js';
-import { authenticate } from '../auth.js';
+import { authenticateToRead } from '../auth.js';
 import { headerValue } from '../headers.js';
 import { decodeCursor, encodeCursor, textFilter } from '../history-query.js';
 import { PRIVATE_KEY_ERRORS, responses, Timestamp } from '../schemas.js';
@@ -160,7 +160,7 @@ export function registerTestInbox(app: App, { store, clock, config, blobs }: App
       },
     },
     async (request) => {
-      const caller = await authenticate(request, store);
+      const caller = await authenticateToRead(request, store);
       requireTestKey(caller, headerValue(request, 'origin'));
       return inboxPage(deps, caller.org.id, request.query);
     },
@@ -177,7 +177,7 @@ export function registerTestInbox(app: App, { store, clock, config, blobs }: App
       },
     },
     async (request) => {
-      const caller = await authenticate(request, store);
+      const caller = await authenticateToRead(request, store);
       requireTestKey(caller, headerValue(request, 'origin'));
       const id = checkInboxId(request.params.id);
       return inboxMessage({ store, blobs: blobs.blobs, now: clock.now(), config }, caller.org.id, id);
@@ -199,7 +199,7 @@ export function registerTestInbox(app: App, { store, clock, config, blobs }: App
       },
     },
     async (request, reply) => {
-      const caller = await authenticate(request, store);
+      const caller = await authenticateToRead(request, store);
       requireTestKey(caller, headerValue(request, 'origin'));
       const id = checkInboxId(request.params.id);
       const raw = await inboxRaw({ store, blobs: blobs.blobs, now: clock.now(), config }, caller.org.id, id);

@@ -170,7 +170,7 @@ describe.skipIf(!chromiumAvailable('the phone width E2E test'))('operator UI at 
     await page.goto(`${ui.baseUrl}/ui/#/orgs/${seeded.org}/keys`);
     await settle(page);
     const keys = page.getByRole('table', { name: 'Keys' });
-    expect(await keys.getByRole('columnheader').count()).toBe(8);
+    expect(await keys.getByRole('columnheader').count()).toBe(10);
     const cell = keys.getByRole('cell').filter({ hasText: 'private' }).first();
     expect(await cell.getAttribute('data-label')).toBe('Type');
     // Shown as a list: the header row is out of sight, the label before each value.

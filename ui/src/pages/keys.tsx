@@ -1,26 +1,37 @@
 import '../components/org-pages.css';
-import { useState } from 'preact/hooks';
+import '../components/keys.css';
+import { useEffect, useState } from 'preact/hooks';
 import { keysApi, type ApiKey, type IssuedKey } from '../api/keys';
+import { KeyCreateForm } from '../components/key-create';
+import { creatorLabel, LastUsed, scopeLabel } from '../components/key-facts';
 import { IssuedKeyNotice } from '../components/key-issued';
+import { KeyRenameForm } from '../components/key-rename';
 import { KeyRotateForm } from '../components/key-rotate';
-import { Badge, CopyButton, ErrorNotice, Loading, PageHeader, Section, Select, Table } from '../components/ui';
+import { Badge, CopyButton, ErrorNotice, Loading, PageHeader, Table } from '../components/ui';
 import { useLoad } from '../components/use-load';
 import { formatTime } from '../lib/format';
-import { href } from '../lib/route-match';
 import type { PageProps } from './page-props';
+
+/** How often "12 min ago" moves on while the page stays open. */
+const CLOCK_TICK_MS = 30_000;
 
 /**
  * An organization's keys: public keys in full (they are public), private keys by their prefix
- * only (the server keeps no value to show). A new or rotated key's value is shown once.
+ * only (the server keeps no value to show). A new or rotated key's value is shown once. Each key
+ * has a name, a scope, its last use and who made it (issue 29).
  */
 export function Keys(props: PageProps) {
   const org = props.params.org as string;
   const { data, error, loading, reload } = useLoad(() => keysApi.list(org), [org]);
-  const [type, setType] = useState<ApiKey['type']>('private');
-  const [mode, setMode] = useState<ApiKey['mode']>('live');
   const [issued, setIssued] = useState<IssuedKey | undefined>();
   const [rotating, setRotating] = useState<ApiKey | undefined>();
+  const [renaming, setRenaming] = useState<ApiKey | undefined>();
   const [failure, setFailure] = useState<unknown>();
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), CLOCK_TICK_MS);
+    return () => clearInterval(timer);
+  }, []);
 
   const act = async (what: () => Promise<void>) => {
     setFailure(undefined);
@@ -30,14 +41,9 @@ export function Keys(props: PageProps) {
       setFailure(err);
     }
   };
-  const create = () =>
-    act(async () => {
-      setIssued(await keysApi.create(org, type, mode));
-      await reload();
-    });
   const revoke = (k: ApiKey) =>
     act(async () => {
-      if (!window.confirm(`Revoke key ${k.id}? Sends with it are refused at once.`)) return;
+      if (!window.confirm(`Revoke key ${k.name ?? k.id}? Sends with it are refused at once.`)) return;
       await keysApi.revoke(org, k.id);
       await reload();
     });
@@ -47,44 +53,24 @@ export function Keys(props: PageProps) {
       <PageHeader title="Keys" />
       {issued !== undefined && <IssuedKeyNotice issued={issued} onDismiss={() => setIssued(undefined)} />}
       <ErrorNotice error={failure} />
-      <Section title="New key">
-        <form
-          class="org-inline-form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void create();
+      <KeyCreateForm
+        org={org}
+        onCreated={(k) => {
+          setIssued(k);
+          void reload();
+        }}
+      />
+      {renaming !== undefined && (
+        <KeyRenameForm
+          org={org}
+          apiKey={renaming}
+          onCancel={() => setRenaming(undefined)}
+          onRenamed={() => {
+            setRenaming(undefined);
+            void reload();
           }}
-          aria-label="Create a key"
-        >
-          <Select
-            label="Type"
-            value={type}
-            options={[
-              ['private', `Private (servers: ${mode === 'test' ? 'sk_test_' : 'sk_'}…)`],
-              ['public', `Public (browsers: ${mode === 'test' ? 'pk_test_' : 'pk_'}…)`],
-            ]}
-            onValue={(v) => setType(v === 'public' ? 'public' : 'private')}
-          />
-          <Select
-            label="Mode"
-            value={mode}
-            options={[
-              ['live', 'Live (delivers, takes credits)'],
-              ['test', 'Test (captured, never sent)'],
-            ]}
-            onValue={(v) => setMode(v === 'test' ? 'test' : 'live')}
-          />
-          <button class="btn btn-primary" type="submit">
-            Create key
-          </button>
-        </form>
-        {mode === 'test' && (
-          <p class="hint">
-            A test key runs every send through the whole pipeline, but nothing leaves this machine and no credit is taken: the
-            messages land in the <a href={href('orgs', org, 'test-inbox')}>Test inbox</a>.
-          </p>
-        )}
-      </Section>
+        />
+      )}
       {rotating !== undefined && (
         <KeyRotateForm
           org={org}
@@ -102,65 +88,93 @@ export function Keys(props: PageProps) {
         <Loading />
       ) : (
         data !== undefined && (
-          <Table
-            caption="Keys"
-            head={['Id', 'Type', 'Mode', 'Key', 'Status', 'Created', 'Stops working', 'Actions']}
-            rows={data.items.length}
-            empty="No keys yet."
-          >
-            {data.items.map((k) => (
-              <tr key={k.id}>
-                <td>
-                  <code>{k.id}</code>
-                </td>
-                <td>{k.type}</td>
-                <td>
-                  <Badge value={k.mode} />
-                </td>
-                <td>
-                  {k.public_key !== null ? (
-                    <>
-                      <code class="key-value">{k.public_key}</code>{' '}
-                      <CopyButton value={k.public_key} label={`Copy public key ${k.id}`} />
-                    </>
-                  ) : (
-                    <code class="key-hint" title="Only a fragment is kept for display">
-                      {k.hint}
-                    </code>
-                  )}
-                </td>
-                <td>
-                  <Badge value={k.status} />
-                </td>
-                <td>{formatTime(k.created_at)}</td>
-                <td>{k.expires_at === null ? '—' : formatTime(k.expires_at)}</td>
-                <td>
-                  {k.status !== 'revoked' && (
+          <div class="keys-table">
+            <Table
+              caption="Keys"
+              head={['Name', 'Type', 'Mode', 'Scope', 'Key', 'Status', 'Last used', 'Created', 'Stops working', 'Actions']}
+              rows={data.items.length}
+              empty="No keys yet."
+            >
+              {data.items.map((k) => (
+                <tr key={k.id}>
+                  <td>
+                    <span class="key-name">
+                      {k.name !== null ? <strong>{k.name}</strong> : <span class="key-unnamed">No name</span>}
+                      <code>{k.id}</code>
+                    </span>
+                  </td>
+                  <td>{k.type}</td>
+                  <td>
+                    <Badge value={k.mode} />
+                  </td>
+                  <td>{scopeLabel(k.scope)}</td>
+                  <td>
+                    {k.public_key !== null ? (
+                      <>
+                        <code class="key-value">{k.public_key}</code>{' '}
+                        <CopyButton value={k.public_key} label={`Copy public key ${k.id}`} />
+                      </>
+                    ) : (
+                      <code class="key-hint" title="Only a fragment is kept for display">
+                        {k.hint}
+                      </code>
+                    )}
+                  </td>
+                  <td>
+                    <Badge value={k.status} />
+                  </td>
+                  <td>
+                    <LastUsed at={k.last_used_at} now={now} />
+                  </td>
+                  <td>
+                    <span class="key-created">
+                      {formatTime(k.created_at)}
+                      <small class="hint">by {creatorLabel(k.created_by)}</small>
+                    </span>
+                  </td>
+                  <td>{k.expires_at === null ? '—' : formatTime(k.expires_at)}</td>
+                  <td>
                     <div class="key-actions">
+                      <button
+                        type="button"
+                        class="btn btn-plain btn-small"
+                        aria-label={`Rename key ${k.id}`}
+                        onClick={() => {
+                          setRotating(undefined);
+                          setRenaming(k);
+                        }}
+                      >
+                        Rename
+                      </button>
                       {k.status === 'active' && (
                         <button
                           type="button"
                           class="btn btn-plain btn-small"
                           aria-label={`Rotate key ${k.id}`}
-                          onClick={() => setRotating(k)}
+                          onClick={() => {
+                            setRenaming(undefined);
+                            setRotating(k);
+                          }}
                         >
                           Rotate
                         </button>
                       )}
-                      <button
-                        type="button"
-                        class="btn btn-danger btn-small"
-                        aria-label={`Revoke key ${k.id}`}
-                        onClick={() => void revoke(k)}
-                      >
-                        Revoke
-                      </button>
+                      {k.status !== 'revoked' && (
+                        <button
+                          type="button"
+                          class="btn btn-danger btn-small"
+                          aria-label={`Revoke key ${k.id}`}
+                          onClick={() => void revoke(k)}
+                        >
+                          Revoke
+                        </button>
+                      )}
                     </div>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </Table>
+                  </td>
+                </tr>
+              ))}
+            </Table>
+          </div>
         )
       )}
     </>

@@ -581,6 +581,11 @@ export interface paths {
                                 /** Format: date-time */
                                 created_at: string;
                                 revoked_at: string | null;
+                                name: string | null;
+                                /** @description `send_only` (private keys): sends, but reads no history, message, template or test inbox */
+                                scope: "full" | "send_only";
+                                last_used_at: string | null;
+                                created_by: ("admin" | "config" | "cli" | "bootstrap") | null;
                                 /** @description When the key stops (or stopped) authenticating: the end of the grace period a rotation gave it, or its revocation; null while active */
                                 expires_at: string | null;
                             }[];
@@ -606,6 +611,9 @@ export interface paths {
                         type: "public" | "private";
                         key?: string;
                         mode?: "live" | "test";
+                        /** @description A label for people, 1–100 characters */
+                        name?: string;
+                        scope?: "full" | "send_only";
                     };
                 };
             };
@@ -627,6 +635,11 @@ export interface paths {
                             /** Format: date-time */
                             created_at: string;
                             revoked_at: string | null;
+                            name: string | null;
+                            /** @description `send_only` (private keys): sends, but reads no history, message, template or test inbox */
+                            scope: "full" | "send_only";
+                            last_used_at: string | null;
+                            created_by: ("admin" | "config" | "cli" | "bootstrap") | null;
                             /** @description The key itself; shown in this response only */
                             key: string;
                             expires_at: null;
@@ -651,7 +664,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Replace a key with a new one of the same type and mode
+         * Replace a key with a new one of the same type, mode, name and scope
          * @description The old key stops working at once, unless `grace_seconds` (up to 30 days) lets both keys work until then; revoking the old key (DELETE) ends its grace period at once. The body is optional.
          */
         post: {
@@ -693,6 +706,11 @@ export interface paths {
                             /** Format: date-time */
                             created_at: string;
                             revoked_at: string | null;
+                            name: string | null;
+                            /** @description `send_only` (private keys): sends, but reads no history, message, template or test inbox */
+                            scope: "full" | "send_only";
+                            last_used_at: string | null;
+                            created_by: ("admin" | "config" | "cli" | "bootstrap") | null;
                             /** @description The key itself; shown in this response only */
                             key: string;
                             expires_at: null;
@@ -747,7 +765,58 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename a key (null clears its name) or change a private key's scope
+         * @description `send_only` keys send but cannot read history, messages, templates or the test inbox (403 forbidden).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org: string;
+                    keyId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string | null;
+                        scope?: "full" | "send_only";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            type: "public" | "private";
+                            mode: "live" | "test";
+                            /** @description A recognisable fragment of the key, safe to show */
+                            hint: string;
+                            public_key: string | null;
+                            status: "active" | "revoked" | "rotated";
+                            /** Format: date-time */
+                            created_at: string;
+                            revoked_at: string | null;
+                            name: string | null;
+                            /** @description `send_only` (private keys): sends, but reads no history, message, template or test inbox */
+                            scope: "full" | "send_only";
+                            last_used_at: string | null;
+                            created_by: ("admin" | "config" | "cli" | "bootstrap") | null;
+                            /** @description When the key stops (or stopped) authenticating: the end of the grace period a rotation gave it, or its revocation; null while active */
+                            expires_at: string | null;
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/admin/v1/organizations/{org}/services": {
