@@ -8,6 +8,7 @@ import { registerMessageHistoryRoutes } from './message-history.js';
 import { registerMessageRoutes } from './messages.js';
 import { registerOrganizationRoutes } from './organizations.js';
 import { registerOverviewRoutes } from './overview.js';
+import { registerRequestLogRoutes } from './request-log.js';
 import { registerServerRoutes } from './server.js';
 import { registerServiceRoutes } from './services.js';
 import { registerServiceTestRoutes } from './service-test.js';
@@ -46,6 +47,7 @@ export function registerAdminRoutes(app: App, services: AppServices, sendDeps: S
   registerMessageHistoryRoutes(app, services);
   registerOverviewRoutes(app, services);
   registerTestInboxRoutes(app, services);
+  registerRequestLogRoutes(app, services);
   registerServerRoutes(app, services);
   registerWebhookRoutes(app, services);
 }
