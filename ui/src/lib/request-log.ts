@@ -2,7 +2,7 @@
  * The request log's filters in the hash query (`#/orgs/acme/request-log?status=422&code=…`), the
  * API's own names, and the error codes in plain words. Pure: unit-tested in test/ui/request-log.test.ts.
  */
-import { textFiltersFromQuery, textFiltersToQuery } from './inbox-filters';
+import { textFiltersFromQuery, textFiltersToQuery } from './inbox-filters.js';
 
 export const REQUEST_LOG_FILTER_KEYS = ['status', 'code', 'key_id', 'route', 'since', 'until'] as const;
 
