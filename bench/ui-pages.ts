@@ -5,6 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page, type Response } from 'playwright-core';
+import { loadConfig } from '../src/config/env.js';
+import { systemClock } from '../src/domain/clock.js';
+import { openStore } from '../src/storage/store.js';
+import { seedRequestLog } from './request-log-seed.js';
 import { BENCH_ORG, seedUiBench } from './ui-seed.js';
 
 /**
@@ -25,6 +29,8 @@ import { BENCH_ORG, seedUiBench } from './ui-seed.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MESSAGES = Number(process.env.BENCH_UI_MESSAGES ?? 100_000);
+/** Refused requests in the request log (issue 29: measured at 1,000,000 rows). */
+const REQUEST_LOG_ROWS = Number(process.env.BENCH_UI_REQUEST_LOG ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_UI_ROUNDS ?? 5);
 const SCREENSHOTS = process.env.BENCH_UI_SCREENSHOTS;
 const CHROMIUM = process.env.MAILROOM_TEST_CHROMIUM ?? '/usr/bin/chromium';
@@ -50,6 +56,7 @@ function cases(sample: string): PageCase[] {
     { sel: 'table caption', text: "Services' health" },
   ];
   const messageRows: Ready[] = [{ sel: 'section[aria-label="Message list"] tbody tr td a' }];
+  const logRows: Ready[] = [{ sel: 'section[aria-label="Refused requests"] tbody tr td details' }];
   return [
     { name: 'overview, 7 days', hash: org, ready: overview(7) },
     { name: 'overview, 30 days', hash: `${org}?days=30`, ready: overview(30) },
@@ -81,6 +88,9 @@ function cases(sample: string): PageCase[] {
     },
     { name: 'keys', hash: `${org}/keys`, ready: [{ sel: 'tbody tr td code' }] },
     { name: 'services', hash: `${org}/services`, ready: [{ sel: 'tbody tr td' }, { sel: 'table caption', text: 'Services' }] },
+    { name: 'request log', hash: `${org}/request-log`, ready: logRows },
+    { name: 'request log, status=451', hash: `${org}/request-log?status=451`, ready: logRows },
+    { name: 'request log, code=insufficient_credits', hash: `${org}/request-log?code=insufficient_credits`, ready: logRows },
   ];
 }
 
@@ -318,6 +328,11 @@ async function main(): Promise<void> {
       `seeded ${seeded.messages} messages over 90 days ` +
         `in ${seeded.seconds.toFixed(1)} s (database ${(size / 2 ** 20).toFixed(0)} MiB, SQLite)`,
     );
+    const logStore = await openStore(loadConfig({ MAILROOM_DATA_DIR: dataDir, MAILROOM_LOG_LEVEL: 'warn' }).databaseUrl, {
+      clock: systemClock,
+    });
+    const logSeconds = await seedRequestLog(logStore, BENCH_ORG, REQUEST_LOG_ROWS).finally(() => logStore.close());
+    console.log(`seeded ${REQUEST_LOG_ROWS} request log rows over 3 days in ${logSeconds.toFixed(1)} s`);
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     serve = (await startServe(dataDir, port)).child;

@@ -9,6 +9,7 @@ import { clientErrorHandler, frameworkErrors, installErrorHandling, routePattern
 import { installBodyLimits } from './http/body-limits.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { loggedPath } from './http/request-log.js';
+import { installRequestLog } from './http/refused-requests.js';
 import type { App, AppServices } from './http/app-types.js';
 import { registerDocs } from './http/routes/docs.js';
 import { registerHealth } from './http/routes/health.js';
@@ -76,7 +77,8 @@ export async function buildApp(services: AppServices): Promise<App> {
   app.addHook('onRoute', (route) => {
     if (route.url !== '*' && route.method !== 'OPTIONS') patterns.push(routePattern(route.url));
   });
-  installErrorHandling(app, config.docsUrl, patterns, services.store.health);
+  const onRefused = installRequestLog(app, { ...services, days: config.requestLogDays });
+  installErrorHandling(app, config.docsUrl, patterns, services.store.health, onRefused);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

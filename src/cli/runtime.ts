@@ -249,6 +249,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
           logger: logger.child({ component: 'worker' }),
           blobs: blobs.blobs,
           retentionDays: config.retentionDays,
+          requestLogDays: config.requestLogDays,
           testMode: { simulatorDelayMs: config.simulatorDelayMs, testRetentionDays: config.testRetentionDays },
           // Simulator events wake this process's webhook dispatcher, as a provider's do.
           notifier,

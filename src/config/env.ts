@@ -48,6 +48,11 @@ export interface Config {
   readonly blobUrl: string | undefined;
   /** Messages older than this are gone from reads (404, absent from history) and purged. */
   readonly retentionDays: number;
+  /**
+   * Refused public API requests (4xx) kept in the request log (issue 29), days; reads and the
+   * purge go by it. 0: the log is off (nothing recorded; the purge removes what was kept).
+   */
+  readonly requestLogDays: number;
   /** Test-mode messages' retention (issue 27), days; reads and the purge use min(this, retentionDays). */
   readonly testRetentionDays: number;
   /** How long delay@simulator.mailroom.test is deferred before it is accepted (issue 27), ms. */
@@ -217,6 +222,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     },
     blobUrl: url('MAILROOM_BLOB_URL', '', ['s3:']) || undefined,
     retentionDays: int('MAILROOM_RETENTION_DAYS', 30, 1, 3650),
+    // Three days covers a weekend's "why did our form stop sending"; 0 switches the log off.
+    requestLogDays: int('MAILROOM_REQUEST_LOG_DAYS', 3, 0, 3650),
     // A week keeps a CI run's captures readable across a weekend; up to 10 years like the live setting.
     testRetentionDays: int('MAILROOM_TEST_RETENTION_DAYS', 7, 1, 3650),
     // 60 s: long enough to see `deferred` in a test's timeline, short enough to wait for; at most an hour.

@@ -34,10 +34,11 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * and webhook test deliveries by their age),
  * idempotency records past 24 h, uploads past their 24 h life. Test-mode messages (issue 27) go
  * sooner, at MAILROOM_TEST_RETENTION_DAYS (never later than the live retention), with the bytes
- * their test inbox kept; the same loop and budget, test ones first.
+ * their test inbox kept; the same loop and budget, test ones first. The request log (issue 29)
+ * goes by MAILROOM_REQUEST_LOG_DAYS, REQUEST_LOG_PURGE_BATCH rows a transaction, in the budget left.
  */
 export async function housekeeping(
-  deps: { store: Store; blobs?: BlobStore; retentionDays?: number; testRetentionDays?: number },
+  deps: { store: Store; blobs?: BlobStore; retentionDays?: number; testRetentionDays?: number; requestLogDays?: number },
   now: number,
 ): Promise<void> {
   const { store, blobs, retentionDays: days, testRetentionDays } = deps;
@@ -72,9 +73,29 @@ export async function housekeeping(
     // Webhook deliveries go with their message (purgeOlderThan); `webhook.test` ones have none.
     await store.transaction((tx) => tx.webhookDeliveries.purgeTestsBefore(retentionCutoff(now, days), 500), { durable: false });
   }
+  if (deps.requestLogDays !== undefined) await purgeRequestLog(store, retentionCutoff(now, deps.requestLogDays), until);
   await store.transaction((tx) => tx.idempotency.purgeExpired(now), { durable: false });
   for (const upload of await store.uploads.expired(now, 500)) {
     await dropBlob(upload.blob_key);
     await store.transaction((tx) => tx.uploads.delete(upload.id), { durable: false });
+  }
+}
+
+/**
+ * Request log rows a transaction. A row has two index entries besides its own (~0.5 KB), against
+ * a message's ~25: 500 of them are about as much writer time as PURGE_BATCH messages. A 429
+ * flood is capped at 60 rows per organization per minute (src/http/request-recorder.ts), so a day
+ * of it is ~86,000 rows per organization: ~170 batches.
+ */
+export const REQUEST_LOG_PURGE_BATCH = 500;
+
+/** Batches until a short one, pausing between like the message purge; at least one batch even when the budget is spent. */
+async function purgeRequestLog(store: Store, cutoff: number, until: number): Promise<void> {
+  for (;;) {
+    const purged = await store.transaction((tx) => tx.requestLog.purgeOlderThan(cutoff, REQUEST_LOG_PURGE_BATCH), {
+      durable: false,
+    });
+    if (purged < REQUEST_LOG_PURGE_BATCH || performance.now() >= until) return;
+    await pause(PURGE_PAUSE_MS);
   }
 }

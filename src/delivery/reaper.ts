@@ -15,6 +15,8 @@ export interface ReaperDeps {
   retry?: RetryPolicy;
   blobs?: BlobStore;
   retentionDays?: number;
+  /** The request log's retention (MAILROOM_REQUEST_LOG_DAYS); absent: kept. */
+  requestLogDays?: number;
   /** Test-mode messages' retention (MAILROOM_TEST_RETENTION_DAYS); absent: the live one. */
   testRetentionDays?: number;
 }

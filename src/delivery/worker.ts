@@ -35,6 +35,8 @@ export interface WorkerDeps {
   dataDir: string;
   /** Messages older than this many days are purged (MAILROOM_RETENTION_DAYS); absent: kept. */
   retentionDays?: number;
+  /** Request log rows older than this many days are purged (MAILROOM_REQUEST_LOG_DAYS; 0: all); absent: kept. */
+  requestLogDays?: number;
   /** Where attachment bytes live: purged messages and expired uploads take theirs along. */
   blobs?: BlobStore;
   pacer: Pacer;

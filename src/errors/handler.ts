@@ -30,9 +30,12 @@ export function installErrorHandling(
   docsBase: string,
   routePatterns: readonly RegExp[],
   health?: TroubleReporter,
+  onRefused?: (request: FastifyRequest, err: ApiError) => void,
 ): void {
   const send = (reply: FastifyReply, err: ApiError) => {
     if (err.headers !== undefined) reply.headers(err.headers);
+    // The request log (src/http/refused-requests.ts) hears of every 4xx; it never throws or waits.
+    if (onRefused !== undefined && err.status < 500) onRefused(reply.request, err);
     // An answer that closes the connection before the body is read (ours, or Fastify's parser's
     // refusal): read and drop the rest for a moment rather than reset the uploading client.
     if (reply.getHeader('connection') === 'close') lingerAfterAnswer(reply.raw);

@@ -18,6 +18,22 @@ function bearer(request: FastifyRequest): string | undefined {
 }
 
 /**
+ * The key a request named, once looked up, even when it did not authenticate (revoked, expired):
+ * its organization is then known, and the request log (src/http/refused-requests.ts) records
+ * the refusal under it with the key's id.
+ */
+const namedKeys = new WeakMap<FastifyRequest, { org_id: string; key_id: string }>();
+
+export function keyNamedBy(request: FastifyRequest): { org_id: string; key_id: string } | undefined {
+  return namedKeys.get(request);
+}
+
+/** The key value a request carries (header, else body), before any lookup. */
+export function keyValueOf(request: FastifyRequest, body: BodyKeys = {}): string | undefined {
+  return bearer(request) ?? nonEmpty(body.accessToken) ?? headerValue(request, 'x-mail-public-key') ?? nonEmpty(body.user_id);
+}
+
+/**
  * Resolves the key of a request (Authentication rule 2). A private key wins over a public one
  * when both are sent: it is the stronger credential, and servers that send both mean it.
  */
@@ -30,6 +46,7 @@ export async function authenticate(request: FastifyRequest, store: Store, body: 
 
   const key = await store.catalog.keyByValue(value);
   const now = store.clock.now();
+  if (key !== undefined) namedKeys.set(request, { org_id: key.org_id, key_id: key.id });
   const claimed = value.startsWith('sk_') ? 'private' : value.startsWith('pk_') ? 'public' : undefined;
   // The cached record carries its expiry, so a grace period ends on time even while cached.
   if (key === undefined || !keyAuthenticates(key, now)) {

@@ -1,7 +1,9 @@
 import type { Generated } from 'kysely';
+import type { RequestLogTable } from './schema-request-log.js';
 import type { SimulatorEventsTable, TestInboxTable } from './schema-test-mode.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema-webhooks.js';
 
+export type { RequestLogTable } from './schema-request-log.js';
 export type { SimulatorEventsTable, TestInboxTable } from './schema-test-mode.js';
 export type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema-webhooks.js';
 
@@ -266,4 +268,5 @@ export interface Database {
   template_versions: TemplateVersionsTable;
   test_inbox: TestInboxTable;
   simulator_events: SimulatorEventsTable;
+  request_log: RequestLogTable;
 }

@@ -17,6 +17,7 @@ import { overviewRepo } from './overview.js';
 import { providerEventsRepo } from './provider-events.js';
 import { queueRepo } from './queue.js';
 import { ReadCache } from './read-cache.js';
+import { requestLogRepo } from './request-log.js';
 import type { CommitFollowUp } from './wal-keeper.js';
 import type { Database } from './schema.js';
 import { servicesRepo } from './services.js';
@@ -53,6 +54,7 @@ function builders(db: Kysely<Database>, dialect: Dialect) {
     overview: () => overviewRepo(db),
     testInbox: () => testInboxRepo(db),
     simulatorEvents: () => simulatorEventsRepo(db),
+    requestLog: () => requestLogRepo(db),
   };
 }
 

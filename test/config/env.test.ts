@@ -83,6 +83,14 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads MAILROOM_REQUEST_LOG_DAYS (issue 29): 3 days by default, 0 switches the log off, bounded', () => {
+    expect(loadConfig({}).requestLogDays).toBe(3);
+    expect(loadConfig({ MAILROOM_REQUEST_LOG_DAYS: '0' }).requestLogDays).toBe(0);
+    expect(loadConfig({ MAILROOM_REQUEST_LOG_DAYS: '14' }).requestLogDays).toBe(14);
+    for (const value of ['-1', '3651', 'week', '1.5'])
+      expect(() => loadConfig({ MAILROOM_REQUEST_LOG_DAYS: value }), value).toThrow('MAILROOM_REQUEST_LOG_DAYS');
+  });
+
   it('is frozen', () => {
     const c = loadConfig({});
     expect(Object.isFrozen(c)).toBe(true);

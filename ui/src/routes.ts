@@ -8,6 +8,7 @@ import { Organizations } from './pages/organizations';
 import { Overview } from './pages/overview';
 import type { PageProps } from './pages/page-props';
 import { ServiceEdit } from './pages/service-edit';
+import { RequestLog } from './pages/request-log';
 import { Services } from './pages/services';
 import { Suppressions } from './pages/suppressions';
 import { Templates } from './pages/templates';
@@ -39,6 +40,7 @@ export const ROUTES: ReadonlyArray<readonly [string, FunctionComponent<PageProps
   ['/orgs/:org/messages/:id', MessageDetail, 'Message'],
   ['/orgs/:org/test-inbox', TestInbox, 'Test inbox'],
   ['/orgs/:org/test-inbox/:id', TestInboxMessage, 'Captured message'],
+  ['/orgs/:org/request-log', RequestLog, 'Request log'],
   ['/orgs/:org/suppressions', Suppressions, 'Suppressions'],
   ['/orgs/:org/webhooks', Webhooks, 'Webhooks'],
   ['/orgs/:org/webhooks/:id', WebhookDetail, 'Webhook'],
@@ -51,6 +53,7 @@ export const ORG_SECTIONS: ReadonlyArray<readonly [string, string]> = [
   ['templates', 'Templates'],
   ['messages', 'Messages'],
   ['test-inbox', 'Test inbox'],
+  ['request-log', 'Request log'],
   ['services', 'Services'],
   ['keys', 'Keys'],
   ['suppressions', 'Suppressions'],

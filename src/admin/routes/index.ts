@@ -9,6 +9,7 @@ import { registerMessageRoutes } from './messages.js';
 import { registerMessageSourceRoutes } from './message-source.js';
 import { registerOrganizationRoutes } from './organizations.js';
 import { registerOverviewRoutes } from './overview.js';
+import { registerRequestLogRoutes } from './request-log.js';
 import { registerServerRoutes } from './server.js';
 import { registerServiceRoutes } from './services.js';
 import { registerServiceTestRoutes } from './service-test.js';
@@ -48,6 +49,7 @@ export function registerAdminRoutes(app: App, services: AppServices, sendDeps: S
   registerMessageSourceRoutes(app, services);
   registerOverviewRoutes(app, services);
   registerTestInboxRoutes(app, services);
+  registerRequestLogRoutes(app, services);
   registerServerRoutes(app, services);
   registerWebhookRoutes(app, services);
 }

@@ -11,6 +11,7 @@ import type { SendInput } from '../../send/request.js';
 import type { App } from '../app-types.js';
 import { authenticate } from '../auth.js';
 import { readForm, type ParsedForm } from '../form-reader.js';
+import { noteRequestFields } from '../refused-fields.js';
 import { clientInfo } from '../headers.js';
 import { responses } from '../schemas.js';
 import { jsonAccepted, legacyAccepted, SEND_ERRORS, sendStored, wantsJson } from './send.js';
@@ -69,6 +70,12 @@ export function registerSendForm(app: App, deps: SendDeps): void {
         async (request, reply) => {
           if (!request.isMultipart()) throw new ApiError('bad_request', { message: 'This endpoint takes multipart/form-data.' });
           const form = await readForm(request, { bodyBytes: deps.config.bodyLimitBytes, fileBytes: await allowanceFor(request) });
+          noteRequestFields(request, {
+            template_id: form.reserved.get('template_id'),
+            service_id: form.reserved.get('service_id'),
+            template_params: form.params,
+            attachments: form.files,
+          });
           checkParamsSize(form.params);
           const templateId = field(form, 'template_id', 64);
           if (templateId === undefined)

@@ -44,6 +44,7 @@ const VISITS: Record<string, (s: EveryScreen) => string[]> = {
   ],
   '/orgs/:org/test-inbox': (s) => [`#/orgs/${s.org}/test-inbox`],
   '/orgs/:org/test-inbox/:id': (s) => [`#/orgs/${s.org}/test-inbox/${s.captured}`],
+  '/orgs/:org/request-log': (s) => [`#/orgs/${s.org}/request-log`],
   '/orgs/:org/suppressions': (s) => [`#/orgs/${s.org}/suppressions`, `#/orgs/${s.org}/suppressions?list=block`],
   '/orgs/:org/webhooks': (s) => [`#/orgs/${s.org}/webhooks`],
   '/orgs/:org/webhooks/:id': (s) => [`#/orgs/${s.org}/webhooks/${s.webhook}`],

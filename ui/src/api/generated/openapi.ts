@@ -3912,6 +3912,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/organizations/{org}/request-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization's refused API requests (4xx), newest first, filtered and paged
+         * @description Refused requests of the public API (`/v1/…` and the EmailJS aliases) where the organization was known, kept MAILROOM_REQUEST_LOG_DAYS days (default 3; 0 turns the log off). Never a key, a token or a parameter value. At most 60 rows per organization a minute; a `request_log_capped` row counts the rest.
+         */
+        get: {
+            parameters: {
+                query: {
+                    limit: number;
+                    cursor?: string;
+                    /** @description One status, e.g. 422 */
+                    status?: number;
+                    /** @description An error code, e.g. recipient_suppressed */
+                    code?: string;
+                    key_id?: string;
+                    /** @description A route pattern, e.g. /v1/send */
+                    route?: string;
+                    /** @description Inclusive lower bound: an ISO 8601 date-time, or a date (YYYY-MM-DD: that day's start, UTC) */
+                    since?: string;
+                    /** @description Exclusive upper bound: an ISO 8601 date-time, or a date (YYYY-MM-DD: that day included) */
+                    until?: string;
+                };
+                header?: never;
+                path: {
+                    org: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description The key's id, never the key; null when none was found */
+                                key_id: string | null;
+                                method: string;
+                                /** @description The route pattern (`/v1/send`, `/api/v1.0/email/send`), never the URL as sent */
+                                route: string;
+                                status: number;
+                                /** @description The error code answered; `request_log_capped` for a row that counts the requests not logged in a minute past the per-organization cap (60 a minute) */
+                                code: string;
+                                message: string;
+                                /** @description Non-secret request fields: template_id, service_id, template_params (each name with the shape of its value, never the value), attachments and messages (counts), origin, user_agent, details (the error details answered) */
+                                fields: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description The client address (MAILROOM_TRUST_PROXY applies) */
+                                ip: string | null;
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/server": {
         parameters: {
             query?: never;
