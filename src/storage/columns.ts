@@ -1,10 +1,12 @@
 import {
+  CREDIT_MODES,
   KEY_MODES,
   KEY_TYPES,
   MESSAGE_STATUSES,
   OUT_OF_CREDIT_MODES,
   PLANS,
   type ApiKey,
+  type CreditMode,
   type KeyMode,
   type KeyType,
   type MessageStatus,
@@ -34,6 +36,7 @@ export const outOfCreditModeColumn: (value: string) => OutOfCreditMode = oneOf(
   'organizations.when_out_of_credits',
   OUT_OF_CREDIT_MODES,
 );
+export const creditModeColumn: (value: string) => CreditMode = oneOf('organizations.credit_mode', CREDIT_MODES);
 export const keyTypeColumn: (value: string) => KeyType = oneOf('key_type', KEY_TYPES);
 export const keyModeColumn: (value: string) => KeyMode = oneOf('mode', KEY_MODES);
 export const keyStatusColumn: (value: string) => ApiKey['status'] = oneOf('api_keys.status', KEY_STATUSES);

@@ -18,6 +18,7 @@ import * as m0015 from './0015_test_mode.js';
 import * as m0016 from './0016_submitted_mime.js';
 import * as m0017 from './0017_template_samples.js';
 import * as m0018 from './0018_retrying_index.js';
+import * as m0021 from './0021_credit_mode.js';
 
 /** Numbered, applied in name order. Add a file and a line here; never edit an applied one. */
 export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: Dialect) => Promise<void>>> = {
@@ -39,4 +40,5 @@ export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: 
   '0016_submitted_mime': m0016.up,
   '0017_template_samples': m0017.up,
   '0018_retrying_index': m0018.up,
+  '0021_credit_mode': m0021.up,
 };
