@@ -92,12 +92,12 @@ describeDialects('credits unlimited on %s', (dialect, skip) => {
 
   it.skipIf(skip)('the YAML file: credits unlimited, kept when left out, metered again with the balance kept', async () => {
     await seedOrg(t.store, { credits: 7 });
-    await seedOrg(t.store, { credits: 'unlimited' });
+    const file = await seedOrg(t.store, { credits: 'unlimited' });
     expect((await orgJson()).credits).toBe('unlimited');
     const org = await t.store.organizations.get('acme');
     expect(org).toMatchObject({ credit_mode: 'unlimited', credits: 7 });
     // Left out: an existing organization keeps its mode (a file never undoes what it does not name).
-    const { credits: _c, ...rest } = await seedOrg(t.store, {});
+    const { credits: _c, ...rest } = file;
     await applyConfig(t.store, { organizations: [rest] });
     expect((await orgJson()).credits).toBe('unlimited');
     // A number names the metered mode; as before it is a starting balance only.
