@@ -77,7 +77,8 @@ describe.skipIf(!chromiumAvailable('the service form E2E test'))('operator UI: t
     const provider = page.getByRole('textbox', { name: 'Provider', exact: true });
     expect(await provider.inputValue()).toBe('smtp');
     expect(await provider.getAttribute('readonly')).not.toBeNull();
-    expect(await provider.evaluate('(el) => getComputedStyle(el).borderTopStyle')).toBe('dashed');
+    const style = `getComputedStyle(document.querySelector('.service-form input[readonly]')).borderTopStyle`;
+    expect(await page.evaluate(style)).toBe('dashed');
     expect(await page.getByRole('combobox', { name: 'Provider', exact: true }).count()).toBe(0);
     await shots(page, 'service-form-groups');
     await expectNoSeriousA11yViolations(page);

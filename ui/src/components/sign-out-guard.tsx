@@ -18,32 +18,35 @@ export function SignOutButton(props: { onSignOut: () => Promise<void> }) {
       >
         Sign out
       </button>
-      <Modal
-        open={asking}
-        role="alertdialog"
-        title="Sign out without saving?"
-        onClose={() => setAsking(false)}
-        actions={
-          <>
-            {/* biome-ignore lint/a11y/noAutofocus: the safe choice takes focus when the dialog opens (WAI-ARIA alertdialog). */}
-            <button type="button" class="btn btn-primary" autoFocus onClick={() => setAsking(false)}>
-              Stay signed in
-            </button>
-            <button
-              type="button"
-              class="btn btn-danger"
-              onClick={() => {
-                setAsking(false);
-                void props.onSignOut();
-              }}
-            >
-              Sign out without saving
-            </button>
-          </>
-        }
-      >
-        <p>This page has changes that are not saved. Signing out now discards them.</p>
-      </Modal>
+      {/* Mounted only while asking: its buttons must not sit hidden beside "Sign out" (a name lookup would find two). */}
+      {asking && (
+        <Modal
+          open
+          role="alertdialog"
+          title="Sign out without saving?"
+          onClose={() => setAsking(false)}
+          actions={
+            <>
+              {/* biome-ignore lint/a11y/noAutofocus: the safe choice takes focus when the dialog opens (WAI-ARIA alertdialog). */}
+              <button type="button" class="btn btn-primary" autoFocus onClick={() => setAsking(false)}>
+                Stay signed in
+              </button>
+              <button
+                type="button"
+                class="btn btn-danger"
+                onClick={() => {
+                  setAsking(false);
+                  void props.onSignOut();
+                }}
+              >
+                Sign out without saving
+              </button>
+            </>
+          }
+        >
+          <p>This page has changes that are not saved. Signing out now discards them.</p>
+        </Modal>
+      )}
     </>
   );
 }
