@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { releaseIfUnlimited } from '../credits/unlimited.js';
 import { ConfigError, type Config } from '../config/env.js';
 import { organizationFields, serviceFields, templateFields } from '../resources/normalize.js';
 import type { ConfigFile } from '../resources/inputs.js';
@@ -97,6 +98,9 @@ async function applyOrganization(
       report.changes.push(`organization ${org.id}: updated`);
     }
   }
+  const released = await releaseIfUnlimited(tx, org.id, fields.credit_mode, now);
+  if (released.length > 0)
+    report.changes.push(`organization ${org.id}: ${released.length} held message(s) released (credits unlimited)`);
 
   const blockList = org.security?.block_list?.list ?? [];
   for (const value of blockList) {

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { releaseIfUnlimited } from '../credits/unlimited.js';
 import { organizationFields } from '../resources/normalize.js';
 import type { OrganizationSettingsInput } from '../resources/inputs.js';
 import type { Organization } from '../domain/types.js';
@@ -13,7 +14,7 @@ import type { Store } from '../storage/store.js';
  * names `security.block_list.list` makes the list exactly that: the PUT replaces. A body equal
  * to what is stored changes nothing, not even `updated_at`. A link domain that is no domain name
  * is a 400 naming it (`security.link_domains.<i>`), as the schema's own checks are, unless it is
- * stored already (from before the rule).
+ * stored already (from before the rule). Credits `unlimited` releases the held messages (src/credits/unlimited.ts).
  */
 export async function putOrganization(
   store: Store,
@@ -32,6 +33,7 @@ export async function putOrganization(
       const { id: _id, created_at: _c, updated_at: _u, ...stored } = current;
       if (!isDeepStrictEqual(stored, fields)) await tx.organizations.update(id, fields, now);
     }
+    await releaseIfUnlimited(tx, id, fields.credit_mode, now);
     const list = body.security?.block_list?.list;
     if (list !== undefined) {
       const wanted = new Set(list.map(normalizeAddress));

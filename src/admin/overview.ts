@@ -132,7 +132,9 @@ export async function organizationOverview(deps: OverviewDeps, orgId: string, da
     store.overview.retrying(orgId, mode),
   ]);
   const oldest = retrying.oldest;
-  const { org_id: _org, credits: balance, ...rest } = credits;
+  const { org_id: _org, credits: stored, unlimited, ...rest } = credits;
+  // null: credits unlimited (issue 29); the UI shows "Unlimited" and no top-up.
+  const balance = unlimited ? null : stored;
   return {
     organization_id: orgId,
     days,

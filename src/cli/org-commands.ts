@@ -127,7 +127,7 @@ export async function runCredits(store: Store, args: string[], out: Out, err: Ou
     await requireOrg(store, org);
     const s = await creditStatus(store, org);
     out(`Organization ${s.org_id}`);
-    out(`  balance:             ${s.credits} credits`);
+    out(`  balance:             ${s.credits} credits${s.unlimited ? ' (unused: credits unlimited)' : ''}`);
     out(`  overdraft:           ${s.overdraft} (private keys${s.public_overdraft ? ' and public keys' : ' only'})`);
     out(
       `  when out of ` +

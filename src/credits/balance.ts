@@ -5,8 +5,10 @@ import type { Store } from '../storage/store.js';
 /** An organization's credit position, as `mailroom credits show` and the admin API report it. */
 export interface CreditStatus {
   org_id: string;
-  /** Credits left; below zero when sends used the overdraft. */
+  /** Credits left; below zero when sends used the overdraft. Kept, unused, while credits are unlimited. */
   credits: number;
+  /** Credits switched off (issue 29): sends take none and are never held or refused for them. */
+  unlimited: boolean;
   /** How far below zero private-key sends may take the balance. */
   overdraft: number;
   /** Whether public-key sends may use the overdraft too. */
@@ -25,6 +27,7 @@ export async function creditStatus(store: Store, orgId: string): Promise<CreditS
   return {
     org_id: org.id,
     credits: org.credits,
+    unlimited: org.credit_mode === 'unlimited',
     overdraft: org.overdraft,
     public_overdraft: org.security.public_overdraft,
     when_out_of_credits: org.when_out_of_credits,

@@ -9,7 +9,8 @@ const ALREADY_SENT: readonly MessageStatus[] = ['sent', 'delivered', 'bounced', 
 /**
  * An operator releases one held message now. It takes a credit like any release; with no
  * credit left the answer is 402, as for a send in reject mode. Releasing a message that was
- * already sent is 409 `conflict` (spec, States and transitions).
+ * already sent is 409 `conflict` (spec, States and transitions). With credits `unlimited`
+ * (issue 29) it goes uncharged, as the organization's sends do.
  */
 export async function releaseMessage(store: Store, orgId: string, messageId: string): Promise<MessageStatus> {
   const now = store.clock.now();
@@ -20,11 +21,11 @@ export async function releaseMessage(store: Store, orgId: string, messageId: str
       const why = ALREADY_SENT.includes(message.status) ? 'was already sent' : `is ${message.status}, not held`;
       throw new ApiError('conflict', { message: `Message ${messageId} ${why}.`, details: { status: message.status } });
     }
-    if (!(await tx.credits.takeForRelease(orgId, now)))
+    const unlimited = (await tx.credits.position(orgId)).credit_mode === 'unlimited';
+    if (!unlimited && !(await tx.credits.takeForRelease(orgId, now)))
       throw new ApiError('insufficient_credits', { message: 'Add credits before releasing held messages.' });
-    if (
-      !(await tx.messages.transition(orgId, messageId, ['held'], 'queued', now, { credit_taken: true, next_attempt_at: now }))
-    ) {
+    const extra = { credit_taken: !unlimited, next_attempt_at: now };
+    if (!(await tx.messages.transition(orgId, messageId, ['held'], 'queued', now, extra))) {
       throw new ApiError('conflict', { message: `Message ${messageId} changed concurrently.` });
     }
     await tx.messages.appendEvent(messageId, 'released', now, now, { reason: 'operator' });

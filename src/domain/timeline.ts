@@ -27,7 +27,7 @@ export const TIMELINE_EVENT_MEANINGS: Readonly<Record<TimelineEventType, string>
     'accepted and waiting to be sent, or back in the queue: `details.reason` lease_expired (a worker died ' +
     'mid-send), worker_stopped, context_unavailable, service_updated (a held_service_error message retried)',
   held: 'accepted without credits (when_out_of_credits: hold); it waits for credits or an operator',
-  released: 'a held message goes to the queue: `reason` credits_added or operator',
+  released: 'a held message goes to the queue: `reason` credits_added, operator or credits_unlimited',
   sending: 'a worker claimed it: `details.attempt`',
   sent:
     "the relay or provider accepted it: `details.response` (its reply), `details.provider_message_id` (the provider's id for " +

@@ -9,6 +9,15 @@ export type Plan = (typeof PLANS)[number];
 export const OUT_OF_CREDIT_MODES = ['hold', 'reject'] as const;
 export type OutOfCreditMode = (typeof OUT_OF_CREDIT_MODES)[number];
 
+/**
+ * Whether the organization's sends are metered (issue 29): `metered` is the spec's credit rules
+ * (a credit per message; held or refused at zero); `unlimited` switches them off for a self-hoster
+ * who does not meter themself: no credit taken, never held or refused for credits. The API and the
+ * YAML file spell it as the organization's `credits` setting (`credits: unlimited`).
+ */
+export const CREDIT_MODES = ['metered', 'unlimited'] as const;
+export type CreditMode = (typeof CREDIT_MODES)[number];
+
 export const KEY_TYPES = ['public', 'private'] as const;
 export type KeyType = (typeof KEY_TYPES)[number];
 
@@ -86,7 +95,9 @@ export interface Organization {
   id: string;
   name: string;
   plan: Plan;
+  /** The balance; kept but unused while `credit_mode` is `unlimited` (switching back meters from it). */
   credits: number;
+  credit_mode: CreditMode;
   overdraft: number;
   when_out_of_credits: OutOfCreditMode;
   hold_queue_limit: number;

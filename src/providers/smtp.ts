@@ -21,7 +21,8 @@ const schema = Type.Object(
           key_selector: Type.String({ minLength: 1 }),
           private_key: Type.String({ minLength: 1 }),
         },
-        { additionalProperties: false },
+        // The title names the group the operator UI shows these fields in, apart from the connection.
+        { additionalProperties: false, title: 'DKIM signing' },
       ),
     ),
   },

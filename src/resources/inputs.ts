@@ -83,14 +83,30 @@ export const CaptchaInput = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * `credits`: a whole number is a starting balance (metered, the spec's rules; applied only when the
+ * organization is created), `unlimited` switches credits off, `metered` switches them back on with
+ * the balance kept (issue 29). Left out: a new organization is metered from 0, an existing one
+ * keeps its mode.
+ */
+export const CreditsInput = Type.Union(
+  [
+    Type.Integer({ minimum: 0, description: 'Starting balance, metered; applied only when the organization is created' }),
+    Type.Literal('unlimited', {
+      description: 'No credit taken, no message held or refused for credits; held messages are released',
+    }),
+    Type.Literal('metered', { description: 'The credit rules apply, from the balance kept (0 for a new organization)' }),
+  ],
+  { description: "A starting balance, 'unlimited' or 'metered'; left out: 0 and metered, or unchanged" },
+);
+export type CreditsInput = Static<typeof CreditsInput>;
+
 /** Organization settings (everything but its keys, services, templates and lists). */
 export const OrganizationSettingsInput = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     plan: Type.Optional(literals(PLANS)),
-    credits: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Starting balance; applied only when the organization is created' }),
-    ),
+    credits: Type.Optional(CreditsInput),
     overdraft: Type.Optional(Type.Integer({ minimum: 0 })),
     when_out_of_credits: Type.Optional(literals(OUT_OF_CREDIT_MODES)),
     hold_queue_limit: Type.Optional(Type.Integer({ minimum: 0 })),

@@ -33,12 +33,18 @@ export function securityFrom(input: SecurityInput | undefined, base: SecuritySet
   };
 }
 
-/** Defaults of a new organization: a paying plan, verified, holding sends when credits run out. */
+/**
+ * Defaults of a new organization: a paying plan, verified, metered (the spec's credit rules),
+ * holding sends when credits run out. `credits` as a number is a starting balance only, and names
+ * the metered mode; left out, an existing organization keeps its mode.
+ */
 export function organizationFields(id: string, input: OrganizationSettingsInput, current?: Organization): OrganizationFields {
+  const given = input.credits;
   return {
     name: input.name ?? current?.name ?? id,
     plan: input.plan ?? current?.plan ?? 'free',
-    credits: current?.credits ?? input.credits ?? 0,
+    credits: current?.credits ?? (typeof given === 'number' ? given : 0),
+    credit_mode: given === undefined ? (current?.credit_mode ?? 'metered') : given === 'unlimited' ? 'unlimited' : 'metered',
     overdraft: input.overdraft ?? current?.overdraft ?? 0,
     when_out_of_credits: input.when_out_of_credits ?? current?.when_out_of_credits ?? 'hold',
     hold_queue_limit: input.hold_queue_limit ?? current?.hold_queue_limit ?? 1000,

@@ -111,7 +111,9 @@ async function persist(
     .transaction(async (tx) => {
       // A test key's or a simulator send is never charged, so never 402 nor held (issue 27 §2).
       const charged = key.mode === 'live' && !p.simulated;
-      const status = charged ? await takeCredit(tx, org, key.type) : 'queued';
+      const { status, creditTaken } = charged
+        ? await takeCredit(tx, org, key.type)
+        : { status: 'queued' as const, creditTaken: false };
       await tx.messages.insert({
         id,
         org_id: org.id,
@@ -124,7 +126,7 @@ async function persist(
         subject: p.email.subject,
         header_message_id: p.headerMessageId ?? `<${id}@${deps.messageIdHost}>`,
         attachments: p.attachments.length > 0 ? JSON.stringify(p.attachments) : null,
-        credit_taken: charged && status === 'queued',
+        credit_taken: creditTaken,
         mode: key.mode,
         simulated: p.simulated,
         idempotency_key: ctx.idempotency?.key ?? null,

@@ -1,5 +1,6 @@
 import {
   KEY_CREATORS,
+  CREDIT_MODES,
   KEY_MODES,
   KEY_SCOPES,
   KEY_TYPES,
@@ -9,6 +10,7 @@ import {
   type ApiKey,
   type KeyCreator,
   type KeyScope,
+  type CreditMode,
   type KeyMode,
   type KeyType,
   type MessageStatus,
@@ -38,6 +40,7 @@ export const outOfCreditModeColumn: (value: string) => OutOfCreditMode = oneOf(
   'organizations.when_out_of_credits',
   OUT_OF_CREDIT_MODES,
 );
+export const creditModeColumn: (value: string) => CreditMode = oneOf('organizations.credit_mode', CREDIT_MODES);
 export const keyTypeColumn: (value: string) => KeyType = oneOf('key_type', KEY_TYPES);
 export const keyModeColumn: (value: string) => KeyMode = oneOf('mode', KEY_MODES);
 export const keyScopeColumn: (value: string) => KeyScope = oneOf('api_keys.scope', KEY_SCOPES);

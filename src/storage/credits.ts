@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { OutOfCreditMode } from '../domain/types.js';
-import { outOfCreditModeColumn } from './columns.js';
+import type { CreditMode, OutOfCreditMode } from '../domain/types.js';
+import { creditModeColumn, outOfCreditModeColumn } from './columns.js';
 import { compiledOnce } from './compiled.js';
 import type { Dialect } from './dialect.js';
 import type { messagesRepo } from './messages.js';
@@ -21,6 +21,7 @@ const takeFromBalance = takeFrom(sql<number>`0`);
 /** What deciding between holding and refusing a send needs, read fresh inside the transaction. */
 export interface CreditPosition {
   credits: number;
+  credit_mode: CreditMode;
   when_out_of_credits: OutOfCreditMode;
   hold_queue_limit: number;
 }
@@ -57,11 +58,12 @@ export function creditsRepo(db: Kysely<Database>, dialect: Dialect, messages: Re
     async position(orgId: string): Promise<CreditPosition> {
       const row = await db
         .selectFrom('organizations')
-        .select(['credits', 'when_out_of_credits', 'hold_queue_limit'])
+        .select(['credits', 'credit_mode', 'when_out_of_credits', 'hold_queue_limit'])
         .where('id', '=', orgId)
         .executeTakeFirstOrThrow();
       return {
         credits: row.credits,
+        credit_mode: creditModeColumn(row.credit_mode),
         when_out_of_credits: outOfCreditModeColumn(row.when_out_of_credits),
         hold_queue_limit: row.hold_queue_limit,
       };
@@ -121,6 +123,27 @@ export function creditsRepo(db: Kysely<Database>, dialect: Dialect, messages: Re
           .execute();
       }
       return released;
+    },
+
+    /**
+     * Releases every held message of an organization whose credits were switched off (issue 29),
+     * oldest first, without taking a credit: the message goes out uncharged, as its sends now do.
+     */
+    async releaseAllHeld(orgId: string, now: number): Promise<string[]> {
+      const released: string[] = [];
+      // Batches of 500: a hold queue is 1,000 by default; a message that moved meanwhile is skipped.
+      for (;;) {
+        const ids = await messages.oldestHeld(orgId, 500);
+        let moved = 0;
+        for (const id of ids) {
+          if (await messages.transition(orgId, id, ['held'], 'queued', now, { credit_taken: false, next_attempt_at: now })) {
+            await messages.appendEvent(id, 'released', now, now, { reason: 'credits_unlimited' });
+            released.push(id);
+            moved += 1;
+          }
+        }
+        if (ids.length < 500 || moved === 0) return released;
+      }
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import { DEFAULT_SECURITY, type Organization, type SecuritySettings } from '../domain/types.js';
-import { outOfCreditModeColumn, planColumn } from './columns.js';
+import { creditModeColumn, outOfCreditModeColumn, planColumn } from './columns.js';
 import { compiledOnce } from './compiled.js';
 import type { Dialect } from './dialect.js';
 import { bool, int, parseJson } from './json.js';
@@ -14,6 +14,7 @@ function toRecord(row: Selectable<OrganizationsTable>): Organization {
     name: row.name,
     plan: planColumn(row.plan),
     credits: row.credits,
+    credit_mode: creditModeColumn(row.credit_mode),
     overdraft: row.overdraft,
     when_out_of_credits: outOfCreditModeColumn(row.when_out_of_credits),
     hold_queue_limit: row.hold_queue_limit,
@@ -35,6 +36,7 @@ function toColumns(fields: Partial<OrganizationFields>): Updateable<Organization
   if (fields.name !== undefined) out.name = fields.name;
   if (fields.plan !== undefined) out.plan = fields.plan;
   if (fields.credits !== undefined) out.credits = fields.credits;
+  if (fields.credit_mode !== undefined) out.credit_mode = fields.credit_mode;
   if (fields.overdraft !== undefined) out.overdraft = fields.overdraft;
   if (fields.when_out_of_credits !== undefined) out.when_out_of_credits = fields.when_out_of_credits;
   if (fields.hold_queue_limit !== undefined) out.hold_queue_limit = fields.hold_queue_limit;

@@ -23,6 +23,8 @@ export interface OrganizationsTable {
   name: string;
   plan: string;
   credits: number;
+  /** metered | unlimited (migration 0021). */
+  credit_mode: string;
   overdraft: number;
   when_out_of_credits: string;
   hold_queue_limit: number;

@@ -20,6 +20,7 @@ describeDialects('GET …/credits on %s', (dialect, skip) => {
     expect(res.json()).toEqual({
       org_id: 'acme',
       credits: 0,
+      unlimited: false,
       overdraft: 3,
       public_overdraft: true,
       when_out_of_credits: 'hold',

@@ -203,7 +203,8 @@ describeDialects('admin services on %s', (dialect, skip) => {
       400,
       'invalid_body',
     );
-    expect(half.details?.fields?.map((f) => f.field)).toEqual(['smtp.port']);
+    // The provider of an existing service is fixed (issue 29): refused before the block is looked at.
+    expect(half.details?.fields?.map((f) => f.field)).toEqual(['provider']);
     expect((await t.store.services.get('acme', 'box'))?.provider).toBe('outbox');
     expectError(await admin(t, 'PATCH', '/organizations/acme/services/ghost', { max_per_second: 1 }), 404, 'not_found');
   });

@@ -287,7 +287,7 @@ describeDialects('credits, hold mode and suppression on %s', (dialect, skip) => 
       const watched = storeOver(databaseOf(t.store).withPlugin(topUpAfterFailedTake), dialect, t.clock);
       const outcome = await watched.transaction((tx) => takeCredit(tx, org, 'private'));
       expect(toppedUp).toBe(true);
-      expect(outcome).toBe('queued');
+      expect(outcome).toEqual({ status: 'queued', creditTaken: true });
       expect(await creditsOf(t)).toBe(4);
     },
   );

@@ -40,6 +40,7 @@ describeDialects('storage credits and checked columns, on %s', (dialect, skip) =
     expect(await s.store.transaction((tx) => tx.credits.add('nobody', 1, 3000))).toBeUndefined();
     expect(await s.store.transaction((tx) => tx.credits.position('acme'))).toEqual({
       credits: 0,
+      credit_mode: 'metered',
       when_out_of_credits: 'hold',
       hold_queue_limit: expect.any(Number),
     });

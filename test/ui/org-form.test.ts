@@ -49,6 +49,7 @@ describe('organization form', () => {
     expect(body).toEqual({
       name: 'Acme',
       plan: 'pro',
+      credits: 'metered',
       overdraft: 5,
       when_out_of_credits: 'reject',
       hold_queue_limit: 100,
@@ -60,15 +61,30 @@ describe('organization form', () => {
   });
 
   it('creates with every setting and the starting credits; the name defaults to the id', () => {
-    const f = { ...NEW_ORG_FORM, id: 'globex', credits: '25' };
+    const f = { ...NEW_ORG_FORM, id: 'globex', credit_mode: 'metered', credits: '25', plan: 'free' };
     expect(formProblems(f, true)).toEqual({});
     const body = settingsFromForm(f, true);
     expect(body).toMatchObject({ name: 'globex', credits: 25, plan: 'free', when_out_of_credits: 'hold', captcha: null });
     expect(body.security.ip_limit).toEqual({ requests: 10, per_seconds: 60 });
   });
 
+  it('a new organization is unlimited on the least limiting plan by default (issue 29), not asking for starting credits', () => {
+    const f = { ...NEW_ORG_FORM, id: 'globex', credits: 'not a number' };
+    expect(formProblems(f, true)).toEqual({});
+    expect(settingsFromForm(f, true)).toMatchObject({ credits: 'unlimited', plan: 'business_200k' });
+  });
+
+  it('reads an unlimited organization and sends a change of mode as the word', () => {
+    const loaded = formFromOrganization({ ...ORG, credits: 'unlimited' });
+    expect(loaded.credit_mode).toBe('unlimited');
+    const base = settingsFromForm(loaded, false);
+    expect(base.credits).toBe('unlimited');
+    expect(changedSettings(base, settingsFromForm({ ...loaded, credit_mode: 'metered' }, false))).toEqual({ credits: 'metered' });
+    expect(formFromOrganization(ORG).credit_mode).toBe('metered');
+  });
+
   it("names bad input with the API's field names", () => {
-    const f = { ...NEW_ORG_FORM, id: '-bad', credits: '1.5', ip_requests: '0', captcha: true };
+    const f = { ...NEW_ORG_FORM, id: '-bad', credit_mode: 'metered', credits: '1.5', ip_requests: '0', captcha: true };
     expect(formProblems(f, true)).toEqual({
       id: expect.any(String),
       credits: expect.any(String),

@@ -3,9 +3,11 @@ import type { Service } from '../../ui/src/api/service-types.js';
 import {
   formFromService,
   newServiceForm,
+  pickedServices,
   SECRET_MASK,
   serviceBody,
   serviceFormProblems,
+  servicesText,
   visibleFields,
 } from '../../ui/src/components/service-form.js';
 
@@ -82,6 +84,28 @@ describe('service form', () => {
     });
     f.values['postmark.server_token'] = 'new-token';
     expect((serviceBody(f).postmark as Record<string, unknown>).server_token).toBe('new-token');
+  });
+
+  it("groups a block's settings object apart by its schema's title, and failover is a picked list (issue 29)", () => {
+    const fields = visibleFields('smtp', '');
+    expect(fields.filter((f) => f.group === 'DKIM signing').map((f) => f.path)).toEqual([
+      'smtp.dkim.domain_name',
+      'smtp.dkim.key_selector',
+      'smtp.dkim.private_key',
+    ]);
+    expect(fields.find((f) => f.path === 'smtp.host')?.group).toBeUndefined();
+    expect(fields.find((f) => f.path === 'failover')?.kind).toBe('services');
+
+    const f = newServiceForm();
+    f.id = 'main';
+    f.values = { 'smtp.host': 'h.test', 'smtp.port': '25', failover: servicesText(['b', 'c']) };
+    expect(serviceFormProblems(f, true)).toEqual({});
+    expect(serviceBody(f).failover).toEqual(['b', 'c']);
+    expect(pickedServices('')).toEqual([]);
+    expect(serviceFormProblems({ ...f, values: { ...f.values, failover: 'b\nmain' } }, true).failover).toBe(
+      'cannot name this service itself',
+    );
+    expect(serviceFormProblems({ ...f, values: { ...f.values, failover: 'b\nb' } }, true).failover).toBe('names a service twice');
   });
 
   it('names required fields left empty, and a stored secret is not one of them', () => {

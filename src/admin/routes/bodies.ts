@@ -2,6 +2,7 @@ import { Type, type Static, type TOptional, type TPartial } from '@sinclair/type
 import { SETTINGS_PROVIDERS, type SettingsProvider } from '../../providers/index.js';
 import {
   CaptchaInput,
+  CreditsInput,
   EventsInput,
   OrganizationSettingsInput,
   SecurityInput,
@@ -51,9 +52,7 @@ export const OrganizationPut = Type.Composite(
     Type.Required(Type.Omit(OrganizationSettingsInput, ['credits', 'security'])),
     Type.Object({
       security: SecurityPut,
-      credits: Type.Optional(
-        Type.Integer({ minimum: 0, description: 'Starting balance: used when the organization is created, ignored afterwards' }),
-      ),
+      credits: Type.Optional(CreditsInput),
       held: Type.Optional(Type.Integer({ description: 'Read-only: ignored' })),
       ...ReadOnly,
     }),
@@ -66,7 +65,15 @@ export type OrganizationPut = Static<typeof OrganizationPut>;
 export const OrganizationPatch = Type.Composite(
   [
     Type.Omit(OrganizationSettingsInput, ['credits', 'captcha']),
-    Type.Object({ captcha: Type.Optional(Type.Union([Type.Partial(CaptchaInput), Type.Null()])) }),
+    Type.Object({
+      captcha: Type.Optional(Type.Union([Type.Partial(CaptchaInput), Type.Null()])),
+      // A balance is no setting to patch (top up at POST …/credits): only the mode changes here.
+      credits: Type.Optional(
+        Type.Union([Type.Literal('unlimited'), Type.Literal('metered')], {
+          description: "'unlimited' switches credits off (held messages are released); 'metered' back on, balance kept",
+        }),
+      ),
+    }),
   ],
   { additionalProperties: false },
 );

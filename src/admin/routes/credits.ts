@@ -20,7 +20,13 @@ const TopUpResult = Type.Object({
 
 const CreditStatusResource = Type.Object({
   org_id: Type.String(),
-  credits: Type.Integer({ description: 'Credits left; below zero when sends used the overdraft' }),
+  credits: Type.Integer({
+    description: 'Credits left; below zero when sends used the overdraft. Kept, and unused, while `unlimited` is true',
+  }),
+  unlimited: Type.Boolean({
+    description:
+      "The organization's `credits` setting is `unlimited`: sends take no credit and are never held or refused for one",
+  }),
   overdraft: Type.Integer({ description: 'How far below zero private-key sends may take the balance' }),
   public_overdraft: Type.Boolean({ description: 'Whether public-key sends may use the overdraft too' }),
   when_out_of_credits: Type.Union(OUT_OF_CREDIT_MODES.map((m) => Type.Literal(m))),
@@ -50,6 +56,9 @@ export function registerCreditRoutes(app: App, { store }: AppServices): void {
         tags: ADMIN_TAGS,
         security: ADMIN_SECURITY,
         summary: 'Add credits; held messages are released oldest first while the balance allows',
+        description:
+          'With credits `unlimited` the balance still grows (it is what metering starts from when switched back), ' +
+          'and nothing is held to release.',
         params: OrgParams,
         body: TopUpInput,
         response: responses({ 200: TopUpResult }, ADMIN_BODY_ERRORS),

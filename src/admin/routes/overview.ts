@@ -36,7 +36,11 @@ const Overview = Type.Object({
     oldest_due_age_seconds: Nullable(Type.Integer({ description: 'How long the oldest due message has waited for a worker' })),
   }),
   credits: Type.Object({
-    balance: Nullable(Type.Integer({ description: 'Credits left; below zero when sends used the overdraft' })),
+    balance: Nullable(
+      Type.Integer({
+        description: "Credits left; below zero when sends used the overdraft; null: the organization's credits are unlimited",
+      }),
+    ),
     overdraft: Type.Integer(),
     public_overdraft: Type.Boolean(),
     when_out_of_credits: Type.String(),

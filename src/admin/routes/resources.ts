@@ -55,7 +55,11 @@ export const OrganizationResource = Type.Object({
   id: Type.String(),
   name: Type.String(),
   plan: oneOf(PLANS),
-  credits: Type.Integer(),
+  credits: Type.Union([Type.Integer(), Type.Literal('unlimited')], {
+    description:
+      "The balance (credits metered: the spec's rules), or 'unlimited' when credits are switched off " +
+      '(the balance, kept for switching back, is at GET …/credits)',
+  }),
   overdraft: Type.Integer(),
   when_out_of_credits: oneOf(OUT_OF_CREDIT_MODES),
   hold_queue_limit: Type.Integer(),
@@ -81,7 +85,7 @@ export async function organizationResource(store: Store, org: Organization): Pro
     id: org.id,
     name: org.name,
     plan: org.plan,
-    credits: org.credits,
+    credits: org.credit_mode === 'unlimited' ? 'unlimited' : org.credits,
     overdraft: org.overdraft,
     when_out_of_credits: org.when_out_of_credits,
     hold_queue_limit: org.hold_queue_limit,

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { failoverProblems, storedFailover } from '../../resources/provider-settings.js';
 import { ResourceId, type ServiceInput } from '../../resources/inputs.js';
 import type { Service } from '../../domain/types.js';
-import { HTTP_PROVIDER_NAMES, HTTP_PROVIDERS, isHttpProvider } from '../../providers/index.js';
+import { HTTP_PROVIDER_NAMES, HTTP_PROVIDERS } from '../../providers/index.js';
 import { smtp } from '../../providers/smtp.js';
 import type { App, AppServices } from '../../http/app-types.js';
 import { responses, Timestamp } from '../../http/schemas.js';
@@ -41,6 +41,21 @@ const ShownService = Type.Composite([
   ServiceResource,
   Type.Object({ ...ProviderResourceFields, breaker: Type.Optional(BreakerResource) }),
 ]);
+
+/**
+ * A service's provider is fixed once it exists (issue 29): its queued and held messages, the
+ * provider message ids its events are matched by and its events URL all belong to that provider.
+ * Before, a PUT or PATCH naming another provider replaced it.
+ */
+const providerLocked = (provider: string) =>
+  invalidFields([
+    {
+      field: 'provider',
+      message:
+        `cannot change on an existing service (it is ${provider}): create a service with the new provider, move the ` +
+        'waiting mail to it (POST …/move-messages) and delete this one',
+    },
+  ]);
 
 /** `a`, `b` or `c`, each in backticks. */
 const orList = (names: readonly string[]): string =>
@@ -126,7 +141,9 @@ export function registerServiceRoutes(app: App, services: AppServices): void {
     const now = store.clock.now();
     const { outcome, service } = await store.transaction(async (tx) => {
       // A stored row that cannot be read is what this PUT may be fixing: it keeps no secrets.
-      const fields = wantedFields(id, input, await unlessCorrupt(tx.services.get(orgId, id)));
+      const current = await unlessCorrupt(tx.services.get(orgId, id));
+      if (current !== undefined && current.provider !== input.provider) throw providerLocked(current.provider);
+      const fields = wantedFields(id, input, current);
       // The chain names services of this organization, and leads back to none (A → B → A).
       if (input.failover !== undefined && input.failover.length > 0) {
         const chains = new Map((await tx.services.list(orgId)).map((s) => [s.id, storedFailover(s.settings)]));
@@ -159,7 +176,8 @@ export function registerServiceRoutes(app: App, services: AppServices): void {
           `\`private_key\`, API key, token or \`secret_access_key\` of "${SECRET_MASK}" keeps the stored one, but only ` +
           `while what decides where it goes is unchanged: a new \`endpoint\` (${destinations(true)}) with the mask is a 400 ` +
           `naming the secret: send the secret again. \`endpoint\` is https, or http to a loopback host (127.0.0.0/8, [::1], ` +
-          `localhost). Updating a service puts the messages held on its error (\`held_service_error\`) back in the queue.`,
+          `localhost). Updating a service puts the messages held on its error (\`held_service_error\`) back in the queue. ` +
+          `The \`provider\` of an existing service cannot change: another one is a 400 naming \`provider\`.`,
         params: Type.Object({ org: LookupId, id: ResourceId }),
         body: ServicePutBody,
         response: responses({ 200: ShownService, 201: ShownService }, ADMIN_BODY_ERRORS),
@@ -182,8 +200,7 @@ export function registerServiceRoutes(app: App, services: AppServices): void {
         summary: 'Change some settings of an email service',
         description:
           `Changes only the fields the body names; \`smtp\` and a provider's block merge into the stored ` +
-          `block one level deep (\`dkim\` is replaced whole); a new \`provider\` drops the old provider's ` +
-          `block. A stored secret is kept only while its destination is unchanged: a new \`endpoint\` ` +
+          `block one level deep (\`dkim\` is replaced whole). \`provider\` cannot change (a 400 naming it). A stored secret is kept only while its destination is unchanged: a new \`endpoint\` ` +
           `(${destinations(false)}) must come with the secret, or it is a 400 naming it. Unknown fields are 400.`,
         params: ServiceParams,
         body: ServicePatch,
@@ -202,11 +219,10 @@ export function registerServiceRoutes(app: App, services: AppServices): void {
         events_url: _url,
         ...base
       } = { ...serviceResource(current, ''), ...providerResource(current.settings) };
-      // A PATCH that changes the provider leaves the old provider's block behind (it would be refused as another provider's).
-      const stale: Record<string, unknown> = { ...base };
-      if (request.body.provider !== undefined && request.body.provider !== current.provider && isHttpProvider(current.provider))
-        delete stale[current.provider];
-      const merged = checkMerged(ServicePut, mergePatch(stale, request.body));
+      // The provider is fixed (issue 29): a PATCH naming another one is refused before its block is looked at.
+      if (request.body.provider !== undefined && request.body.provider !== current.provider)
+        throw providerLocked(current.provider);
+      const merged = checkMerged(ServicePut, mergePatch(base, request.body));
       return show((await put(org.id, current.id, merged)).service);
     },
   );

@@ -20,6 +20,7 @@ import * as m0017 from './0017_template_samples.js';
 import * as m0018 from './0018_retrying_index.js';
 import * as m0019 from './0019_key_details.js';
 import * as m0020 from './0020_request_log.js';
+import * as m0021 from './0021_credit_mode.js';
 
 /** Numbered, applied in name order. Add a file and a line here; never edit an applied one. */
 export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: Dialect) => Promise<void>>> = {
@@ -43,4 +44,5 @@ export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: 
   '0018_retrying_index': m0018.up,
   '0019_key_details': m0019.up,
   '0020_request_log': m0020.up,
+  '0021_credit_mode': m0021.up,
 };

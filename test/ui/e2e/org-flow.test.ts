@@ -44,6 +44,9 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
     await expectNoSeriousA11yViolations(page);
     await page.getByLabel('Id', { exact: true }).fill(org);
     await page.getByLabel('Name').fill('Globex Corporation');
+    // The form starts unlimited on business_200k (issue 29): this flow meters, from 5 credits, on free.
+    await page.getByLabel('Plan').selectOption('free');
+    await page.getByRole('combobox', { name: 'Credits', exact: true }).selectOption('metered');
     await page.getByLabel('Starting credits').fill('5');
     await page.getByRole('button', { name: 'Create organization' }).click();
     await page.getByRole('heading', { name: `Settings of ${org}` }).waitFor();
@@ -89,6 +92,7 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
     const id = page.getByLabel('Id', { exact: true });
     await id.fill(org);
     await page.getByLabel('Name').fill('Not Globex');
+    await page.getByRole('combobox', { name: 'Credits', exact: true }).selectOption('metered');
     await page.getByLabel('Starting credits').fill('7');
     await page.getByRole('button', { name: 'Create organization' }).click();
     await page.getByText('An organization with this id already exists').waitFor();

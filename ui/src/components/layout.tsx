@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { href } from '../lib/route-match';
 import { ORG_SECTIONS } from '../routes';
 import { ServerModeNote } from './server-mode';
+import { SignOutButton } from './sign-out-guard';
 
 const focusMain = () => document.getElementById('main')?.focus();
 
@@ -119,9 +120,7 @@ export function Layout(props: {
               </ul>
             </>
           )}
-          <button type="button" class="btn btn-plain sign-out" onClick={() => void props.onSignOut()}>
-            Sign out
-          </button>
+          <SignOutButton onSignOut={props.onSignOut} />
         </div>
       </nav>
       <main id="main" tabIndex={-1}>

@@ -5,8 +5,24 @@ import { formatCount } from '../lib/format';
 import { href } from '../lib/route-match';
 import { ErrorNotice, Field, Notice, Section } from './ui';
 
-/** The balance and a top-up form (POST …/credits); held messages it pays for are released. */
-export function OrgCredits(props: { org: string; credits: number; held: number; onChanged: () => void }) {
+/**
+ * The balance and a top-up form (POST …/credits); held messages it pays for are released. With
+ * credits `unlimited` (issue 29) there is no balance to show or top up: it says so instead.
+ */
+export function OrgCredits(props: { org: string; credits: number | 'unlimited'; held: number; onChanged: () => void }) {
+  if (props.credits === 'unlimited')
+    return (
+      <Section title="Credits">
+        <p>
+          <span class="stat">Unlimited</span> <span class="stat-label">credits are not metered</span>
+        </p>
+        <p class="hint">Sends take no credit. Choose Metered under “Credits and hold mode” to meter them again.</p>
+      </Section>
+    );
+  return <OrgBalance {...props} credits={props.credits} />;
+}
+
+function OrgBalance(props: { org: string; credits: number; held: number; onChanged: () => void }) {
   const [amount, setAmount] = useState('');
   const [error, setError] = useState<unknown>();
   const [done, setDone] = useState<string | undefined>();

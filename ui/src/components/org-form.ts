@@ -15,6 +15,9 @@ export interface OrgForm {
   id: string;
   name: string;
   plan: string;
+  /** `unlimited` (credits switched off) or `metered` (the spec's credit rules). */
+  credit_mode: string;
+  /** The starting balance, sent when creating a metered organization. */
   credits: string;
   overdraft: string;
   when_out_of_credits: string;
@@ -41,11 +44,18 @@ export interface OrgForm {
   captcha_secret_stored: boolean;
 }
 
-/** A new organization's form: the server's defaults (src/domain/types.ts DEFAULT_SECURITY). */
+/**
+ * A new organization's form: the server's defaults (src/domain/types.ts DEFAULT_SECURITY), except
+ * two (issue 29), because a self-hoster does not meter themself: credits unlimited (the API's
+ * default stays metered, for its clients), and the plan that limits least (business_200k: 50
+ * requests a second, 15 MiB of attachments) instead of free (2 a second, no attachments).
+ * Both are shown on the form and can be changed before creating.
+ */
 export const NEW_ORG_FORM: Readonly<OrgForm> = {
   id: '',
   name: '',
-  plan: 'free',
+  plan: 'business_200k',
+  credit_mode: 'unlimited',
   credits: '0',
   overdraft: '0',
   when_out_of_credits: 'hold',
@@ -86,7 +96,8 @@ export function formFromOrganization(o: Organization): OrgForm {
     id: o.id,
     name: o.name,
     plan: o.plan,
-    credits: String(o.credits),
+    credit_mode: o.credits === 'unlimited' ? 'unlimited' : 'metered',
+    credits: o.credits === 'unlimited' ? '0' : String(o.credits),
     overdraft: String(o.overdraft),
     when_out_of_credits: o.when_out_of_credits,
     hold_queue_limit: String(o.hold_queue_limit),
@@ -121,7 +132,7 @@ export function formProblems(f: OrgForm, creating: boolean): Record<string, stri
     const n = int(text);
     if (!Number.isInteger(n) || n < min) out[field] = `must be a whole number, at least ${min}`;
   };
-  if (creating) whole('credits', f.credits, 0);
+  if (creating && f.credit_mode !== 'unlimited') whole('credits', f.credits, 0);
   whole('overdraft', f.overdraft, 0);
   whole('hold_queue_limit', f.hold_queue_limit, 0);
   whole('security.ip_limit.requests', f.ip_requests, 1);
@@ -137,6 +148,8 @@ export function formProblems(f: OrgForm, creating: boolean): Record<string, stri
  * Every setting the form holds: the body of a PUT (creating), and what `changedSettings`
  * compares to build a PATCH. The block list's entries are left out so they are not touched.
  * The CAPTCHA secret is sent only when typed (an edit without it keeps the stored one).
+ * `credits` is the mode's word, or a metered organization's starting balance when creating
+ * (a balance is no setting to edit: it is topped up).
  */
 export function settingsFromForm(f: OrgForm, creating: boolean): OrganizationSettings {
   const captcha = !f.captcha
@@ -145,7 +158,7 @@ export function settingsFromForm(f: OrgForm, creating: boolean): OrganizationSet
   return {
     name: f.name.trim() === '' ? f.id : f.name.trim(),
     plan: (PLANS as readonly string[]).includes(f.plan) ? (f.plan as OrganizationSettings['plan']) : 'free',
-    ...(creating ? { credits: int(f.credits) } : {}),
+    credits: f.credit_mode === 'unlimited' ? 'unlimited' : creating ? int(f.credits) : 'metered',
     overdraft: int(f.overdraft),
     when_out_of_credits: (OUT_OF_CREDIT_MODES as readonly string[]).includes(f.when_out_of_credits)
       ? (f.when_out_of_credits as OrganizationSettings['when_out_of_credits'])

@@ -3,6 +3,12 @@ import { IdField, type TakenId } from './id-field';
 import type { OrgForm } from './org-form';
 import { Checkbox, Field, Section, Select, useId } from './ui';
 
+/** The organization's `credits` setting as the form offers it (issue 29). */
+const CREDIT_CHOICES: ReadonlyArray<readonly [string, string]> = [
+  ['unlimited', 'Unlimited: not metered'],
+  ['metered', 'Metered: a credit per message'],
+];
+
 type Set = <K extends keyof OrgForm>(key: K, value: OrgForm[K]) => void;
 
 /** A labelled textarea for a list setting (one entry per line). */
@@ -79,47 +85,22 @@ export function OrgSettingsFields(props: {
       </Section>
       <Section title="Credits and hold mode">
         <div class="form-row">
-          {props.creating && (
-            <Field
-              label="Starting credits"
-              type="number"
-              min={0}
-              value={f.credits}
-              onValue={(v) => set('credits', v)}
-              error={e.credits}
-            />
-          )}
           <Select
-            label="When credits run out"
-            value={f.when_out_of_credits}
-            options={OUT_OF_CREDIT_MODES.map((m) => [m, m === 'hold' ? 'Hold messages' : 'Reject sends'] as const)}
-            onValue={(v) => set('when_out_of_credits', v)}
-            error={e.when_out_of_credits}
-          />
-          <Field
-            label="Hold queue limit"
-            type="number"
-            min={0}
-            value={f.hold_queue_limit}
-            onValue={(v) => set('hold_queue_limit', v)}
-            error={e.hold_queue_limit}
-            hint="Most messages held at once."
-          />
-          <Field
-            label="Overdraft"
-            type="number"
-            min={0}
-            value={f.overdraft}
-            onValue={(v) => set('overdraft', v)}
-            error={e.overdraft}
-            hint="How far below zero private-key sends may go."
+            label="Credits"
+            value={f.credit_mode}
+            options={CREDIT_CHOICES}
+            onValue={(v) => set('credit_mode', v)}
+            error={e.credits}
           />
         </div>
-        <Checkbox
-          label="Public-key sends may use the overdraft too"
-          checked={f.public_overdraft}
-          onChecked={(v) => set('public_overdraft', v)}
-        />
+        {f.credit_mode === 'unlimited' ? (
+          <p class="hint">
+            Sends take no credit and are never held or refused for one; messages held for credits are released when this is saved.
+            Rate limits and attachment limits of the plan still apply.
+          </p>
+        ) : (
+          <MeteredFields {...props} />
+        )}
       </Section>
       <Section title="Security">
         <Checkbox
@@ -223,6 +204,57 @@ export function OrgSettingsFields(props: {
           </div>
         )}
       </Section>
+    </>
+  );
+}
+
+/** What applies only while credits are metered (the spec's rules): hidden, and left as they are, while unlimited. */
+function MeteredFields(props: { form: OrgForm; set: Set; creating: boolean; errors: Record<string, string> }) {
+  const { form: f, set, errors: e } = props;
+  return (
+    <>
+      <div class="form-row">
+        {props.creating && (
+          <Field
+            label="Starting credits"
+            type="number"
+            min={0}
+            value={f.credits}
+            onValue={(v) => set('credits', v)}
+            error={e.credits}
+          />
+        )}
+        <Select
+          label="When credits run out"
+          value={f.when_out_of_credits}
+          options={OUT_OF_CREDIT_MODES.map((m) => [m, m === 'hold' ? 'Hold messages' : 'Reject sends'] as const)}
+          onValue={(v) => set('when_out_of_credits', v)}
+          error={e.when_out_of_credits}
+        />
+        <Field
+          label="Hold queue limit"
+          type="number"
+          min={0}
+          value={f.hold_queue_limit}
+          onValue={(v) => set('hold_queue_limit', v)}
+          error={e.hold_queue_limit}
+          hint="Most messages held at once."
+        />
+        <Field
+          label="Overdraft"
+          type="number"
+          min={0}
+          value={f.overdraft}
+          onValue={(v) => set('overdraft', v)}
+          error={e.overdraft}
+          hint="How far below zero private-key sends may go."
+        />
+      </div>
+      <Checkbox
+        label="Public-key sends may use the overdraft too"
+        checked={f.public_overdraft}
+        onChecked={(v) => set('public_overdraft', v)}
+      />
     </>
   );
 }

@@ -1,5 +1,6 @@
 import type { FieldSpec, FormValues } from './service-form';
 import { ListField } from './org-settings-form';
+import { FailoverPickers } from './service-failover';
 import { Checkbox, Field, Select } from './ui';
 
 /**
@@ -12,6 +13,8 @@ export function ServiceField(props: {
   stored: boolean;
   error: string | undefined;
   onValue: (path: string, v: string | boolean) => void;
+  /** The organization's other services, for a `services` field's pickers. */
+  services?: readonly string[];
 }) {
   const { spec, values, error } = props;
   const label = `${spec.label}${spec.required === true ? ' (required)' : ''}`;
@@ -22,6 +25,17 @@ export function ServiceField(props: {
       return <Checkbox label={spec.label} checked={values[spec.path] === true} onChecked={set} />;
     case 'list':
       return <ListField label={label} value={text} onValue={set} hint={spec.hint ?? 'One per line.'} error={error} />;
+    case 'services':
+      return (
+        <FailoverPickers
+          label={label}
+          hint={spec.hint}
+          value={text}
+          services={props.services ?? []}
+          error={error}
+          onValue={set}
+        />
+      );
     case 'select':
       return (
         <Select

@@ -23,10 +23,16 @@ export interface FieldSpec {
   /** Dotted path in the resource: `smtp.host`, `events.secret`. */
   path: string;
   label: string;
-  kind: 'text' | 'number' | 'secret' | 'checkbox' | 'list' | 'select';
+  /** `services`: an ordered list of other services' ids, picked (failover); sent as a list. */
+  kind: 'text' | 'number' | 'secret' | 'checkbox' | 'list' | 'select' | 'services';
   options?: ReadonlyArray<readonly [string, string]>;
   required?: boolean;
   hint?: string;
+  /**
+   * The settings object inside the provider's block the field belongs to (its schema's `title`,
+   * e.g. SMTP's "DKIM signing"): the form shows each apart from the connection (issue 29).
+   */
+  group?: string;
 }
 
 interface Fields {
@@ -41,7 +47,7 @@ interface Fields {
  * `dkim.domain_name`, …): a secret, a checkbox (boolean), a number, a list (array, one per
  * line), a select (a union of literals) or text; required when every level of it is.
  */
-function specs(fields: Fields, prefix = '', parentRequired = true): FieldSpec[] {
+function specs(fields: Fields, prefix = '', parentRequired = true, group?: string): FieldSpec[] {
   return Object.entries(fields.properties).flatMap(([name, schema]): FieldSpec[] => {
     const path = `${prefix}${name}`;
     const required = parentRequired && fields.required.includes(name);
@@ -54,6 +60,7 @@ function specs(fields: Fields, prefix = '', parentRequired = true): FieldSpec[] 
         },
         `${path}.`,
         required,
+        group ?? (typeof schema.title === 'string' ? schema.title : path),
       );
     }
     const label = fields.labels[path];
@@ -80,6 +87,7 @@ function specs(fields: Fields, prefix = '', parentRequired = true): FieldSpec[] 
         ...(options === undefined ? {} : { options }),
         ...(required ? { required } : {}),
         ...(label?.hint === undefined ? {} : { hint: label.hint }),
+        ...(group === undefined ? {} : { group }),
       },
     ];
   });
@@ -110,8 +118,8 @@ export const COMMON_FIELDS: readonly FieldSpec[] = [
   {
     path: 'failover',
     label: 'Failover services',
-    kind: 'list',
-    hint: "Service ids tried in order while this one's breaker is open, one per line.",
+    kind: 'services',
+    hint: "Other services of the organization, tried in this order while this one's breaker is open.",
   },
   {
     path: 'failover_on_service_error',
@@ -212,7 +220,7 @@ export function formFromService(s: Service): ServiceForm {
       if (v === SECRET_MASK) stored.add(f.path);
       values[f.path] = '';
     } else if (f.kind === 'checkbox') values[f.path] = v === true;
-    else if (f.kind === 'list') values[f.path] = Array.isArray(v) ? v.join('\n') : '';
+    else if (f.kind === 'list' || f.kind === 'services') values[f.path] = Array.isArray(v) ? v.join('\n') : '';
     else if (v !== undefined && v !== null) values[f.path] = String(v);
   }
   return { id: s.id, provider: s.provider, default: s.default, events_source: s.events?.source ?? '', values, stored };
@@ -230,6 +238,12 @@ export function serviceFormProblems(f: ServiceForm, creating: boolean): Record<s
     if (field.required === true && empty && !(field.kind === 'secret' && f.stored.has(field.path)))
       out[field.path] = 'is required';
     if (field.kind === 'number' && !empty && !Number.isFinite(Number(v))) out[field.path] = 'must be a number';
+    if (field.kind === 'services') {
+      const ids = pickedServices(typeof v === 'string' ? v : '');
+      if (ids.includes(f.id)) out[field.path] = 'cannot name this service itself';
+      else if (new Set(ids).size < ids.length) out[field.path] = 'names a service twice';
+      else if (ids.includes('')) out[field.path] = 'has an empty choice: pick a service or remove it';
+    }
   }
   return out;
 }
@@ -254,6 +268,7 @@ export function serviceBody(f: ServiceForm): Record<string, unknown> {
     }
     if (text.trim() === '') continue;
     if (field.kind === 'number') write(body, field.path, Number(text));
+    else if (field.kind === 'services') write(body, field.path, pickedServices(text));
     else if (field.kind === 'list')
       write(
         body,
@@ -278,3 +293,11 @@ export function serviceBody(f: ServiceForm): Record<string, unknown> {
   if (f.events_source !== '') write(body, 'events.source', f.events_source);
   return body;
 }
+
+/**
+ * A `services` field's value as the pickers hold it: the ids in order, one per line (the same
+ * text a list field holds, so a form loaded before keeps its value). An empty line is a picker
+ * not chosen yet.
+ */
+export const pickedServices = (text: string): string[] => (text === '' ? [] : text.split('\n').map((s) => s.trim()));
+export const servicesText = (ids: readonly string[]): string => ids.join('\n');

@@ -7,9 +7,11 @@
  *   address is put back there and the router never moves; the same dialog then asks.
  * - Reload, closing the tab and other sites get the browser's own `beforeunload` prompt.
  * - Ctrl+S / Cmd+S saves instead of offering to save the page as a file.
+ * - Sign out asks as well (components/sign-out-guard.tsx).
  */
 import type { JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { useUnsavedEdits } from '../lib/unsaved-edits';
 import { Modal } from './modal';
 
 export interface LeaveGuard {
@@ -38,6 +40,8 @@ function routedHash(event: MouseEvent): string | undefined {
 export function useLeaveGuard(dirty: boolean, onSave: () => void): { guard: LeaveGuard; dialog: JSX.Element } {
   const dirtyRef = useRef(dirty);
   dirtyRef.current = dirty;
+  // Signing out asks too (components/sign-out-guard.tsx).
+  useUnsavedEdits(dirty);
   const saveRef = useRef(onSave);
   saveRef.current = onSave;
   // The editor's own address, as last rendered: what back/forward is undone to.

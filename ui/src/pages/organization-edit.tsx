@@ -1,7 +1,7 @@
 import '../components/org-pages.css';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
-import { organizationsApi, type OrganizationSettings } from '../api/organizations';
+import { organizationsApi, type OrganizationPatch, type OrganizationSettings } from '../api/organizations';
 import { OrgCredits } from '../components/org-credits';
 import { idTaken, type TakenId } from '../components/id-field';
 import {
@@ -72,7 +72,8 @@ export function OrganizationEdit(props: PageProps) {
         navigate(href('orgs', form.id, 'settings'));
         return;
       }
-      const changes = base === undefined ? body : changedSettings(base, body);
+      // Editing, settingsFromForm names credits by the mode's word, never a balance: a PATCH body as it is.
+      const changes = base === undefined ? (body as OrganizationPatch) : changedSettings(base, body);
       if (Object.keys(changes).length === 0) {
         setSaved('No changes to save.');
         return;
@@ -82,6 +83,8 @@ export function OrganizationEdit(props: PageProps) {
       setForm(f);
       setBase(settingsFromForm(f, false));
       setSaved(`Saved at ${formatTime(updated.updated_at)}.`);
+      // The credits card shows what was loaded: a change of mode, or holds released, show at once.
+      if ('credits' in changes) void loaded.reload();
     } catch (err) {
       if (err instanceof ApiFailure) setErrors(err.fieldIssues());
       setFailure(err);

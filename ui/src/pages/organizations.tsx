@@ -36,8 +36,8 @@ export function Organizations(_props: PageProps) {
                 </td>
                 <td>{o.name}</td>
                 <td>{o.plan}</td>
-                <td>{formatCount(o.credits)}</td>
-                <td>{o.when_out_of_credits === 'hold' ? 'hold messages' : 'reject sends'}</td>
+                <td>{o.credits === 'unlimited' ? 'Unlimited' : formatCount(o.credits)}</td>
+                <td>{o.credits === 'unlimited' ? '—' : o.when_out_of_credits === 'hold' ? 'hold messages' : 'reject sends'}</td>
                 <td>{o.held > 0 ? <a href={`${href('orgs', o.id, 'messages')}?status=held`}>{formatCount(o.held)}</a> : '0'}</td>
                 <td>{o.suspended ? <Badge value="suspended" /> : <Badge value="active" />}</td>
                 <td>

@@ -80,7 +80,12 @@ function OrgOverview(props: PageProps) {
                   Credits left
                 </h2>
                 <p class="stat">{data.credits.balance === null ? 'Unlimited' : formatCount(data.credits.balance)}</p>
-                <a href={href('orgs', org, 'settings')}>Top up</a>
+                {/* null: credits unlimited (issue 29), nothing to top up. */}
+                {data.credits.balance === null ? (
+                  <p class="hint">not metered</p>
+                ) : (
+                  <a href={href('orgs', org, 'settings')}>Top up</a>
+                )}
               </section>
               <section class="card" aria-labelledby="c-held">
                 <h2 id="c-held" class="stat-label">

@@ -16,7 +16,8 @@ import {
 } from '../components/service-form';
 import { ServiceDeleteDialog } from '../components/service-delete';
 import { ServiceTestPanel } from '../components/service-test';
-import { Badge, Checkbox, ErrorNotice, Loading, Notice, PageHeader, Section, Select } from '../components/ui';
+import { Badge, Checkbox, ErrorNotice, Field, Loading, Notice, PageHeader, Section, Select } from '../components/ui';
+import { useUnsavedEdits } from '../lib/unsaved-edits';
 import { useLoad } from '../components/use-load';
 import { formatTime } from '../lib/format';
 import { href } from '../lib/route-match';
@@ -28,12 +29,19 @@ import type { PageProps } from './page-props';
  * `#/orgs/:org/services/:id` edits a service (`new` creates one): the provider's own fields,
  * secrets write-only, a Test button, and the events URL to give the provider. The save is a
  * PUT, which also replaces: creating first checks that the id is free.
+ *
+ * Issue 29: the provider's connection and each settings group of its block (SMTP's "DKIM
+ * signing") are sections of their own; failover is a list of pickers of the other services; an
+ * existing service's provider is shown read-only (the API refuses a change); signing out with
+ * unsaved edits asks first.
  */
 export function ServiceEdit(props: PageProps) {
   const org = props.params.org as string;
   const creating = props.params.id === 'new';
   const id = props.params.id as string;
   const loaded = useLoad(() => (creating ? Promise.resolve(undefined) : servicesApi.get(org, id)), [org, id]);
+  // The failover pickers' choices; best effort (a failed list leaves only what is stored).
+  const others = useLoad(() => servicesApi.ids(org), [org]);
   const [form, setForm] = useState<ServiceForm>(newServiceForm);
   const [current, setCurrent] = useState<Service | undefined>();
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -51,6 +59,16 @@ export function ServiceEdit(props: PageProps) {
   }, [loaded.data]);
 
   const setValue = (path: string, v: string | boolean) => setForm((f) => ({ ...f, values: { ...f.values, [path]: v } }));
+  // Unsaved: the body a save would send differs from the stored service's (or, creating, from an untouched form's).
+  const unsavedBody = (): Record<string, unknown> | undefined => {
+    const body = serviceBody(form);
+    const saved = current === undefined ? undefined : serviceBody(formFromService(current));
+    return saved !== undefined && JSON.stringify(saved) === JSON.stringify(body) ? undefined : body;
+  };
+  const dirty = creating
+    ? form.id !== '' || JSON.stringify(serviceBody(form)) !== JSON.stringify(serviceBody(newServiceForm()))
+    : current !== undefined && unsavedBody() !== undefined;
+  useUnsavedEdits(dirty);
   const submit = async (e: Event) => {
     e.preventDefault();
     setSaved(undefined);
@@ -84,8 +102,12 @@ export function ServiceEdit(props: PageProps) {
   if (!creating && current === undefined) return loaded.error !== undefined ? <ErrorNotice error={loaded.error} /> : <Loading />;
   const fields = visibleFields(form.provider, form.events_source);
   const providerFields = fields.filter((f) => f.path.startsWith(`${form.provider}.`));
+  const connectionFields = providerFields.filter((f) => f.group === undefined);
+  const groups = [...new Set(providerFields.flatMap((f) => (f.group === undefined ? [] : [f.group])))];
   const eventFields = fields.filter((f) => f.path.startsWith('events.'));
   const commonFields = fields.filter((f) => !providerFields.includes(f) && !eventFields.includes(f));
+  const selfId = creating ? form.id : id;
+  const otherServices = (others.data ?? []).filter((s) => s !== selfId);
   const field = (spec: (typeof fields)[number]) => (
     <ServiceField
       key={spec.path}
@@ -94,12 +116,14 @@ export function ServiceEdit(props: PageProps) {
       stored={form.stored.has(spec.path)}
       error={errors[spec.path]}
       onValue={setValue}
+      services={otherServices}
     />
   );
-  // Inputs side by side, checkboxes each on their own line under them.
+  // Inputs side by side, then pickers (failover) and checkboxes each on their own line under them.
   const group = (specs: typeof fields) => (
     <>
-      <div class="form-row">{specs.filter((f) => f.kind !== 'checkbox').map(field)}</div>
+      <div class="form-row">{specs.filter((f) => f.kind !== 'checkbox' && f.kind !== 'services').map(field)}</div>
+      {specs.filter((f) => f.kind === 'services').map(field)}
       {specs.filter((f) => f.kind === 'checkbox').map(field)}
     </>
   );
@@ -128,16 +152,8 @@ export function ServiceEdit(props: PageProps) {
           onDeleted={() => navigate(href('orgs', org, 'services'))}
         />
       )}
-      <ServiceTestPanel
-        org={org}
-        id={creating ? undefined : id}
-        unsaved={() => {
-          const body = serviceBody(form);
-          const saved = current === undefined ? undefined : serviceBody(formFromService(current));
-          return saved !== undefined && JSON.stringify(saved) === JSON.stringify(body) ? undefined : body;
-        }}
-      />
-      <form onSubmit={submit} aria-label={creating ? 'New service' : `Service ${id}`} noValidate>
+      <ServiceTestPanel org={org} id={creating ? undefined : id} unsaved={unsavedBody} />
+      <form class="service-form" onSubmit={submit} aria-label={creating ? 'New service' : `Service ${id}`} noValidate>
         <Section title="Provider">
           <div class="form-row">
             {creating && (
@@ -153,13 +169,24 @@ export function ServiceEdit(props: PageProps) {
                 }}
               />
             )}
-            <Select
-              label="Provider"
-              value={form.provider}
-              options={PROVIDERS.map((p) => [p, p] as const)}
-              error={errors.provider}
-              onValue={(v) => setForm((f) => ({ ...f, provider: v as Provider }))}
-            />
+            {creating ? (
+              <Select
+                label="Provider"
+                value={form.provider}
+                options={PROVIDERS.map((p) => [p, p] as const)}
+                error={errors.provider}
+                onValue={(v) => setForm((f) => ({ ...f, provider: v as Provider }))}
+              />
+            ) : (
+              <Field
+                label="Provider"
+                value={form.provider}
+                onValue={() => undefined}
+                readOnly
+                error={errors.provider}
+                hint="Fixed once the service exists: for another provider, create a service and move the mail to it."
+              />
+            )}
           </div>
           <Checkbox
             label="Default service of the organization"
@@ -171,12 +198,19 @@ export function ServiceEdit(props: PageProps) {
               {form.provider}: {errors[form.provider]}
             </Notice>
           )}
+        </Section>
+        <Section title="Connection">
           {form.provider === 'outbox' ? (
             <p>The outbox stores messages on disk instead of sending them: no settings.</p>
           ) : (
-            group(providerFields)
+            group(connectionFields)
           )}
         </Section>
+        {groups.map((title) => (
+          <Section key={title} title={title}>
+            {group(providerFields.filter((f) => f.group === title))}
+          </Section>
+        ))}
         <Section title="Sending">{group(commonFields)}</Section>
         <Section title="Provider events">
           <Select

@@ -142,7 +142,8 @@ export interface paths {
                                 id: string;
                                 name: string;
                                 plan: "free" | "starter" | "pro" | "business_50k" | "business_100k" | "business_200k";
-                                credits: number;
+                                /** @description The balance (credits metered: the spec's rules), or 'unlimited' when credits are switched off (the balance, kept for switching back, is at GET …/credits) */
+                                credits: number | "unlimited";
                                 overdraft: number;
                                 when_out_of_credits: "hold" | "reject";
                                 hold_queue_limit: number;
@@ -222,7 +223,8 @@ export interface paths {
                             id: string;
                             name: string;
                             plan: "free" | "starter" | "pro" | "business_50k" | "business_100k" | "business_200k";
-                            credits: number;
+                            /** @description The balance (credits metered: the spec's rules), or 'unlimited' when credits are switched off (the balance, kept for switching back, is at GET …/credits) */
+                            credits: number | "unlimited";
                             overdraft: number;
                             when_out_of_credits: "hold" | "reject";
                             hold_queue_limit: number;
@@ -315,8 +317,8 @@ export interface paths {
                                 watch_variable: string | null;
                             };
                         };
-                        /** @description Starting balance: used when the organization is created, ignored afterwards */
-                        credits?: number;
+                        /** @description A starting balance, 'unlimited' or 'metered'; left out: 0 and metered, or unchanged */
+                        credits?: number | "unlimited" | "metered";
                         /** @description Read-only: ignored */
                         held?: number;
                         /** @description Read-only: ignored, but must match the URL when given */
@@ -341,7 +343,8 @@ export interface paths {
                             id: string;
                             name: string;
                             plan: "free" | "starter" | "pro" | "business_50k" | "business_100k" | "business_200k";
-                            credits: number;
+                            /** @description The balance (credits metered: the spec's rules), or 'unlimited' when credits are switched off (the balance, kept for switching back, is at GET …/credits) */
+                            credits: number | "unlimited";
                             overdraft: number;
                             when_out_of_credits: "hold" | "reject";
                             hold_queue_limit: number;
@@ -391,7 +394,8 @@ export interface paths {
                             id: string;
                             name: string;
                             plan: "free" | "starter" | "pro" | "business_50k" | "business_100k" | "business_200k";
-                            credits: number;
+                            /** @description The balance (credits metered: the spec's rules), or 'unlimited' when credits are switched off (the balance, kept for switching back, is at GET …/credits) */
+                            credits: number | "unlimited";
                             overdraft: number;
                             when_out_of_credits: "hold" | "reject";
                             hold_queue_limit: number;
@@ -486,6 +490,8 @@ export interface paths {
                             site_key?: string;
                             secret_key?: string;
                         } | null;
+                        /** @description 'unlimited' switches credits off (held messages are released); 'metered' back on, balance kept */
+                        credits?: "unlimited" | "metered";
                     };
                 };
             };
@@ -500,7 +506,8 @@ export interface paths {
                             id: string;
                             name: string;
                             plan: "free" | "starter" | "pro" | "business_50k" | "business_100k" | "business_200k";
-                            credits: number;
+                            /** @description The balance (credits metered: the spec's rules), or 'unlimited' when credits are switched off (the balance, kept for switching back, is at GET …/credits) */
+                            credits: number | "unlimited";
                             overdraft: number;
                             when_out_of_credits: "hold" | "reject";
                             hold_queue_limit: number;
@@ -1060,7 +1067,7 @@ export interface paths {
         };
         /**
          * Create or replace an email service
-         * @description Replaces the whole service and takes what GET returns (`id`, `version`, `created_at`, `updated_at` are ignored; an `id` other than the URL's is refused). `provider`, `default` and the provider's own block (`smtp` with `host` and `port`; `ses`, `postmark`, `sendgrid`, `mailgun` or `resend`; none for the outbox) are required, and no other API provider's block is taken; left-out optional settings are unset. `failover` names other services of the organization, without cycles. `default: true` clears the default flag of the others. A `pass`, DKIM `private_key`, API key, token or `secret_access_key` of "********" keeps the stored one, but only while what decides where it goes is unchanged: a new `endpoint` (SES also `region`, `access_key_id`; Mailgun `region`, `domain`; SMTP `host`, `port`, `user`) with the mask is a 400 naming the secret: send the secret again. `endpoint` is https, or http to a loopback host (127.0.0.0/8, [::1], localhost). Updating a service puts the messages held on its error (`held_service_error`) back in the queue.
+         * @description Replaces the whole service and takes what GET returns (`id`, `version`, `created_at`, `updated_at` are ignored; an `id` other than the URL's is refused). `provider`, `default` and the provider's own block (`smtp` with `host` and `port`; `ses`, `postmark`, `sendgrid`, `mailgun` or `resend`; none for the outbox) are required, and no other API provider's block is taken; left-out optional settings are unset. `failover` names other services of the organization, without cycles. `default: true` clears the default flag of the others. A `pass`, DKIM `private_key`, API key, token or `secret_access_key` of "********" keeps the stored one, but only while what decides where it goes is unchanged: a new `endpoint` (SES also `region`, `access_key_id`; Mailgun `region`, `domain`; SMTP `host`, `port`, `user`) with the mask is a 400 naming the secret: send the secret again. `endpoint` is https, or http to a loopback host (127.0.0.0/8, [::1], localhost). Updating a service puts the messages held on its error (`held_service_error`) back in the queue. The `provider` of an existing service cannot change: another one is a 400 naming `provider`.
          */
         put: {
             parameters: {
@@ -1084,6 +1091,7 @@ export interface paths {
                             secure?: boolean;
                             user?: string;
                             pass?: string;
+                            /** DKIM signing */
                             dkim?: {
                                 domain_name: string;
                                 key_selector: string;
@@ -1391,7 +1399,7 @@ export interface paths {
         head?: never;
         /**
          * Change some settings of an email service
-         * @description Changes only the fields the body names; `smtp` and a provider's block merge into the stored block one level deep (`dkim` is replaced whole); a new `provider` drops the old provider's block. A stored secret is kept only while its destination is unchanged: a new `endpoint` (SES `region`, `access_key_id`; Mailgun `region`, `domain`; SMTP `host`, `port`, `user`) must come with the secret, or it is a 400 naming it. Unknown fields are 400.
+         * @description Changes only the fields the body names; `smtp` and a provider's block merge into the stored block one level deep (`dkim` is replaced whole). `provider` cannot change (a 400 naming it). A stored secret is kept only while its destination is unchanged: a new `endpoint` (SES `region`, `access_key_id`; Mailgun `region`, `domain`; SMTP `host`, `port`, `user`) must come with the secret, or it is a 400 naming it. Unknown fields are 400.
          */
         patch: {
             parameters: {
@@ -1426,6 +1434,7 @@ export interface paths {
                             secure?: boolean;
                             user?: string;
                             pass?: string;
+                            /** DKIM signing */
                             dkim?: {
                                 domain_name: string;
                                 key_selector: string;
@@ -1847,6 +1856,7 @@ export interface paths {
                                 secure?: boolean;
                                 user?: string;
                                 pass?: string;
+                                /** DKIM signing */
                                 dkim?: {
                                     domain_name: string;
                                     key_selector: string;
@@ -2835,8 +2845,10 @@ export interface paths {
                     content: {
                         "application/json": {
                             org_id: string;
-                            /** @description Credits left; below zero when sends used the overdraft */
+                            /** @description Credits left; below zero when sends used the overdraft. Kept, and unused, while `unlimited` is true */
                             credits: number;
+                            /** @description The organization's `credits` setting is `unlimited`: sends take no credit and are never held or refused for one */
+                            unlimited: boolean;
                             /** @description How far below zero private-key sends may take the balance */
                             overdraft: number;
                             /** @description Whether public-key sends may use the overdraft too */
@@ -2852,7 +2864,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Add credits; held messages are released oldest first while the balance allows */
+        /**
+         * Add credits; held messages are released oldest first while the balance allows
+         * @description With credits `unlimited` the balance still grows (it is what metering starts from when switched back), and nothing is held to release.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3382,7 +3397,7 @@ export interface paths {
                                  * @description What happened. Each type and the fields it carries:
                                  *     - `queued`: accepted and waiting to be sent, or back in the queue: `details.reason` lease_expired (a worker died mid-send), worker_stopped, context_unavailable, service_updated (a held_service_error message retried)
                                  *     - `held`: accepted without credits (when_out_of_credits: hold); it waits for credits or an operator
-                                 *     - `released`: a held message goes to the queue: `reason` credits_added or operator
+                                 *     - `released`: a held message goes to the queue: `reason` credits_added, operator or credits_unlimited
                                  *     - `sending`: a worker claimed it: `details.attempt`
                                  *     - `sent`: the relay or provider accepted it: `details.response` (its reply), `details.provider_message_id` (the provider's id for this hand-off, when it reported one), `details.service_id` (the service that sent it) and, when its recipients were settled one by one (some refused, or a retry for those still owed it), `details.recipients` (the addresses accepted); response, provider_message_id and recipients are private-key reads only
                                  *     - `deferred`: refused for now at hand-off and retried (`recipient`, `reason`, `details.retry_at`), or a provider reports a delay (`provider`, `recipient`, `reason`, `status`, `bounce_type` soft)
