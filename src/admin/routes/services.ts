@@ -200,7 +200,8 @@ export function registerServiceRoutes(app: App, services: AppServices): void {
         summary: 'Change some settings of an email service',
         description:
           `Changes only the fields the body names; \`smtp\` and a provider's block merge into the stored ` +
-          `block one level deep (\`dkim\` is replaced whole). \`provider\` cannot change (a 400 naming it). A stored secret is kept only while its destination is unchanged: a new \`endpoint\` ` +
+          `block one level deep (\`dkim\` is replaced whole). \`provider\` cannot change (a 400 naming it). ` +
+          `A stored secret is kept only while its destination is unchanged: a new \`endpoint\` ` +
           `(${destinations(false)}) must come with the secret, or it is a 400 naming it. Unknown fields are 400.`,
         params: ServiceParams,
         body: ServicePatch,

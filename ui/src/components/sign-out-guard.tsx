@@ -27,7 +27,7 @@ export function SignOutButton(props: { onSignOut: () => Promise<void> }) {
           onClose={() => setAsking(false)}
           actions={
             <>
-              {/* biome-ignore lint/a11y/noAutofocus: the safe choice takes focus when the dialog opens (WAI-ARIA alertdialog). */}
+              {/* biome-ignore lint/a11y/noAutofocus: the safe choice takes focus as the dialog opens (alertdialog). */}
               <button type="button" class="btn btn-primary" autoFocus onClick={() => setAsking(false)}>
                 Stay signed in
               </button>
