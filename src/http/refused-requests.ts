@@ -56,7 +56,9 @@ export function refusalListener(recorder: RequestRecorder, store: Store, log: Fa
     });
     const named = keyNamedBy(request);
     if (named !== undefined) return recorder.record(entry(named));
-    if (err.status === 401) return;
+    // Only a body that failed the schema: a 401 names no organization, and a 413 is refused before
+    // its body is read precisely so that it costs nothing (test/http/body-limits: no key lookup).
+    if (err.code !== 'invalid_body') return;
     const value = keyValueOf(request, bodyKeys(request));
     if (value === undefined) return;
     const pending = entry({ org_id: '', key_id: null });
