@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, expect, it } from 'vitest';
-import { migrate, openDatabase } from '../../src/storage/dialect.js';
-import { MIGRATIONS } from '../../src/storage/migrations/index.js';
+import { migrate } from '../../src/storage/dialect.js';
 import { describeDialects } from '../support/dialects.js';
+import { databaseBefore } from '../support/migrations.js';
 import { freshDatabase, type TestDatabase } from '../support/stores.js';
 
 /**
@@ -19,18 +19,9 @@ describeDialects('migration 0019_key_details on %s', (dialect, skip) => {
   it.skipIf(skip)('existing keys read full, unnamed, unused; only catalog columns bump the stamp', async () => {
     const database = await freshDatabase(dialect);
     dbs.push(database);
-    const opened = await openDatabase(database.url);
+    const opened = await databaseBefore(database, '0019');
     const { db } = opened;
     try {
-      await sql`create table mailroom_migrations (name text primary key, applied_at bigint not null)`.execute(db);
-      for (const [name, up] of Object.entries(MIGRATIONS).sort(([a], [b]) => a.localeCompare(b))) {
-        if (name >= '0019') break;
-        await up(db as never, opened.dialect);
-        await sql`insert into mailroom_migrations (name, applied_at) values (${name}, 0)`.execute(db);
-      }
-      await sql`insert into organizations (id, name, plan, credits, overdraft, when_out_of_credits, hold_queue_limit,
-        email_verified, suspended, security, created_at, updated_at)
-        values ('acme', 'Acme', 'pro', 0, 0, 'hold', 10, 1, 0, '{}', 0, 0)`.execute(db);
       await sql`insert into api_keys (id, org_id, type, key_hash, public_key, hint, status, created_at)
         values ('key_1', 'acme', 'private', 'h1', null, 'sk_…0001', 'active', 0)`.execute(db);
 
