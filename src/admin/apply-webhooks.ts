@@ -2,7 +2,7 @@ import { ConfigError } from '../config/env.js';
 import type { ConfigFile } from '../resources/inputs.js';
 import type { Repos } from '../storage/store.js';
 import type { WebhookEndpointFields } from '../storage/webhook-endpoints.js';
-import { insertEndpoint, updateEndpoint, webhookFields, type WebhookCheckDeps } from './webhooks.js';
+import { insertEndpoint, sameHeaders, updateEndpoint, webhookFields, type WebhookCheckDeps } from './webhooks.js';
 
 type OrgSection = ConfigFile['organizations'][number];
 
@@ -91,7 +91,8 @@ export async function applyWebhooks(
       current.url === wanted.url &&
       current.description === wanted.description &&
       JSON.stringify(current.events) === JSON.stringify(wanted.events) &&
-      current.enabled === wanted.enabled;
+      current.enabled === wanted.enabled &&
+      sameHeaders(current.headers, wanted.headers);
     if (!same) {
       await updateEndpoint(tx, current, wanted, now);
       report.changes.push(`${name}: updated`);

@@ -4,6 +4,8 @@ import { WebhookId, type WebhookSettingsInput } from '../resources/webhook-input
 import { ApiError } from '../errors/api-error.js';
 import type { Repos, Store } from '../storage/store.js';
 import type { WebhookEndpointFields } from '../storage/webhook-endpoints.js';
+import { SECRET_MASK } from '../providers/schema.js';
+import { type CustomHeader, customHeaderProblems } from '../webhooks/custom-headers.js';
 import { generateSecret } from '../webhooks/signing.js';
 import type { WebhookEndpoint, WebhookUrlPolicy } from '../webhooks/types.js';
 import { endpointUrlRefusal, type LookupFn } from '../webhooks/url-guard.js';
@@ -45,13 +47,64 @@ export async function urlProblem(url: string, deps: WebhookCheckDeps): Promise<(
   return refusal === null ? null : { field: 'url', message: refusal.reason.replace(/^url /, ''), unresolved: refusal.unresolved };
 }
 
+/** Headers as an input gives them: the API's list, or the config file's map of name to value. */
+export type HeadersInput = readonly CustomHeader[] | Readonly<Record<string, string>>;
+
+/** Anything an input may carry: the API's settings, with the config file's header map. */
+export type WebhookFieldsInput = Omit<WebhookSettingsInput, 'headers'> & { headers?: HeadersInput | undefined };
+
+const originOf = (url: string): string | undefined => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+};
+
 /**
- * The stored fields of an input (API body, YAML entry, CLI flags), or the problems (URL, events)
- * found; `warnings` holds an unresolved name accepted under `acceptUnresolved`.
+ * The headers to store: a value sent back as the mask (what reads show) is the stored value of
+ * the header of that name, as a service's secret is (src/admin/routes/service-fields.ts), and
+ * only while the URL's origin (scheme, host, port) is the one it was given for: the stored
+ * credential only goes where it went before. `current`: the endpoint being edited (none: a mask is refused).
+ */
+export function headersWanted(input: HeadersInput | undefined, url: string, current?: WebhookEndpoint): {
+  headers: CustomHeader[];
+  problems: FieldProblem[];
+} {
+  const given: CustomHeader[] = Array.isArray(input)
+    ? input.map((h: CustomHeader) => ({ name: h.name, value: h.value }))
+    : Object.entries(input ?? {}).map(([name, value]) => ({ name, value: String(value) }));
+  const problems: FieldProblem[] = [];
+  const moved = current !== undefined && originOf(current.url) !== originOf(url);
+  const headers = given.map((h, i) => {
+    if (h.value !== SECRET_MASK) return h;
+    const field = `headers.${i}.value`;
+    const stored = current?.headers.find((s) => s.name.toLowerCase() === h.name.toLowerCase());
+    if (stored === undefined) {
+      problems.push({ field, message: `is the mask "${SECRET_MASK}" of "${h.name}", which is not stored: send its value` });
+    } else if (moved) {
+      problems.push({
+        field,
+        message:
+          `is the mask "${SECRET_MASK}" of "${h.name}", but the URL now goes to ${originOf(url) ?? 'another origin'}: ` +
+          'send the value again (or remove the header) when the host changes; the stored one only goes where it went before',
+      });
+    }
+    return stored === undefined ? h : { name: h.name, value: stored.value };
+  });
+  if (problems.length === 0) problems.push(...customHeaderProblems(headers));
+  return { headers, problems };
+}
+
+/**
+ * The stored fields of an input (API body, YAML entry, CLI flags), or the problems (URL, events,
+ * headers) found; `warnings` holds an unresolved name accepted under `acceptUnresolved`.
+ * `current`: the endpoint an edit starts from, whose header values a mask keeps.
  */
 export async function webhookFields(
-  input: WebhookSettingsInput,
+  input: WebhookFieldsInput,
   deps: WebhookCheckDeps,
+  current?: WebhookEndpoint,
 ): Promise<{ fields: WebhookEndpointFields; problems: FieldProblem[]; warnings: FieldProblem[] }> {
   const problems: FieldProblem[] = [];
   const warnings: FieldProblem[] = [];
@@ -59,12 +112,24 @@ export async function webhookFields(
   if (url !== null)
     (url.unresolved && deps.acceptUnresolved === true ? warnings : problems).push({ field: url.field, message: url.message });
   const events = eventFilter(input.events, problems);
+  const headers = headersWanted(input.headers, input.url, current);
+  problems.push(...headers.problems);
   return {
-    fields: { url: input.url, description: input.description ?? null, events, enabled: input.enabled ?? true },
+    fields: {
+      url: input.url,
+      description: input.description ?? null,
+      events,
+      enabled: input.enabled ?? true,
+      headers: headers.headers,
+    },
     problems,
     warnings,
   };
 }
+
+/** Whether two header lists are the same, in order, values included. */
+export const sameHeaders = (a: readonly CustomHeader[], b: readonly CustomHeader[]): boolean =>
+  a.length === b.length && a.every((h, i) => h.name === b[i]?.name && h.value === b[i]?.value);
 
 const notFound = (orgId: string, id: string) =>
   new ApiError('not_found', { message: `Webhook endpoint "${id}" does not exist in organization "${orgId}".` });
@@ -122,7 +187,8 @@ export async function updateEndpoint(
 ): Promise<WebhookEndpoint> {
   const { org_id: orgId, id } = current;
   const sameEvents = JSON.stringify(current.events) === JSON.stringify(fields.events);
-  if (current.url !== fields.url || current.description !== fields.description || !sameEvents) {
+  const changed = current.url !== fields.url || current.description !== fields.description;
+  if (changed || !sameEvents || !sameHeaders(current.headers, fields.headers)) {
     await tx.webhookEndpoints.update(orgId, id, fields, now);
   }
   if (current.enabled !== fields.enabled) {

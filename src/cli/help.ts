@@ -89,11 +89,13 @@ export const COMMANDS: readonly CommandHelp[] = [
   },
   {
     name: 'webhooks add',
-    usage: 'mailroom webhooks add ORG URL [--events a,b] [--id ID] [--description TEXT]',
+    usage: 'mailroom webhooks add ORG URL [--events a,b] [--id ID] [--description TEXT] [--header "Name: value"]…',
     summary: 'register a webhook endpoint and print its signing secret (shown this once)',
     details:
       '--events: comma-separated event types (message.delivered,message.bounced, …); left out: every event.\n' +
-      '--id: 1..64 of a-z 0-9 _ - (default: a generated wh_…). In production the URL must be https to a public address.',
+      '--id: 1..64 of a-z 0-9 _ - (default: a generated wh_…). In production the URL must be https to a public address.\n' +
+      '--header: a header sent with every request (repeatable, at most 10), e.g. --header "Authorization: Basic …"; ' +
+      'its value is never shown again.',
   },
   {
     name: 'webhooks remove',

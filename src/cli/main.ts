@@ -31,6 +31,8 @@ export async function main(argv: string[], env = process.env, out: Out = console
       events: { type: 'string' },
       id: { type: 'string' },
       description: { type: 'string' },
+      // --header "Name: value", repeatable
+      header: { type: 'string', multiple: true },
       state: { type: 'string' },
       limit: { type: 'string' },
       since: { type: 'string' },
@@ -115,6 +117,7 @@ export async function main(argv: string[], env = process.env, out: Out = console
               events: optionString(values.events),
               id: optionString(values.id),
               description: optionString(values.description),
+              headers: optionStrings(values.header),
               state: optionString(values.state),
               eventType: optionString(values['event-type']),
               message: optionString(values.message),
@@ -176,4 +179,10 @@ async function runApply(
 function optionString(value: string | boolean | (string | boolean)[] | undefined): string | undefined {
   if (value === undefined) return undefined;
   return typeof value === 'string' ? value : '';
+}
+
+/** A repeatable string option's values, in order; a bare flag reads as empty and fails its check. */
+function optionStrings(value: string | boolean | (string | boolean)[] | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return (Array.isArray(value) ? value : [value]).map((v) => (typeof v === 'string' ? v : ''));
 }

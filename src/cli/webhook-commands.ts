@@ -37,6 +37,8 @@ export interface WebhookCommandOptions {
   events?: string | undefined;
   id?: string | undefined;
   description?: string | undefined;
+  /** `--header "Name: value"`, repeatable (webhooks add). */
+  headers?: string[] | undefined;
   state?: string | undefined;
   eventType?: string | undefined;
   message?: string | undefined;
@@ -60,7 +62,9 @@ async function requireOrg(store: Store, orgId: string): Promise<void> {
 function endpointLine(e: WebhookEndpoint): string {
   const state = e.enabled ? 'enabled ' : `disabled (${e.disabled_reason ?? 'no reason'})`;
   const events = e.events === '*' ? '*' : e.events.join(',');
-  return `${e.id}  ${state}  ${events}  ${e.url}${e.description === null ? '' : `  # ${e.description}`}`;
+  // Header names only: the values are secrets.
+  const headers = e.headers.length === 0 ? '' : `  headers: ${e.headers.map((h) => h.name).join(', ')}`;
+  return `${e.id}  ${state}  ${events}  ${e.url}${headers}${e.description === null ? '' : `  # ${e.description}`}`;
 }
 
 function deliveryLine(d: WebhookDeliveryView): string {
@@ -86,6 +90,29 @@ function deliveryDetails(d: WebhookDeliveryView): string[] {
     if (a.response_body !== null && a.response_body !== '') lines.push(`      ${JSON.stringify(a.response_body.slice(0, 200))}`);
   }
   return lines;
+}
+
+/**
+ * `--header "Name: value"` flags as headers (split at the first colon, the value's leading
+ * blanks dropped, as curl's -H reads them), or what is wrong, naming the flag by its place
+ * and never quoting the value.
+ */
+function headerFlags(flags: readonly string[]): Array<{ name: string; value: string }> | string {
+  const headers: Array<{ name: string; value: string }> = [];
+  for (const [i, flag] of flags.entries()) {
+    const colon = flag.indexOf(':');
+    if (colon <= 0) return `--header ${i + 1}: takes "Name: value"`;
+    headers.push({ name: flag.slice(0, colon).trim(), value: flag.slice(colon + 1).replace(/^[ \t]+/, '') });
+  }
+  return headers;
+}
+
+/** A field problem as the flag it came from: `headers.1.name` is the second --header. */
+function flagProblem(p: { field: string; message: string }): string {
+  if (p.field === 'url') return `URL: ${p.message}`;
+  const header = /^headers\.(\d+)\.(name|value)$/.exec(p.field);
+  if (header !== null) return `--header ${Number(header[1]) + 1} (${header[2]}): ${p.message}`;
+  return `--${p.field.split('.')[0]}: ${p.message}`;
 }
 
 export async function runWebhooks(
@@ -136,12 +163,13 @@ export async function runWebhooks(
               .split(',')
               .map((s) => s.trim())
               .filter(Boolean);
+      const headers = headerFlags(options.headers ?? []);
+      if (typeof headers === 'string') return usage(headers);
       const { fields, problems } = await webhookFields(
-        { url: arg, events, description: options.description },
+        { url: arg, events, description: options.description, headers },
         { urlPolicy: config.webhooks.urlPolicy },
       );
-      if (problems.length > 0)
-        return usage(problems.map((p) => `${p.field === 'url' ? 'URL' : `--${p.field.split('.')[0]}`}: ${p.message}`).join('\n'));
+      if (problems.length > 0) return usage(problems.map(flagProblem).join('\n'));
       if (options.id !== undefined && !isWebhookId(options.id)) {
         return usage('--id: 1..64 of a-z 0-9 _ -, not "deliveries"');
       }

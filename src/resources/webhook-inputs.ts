@@ -19,6 +19,37 @@ export const WebhookEventsInput = Type.Array(Type.String({ enum: ['*', ...WEBHOO
   description: 'Event types to receive; ["*"] or left out: all of them',
 });
 
+/**
+ * Custom request headers (issue 29): the limits in words (at most 10, token names, no reserved
+ * name, values without line breaks, 1 KiB) are src/webhooks/custom-headers.ts's, so a 400 names
+ * the header; the schema only bounds what is read.
+ */
+export const CustomHeadersInput = Type.Array(
+  Type.Object(
+    {
+      name: Type.String({ maxLength: 200, description: 'An HTTP header name, e.g. Authorization' }),
+      value: Type.String({
+        maxLength: 4096,
+        description: 'Write-only: reads show "********"; send that back to keep the stored value',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    maxItems: 100,
+    description:
+      'Headers sent with every request to this endpoint (at most 10), e.g. Authorization for a receiver behind basic auth. ' +
+      'Not allowed: Host, Content-Length, Content-Type, Content-Encoding, Transfer-Encoding, Connection and the other ' +
+      'hop-by-hop headers, Expect, User-Agent and the signing headers webhook-id, webhook-timestamp, webhook-signature.',
+  },
+);
+
+/** The config file's form: the list, or a map of name to value (`Authorization: "Basic ${RECEIVER_AUTH}"`). */
+export const CustomHeadersFileInput = Type.Union([
+  CustomHeadersInput,
+  Type.Record(Type.String(), Type.String({ maxLength: 4096 }), { description: 'name: value' }),
+]);
+
 /** An outbound webhook endpoint (issue 13). Its secret is never read back: only shown at creation and rotation. */
 export const WebhookSettingsInput = Type.Object(
   {
@@ -30,6 +61,7 @@ export const WebhookSettingsInput = Type.Object(
     events: Type.Optional(WebhookEventsInput),
     enabled: Type.Optional(Type.Boolean({ description: 'Default true; enabling clears disabled_reason and the failure clock' })),
     description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
+    headers: Type.Optional(CustomHeadersInput),
   },
   { additionalProperties: false },
 );
@@ -43,7 +75,14 @@ export const WebhookSecretInput = Type.String({
 });
 
 export const WebhookInput = Type.Composite(
-  [Type.Object({ id: WebhookId, secret: Type.Optional(WebhookSecretInput) }), WebhookSettingsInput],
+  [
+    Type.Object({
+      id: WebhookId,
+      secret: Type.Optional(WebhookSecretInput),
+      headers: Type.Optional(CustomHeadersFileInput),
+    }),
+    Type.Omit(WebhookSettingsInput, ['headers']),
+  ],
   { additionalProperties: false },
 );
 export type WebhookInput = Static<typeof WebhookInput>;

@@ -17,6 +17,8 @@ export interface WebhookEndpointsTable {
   failing_since: number | null;
   created_at: number;
   updated_at: number;
+  /** Custom request headers, a JSON array of {name, value} (migration 0023); values are secrets. */
+  headers: Generated<string>;
 }
 
 /** The outbox: one row per (endpoint, event); `state` pending | succeeded | failed. */
@@ -51,4 +53,6 @@ export interface WebhookAttemptsTable {
   /** The first 1 KB of the answer's body. */
   response_body: string | null;
   error: string | null;
+  /** The request's headers as a JSON object, custom values masked (0023); null before it, or nothing sent. */
+  request_headers: string | null;
 }

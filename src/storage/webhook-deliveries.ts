@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from './dialect.js';
+import { headersFromColumn } from '../webhooks/custom-headers.js';
 import { signingSecrets } from '../webhooks/signing.js';
 import type { AttemptRecord, ClaimedDelivery, EndpointStats, RecordedAttempt } from '../webhooks/ports.js';
 import type { Database } from './schema.js';
@@ -124,6 +125,7 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
           'w.secret',
           'w.previous_secret',
           'w.previous_secret_expires_at',
+          'w.headers',
           'e.type as e_type',
           'e.at as e_at',
           'e.detail as e_detail',
@@ -154,6 +156,7 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
         lease_until: lease,
         url: r.url,
         secrets: signingSecrets(r, now),
+        headers: headersFromColumn(r.headers),
         event: r.e_type === null || r.e_at === null ? null : { type: r.e_type, at: Number(r.e_at), detail: r.e_detail },
         message:
           r.m_org === null || r.m_template === null || r.m_service === null
@@ -225,6 +228,7 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
           duration_ms: Math.round(r.durationMs),
           response_body: r.body,
           error: r.error,
+          request_headers: r.requestHeaders === null ? null : JSON.stringify(r.requestHeaders),
         })
         .execute();
       if (r.endpoint === undefined) return { recorded: true, disabled: null };

@@ -25,6 +25,18 @@ export function parseDeliveryId(id: string): number | undefined {
   return m?.[1] === undefined ? undefined : Number(m[1]);
 }
 
+/** An attempt's logged headers (a JSON object of strings, written by recordAttempt); anything else reads as none. */
+function loggedHeaders(column: string | null): Record<string, string> | null {
+  if (column === null) return null;
+  try {
+    const parsed: unknown = JSON.parse(column);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+    return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  } catch {
+    return null;
+  }
+}
+
 function stateOf(s: string): WebhookDeliveryState {
   return s === 'succeeded' || s === 'failed' ? s : 'pending';
 }
@@ -110,6 +122,7 @@ export function deliveryLog(db: Kysely<Database>, dialect: Dialect) {
         duration_ms: Number(a.duration_ms),
         response_body: a.response_body,
         error: a.error,
+        request_headers: loggedHeaders(a.request_headers),
       });
       byDelivery.set(Number(a.delivery_id), list);
     }
@@ -130,6 +143,7 @@ export function deliveryLog(db: Kysely<Database>, dialect: Dialect) {
         last_error: r.last_error,
         created_at: Number(r.created_at),
         updated_at: Number(r.updated_at),
+        request_body: r.payload,
         log,
       };
     });

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { type CustomHeader, headersColumn, headersFromColumn } from '../webhooks/custom-headers.js';
 import { isWebhookEventType, type WebhookEndpoint, type WebhookEventFilter } from '../webhooks/types.js';
 import { bool, int } from './json.js';
 import type { Database, WebhookEndpointsTable } from './schema.js';
@@ -9,6 +10,8 @@ export interface WebhookEndpointFields {
   description: string | null;
   events: WebhookEventFilter;
   enabled: boolean;
+  /** Custom request headers, real values (checked by customHeaderProblems, masks resolved). */
+  headers: readonly CustomHeader[];
 }
 
 /**
@@ -38,6 +41,7 @@ function toEndpoint(row: Selectable<WebhookEndpointsTable>): WebhookEndpoint {
     previous_secret: row.previous_secret,
     previous_secret_expires_at: row.previous_secret_expires_at,
     failing_since: row.failing_since,
+    headers: headersFromColumn(row.headers),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -77,6 +81,7 @@ export function webhookEndpointsRepo(db: Kysely<Database>) {
           previous_secret: null,
           previous_secret_expires_at: null,
           failing_since: null,
+          headers: headersColumn(fields.headers),
           created_at: now,
           updated_at: now,
         })
@@ -84,13 +89,19 @@ export function webhookEndpointsRepo(db: Kysely<Database>) {
     },
 
     /**
-     * URL, description and events. `enabled` is not written here: setEnabled records why, and
+     * URL, description, events and headers. `enabled` is not written here: setEnabled records why, and
      * clears the failure clock when an endpoint comes back. False when it does not exist.
      */
     async update(orgId: string, id: string, fields: Omit<WebhookEndpointFields, 'enabled'>, now: number): Promise<boolean> {
       const r = await db
         .updateTable('webhook_endpoints')
-        .set({ url: fields.url, description: fields.description, events: eventsColumn(fields.events), updated_at: now })
+        .set({
+          url: fields.url,
+          description: fields.description,
+          events: eventsColumn(fields.events),
+          headers: headersColumn(fields.headers),
+          updated_at: now,
+        })
         .where('org_id', '=', orgId)
         .where('id', '=', id)
         .executeTakeFirst();

@@ -1,6 +1,7 @@
 import type { Clock } from '../domain/clock.js';
 import { ClaimPause } from '../domain/claim-pause.js';
 import type { Metrics } from '../observability/metrics.js';
+import { requestHeaders } from './custom-headers.js';
 import { messageEventPayload, webhookIdOf } from './payload.js';
 import type { AttemptRecord, ClaimedDelivery, WebhookStore } from './ports.js';
 import { nextAttemptAt } from './schedule.js';
@@ -204,10 +205,14 @@ export class WebhookDispatcher {
     const { clock, http, settings, metrics, logger, store } = this.deps;
     const at = clock.now();
     const payload = this.body(d);
-    const result: PostResult =
+    const headers =
       payload === undefined
+        ? undefined
+        : requestHeaders(d.headers, webhookHeaders(d.secrets, webhookIdOf(d), Math.floor(at / 1000), payload));
+    const result: PostResult =
+      payload === undefined || headers === undefined
         ? { status: null, durationMs: 0, body: null, error: 'the event or its message is no longer stored' }
-        : await http.post(d.url, webhookHeaders(d.secrets, webhookIdOf(d), Math.floor(at / 1000), payload), payload);
+        : await http.post(d.url, headers.sent, payload);
     const now = clock.now();
     metrics.webhookAttemptSeconds.observe(result.durationMs / 1000);
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
@@ -234,6 +239,7 @@ export class WebhookDispatcher {
             body: result.body,
             error: result.error ?? (ok ? null : `HTTP ${result.status ?? 'error'}`),
             payload: payload ?? null,
+            requestHeaders: headers?.logged ?? null,
             next,
             ...(d.event_type === 'webhook.test'
               ? {}

@@ -1,3 +1,4 @@
+import type { CustomHeader } from './custom-headers.js';
 import type { WebhookDeliveryView, WebhookEndpoint } from './types.js';
 
 /**
@@ -25,6 +26,8 @@ export interface ClaimedDelivery {
   url: string;
   /** Current first, then the previous one while its grace lasts. */
   secrets: string[];
+  /** The endpoint's custom headers as they are now (an edit applies to the next attempt). */
+  headers: CustomHeader[];
   event: { type: string; at: number; detail: string | null } | null;
   /** `mode`: live | test (issue 27); `simulated`: a simulator address was among its recipients. */
   message: { org_id: string; template_id: string; service_id: string; mode: string; simulated: boolean } | null;
@@ -41,6 +44,8 @@ export interface AttemptRecord {
   durationMs: number;
   body: string | null;
   error: string | null;
+  /** The request's headers, custom values masked (requestHeaders' `logged`); null when nothing was sent. */
+  requestHeaders: Record<string, string> | null;
   /**
    * The body sent (stored at the first attempt; later ones keep the first); null when none
    * could be built (the event or its message is gone): nothing was sent, nothing is stored.

@@ -1,4 +1,5 @@
 import type { Clock } from '../domain/clock.js';
+import { requestHeaders } from './custom-headers.js';
 import { LEASE_MARGIN_MS } from './dispatcher.js';
 import { testEventPayload } from './payload.js';
 import type { WebhookStore } from './ports.js';
@@ -37,7 +38,8 @@ export async function sendTestEvent(deps: TestEventDeps, orgId: string, endpoint
   const id = await store.webhookDeliveries.insertTest(orgId, endpointId, at, lease);
   const payload = testEventPayload(orgId, endpointId, at);
   const secrets = signingSecrets(endpoint, at);
-  const result = await http.post(endpoint.url, webhookHeaders(secrets, `test_${id}`, Math.floor(at / 1000), payload), payload);
+  const headers = requestHeaders(endpoint.headers, webhookHeaders(secrets, `test_${id}`, Math.floor(at / 1000), payload));
+  const result = await http.post(endpoint.url, headers.sent, payload);
   const ok = result.status !== null && result.status >= 200 && result.status < 300;
   const error = result.error ?? (ok ? null : `HTTP ${result.status ?? 'error'}`);
   await store.transaction((tx) =>
@@ -51,6 +53,7 @@ export async function sendTestEvent(deps: TestEventDeps, orgId: string, endpoint
       body: result.body,
       error,
       payload,
+      requestHeaders: headers.logged,
       next: ok ? { state: 'succeeded' } : { state: 'failed' },
     }),
   );

@@ -1,4 +1,5 @@
 import { TIMELINE_EVENT_TYPES } from '../domain/timeline.js';
+import type { CustomHeader } from './custom-headers.js';
 
 /**
  * Outbound webhooks (issue 13): the shapes every part shares. Storage (src/storage/webhook-*.ts),
@@ -31,6 +32,8 @@ export interface WebhookEndpoint {
   previous_secret_expires_at: number | null;
   /** The first failure since the last success; null while the endpoint is healthy. */
   failing_since: number | null;
+  /** Custom request headers (issue 29); the values are secrets, never shown on a read. */
+  headers: readonly CustomHeader[];
   created_at: number;
   updated_at: number;
 }
@@ -61,6 +64,8 @@ export interface WebhookAttemptView {
   duration_ms: number;
   response_body: string | null;
   error: string | null;
+  /** The request's headers as sent, custom values masked; null when not logged (before 0023, or nothing sent). */
+  request_headers: Record<string, string> | null;
 }
 
 export type WebhookDeliveryState = 'pending' | 'succeeded' | 'failed';
@@ -81,5 +86,7 @@ export interface WebhookDeliveryView {
   last_error: string | null;
   created_at: number;
   updated_at: number;
+  /** The JSON body, fixed at the first attempt and sent on every one; null before it. */
+  request_body: string | null;
   log: WebhookAttemptView[];
 }

@@ -1,5 +1,13 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { WebhookEventsInput, WebhookId, WebhookSecretInput, WebhookSettingsInput } from '../../resources/webhook-inputs.js';
+import {
+  CustomHeadersInput,
+  WebhookEventsInput,
+  WebhookId,
+  WebhookSecretInput,
+  WebhookSettingsInput,
+} from '../../resources/webhook-inputs.js';
+import { SECRET_MASK } from '../../providers/schema.js';
+import { maskedHeaders } from '../../webhooks/custom-headers.js';
 import { Timestamp } from '../../http/schemas.js';
 import { iso, isoOrNull } from '../../http/time.js';
 import { signingSecrets } from '../../webhooks/signing.js';
@@ -31,6 +39,13 @@ export const WebhookResource = Type.Object({
     Timestamp,
     'While a rotation is in its grace: until when the old secret signs beside the new one; else null',
   ),
+  headers: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      value: Type.String({ description: `Always "${SECRET_MASK}": the values are write-only` }),
+    }),
+    { description: 'Custom request headers sent with every request, values masked' },
+  ),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -55,6 +70,7 @@ export function webhookResource(e: WebhookEndpoint, now: number): WebhookResourc
     secret_hint: `…${e.secret.slice(-4)}`,
     // Shown while the old secret still signs: the same rule the dispatcher signs by.
     previous_secret_expires_at: signingSecrets(e, now).length > 1 ? isoOrNull(e.previous_secret_expires_at) : null,
+    headers: maskedHeaders(e.headers),
     created_at: iso(e.created_at),
     updated_at: iso(e.updated_at),
   };
@@ -88,6 +104,7 @@ export const WebhookPut = Type.Object(
     events: WebhookEventsInput,
     enabled: Type.Boolean(),
     description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
+    headers: Type.Optional(CustomHeadersInput),
     secret: Type.Optional(
       Type.String({
         description: 'Used when the PUT creates the endpoint; otherwise it must be the stored one (rotate it at …/rotate-secret)',

@@ -14,6 +14,11 @@ const Attempt = Type.Object({
   duration_ms: Type.Integer(),
   response_body: Type.Union([Type.String(), Type.Null()], { description: 'The first 1 KB of the answer' }),
   error: Type.Union([Type.String(), Type.Null()]),
+  request_headers: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
+    description:
+      "The request's headers as sent (webhook-id, webhook-timestamp, webhook-signature…), custom header values masked; " +
+      'null when nothing was sent or the attempt predates this log',
+  }),
 });
 
 const STATES = ['pending', 'succeeded', 'failed'];
@@ -31,6 +36,9 @@ export const Delivery = Type.Object({
   last_error: Type.Union([Type.String(), Type.Null()]),
   created_at: Timestamp,
   updated_at: Timestamp,
+  request_body: Type.Union([Type.String(), Type.Null()], {
+    description: 'The JSON body sent, fixed at the first attempt: every attempt and replay sends these bytes; null before it',
+  }),
   log: Type.Array(Attempt),
 });
 

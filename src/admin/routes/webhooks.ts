@@ -4,6 +4,7 @@ import type { App, AppServices } from '../../http/app-types.js';
 import type { Repos } from '../../storage/store.js';
 import type { WebhookEndpointFields } from '../../storage/webhook-endpoints.js';
 import { responses } from '../../http/schemas.js';
+import { SECRET_MASK } from '../../providers/schema.js';
 import type { WebhookEndpoint } from '../../webhooks/types.js';
 import { checkMerged, mergePatch, withoutReadOnly } from '../put-patch.js';
 import {
@@ -78,7 +79,8 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
           '`url` is required; `events` left out or ["*"] means every event type. `id` is generated (wh_…) ' +
           'when left out. The answer carries the signing `secret` (generated unless given): it is shown this ' +
           'once. The URL must not resolve to a private, link-local or metadata address in any mode; ' +
-          'production also requires https and refuses loopback (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true lifts the address rules).',
+          'production also requires https and refuses loopback (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true lifts the address rules). ' +
+          '`headers` are sent with every request; reads show their names and the mask, never the values.',
         params: OrgParams,
         body: WebhookCreate,
         response: responses({ 201: CreatedWebhookResource }, ADMIN_CONFLICT_ERRORS),
@@ -131,9 +133,12 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
     return updateEndpoint(tx, current, fields, now);
   }
 
-  /** Checked fields of a complete body, or a 400 naming the problems (URL rules resolve names: outside any transaction). */
-  async function checkedFields(body: WebhookPut): Promise<WebhookEndpointFields> {
-    const { fields, problems } = await webhookFields(body, checks);
+  /**
+   * Checked fields of a complete body, or a 400 naming the problems (URL rules resolve names:
+   * outside any transaction); header values sent as the mask keep `current`'s.
+   */
+  async function checkedFields(body: WebhookPut, current: WebhookEndpoint | undefined): Promise<WebhookEndpointFields> {
+    const { fields, problems } = await webhookFields(body, checks, current);
     if (problems.length > 0) throw invalidFields(problems);
     return fields;
   }
@@ -144,7 +149,7 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
     id: string,
     body: WebhookPut,
   ): Promise<{ created: boolean; endpoint: WebhookEndpoint; secret?: string }> {
-    const fields = await checkedFields(body);
+    const fields = await checkedFields(body, await store.webhookEndpoints.get(orgId, id));
     const now = store.clock.now();
     return store.transaction(async (tx) => {
       const current = await tx.webhookEndpoints.get(orgId, id);
@@ -166,7 +171,9 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
         description:
           "Takes what GET returns (read-only fields ignored; an `id` other than the URL's is refused). `url`, `events` and " +
           '`enabled` are required. Creating answers 201 with the `secret`; `enabled: true` ' +
-          'on a disabled endpoint re-enables it (clears `disabled_reason` and `failing_since`).',
+          'on a disabled endpoint re-enables it (clears `disabled_reason` and `failing_since`). ' +
+          `\`headers\` left out means none; a value of "${SECRET_MASK}" keeps the stored value of that header while the URL's ` +
+          'origin is unchanged (a new host needs the values sent again).',
         params: Type.Object({ org: LookupId, id: WebhookId }),
         body: WebhookPut,
         response: responses({ 200: WebhookResource, 201: CreatedWebhookResource }, ADMIN_CONFLICT_ERRORS),
@@ -196,7 +203,9 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
         summary: 'Change some settings of a webhook endpoint',
         description:
           'Changes only the fields the body names. `{"enabled": true}` re-enables an endpoint that was disabled ' +
-          '(410 Gone, failing for days, or an operator): it clears `disabled_reason` and `failing_since`.',
+          '(410 Gone, failing for days, or an operator): it clears `disabled_reason` and `failing_since`. ' +
+          `\`headers\` replaces the whole list; a value of "${SECRET_MASK}" keeps the stored one while the URL's origin is ` +
+          'unchanged, and a URL to another origin needs the values sent again (or `headers: []`).',
         params: WebhookParams,
         body: WebhookPatch,
         response: responses({ 200: WebhookResource }, ADMIN_BODY_ERRORS),
@@ -205,9 +214,11 @@ export function registerWebhookRoutes(app: App, services: AppServices): void {
     async (request) => {
       const org = await requireOrganization(store, request.params.org);
       const current = await requireEndpoint(store, org.id, request.params.id);
-      const { url, events, enabled, description } = show(current);
+      // `headers` left out keeps the stored ones: the read's masks stand for them.
+      const { url, events, enabled, description, headers } = show(current);
       const fields = await checkedFields(
-        checkMerged(WebhookPut, mergePatch({ url, events, enabled, description }, request.body)),
+        checkMerged(WebhookPut, mergePatch({ url, events, enabled, description, headers }, request.body)),
+        current,
       );
       const now = store.clock.now();
       // Update only: an endpoint deleted since it was read is a 404, never created again.
