@@ -67,7 +67,11 @@ const originOf = (url: string): string | undefined => {
  * only while the URL's origin (scheme, host, port) is the one it was given for: the stored
  * credential only goes where it went before. `current`: the endpoint being edited (none: a mask is refused).
  */
-export function headersWanted(input: HeadersInput | undefined, url: string, current?: WebhookEndpoint): {
+export function headersWanted(
+  input: HeadersInput | undefined,
+  url: string,
+  current?: WebhookEndpoint,
+): {
   headers: CustomHeader[];
   problems: FieldProblem[];
 } {

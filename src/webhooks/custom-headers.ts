@@ -21,8 +21,9 @@ export const MAX_HEADER_VALUE = 1024;
 
 /** RFC 9110 §5.6.2 `token`: the characters a field name may have. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** Control characters but HTAB: CR, LF and NUL would split or cut the request (RFC 9110 §5.5). */
-const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+/** A control character other than HTAB (0x09): CR, LF and NUL would split or cut the request (RFC 9110 §5.5). */
+const isControl = (code: number): boolean => (code < 0x20 && code !== 0x09) || code === 0x7f;
+const hasControl = (s: string): boolean => [...s].some((c) => isControl(c.charCodeAt(0)));
 
 /**
  * Names mailroom sets or that belong to the connection, lower-case, with why. The signing names
@@ -72,14 +73,15 @@ export function customHeaderProblems(headers: readonly CustomHeader[], field = '
         field: `${at}.name`,
         message: `"${printable(h.name)}" is not a header name: use letters, digits and ! # $ % & ' * + - . ^ _ \` | ~ only`,
       });
-    else if (RESERVED.has(lower)) problems.push({ field: `${at}.name`, message: `"${h.name}" ${RESERVED.get(lower)}: it cannot be set` });
+    else if (RESERVED.has(lower))
+      problems.push({ field: `${at}.name`, message: `"${h.name}" ${RESERVED.get(lower)}: it cannot be set` });
     else if (seen.has(lower)) problems.push({ field: `${at}.name`, message: `"${h.name}" is listed twice` });
     seen.add(lower);
     // The value is a secret: a problem names where it is wrong, never the value itself.
     if (h.value === '') problems.push({ field: `${at}.value`, message: `of "${printable(h.name)}" is empty` });
     else if (h.value.length > MAX_HEADER_VALUE)
       problems.push({ field: `${at}.value`, message: `of "${printable(h.name)}" is longer than ${MAX_HEADER_VALUE} characters` });
-    else if (CONTROL.test(h.value))
+    else if (hasControl(h.value))
       problems.push({
         field: `${at}.value`,
         message: `of "${printable(h.name)}" has a line break, NUL or other control character (a tab is the only one allowed)`,
@@ -91,7 +93,9 @@ export function customHeaderProblems(headers: readonly CustomHeader[], field = '
 /** A name as a message may quote it: control characters shown as \uXXXX, at most 64 characters. */
 function printable(name: string): string {
   const shown = name.slice(0, MAX_HEADER_NAME);
-  return shown.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return [...shown]
+    .map((c) => (isControl(c.charCodeAt(0)) || c === '\t' ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c))
+    .join('');
 }
 
 /** The headers as reads show them: names as stored, every value the mask. */

@@ -33,8 +33,7 @@ describeDialects('webhook custom headers in the admin API on %s', (dialect, skip
     t = app;
   });
 
-  const create = (headers: unknown, id = 'crm') =>
-    admin(t, 'POST', HOOKS, { id, url: 'http://127.0.0.1:9/hook', headers });
+  const create = (headers: unknown, id = 'crm') => admin(t, 'POST', HOOKS, { id, url: 'http://127.0.0.1:9/hook', headers });
 
   it.skipIf(skip)('refuses reserved, malformed, duplicate and too many headers, naming each in words', async () => {
     await createOrg(t);
