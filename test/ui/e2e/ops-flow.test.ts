@@ -295,6 +295,8 @@ describe.skipIf(!chromiumAvailable('the operations E2E test'))('operator UI: mes
     const row = log.locator('tr.delivery-row', { hasText: 'webhook.test' });
     await row.waitFor();
     expect(await row.locator('.badge').textContent()).toBe('succeeded');
+    // One row per delivery (issue 29): its attempts open with the row's button.
+    await row.getByRole('button', { name: /attempt.* of delivery whd_/ }).click();
     expect(await log.locator('table.attempts').first().textContent()).toContain('thanks');
 
     expect(await row.getByRole('button', { name: /^Replay/ }).count()).toBe(0);

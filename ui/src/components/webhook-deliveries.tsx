@@ -5,44 +5,8 @@ import { formatTime } from '../lib/format';
 import { href, hrefWithQuery } from '../lib/route-match';
 import { navigate } from '../router';
 import { ActionButton, Badge, ErrorNotice, Loading, Notice, Pager, Section, Select, Table } from './ui';
+import { Attempts, RequestBody } from './webhook-attempts';
 import { useLoad } from './use-load';
-
-/** One delivery's attempts: time, HTTP status, duration, the answer's first bytes, the error. */
-export function Attempts(props: { d: WebhookDelivery }) {
-  if (props.d.log.length === 0)
-    return (
-      <p class="hint">No attempt yet{props.d.next_attempt_at !== null ? `: due ${formatTime(props.d.next_attempt_at)}` : ''}.</p>
-    );
-  return (
-    <table class="attempts">
-      <caption class="visually-hidden">Attempts of delivery {props.d.id}</caption>
-      <thead>
-        <tr>
-          <th scope="col">#</th>
-          <th scope="col">Time</th>
-          <th scope="col">Status</th>
-          <th scope="col">Duration</th>
-          <th scope="col">Response</th>
-          <th scope="col">Error</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.d.log.map((a) => (
-          <tr key={a.attempt}>
-            <td>{a.attempt}</td>
-            <td class="nowrap">{formatTime(a.at)}</td>
-            <td>{a.status ?? 'no answer'}</td>
-            <td>{a.duration_ms} ms</td>
-            <td>
-              <pre class="excerpt">{a.response_body ?? '—'}</pre>
-            </td>
-            <td class="wrap">{a.error ?? '—'}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
 
 /**
  * A test event is posted once by the test call itself, not by the dispatcher, which sends only
@@ -55,7 +19,8 @@ const STATE_OPTIONS: ReadonlyArray<readonly [string, string]> = [['', 'Any'], ..
 
 /**
  * An endpoint's delivery log, newest first, filtered and paged through the hash query
- * (`?event_type=&state=&cursor=`), each delivery with its attempts and a replay button.
+ * (`?event_type=&state=&cursor=`): one row per delivery (issue 29) with its outcome, attempt count
+ * and last result, a button that shows its attempts and the request it sent, and Replay.
  */
 export function WebhookDeliveries(props: { org: string; id: string; query: URLSearchParams; refresh: number }) {
   const { org, id } = props;
@@ -73,6 +38,14 @@ export function WebhookDeliveries(props: { org: string; id: string; query: URLSe
   );
   const [note, setNote] = useState<string | undefined>();
   const [error, setError] = useState<unknown>();
+  // Deliveries shown open: each row is one delivery, its attempts and what it sent one click away.
+  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
+  const toggle = (id: string) => {
+    const next = new Set(open);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    setOpen(next);
+  };
   const link = (q: { event_type?: string; state?: string; cursor?: string }) =>
     hrefWithQuery(['orgs', org, 'webhooks', id], { event_type: eventType, state, ...q });
   const replay = async (d: WebhookDelivery) => {
@@ -129,9 +102,22 @@ export function WebhookDeliveries(props: { org: string; id: string; query: URLSe
                 <td>
                   <Badge value={d.state} />
                 </td>
-                <td>{d.attempts}</td>
                 <td>
-                  {d.last_status ?? (d.last_error !== null ? 'no answer' : '—')}
+                  <button
+                    type="button"
+                    class="btn btn-plain btn-small"
+                    aria-expanded={open.has(d.id) ? 'true' : 'false'}
+                    aria-controls={`attempts-${d.id}`}
+                    aria-label={`${d.attempts} attempt${d.attempts === 1 ? '' : 's'} of delivery ${d.id}: ${
+                      open.has(d.id) ? 'hide' : 'show'
+                    } them and the request`}
+                    onClick={() => toggle(d.id)}
+                  >
+                    <span aria-hidden="true">{open.has(d.id) ? '▾' : '▸'}</span> {d.attempts}
+                  </button>
+                </td>
+                <td>
+                  {d.last_status !== null ? `HTTP ${d.last_status}` : d.last_error !== null ? 'no answer' : '—'}
                   {d.last_error !== null && <div class="hint wrap">{d.last_error}</div>}
                 </td>
                 <td class="wrap">
@@ -152,12 +138,20 @@ export function WebhookDeliveries(props: { org: string; id: string; query: URLSe
                     <ActionButton label={`Replay delivery ${d.id}`} onClick={() => replay(d)}>
                       Replay
                     </ActionButton>
-                  )}
+                  )}{' '}
+                  <a class="btn btn-plain btn-small" href={href('orgs', org, 'webhooks', id, 'deliveries', d.id)}>
+                    Open<span class="visually-hidden"> delivery {d.id}</span>
+                  </a>
                 </td>
               </tr>
-              <tr class="delivery-attempts">
+              <tr class="delivery-attempts" id={`attempts-${d.id}`} hidden={!open.has(d.id)}>
                 <td colSpan={7}>
-                  <Attempts d={d} />
+                  {open.has(d.id) && (
+                    <>
+                      <Attempts d={d} />
+                      <RequestBody d={d} />
+                    </>
+                  )}
                 </td>
               </tr>
             </Fragment>

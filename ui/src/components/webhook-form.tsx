@@ -2,13 +2,15 @@ import { useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES, type WebhookEventType, type WebhookSettings } from '../api/webhooks';
 import { ErrorNotice, Field, useId } from './ui';
+import { headersBody, storedRows, WebhookHeaders } from './webhook-headers';
 
 /**
  * An endpoint's settings: its URL, which events it receives (all, or a checklist of the event
- * types) and a description. Used to add an endpoint and to edit one.
+ * types), a description and custom request headers (values write-only). Used to add an endpoint
+ * and to edit one.
  */
 export function WebhookForm(props: {
-  initial?: { url: string; events: string[]; description: string | null };
+  initial?: { url: string; events: string[]; description: string | null; headers?: ReadonlyArray<{ name: string }> };
   submitLabel: string;
   onSubmit: (s: WebhookSettings) => Promise<void>;
 }) {
@@ -19,6 +21,7 @@ export function WebhookForm(props: {
     init === undefined || init.events.includes('*') ? [] : init.events.filter(isWebhookEventType),
   );
   const [description, setDescription] = useState(init?.description ?? '');
+  const [headers, setHeaders] = useState(() => storedRows(init?.headers));
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const id = useId('wh');
@@ -34,6 +37,7 @@ export function WebhookForm(props: {
         url: url.trim(),
         events: all ? ['*'] : events,
         description: description.trim() === '' ? null : description.trim(),
+        headers: headersBody(headers),
       });
     } catch (err) {
       setError(err);
@@ -81,6 +85,7 @@ export function WebhookForm(props: {
         )}
       </fieldset>
       <Field label="Description" value={description} onValue={setDescription} error={issues.description} />
+      <WebhookHeaders rows={headers} onRows={setHeaders} issues={issues} />
       {Object.keys(issues).length === 0 && <ErrorNotice error={error} />}
       <button type="submit" class="btn btn-primary" disabled={busy}>
         {props.submitLabel}

@@ -1,7 +1,8 @@
 import '../ops-pages.css';
 import { useState } from 'preact/hooks';
 import { getDelivery, replayDelivery } from '../api/webhooks';
-import { Attempts, TEST_EVENT } from '../components/webhook-deliveries';
+import { Attempts, RequestBody } from '../components/webhook-attempts';
+import { TEST_EVENT } from '../components/webhook-deliveries';
 import { ListOnPhone } from '../components/table';
 import { ActionButton, Badge, ErrorNotice, Loading, Notice, PageHeader, Section } from '../components/ui';
 import { useLoad } from '../components/use-load';
@@ -93,6 +94,9 @@ export function WebhookDeliveryPage(props: PageProps) {
             <ListOnPhone>
               <Attempts d={d} />
             </ListOnPhone>
+          </Section>
+          <Section title="Request">
+            <RequestBody d={d} open />
           </Section>
         </>
       )}

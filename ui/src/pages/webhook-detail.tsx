@@ -53,6 +53,8 @@ export function WebhookDetail(props: PageProps) {
                   ? ` (old secret signs until ${formatTime(w.previous_secret_expires_at)})`
                   : ''}
               </dd>
+              <dt>Custom headers</dt>
+              <dd class="mono wrap">{w.headers.length === 0 ? '—' : w.headers.map((h) => h.name).join(', ')}</dd>
               <dt>Updated</dt>
               <dd>{formatTime(w.updated_at)}</dd>
             </dl>
@@ -70,7 +72,12 @@ export function WebhookDetail(props: PageProps) {
               submitLabel="Save endpoint"
               onSubmit={async (s) => {
                 setSaved(false);
-                await patchWebhook(org, id, { url: s.url, events: s.events, description: s.description ?? null });
+                await patchWebhook(org, id, {
+                  url: s.url,
+                  events: s.events,
+                  description: s.description ?? null,
+                  headers: s.headers ?? [],
+                });
                 setSaved(true);
                 await endpoint.reload();
               }}

@@ -4089,6 +4089,12 @@ export interface paths {
                                 secret_hint: string;
                                 /** @description While a rotation is in its grace: until when the old secret signs beside the new one; else null */
                                 previous_secret_expires_at: string | null;
+                                /** @description Custom request headers sent with every request, values masked */
+                                headers: {
+                                    name: string;
+                                    /** @description Always "********": the values are write-only */
+                                    value: string;
+                                }[];
                                 /** Format: date-time */
                                 created_at: string;
                                 /** Format: date-time */
@@ -4102,7 +4108,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description `url` is required; `events` left out or ["*"] means every event type. `id` is generated (wh_…) when left out. The answer carries the signing `secret` (generated unless given): it is shown this once. The URL must not resolve to a private, link-local or metadata address in any mode; production also requires https and refuses loopback (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true lifts the address rules).
+         * @description `url` is required; `events` left out or ["*"] means every event type. `id` is generated (wh_…) when left out. The answer carries the signing `secret` (generated unless given): it is shown this once. The URL must not resolve to a private, link-local or metadata address in any mode; production also requires https and refuses loopback (MAILROOM_WEBHOOK_ALLOW_PRIVATE=true lifts the address rules). `headers` are sent with every request; reads show their names and the mask, never the values.
          */
         post: {
             parameters: {
@@ -4127,6 +4133,13 @@ export interface paths {
                         /** @description Default true; enabling clears disabled_reason and the failure clock */
                         enabled?: boolean;
                         description?: string | null;
+                        /** @description Headers sent with every request to this endpoint (at most 10), e.g. Authorization for a receiver behind basic auth. Not allowed: Host, Content-Length, Content-Type, Content-Encoding, Transfer-Encoding, Connection and the other hop-by-hop headers, Expect, User-Agent and the signing headers webhook-id, webhook-timestamp, webhook-signature. */
+                        headers?: {
+                            /** @description An HTTP header name, e.g. Authorization */
+                            name: string;
+                            /** @description Write-only: reads show "********"; send that back to keep the stored value */
+                            value: string;
+                        }[];
                     };
                 };
             };
@@ -4152,6 +4165,12 @@ export interface paths {
                             secret_hint: string;
                             /** @description While a rotation is in its grace: until when the old secret signs beside the new one; else null */
                             previous_secret_expires_at: string | null;
+                            /** @description Custom request headers sent with every request, values masked */
+                            headers: {
+                                name: string;
+                                /** @description Always "********": the values are write-only */
+                                value: string;
+                            }[];
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -4210,6 +4229,12 @@ export interface paths {
                             secret_hint: string;
                             /** @description While a rotation is in its grace: until when the old secret signs beside the new one; else null */
                             previous_secret_expires_at: string | null;
+                            /** @description Custom request headers sent with every request, values masked */
+                            headers: {
+                                name: string;
+                                /** @description Always "********": the values are write-only */
+                                value: string;
+                            }[];
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -4221,7 +4246,7 @@ export interface paths {
         };
         /**
          * Create or replace a webhook endpoint
-         * @description Takes what GET returns (read-only fields ignored; an `id` other than the URL's is refused). `url`, `events` and `enabled` are required. Creating answers 201 with the `secret`; `enabled: true` on a disabled endpoint re-enables it (clears `disabled_reason` and `failing_since`).
+         * @description Takes what GET returns (read-only fields ignored; an `id` other than the URL's is refused). `url`, `events` and `enabled` are required. Creating answers 201 with the `secret`; `enabled: true` on a disabled endpoint re-enables it (clears `disabled_reason` and `failing_since`). `headers` left out means none; a value of "********" keeps the stored value of that header while the URL's origin is unchanged (a new host needs the values sent again).
          */
         put: {
             parameters: {
@@ -4243,6 +4268,13 @@ export interface paths {
                         events: ("*" | "message.queued" | "message.held" | "message.released" | "message.sending" | "message.sent" | "message.deferred" | "message.delivered" | "message.bounced" | "message.complained" | "message.failed" | "message.discarded" | "message.held_service_error" | "webhook.test")[];
                         enabled: boolean;
                         description?: string | null;
+                        /** @description Headers sent with every request to this endpoint (at most 10), e.g. Authorization for a receiver behind basic auth. Not allowed: Host, Content-Length, Content-Type, Content-Encoding, Transfer-Encoding, Connection and the other hop-by-hop headers, Expect, User-Agent and the signing headers webhook-id, webhook-timestamp, webhook-signature. */
+                        headers?: {
+                            /** @description An HTTP header name, e.g. Authorization */
+                            name: string;
+                            /** @description Write-only: reads show "********"; send that back to keep the stored value */
+                            value: string;
+                        }[];
                         /** @description Used when the PUT creates the endpoint; otherwise it must be the stored one (rotate it at …/rotate-secret) */
                         secret?: string;
                         /** @description Read-only: ignored, but must match the URL when given */
@@ -4284,6 +4316,12 @@ export interface paths {
                             secret_hint: string;
                             /** @description While a rotation is in its grace: until when the old secret signs beside the new one; else null */
                             previous_secret_expires_at: string | null;
+                            /** @description Custom request headers sent with every request, values masked */
+                            headers: {
+                                name: string;
+                                /** @description Always "********": the values are write-only */
+                                value: string;
+                            }[];
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -4312,6 +4350,12 @@ export interface paths {
                             secret_hint: string;
                             /** @description While a rotation is in its grace: until when the old secret signs beside the new one; else null */
                             previous_secret_expires_at: string | null;
+                            /** @description Custom request headers sent with every request, values masked */
+                            headers: {
+                                name: string;
+                                /** @description Always "********": the values are write-only */
+                                value: string;
+                            }[];
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -4350,7 +4394,7 @@ export interface paths {
         head?: never;
         /**
          * Change some settings of a webhook endpoint
-         * @description Changes only the fields the body names. `{"enabled": true}` re-enables an endpoint that was disabled (410 Gone, failing for days, or an operator): it clears `disabled_reason` and `failing_since`.
+         * @description Changes only the fields the body names. `{"enabled": true}` re-enables an endpoint that was disabled (410 Gone, failing for days, or an operator): it clears `disabled_reason` and `failing_since`. `headers` replaces the whole list; a value of "********" keeps the stored one while the URL's origin is unchanged, and a URL to another origin needs the values sent again (or `headers: []`).
          */
         patch: {
             parameters: {
@@ -4372,6 +4416,13 @@ export interface paths {
                         /** @description Default true; enabling clears disabled_reason and the failure clock */
                         enabled?: boolean;
                         description?: string | null;
+                        /** @description Headers sent with every request to this endpoint (at most 10), e.g. Authorization for a receiver behind basic auth. Not allowed: Host, Content-Length, Content-Type, Content-Encoding, Transfer-Encoding, Connection and the other hop-by-hop headers, Expect, User-Agent and the signing headers webhook-id, webhook-timestamp, webhook-signature. */
+                        headers?: {
+                            /** @description An HTTP header name, e.g. Authorization */
+                            name: string;
+                            /** @description Write-only: reads show "********"; send that back to keep the stored value */
+                            value: string;
+                        }[];
                     };
                 };
             };
@@ -4397,6 +4448,12 @@ export interface paths {
                             secret_hint: string;
                             /** @description While a rotation is in its grace: until when the old secret signs beside the new one; else null */
                             previous_secret_expires_at: string | null;
+                            /** @description Custom request headers sent with every request, values masked */
+                            headers: {
+                                name: string;
+                                /** @description Always "********": the values are write-only */
+                                value: string;
+                            }[];
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -4451,6 +4508,12 @@ export interface paths {
                             secret_hint: string;
                             /** @description While a rotation is in its grace: until when the old secret signs beside the new one; else null */
                             previous_secret_expires_at: string | null;
+                            /** @description Custom request headers sent with every request, values masked */
+                            headers: {
+                                name: string;
+                                /** @description Always "********": the values are write-only */
+                                value: string;
+                            }[];
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -4509,6 +4572,12 @@ export interface paths {
                             secret_hint: string;
                             /** @description While a rotation is in its grace: until when the old secret signs beside the new one; else null */
                             previous_secret_expires_at: string | null;
+                            /** @description Custom request headers sent with every request, values masked */
+                            headers: {
+                                name: string;
+                                /** @description Always "********": the values are write-only */
+                                value: string;
+                            }[];
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -4686,6 +4755,8 @@ export interface paths {
                                 created_at: string;
                                 /** Format: date-time */
                                 updated_at: string;
+                                /** @description The JSON body sent, fixed at the first attempt: every attempt and replay sends these bytes; null before it */
+                                request_body: string | null;
                                 log: {
                                     attempt: number;
                                     /** Format: date-time */
@@ -4696,6 +4767,10 @@ export interface paths {
                                     /** @description The first 1 KB of the answer */
                                     response_body: string | null;
                                     error: string | null;
+                                    /** @description The request's headers as sent (webhook-id, webhook-timestamp, webhook-signature…), custom header values masked; null when nothing was sent or the attempt predates this log */
+                                    request_headers: {
+                                        [key: string]: string;
+                                    } | null;
                                 }[];
                             }[];
                             next_cursor: string | null;
@@ -4769,6 +4844,8 @@ export interface paths {
                                 created_at: string;
                                 /** Format: date-time */
                                 updated_at: string;
+                                /** @description The JSON body sent, fixed at the first attempt: every attempt and replay sends these bytes; null before it */
+                                request_body: string | null;
                                 log: {
                                     attempt: number;
                                     /** Format: date-time */
@@ -4779,6 +4856,10 @@ export interface paths {
                                     /** @description The first 1 KB of the answer */
                                     response_body: string | null;
                                     error: string | null;
+                                    /** @description The request's headers as sent (webhook-id, webhook-timestamp, webhook-signature…), custom header values masked; null when nothing was sent or the attempt predates this log */
+                                    request_headers: {
+                                        [key: string]: string;
+                                    } | null;
                                 }[];
                             }[];
                             next_cursor: string | null;
@@ -4839,6 +4920,8 @@ export interface paths {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @description The JSON body sent, fixed at the first attempt: every attempt and replay sends these bytes; null before it */
+                            request_body: string | null;
                             log: {
                                 attempt: number;
                                 /** Format: date-time */
@@ -4849,6 +4932,10 @@ export interface paths {
                                 /** @description The first 1 KB of the answer */
                                 response_body: string | null;
                                 error: string | null;
+                                /** @description The request's headers as sent (webhook-id, webhook-timestamp, webhook-signature…), custom header values masked; null when nothing was sent or the attempt predates this log */
+                                request_headers: {
+                                    [key: string]: string;
+                                } | null;
                             }[];
                         };
                     };
@@ -4911,6 +4998,8 @@ export interface paths {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @description The JSON body sent, fixed at the first attempt: every attempt and replay sends these bytes; null before it */
+                            request_body: string | null;
                             log: {
                                 attempt: number;
                                 /** Format: date-time */
@@ -4921,6 +5010,10 @@ export interface paths {
                                 /** @description The first 1 KB of the answer */
                                 response_body: string | null;
                                 error: string | null;
+                                /** @description The request's headers as sent (webhook-id, webhook-timestamp, webhook-signature…), custom header values masked; null when nothing was sent or the attempt predates this log */
+                                request_headers: {
+                                    [key: string]: string;
+                                } | null;
                             }[];
                         };
                     };
