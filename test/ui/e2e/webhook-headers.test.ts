@@ -199,7 +199,7 @@ describe.skipIf(!chromiumAvailable('the webhook headers E2E test'))('operator UI
         for (const summary of await page.locator('main details > summary:visible').all()) await summary.click();
         expect(await overflow(), hash).toBeLessThanOrEqual(PHONE.width);
       }
-      await shots(page, 'webhook-detail-phone-open');
+      await shots(page, 'webhook-detail-open');
       await expectNoSeriousA11yViolations(page);
     } finally {
       await page.setViewportSize(DESKTOP);

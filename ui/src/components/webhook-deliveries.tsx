@@ -139,7 +139,7 @@ export function WebhookDeliveries(props: { org: string; id: string; query: URLSe
                       Replay
                     </ActionButton>
                   )}{' '}
-                  <a class="btn btn-plain btn-small" href={href('orgs', org, 'webhooks', id, 'deliveries', d.id)}>
+                  <a class="btn btn-plain" href={href('orgs', org, 'webhooks', id, 'deliveries', d.id)}>
                     Open<span class="visually-hidden"> delivery {d.id}</span>
                   </a>
                 </td>
