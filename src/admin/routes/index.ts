@@ -5,6 +5,7 @@ import { registerCreditRoutes } from './credits.js';
 import { registerKeyRoutes } from './keys.js';
 import { registerListRoutes } from './lists.js';
 import { registerMessageHistoryRoutes } from './message-history.js';
+import { registerMessageBulkRoutes } from './message-bulk.js';
 import { registerMessageRoutes } from './messages.js';
 import { registerMessageSourceRoutes } from './message-source.js';
 import { registerOrganizationRoutes } from './organizations.js';
@@ -45,6 +46,7 @@ export function registerAdminRoutes(app: App, services: AppServices, sendDeps: S
   registerCreditRoutes(app, services);
   registerListRoutes(app, services);
   registerMessageRoutes(app, services);
+  registerMessageBulkRoutes(app, services);
   registerMessageHistoryRoutes(app, services);
   registerMessageSourceRoutes(app, services);
   registerOverviewRoutes(app, services);
