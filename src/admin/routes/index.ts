@@ -4,6 +4,7 @@ import { adminTokenGate, installAdminAuth } from './auth.js';
 import { registerCreditRoutes } from './credits.js';
 import { registerKeyRoutes } from './keys.js';
 import { registerListRoutes } from './lists.js';
+import { registerSuppressionCsvRoutes } from './suppression-csv.js';
 import { registerMessageHistoryRoutes } from './message-history.js';
 import { registerMessageBulkRoutes } from './message-bulk.js';
 import { registerMessageRoutes } from './messages.js';
@@ -45,6 +46,7 @@ export function registerAdminRoutes(app: App, services: AppServices, sendDeps: S
   registerTemplateSendTestRoutes(app, sendDeps);
   registerCreditRoutes(app, services);
   registerListRoutes(app, services);
+  registerSuppressionCsvRoutes(app, services);
   registerMessageRoutes(app, services);
   registerMessageBulkRoutes(app, services);
   registerMessageHistoryRoutes(app, services);
