@@ -59,6 +59,14 @@ export const COMMANDS: readonly CommandHelp[] = [
       '`mailroom keys revoke ORG OLD_KEY_ID` ends the grace period at once.',
   },
   {
+    name: 'keys rename',
+    usage: 'mailroom keys rename ORG KEY_ID NAME',
+    summary: 'rename a key (the label shown in lists and the UI); its value and scope stay as they are',
+    details:
+      'NAME: 1-100 characters, no tabs or line breaks; quote a name with spaces. Prints the key as `keys list` shows it.\n' +
+      'The admin API does the same: PATCH /admin/v1/organizations/ORG/keys/KEY_ID {"name": "…"} (null clears it).',
+  },
+  {
     name: 'keys revoke',
     usage: 'mailroom keys revoke ORG KEY_ID',
     summary: "revoke a key at once (also ends a rotation's grace period)",
@@ -190,9 +198,9 @@ export function commandHelp(words: readonly string[]): string | undefined {
   return `Usage:\n${group.map((c) => `  ${c.usage}\n      ${c.summary}`).join('\n')}`;
 }
 
-/** The usage lines of a command group, for a command given the wrong arguments. */
+/** The usage lines of a command group (`keys`) or of one command (`keys rename`), for wrong arguments. */
 export function usageOf(group: string): string {
-  return `Usage:\n${COMMANDS.filter((c) => c.name.split(' ')[0] === group)
+  return `Usage:\n${COMMANDS.filter((c) => c.name === group || c.name.split(' ')[0] === group)
     .map((c) => `  ${c.usage}`)
     .join('\n')}`;
 }

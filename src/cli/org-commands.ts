@@ -1,10 +1,10 @@
-import { createKey, revokeKey, rotateKey } from '../admin/keys.js';
+import { createKey, revokeKey, rotateKey, updateKey } from '../admin/keys.js';
 import { creditStatus } from '../credits/balance.js';
 import { addCredits } from '../credits/top-up.js';
 import { keyAuthenticates } from '../domain/caller.js';
 import { ApiError } from '../errors/api-error.js';
 import type { ApiKey, KeyScope, KeyType } from '../domain/types.js';
-import { keyInputProblems } from '../resources/key-details.js';
+import { keyInputProblems, keyName, keyNameProblem } from '../resources/key-details.js';
 import type { Store } from '../storage/store.js';
 import { usageOf } from './help.js';
 
@@ -60,6 +60,7 @@ export async function runKeys(store: Store, args: string[], options: OrgCommandO
     return 1;
   };
   if (org === undefined) return usage();
+  if (action === 'rename') return renameKey(store, args, options, out, err);
   const graceSeconds = options.graceSeconds;
   if (graceSeconds !== undefined && (action !== 'rotate' || !/^\d+$/.test(graceSeconds))) {
     err('--grace-seconds takes a whole number of seconds and applies to `mailroom keys rotate` only.');
@@ -118,6 +119,39 @@ export async function runKeys(store: Store, args: string[], options: OrgCommandO
   }
   await revokeKey(store, org, arg);
   out(`Revoked ${arg}.`);
+  return 0;
+}
+
+/** Longest key name, as the admin API's KeyChanges schema allows. */
+const NAME_MAX = 100;
+
+/** `mailroom keys rename ORG KEY_ID NAME`: the admin API's PATCH, through the same updateKey. */
+async function renameKey(store: Store, args: string[], options: OrgCommandOptions, out: Out, err: Out): Promise<number> {
+  const [, org, keyId, name, ...extra] = args;
+  if (org === undefined || keyId === undefined || name === undefined) {
+    err(usageOf('keys rename'));
+    return 1;
+  }
+  if (extra.length > 0) {
+    err(`A name with spaces goes in quotes: mailroom keys rename ${org} ${keyId} "${[name, ...extra].join(' ')}"`);
+    return 1;
+  }
+  if (options.graceSeconds !== undefined || options.test === true || options.name !== undefined || options.scope !== undefined) {
+    err('`mailroom keys rename` takes no options: the new name is its last argument.');
+    return 1;
+  }
+  const problem = keyNameProblem(name);
+  if (problem !== undefined) {
+    err(`NAME ${problem.message}.`);
+    return 1;
+  }
+  if (name.trim().length > NAME_MAX) {
+    err(`NAME takes at most ${NAME_MAX} characters.`);
+    return 1;
+  }
+  await requireOrg(store, org);
+  const key = await updateKey(store, org, keyId, { name: keyName(name) ?? null });
+  out(keyLine(key, store.clock.now()));
   return 0;
 }
 

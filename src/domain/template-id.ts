@@ -9,6 +9,5 @@ export const SUBMITTED_TEMPLATE_ID = '@smtp';
 
 /** `template_id` in every schema that shows a message (history, message, test inbox, webhook payloads). */
 export const TemplateIdSchema = Type.String({
-  description:
-    `The template's id; '${SUBMITTED_TEMPLATE_ID}' for a message submitted over SMTP and sent as submitted ` + '(no template)',
+  description: `The template's id; '${SUBMITTED_TEMPLATE_ID}' for a message submitted over SMTP and sent as submitted (no template)`,
 });

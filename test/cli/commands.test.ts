@@ -66,6 +66,7 @@ describe('mailroom help', () => {
         'keys list',
         'keys create',
         'keys rotate',
+        'keys rename',
         'keys revoke',
         'credits show',
         'credits add',

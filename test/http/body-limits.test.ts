@@ -63,6 +63,7 @@ describeDialects('body limits, read over real sockets, on %s', (dialect, skip) =
         ['POST', '/v1/send-batch', 'application/json', undefined],
         ['POST', '/v1/uploads', 'application/json', undefined],
         ['PUT', '/admin/v1/organizations/acme', 'application/json', undefined],
+        ['POST', '/admin/v1/organizations/acme/suppressions/import', 'text/csv', Buffer.from('email,reason\n')],
       ];
       for (const [i, [method, url, type, prefix]] of routes.entries()) {
         const declared = 5 * LIMIT;

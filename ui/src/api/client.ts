@@ -58,14 +58,22 @@ export function apiUrl(path: string, query?: Query): string {
   return url.toString();
 }
 
+/** A body sent as it is, with its own content type (a CSV file to import), not as JSON. */
+class RawBody {
+  constructor(
+    readonly type: string,
+    readonly data: Blob | string,
+  ) {}
+}
+
 async function call<T>(method: string, path: string, body?: unknown, query?: Query): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (body !== undefined) headers['content-type'] = body instanceof RawBody ? body.type : 'application/json';
   if (method !== 'GET' && csrfToken !== undefined) headers['x-csrf-token'] = csrfToken;
   const response = await fetch(apiUrl(path, query), {
     method,
     headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? undefined : body instanceof RawBody ? body.data : JSON.stringify(body),
     credentials: 'same-origin',
     cache: 'no-store',
   });
@@ -99,6 +107,8 @@ export const api = {
   put: <T>(path: string, body: unknown) => call<T>('PUT', path, body),
   patch: <T>(path: string, body: unknown) => call<T>('PATCH', path, body),
   delete: <T = void>(path: string) => call<T>('DELETE', path),
+  /** POST of a file or text as it is (`type`: its content type), answered in JSON like any call. */
+  postRaw: <T>(path: string, type: string, data: Blob | string) => call<T>('POST', path, new RawBody(type, data)),
 };
 
 /** `/organizations/<org>` with the id encoded; pages build their paths from it. */

@@ -31,6 +31,11 @@ export const listMessages = (org: string, query: HistoryQuery) => api.get<Histor
 export const getMessage = (org: string, id: string) => api.get<MessageDetail>(orgPath(org, 'messages', id));
 export const releaseMessage = (org: string, id: string) => api.post<Released>(orgPath(org, 'messages', id, 'release'));
 export const cancelMessage = (org: string, id: string) => api.post<Cancelled>(orgPath(org, 'messages', id, 'cancel'));
+/** Release or cancel many at once (…/messages/release|cancel): one result per id, partial success normal. */
+export type BulkResult = Answer<'/organizations/{org}/messages/release', 'post'>;
+export type BulkAction = 'release' | 'cancel';
+export const bulkMessages = (org: string, action: BulkAction, ids: string[]) =>
+  api.post<BulkResult>(orgPath(org, 'messages', action), { message_ids: ids });
 export const getMessageSource = (org: string, id: string) => api.get<MessageSource>(orgPath(org, 'messages', id, 'source'));
 /** The `.eml` download's address (an `<a download>`: the session cookie goes with a same-origin GET). */
 export const messageRawUrl = (org: string, id: string) => apiUrl(orgPath(org, 'messages', id, 'raw'));

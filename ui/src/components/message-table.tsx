@@ -2,17 +2,26 @@ import { formatTime } from '../lib/format';
 import { href } from '../lib/route-match';
 import type { MessageSummary } from '../api/messages';
 import type { Mode } from '../lib/test-mode';
+import { type MessageSelection, SelectCell } from './message-bulk';
 import { Badge, Table } from './ui';
 
 /**
  * The history as a table: one row per message, its time a link to the message's detail (named
  * with the message id too, for screen readers and for finding it by id).
  */
-export function MessageTable(props: { org: string; items: MessageSummary[]; filtered: boolean; mode?: Mode }) {
+export function MessageTable(props: {
+  org: string;
+  items: MessageSummary[];
+  filtered: boolean;
+  mode?: Mode;
+  /** Held messages chosen for a bulk action (message-bulk.tsx): a checkbox column first. */
+  selection?: MessageSelection | undefined;
+}) {
+  const selection = props.selection;
   return (
     <Table
       caption="Messages, newest first"
-      head={['Time', 'Status', 'Template', 'To', 'Subject']}
+      head={[...(selection === undefined ? [] : ['Select']), 'Time', 'Status', 'Template', 'To', 'Subject']}
       rows={props.items.length}
       empty={
         props.filtered
@@ -24,6 +33,9 @@ export function MessageTable(props: { org: string; items: MessageSummary[]; filt
     >
       {props.items.map((m) => (
         <tr key={m.message_id}>
+          {selection !== undefined && (
+            <SelectCell selection={selection} id={m.message_id} label={`${formatTime(m.created_at)}, message ${m.message_id}`} />
+          )}
           <td class="nowrap">
             <a
               href={href('orgs', props.org, 'messages', m.message_id)}

@@ -36,8 +36,15 @@ function routedHash(event: MouseEvent): string | undefined {
   return hashOf(url.href) === hashOf(here.href) ? undefined : url.hash;
 }
 
-/** `dirty`: the editor holds unsaved changes; `onSave`: what Ctrl/Cmd+S does. */
-export function useLeaveGuard(dirty: boolean, onSave: () => void): { guard: LeaveGuard; dialog: JSX.Element } {
+/**
+ * `dirty`: the editor holds unsaved changes; `onSave`: what Ctrl/Cmd+S does; `what`: the thing
+ * edited, as the dialog names it. The template editor and the service form (issue 29) use it.
+ */
+export function useLeaveGuard(
+  dirty: boolean,
+  onSave: () => void,
+  what = 'This template',
+): { guard: LeaveGuard; dialog: JSX.Element } {
   const dirtyRef = useRef(dirty);
   dirtyRef.current = dirty;
   // Signing out asks too (components/sign-out-guard.tsx).
@@ -105,10 +112,13 @@ export function useLeaveGuard(dirty: boolean, onSave: () => void): { guard: Leav
     allowed.current = true;
     window.location.hash = to;
   };
-  return { guard, dialog: <LeaveDialog open={pending !== undefined} onStay={() => setPending(undefined)} onLeave={leave} /> };
+  return {
+    guard,
+    dialog: <LeaveDialog open={pending !== undefined} what={what} onStay={() => setPending(undefined)} onLeave={leave} />,
+  };
 }
 
-function LeaveDialog(props: { open: boolean; onStay: () => void; onLeave: () => void }) {
+function LeaveDialog(props: { open: boolean; what: string; onStay: () => void; onLeave: () => void }) {
   return (
     <Modal
       open={props.open}
@@ -127,7 +137,7 @@ function LeaveDialog(props: { open: boolean; onStay: () => void; onLeave: () => 
         </>
       }
     >
-      <p>This template has changes that are not saved. Leaving now discards them.</p>
+      <p>{props.what} has changes that are not saved. Leaving now discards them.</p>
     </Modal>
   );
 }

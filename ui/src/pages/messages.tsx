@@ -2,6 +2,7 @@ import '../ops-pages.css';
 import { listMessages } from '../api/messages';
 import { servicesApi } from '../api/services';
 import { templatesApi } from '../api/templates';
+import { BulkBar, useMessageSelection } from '../components/message-bulk';
 import { MessageFilterForm } from '../components/message-filter-form';
 import { MessageTable } from '../components/message-table';
 import { ModeToggle } from '../components/mode-toggle';
@@ -30,6 +31,7 @@ export function Messages(props: PageProps) {
     () => (valid ? listMessages(org, { ...filtersToQuery(filters, cursor), limit, mode }) : Promise.resolve(undefined)),
     [org, queryText],
   );
+  const selection = useMessageSelection(filters.statuses, page.data?.items, queryText);
   const choices = useLoad(async () => ({ templates: await templatesApi.ids(org), services: await servicesApi.ids(org) }), [org]);
   const here = (c?: string) =>
     hrefWithQuery(['orgs', org, 'messages'], { ...filtersToQuery(filters, c), limit, ...modeQuery(mode) });
@@ -68,7 +70,8 @@ export function Messages(props: PageProps) {
       ) : (
         page.data !== undefined && (
           <section class="card" aria-label="Message list">
-            <MessageTable org={org} items={page.data.items} filtered={hasFilters(filters)} mode={mode} />
+            <BulkBar org={org} selection={selection} onDone={() => void page.reload()} />
+            <MessageTable org={org} items={page.data.items} filtered={hasFilters(filters)} mode={mode} selection={selection} />
             <Pager first={cursor !== undefined && here()} next={page.data.next_cursor !== null && here(page.data.next_cursor)} />
           </section>
         )

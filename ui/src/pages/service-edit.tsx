@@ -16,8 +16,8 @@ import {
 } from '../components/service-form';
 import { ServiceDeleteDialog } from '../components/service-delete';
 import { ServiceTestPanel } from '../components/service-test';
+import { useLeaveGuard } from '../components/template-leave-guard';
 import { Badge, Checkbox, ErrorNotice, Field, Loading, Notice, PageHeader, Section, Select } from '../components/ui';
-import { useUnsavedEdits } from '../lib/unsaved-edits';
 import { useLoad } from '../components/use-load';
 import { formatTime } from '../lib/format';
 import { href } from '../lib/route-match';
@@ -33,7 +33,7 @@ import type { PageProps } from './page-props';
  * Issue 29: the provider's connection and each settings group of its block (SMTP's "DKIM
  * signing") are sections of their own; failover is a list of pickers of the other services; an
  * existing service's provider is shown read-only (the API refuses a change); signing out with
- * unsaved edits asks first.
+ * unsaved edits asks first, and so does leaving the form (components/template-leave-guard.tsx).
  */
 export function ServiceEdit(props: PageProps) {
   const org = props.params.org as string;
@@ -68,9 +68,17 @@ export function ServiceEdit(props: PageProps) {
   const dirty = creating
     ? form.id !== '' || JSON.stringify(serviceBody(form)) !== JSON.stringify(serviceBody(newServiceForm()))
     : current !== undefined && unsavedBody() !== undefined;
-  useUnsavedEdits(dirty);
+  // The template editor's guard (issue 29): in-app links and Back ask, reload gets the browser's
+  // prompt, Ctrl/Cmd+S saves, sign-out asks.
+  const { guard, dialog } = useLeaveGuard(
+    dirty,
+    () => (document.getElementById('service-form') as HTMLFormElement | null)?.requestSubmit(),
+    creating ? 'This new service' : 'This service',
+  );
   const submit = async (e: Event) => {
     e.preventDefault();
+    // Ctrl+S while a save is under way: one save at a time.
+    if (busy) return;
     setSaved(undefined);
     setFailure(undefined);
     setTaken(undefined);
@@ -85,6 +93,7 @@ export function ServiceEdit(props: PageProps) {
       }
       const service = await servicesApi.create(org, creating ? form.id : id, serviceBody(form));
       if (creating) {
+        guard.allowNextMove();
         navigate(href('orgs', org, 'services', service.id));
         return;
       }
@@ -149,11 +158,21 @@ export function ServiceEdit(props: PageProps) {
           org={org}
           id={id}
           onClose={() => setDeleting(false)}
-          onDeleted={() => navigate(href('orgs', org, 'services'))}
+          onDeleted={() => {
+            guard.allowNextMove();
+            navigate(href('orgs', org, 'services'));
+          }}
         />
       )}
       <ServiceTestPanel org={org} id={creating ? undefined : id} unsaved={unsavedBody} />
-      <form class="service-form" onSubmit={submit} aria-label={creating ? 'New service' : `Service ${id}`} noValidate>
+      {dialog}
+      <form
+        id="service-form"
+        class="service-form"
+        onSubmit={submit}
+        aria-label={creating ? 'New service' : `Service ${id}`}
+        noValidate
+      >
         <Section title="Provider">
           <div class="form-row">
             {creating && (

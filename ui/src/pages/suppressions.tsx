@@ -1,5 +1,7 @@
 import '../ops-pages.css';
+import { useState } from 'preact/hooks';
 import { BlockList } from '../components/suppression-block-list';
+import { SuppressionCsv } from '../components/suppression-csv';
 import { SuppressionList } from '../components/suppression-list';
 import { PageHeader } from '../components/ui';
 import { href } from '../lib/route-match';
@@ -14,6 +16,8 @@ export function Suppressions(props: PageProps) {
   const block = props.query.get('list') === 'block';
   const q = (props.query.get('q') ?? '').trim();
   const cursor = props.query.get('cursor') ?? undefined;
+  // A CSV import changes the list: a new key loads it again.
+  const [imports, setImports] = useState(0);
   return (
     <>
       <PageHeader title="Suppressions and block list" />
@@ -28,7 +32,10 @@ export function Suppressions(props: PageProps) {
       {block ? (
         <BlockList key={`b|${q}`} org={org} q={q} cursor={cursor} />
       ) : (
-        <SuppressionList key={`s|${q}`} org={org} q={q} cursor={cursor} />
+        <>
+          <SuppressionList key={`s|${q}|${imports}`} org={org} q={q} cursor={cursor} />
+          <SuppressionCsv org={org} onImported={() => setImports((n) => n + 1)} />
+        </>
       )}
     </>
   );

@@ -3181,6 +3181,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/organizations/{org}/suppressions/export.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization's suppression list as CSV, by address
+         * @description Streamed a page at a time. Cells are quoted per RFC 4180; a cell starting with = + - @ tab or CR is prefixed with ' so a spreadsheet does not run it (the import takes that prefix off again).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/csv (RFC 4180, UTF-8, CRLF): email, reason, source, created_at, message_id */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/organizations/{org}/messages/{id}/release": {
         parameters: {
             query?: never;
@@ -3256,6 +3297,148 @@ export interface paths {
                             message_id: string;
                             /** @description The status the message is in now */
                             status: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/organizations/{org}/messages/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release held messages now, one credit each; per-id results (partial success is normal)
+         * @description Body: `message_ids` (1 to 100) or `filter: {"status": "held"}` (the 100 oldest held). Each id is handled as the single route handles it and answers its own status or error code.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description 1 to 100 message ids; a repeated id is acted on once */
+                        message_ids?: string[];
+                        /** @description Instead of message_ids: the 100 oldest messages in this status (repeat for more) */
+                        filter?: {
+                            /**
+                             * @description Every held message (no credit to send it)
+                             * @enum {string}
+                             */
+                            status: "held";
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description One per distinct id, in the order asked */
+                            results: {
+                                message_id: string;
+                                /** @description Whether this message was released (or cancelled) */
+                                ok: boolean;
+                                /** @description The status the message is in now; null when it was not found */
+                                status: string | null;
+                                /** @description The error code the single route would answer for this id: message_not_found, conflict, insufficient_credits */
+                                error: string | null;
+                                /** @description Why it failed, in words; null when ok */
+                                message: string | null;
+                            }[];
+                            succeeded: number;
+                            failed: number;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/organizations/{org}/messages/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel messages not yet sent (queued or held); per-id results (partial success is normal)
+         * @description Body: `message_ids` (1 to 100) or `filter: {"status": "held"}` (the 100 oldest held). Each id is handled as the single route handles it and answers its own status or error code.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description 1 to 100 message ids; a repeated id is acted on once */
+                        message_ids?: string[];
+                        /** @description Instead of message_ids: the 100 oldest messages in this status (repeat for more) */
+                        filter?: {
+                            /**
+                             * @description Every held message (no credit to send it)
+                             * @enum {string}
+                             */
+                            status: "held";
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description One per distinct id, in the order asked */
+                            results: {
+                                message_id: string;
+                                /** @description Whether this message was released (or cancelled) */
+                                ok: boolean;
+                                /** @description The status the message is in now; null when it was not found */
+                                status: string | null;
+                                /** @description The error code the single route would answer for this id: message_not_found, conflict, insufficient_credits */
+                                error: string | null;
+                                /** @description Why it failed, in words; null when ok */
+                                message: string | null;
+                            }[];
+                            succeeded: number;
+                            failed: number;
                         };
                     };
                 };
@@ -5182,6 +5365,66 @@ export interface paths {
                             endpoint_enabled: boolean;
                             /** @description Said when the endpoint is disabled */
                             message?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/organizations/{org}/suppressions/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suppress the addresses of a CSV file (Content-Type: text/csv)
+         * @description A header row naming `email` and optionally `reason` (manual, hard_bounce, complaint; empty: manual); other columns are ignored, so an export imports as it is. At most 100000 rows and 10485760 bytes (413 beyond). Addresses are stored as the suppression API stores them (lower-cased, an IDN domain as its A-label). A bad row is listed by its line and skipped; only a missing or unreadable header refuses the file (400). Rows are inserted 500 to a transaction.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Data rows read (the header and empty lines not counted) */
+                            rows: number;
+                            /** @description Addresses added */
+                            imported: number;
+                            /** @description Addresses that were suppressed already (their first reason is kept) */
+                            already_suppressed: number;
+                            /** @description Rows whose address came earlier in the same file */
+                            duplicates: number;
+                            /** @description Rows not imported because they are invalid */
+                            invalid_count: number;
+                            /** @description The first 1000 invalid rows */
+                            invalid: {
+                                /** @description 1-based line of the file the row starts on (the header is line 1) */
+                                line: number;
+                                /** @description The email cell as sent (at most 300 characters) */
+                                value: string;
+                                reason: string;
+                            }[];
                         };
                     };
                 };
