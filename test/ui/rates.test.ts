@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatPercent, formatRate, RATES, STATUSES_OF } from '../../ui/src/lib/rates.js';
+import { formatPercent, formatRate, formatRateCount, RATES, STATUSES_OF } from '../../ui/src/lib/rates.js';
 
 describe("the overview's rates as written (issue 29)", () => {
   it('writes a rate with one decimal, two under 1%, and never rounds to 0% or 100% when it is not', () => {
@@ -18,6 +18,8 @@ describe("the overview's rates as written (issue 29)", () => {
     expect(formatRate(0.021, 21, 1000)).toBe('2.1% (21 of 1,000)');
     expect(formatRate(1 / 3, 1, 3)).toBe('33.3% (1 of 3)');
     expect(formatRate(null, 0, 0)).toBe('—');
+    expect(formatRate(0.5, 61_000, 122_000)).toBe('50.0% (61,000 of 122,000)');
+    expect(formatRateCount(1234567)).toBe('1,234,567');
   });
 
   it('links each figure to the statuses it counts, which the Messages filter knows', () => {

@@ -64,6 +64,8 @@ describe.skipIf(!chromiumAvailable('the overview rates E2E test'))('operator UI:
       await add('bounced', now - DAY, 1);
       // Three days ago: held only, nothing sent (every rate "—").
       await add('held', now - 3 * DAY, 2);
+      // 8 to 20 days ago, one delivered a day: 16 days with messages in 30 days.
+      for (let k = 8; k <= 20; k++) await add('delivered', now - k * DAY, 1);
       // Test messages: never in the live rates.
       await add('bounced', now, 5, 'test');
     } finally {
@@ -137,6 +139,21 @@ describe.skipIf(!chromiumAvailable('the overview rates E2E test'))('operator UI:
     await vi.waitFor(async () => expect(await rows().count()).toBe(21), { timeout: 10_000 });
     await shots(page, 'overview-rates-day-messages');
     await expectNoSeriousA11yViolations(page);
+  });
+
+  it('shows the newest 14 days of a longer range until asked for all', async () => {
+    await go('#/orgs/acme?days=30');
+    const rates = page.getByRole('region', { name: 'Delivery, bounce and complaint rates, last 30 days' });
+    const body = rates.getByRole('table', { name: 'Rates per UTC day, newest first' }).locator('tbody tr');
+    await body.first().waitFor();
+    expect(await body.count()).toBe(14);
+    await rates.getByRole('button', { name: 'Show all 16 days' }).click();
+    expect(await body.count()).toBe(16);
+    expect(await seen(body.last().locator('th'))).toEqual([date(now - 20 * DAY)]);
+    expect(await rates.getByText('14 days with no messages are left out.').count()).toBe(1);
+    await expectNoSeriousA11yViolations(page);
+    await rates.getByRole('button', { name: 'Show the latest 14 days only' }).click();
+    expect(await body.count()).toBe(14);
   });
 
   it('counts test messages under Test alone', async () => {

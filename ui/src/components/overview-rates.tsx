@@ -1,6 +1,6 @@
 import type { Overview } from '../api/overview';
-import { formatCount } from '../lib/format';
-import { formatPercent, formatRate, RATES, type RateFigures, STATUSES_OF } from '../lib/rates';
+import { useState } from 'preact/hooks';
+import { formatPercent, formatRate, formatRateCount, RATES, type RateFigures, STATUSES_OF } from '../lib/rates';
 import { Section, Table } from './ui';
 
 /** What each figure is called after its count ("21 bounced of 1,000 sent"), and in a link's hidden context. */
@@ -14,11 +14,19 @@ const NOUN: Record<keyof typeof STATUSES_OF, string> = {
 type MessagesLink = (query: Record<string, string>) => string;
 
 /**
+ * Days in the table until "Show all" is pressed: two weeks, the days an operator checks. A
+ * 90-day range has up to 90 rows of five links (a list of 90 five-line items on a phone), which
+ * the page would build and lay out before the services below it: 14 keep the 30- and 90-day
+ * pages as quick as the 7-day one (`npm run bench:ui`).
+ */
+const FIRST_DAYS = 14;
+
+/**
  * Delivery, bounce and complaint rates (issue 29) over the overview's range and per UTC day, each
  * with its numerator and denominator; every count links to the Messages page filtered to its day
  * (or the range) and statuses. Days with no message at all are left out of the table (a 90-day
  * range of a quiet organization would otherwise be rows of dashes); a day with messages but none
- * sent stays, with dashes.
+ * sent stays, with dashes. The newest FIRST_DAYS show until the operator asks for all.
  */
 export function OverviewRates(props: { rates: Overview['rates']; daily: Overview['daily']; messages: MessagesLink }) {
   const { rates, daily, messages } = props;
@@ -26,6 +34,8 @@ export function OverviewRates(props: { rates: Overview['rates']; daily: Overview
   const last = daily[daily.length - 1]?.date ?? '';
   const shown = rates.daily.filter((_, i) => (daily[i]?.accepted ?? 0) > 0).reverse();
   const left = rates.daily.length - shown.length;
+  const [all, setAll] = useState(false);
+  const rows = all ? shown : shown.slice(0, FIRST_DAYS);
   const link = (from: string, to: string, figure: keyof typeof STATUSES_OF) =>
     messages({ status: STATUSES_OF[figure].join(','), from, to });
   return (
@@ -52,10 +62,10 @@ export function OverviewRates(props: { rates: Overview['rates']; daily: Overview
         <Table
           caption="Rates per UTC day, newest first"
           head={['Day (UTC)', 'Sent', ...RATES.map((r) => r.label)]}
-          rows={shown.length}
+          rows={rows.length}
           empty="No messages in these days."
         >
-          {shown.map((d) => (
+          {rows.map((d) => (
             <tr key={d.date}>
               <th scope="row">
                 <a href={messages({ from: d.date, to: d.date })}>
@@ -75,6 +85,11 @@ export function OverviewRates(props: { rates: Overview['rates']; daily: Overview
           ))}
         </Table>
       </div>
+      {shown.length > FIRST_DAYS && (
+        <button type="button" class="btn btn-plain btn-small" aria-expanded={all} onClick={() => setAll((v) => !v)}>
+          {all ? `Show the latest ${FIRST_DAYS} days only` : `Show all ${shown.length} days`}
+        </button>
+      )}
       {left > 0 && shown.length > 0 && (
         <p class="hint">
           {left === 1 ? 'One day' : `${left} days`} with no messages {left === 1 ? 'is' : 'are'} left out.
@@ -89,7 +104,7 @@ export function OverviewRates(props: { rates: Overview['rates']; daily: Overview
  * its messages when there are any: a link to an empty list would only waste a click.
  */
 function Count(props: { n: number; href: string; noun?: string; hidden?: string }) {
-  const text = props.noun === undefined ? formatCount(props.n) : `${formatCount(props.n)} ${props.noun}`;
+  const text = props.noun === undefined ? formatRateCount(props.n) : `${formatRateCount(props.n)} ${props.noun}`;
   if (props.n === 0) return <>{text}</>;
   return (
     <a href={props.href}>
