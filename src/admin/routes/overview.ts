@@ -8,7 +8,9 @@ const Count = Type.Integer({ minimum: 0 });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 const Rate = (what: string) =>
-  Nullable(Type.Number({ minimum: 0, maximum: 1, description: `${what}, a fraction (0.021 = 2.1%); null when its denominator is 0` }));
+  Nullable(
+    Type.Number({ minimum: 0, maximum: 1, description: `${what}, a fraction (0.021 = 2.1%); null when its denominator is 0` }),
+  );
 
 /** src/domain/rates.ts has the definitions and their reasons. */
 const RateFigures = {
