@@ -1,4 +1,5 @@
 import { creditStatus } from '../credits/balance.js';
+import { countsByStatus, messageRates, type Rates } from '../domain/rates.js';
 import type { KeyMode } from '../domain/types.js';
 import { keyOf } from '../delivery/failover.js';
 import type { BreakerStateName, Metrics } from '../observability/metrics.js';
@@ -60,6 +61,25 @@ export function dailyRows(counts: readonly DayStatusCount[], firstDay: number, d
     if (column !== undefined) row[column] += c.count;
   }
   return rows;
+}
+
+export interface RateRows {
+  range: Rates;
+  daily: Array<{ date: string } & Rates>;
+}
+
+/**
+ * Delivery, bounce and complaint rates (src/domain/rates.ts) per UTC day from `firstDay`, oldest
+ * first, zeros included (their rates null), and over the whole range: from the same day-by-status
+ * counts as dailyRows, so they cost no query of their own.
+ */
+export function rateRows(counts: readonly DayStatusCount[], firstDay: number, days: number): RateRows {
+  const byDay: DayStatusCount[][] = Array.from({ length: days }, () => []);
+  for (const c of counts) byDay[c.day - firstDay]?.push(c);
+  return {
+    range: messageRates(countsByStatus(counts.filter((c) => c.day >= firstDay && c.day < firstDay + days))),
+    daily: byDay.map((rows, i) => ({ date: iso((firstDay + i) * DAY_MS).slice(0, 10), ...messageRates(countsByStatus(rows)) })),
+  };
 }
 
 /**
@@ -141,6 +161,7 @@ export async function organizationOverview(deps: OverviewDeps, orgId: string, da
     mode,
     generated_at: iso(now),
     daily: dailyRows(counts, firstDay, days),
+    rates: rateRows(counts, firstDay, days),
     queue: {
       depth: queue.depth,
       oldest_due_at: queue.oldestDueAt === null ? null : iso(queue.oldestDueAt),

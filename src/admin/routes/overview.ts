@@ -7,11 +7,46 @@ import { ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, invalidFields, OrgParams, req
 const Count = Type.Integer({ minimum: 0 });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
+const Rate = (what: string) =>
+  Nullable(
+    Type.Number({ minimum: 0, maximum: 1, description: `${what}, a fraction (0.021 = 2.1%); null when its denominator is 0` }),
+  );
+
+/** src/domain/rates.ts has the definitions and their reasons. */
+const RateFigures = {
+  sent: Type.Integer({
+    minimum: 0,
+    description:
+      'Messages taken by their service: now sent (no outcome reported yet), delivered, bounced or complained. ' +
+      'Failed messages are not counted (their retries ran out before any mailbox provider judged them)',
+  }),
+  delivered: Type.Integer({ minimum: 0, description: 'Delivered or complained (a complaint is about mail that arrived)' }),
+  bounced: Type.Integer({ minimum: 0, description: 'Bounced (hard bounces)' }),
+  complained: Type.Integer({ minimum: 0, description: 'Reported as spam by a recipient' }),
+  delivery_rate: Rate('delivered / sent'),
+  bounce_rate: Rate('bounced / sent'),
+  complaint_rate: Rate('complained / delivered'),
+};
+
+const Rates = Type.Object(
+  {
+    range: Type.Object(RateFigures, { description: 'Over the whole range' }),
+    daily: Type.Array(Type.Object({ date: Type.String({ format: 'date', description: 'A UTC day' }), ...RateFigures }), {
+      description: 'One entry per UTC day, as `daily`: oldest first, today last, days with no message included',
+    }),
+  },
+  {
+    description:
+      'Delivery, bounce and complaint rates of the messages created in the range (of `mode`), each message counted once ' +
+      'by its status now',
+  },
+);
+
 const Overview = Type.Object({
   organization_id: Type.String(),
   days: Type.Integer(),
   mode: Type.Union([Type.Literal('live'), Type.Literal('test')], {
-    description: 'Whose messages `daily`, `queue` and `held_messages` count: live or test, never both',
+    description: 'Whose messages `daily`, `rates`, `queue` and `held_messages` count: live or test, never both',
   }),
   generated_at: Timestamp,
   daily: Type.Array(
@@ -30,6 +65,7 @@ const Overview = Type.Object({
         '`accepted`, each column counts the messages created that day that are in that status now',
     },
   ),
+  rates: Rates,
   queue: Type.Object({
     depth: Type.Integer({ description: 'Queued messages of the organization (due now or waiting for a retry)' }),
     oldest_due_at: Nullable(Timestamp),

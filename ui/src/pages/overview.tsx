@@ -3,6 +3,7 @@ import '../ops-pages.css';
 import { OVERVIEW_DAYS, overviewApi, type OverviewDays } from '../api/overview';
 import { MessagesChart } from '../components/chart';
 import { ModeToggle } from '../components/mode-toggle';
+import { OverviewRates } from '../components/overview-rates';
 import { Badge, ErrorNotice, Loading, Notice, PageHeader, Section, Table } from '../components/ui';
 import { useLoad } from '../components/use-load';
 import { formatAge, formatCount, formatTime } from '../lib/format';
@@ -121,6 +122,7 @@ function OrgOverview(props: PageProps) {
             <Section title={`${mode === 'test' ? 'Test messages' : 'Messages'} per day, last ${data.days} days`}>
               <MessagesChart daily={data.daily} />
             </Section>
+            <OverviewRates rates={data.rates} daily={data.daily} messages={messages} />
             <Section title="Services">
               <Table
                 caption="Services' health"

@@ -3831,7 +3831,7 @@ export interface paths {
                         "application/json": {
                             organization_id: string;
                             days: number;
-                            /** @description Whose messages `daily`, `queue` and `held_messages` count: live or test, never both */
+                            /** @description Whose messages `daily`, `rates`, `queue` and `held_messages` count: live or test, never both */
                             mode: "live" | "test";
                             /** Format: date-time */
                             generated_at: string;
@@ -3851,6 +3851,42 @@ export interface paths {
                                 /** @description Held for credits or for their service's error */
                                 held: number;
                             }[];
+                            /** @description Delivery, bounce and complaint rates of the messages created in the range (of `mode`), each message counted once by its status now */
+                            rates: {
+                                /** @description Over the whole range */
+                                range: {
+                                    /** @description Messages taken by their service: now sent (no outcome reported yet), delivered, bounced or complained. Failed messages are not counted (their retries ran out before any mailbox provider judged them) */
+                                    sent: number;
+                                    /** @description Delivered or complained (a complaint is about mail that arrived) */
+                                    delivered: number;
+                                    /** @description Bounced (hard bounces) */
+                                    bounced: number;
+                                    /** @description Reported as spam by a recipient */
+                                    complained: number;
+                                    delivery_rate: number | null;
+                                    bounce_rate: number | null;
+                                    complaint_rate: number | null;
+                                };
+                                /** @description One entry per UTC day, as `daily`: oldest first, today last, days with no message included */
+                                daily: {
+                                    /**
+                                     * Format: date
+                                     * @description A UTC day
+                                     */
+                                    date: string;
+                                    /** @description Messages taken by their service: now sent (no outcome reported yet), delivered, bounced or complained. Failed messages are not counted (their retries ran out before any mailbox provider judged them) */
+                                    sent: number;
+                                    /** @description Delivered or complained (a complaint is about mail that arrived) */
+                                    delivered: number;
+                                    /** @description Bounced (hard bounces) */
+                                    bounced: number;
+                                    /** @description Reported as spam by a recipient */
+                                    complained: number;
+                                    delivery_rate: number | null;
+                                    bounce_rate: number | null;
+                                    complaint_rate: number | null;
+                                }[];
+                            };
                             queue: {
                                 /** @description Queued messages of the organization (due now or waiting for a retry) */
                                 depth: number;
