@@ -29,12 +29,6 @@ export interface WindowCounts {
   complained: number;
 }
 
-export interface AlertEventFilter {
-  /** Events before this one (id), for the next page. */
-  beforeId?: number;
-  limit: number;
-}
-
 type EventRow = { id: number | string; org_id: string; kind: string; subject: string; state: string; at: number | string; detail: string };
 
 const eventOf = (r: EventRow): AlertEvent => ({
@@ -227,11 +221,16 @@ export function alertsRepo(db: Kysely<Database>) {
       return db.selectFrom('alert_states').select(['org_id', 'subject']).where('kind', '=', kind).execute();
     },
 
-    /** Alert events, newest first (alert_events_org_time). */
-    async events(orgId: string, f: AlertEventFilter): Promise<AlertEvent[]> {
-      let q = db.selectFrom('alert_events').selectAll().where('org_id', '=', orgId);
-      if (f.beforeId !== undefined) q = q.where('id', '<', f.beforeId);
-      const rows = await q.orderBy('at', 'desc').orderBy('id', 'desc').limit(f.limit).execute();
+    /** The organization's latest alert events, newest first (alert_events_org_time, read backwards). */
+    async events(orgId: string, limit: number): Promise<AlertEvent[]> {
+      const rows = await db
+        .selectFrom('alert_events')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .orderBy('at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
       return rows.map(eventOf);
     },
 

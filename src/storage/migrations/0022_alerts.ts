@@ -4,7 +4,7 @@ import type { Dialect } from '../dialect.js';
 /**
  * Alerts (issue 29; src/domain/alerts.ts):
  * - `alert_settings`: one row per organization that changed its settings; none: the defaults.
- *   Rate thresholds in percent (`real`; null: that alert off), flags 0/1 like the other tables.
+ *   Rate thresholds in percent (double precision; null: that alert off), flags 0/1 like the other tables.
  * - `alert_states`: one row per alert firing now, primary key (org_id, kind, subject). Firing is
  *   an INSERT … ON CONFLICT DO NOTHING and resolving a DELETE … RETURNING: of two workers (or two
  *   processes' breakers) seeing the same crossing, exactly one writes the row and sends the event.
@@ -20,8 +20,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await s
     .createTable('alert_settings')
     .addColumn('org_id', 'text', (c) => c.primaryKey().references('organizations.id').onDelete('cascade'))
-    .addColumn('bounce_rate_percent', 'real')
-    .addColumn('complaint_rate_percent', 'real')
+    .addColumn('bounce_rate_percent', 'double precision')
+    .addColumn('complaint_rate_percent', 'double precision')
     .addColumn('min_sample', 'integer', (c) => c.notNull())
     .addColumn('window_hours', 'integer', (c) => c.notNull())
     .addColumn('breaker_open', 'integer', (c) => c.notNull())
