@@ -15,7 +15,11 @@ export interface BreakerAlertLogger {
  * background and a failure is logged. The state row makes it once per opening even when
  * several processes with breakers of their own (no Redis) see the same outage.
  */
-export function breakerAlerts(store: Store, clock: Clock, logger: BreakerAlertLogger): {
+export function breakerAlerts(
+  store: Store,
+  clock: Clock,
+  logger: BreakerAlertLogger,
+): {
   onTransition: BreakerTransition;
   /** Resolves when the writes started so far have ended (tests). */
   idle(): Promise<void>;

@@ -63,9 +63,12 @@ export async function checkAlerts(store: Store, now: number): Promise<AlertEvent
     if (endpoint !== undefined && !endpoint.enabled) continue;
     const reason = endpoint === undefined ? 'endpoint deleted' : 'endpoint enabled again';
     note(
-      await store.transaction((tx) => tx.alerts.resolve(a.org_id, 'endpoint_disabled', a.subject, { endpoint_id: a.subject, reason }, now), {
-        durable: false,
-      }),
+      await store.transaction(
+        (tx) => tx.alerts.resolve(a.org_id, 'endpoint_disabled', a.subject, { endpoint_id: a.subject, reason }, now),
+        {
+          durable: false,
+        },
+      ),
     );
   }
   return written;

@@ -29,7 +29,9 @@ export const AlertSettingsInput = Type.Object(
         description: `The rolling window the rates are counted over (messages created in it), 1–${MAX_ALERT_WINDOW_HOURS} h. Default 24`,
       }),
     ),
-    breaker_open: Type.Optional(Type.Boolean({ description: "Fire alert.breaker_open when a service's breaker opens. Default true" })),
+    breaker_open: Type.Optional(
+      Type.Boolean({ description: "Fire alert.breaker_open when a service's breaker opens. Default true" }),
+    ),
     endpoint_disabled: Type.Optional(
       Type.Boolean({ description: 'Fire alert.endpoint_disabled when the dispatcher disables a webhook endpoint. Default true' }),
     ),

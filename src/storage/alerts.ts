@@ -29,7 +29,15 @@ export interface WindowCounts {
   complained: number;
 }
 
-type EventRow = { id: number | string; org_id: string; kind: string; subject: string; state: string; at: number | string; detail: string };
+type EventRow = {
+  id: number | string;
+  org_id: string;
+  kind: string;
+  subject: string;
+  state: string;
+  at: number | string;
+  detail: string;
+};
 
 const eventOf = (r: EventRow): AlertEvent => ({
   id: Number(r.id),
@@ -139,8 +147,13 @@ export function alertsRepo(db: Kysely<Database>) {
         settings:
           r.min_sample === null || r.window_hours === null || r.breaker_open === null || r.endpoint_disabled === null
             ? { ...DEFAULT_ALERT_SETTINGS }
-            : settingsOf({ ...r, min_sample: r.min_sample, window_hours: r.window_hours, breaker_open: r.breaker_open,
-                endpoint_disabled: r.endpoint_disabled }),
+            : settingsOf({
+                ...r,
+                min_sample: r.min_sample,
+                window_hours: r.window_hours,
+                breaker_open: r.breaker_open,
+                endpoint_disabled: r.endpoint_disabled,
+              }),
       }));
     },
 

@@ -254,7 +254,13 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
       if (Number(off.numUpdatedRows) > 0) {
         const alerts = alertsRepo(db);
         if ((await alerts.settings(moved.org_id)).endpoint_disabled) {
-          await alerts.fire(moved.org_id, 'endpoint_disabled', moved.endpoint_id, { endpoint_id: moved.endpoint_id, reason }, r.now);
+          await alerts.fire(
+            moved.org_id,
+            'endpoint_disabled',
+            moved.endpoint_id,
+            { endpoint_id: moved.endpoint_id, reason },
+            r.now,
+          );
         }
       }
       return { recorded: true, disabled: reason };

@@ -84,7 +84,7 @@ const ALERT_MEANINGS: Record<string, string> = {
   'alert.complaint_rate': "The organization's complaint rate over its window crossed its threshold (or came back under it).",
   'alert.breaker_open': "A service's circuit breaker opened (or closed again): its messages fail over or wait.",
   'alert.endpoint_disabled':
-    'A webhook endpoint was disabled after failing (or enabled again). Sent to the organization\'s OTHER enabled ' +
+    "A webhook endpoint was disabled after failing (or enabled again). Sent to the organization's OTHER enabled " +
     'endpoints subscribed to it: the disabled one gets nothing while it is disabled.',
 };
 

@@ -50,7 +50,12 @@
  * for a message event (unique per event), `alert_<n>` for an alert event (its `event_id` is
  * −n: migration 0022), `test_<n>` for a `webhook.test`.
  */
-export function webhookIdOf(row: { id: number; message_id: string | null; sequence: number | null; event_id?: number | null }): string {
+export function webhookIdOf(row: {
+  id: number;
+  message_id: string | null;
+  sequence: number | null;
+  event_id?: number | null;
+}): string {
   if (row.message_id !== null && row.sequence !== null) return `${row.message_id}.${row.sequence}`;
   return row.event_id !== undefined && row.event_id !== null && row.event_id < 0 ? `alert_${-row.event_id}` : `test_${row.id}`;
 }

@@ -53,7 +53,13 @@ describeDialects('alert deliveries on %s', (dialect, skip) => {
     const body = alert?.payload as AlertBody;
     expect(body).toMatchObject({
       type: 'alert.endpoint_disabled',
-      data: { organization_id: 'acme', kind: 'endpoint_disabled', state: 'firing', endpoint_id: 'gone', reason: `410 Gone from ${gone.url}` },
+      data: {
+        organization_id: 'acme',
+        kind: 'endpoint_disabled',
+        state: 'firing',
+        endpoint_id: 'gone',
+        reason: `410 Gone from ${gone.url}`,
+      },
     });
     expect(alert?.webhookId).toBe(`alert_${body.data.alert_id.slice('alrt_'.length)}`);
     expect(other.received.filter((r) => !r.webhookId.startsWith('alert_'))).toHaveLength(2);
@@ -69,7 +75,11 @@ describeDialects('alert deliveries on %s', (dialect, skip) => {
 
   it.skipIf(skip)('a breaker opening sends alert.breaker_open signed, once; closing it sends the resolved one', async () => {
     const r = await startReceiver([testSecret(3)], t.closer);
-    await insertEndpoint(t.store, { id: 'ops', url: r.url, secret: testSecret(3), events: ['alert.breaker_open'] }, t.clock.now());
+    await insertEndpoint(
+      t.store,
+      { id: 'ops', url: r.url, secret: testSecret(3), events: ['alert.breaker_open'] },
+      t.clock.now(),
+    );
     const d = testDispatcher(t.store, t.clock, t.closer);
     const alerts = breakerAlerts(t.store, t.clock, silent);
     const breakers = new LocalBreakers(t.clock);

@@ -27,45 +27,56 @@ it('the rule: at or over the threshold with the sample; 1 of 1,000 is 0.1 % exac
 describeDialects('alert rate check on %s', (dialect, skip) => {
   const t = useWebhookStore(dialect, skip);
 
-  it.skipIf(skip)('a crossing fires once, stays quiet while over, resolves once back under; deliveries go to subscribers', async () => {
-    const now = t.clock.now();
-    await insertEndpoint(t.store, { id: 'all', url: 'http://127.0.0.1:9/a', secret: testSecret(1) }, now);
-    await insertEndpoint(t.store, { id: 'bounces', url: 'http://127.0.0.1:9/b', secret: testSecret(2), events: ['alert.bounce_rate'] }, now);
-    await insertEndpoint(t.store, { id: 'msgs', url: 'http://127.0.0.1:9/c', secret: testSecret(3), events: ['message.sent'] }, now);
-    await insertStatus(t.store, 'delivered', 94, now - 2 * HOUR);
-    await insertStatus(t.store, 'bounced', 6, now - HOUR);
-    // Outside the 24 h window: not counted (it would make the rate 3 %).
-    await insertStatus(t.store, 'delivered', 100, now - 25 * HOUR);
-    // Test-mode bounces are not the organization's reputation.
-    await insertStatus(t.store, 'bounced', 50, now - HOUR, 'test');
+  it.skipIf(skip)(
+    'a crossing fires once, stays quiet while over, resolves once back under; deliveries go to subscribers',
+    async () => {
+      const now = t.clock.now();
+      await insertEndpoint(t.store, { id: 'all', url: 'http://127.0.0.1:9/a', secret: testSecret(1) }, now);
+      await insertEndpoint(
+        t.store,
+        { id: 'bounces', url: 'http://127.0.0.1:9/b', secret: testSecret(2), events: ['alert.bounce_rate'] },
+        now,
+      );
+      await insertEndpoint(
+        t.store,
+        { id: 'msgs', url: 'http://127.0.0.1:9/c', secret: testSecret(3), events: ['message.sent'] },
+        now,
+      );
+      await insertStatus(t.store, 'delivered', 94, now - 2 * HOUR);
+      await insertStatus(t.store, 'bounced', 6, now - HOUR);
+      // Outside the 24 h window: not counted (it would make the rate 3 %).
+      await insertStatus(t.store, 'delivered', 100, now - 25 * HOUR);
+      // Test-mode bounces are not the organization's reputation.
+      await insertStatus(t.store, 'bounced', 50, now - HOUR, 'test');
 
-    const fired = await checkAlerts(t.store, now);
-    expect(fired.map((e) => `${e.kind}:${e.state}`)).toEqual(['bounce_rate:firing']);
-    expect(fired[0]?.detail.rate).toEqual({ percent: 6, threshold_percent: 5, count: 6, sample: 100, window_hours: 24 });
-    expect((await checkAlerts(t.store, now + 60_000)).length).toBe(0);
-    const open = await t.store.alerts.open('acme');
-    expect(open.map((a) => a.kind)).toEqual(['bounce_rate']);
-    expect(open[0]?.event_id).toBe(fired[0]?.id);
+      const fired = await checkAlerts(t.store, now);
+      expect(fired.map((e) => `${e.kind}:${e.state}`)).toEqual(['bounce_rate:firing']);
+      expect(fired[0]?.detail.rate).toEqual({ percent: 6, threshold_percent: 5, count: 6, sample: 100, window_hours: 24 });
+      expect((await checkAlerts(t.store, now + 60_000)).length).toBe(0);
+      const open = await t.store.alerts.open('acme');
+      expect(open.map((a) => a.kind)).toEqual(['bounce_rate']);
+      expect(open[0]?.event_id).toBe(fired[0]?.id);
 
-    const rows = await deliveryRows(t.store);
-    expect(rows.map((r) => [r.endpoint_id, r.event_type, Number(r.event_id)])).toEqual([
-      ['all', 'alert.bounce_rate', -(fired[0]?.id ?? 0)],
-      ['bounces', 'alert.bounce_rate', -(fired[0]?.id ?? 0)],
-    ]);
-    expect(JSON.parse(rows[0]?.payload ?? '{}')).toMatchObject({
-      type: 'alert.bounce_rate',
-      data: { organization_id: 'acme', kind: 'bounce_rate', state: 'firing', rate: { percent: 6 } },
-    });
+      const rows = await deliveryRows(t.store);
+      expect(rows.map((r) => [r.endpoint_id, r.event_type, Number(r.event_id)])).toEqual([
+        ['all', 'alert.bounce_rate', -(fired[0]?.id ?? 0)],
+        ['bounces', 'alert.bounce_rate', -(fired[0]?.id ?? 0)],
+      ]);
+      expect(JSON.parse(rows[0]?.payload ?? '{}')).toMatchObject({
+        type: 'alert.bounce_rate',
+        data: { organization_id: 'acme', kind: 'bounce_rate', state: 'firing', rate: { percent: 6 } },
+      });
 
-    // 50 more delivered: 6 of 150 is 4 %, under 5.
-    await insertStatus(t.store, 'delivered', 50, now);
-    const resolved = await checkAlerts(t.store, now + 120_000);
-    expect(resolved.map((e) => `${e.kind}:${e.state}`)).toEqual(['bounce_rate:resolved']);
-    expect((await checkAlerts(t.store, now + 180_000)).length).toBe(0);
-    expect(await t.store.alerts.open('acme')).toEqual([]);
-    expect(await alertLog(t.store)).toEqual(['bounce_rate:firing', 'bounce_rate:resolved']);
-    expect((await deliveryRows(t.store)).length).toBe(4);
-  });
+      // 50 more delivered: 6 of 150 is 4 %, under 5.
+      await insertStatus(t.store, 'delivered', 50, now);
+      const resolved = await checkAlerts(t.store, now + 120_000);
+      expect(resolved.map((e) => `${e.kind}:${e.state}`)).toEqual(['bounce_rate:resolved']);
+      expect((await checkAlerts(t.store, now + 180_000)).length).toBe(0);
+      expect(await t.store.alerts.open('acme')).toEqual([]);
+      expect(await alertLog(t.store)).toEqual(['bounce_rate:firing', 'bounce_rate:resolved']);
+      expect((await deliveryRows(t.store)).length).toBe(4);
+    },
+  );
 
   it.skipIf(skip)('checks running at once (several workers) fire once; so do racing fires of one alert', async () => {
     const now = t.clock.now();
@@ -74,7 +85,9 @@ describeDialects('alert rate check on %s', (dialect, skip) => {
     const runs = await Promise.all([1, 2, 3, 4].map(() => checkAlerts(t.store, now)));
     expect(runs.flat().map((e) => `${e.kind}:${e.state}`)).toEqual(['complaint_rate:firing']);
     const fires = await Promise.all(
-      [1, 2, 3, 4, 5].map(() => t.store.transaction((tx) => tx.alerts.fire('acme', 'breaker_open', 'ses', { service_id: 'ses' }, now))),
+      [1, 2, 3, 4, 5].map(() =>
+        t.store.transaction((tx) => tx.alerts.fire('acme', 'breaker_open', 'ses', { service_id: 'ses' }, now)),
+      ),
     );
     expect(fires.filter((f) => f !== undefined)).toHaveLength(1);
     const resolves = await Promise.all(

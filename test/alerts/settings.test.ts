@@ -33,7 +33,13 @@ describeDialects('alert settings on %s', (dialect, skip) => {
       breaker_open: true,
       endpoint_disabled: true,
     });
-    const wanted = { bounce_rate_percent: 2.5, complaint_rate_percent: null, min_sample: 50, window_hours: 6, breaker_open: false };
+    const wanted = {
+      bounce_rate_percent: 2.5,
+      complaint_rate_percent: null,
+      min_sample: 50,
+      window_hours: 6,
+      breaker_open: false,
+    };
     const put = await admin(t, 'PUT', '/organizations/acme/alerts', wanted);
     expect(put.statusCode, put.body).toBe(200);
     const expected = { ...wanted, endpoint_disabled: true };
