@@ -26,7 +26,9 @@ export const AlertSettingsInput = Type.Object(
       Type.Integer({
         minimum: 1,
         maximum: MAX_ALERT_WINDOW_HOURS,
-        description: `The rolling window the rates are counted over (messages created in it), 1–${MAX_ALERT_WINDOW_HOURS} h. Default 24`,
+        description:
+          'The rolling window the rates are counted over (messages created in it), ' +
+          `1–${MAX_ALERT_WINDOW_HOURS} h. Default 24`,
       }),
     ),
     breaker_open: Type.Optional(
