@@ -72,6 +72,28 @@ describeDialects('alert settings on %s', (dialect, skip) => {
     expect((await admin(t, 'GET', '/organizations/acme/alerts')).json()).toEqual(DEFAULT_ALERT_SETTINGS);
   });
 
+  it.skipIf(skip)('…/alerts/events lists what fires now and the latest events, newest first', async () => {
+    const now = t.clock.now();
+    const empty = await admin(t, 'GET', '/organizations/acme/alerts/events');
+    expect(empty.json()).toEqual({ open: [], items: [] });
+    const detail = { service_id: 'ses', reason: 'connect ECONNREFUSED' };
+    const fired = await t.store.transaction((tx) => tx.alerts.fire('acme', 'breaker_open', 'ses', detail, now));
+    const rate = { percent: 6, threshold_percent: 5, count: 6, sample: 100, window_hours: 24 };
+    await t.store.transaction((tx) => tx.alerts.fire('acme', 'bounce_rate', '', { rate }, now + 1000));
+    await t.store.transaction((tx) =>
+      tx.alerts.resolve('acme', 'bounce_rate', '', { rate: { ...rate, percent: 4 } }, now + 2000),
+    );
+    const res = await admin(t, 'GET', '/organizations/acme/alerts/events?limit=2');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({
+      open: [{ alert_id: `alrt_${fired?.id}`, kind: 'breaker_open', since: new Date(now).toISOString(), ...detail }],
+      items: [
+        expect.objectContaining({ kind: 'bounce_rate', state: 'resolved', at: new Date(now + 2000).toISOString() }),
+        expect.objectContaining({ kind: 'bounce_rate', state: 'firing', rate }),
+      ],
+    });
+  });
+
   it.skipIf(skip)('the config file sets them under alerts:, a second apply changes nothing, bad ones are refused', async () => {
     const file = (alerts: string) =>
       parseConfigText(`organizations:\n  - id: acme\n    name: Acme\n    alerts:\n${alerts}`, 'mailroom.yaml', {});
