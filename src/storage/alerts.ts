@@ -126,35 +126,14 @@ export function alertsRepo(db: Kysely<Database>) {
         .execute();
     },
 
-    /** Every organization with its settings (the periodic check's list: organizations are few). */
+    /** Every organization with its settings (the periodic check's list: organizations are few, settings fewer). */
     async everyOrganization(): Promise<Array<{ org_id: string; settings: AlertSettings }>> {
-      const rows = await db
-        .selectFrom('organizations as o')
-        .leftJoin('alert_settings as s', 's.org_id', 'o.id')
-        .select([
-          'o.id',
-          's.bounce_rate_percent',
-          's.complaint_rate_percent',
-          's.min_sample',
-          's.window_hours',
-          's.breaker_open',
-          's.endpoint_disabled',
-        ])
-        .orderBy('o.id')
-        .execute();
-      return rows.map((r) => ({
-        org_id: r.id,
-        settings:
-          r.min_sample === null || r.window_hours === null || r.breaker_open === null || r.endpoint_disabled === null
-            ? { ...DEFAULT_ALERT_SETTINGS }
-            : settingsOf({
-                ...r,
-                min_sample: r.min_sample,
-                window_hours: r.window_hours,
-                breaker_open: r.breaker_open,
-                endpoint_disabled: r.endpoint_disabled,
-              }),
-      }));
+      const [orgs, rows] = await Promise.all([
+        db.selectFrom('organizations').select('id').orderBy('id').execute(),
+        db.selectFrom('alert_settings').selectAll().execute(),
+      ]);
+      const set = new Map(rows.map((r) => [r.org_id, settingsOf(r)]));
+      return orgs.map((o) => ({ org_id: o.id, settings: set.get(o.id) ?? { ...DEFAULT_ALERT_SETTINGS } }));
     },
 
     /**

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { checkAlerts, rateVerdict } from '../../src/alerts/check.js';
 import { DEFAULT_ALERT_SETTINGS } from '../../src/domain/alerts.js';
+import { housekeeping } from '../../src/delivery/housekeeping.js';
 import { describeDialects } from '../support/dialects.js';
 import { deliveryRows, insertEndpoint, useWebhookStore } from '../support/webhooks/dispatch.js';
 import { testSecret } from '../support/webhooks/receiver.js';
@@ -95,6 +96,14 @@ describeDialects('alert rate check on %s', (dialect, skip) => {
     );
     expect(resolves.filter((f) => f !== undefined)).toHaveLength(1);
     expect(await alertLog(t.store)).toEqual(['complaint_rate:firing', 'breaker_open:firing', 'breaker_open:resolved']);
+  });
+
+  it.skipIf(skip)("the worker's housekeeping runs the check (a minute apart)", async () => {
+    const now = t.clock.now();
+    await insertStatus(t.store, 'sent', 90, now - HOUR);
+    await insertStatus(t.store, 'bounced', 10, now - HOUR);
+    await housekeeping({ store: t.store }, now);
+    expect(await alertLog(t.store)).toEqual(['bounce_rate:firing']);
   });
 
   it.skipIf(skip)('below the minimum sample nothing fires, however high the rate; null turns a rate alert off', async () => {
