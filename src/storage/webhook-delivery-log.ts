@@ -52,7 +52,7 @@ export class ReplayRangeTooLong extends Error {
  */
 export type ReplayOneResult =
   | { outcome: 'not_found' }
-  /** A `webhook.test` delivery: sent once, when asked for, and never queued (the dispatcher claims message events only). */
+  /** A `webhook.test` delivery: sent once, when asked for, and never queued (the dispatcher claims message and alert events). */
   | { outcome: 'test_event' }
   | { outcome: 'queued' | 'in_flight'; endpointId: string; endpointEnabled: boolean };
 
