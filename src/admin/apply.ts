@@ -8,6 +8,7 @@ import { keyName } from '../resources/key-details.js';
 import type { Repos, Store } from '../storage/store.js';
 import { applyWebhooks, checkFileWebhooks, type GeneratedWebhookSecret, type WebhookApplyOptions } from './apply-webhooks.js';
 import { putService } from './services.js';
+import { applyAlerts } from './apply-alerts.js';
 import { unlessCorrupt } from '../storage/json.js';
 
 export interface ApplyReport {
@@ -72,6 +73,7 @@ export async function applyConfig(
     for (const org of config.organizations) {
       await applyOrganization(tx, org, now, report, createdBy);
       await applyWebhooks(tx, org, checkedWebhooks.get(org.id) ?? [], webhooks, now, report);
+      await applyAlerts(tx, org, now, report);
     }
   });
   return report;

@@ -5,6 +5,7 @@ import type { Config } from '../config/env.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { exposeBreakers, LocalBreakers, type Breakers } from '../delivery/breaker.js';
 import { RedisBreakers } from '../delivery/breaker-redis.js';
+import { breakerAlerts } from '../alerts/breaker-alerts.js';
 import { LocalPacer, RedisPacer, type Pacer } from '../delivery/pacing.js';
 import { DeliveryWorker } from '../delivery/worker.js';
 import { openBlobStore, type OpenedBlobs } from '../blobs/index.js';
@@ -138,6 +139,8 @@ export function buildServices(config: Config, deps: ServiceDeps): Services {
       ? new LocalBreakers(clock, config.breaker)
       : new RedisBreakers(redis, clock, { ...config.breaker, circuit: redisCircuit });
   exposeBreakers(metrics, breakers);
+  // A breaker opening or closing is an alert of its organization (issue 29).
+  breakers.onTransition = breakerAlerts(store, clock, logger.child({ component: 'alerts' })).onTransition;
   const protection = createProtection({
     config,
     clock,

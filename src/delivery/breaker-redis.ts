@@ -10,6 +10,7 @@ import {
   type BreakerOptions,
   type Breakers,
   type BreakerState,
+  type BreakerTransition,
   type BreakerView,
 } from './breaker.js';
 
@@ -107,7 +108,8 @@ end
 redis.call('HSET', h, 'run', table.concat(run, ','))
 return 0`;
 
-// ARGV: token ('' when not a probe), '1' when a synthetic probe → 1 when the breaker was reset (closed).
+// ARGV: token ('' when not a probe), '1' when a synthetic probe → 1 when the breaker was reset
+// (closed), 2 when that reset closed an open one (the transition alerts are told of, once).
 const SUCCEED = `
 local h = KEYS[1]
 local opened = redis.call('HEXISTS', h, 'opened_at') == 1
@@ -117,6 +119,7 @@ if opened and ARGV[2] == '1' then
   redis.call('HSET', h, 'probation', '1')
   redis.call('PEXPIRE', h, 86400000)
 end
+if opened then return 2 end
 return 1`;
 
 // ARGV: token → releases the probe it names.
@@ -132,6 +135,8 @@ export class RedisBreakers implements Breakers {
   /** Every key this process has used, for /metrics. */
   private readonly known = new Set<string>();
   private readonly circuit: RedisCircuit | undefined;
+  /** Told of each transition, by the worker whose script made it (buildServices sets it: alerts). */
+  onTransition: BreakerTransition | undefined;
 
   constructor(
     private readonly redis: Redis,
@@ -176,14 +181,15 @@ export class RedisBreakers implements Breakers {
       this.redis.eval(SUCCEED, 1, this.prefix + key, admission.kind === 'probe' ? admission.token : '', synthetic ? '1' : ''),
     );
     // On probation, the next message's answer must reach Redis (it ends the probation or reopens).
-    this.closed.set(key, { readAt: this.clock.now(), failing: synthetic && Number(reset) === 1 });
+    this.closed.set(key, { readAt: this.clock.now(), failing: synthetic && Number(reset) >= 1 });
+    if (Number(reset) === 2) this.onTransition?.(key, 'closed', undefined);
   }
 
   async failed(key: string, admission: Admission, reason: string): Promise<void> {
     const o = this.options;
     this.closed.delete(key);
     const probe = admission.kind === 'probe' ? admission : undefined;
-    await this.command(() =>
+    const opened = await this.command(() =>
       this.redis.eval(
         FAIL,
         1,
@@ -197,6 +203,7 @@ export class RedisBreakers implements Breakers {
         PROBED_KEPT,
       ),
     );
+    if (Number(opened) === 1) this.onTransition?.(key, 'open', reason.slice(0, 500));
   }
 
   async abandon(key: string, admission: Admission): Promise<void> {

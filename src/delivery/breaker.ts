@@ -87,6 +87,13 @@ export interface Breakers {
   snapshot(): Promise<Array<{ key: string; state: BreakerState }>>;
 }
 
+/**
+ * A breaker opened from closed, or closed again (issue 29: alerts listen). A probe that fails
+ * and re-opens a breaker already open is no transition: one outage, one alert. With Redis, the
+ * script that opened or closed it says so, so across workers each transition is told once.
+ */
+export type BreakerTransition = (key: string, to: 'open' | 'closed', lastError: string | undefined) => void;
+
 /** Makes these breakers the ones /metrics and the admin API read, unless some already are. */
 export function exposeBreakers(metrics: Pick<Metrics, 'breakers'>, breakers: Breakers): void {
   metrics.breakers.read ??= () => breakers.snapshot();
@@ -128,6 +135,8 @@ function stateOf(r: Record_, now: number, o: BreakerOptions): BreakerState {
 export class LocalBreakers implements Breakers {
   private readonly records = new Map<string, Record_>();
   private readonly options: BreakerOptions;
+  /** Told of each transition (buildServices sets it: alerts). */
+  onTransition: BreakerTransition | undefined;
 
   constructor(
     private readonly clock: Clock,
@@ -169,6 +178,7 @@ export class LocalBreakers implements Breakers {
     // Kept, reset: the gauge goes back to 0 rather than vanishing.
     const probation = r.openedAt !== undefined && admission.kind === 'probe' && admission.synthetic === true;
     this.records.set(key, { ...freshRecord(), probation });
+    if (r.openedAt !== undefined) this.onTransition?.(key, 'closed', r.lastError);
   }
 
   async failed(key: string, admission: Admission, reason: string): Promise<void> {
@@ -189,12 +199,14 @@ export class LocalBreakers implements Breakers {
       r.probation = false;
       r.openedAt = now;
       r.run = [];
+      this.onTransition?.(key, 'open', r.lastError);
       return;
     }
     r.run = [...r.run, now].filter((t) => t > now - this.options.windowMs).slice(-this.options.failures);
     if (r.run.length >= this.options.failures) {
       r.openedAt = now;
       r.run = [];
+      this.onTransition?.(key, 'open', r.lastError);
     }
   }
 

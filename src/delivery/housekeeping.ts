@@ -2,6 +2,7 @@ import type { BlobStore } from '../blobs/blob-store.js';
 import { retentionCutoff, retentionDaysOf } from '../domain/retention.js';
 import type { Store } from '../storage/store.js';
 import { attachmentRefs } from './stored.js';
+import { checkAlerts } from '../alerts/check.js';
 
 /**
  * Messages purged a transaction. The purge shares SQLite's one writer (and a send's group
@@ -36,6 +37,8 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * sooner, at MAILROOM_TEST_RETENTION_DAYS (never later than the live retention), with the bytes
  * their test inbox kept; the same loop and budget, test ones first. The request log (issue 29)
  * goes by MAILROOM_REQUEST_LOG_DAYS, REQUEST_LOG_PURGE_BATCH rows a transaction, in the budget left.
+ * Alert events (with their `webhook.test`-like deliveries) go by the live retention; then the
+ * alerts' rate check runs (src/alerts/check.ts).
  */
 export async function housekeeping(
   deps: { store: Store; blobs?: BlobStore; retentionDays?: number; testRetentionDays?: number; requestLogDays?: number },
@@ -72,6 +75,7 @@ export async function housekeeping(
     await store.transaction((tx) => tx.providerEvents.purgeUnmatchedBefore(retentionCutoff(now, days), 500), { durable: false });
     // Webhook deliveries go with their message (purgeOlderThan); `webhook.test` ones have none.
     await store.transaction((tx) => tx.webhookDeliveries.purgeTestsBefore(retentionCutoff(now, days), 500), { durable: false });
+    await store.transaction((tx) => tx.alerts.purgeBefore(retentionCutoff(now, days), 500), { durable: false });
   }
   if (deps.requestLogDays !== undefined) await purgeRequestLog(store, retentionCutoff(now, deps.requestLogDays), until);
   await store.transaction((tx) => tx.idempotency.purgeExpired(now), { durable: false });
@@ -79,6 +83,8 @@ export async function housekeeping(
     await dropBlob(upload.blob_key);
     await store.transaction((tx) => tx.uploads.delete(upload.id), { durable: false });
   }
+  // Alerts (issue 29): the rates over each organization's window, a minute apart like the rest.
+  await checkAlerts(store, now);
 }
 
 /**

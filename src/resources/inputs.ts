@@ -1,4 +1,5 @@
 import { Type, type Static, type TObject, type TOptional } from '@sinclair/typebox';
+import { AlertSettingsInput } from './alert-inputs.js';
 import { KEY_MODES, KEY_SCOPES, KEY_TYPES, OUT_OF_CREDIT_MODES, PARAM_TYPES, PLANS } from '../domain/types.js';
 import { APP_SCHEME_PATTERN } from '../domain/app-schemes.js';
 import {
@@ -288,6 +289,7 @@ export const ConfigFile = Type.Object(
             templates: Type.Optional(Type.Array(withId(TemplateInput))),
             suppressions: Type.Optional(Type.Array(SuppressionInput)),
             webhooks: Type.Optional(Type.Array(WebhookInput)),
+            alerts: Type.Optional(AlertSettingsInput),
           }),
         ],
         { additionalProperties: false },

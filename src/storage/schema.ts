@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { AlertEventsTable, AlertSettingsTable, AlertStatesTable } from './schema-alerts.js';
 import type { RequestLogTable } from './schema-request-log.js';
 import type { SimulatorEventsTable, TestInboxTable } from './schema-test-mode.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema-webhooks.js';
@@ -271,4 +272,7 @@ export interface Database {
   test_inbox: TestInboxTable;
   simulator_events: SimulatorEventsTable;
   request_log: RequestLogTable;
+  alert_settings: AlertSettingsTable;
+  alert_states: AlertStatesTable;
+  alert_events: AlertEventsTable;
 }

@@ -2,6 +2,7 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Clock } from '../domain/clock.js';
 import type { ApiKey, Organization, Service, Template } from '../domain/types.js';
 import { adminSessionsRepo } from './admin-sessions.js';
+import { alertsRepo } from './alerts.js';
 import { apiKeysRepo } from './api-keys.js';
 import { creditsRepo } from './credits.js';
 import { compiledOnce } from './compiled.js';
@@ -55,6 +56,7 @@ function builders(db: Kysely<Database>, dialect: Dialect) {
     testInbox: () => testInboxRepo(db),
     simulatorEvents: () => simulatorEventsRepo(db),
     requestLog: () => requestLogRepo(db),
+    alerts: () => alertsRepo(db),
   };
 }
 

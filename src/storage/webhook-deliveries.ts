@@ -4,6 +4,7 @@ import { headersFromColumn } from '../webhooks/custom-headers.js';
 import { signingSecrets } from '../webhooks/signing.js';
 import type { AttemptRecord, ClaimedDelivery, EndpointStats, RecordedAttempt } from '../webhooks/ports.js';
 import type { Database } from './schema.js';
+import { alertsRepo } from './alerts.js';
 import { deliveryLog } from './webhook-delivery-log.js';
 
 export {
@@ -249,7 +250,23 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
           ? failingReason(since, r.now)
           : null;
       if (reason === null) return { recorded: true, disabled: null };
-      await endpoint.set({ enabled: 0, disabled_reason: reason, updated_at: r.now }).where('enabled', '=', 1).execute();
+      const off = await endpoint
+        .set({ enabled: 0, disabled_reason: reason, updated_at: r.now })
+        .where('enabled', '=', 1)
+        .executeTakeFirst();
+      // The alert (issue 29) in the same transaction: only the attempt whose UPDATE disabled it fires.
+      if (Number(off.numUpdatedRows) > 0) {
+        const alerts = alertsRepo(db);
+        if ((await alerts.settings(moved.org_id)).endpoint_disabled) {
+          await alerts.fire(
+            moved.org_id,
+            'endpoint_disabled',
+            moved.endpoint_id,
+            { endpoint_id: moved.endpoint_id, reason },
+            r.now,
+          );
+        }
+      }
       return { recorded: true, disabled: reason };
     },
 
@@ -279,7 +296,7 @@ export function webhookDeliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
     },
 
     /**
-     * `webhook.test` deliveries (no message to go with) past retention, `limit` at a time; their
+     * `webhook.test` and alert deliveries (no message to go with) past retention, `limit` at a time; their
      * attempts go by the foreign key's cascade. Message deliveries go with their message.
      */
     async purgeTestsBefore(before: number, limit: number): Promise<number> {

@@ -64,7 +64,7 @@ export class ReplayRangeTooLong extends Error {
  */
 export type ReplayOneResult =
   | { outcome: 'not_found' }
-  /** A `webhook.test` delivery: sent once, when asked for, and never queued (the dispatcher claims message events only). */
+  /** A `webhook.test` delivery: sent once, when asked for, and never queued (the dispatcher claims message and alert events). */
   | { outcome: 'test_event' }
   | { outcome: 'queued' | 'in_flight'; endpointId: string; endpointEnabled: boolean };
 
@@ -135,7 +135,12 @@ export function deliveryLog(db: Kysely<Database>, dialect: Dialect) {
         endpoint_id: r.endpoint_id,
         event_type: r.event_type,
         message_id: r.message_id,
-        webhook_id: webhookIdOf({ id, message_id: r.message_id, sequence: r.sequence === null ? null : Number(r.sequence) }),
+        webhook_id: webhookIdOf({
+          id,
+          message_id: r.message_id,
+          sequence: r.sequence === null ? null : Number(r.sequence),
+          event_id: r.event_id === null ? null : Number(r.event_id),
+        }),
         state,
         attempts: log.length,
         next_attempt_at: state === 'pending' && r.next_attempt_at !== null ? Number(r.next_attempt_at) : null,

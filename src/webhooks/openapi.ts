@@ -2,6 +2,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { TIMELINE_EVENT_MEANINGS, TIMELINE_EVENT_TYPES } from '../domain/timeline.js';
 import { EVENT_SOURCES } from '../domain/event-sources.js';
 import { WEBHOOK_EVENT_TYPES } from './types.js';
+import { ALERT_EVENT_TYPES, ALERT_KINDS } from '../domain/alerts.js';
 import { TemplateIdSchema } from '../domain/template-id.js';
 
 /**
@@ -54,6 +55,44 @@ const MessageEventData = Type.Object({
 
 const messageTypes = TIMELINE_EVENT_TYPES.map((t) => `message.${t}`);
 
+const AlertEventData = Type.Object({
+  alert_id: Type.String({ description: '`alrt_<n>`: each firing and each resolution has its own' }),
+  organization_id: Type.String(),
+  kind: Type.String({ enum: [...ALERT_KINDS] }),
+  state: Type.Union([Type.Literal('firing'), Type.Literal('resolved')], {
+    description: 'firing: it crossed its threshold (sent once per crossing); resolved: back under',
+  }),
+  rate: Type.Optional(
+    Type.Object(
+      {
+        percent: Type.Number(),
+        threshold_percent: Type.Number(),
+        count: Type.Integer({ description: 'Bounced (or complained-about) messages in the window' }),
+        sample: Type.Integer({ description: 'Live messages handed off in the window (sent, delivered, bounced, complained)' }),
+        window_hours: Type.Integer(),
+      },
+      { description: 'bounce_rate and complaint_rate: what was measured' },
+    ),
+  ),
+  service_id: Type.Optional(Type.String({ description: 'breaker_open: the service' })),
+  endpoint_id: Type.Optional(Type.String({ description: 'endpoint_disabled: the endpoint that was disabled' })),
+  reason: Type.Optional(Type.String({ description: "The service's last error, or why the endpoint was disabled" })),
+});
+
+const ALERT_MEANINGS: Record<string, string> = {
+  'alert.bounce_rate': "The organization's bounce rate over its window crossed its threshold (or came back under it).",
+  'alert.complaint_rate': "The organization's complaint rate over its window crossed its threshold (or came back under it).",
+  'alert.breaker_open': "A service's circuit breaker opened (or closed again): its messages fail over or wait.",
+  'alert.endpoint_disabled':
+    "A webhook endpoint was disabled after failing (or enabled again). Sent to the organization's OTHER enabled " +
+    'endpoints subscribed to it: the disabled one gets nothing while it is disabled.',
+};
+
+function schemaOf(type: string): string {
+  if (type === 'webhook.test') return 'WebhookTest';
+  return type.startsWith('alert.') ? 'WebhookAlertEvent' : 'WebhookMessageEvent';
+}
+
 export const WEBHOOK_COMPONENT_SCHEMAS: Record<string, TSchema> = {
   WebhookMessageEvent: Type.Object(
     {
@@ -62,6 +101,14 @@ export const WEBHOOK_COMPONENT_SCHEMAS: Record<string, TSchema> = {
       data: MessageEventData,
     },
     { description: 'A message event: the same body on every attempt and replay' },
+  ),
+  WebhookAlertEvent: Type.Object(
+    {
+      type: Type.String({ enum: [...ALERT_EVENT_TYPES] }),
+      timestamp: Type.String({ format: 'date-time', description: 'When the alert fired or resolved' }),
+      data: AlertEventData,
+    },
+    { description: 'An alert of the organization (issue 29): fired on crossing, resolved when back under' },
   ),
   WebhookTest: Type.Object(
     {
@@ -114,11 +161,13 @@ const RESPONSES = {
 
 function meaning(type: string): string {
   if (type === 'webhook.test') return 'A test event, sent on request to check the endpoint and its signature check.';
+  const alert = ALERT_MEANINGS[type];
+  if (alert !== undefined) return alert;
   const t = TIMELINE_EVENT_TYPES.find((x) => `message.${x}` === type);
   return t === undefined ? type : TIMELINE_EVENT_MEANINGS[t];
 }
 
-/** `webhooks` of the OpenAPI document: `message.delivered`, `message.bounced`, …, `webhook.test`. */
+/** `webhooks` of the OpenAPI document: `message.delivered`, `message.bounced`, …, `alert.*`, `webhook.test`. */
 export function webhookDocs() {
   return Object.fromEntries(
     WEBHOOK_EVENT_TYPES.map((type) => [
@@ -136,7 +185,7 @@ export function webhookDocs() {
             required: true,
             content: {
               'application/json': {
-                schema: { $ref: `#/components/schemas/${type === 'webhook.test' ? 'WebhookTest' : 'WebhookMessageEvent'}` },
+                schema: { $ref: `#/components/schemas/${schemaOf(type)}` },
               },
             },
           },

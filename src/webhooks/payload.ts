@@ -47,10 +47,17 @@
  */
 /**
  * The `webhook-id` of a delivery, the same on every attempt and replay: `<message_id>.<sequence>`
- * for a message event (unique per event), `test_<n>` for a `webhook.test`.
+ * for a message event (unique per event), `alert_<n>` for an alert event (its `event_id` is
+ * −n: migration 0022), `test_<n>` for a `webhook.test`.
  */
-export function webhookIdOf(row: { id: number; message_id: string | null; sequence: number | null }): string {
-  return row.message_id !== null && row.sequence !== null ? `${row.message_id}.${row.sequence}` : `test_${row.id}`;
+export function webhookIdOf(row: {
+  id: number;
+  message_id: string | null;
+  sequence: number | null;
+  event_id?: number | null;
+}): string {
+  if (row.message_id !== null && row.sequence !== null) return `${row.message_id}.${row.sequence}`;
+  return row.event_id !== undefined && row.event_id !== null && row.event_id < 0 ? `alert_${-row.event_id}` : `test_${row.id}`;
 }
 
 export interface MessageEventPayload {

@@ -1,3 +1,4 @@
+import { ALERT_EVENT_TYPES } from '../domain/alerts.js';
 import { TIMELINE_EVENT_TYPES } from '../domain/timeline.js';
 import type { CustomHeader } from './custom-headers.js';
 
@@ -6,8 +7,12 @@ import type { CustomHeader } from './custom-headers.js';
  * the dispatcher (src/webhooks/dispatcher.ts), the admin API and the CLI all speak these.
  */
 
-/** `message.<type>` for every timeline event type, and `webhook.test`. */
-export const WEBHOOK_EVENT_TYPES = [...TIMELINE_EVENT_TYPES.map((t) => `message.${t}` as const), 'webhook.test'] as const;
+/** `message.<type>` for every timeline event type, `alert.<kind>` (issue 29), and `webhook.test`. */
+export const WEBHOOK_EVENT_TYPES = [
+  ...TIMELINE_EVENT_TYPES.map((t) => `message.${t}` as const),
+  ...ALERT_EVENT_TYPES,
+  'webhook.test',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** Whether a name is one of WEBHOOK_EVENT_TYPES: the one check the config file, the API, the CLI and storage use. */

@@ -33,6 +33,7 @@ const NO_HTTP = [
   'submission',
   'smtp',
   'mime',
+  'alerts',
 ];
 /** The HTTP layer: the app, its routes and plugins, the admin API, the error handler, the CLI that serves them. */
 const HTTP_LAYER = ['http', 'admin', 'errors', 'cli', 'app.ts'];

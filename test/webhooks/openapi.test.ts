@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EVENT_SOURCES } from '../../src/domain/event-sources.js';
 import { WEBHOOK_EVENT_TYPES } from '../../src/webhooks/types.js';
 import { messageEventPayload, testEventPayload } from '../../src/webhooks/payload.js';
+import { alertEventPayload } from '../../src/webhooks/alert-payload.js';
 import { freshApp } from '../support/app.js';
 import { Ajv } from 'ajv';
 
@@ -37,9 +38,9 @@ describe('OpenAPI document: outbound webhooks', () => {
           type,
         ).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
         const ref = post.requestBody.content['application/json']?.schema.$ref ?? '';
-        expect(ref, type).toBe(
-          type === 'webhook.test' ? '#/components/schemas/WebhookTest' : '#/components/schemas/WebhookMessageEvent',
-        );
+        const schema =
+          type === 'webhook.test' ? 'WebhookTest' : type.startsWith('alert.') ? 'WebhookAlertEvent' : 'WebhookMessageEvent';
+        expect(ref, type).toBe(`#/components/schemas/${schema}`);
         expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['2XX', '410']));
       }
 
@@ -79,6 +80,22 @@ describe('OpenAPI document: outbound webhooks', () => {
       expect(messageEvent({ type: 'message.exploded', timestamp: 'x', data: {} })).toBe(false);
       const testEvent = ajv.compile(doc.components.schemas.WebhookTest ?? {});
       expect(testEvent(JSON.parse(testEventPayload('acme', 'wh_1', 1_767_225_600_000)) as unknown)).toBe(true);
+      // Alerts (issue 29): a rate alert and a breaker alert as alert-payload.ts builds them.
+      const alertEvent = ajv.compile(doc.components.schemas.WebhookAlertEvent ?? {});
+      const rate = { percent: 6, threshold_percent: 5, count: 6, sample: 100, window_hours: 24 };
+      for (const body of [
+        alertEventPayload({ id: 1, orgId: 'acme', kind: 'bounce_rate', state: 'firing', at: 0, detail: { rate } }),
+        alertEventPayload({
+          id: 2,
+          orgId: 'acme',
+          kind: 'breaker_open',
+          state: 'resolved',
+          at: 0,
+          detail: { service_id: 'ses' },
+        }),
+      ]) {
+        expect(alertEvent(JSON.parse(body) as unknown), JSON.stringify(alertEvent.errors)).toBe(true);
+      }
 
       const admin = '/admin/v1/organizations/{org}/webhooks';
       const routes = [

@@ -1,5 +1,6 @@
 import type { App, AppServices } from '../../http/app-types.js';
 import type { SendDeps } from '../../send/accept.js';
+import { registerAlertRoutes } from './alerts.js';
 import { adminTokenGate, installAdminAuth } from './auth.js';
 import { registerCreditRoutes } from './credits.js';
 import { registerKeyRoutes } from './keys.js';
@@ -56,4 +57,5 @@ export function registerAdminRoutes(app: App, services: AppServices, sendDeps: S
   registerRequestLogRoutes(app, services);
   registerServerRoutes(app, services);
   registerWebhookRoutes(app, services);
+  registerAlertRoutes(app, services);
 }

@@ -21,6 +21,7 @@ import * as m0018 from './0018_retrying_index.js';
 import * as m0019 from './0019_key_details.js';
 import * as m0020 from './0020_request_log.js';
 import * as m0021 from './0021_credit_mode.js';
+import * as m0022 from './0022_alerts.js';
 import * as m0023 from './0023_webhook_headers.js';
 
 /** Numbered, applied in name order. Add a file and a line here; never edit an applied one. */
@@ -46,5 +47,6 @@ export const MIGRATIONS: Readonly<Record<string, (db: Kysely<unknown>, dialect: 
   '0019_key_details': m0019.up,
   '0020_request_log': m0020.up,
   '0021_credit_mode': m0021.up,
+  '0022_alerts': m0022.up,
   '0023_webhook_headers': m0023.up,
 };

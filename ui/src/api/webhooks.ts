@@ -20,7 +20,7 @@ type Queued = Answer<'/organizations/{org}/webhooks/{id}/replay', 'post'>;
 /** The log's filters as the page reads them from the hash: strings, which the server checks. */
 export type DeliveryQuery = { [K in keyof Query<Deliveries, 'get'>]?: string };
 
-/** The message event types an endpoint can subscribe to (src/webhooks/types.ts) and the test event, in the order shown. */
+/** The message and alert event types an endpoint can subscribe to (src/webhooks/types.ts), and the test event, as shown. */
 export const WEBHOOK_EVENT_TYPES = allOf<WebhookEventType>()([
   'message.queued',
   'message.held',
@@ -34,6 +34,10 @@ export const WEBHOOK_EVENT_TYPES = allOf<WebhookEventType>()([
   'message.failed',
   'message.discarded',
   'message.held_service_error',
+  'alert.bounce_rate',
+  'alert.complaint_rate',
+  'alert.breaker_open',
+  'alert.endpoint_disabled',
   'webhook.test',
 ]);
 

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
 import { organizationsApi, type OrganizationPatch, type OrganizationSettings } from '../api/organizations';
 import { OrgCredits } from '../components/org-credits';
+import { AlertSettingsCard } from '../components/alert-settings';
 import { idTaken, type TakenId } from '../components/id-field';
 import {
   changedSettings,
@@ -116,6 +117,7 @@ export function OrganizationEdit(props: PageProps) {
           </button>
         </div>
       </form>
+      {!creating && <AlertSettingsCard org={org} />}
     </>
   );
 }

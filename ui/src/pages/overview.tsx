@@ -1,6 +1,7 @@
 import '../components/org-pages.css';
 import '../ops-pages.css';
 import { OVERVIEW_DAYS, overviewApi, type OverviewDays } from '../api/overview';
+import { AlertSummary } from '../components/alert-summary';
 import { MessagesChart } from '../components/chart';
 import { ModeToggle } from '../components/mode-toggle';
 import { OverviewRates } from '../components/overview-rates';
@@ -43,6 +44,7 @@ function OrgOverview(props: PageProps) {
         </fieldset>
       </PageHeader>
       <ErrorNotice error={error} />
+      <AlertSummary org={org} />
       {loading && data === undefined ? (
         <Loading />
       ) : (

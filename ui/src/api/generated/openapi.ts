@@ -4348,7 +4348,7 @@ export interface paths {
                         /** @description http or https; in production https to a public address only */
                         url: string;
                         /** @description Event types to receive; ["*"] or left out: all of them */
-                        events?: ("*" | "message.queued" | "message.held" | "message.released" | "message.sending" | "message.sent" | "message.deferred" | "message.delivered" | "message.bounced" | "message.complained" | "message.failed" | "message.discarded" | "message.held_service_error" | "webhook.test")[];
+                        events?: ("*" | "message.queued" | "message.held" | "message.released" | "message.sending" | "message.sent" | "message.deferred" | "message.delivered" | "message.bounced" | "message.complained" | "message.failed" | "message.discarded" | "message.held_service_error" | "alert.bounce_rate" | "alert.complaint_rate" | "alert.breaker_open" | "alert.endpoint_disabled" | "webhook.test")[];
                         /** @description Default true; enabling clears disabled_reason and the failure clock */
                         enabled?: boolean;
                         description?: string | null;
@@ -4484,7 +4484,7 @@ export interface paths {
                         /** @description http or https; in production https to a public address only */
                         url: string;
                         /** @description Event types to receive; ["*"] or left out: all of them */
-                        events: ("*" | "message.queued" | "message.held" | "message.released" | "message.sending" | "message.sent" | "message.deferred" | "message.delivered" | "message.bounced" | "message.complained" | "message.failed" | "message.discarded" | "message.held_service_error" | "webhook.test")[];
+                        events: ("*" | "message.queued" | "message.held" | "message.released" | "message.sending" | "message.sent" | "message.deferred" | "message.delivered" | "message.bounced" | "message.complained" | "message.failed" | "message.discarded" | "message.held_service_error" | "alert.bounce_rate" | "alert.complaint_rate" | "alert.breaker_open" | "alert.endpoint_disabled" | "webhook.test")[];
                         enabled: boolean;
                         description?: string | null;
                         /** @description Headers sent with every request to this endpoint (at most 10), e.g. Authorization for a receiver behind basic auth. Not allowed: Host, Content-Length, Content-Type, Content-Encoding, Transfer-Encoding, Connection and the other hop-by-hop headers, Expect, User-Agent and the signing headers webhook-id, webhook-timestamp, webhook-signature. */
@@ -4631,7 +4631,7 @@ export interface paths {
                         /** @description http or https; in production https to a public address only */
                         url?: string;
                         /** @description Event types to receive; ["*"] or left out: all of them */
-                        events?: ("*" | "message.queued" | "message.held" | "message.released" | "message.sending" | "message.sent" | "message.deferred" | "message.delivered" | "message.bounced" | "message.complained" | "message.failed" | "message.discarded" | "message.held_service_error" | "webhook.test")[];
+                        events?: ("*" | "message.queued" | "message.held" | "message.released" | "message.sending" | "message.sent" | "message.deferred" | "message.delivered" | "message.bounced" | "message.complained" | "message.failed" | "message.discarded" | "message.held_service_error" | "alert.bounce_rate" | "alert.complaint_rate" | "alert.breaker_open" | "alert.endpoint_disabled" | "webhook.test")[];
                         /** @description Default true; enabling clears disabled_reason and the failure clock */
                         enabled?: boolean;
                         description?: string | null;
@@ -4931,7 +4931,7 @@ export interface paths {
         get: {
             parameters: {
                 query: {
-                    event_type?: "message.queued" | "message.held" | "message.released" | "message.sending" | "message.sent" | "message.deferred" | "message.delivered" | "message.bounced" | "message.complained" | "message.failed" | "message.discarded" | "message.held_service_error" | "webhook.test";
+                    event_type?: "message.queued" | "message.held" | "message.released" | "message.sending" | "message.sent" | "message.deferred" | "message.delivered" | "message.bounced" | "message.complained" | "message.failed" | "message.discarded" | "message.held_service_error" | "alert.bounce_rate" | "alert.complaint_rate" | "alert.breaker_open" | "alert.endpoint_disabled" | "webhook.test";
                     message_id?: string;
                     state?: "pending" | "succeeded" | "failed";
                     /** @description The same filter as `state`, by the issue's word */
@@ -5020,7 +5020,7 @@ export interface paths {
         get: {
             parameters: {
                 query: {
-                    event_type?: "message.queued" | "message.held" | "message.released" | "message.sending" | "message.sent" | "message.deferred" | "message.delivered" | "message.bounced" | "message.complained" | "message.failed" | "message.discarded" | "message.held_service_error" | "webhook.test";
+                    event_type?: "message.queued" | "message.held" | "message.released" | "message.sending" | "message.sent" | "message.deferred" | "message.delivered" | "message.bounced" | "message.complained" | "message.failed" | "message.discarded" | "message.held_service_error" | "alert.bounce_rate" | "alert.complaint_rate" | "alert.breaker_open" | "alert.endpoint_disabled" | "webhook.test";
                     message_id?: string;
                     state?: "pending" | "succeeded" | "failed";
                     /** @description The same filter as `state`, by the issue's word */
@@ -5412,6 +5412,182 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/organizations/{org}/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An organization's alert settings (the defaults until it sets its own) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            bounce_rate_percent: number | null;
+                            complaint_rate_percent: number | null;
+                            min_sample: number;
+                            window_hours: number;
+                            breaker_open: boolean;
+                            endpoint_disabled: boolean;
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Replace an organization's alert settings
+         * @description Every field is optional: one left out takes its default (bounce 5 %, complaint 0.1 %, min_sample 100, window_hours 24, breaker_open and endpoint_disabled true). A rate threshold of null turns that alert off; a firing one resolves at the next check (within a minute).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Fire alert.bounce_rate at this bounce rate or more, in percent of handed-off messages (over 0, at most 100); null turns it off. Default 5 */
+                        bounce_rate_percent?: number | null;
+                        /** @description Fire alert.complaint_rate at this complaint rate or more, in percent of handed-off messages (over 0, at most 100); null turns it off. Default 0.1 */
+                        complaint_rate_percent?: number | null;
+                        /** @description Rate alerts fire only over at least this many handed-off messages in the window. Default 100 */
+                        min_sample?: number;
+                        /** @description The rolling window the rates are counted over (messages created in it), 1–72 h. Default 24 */
+                        window_hours?: number;
+                        /** @description Fire alert.breaker_open when a service's breaker opens. Default true */
+                        breaker_open?: boolean;
+                        /** @description Fire alert.endpoint_disabled when the dispatcher disables a webhook endpoint. Default true */
+                        endpoint_disabled?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            bounce_rate_percent: number | null;
+                            complaint_rate_percent: number | null;
+                            min_sample: number;
+                            window_hours: number;
+                            breaker_open: boolean;
+                            endpoint_disabled: boolean;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/organizations/{org}/alerts/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization's alerts firing now and its latest alert events
+         * @description Each alert fires once when it crosses its threshold and resolves once when it is back under; both are also sent as the webhook event `alert.<kind>`. Events are kept as long as messages (MAILROOM_RETENTION_DAYS).
+         */
+        get: {
+            parameters: {
+                query: {
+                    limit: number;
+                };
+                header?: never;
+                path: {
+                    org: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Alerts firing now, oldest first */
+                            open: {
+                                /** @description The firing event: `alrt_<n>`, the `data.alert_id` of its webhook */
+                                alert_id: string;
+                                /** @enum {string} */
+                                kind: "bounce_rate" | "complaint_rate" | "breaker_open" | "endpoint_disabled";
+                                /** Format: date-time */
+                                since: string;
+                                service_id?: string;
+                                endpoint_id?: string;
+                                reason?: string;
+                                rate?: {
+                                    percent: number;
+                                    threshold_percent: number;
+                                    count: number;
+                                    sample: number;
+                                    window_hours: number;
+                                };
+                            }[];
+                            /** @description The latest alert events, newest first */
+                            items: {
+                                alert_id: string;
+                                /** @enum {string} */
+                                kind: "bounce_rate" | "complaint_rate" | "breaker_open" | "endpoint_disabled";
+                                state: "firing" | "resolved";
+                                /** Format: date-time */
+                                at: string;
+                                service_id?: string;
+                                endpoint_id?: string;
+                                reason?: string;
+                                rate?: {
+                                    percent: number;
+                                    threshold_percent: number;
+                                    count: number;
+                                    sample: number;
+                                    window_hours: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/organizations/{org}/suppressions/import": {
         parameters: {
             query?: never;
@@ -5509,6 +5685,41 @@ export interface components {
                 details?: {
                     [key: string]: unknown;
                 };
+            };
+        };
+        /** @description An alert of the organization (issue 29): fired on crossing, resolved when back under */
+        WebhookAlertEvent: {
+            /** @enum {string} */
+            type: "alert.bounce_rate" | "alert.complaint_rate" | "alert.breaker_open" | "alert.endpoint_disabled";
+            /**
+             * Format: date-time
+             * @description When the alert fired or resolved
+             */
+            timestamp: string;
+            data: {
+                /** @description `alrt_<n>`: each firing and each resolution has its own */
+                alert_id: string;
+                organization_id: string;
+                /** @enum {string} */
+                kind: "bounce_rate" | "complaint_rate" | "breaker_open" | "endpoint_disabled";
+                /** @description firing: it crossed its threshold (sent once per crossing); resolved: back under */
+                state: "firing" | "resolved";
+                /** @description bounce_rate and complaint_rate: what was measured */
+                rate?: {
+                    percent: number;
+                    threshold_percent: number;
+                    /** @description Bounced (or complained-about) messages in the window */
+                    count: number;
+                    /** @description Live messages handed off in the window (sent, delivered, bounced, complained) */
+                    sample: number;
+                    window_hours: number;
+                };
+                /** @description breaker_open: the service */
+                service_id?: string;
+                /** @description endpoint_disabled: the endpoint that was disabled */
+                endpoint_id?: string;
+                /** @description The service's last error, or why the endpoint was disabled */
+                reason?: string;
             };
         };
         /** @description Sent by POST /admin/v1/organizations/{org}/webhooks/{id}/test */
