@@ -1,5 +1,5 @@
 import { percentOf, type AlertEvent, type AlertKind, type AlertSettings, type RateMeasure } from '../domain/alerts.js';
-import type { WindowCounts } from '../storage/alerts.js';
+import { messageRates } from '../domain/rates.js';
 import type { Store } from '../storage/store.js';
 
 const HOUR_MS = 3_600_000;
@@ -8,7 +8,8 @@ const HOUR_MS = 3_600_000;
 export type RateVerdict = { kind: 'over' | 'under'; measure: RateMeasure } | { kind: 'off' };
 
 /**
- * The rule, pure: over at `threshold` % or more of at least `min_sample` handed-off messages;
+ * The rule, pure: over at `threshold` % or more of a sample of at least `min_sample` messages (sent
+ * for the bounce rate, delivered for the complaint rate);
  * under below the threshold, whatever the sample (a firing alert resolves once the rate is back
  * under, even when few messages went since); a threshold of null is off (a firing alert resolves).
  * Compared as count × 100 ≥ threshold × sample, so 1 of 1,000 is 0.1 % exactly.
@@ -41,15 +42,16 @@ export async function checkAlerts(store: Store, now: number): Promise<AlertEvent
     if (e !== undefined) written.push(e);
   };
   for (const { org_id, settings } of await store.alerts.everyOrganization()) {
-    const counts: WindowCounts = await store.alerts.windowCounts(org_id, now - settings.window_hours * HOUR_MS);
-    const rates: Array<[AlertKind, number, number | null]> = [
-      ['bounce_rate', counts.bounced, settings.bounce_rate_percent],
-      ['complaint_rate', counts.complained, settings.complaint_rate_percent],
+    // The overview's arithmetic (src/domain/rates.ts): bounced of sent, complained of delivered.
+    const r = messageRates(await store.alerts.windowCounts(org_id, now - settings.window_hours * HOUR_MS));
+    const rates: Array<[AlertKind, number, number, number | null]> = [
+      ['bounce_rate', r.bounced, r.sent, settings.bounce_rate_percent],
+      ['complaint_rate', r.complained, r.delivered, settings.complaint_rate_percent],
     ];
     // Read first, so a quiet organization costs two reads a minute and no write transaction.
     const firing = new Set((await store.alerts.open(org_id)).map((a) => a.kind));
-    for (const [kind, count, threshold] of rates) {
-      const v = rateVerdict(count, counts.sample, threshold, settings);
+    for (const [kind, count, sample, threshold] of rates) {
+      const v = rateVerdict(count, sample, threshold, settings);
       if (v.kind === 'over' && !firing.has(kind)) {
         note(await store.transaction((tx) => tx.alerts.fire(org_id, kind, '', { rate: v.measure }, now), { durable: false }));
       } else if ((v.kind === 'under' || threshold === null) && firing.has(kind)) {

@@ -1,3 +1,4 @@
+import type { StatusCounts } from '../domain/rates.js';
 import { sql, type Kysely } from 'kysely';
 import {
   DEFAULT_ALERT_SETTINGS,
@@ -22,12 +23,8 @@ import type { Database } from './schema.js';
 /** Messages the rates count: handed off to a service (what SES calls sent). */
 const HANDED_OFF = ['sent', 'delivered', 'bounced', 'complained'] as const;
 
-export interface WindowCounts {
-  /** Live messages created in the window and handed off. */
-  sample: number;
-  bounced: number;
-  complained: number;
-}
+/** Live messages created in the window and handed off, by status (src/domain/rates.ts reads them). */
+export type WindowCounts = StatusCounts;
 
 type EventRow = {
   id: number | string;
@@ -154,12 +151,9 @@ export function alertsRepo(db: Kysely<Database>) {
       };
       const all = await count(false);
       const test = await count(true);
-      const live = (s: string) => (all.get(s) ?? 0) - (test.get(s) ?? 0);
-      return {
-        sample: HANDED_OFF.reduce((n, s) => n + live(s), 0),
-        bounced: live('bounced'),
-        complained: live('complained'),
-      };
+      const live: Partial<Record<(typeof HANDED_OFF)[number], number>> = {};
+      for (const status of HANDED_OFF) live[status] = (all.get(status) ?? 0) - (test.get(status) ?? 0);
+      return live;
     },
 
     /** Fires the alert unless it is firing already: the event written, or undefined. Call it in a transaction. */
