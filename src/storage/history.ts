@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { KeyMode, MessageStatus } from '../domain/types.js';
 import { keyModeColumn, messageStatusColumn } from './columns.js';
+import type { Dialect } from './dialect.js';
 import type { Database } from './schema.js';
 
 /**
@@ -39,6 +40,12 @@ export interface HistoryFilter {
   to?: number;
   /** Exact recipient address (lower-cased). */
   recipient?: string;
+  /** Part of a recipient address, already as stored (lower-cased, NFC): the operator UI's search. */
+  recipientContains?: string;
+  /** Part of the subject, any case (Unicode case folding on both databases: see containsFolded). */
+  subjectContains?: string;
+  /** One message id, exactly as stored (ids are case-sensitive). */
+  messageId?: string;
   /** Keyset position: items strictly older than this (created_at, id). */
   before?: { created_at: number; id: string };
 }
@@ -74,8 +81,30 @@ export function newestFirst(pages: ReadonlyArray<readonly HistoryRow[]>, limit: 
   return out;
 }
 
+/**
+ * `column` contains `part`, case-insensitively. instr/strpos take the text as it is, so a `%`
+ * or `_` typed by the operator is no wildcard and needs no escaping (LIKE would need ESCAPE).
+ * SQLite's lower() and LIKE fold ASCII only, so SQLite folds with mailroom_fold (JavaScript's
+ * toLowerCase, registered in dialect.ts); PostgreSQL's lower() folds by the database's LC_CTYPE
+ * (C.UTF-8 or a *.UTF-8 locale fold every letter; a plain `C` database folds ASCII only).
+ * No B-tree serves a contains test: the walk reads the (org, time) index and tests each row
+ * in the time range until a page is full (README note: at 100,000 messages a search that
+ * matches nothing reads them all).
+ */
+function containsFolded(dialect: Dialect, column: string, part: string) {
+  return dialect === 'sqlite'
+    ? sql<boolean>`instr(mailroom_fold(${sql.ref(column)}), mailroom_fold(${part})) > 0`
+    : sql<boolean>`strpos(lower(${sql.ref(column)}), lower(${part})) > 0`;
+}
+
 /** One page of history with at most one status: a single index walk in time order. */
-export async function historyPage(db: Kysely<Database>, orgId: string, f: HistoryFilter, limit: number): Promise<HistoryRow[]> {
+export async function historyPage(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  orgId: string,
+  f: HistoryFilter,
+  limit: number,
+): Promise<HistoryRow[]> {
   let q = db
     .selectFrom('messages')
     .select(['id', 'status', 'template_id', 'service_id', 'subject', 'created_at', 'sent_at', 'mode', 'simulated'])
@@ -95,6 +124,19 @@ export async function historyPage(db: Kysely<Database>, orgId: string, f: Histor
     const recipient = f.recipient;
     q = q.where('id', 'in', (eb) =>
       eb.selectFrom('message_recipients').select('message_id').where('org_id', '=', orgId).where('email', '=', recipient),
+    );
+  }
+  if (f.messageId !== undefined) q = q.where('id', '=', f.messageId);
+  if (f.subjectContains !== undefined) q = q.where(containsFolded(dialect, 'subject', f.subjectContains));
+  if (f.recipientContains !== undefined) {
+    // Addresses are stored lower-cased and NFC (canonicalAddress), as the part is: no folding.
+    // Per listed row, one probe of recipients_message: bounded by the time range like the walk.
+    const part = f.recipientContains;
+    const found = dialect === 'sqlite' ? sql<boolean>`instr(r.email, ${part}) > 0` : sql<boolean>`strpos(r.email, ${part}) > 0`;
+    q = q.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('message_recipients as r').select(sql`1`.as('one')).whereRef('r.message_id', '=', 'messages.id').where(found),
+      ),
     );
   }
   if (f.before !== undefined) {

@@ -4,6 +4,7 @@ import { adminTokenGate, installAdminAuth } from './auth.js';
 import { registerCreditRoutes } from './credits.js';
 import { registerKeyRoutes } from './keys.js';
 import { registerListRoutes } from './lists.js';
+import { registerMessageExportRoutes } from './message-export.js';
 import { registerMessageHistoryRoutes } from './message-history.js';
 import { registerMessageRoutes } from './messages.js';
 import { registerMessageSourceRoutes } from './message-source.js';
@@ -46,6 +47,7 @@ export function registerAdminRoutes(app: App, services: AppServices, sendDeps: S
   registerListRoutes(app, services);
   registerMessageRoutes(app, services);
   registerMessageHistoryRoutes(app, services);
+  registerMessageExportRoutes(app, services);
   registerMessageSourceRoutes(app, services);
   registerOverviewRoutes(app, services);
   registerTestInboxRoutes(app, services);
