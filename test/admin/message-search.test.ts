@@ -68,19 +68,22 @@ describeDialects('admin message search on %s', (dialect, skip) => {
     expect(subjects(await list(t, `recipient=example&from=${from}`))).toEqual(['Re: école', '500 offers']);
   });
 
-  it.skipIf(skip)('message_id: exact, as pasted (trimmed, never lower-cased); unknown or other org is an empty list', async () => {
-    const id = ids[3] ?? '';
-    expect(id).toMatch(/[A-Z]|[a-z]/);
-    expect((await list(t, `message_id=${encodeURIComponent(` ${id}\t`)}`)).items.map((i) => i.message_id)).toEqual([id]);
-    const flipped = id.replace(/[a-zA-Z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
-    expect((await list(t, `message_id=${flipped}`)).items).toEqual([]);
-    expect((await list(t, 'message_id=msg_nope')).items).toEqual([]);
-    expect((await list(t, 'message_id=not%20an%20id%20at%20all!')).items).toEqual([]);
-    // The test message is listed under mode=test only.
-    const testId = ids[4] ?? '';
-    expect((await list(t, `message_id=${testId}`)).items).toEqual([]);
-    expect((await list(t, `message_id=${testId}&mode=test`)).items).toHaveLength(1);
-  });
+  it.skipIf(skip)(
+    'message_id: exact, as pasted (trimmed, never lower-cased); unknown or other org is an empty list',
+    async () => {
+      const id = ids[3] ?? '';
+      expect(id).toMatch(/[A-Z]|[a-z]/);
+      expect((await list(t, `message_id=${encodeURIComponent(` ${id}\t`)}`)).items.map((i) => i.message_id)).toEqual([id]);
+      const flipped = id.replace(/[a-zA-Z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
+      expect((await list(t, `message_id=${flipped}`)).items).toEqual([]);
+      expect((await list(t, 'message_id=msg_nope')).items).toEqual([]);
+      expect((await list(t, 'message_id=not%20an%20id%20at%20all!')).items).toEqual([]);
+      // The test message is listed under mode=test only.
+      const testId = ids[4] ?? '';
+      expect((await list(t, `message_id=${testId}`)).items).toEqual([]);
+      expect((await list(t, `message_id=${testId}&mode=test`)).items).toHaveLength(1);
+    },
+  );
 
   it.skipIf(skip)('control characters and over-long values are 400 invalid_body naming the field', async () => {
     for (const [query, field] of [
