@@ -141,9 +141,13 @@ export async function historyPage(
   }
   if (f.before !== undefined) {
     const b = f.before;
-    q = q.where((eb) =>
-      eb.or([eb('created_at', '<', b.created_at), eb.and([eb('created_at', '=', b.created_at), eb('id', '<', b.id)])]),
-    );
+    // `created_at <= t` first, as its own term: the index's range starts at the cursor. With the
+    // OR alone, SQLite ran two index searches and sorted every older row in a temp B-tree, so
+    // each page cost the rows behind it: 200 ms for a page of 1000 at 20,000 messages, O(n²)
+    // for an export (bench:export); now a page reads its own rows only.
+    q = q
+      .where('created_at', '<=', b.created_at)
+      .where((eb) => eb.or([eb('created_at', '<', b.created_at), eb('id', '<', b.id)]));
   }
   const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   return rows.map(({ failed_before, ...r }) => {
