@@ -97,7 +97,8 @@ export async function seedExportPostgres(url: string, schema: string, count: num
   await client.connect();
   try {
     await client.query(`set search_path to ${schema}`);
-    const series = `(select g, ($1::bigint + (g::bigint * $2::bigint) / $3::bigint) as c from generate_series(0, $3::int - 1) g) s`;
+    const series =
+      '(select g, ($1::bigint + (g::bigint * $2::bigint) / $3::bigint) as c from generate_series(0, $3::int - 1) g) s';
     const args = [now - SPAN, SPAN, count];
     const statuses = `(array[${STATUSES.map((s) => `'${s}'`).join(',')}])[1 + g % ${STATUSES.length}]`;
     await client.query(
