@@ -8,6 +8,5 @@ import { Type } from '@sinclair/typebox';
 export const SUBMITTED_TEMPLATE_ID = '@smtp';
 
 /** `template_id` in every schema that shows a message (history, message, test inbox, webhook payloads). */
-export const TemplateIdSchema = Type.String({
-  description: `The template's id; '${SUBMITTED_TEMPLATE_ID}' for a message submitted over SMTP and sent as submitted (no template)`,
-});
+const SUBMITTED_NOTE = `'${SUBMITTED_TEMPLATE_ID}' for a message submitted over SMTP and sent as submitted (no template)`;
+export const TemplateIdSchema = Type.String({ description: `The template's id; ${SUBMITTED_NOTE}` });

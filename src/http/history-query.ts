@@ -223,9 +223,10 @@ export async function historyPage(
   orgId: string,
   q: HistoryQuery,
   readerMode: KeyMode = 'live',
+  search: Pick<HistoryFilter, 'recipientContains' | 'subjectContains' | 'messageId'> = {},
 ): Promise<Static<typeof HistoryPage>> {
   const { store } = deps;
-  const filter = historyFilter(q, deps.clock.now(), deps.config, historyMode(q.mode, readerMode));
+  const filter = { ...historyFilter(q, deps.clock.now(), deps.config, historyMode(q.mode, readerMode)), ...search };
   // One row more than the page tells whether another page exists.
   const rows = await store.messages.history(orgId, filter, q.limit + 1);
   const page = rows.slice(0, q.limit);

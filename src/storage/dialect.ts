@@ -59,6 +59,9 @@ function openSqlite(file: string): Kysely<Database> {
   sqlite.pragma(`journal_size_limit = ${WAL_KEPT_BYTES}`);
   // Another process (mailroom worker beside mailroom serve) may hold the write lock briefly.
   sqlite.pragma('busy_timeout = 5000');
+  // SQLite's lower() and LIKE fold ASCII only; the message search folds every letter, as
+  // PostgreSQL's lower() does under a UTF-8 locale (src/storage/history.ts, containsFolded).
+  sqlite.function('mailroom_fold', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v));
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
 }
 

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { KeyMode, MessageStatus } from '../domain/types.js';
 import { keyModeColumn, messageStatusColumn } from './columns.js';
+import type { Dialect } from './dialect.js';
 import type { Database } from './schema.js';
 
 /**
@@ -39,6 +40,12 @@ export interface HistoryFilter {
   to?: number;
   /** Exact recipient address (lower-cased). */
   recipient?: string;
+  /** Part of a recipient address, already as stored (lower-cased, NFC): the operator UI's search. */
+  recipientContains?: string;
+  /** Part of the subject, any case (Unicode case folding on both databases: see containsFolded). */
+  subjectContains?: string;
+  /** One message id, exactly as stored (ids are case-sensitive). */
+  messageId?: string;
   /** Keyset position: items strictly older than this (created_at, id). */
   before?: { created_at: number; id: string };
 }
@@ -74,8 +81,33 @@ export function newestFirst(pages: ReadonlyArray<readonly HistoryRow[]>, limit: 
   return out;
 }
 
+/**
+ * `column` contains `part`, case-insensitively. instr/strpos take the text as it is, so a `%`
+ * or `_` typed by the operator is no wildcard and needs no escaping (LIKE would need ESCAPE).
+ * SQLite's lower() and LIKE fold ASCII only, so SQLite folds with mailroom_fold (JavaScript's
+ * toLowerCase, registered in dialect.ts); PostgreSQL's lower() folds by the database's LC_CTYPE
+ * (C.UTF-8 or a *.UTF-8 locale fold every letter; a plain `C` database folds ASCII only).
+ * No B-tree serves a contains test: the walk reads the (org, time) index and tests each row
+ * in the time range until a page is full, so a search that matches nothing reads every message
+ * in the range. Measured (bench:export, page of 25, 2 shared cores under load): at 100,000
+ * messages a subject search with no match took 1.3 s on SQLite and 0.26 s on PostgreSQL, a
+ * recipient search 3.2 s and 0.68 s; at 1,000,000 on SQLite the subject search 2.0 s. A date
+ * range bounds it; the exact address (`q`) and the message id use indexes.
+ */
+function containsFolded(dialect: Dialect, column: string, part: string) {
+  return dialect === 'sqlite'
+    ? sql<boolean>`instr(mailroom_fold(${sql.ref(column)}), mailroom_fold(${part})) > 0`
+    : sql<boolean>`strpos(lower(${sql.ref(column)}), lower(${part})) > 0`;
+}
+
 /** One page of history with at most one status: a single index walk in time order. */
-export async function historyPage(db: Kysely<Database>, orgId: string, f: HistoryFilter, limit: number): Promise<HistoryRow[]> {
+export async function historyPage(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  orgId: string,
+  f: HistoryFilter,
+  limit: number,
+): Promise<HistoryRow[]> {
   let q = db
     .selectFrom('messages')
     .select(['id', 'status', 'template_id', 'service_id', 'subject', 'created_at', 'sent_at', 'mode', 'simulated'])
@@ -97,11 +129,28 @@ export async function historyPage(db: Kysely<Database>, orgId: string, f: Histor
       eb.selectFrom('message_recipients').select('message_id').where('org_id', '=', orgId).where('email', '=', recipient),
     );
   }
+  if (f.messageId !== undefined) q = q.where('id', '=', f.messageId);
+  if (f.subjectContains !== undefined) q = q.where(containsFolded(dialect, 'subject', f.subjectContains));
+  if (f.recipientContains !== undefined) {
+    // Addresses are stored lower-cased and NFC (canonicalAddress), as the part is: no folding.
+    // Per listed row, one probe of recipients_message: bounded by the time range like the walk.
+    const part = f.recipientContains;
+    const found = dialect === 'sqlite' ? sql<boolean>`instr(r.email, ${part}) > 0` : sql<boolean>`strpos(r.email, ${part}) > 0`;
+    q = q.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('message_recipients as r').select(sql`1`.as('one')).whereRef('r.message_id', '=', 'messages.id').where(found),
+      ),
+    );
+  }
   if (f.before !== undefined) {
     const b = f.before;
-    q = q.where((eb) =>
-      eb.or([eb('created_at', '<', b.created_at), eb.and([eb('created_at', '=', b.created_at), eb('id', '<', b.id)])]),
-    );
+    // `created_at <= t` first, as its own term: the index's range starts at the cursor. With the
+    // OR alone, SQLite ran two index searches and sorted every older row in a temp B-tree, so
+    // each page cost the rows behind it: 200 ms for a page of 1000 at 20,000 messages, O(n²)
+    // for an export (bench:export); now a page reads its own rows only.
+    q = q
+      .where('created_at', '<=', b.created_at)
+      .where((eb) => eb.or([eb('created_at', '<', b.created_at), eb('id', '<', b.id)]));
   }
   const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   return rows.map(({ failed_before, ...r }) => {

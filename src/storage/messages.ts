@@ -100,8 +100,8 @@ export function messagesRepo(db: Kysely<Database>, dialect: Dialect) {
      */
     async history(orgId: string, f: HistoryFilter, limit: number): Promise<HistoryRow[]> {
       const statuses = f.statuses ?? [];
-      if (statuses.length <= 1) return historyPage(db, orgId, f, limit);
-      const pages = await Promise.all(statuses.map((s) => historyPage(db, orgId, { ...f, statuses: [s] }, limit)));
+      if (statuses.length <= 1) return historyPage(db, dialect, orgId, f, limit);
+      const pages = await Promise.all(statuses.map((s) => historyPage(db, dialect, orgId, { ...f, statuses: [s] }, limit)));
       return newestFirst(pages, limit);
     },
 

@@ -26,6 +26,9 @@ describe('the messages list filters', () => {
       from: '2026-11-01',
       to: '',
       q: 'Ada@Example.com',
+      recipient: '',
+      subject: '',
+      message_id: '',
     });
     expect(filtersFromQuery(new URLSearchParams(''))).toEqual(NO_FILTERS);
   });
@@ -45,12 +48,23 @@ describe('the messages list filters', () => {
       from: '2026-11-01',
       to: '2026-11-02T10:00:00Z',
       q: 'x@y.z',
+      recipient: 'Ada@',
+      subject: 'Ärger 50%',
+      message_id: 'msg_AbC-09',
     };
     const link = hrefWithQuery(['orgs', 'acme', 'messages'], filtersToQuery(f, 'next'));
     expect(link.startsWith('#/orgs/acme/messages?')).toBe(true);
     const query = new URLSearchParams(link.slice(link.indexOf('?') + 1));
     expect(filtersFromQuery(query)).toEqual(f);
     expect(query.get('cursor')).toBe('next');
+  });
+
+  it('keeps the search as typed: recipient and subject in their case, the message id trimmed only', () => {
+    const f = filtersFromQuery(new URLSearchParams('recipient=Ada@&subject=%C3%84rger&message_id=%20msg_AbC%09'));
+    expect([f.recipient, f.subject, f.message_id]).toEqual(['Ada@', 'Ärger', 'msg_AbC']);
+    expect(filtersToQuery({ ...NO_FILTERS, message_id: ' msg_AbC ' })).toEqual({ message_id: 'msg_AbC' });
+    expect(hasFilters({ ...NO_FILTERS, subject: 'x' })).toBe(true);
+    expect(hasFilters({ ...NO_FILTERS, subject: '  ' })).toBe(false);
   });
 
   it('splits a typed status list and names the unknown statuses', () => {

@@ -6,6 +6,7 @@ import { registerCreditRoutes } from './credits.js';
 import { registerKeyRoutes } from './keys.js';
 import { registerListRoutes } from './lists.js';
 import { registerSuppressionCsvRoutes } from './suppression-csv.js';
+import { registerMessageExportRoutes } from './message-export.js';
 import { registerMessageHistoryRoutes } from './message-history.js';
 import { registerMessageBulkRoutes } from './message-bulk.js';
 import { registerMessageRoutes } from './messages.js';
@@ -51,6 +52,7 @@ export function registerAdminRoutes(app: App, services: AppServices, sendDeps: S
   registerMessageRoutes(app, services);
   registerMessageBulkRoutes(app, services);
   registerMessageHistoryRoutes(app, services);
+  registerMessageExportRoutes(app, services);
   registerMessageSourceRoutes(app, services);
   registerOverviewRoutes(app, services);
   registerTestInboxRoutes(app, services);

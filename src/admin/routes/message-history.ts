@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { readStoredContent } from '../../delivery/stored.js';
 import type { App, AppServices } from '../../http/app-types.js';
-import { HistoryPage, historyPage, HistoryQuery, tidyBoundErrors } from '../../http/history-query.js';
+import { HistoryPage, historyPage, tidyBoundErrors } from '../../http/history-query.js';
+import { AdminHistoryQuery, searchFilter } from '../../http/history-search.js';
 import { Message, messageBody } from '../../http/routes/messages.js';
 import { responses } from '../../http/schemas.js';
 import type { Store } from '../../storage/store.js';
@@ -39,9 +40,11 @@ export function registerMessageHistoryRoutes(app: App, { store, clock, config }:
       schema: {
         tags: ADMIN_TAGS,
         security: ADMIN_SECURITY,
-        summary: "An organization's message history, newest first: GET /v1/history's filters, items and paging",
+        summary:
+          "An organization's message history, newest first: GET /v1/history's filters, items and paging, and the " +
+          "operator's search (part of a recipient, part of the subject, one message id)",
         params: OrgParams,
-        querystring: HistoryQuery,
+        querystring: AdminHistoryQuery,
         response: responses({ 200: HistoryPage }, [...ADMIN_ERRORS, 'invalid_body']),
       },
       attachValidation: true,
@@ -49,7 +52,7 @@ export function registerMessageHistoryRoutes(app: App, { store, clock, config }:
     async (request) => {
       if (request.validationError !== undefined) throw tidyBoundErrors(request.validationError);
       const org = await requireOrganization(store, request.params.org);
-      return historyPage({ store, clock, config }, org.id, request.query);
+      return historyPage({ store, clock, config }, org.id, request.query, 'live', searchFilter(request.query));
     },
   );
 

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../errors/api-error.js';
@@ -14,12 +13,10 @@ import {
   REASONS,
 } from '../suppression-csv.js';
 import { ADMIN_BODY_ERRORS, ADMIN_ERRORS, ADMIN_SECURITY, ADMIN_TAGS, OrgParams, requireOrganization } from './common.js';
+import { csvResponse, sendCsv } from './csv-download.js';
 import { suppressionSource } from './lists.js';
 
-const CSV_DOWNLOAD = {
-  description: `text/csv (RFC 4180, UTF-8, CRLF): ${EXPORT_COLUMNS.join(', ')}`,
-  content: { 'text/csv': { schema: { type: 'string' } } },
-} as const;
+const CSV_DOWNLOAD = csvResponse(EXPORT_COLUMNS);
 
 const ImportResult = Type.Object({
   rows: Type.Integer({ description: 'Data rows read (the header and empty lines not counted)' }),
@@ -60,11 +57,7 @@ export function registerSuppressionCsvRoutes(app: App, { store, config }: AppSer
     async (request, reply) => {
       const org = await requireOrganization(store, request.params.org);
       const name = `suppressions-${org.id.replace(/[^A-Za-z0-9_-]/g, '_')}.csv`;
-      return reply
-        .header('content-type', 'text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="${name}"`)
-        .header('cache-control', 'no-store')
-        .send(Readable.from(exportSuppressions(store, org.id, suppressionSource)));
+      return sendCsv(reply, name, exportSuppressions(store, org.id, suppressionSource));
     },
   );
 

@@ -65,6 +65,12 @@ describe.skipIf(!chromiumAvailable('the bulk actions and CSV E2E test'))(
       await bar.getByText('4 messages selected').waitFor();
       await page.getByRole('checkbox', { name: `message ${held[0]}` }).uncheck();
       await bar.getByText('3 messages selected').waitFor();
+      // A reload of the same page (by hand, or auto-refresh's) keeps the rows still listed selected.
+      const reloaded = page.waitForResponse((r) => r.url().includes('/organizations/acme/messages?'));
+      await page.getByRole('button', { name: 'Reload', exact: true }).click();
+      await reloaded;
+      await bar.getByText('3 messages selected').waitFor();
+      expect(await page.getByRole('checkbox', { name: `message ${held[1]}` }).isChecked()).toBe(true);
       await expectNoSeriousA11yViolations(page);
       await shots(page, 'messages-bulk-selected');
       expect(await fitsPhone()).toBeLessThanOrEqual(PHONE.width);

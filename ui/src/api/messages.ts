@@ -37,6 +37,11 @@ export type BulkAction = 'release' | 'cancel';
 export const bulkMessages = (org: string, action: BulkAction, ids: string[]) =>
   api.post<BulkResult>(orgPath(org, 'messages', action), { message_ids: ids });
 export const getMessageSource = (org: string, id: string) => api.get<MessageSource>(orgPath(org, 'messages', id, 'source'));
+/**
+ * The filtered list's CSV download (every page, streamed by the server): an `<a download>`, as
+ * the `.eml` below, so the browser writes it to disk as it arrives, whatever its size.
+ */
+export const exportMessagesUrl = (org: string, query: HistoryQuery) => apiUrl(orgPath(org, 'messages', 'export.csv'), query);
 /** The `.eml` download's address (an `<a download>`: the session cookie goes with a same-origin GET). */
 export const messageRawUrl = (org: string, id: string) => apiUrl(orgPath(org, 'messages', id, 'raw'));
 /** The message's webhook deliveries, newest first: the first 100 (a message has a dozen events at most per endpoint). */

@@ -31,7 +31,8 @@ export interface MessageSelection {
 
 /**
  * A selection over the page's rows while the status filter names held statuses only; undefined
- * otherwise (no checkbox column). It starts empty on every new page or filter (`resetKey`).
+ * otherwise (no checkbox column). It starts empty on every new page or filter (`resetKey`); a reload of
+ * the same page keeps the selected rows still listed.
  */
 export function useMessageSelection(
   statuses: readonly string[],
@@ -39,8 +40,13 @@ export function useMessageSelection(
   resetKey: string,
 ): MessageSelection | undefined {
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
-  // biome-ignore lint/correctness/useExhaustiveDependencies: resetKey is the cue (a new page, filter or reload).
-  useEffect(() => setSelected(new Set()), [resetKey, items]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: resetKey is the cue (a new page or filter).
+  useEffect(() => setSelected(new Set()), [resetKey]);
+  // A reload (by hand or auto-refresh's every 10 s) keeps what is still listed selected.
+  useEffect(() => {
+    const listed = new Set((items ?? []).map((m) => m.message_id));
+    setSelected((s) => ([...s].every((id) => listed.has(id)) ? s : new Set([...s].filter((id) => listed.has(id)))));
+  }, [items]);
   if (statuses.length === 0 || !statuses.every((s) => HELD.includes(s)) || items === undefined) return undefined;
   const ids = items.map((m) => m.message_id);
   return {
@@ -116,6 +122,8 @@ export function BulkBar(props: { org: string; selection: MessageSelection | unde
       const body = await bulkMessages(org, action, [...selection.selected]);
       setResult({ action, body });
       setAsking(undefined);
+      // Acted on: the selection is spent (a failed release stays listed, unselected, to try again).
+      selection.setAll(false);
       props.onDone();
     } catch (err) {
       setError(err);

@@ -85,13 +85,43 @@ export function MessageFilterForm(props: {
         <Field label="From (UTC day)" type="date" value={f.from} onValue={(v) => set({ from: v })} error={problems.from} />
         <Field label="To (UTC day, included)" type="date" value={f.to} onValue={(v) => set({ to: v })} error={problems.to} />
         <Field
-          label="Recipient"
+          label="Recipient contains"
           type="search"
-          name="q"
-          placeholder="ada@example.com"
-          value={f.q}
-          onValue={(v) => set({ q: v })}
-          hint="The exact address"
+          name="recipient"
+          placeholder="ada@ or example.com"
+          value={f.recipient}
+          onValue={(v) => set({ recipient: v })}
+          hint="Part of a to, cc or bcc address"
+        />
+        {/* A link made before the search may name one exact address: shown so it can be seen and cleared. */}
+        {(props.filters.q !== '' || f.q !== '') && (
+          <Field
+            label="Recipient (exact)"
+            type="search"
+            name="q"
+            value={f.q}
+            onValue={(v) => set({ q: v })}
+            hint="The whole address"
+          />
+        )}
+        <Field
+          label="Subject contains"
+          type="search"
+          name="subject"
+          value={f.subject}
+          onValue={(v) => set({ subject: v })}
+          hint="Any case, any language"
+        />
+        <Field
+          label="Message id"
+          type="search"
+          name="message_id"
+          placeholder="msg_…"
+          value={f.message_id}
+          onValue={(v) => set({ message_id: v })}
+          hint="Exactly as pasted"
+          spellcheck={false}
+          autocapitalize="off"
         />
       </div>
     </FilterForm>

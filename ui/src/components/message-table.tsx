@@ -7,7 +7,9 @@ import { Badge, Table } from './ui';
 
 /**
  * The history as a table: one row per message, its time a link to the message's detail (named
- * with the message id too, for screen readers and for finding it by id).
+ * with the message id too, for screen readers and for finding it by id). That link's box covers
+ * the whole row (`row-link`, ops-pages.css), so a click anywhere on the row opens the message,
+ * while the keyboard and screen readers meet one real link per row, not a clickable <tr>.
  */
 export function MessageTable(props: {
   org: string;
@@ -32,12 +34,13 @@ export function MessageTable(props: {
       }
     >
       {props.items.map((m) => (
-        <tr key={m.message_id}>
+        <tr key={m.message_id} class="row-linked">
           {selection !== undefined && (
             <SelectCell selection={selection} id={m.message_id} label={`${formatTime(m.created_at)}, message ${m.message_id}`} />
           )}
           <td class="nowrap">
             <a
+              class="row-link"
               href={href('orgs', props.org, 'messages', m.message_id)}
               aria-label={`${formatTime(m.created_at)}, message ${m.message_id}`}
               title={m.message_id}

@@ -47,6 +47,9 @@ interface InputProps {
   max?: number | string;
   step?: number | string;
   inputMode?: 'text' | 'numeric' | 'decimal' | 'email' | 'url';
+  /** Off for ids and codes, which a phone must not capitalize or "correct". */
+  spellcheck?: boolean;
+  autocapitalize?: 'off' | 'none' | 'sentences' | 'words' | 'characters';
 }
 
 /** A labelled text input; `error` is shown under it and announced with the field. */

@@ -30,11 +30,30 @@ export interface MessageFilters {
   /** YYYY-MM-DD or an ISO date-time, as the API takes them. */
   from: string;
   to: string;
-  /** A recipient address (the API matches it exactly, case-insensitively). */
+  /** A recipient address (the API matches it exactly, case-insensitively): links made before the search. */
   q: string;
+  /** Part of a recipient address, any case (the admin API's search). */
+  recipient: string;
+  /** Part of the subject, any case. */
+  subject: string;
+  /** One message id, as pasted: trimmed, never lower-cased (ids are case-sensitive). */
+  message_id: string;
 }
 
-export const NO_FILTERS: MessageFilters = { statuses: [], template_id: '', service_id: '', from: '', to: '', q: '' };
+export const NO_FILTERS: MessageFilters = {
+  statuses: [],
+  template_id: '',
+  service_id: '',
+  from: '',
+  to: '',
+  q: '',
+  recipient: '',
+  subject: '',
+  message_id: '',
+};
+
+/** The text filters, in the order of the link and the form. */
+const TEXT_FILTERS = ['template_id', 'service_id', 'from', 'to', 'q', 'recipient', 'subject', 'message_id'] as const;
 
 /** `a, b,,c` → [a, b, c]: the status list as typed or as it sits in a link. */
 export function splitStatuses(text: string): string[] {
@@ -93,6 +112,9 @@ export function filtersFromQuery(query: URLSearchParams): MessageFilters {
     from: get('from'),
     to: get('to'),
     q: get('q'),
+    recipient: get('recipient'),
+    subject: get('subject'),
+    message_id: get('message_id'),
   };
 }
 
@@ -103,18 +125,14 @@ export function filtersFromQuery(query: URLSearchParams): MessageFilters {
 export function filtersToQuery(f: MessageFilters, cursor?: string): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   if (f.statuses.length > 0) out.status = f.statuses.join(',');
-  if (f.template_id !== '') out.template_id = f.template_id;
-  if (f.service_id !== '') out.service_id = f.service_id;
-  if (f.from !== '') out.from = f.from;
-  if (f.to !== '') out.to = f.to;
-  if (f.q !== '') out.q = f.q.toLowerCase();
+  for (const k of TEXT_FILTERS) if (f[k].trim() !== '') out[k] = f[k].trim();
+  if (f.q.trim() !== '') out.q = f.q.trim().toLowerCase();
   if (cursor !== undefined && cursor !== '') out.cursor = cursor;
   return out;
 }
 
 /** Whether any filter is set (the list then says "no message matches" rather than "no messages yet"). */
-export const hasFilters = (f: MessageFilters): boolean =>
-  f.statuses.length > 0 || f.template_id !== '' || f.service_id !== '' || f.from !== '' || f.to !== '' || f.q !== '';
+export const hasFilters = (f: MessageFilters): boolean => f.statuses.length > 0 || TEXT_FILTERS.some((k) => f[k].trim() !== '');
 
 /** Adds or removes one status, keeping the list's order. */
 export function toggleStatus(statuses: readonly string[], status: string, on: boolean): string[] {

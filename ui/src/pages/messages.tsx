@@ -1,5 +1,5 @@
 import '../ops-pages.css';
-import { listMessages } from '../api/messages';
+import { exportMessagesUrl, listMessages } from '../api/messages';
 import { servicesApi } from '../api/services';
 import { templatesApi } from '../api/templates';
 import { BulkBar, useMessageSelection } from '../components/message-bulk';
@@ -7,6 +7,7 @@ import { MessageFilterForm } from '../components/message-filter-form';
 import { MessageTable } from '../components/message-table';
 import { ModeToggle } from '../components/mode-toggle';
 import { ErrorNotice, Loading, Notice, PageHeader, Pager } from '../components/ui';
+import { useAutoRefresh } from '../components/use-auto-refresh';
 import { useLoad } from '../components/use-load';
 import { filterProblems, filtersFromQuery, filtersToQuery, hasFilters } from '../lib/message-filters';
 import { href, hrefWithQuery } from '../lib/route-match';
@@ -14,9 +15,11 @@ import { type Mode, modeFromQuery, modeQuery } from '../lib/test-mode';
 import type { PageProps } from './page-props';
 
 /**
- * `#/orgs/:org/messages?status=&template_id=&service_id=&from=&to=&q=&cursor=[&limit=][&mode=test]`: the
- * history, newest first, filtered by the hash query and paged with the server's cursor; live messages
- * unless the link says `mode=test` (issue 27: the two never mix).
+ * `#/orgs/:org/messages?status=&template_id=&service_id=&from=&to=&recipient=&subject=&message_id=&q=&cursor=
+ * [&limit=][&mode=test]`: the history, newest first, filtered by the hash query and paged with the server's
+ * cursor; live messages unless the link says `mode=test` (issue 27: the two never mix). Export CSV downloads
+ * the whole filtered list (every page) from the admin API with the session cookie: a plain link, so the
+ * browser streams it to disk whatever its size. Auto-refresh reloads the shown page every 10 s.
  */
 export function Messages(props: PageProps) {
   const org = props.params.org ?? '';
@@ -32,6 +35,8 @@ export function Messages(props: PageProps) {
     [org, queryText],
   );
   const selection = useMessageSelection(filters.statuses, page.data?.items, queryText);
+  const [autoRefresh, setAutoRefresh] = useAutoRefresh(page.reload);
+  const exportUrl = exportMessagesUrl(org, { ...filtersToQuery(filters), ...modeQuery(mode) });
   const choices = useLoad(async () => ({ templates: await templatesApi.ids(org), services: await servicesApi.ids(org) }), [org]);
   const here = (c?: string) =>
     hrefWithQuery(['orgs', org, 'messages'], { ...filtersToQuery(filters, c), limit, ...modeQuery(mode) });
@@ -44,6 +49,13 @@ export function Messages(props: PageProps) {
         <button type="button" class="btn btn-plain" onClick={() => void page.reload()}>
           Reload
         </button>
+        <label class="auto-refresh">
+          <input type="checkbox" checked={autoRefresh} onChange={(e) => setAutoRefresh((e.target as HTMLInputElement).checked)} />
+          Auto-refresh (10 s)
+        </label>
+        <a class="btn btn-plain" href={exportUrl} download>
+          Export CSV
+        </a>
       </PageHeader>
       <MessageFilterForm
         key={queryText}

@@ -3203,7 +3203,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description text/csv (RFC 4180, UTF-8, CRLF): email, reason, source, created_at, message_id */
+                /** @description text/csv (RFC 4180, UTF-8, CRLF line ends, a header row): email, reason, source, created_at, message_id */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3457,7 +3457,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An organization's message history, newest first: GET /v1/history's filters, items and paging */
+        /** An organization's message history, newest first: GET /v1/history's filters, items and paging, and the operator's search (part of a recipient, part of the subject, one message id) */
         get: {
             parameters: {
                 query: {
@@ -3475,6 +3475,12 @@ export interface paths {
                     q?: string;
                     /** @description Live or test messages, never both: live by default; test messages (sent with a test key) on request. A test key reads test messages only: test is its default, live a 403 */
                     mode?: "live" | "test";
+                    /** @description Part of a recipient address (to, cc or bcc), any case */
+                    recipient?: string;
+                    /** @description Part of the subject, any case (every alphabet) */
+                    subject?: string;
+                    /** @description One message id, exactly as pasted (surrounding whitespace trimmed; ids are case-sensitive) */
+                    message_id?: string;
                 };
                 header?: never;
                 path: {
@@ -3686,6 +3692,63 @@ export interface paths {
                                 bcc: string[];
                             } | null;
                         };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/organizations/{org}/messages/export.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's message list as a CSV download: the list's filters and search, every page, streamed */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description One status or a comma-separated list; `retrying`: queued or sending after an attempt that failed (a `deferred` event, or queued again after its service's error) */
+                    status?: string;
+                    template_id?: string;
+                    service_id?: string;
+                    /** @description Inclusive lower bound: a date-time, or a plain date (YYYY-MM-DD) meaning the start of that UTC day */
+                    from?: string;
+                    /** @description Upper bound: a date-time (exclusive), or a plain date (YYYY-MM-DD) meaning the end of that UTC day (that day included) */
+                    to?: string;
+                    /** @description Recipient e-mail address, exact match */
+                    q?: string;
+                    /** @description Live or test messages, never both: live by default; test messages (sent with a test key) on request. A test key reads test messages only: test is its default, live a 403 */
+                    mode?: "live" | "test";
+                    /** @description Part of a recipient address (to, cc or bcc), any case */
+                    recipient?: string;
+                    /** @description Part of the subject, any case (every alphabet) */
+                    subject?: string;
+                    /** @description One message id, exactly as pasted (surrounding whitespace trimmed; ids are case-sensitive) */
+                    message_id?: string;
+                };
+                header?: never;
+                path: {
+                    org: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/csv (RFC 4180, UTF-8, CRLF line ends, a header row): message_id, created_at, status, mode, template_id, service_id, subject, to, sent_at, retrying */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
                     };
                 };
             };
