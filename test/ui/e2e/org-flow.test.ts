@@ -162,7 +162,12 @@ describe.skipIf(!chromiumAvailable('the organization UI flow'))('operator UI: or
       from_name: 'Globex',
     });
 
+    // The refused form still holds what was typed: leaving asks first (the service form's leave guard).
     await go(`#/orgs/${org}/services`);
+    await page
+      .getByRole('alertdialog', { name: 'Leave without saving?' })
+      .getByRole('button', { name: 'Leave without saving' })
+      .click();
     await page.getByRole('table', { name: 'Services' }).getByRole('link', { name: 'sink' }).waitFor();
     await expectNoSeriousA11yViolations(page);
   });
